@@ -1,0 +1,55 @@
+/* paxos.conf: the deployment every role reads. The shipped file documents each key. */
+#ifndef PAXOS_CONFIG_H
+#define PAXOS_CONFIG_H
+
+#include <netinet/in.h>
+#include <paxos/types.h>
+
+struct paxos_endpoint {
+	struct in_addr addr; /* multicast group */
+	uint16_t port;
+};
+
+enum paxos_learner_start {
+	PAXOS_START_FROM_FIRST = 0,   /* fill everything from instance 1 */
+	PAXOS_START_FROM_CURRENT = 1, /* start at the first instance it can close */
+};
+
+struct paxos_config {
+	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
+	struct in_addr multicast_interface;
+	uint32_t multicast_ttl;
+	uint32_t max_datagram;       /* bytes; bounds the value size */
+	uint32_t socket_buffer;      /* bytes, SO_RCVBUF/SO_SNDBUF */
+	uint32_t acceptors;          /* number of acceptors, ids 0..acceptors-1 */
+	uint32_t proposers;          /* number of proposers, ids 0..proposers-1 */
+	uint32_t leader;             /* id of the proposer that leads */
+	uint32_t proposer_window;    /* instances with phase 1 pre-executed (3.7.1) */
+	uint32_t proposer_concurrency; /* parallel phase 2 limit (3.7.2); 1 = FIFO */
+	uint32_t pending_size;       /* bounded pending list (3.5.1) */
+	uint32_t phase1_timeout_ms;
+	uint32_t phase2_timeout_ms;
+	uint32_t learner_window;     /* instances a learner tracks beyond the next to deliver */
+	uint32_t hole_check_ms;      /* learner: how often to ask for missing instances */
+	uint32_t repeat_batch;       /* learner: most instances asked for in one repeat */
+	enum paxos_learner_start learner_start;
+	uint32_t acceptor_repeat_ms; /* acceptor: repeat highest accepted this often */
+	uint32_t counters_interval_ms; /* 0: never report */
+	char storage[16];            /* "memory" */
+};
+
+/* The defaults the shipped paxos.conf documents. */
+void paxos_config_defaults(struct paxos_config *cfg);
+
+/* Read a file on top of the defaults. On error returns PAXOS_E_CONFIG (or PAXOS_E_IO) and
+ * writes "FILE:LINE: what is wrong" into err. */
+int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, size_t errlen);
+
+/* Same, from text in memory; name is used in error messages. */
+int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, const char *name,
+		       char *err, size_t errlen);
+
+/* Largest value a client may submit under this configuration. */
+uint32_t paxos_config_max_value(const struct paxos_config *cfg);
+
+#endif

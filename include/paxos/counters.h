@@ -1,0 +1,46 @@
+/* Event counters (thesis 3.5.3): what each role saw, to calibrate timeouts and windows. */
+#ifndef PAXOS_COUNTERS_H
+#define PAXOS_COUNTERS_H
+
+#include <paxos/types.h>
+
+/* X(name, description): every counter, in report order. */
+#define PAXOS_COUNTER_LIST(X)                                                                      \
+	X(datagrams_received, "datagrams received")                                                \
+	X(datagrams_sent, "datagrams sent")                                                        \
+	X(messages_received, "messages received")                                                  \
+	X(messages_sent, "messages sent")                                                          \
+	X(malformed_datagrams, "malformed datagrams dropped")                                      \
+	X(send_errors, "datagrams the socket refused")                                             \
+	X(phase1_timeouts, "phase 1 timeouts (TO1)")                                               \
+	X(phase2_timeouts, "phase 2 timeouts (TO2)")                                               \
+	X(pending_dropped, "client values dropped: pending list full")                             \
+	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
+	X(values_proposed, "client values sent in phase 2")                                        \
+	X(values_requeued, "client values pushed back to the pending list")                        \
+	X(rejects_received, "rejects received")                                                    \
+	X(rejects_sent, "rejects sent")                                                            \
+	X(promises_sent, "promises sent")                                                          \
+	X(accepteds_sent, "accepted messages sent")                                                \
+	X(repeats_requested, "instances asked for again (learner)")                                \
+	X(repeats_answered, "instances sent again (acceptor)")                                     \
+	X(instances_trimmed, "trim requests applied")                                              \
+	X(values_delivered, "values delivered")                                                    \
+	X(bytes_delivered, "value bytes delivered")                                                \
+	X(instances_out_of_window, "messages for instances beyond the window")
+
+struct paxos_counters {
+#define PAXOS_COUNTER_FIELD(name, text) uint64_t name;
+	PAXOS_COUNTER_LIST(PAXOS_COUNTER_FIELD)
+#undef PAXOS_COUNTER_FIELD
+};
+
+/* "name=value name=value ...": only the counters that are not zero. Returns the length
+ * written (truncated to cap - 1), like snprintf. */
+size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
+
+/* {"role":"...","id":N,"name":value,...}: every counter, as one JSON line. */
+size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id,
+			   char *buf, size_t cap);
+
+#endif

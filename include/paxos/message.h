@@ -1,0 +1,111 @@
+/* Protocol messages, as the I/O-free cores see them (decoded, zero-copy). */
+#ifndef PAXOS_MESSAGE_H
+#define PAXOS_MESSAGE_H
+
+#include <paxos/types.h>
+
+enum paxos_msg_type {
+	PAXOS_MSG_PREPARE = 1,        /* proposer -> acceptors */
+	PAXOS_MSG_PROMISE = 2,        /* acceptor -> proposers */
+	PAXOS_MSG_ACCEPT = 3,         /* proposer -> acceptors */
+	PAXOS_MSG_ACCEPTED = 4,       /* acceptor -> learners */
+	PAXOS_MSG_REJECT = 5,         /* acceptor -> proposers */
+	PAXOS_MSG_REPEAT = 6,         /* learner -> acceptors */
+	PAXOS_MSG_TRIM = 7,           /* application/learner -> acceptors */
+	PAXOS_MSG_ACCEPTOR_STATE = 8, /* acceptor -> learners, periodically */
+	PAXOS_MSG_CLIENT_VALUE = 9,   /* client -> proposers (submit group) */
+	PAXOS_MSG_TYPE_MAX = 9
+};
+
+struct paxos_prepare {
+	paxos_iid iid;
+	paxos_ballot ballot;
+};
+
+/* value_ballot == 0 means the acceptor has accepted nothing for iid. */
+struct paxos_promise {
+	paxos_iid iid;
+	paxos_ballot ballot;
+	paxos_ballot value_ballot;
+	struct paxos_value value;
+	uint32_t acceptor_id;
+};
+
+struct paxos_accept {
+	paxos_iid iid;
+	paxos_ballot ballot;
+	struct paxos_value value;
+};
+
+/* final: the sender knows value is the one chosen (learning acceptor or serializer). */
+struct paxos_accepted {
+	paxos_iid iid;
+	paxos_ballot ballot;
+	struct paxos_value value;
+	uint32_t acceptor_id;
+	bool final;
+};
+
+/* ballot is the acceptor's promise: the ballot to beat. */
+struct paxos_reject {
+	paxos_iid iid;
+	paxos_ballot ballot;
+	uint32_t acceptor_id;
+};
+
+/* Ask acceptors to resend what they accepted for instances from..to (inclusive). */
+struct paxos_repeat {
+	paxos_iid from;
+	paxos_iid to;
+};
+
+/* Instances up to and including iid may be dropped (thesis 3.4.1). */
+struct paxos_trim {
+	paxos_iid iid;
+};
+
+struct paxos_acceptor_state {
+	uint32_t acceptor_id;
+	paxos_iid highest_accepted; /* 0: nothing accepted yet */
+	paxos_iid trim_iid;         /* 0: nothing trimmed */
+};
+
+struct paxos_client_value {
+	struct paxos_value value;
+};
+
+struct paxos_message {
+	enum paxos_msg_type type;
+	union {
+		struct paxos_prepare prepare;
+		struct paxos_promise promise;
+		struct paxos_accept accept;
+		struct paxos_accepted accepted;
+		struct paxos_reject reject;
+		struct paxos_repeat repeat;
+		struct paxos_trim trim;
+		struct paxos_acceptor_state acceptor_state;
+		struct paxos_client_value client_value;
+	} u;
+};
+
+/* The name of a message type ("prepare", ...), or "unknown". */
+const char *paxos_msg_type_name(enum paxos_msg_type type);
+
+/*
+ * The cores never do I/O: they hand each outgoing message to an emitter with the group it
+ * is for. Values inside m are only valid during the call; an emitter that keeps the message
+ * must copy them (the libevent adapter encodes it into a datagram at once).
+ */
+struct paxos_emitter {
+	void (*emit)(void *ctx, enum paxos_group to, const struct paxos_message *m);
+	void *ctx;
+};
+
+static inline void paxos_emit(const struct paxos_emitter *out, enum paxos_group to,
+			      const struct paxos_message *m)
+{
+	out->emit(out->ctx, to, m);
+}
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * The proposer's protocol logic (thesis 3.5), free of I/O: a sliding window of instances,
+ * each an explicit state machine with the states and events of thesis Fig. 3.1.
+ */
+#ifndef PAXOS_PROPOSER_H
+#define PAXOS_PROPOSER_H
+
+#include <paxos/config.h>
+#include <paxos/counters.h>
+#include <paxos/message.h>
+
+struct paxos_proposer;
+
+struct paxos_proposer_options {
+	uint32_t id;           /* 0 .. PAXOS_MAX_PROPOSERS-1 */
+	uint32_t acceptors;    /* quorum is acceptors / 2 + 1 */
+	uint32_t window;       /* instances with phase 1 pre-executed */
+	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */
+	uint32_t pending_size; /* bounded pending list of client values */
+	uint32_t max_value;
+	paxos_time phase1_timeout; /* microseconds */
+	paxos_time phase2_timeout;
+};
+
+void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
+struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
+					  struct paxos_counters *counters);
+void paxos_proposer_free(struct paxos_proposer *p);
+
+/* Become leader from instance first (the lowest not delivered) and pre-execute phase 1 for
+ * the window; or stop leading (leader false), keeping pending values. */
+void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,
+			       paxos_time now, const struct paxos_emitter *out);
+bool paxos_proposer_is_leader(const struct paxos_proposer *p);
+
+/* A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
+ * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. */
+int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
+			  const struct paxos_emitter *out);
+
+/* Handle one message sent to the proposers group (promise, reject) or a client value. */
+void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m,
+			   paxos_time now, const struct paxos_emitter *out);
+
+/* The internal learner closed instance iid (event C). */
+void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
+			   paxos_time now, const struct paxos_emitter *out);
+
+/* The internal learner delivered instance iid (events D0..D5); the window slides. */
+void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
+			      const struct paxos_value *v, paxos_time now,
+			      const struct paxos_emitter *out);
+
+/* Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
+void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
+			 const struct paxos_emitter *out);
+
+/* Values waiting in the pending list. */
+uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
+
+#endif

@@ -1,0 +1,52 @@
+/* Acceptor storage: one interface, one implementation per backend. The acceptor only ever
+ * talks to this interface. */
+#ifndef PAXOS_STORAGE_H
+#define PAXOS_STORAGE_H
+
+#include <paxos/types.h>
+
+/* What an acceptor remembers about one instance. */
+struct paxos_record {
+	paxos_iid iid;
+	paxos_ballot promised;     /* highest ballot promised, 0: none */
+	paxos_ballot accepted;     /* ballot of the accepted value, 0: none */
+	struct paxos_value value;  /* valid when accepted != 0 */
+	bool final;                /* value is known to be chosen */
+};
+
+struct paxos_storage;
+
+/* Every function returns PAXOS_OK or a negative status (PAXOS_E_STORAGE on backend
+ * failure, after which the acceptor must stop). */
+struct paxos_storage_ops {
+	const char *name;
+	/* Group commit: changes between begin and commit become durable together. */
+	int (*begin)(struct paxos_storage *st);
+	int (*commit)(struct paxos_storage *st);
+	/* Returns 1 and fills rec if iid is stored, 0 if not. rec->value stays valid until the
+	 * next put, trim or commit on this storage. */
+	int (*get)(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec);
+	/* Stores a copy of rec (the value bytes are copied). */
+	int (*put)(struct paxos_storage *st, const struct paxos_record *rec);
+	/* Drops every instance <= iid. */
+	int (*trim)(struct paxos_storage *st, paxos_iid iid);
+	/* Highest instance trimmed (0: none) and highest with an accepted value (0: none). */
+	paxos_iid (*trim_iid)(struct paxos_storage *st);
+	paxos_iid (*highest_accepted)(struct paxos_storage *st);
+	void (*destroy)(struct paxos_storage *st);
+};
+
+struct paxos_storage {
+	const struct paxos_storage_ops *ops;
+};
+
+/* Volatile storage (thesis "ND"): nothing survives the process. */
+struct paxos_storage *paxos_storage_memory_new(void);
+
+static inline void paxos_storage_destroy(struct paxos_storage *st)
+{
+	if (st)
+		st->ops->destroy(st);
+}
+
+#endif

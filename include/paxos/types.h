@@ -1,0 +1,58 @@
+/* Basic types shared by every part of libpaxos. */
+#ifndef PAXOS_TYPES_H
+#define PAXOS_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t paxos_iid;    /* instance id; the first instance is 1 */
+typedef uint32_t paxos_ballot; /* 0 means "none" (real ballots are >= PAXOS_MAX_PROPOSERS) */
+typedef uint64_t paxos_time;   /* monotonic time in microseconds */
+
+/* Ballots follow thesis 3.5.2: proposer p's first ballot is n + p, b++ is b + n. */
+#define PAXOS_MAX_PROPOSERS 100u
+
+/* Acceptor ids must fit in the 32-bit quorum masks the cores use. */
+#define PAXOS_MAX_ACCEPTORS 32u
+
+/* A value is a borrowed byte range; whoever hands it over says how long it lives. */
+struct paxos_value {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+enum paxos_role {
+	PAXOS_ROLE_ACCEPTOR = 0,
+	PAXOS_ROLE_PROPOSER = 1,
+	PAXOS_ROLE_LEARNER = 2,
+	PAXOS_ROLE_CLIENT = 3,
+	PAXOS_ROLE_COUNT
+};
+
+/* Multicast groups, one per destination. */
+enum paxos_group {
+	PAXOS_GROUP_ACCEPTORS = 0, /* prepare, accept, repeat, trim */
+	PAXOS_GROUP_PROPOSERS = 1, /* promise, reject */
+	PAXOS_GROUP_LEARNERS = 2,  /* accepted, acceptor state */
+	PAXOS_GROUP_SUBMIT = 3,    /* client values */
+	PAXOS_GROUP_COUNT
+};
+
+/* Status codes: 0 is success, errors are negative. */
+enum paxos_status {
+	PAXOS_OK = 0,
+	PAXOS_E_INVALID = -1,   /* bad argument */
+	PAXOS_E_TOO_BIG = -2,   /* value larger than the configured maximum */
+	PAXOS_E_NOMEM = -3,     /* allocation failed */
+	PAXOS_E_IO = -4,        /* socket or file error */
+	PAXOS_E_CONFIG = -5,    /* bad configuration */
+	PAXOS_E_FULL = -6,      /* a bounded buffer or list is full */
+	PAXOS_E_MALFORMED = -7, /* undecodable datagram */
+	PAXOS_E_STORAGE = -8,   /* storage backend failed */
+};
+
+/* A readable description of a status code. */
+const char *paxos_strerror(int status);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * Wire format. A datagram is a sequence of msgpack objects: first the header array
+ * [magic, version, sender role, sender id], then one array per message [type, fields...].
+ * Several messages share a datagram, so batching needs no other format.
+ */
+#ifndef PAXOS_CODEC_H
+#define PAXOS_CODEC_H
+
+#include <msgpack.h>
+#include <paxos/message.h>
+
+#define PAXOS_WIRE_MAGIC 0x5058u /* "PX" */
+#define PAXOS_WIRE_VERSION 1u
+
+/* Bytes a datagram needs besides its values: header plus one message's fields. Values up
+ * to max_datagram - PAXOS_WIRE_OVERHEAD always fit in a datagram of their own. */
+#define PAXOS_WIRE_OVERHEAD 64u
+
+/* Most messages decoded from one datagram; more is malformed. */
+#define PAXOS_MAX_MESSAGES_PER_DATAGRAM 1024u
+
+struct paxos_header {
+	enum paxos_role role;
+	uint32_t sender_id;
+};
+
+/* Encodes into a caller-owned buffer; no allocation. */
+struct paxos_encoder {
+	uint8_t *buf;
+	size_t cap;
+	size_t len;        /* bytes written, header included */
+	size_t header_len; /* len when no message has been added */
+	uint32_t count;    /* messages added */
+	msgpack_packer pk;
+	bool overflow;
+};
+
+/* Start a datagram with header h. cap must hold at least the header. */
+void paxos_encoder_init(struct paxos_encoder *e, uint8_t *buf, size_t cap,
+			const struct paxos_header *h);
+
+/* Drop the messages, keep the header: the buffer is ready for the next datagram. */
+void paxos_encoder_reset(struct paxos_encoder *e);
+
+/* Append m. Returns PAXOS_OK, or PAXOS_E_FULL if it does not fit (the datagram is left as
+ * it was), or PAXOS_E_INVALID for an unknown type. */
+int paxos_encoder_add(struct paxos_encoder *e, const struct paxos_message *m);
+
+/* Decodes whole datagrams. Values in decoded messages point into the datagram buffer. The
+ * decoder reuses one msgpack zone, so decoding allocates nothing after the first call. */
+struct paxos_decoder {
+	msgpack_unpacked unpacked;
+};
+
+void paxos_decoder_init(struct paxos_decoder *d);
+void paxos_decoder_destroy(struct paxos_decoder *d);
+
+/* All or nothing: fills h and msgs[0..*n) and returns PAXOS_OK, or returns
+ * PAXOS_E_MALFORMED if any part is wrong (bad magic or version, unknown role or type, wrong
+ * field count or type, out-of-range number, trailing garbage, more than max messages). */
+int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len,
+		 struct paxos_header *h, struct paxos_message *msgs, size_t max, size_t *n);
+
+#endif
