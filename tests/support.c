@@ -1,0 +1,94 @@
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct paxos_value keep(struct recorder *r, struct paxos_value v)
+{
+	struct paxos_value copy = {r->arena + r->arena_used, v.len};
+	if (r->arena_used + v.len > RECORDER_ARENA)
+		abort();
+	if (v.len)
+		memcpy(r->arena + r->arena_used, v.data, v.len);
+	r->arena_used += v.len;
+	return copy;
+}
+
+static void record(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct recorder *r = ctx;
+	if (r->count == RECORDER_MAX)
+		abort();
+	struct paxos_message *copy = &r->msg[r->count];
+	*copy = *m;
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		copy->u.promise.value = keep(r, m->u.promise.value);
+		break;
+	case PAXOS_MSG_ACCEPT:
+		copy->u.accept.value = keep(r, m->u.accept.value);
+		break;
+	case PAXOS_MSG_ACCEPTED:
+		copy->u.accepted.value = keep(r, m->u.accepted.value);
+		break;
+	case PAXOS_MSG_CLIENT_VALUE:
+		copy->u.client_value.value = keep(r, m->u.client_value.value);
+		break;
+	default:
+		break;
+	}
+	r->group[r->count++] = to;
+}
+
+struct recorder *recorder_new(void)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	r->arena = malloc(RECORDER_ARENA);
+	r->emitter.emit = record;
+	r->emitter.ctx = r;
+	return r;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	free(r->arena);
+	free(r);
+}
+
+void recorder_clear(struct recorder *r)
+{
+	r->count = 0;
+	r->arena_used = 0;
+}
+
+size_t recorder_count(const struct recorder *r, enum paxos_msg_type type, int group)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->count; i++)
+		if (r->msg[i].type == type && (group < 0 || (int)r->group[i] == group))
+			n++;
+	return n;
+}
+
+const struct paxos_message *recorder_find(const struct recorder *r, enum paxos_msg_type type,
+					  size_t n)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (r->msg[i].type == type && n-- == 0)
+			return &r->msg[i];
+	return NULL;
+}
+
+struct paxos_value value_of(const char *s)
+{
+	struct paxos_value v = {(const uint8_t *)s, (uint32_t)strlen(s)};
+	return v;
+}
+
+int value_is(const struct paxos_value *v, const char *s)
+{
+	size_t n = strlen(s);
+	return v->len == n && (n == 0 || memcmp(v->data, s, n) == 0);
+}

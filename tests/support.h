@@ -1,0 +1,34 @@
+/* Helpers shared by the unit tests. */
+#ifndef PAXOS_TEST_SUPPORT_H
+#define PAXOS_TEST_SUPPORT_H
+
+#include <paxos/message.h>
+
+#define RECORDER_MAX 4096
+#define RECORDER_ARENA (4u << 20)
+
+/* An emitter that keeps deep copies of everything emitted, in order. */
+struct recorder {
+	struct paxos_emitter emitter;
+	size_t count;
+	enum paxos_group group[RECORDER_MAX];
+	struct paxos_message msg[RECORDER_MAX];
+	uint8_t *arena;
+	size_t arena_used;
+};
+
+struct recorder *recorder_new(void);
+void recorder_free(struct recorder *r);
+void recorder_clear(struct recorder *r);
+/* How many recorded messages have this type (and group, unless group < 0). */
+size_t recorder_count(const struct recorder *r, enum paxos_msg_type type, int group);
+/* The n-th recorded message of this type, or NULL. */
+const struct paxos_message *recorder_find(const struct recorder *r, enum paxos_msg_type type,
+					  size_t n);
+
+/* A value over a C string (without the terminating NUL). */
+struct paxos_value value_of(const char *s);
+/* Whether a value holds exactly the bytes of s. */
+int value_is(const struct paxos_value *v, const char *s);
+
+#endif
