@@ -1,0 +1,441 @@
+/*
+ * Wire codec: paxos messages to and from msgpack datagrams (format in codec.h).
+ *
+ * Decoding uses msgpack_unpack() with a zone the decoder owns and clears between objects.
+ * msgpack_unpack_next() would be the obvious call, but in msgpack-c (4.x) it frees the
+ * unpacked zone and allocates a fresh one on every call.
+ */
+#include "codec.h"
+
+#include <string.h>
+
+/* Fields per message array, the type included; indexed by type. */
+static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
+    [PAXOS_MSG_PREPARE] = 3,  [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
+    [PAXOS_MSG_ACCEPTED] = 6, [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
+    [PAXOS_MSG_TRIM] = 2,     [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
+};
+
+#define HEADER_FIELDS 4u
+
+/* The widest array we ever decode; bounds what msgpack allocates per object. */
+#define MAX_FIELDS 6u
+
+/* ---- encoding ---- */
+
+/* msgpack write callback: append to the caller's buffer, or note that it does not fit. */
+static int append(void *data, const char *bytes, size_t n)
+{
+	struct paxos_encoder *e = data;
+
+	if (e->overflow || n > e->cap - e->len) {
+		e->overflow = true;
+		return -1;
+	}
+	if (n)
+		memcpy(e->buf + e->len, bytes, n);
+	e->len += n;
+	return 0;
+}
+
+static void pack_value(msgpack_packer *pk, const struct paxos_value *v)
+{
+	msgpack_pack_bin(pk, v->len);
+	if (v->len)
+		msgpack_pack_bin_body(pk, v->data, v->len);
+}
+
+static bool value_ok(const struct paxos_value *v)
+{
+	return v->len == 0 || v->data != NULL;
+}
+
+/* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
+static bool message_ok(const struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+	case PAXOS_MSG_TRIM:
+		return true;
+	case PAXOS_MSG_PROMISE:
+		return value_ok(&m->u.promise.value) &&
+		       m->u.promise.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_ACCEPT:
+		return value_ok(&m->u.accept.value);
+	case PAXOS_MSG_ACCEPTED:
+		return value_ok(&m->u.accepted.value) &&
+		       m->u.accepted.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_REJECT:
+		return m->u.reject.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_REPEAT:
+		return m->u.repeat.from <= m->u.repeat.to;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return value_ok(&m->u.client_value.value);
+	}
+	return false;
+}
+
+static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
+{
+	msgpack_pack_array(pk, field_count[m->type]);
+	msgpack_pack_uint32(pk, (uint32_t)m->type);
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		msgpack_pack_uint64(pk, m->u.prepare.iid);
+		msgpack_pack_uint32(pk, m->u.prepare.ballot);
+		break;
+	case PAXOS_MSG_PROMISE:
+		msgpack_pack_uint64(pk, m->u.promise.iid);
+		msgpack_pack_uint32(pk, m->u.promise.ballot);
+		msgpack_pack_uint32(pk, m->u.promise.value_ballot);
+		pack_value(pk, &m->u.promise.value);
+		msgpack_pack_uint32(pk, m->u.promise.acceptor_id);
+		break;
+	case PAXOS_MSG_ACCEPT:
+		msgpack_pack_uint64(pk, m->u.accept.iid);
+		msgpack_pack_uint32(pk, m->u.accept.ballot);
+		pack_value(pk, &m->u.accept.value);
+		break;
+	case PAXOS_MSG_ACCEPTED:
+		msgpack_pack_uint64(pk, m->u.accepted.iid);
+		msgpack_pack_uint32(pk, m->u.accepted.ballot);
+		pack_value(pk, &m->u.accepted.value);
+		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
+		if (m->u.accepted.final)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		break;
+	case PAXOS_MSG_REJECT:
+		msgpack_pack_uint64(pk, m->u.reject.iid);
+		msgpack_pack_uint32(pk, m->u.reject.ballot);
+		msgpack_pack_uint32(pk, m->u.reject.acceptor_id);
+		break;
+	case PAXOS_MSG_REPEAT:
+		msgpack_pack_uint64(pk, m->u.repeat.from);
+		msgpack_pack_uint64(pk, m->u.repeat.to);
+		break;
+	case PAXOS_MSG_TRIM:
+		msgpack_pack_uint64(pk, m->u.trim.iid);
+		break;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
+		break;
+	case PAXOS_MSG_CLIENT_VALUE:
+		pack_value(pk, &m->u.client_value.value);
+		break;
+	}
+}
+
+void paxos_encoder_init(struct paxos_encoder *e, uint8_t *buf, size_t cap,
+			const struct paxos_header *h)
+{
+	e->buf = buf;
+	e->cap = cap;
+	e->len = 0;
+	e->count = 0;
+	e->overflow = false;
+	msgpack_packer_init(&e->pk, e, append);
+
+	msgpack_pack_array(&e->pk, HEADER_FIELDS);
+	msgpack_pack_uint32(&e->pk, PAXOS_WIRE_MAGIC);
+	msgpack_pack_uint32(&e->pk, PAXOS_WIRE_VERSION);
+	msgpack_pack_uint32(&e->pk, (uint32_t)h->role);
+	msgpack_pack_uint32(&e->pk, h->sender_id);
+	if (e->overflow) {
+		/* No room for the header: an empty buffer that refuses every message. */
+		e->cap = 0;
+		e->len = 0;
+	}
+	e->header_len = e->len;
+}
+
+void paxos_encoder_reset(struct paxos_encoder *e)
+{
+	e->len = e->header_len;
+	e->count = 0;
+	e->overflow = false;
+}
+
+int paxos_encoder_add(struct paxos_encoder *e, const struct paxos_message *m)
+{
+	if (!message_ok(m))
+		return PAXOS_E_INVALID;
+	/* The decoder rejects datagrams with more messages, so they do not "fit" either. */
+	if (e->count >= PAXOS_MAX_MESSAGES_PER_DATAGRAM)
+		return PAXOS_E_FULL;
+
+	size_t before = e->len;
+	e->overflow = false;
+	/* Rebind in case the encoder struct was moved since init. */
+	msgpack_packer_init(&e->pk, e, append);
+	pack_message(&e->pk, m);
+	if (e->overflow) {
+		e->len = before;
+		e->overflow = false;
+		return PAXOS_E_FULL;
+	}
+	e->count++;
+	return PAXOS_OK;
+}
+
+/* ---- decoding ---- */
+
+void paxos_decoder_init(struct paxos_decoder *d)
+{
+	msgpack_unpacked_init(&d->unpacked);
+	/* May fail; paxos_decode retries and reports PAXOS_E_NOMEM. */
+	d->unpacked.zone = msgpack_zone_new(MSGPACK_ZONE_CHUNK_SIZE);
+}
+
+void paxos_decoder_destroy(struct paxos_decoder *d)
+{
+	msgpack_unpacked_destroy(&d->unpacked);
+}
+
+/* Bytes a msgpack scalar starting at p occupies, or 0 if it is a container, an invalid
+ * byte, or runs past avail. */
+static size_t scalar_size(const uint8_t *p, size_t avail)
+{
+	size_t head;          /* bytes before the body: type byte, length field, ext type */
+	size_t len_bytes = 0; /* width of the big-endian length field after the type byte */
+	size_t body = 0;
+
+	if (avail == 0)
+		return 0;
+	uint8_t b = p[0];
+	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+		return 1; /* fixints, nil, bools */
+	if (b >= 0xa0 && b <= 0xbf) {
+		head = 1; /* fixstr */
+		body = b & 0x1fu;
+	} else {
+		/* clang-format off */
+		switch (b) {
+		case 0xcc: case 0xd0: head = 2; break;            /* 8-bit ints */
+		case 0xcd: case 0xd1: head = 3; break;            /* 16-bit ints */
+		case 0xca: case 0xce: case 0xd2: head = 5; break; /* float 32, 32-bit ints */
+		case 0xcb: case 0xcf: case 0xd3: head = 9; break; /* float 64, 64-bit ints */
+		case 0xd4: head = 3; break;                       /* fixext 1..16 */
+		case 0xd5: head = 4; break;
+		case 0xd6: head = 6; break;
+		case 0xd7: head = 10; break;
+		case 0xd8: head = 18; break;
+		case 0xc4: case 0xd9: head = 2; len_bytes = 1; break; /* bin 8, str 8 */
+		case 0xc5: case 0xda: head = 3; len_bytes = 2; break;
+		case 0xc6: case 0xdb: head = 5; len_bytes = 4; break;
+		case 0xc7: head = 3; len_bytes = 1; break; /* ext 8: length, type, data */
+		case 0xc8: head = 4; len_bytes = 2; break;
+		case 0xc9: head = 6; len_bytes = 4; break;
+		default: return 0; /* maps, arrays, 0xc1 */
+		}
+		/* clang-format on */
+	}
+	if (avail < head)
+		return 0;
+	for (size_t i = 1; i <= len_bytes; i++)
+		body = body << 8 | p[i];
+	return body <= avail - head ? head + body : 0;
+}
+
+/*
+ * Whether buf[off..len) starts with an array of at most MAX_FIELDS scalars. msgpack
+ * allocates a container's elements before reading them, so a hostile length header could
+ * make it allocate gigabytes; after this check, one object always fits in the zone's first
+ * chunk and decoding never allocates.
+ */
+static bool flat_array_ahead(const uint8_t *buf, size_t len, size_t off)
+{
+	const uint8_t *p = buf + off;
+	size_t avail = len - off, head;
+	uint32_t n;
+
+	if (avail == 0)
+		return false;
+	if (p[0] >= 0x90 && p[0] <= 0x9f) {
+		head = 1;
+		n = p[0] & 0x0fu;
+	} else if (p[0] == 0xdc && avail >= 3) {
+		head = 3;
+		n = (uint32_t)p[1] << 8 | p[2];
+	} else if (p[0] == 0xdd && avail >= 5) {
+		head = 5;
+		n = (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4];
+	} else {
+		return false;
+	}
+	if (n > MAX_FIELDS)
+		return false;
+	p += head;
+	avail -= head;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t sz = scalar_size(p, avail);
+		if (sz == 0)
+			return false;
+		p += sz;
+		avail -= sz;
+	}
+	return true;
+}
+
+/* The next array at *off, advancing *off past it; NULL if there is none or it is bad. */
+static const msgpack_object *next_array(struct paxos_decoder *d, const uint8_t *buf, size_t len,
+					size_t *off)
+{
+	if (!flat_array_ahead(buf, len, *off))
+		return NULL;
+	msgpack_zone_clear(d->unpacked.zone);
+	msgpack_unpack_return r =
+	    msgpack_unpack((const char *)buf, len, off, d->unpacked.zone, &d->unpacked.data);
+	if (r != MSGPACK_UNPACK_SUCCESS && r != MSGPACK_UNPACK_EXTRA_BYTES)
+		return NULL;
+	if (d->unpacked.data.type != MSGPACK_OBJECT_ARRAY)
+		return NULL;
+	return &d->unpacked.data;
+}
+
+static bool get_u64(const msgpack_object *o, uint64_t *out)
+{
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return false;
+	*out = o->via.u64;
+	return true;
+}
+
+static bool get_u32(const msgpack_object *o, uint32_t *out)
+{
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > UINT32_MAX)
+		return false;
+	*out = (uint32_t)o->via.u64;
+	return true;
+}
+
+static bool get_acceptor_id(const msgpack_object *o, uint32_t *out)
+{
+	return get_u32(o, out) && *out < PAXOS_MAX_ACCEPTORS;
+}
+
+static bool get_bool(const msgpack_object *o, bool *out)
+{
+	if (o->type != MSGPACK_OBJECT_BOOLEAN)
+		return false;
+	*out = o->via.boolean;
+	return true;
+}
+
+/* Zero copy: the value points into buf. msgpack-c already points bin objects into the
+ * input; checking it costs nothing and keeps the promise explicit. */
+static bool get_value(const msgpack_object *o, const uint8_t *buf, size_t len,
+		      struct paxos_value *out)
+{
+	if (o->type != MSGPACK_OBJECT_BIN)
+		return false;
+	uintptr_t start = (uintptr_t)buf, p = (uintptr_t)o->via.bin.ptr;
+	size_t n = o->via.bin.size;
+	if (p < start || p - start > len || n > len - (p - start))
+		return false;
+	out->data = (const uint8_t *)o->via.bin.ptr;
+	out->len = (uint32_t)n;
+	return true;
+}
+
+static bool decode_header(const msgpack_object *o, struct paxos_header *h)
+{
+	const msgpack_object *f = o->via.array.ptr;
+	uint32_t magic, version, role;
+
+	if (o->via.array.size != HEADER_FIELDS)
+		return false;
+	if (!get_u32(&f[0], &magic) || magic != PAXOS_WIRE_MAGIC)
+		return false;
+	if (!get_u32(&f[1], &version) || version != PAXOS_WIRE_VERSION)
+		return false;
+	if (!get_u32(&f[2], &role) || role >= PAXOS_ROLE_COUNT)
+		return false;
+	h->role = (enum paxos_role)role;
+	return get_u32(&f[3], &h->sender_id);
+}
+
+static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t len,
+			   struct paxos_message *m)
+{
+	const msgpack_object *f = o->via.array.ptr;
+	uint32_t type;
+
+	if (o->via.array.size < 1 || !get_u32(&f[0], &type))
+		return false;
+	if (type < PAXOS_MSG_PREPARE || type > PAXOS_MSG_TYPE_MAX ||
+	    o->via.array.size != field_count[type])
+		return false;
+	m->type = (enum paxos_msg_type)type;
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		return get_u64(&f[1], &m->u.prepare.iid) && get_u32(&f[2], &m->u.prepare.ballot);
+	case PAXOS_MSG_PROMISE:
+		return get_u64(&f[1], &m->u.promise.iid) && get_u32(&f[2], &m->u.promise.ballot) &&
+		       get_u32(&f[3], &m->u.promise.value_ballot) &&
+		       get_value(&f[4], buf, len, &m->u.promise.value) &&
+		       get_acceptor_id(&f[5], &m->u.promise.acceptor_id);
+	case PAXOS_MSG_ACCEPT:
+		return get_u64(&f[1], &m->u.accept.iid) && get_u32(&f[2], &m->u.accept.ballot) &&
+		       get_value(&f[3], buf, len, &m->u.accept.value);
+	case PAXOS_MSG_ACCEPTED:
+		return get_u64(&f[1], &m->u.accepted.iid) &&
+		       get_u32(&f[2], &m->u.accepted.ballot) &&
+		       get_value(&f[3], buf, len, &m->u.accepted.value) &&
+		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
+		       get_bool(&f[5], &m->u.accepted.final);
+	case PAXOS_MSG_REJECT:
+		return get_u64(&f[1], &m->u.reject.iid) && get_u32(&f[2], &m->u.reject.ballot) &&
+		       get_acceptor_id(&f[3], &m->u.reject.acceptor_id);
+	case PAXOS_MSG_REPEAT:
+		return get_u64(&f[1], &m->u.repeat.from) && get_u64(&f[2], &m->u.repeat.to) &&
+		       m->u.repeat.from <= m->u.repeat.to;
+	case PAXOS_MSG_TRIM:
+		return get_u64(&f[1], &m->u.trim.iid);
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		return get_acceptor_id(&f[1], &m->u.acceptor_state.acceptor_id) &&
+		       get_u64(&f[2], &m->u.acceptor_state.highest_accepted) &&
+		       get_u64(&f[3], &m->u.acceptor_state.trim_iid);
+	case PAXOS_MSG_CLIENT_VALUE:
+		return get_value(&f[1], buf, len, &m->u.client_value.value);
+	}
+	return false;
+}
+
+int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct paxos_header *h,
+		 struct paxos_message *msgs, size_t max, size_t *n)
+{
+	struct paxos_header header;
+	const msgpack_object *o;
+	size_t off = 0, count = 0;
+
+	*n = 0;
+	if (d->unpacked.zone == NULL)
+		d->unpacked.zone = msgpack_zone_new(MSGPACK_ZONE_CHUNK_SIZE);
+	if (d->unpacked.zone == NULL)
+		return PAXOS_E_NOMEM;
+	if (buf == NULL)
+		return PAXOS_E_MALFORMED;
+	if (max > PAXOS_MAX_MESSAGES_PER_DATAGRAM)
+		max = PAXOS_MAX_MESSAGES_PER_DATAGRAM;
+
+	o = next_array(d, buf, len, &off);
+	if (o == NULL || !decode_header(o, &header))
+		return PAXOS_E_MALFORMED;
+	while (off < len) {
+		if (count == max)
+			return PAXOS_E_MALFORMED;
+		o = next_array(d, buf, len, &off);
+		if (o == NULL || !decode_message(o, buf, len, &msgs[count]))
+			return PAXOS_E_MALFORMED;
+		count++;
+	}
+	*h = header;
+	*n = count;
+	return PAXOS_OK;
+}

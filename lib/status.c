@@ -1,0 +1,53 @@
+/* Readable names for status codes and message types. */
+#include <paxos/message.h>
+#include <paxos/types.h>
+
+const char *paxos_strerror(int status)
+{
+	switch (status) {
+	case PAXOS_OK:
+		return "success";
+	case PAXOS_E_INVALID:
+		return "invalid argument";
+	case PAXOS_E_TOO_BIG:
+		return "value larger than the configured maximum";
+	case PAXOS_E_NOMEM:
+		return "out of memory";
+	case PAXOS_E_IO:
+		return "I/O error";
+	case PAXOS_E_CONFIG:
+		return "bad configuration";
+	case PAXOS_E_FULL:
+		return "buffer full";
+	case PAXOS_E_MALFORMED:
+		return "malformed datagram";
+	case PAXOS_E_STORAGE:
+		return "storage error";
+	}
+	return "unknown status";
+}
+
+const char *paxos_msg_type_name(enum paxos_msg_type type)
+{
+	switch (type) {
+	case PAXOS_MSG_PREPARE:
+		return "prepare";
+	case PAXOS_MSG_PROMISE:
+		return "promise";
+	case PAXOS_MSG_ACCEPT:
+		return "accept";
+	case PAXOS_MSG_ACCEPTED:
+		return "accepted";
+	case PAXOS_MSG_REJECT:
+		return "reject";
+	case PAXOS_MSG_REPEAT:
+		return "repeat";
+	case PAXOS_MSG_TRIM:
+		return "trim";
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		return "acceptor_state";
+	case PAXOS_MSG_CLIENT_VALUE:
+		return "client_value";
+	}
+	return "unknown";
+}

@@ -1,0 +1,1144 @@
+/* Wire codec: round trips, encoder limits, and hostile input. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "support.h"
+
+#define BIG_BUF 65536
+
+static struct paxos_decoder dec;
+
+static void setup(void)
+{
+	paxos_decoder_init(&dec);
+}
+
+static void teardown(void)
+{
+	paxos_decoder_destroy(&dec);
+}
+
+static const struct paxos_header test_header = {PAXOS_ROLE_PROPOSER, 7};
+
+/* ---- helpers ---- */
+
+static bool value_inside(const struct paxos_value *v, const uint8_t *buf, size_t len)
+{
+	uintptr_t start = (uintptr_t)buf, p = (uintptr_t)v->data;
+	return p >= start && p - start <= len && v->len <= len - (p - start);
+}
+
+static bool value_eq(const struct paxos_value *a, const struct paxos_value *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
+static const struct paxos_value *value_of_msg(const struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		return &m->u.promise.value;
+	case PAXOS_MSG_ACCEPT:
+		return &m->u.accept.value;
+	case PAXOS_MSG_ACCEPTED:
+		return &m->u.accepted.value;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return &m->u.client_value.value;
+	default:
+		return NULL;
+	}
+}
+
+static void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b)
+{
+	ck_assert_int_eq(a->type, b->type);
+	switch (a->type) {
+	case PAXOS_MSG_PREPARE:
+		ck_assert_uint_eq(a->u.prepare.iid, b->u.prepare.iid);
+		ck_assert_uint_eq(a->u.prepare.ballot, b->u.prepare.ballot);
+		break;
+	case PAXOS_MSG_PROMISE:
+		ck_assert_uint_eq(a->u.promise.iid, b->u.promise.iid);
+		ck_assert_uint_eq(a->u.promise.ballot, b->u.promise.ballot);
+		ck_assert_uint_eq(a->u.promise.value_ballot, b->u.promise.value_ballot);
+		ck_assert_uint_eq(a->u.promise.acceptor_id, b->u.promise.acceptor_id);
+		break;
+	case PAXOS_MSG_ACCEPT:
+		ck_assert_uint_eq(a->u.accept.iid, b->u.accept.iid);
+		ck_assert_uint_eq(a->u.accept.ballot, b->u.accept.ballot);
+		break;
+	case PAXOS_MSG_ACCEPTED:
+		ck_assert_uint_eq(a->u.accepted.iid, b->u.accepted.iid);
+		ck_assert_uint_eq(a->u.accepted.ballot, b->u.accepted.ballot);
+		ck_assert_uint_eq(a->u.accepted.acceptor_id, b->u.accepted.acceptor_id);
+		ck_assert_int_eq(a->u.accepted.final, b->u.accepted.final);
+		break;
+	case PAXOS_MSG_REJECT:
+		ck_assert_uint_eq(a->u.reject.iid, b->u.reject.iid);
+		ck_assert_uint_eq(a->u.reject.ballot, b->u.reject.ballot);
+		ck_assert_uint_eq(a->u.reject.acceptor_id, b->u.reject.acceptor_id);
+		break;
+	case PAXOS_MSG_REPEAT:
+		ck_assert_uint_eq(a->u.repeat.from, b->u.repeat.from);
+		ck_assert_uint_eq(a->u.repeat.to, b->u.repeat.to);
+		break;
+	case PAXOS_MSG_TRIM:
+		ck_assert_uint_eq(a->u.trim.iid, b->u.trim.iid);
+		break;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		ck_assert_uint_eq(a->u.acceptor_state.acceptor_id, b->u.acceptor_state.acceptor_id);
+		ck_assert_uint_eq(a->u.acceptor_state.highest_accepted,
+				  b->u.acceptor_state.highest_accepted);
+		ck_assert_uint_eq(a->u.acceptor_state.trim_iid, b->u.acceptor_state.trim_iid);
+		break;
+	case PAXOS_MSG_CLIENT_VALUE:
+		break;
+	}
+	const struct paxos_value *va = value_of_msg(a), *vb = value_of_msg(b);
+	if (va)
+		ck_assert(value_eq(va, vb));
+}
+
+/*
+ * Decode a heap copy of exactly len bytes, so valgrind sees any read past the end. If
+ * expected is given, decoded messages must equal its first *n entries; decoded values must
+ * always lie inside the datagram.
+ */
+static int decode_exact(const uint8_t *src, size_t len, struct paxos_header *h, size_t max,
+			const struct paxos_message *expected, size_t *n)
+{
+	static struct paxos_message out[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
+	uint8_t *copy = malloc(len ? len : 1);
+	ck_assert_ptr_nonnull(copy);
+	if (len)
+		memcpy(copy, src, len);
+	if (max > PAXOS_MAX_MESSAGES_PER_DATAGRAM)
+		max = PAXOS_MAX_MESSAGES_PER_DATAGRAM;
+	int rc = paxos_decode(&dec, copy, len, h, out, max, n);
+	if (rc == PAXOS_OK) {
+		ck_assert_uint_le(*n, max);
+		ck_assert_int_lt(h->role, PAXOS_ROLE_COUNT);
+		for (size_t i = 0; i < *n; i++) {
+			ck_assert_int_ge(out[i].type, PAXOS_MSG_PREPARE);
+			ck_assert_int_le(out[i].type, PAXOS_MSG_TYPE_MAX);
+			const struct paxos_value *v = value_of_msg(&out[i]);
+			if (v)
+				ck_assert(value_inside(v, copy, len));
+			if (expected)
+				assert_msg_eq(&out[i], &expected[i]);
+		}
+	} else {
+		ck_assert_int_eq(rc, PAXOS_E_MALFORMED);
+		ck_assert_uint_eq(*n, 0);
+	}
+	free(copy);
+	return rc;
+}
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64: deterministic, so failures reproduce. */
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static const uint8_t payload[] = "the quick brown fox jumps over the lazy dog";
+
+static struct paxos_value pv(size_t len)
+{
+	return (struct paxos_value){payload, (uint32_t)len};
+}
+
+/* One message of each type, with ordinary field values. */
+static size_t sample_messages(struct paxos_message *m)
+{
+	size_t i = 0;
+	m[i++] = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {10, 101}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_PROMISE, .u.promise = {10, 101, 1, pv(5), 2}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(9)}};
+	m[i++] =
+	    (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {11, 201, pv(3), 1, true}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_REJECT, .u.reject = {12, 301, 0}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_REPEAT, .u.repeat = {3, 9}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {2}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {4, 12, 2}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(20)}};
+	return i;
+}
+
+/* Encode m alone, decode it and compare; the value must alias the datagram. */
+static void roundtrip(const struct paxos_message *m)
+{
+	static uint8_t buf[BIG_BUF];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	struct paxos_message out[2];
+	size_t n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
+	ck_assert_uint_eq(e.count, 1);
+	ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 2, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(h.role, test_header.role);
+	ck_assert_uint_eq(h.sender_id, test_header.sender_id);
+	assert_msg_eq(&out[0], m);
+	const struct paxos_value *v = value_of_msg(&out[0]);
+	if (v)
+		ck_assert(value_inside(v, buf, e.len));
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 2, m, &n), PAXOS_OK);
+}
+
+/* A raw datagram built with msgpack's own packer, for input our encoder would not make. */
+struct craft {
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+};
+
+static void craft_init(struct craft *c)
+{
+	msgpack_sbuffer_init(&c->sb);
+	msgpack_packer_init(&c->pk, &c->sb, msgpack_sbuffer_write);
+}
+
+static void craft_header(struct craft *c, uint64_t magic, uint64_t version, uint64_t role,
+			 uint64_t sender)
+{
+	msgpack_pack_array(&c->pk, 4);
+	msgpack_pack_uint64(&c->pk, magic);
+	msgpack_pack_uint64(&c->pk, version);
+	msgpack_pack_uint64(&c->pk, role);
+	msgpack_pack_uint64(&c->pk, sender);
+}
+
+static void craft_good_header(struct craft *c)
+{
+	craft_init(c);
+	craft_header(c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, PAXOS_ROLE_ACCEPTOR, 3);
+}
+
+static int craft_decode(struct craft *c, size_t *n)
+{
+	struct paxos_header h;
+	int rc = decode_exact((const uint8_t *)c->sb.data, c->sb.size, &h, 16, NULL, n);
+	msgpack_sbuffer_destroy(&c->sb);
+	return rc;
+}
+
+static void craft_expect(struct craft *c, int rc)
+{
+	size_t n;
+	ck_assert_int_eq(craft_decode(c, &n), rc);
+}
+
+/* ---- round trips ---- */
+
+START_TEST(test_roundtrip_each_type)
+{
+	struct paxos_message m[16];
+	size_t count = sample_messages(m);
+	for (size_t i = 0; i < count; i++)
+		roundtrip(&m[i]);
+}
+END_TEST
+
+START_TEST(test_roundtrip_empty_values)
+{
+	struct paxos_value empty = {NULL, 0};
+	struct paxos_message m;
+
+	m = (struct paxos_message){PAXOS_MSG_PROMISE, .u.promise = {1, 100, 0, empty, 0}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {1, 100, empty}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {1, 100, empty, 3, false}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {empty}};
+	roundtrip(&m);
+	/* A non-NULL pointer with length 0 is an empty value too. */
+	m = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(0)}};
+	roundtrip(&m);
+}
+END_TEST
+
+START_TEST(test_roundtrip_extremes)
+{
+	const uint64_t I = UINT64_MAX;
+	const uint32_t B = UINT32_MAX, A = PAXOS_MAX_ACCEPTORS - 1;
+	struct paxos_message m;
+
+	m = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {I, B}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {0, 0}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_PROMISE, .u.promise = {I, B, B, pv(1), A}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43)}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, pv(2), A, true}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, pv(2), A, false}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_REJECT, .u.reject = {I, B, A}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_REPEAT, .u.repeat = {I, I}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_REPEAT, .u.repeat = {0, I}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {I}};
+	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {A, I, I}};
+	roundtrip(&m);
+
+	/* Every boundary where msgpack switches integer width. */
+	const uint64_t widths[] = {0,     127,         128,        255,   256, 65535,
+				   65536, 0xffffffffu, 1ull << 32, I - 1, I};
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		m = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {widths[i]}};
+		roundtrip(&m);
+		if (widths[i] <= B) {
+			m = (struct paxos_message){PAXOS_MSG_PREPARE,
+						   .u.prepare = {1, (uint32_t)widths[i]}};
+			roundtrip(&m);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_header_roundtrip)
+{
+	uint8_t buf[64];
+	const uint32_t senders[] = {0, 1, 127, 65536, UINT32_MAX};
+	struct paxos_encoder e;
+	struct paxos_header h, out;
+	size_t n = 99;
+
+	for (int role = 0; role < PAXOS_ROLE_COUNT; role++) {
+		for (size_t s = 0; s < sizeof(senders) / sizeof(senders[0]); s++) {
+			h = (struct paxos_header){(enum paxos_role)role, senders[s]};
+			paxos_encoder_init(&e, buf, sizeof(buf), &h);
+			ck_assert_uint_eq(e.len, e.header_len);
+			ck_assert_uint_gt(e.len, 0);
+			/* A datagram without messages is valid. */
+			ck_assert_int_eq(decode_exact(buf, e.len, &out, 4, NULL, &n), PAXOS_OK);
+			ck_assert_uint_eq(n, 0);
+			ck_assert_int_eq(out.role, role);
+			ck_assert_uint_eq(out.sender_id, senders[s]);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_several_messages)
+{
+	static uint8_t buf[4096];
+	struct paxos_message m[16];
+	size_t count = sample_messages(m);
+	struct paxos_encoder e;
+	struct paxos_header h;
+	size_t n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	/* Twice over, so the same type repeats within one datagram. */
+	for (size_t i = 0; i < count; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+	for (size_t i = 0; i < count; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+	ck_assert_uint_eq(e.count, 2 * count);
+
+	struct paxos_message expected[32];
+	for (size_t i = 0; i < 2 * count; i++)
+		expected[i] = m[i % count];
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 32, expected, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 2 * count);
+}
+END_TEST
+
+/* Decoded values alias the datagram: msgpack-c points bin objects into its input, and the
+ * codec passes that pointer on. */
+START_TEST(test_zero_copy)
+{
+	static uint8_t buf[256];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	struct paxos_message out[1];
+	size_t n;
+	struct paxos_message m = {PAXOS_MSG_ACCEPT, .u.accept = {5, 105, pv(10)}};
+
+	/* msgpack-c itself. */
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	msgpack_unpacked u;
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_bin_with_body(&pk, payload, 10);
+	msgpack_unpacked_init(&u);
+	ck_assert_int_eq(msgpack_unpack_next(&u, sb.data, sb.size, NULL), MSGPACK_UNPACK_SUCCESS);
+	ck_assert_int_eq(u.data.type, MSGPACK_OBJECT_BIN);
+	ck_assert_ptr_eq(u.data.via.bin.ptr, sb.data + sb.size - 10);
+	msgpack_unpacked_destroy(&u);
+	msgpack_sbuffer_destroy(&sb);
+
+	/* The codec. */
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 1, &n), PAXOS_OK);
+	const struct paxos_value *v = &out[0].u.accept.value;
+	ck_assert_ptr_eq(v->data, buf + e.len - 10); /* the value is the last field */
+	buf[e.len - 10] = 'X';
+	ck_assert_int_eq(v->data[0], 'X');
+}
+END_TEST
+
+/* The decoder keeps its one zone: no allocation per datagram, even after bad input. */
+START_TEST(test_decoder_reuses_zone)
+{
+	static uint8_t buf[1024];
+	struct paxos_message m[16], out[16];
+	size_t count = sample_messages(m), n;
+	struct paxos_encoder e;
+	struct paxos_header h;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	for (size_t i = 0; i < count; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+	msgpack_zone *zone = dec.unpacked.zone;
+	ck_assert_ptr_nonnull(zone);
+	for (int i = 0; i < 100; i++) {
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 16, &n), PAXOS_OK);
+		ck_assert_uint_eq(n, count);
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len - 1, &h, out, 16, &n),
+				 PAXOS_E_MALFORMED);
+		ck_assert_ptr_eq(dec.unpacked.zone, zone);
+	}
+}
+END_TEST
+
+/* Values of max_datagram - PAXOS_WIRE_OVERHEAD bytes fit, with every other field at its
+ * widest encoding. */
+START_TEST(test_overhead_bound)
+{
+	const size_t sizes[] = {512, 1500, 8192, 65507};
+	const struct paxos_header h = {PAXOS_ROLE_CLIENT, UINT32_MAX};
+	const uint64_t I = UINT64_MAX;
+	const uint32_t B = UINT32_MAX, A = PAXOS_MAX_ACCEPTORS - 1;
+	uint8_t *value = malloc(65507);
+	memset(value, 0xab, 65507);
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t cap = sizes[s];
+		struct paxos_value v = {value, (uint32_t)(cap - PAXOS_WIRE_OVERHEAD)};
+		struct paxos_message m[4] = {
+		    {PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, v, A, true}},
+		    {PAXOS_MSG_PROMISE, .u.promise = {I, B, B, v, A}},
+		    {PAXOS_MSG_ACCEPT, .u.accept = {I, B, v}},
+		    {PAXOS_MSG_CLIENT_VALUE, .u.client_value = {v}},
+		};
+		uint8_t *buf = malloc(cap);
+		for (size_t i = 0; i < 4; i++) {
+			struct paxos_encoder e;
+			struct paxos_header out;
+			size_t n;
+			paxos_encoder_init(&e, buf, cap, &h);
+			ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+			ck_assert_uint_le(e.len, cap);
+			ck_assert_int_eq(decode_exact(buf, e.len, &out, 1, &m[i], &n), PAXOS_OK);
+			ck_assert_uint_eq(n, 1);
+		}
+		free(buf);
+	}
+	free(value);
+}
+END_TEST
+
+/* ---- encoder limits ---- */
+
+START_TEST(test_encoder_full)
+{
+	uint8_t buf[300];
+	uint8_t snapshot[300];
+	struct paxos_message added[32];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	size_t count = 0, n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	for (;;) {
+		struct paxos_message m = {PAXOS_MSG_ACCEPTED,
+					  .u.accepted = {count + 1, 100, pv(40), 2, count % 2}};
+		size_t len = e.len;
+		memcpy(snapshot, buf, len);
+		int rc = paxos_encoder_add(&e, &m);
+		if (rc == PAXOS_E_FULL) {
+			ck_assert_uint_eq(e.len, len);
+			ck_assert_mem_eq(buf, snapshot, len);
+			break;
+		}
+		ck_assert_int_eq(rc, PAXOS_OK);
+		ck_assert_uint_le(e.len, sizeof(buf));
+		added[count++] = m;
+	}
+	ck_assert_uint_gt(count, 2);
+	ck_assert_uint_eq(e.count, count);
+
+	/* A smaller message may still fit in what is left. */
+	struct paxos_message trim = {PAXOS_MSG_TRIM, .u.trim = {1}};
+	ck_assert_int_eq(paxos_encoder_add(&e, &trim), PAXOS_OK);
+	added[count++] = trim;
+
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 32, added, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, count);
+}
+END_TEST
+
+/* The encoder stops at the decoder's message limit, even with bytes to spare. */
+START_TEST(test_encoder_message_limit)
+{
+	static uint8_t buf[65507];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	struct paxos_message m = {PAXOS_MSG_TRIM, .u.trim = {9}};
+	size_t n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	for (unsigned i = 0; i < PAXOS_MAX_MESSAGES_PER_DATAGRAM; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_FULL);
+	ck_assert_uint_lt(e.len, sizeof(buf) / 2);
+
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, PAXOS_MAX_MESSAGES_PER_DATAGRAM, NULL, &n),
+			 PAXOS_OK);
+	ck_assert_uint_eq(n, PAXOS_MAX_MESSAGES_PER_DATAGRAM);
+	ck_assert_int_eq(
+	    decode_exact(buf, e.len, &h, PAXOS_MAX_MESSAGES_PER_DATAGRAM - 1, NULL, &n),
+	    PAXOS_E_MALFORMED);
+}
+END_TEST
+
+START_TEST(test_encoder_reset)
+{
+	uint8_t buf[512];
+	struct paxos_message m[16];
+	size_t count = sample_messages(m), n;
+	struct paxos_encoder e;
+	struct paxos_header h;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	size_t header_len = e.len;
+	for (size_t i = 0; i < count; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+	ck_assert_uint_gt(e.len, header_len);
+
+	paxos_encoder_reset(&e);
+	ck_assert_uint_eq(e.len, header_len);
+	ck_assert_uint_eq(e.header_len, header_len);
+	ck_assert_uint_eq(e.count, 0);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 16, NULL, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(h.sender_id, test_header.sender_id);
+	ck_assert_int_eq(h.role, test_header.role);
+
+	/* Only what is added after the reset is in the next datagram. */
+	ck_assert_int_eq(paxos_encoder_add(&e, &m[5]), PAXOS_OK);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m[2]), PAXOS_OK);
+	struct paxos_message expected[2] = {m[5], m[2]};
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 16, expected, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 2);
+
+	/* Reset also clears a full datagram. */
+	struct paxos_message big = {PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(40)}};
+	while (paxos_encoder_add(&e, &big) == PAXOS_OK)
+		;
+	paxos_encoder_reset(&e);
+	ck_assert_int_eq(paxos_encoder_add(&e, &big), PAXOS_OK);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 16, &big, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
+START_TEST(test_encoder_rejects_invalid)
+{
+	uint8_t buf[256];
+	struct paxos_encoder e;
+	struct paxos_value dangling = {NULL, 3};
+	struct paxos_message bad[] = {
+	    {(enum paxos_msg_type)0, .u.trim = {1}},
+	    {(enum paxos_msg_type)(PAXOS_MSG_TYPE_MAX + 1), .u.trim = {1}},
+	    {PAXOS_MSG_REPEAT, .u.repeat = {5, 4}},
+	    {PAXOS_MSG_PROMISE, .u.promise = {1, 1, 0, pv(1), PAXOS_MAX_ACCEPTORS}},
+	    {PAXOS_MSG_ACCEPTED, .u.accepted = {1, 1, pv(1), PAXOS_MAX_ACCEPTORS, false}},
+	    {PAXOS_MSG_REJECT, .u.reject = {1, 1, UINT32_MAX}},
+	    {PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {PAXOS_MAX_ACCEPTORS, 1, 1}},
+	    {PAXOS_MSG_ACCEPT, .u.accept = {1, 1, dangling}},
+	    {PAXOS_MSG_CLIENT_VALUE, .u.client_value = {dangling}},
+	};
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(paxos_encoder_add(&e, &bad[i]), PAXOS_E_INVALID);
+		ck_assert_uint_eq(e.len, e.header_len);
+		ck_assert_uint_eq(e.count, 0);
+	}
+}
+END_TEST
+
+START_TEST(test_encoder_tiny_buffer)
+{
+	uint8_t buf[4];
+	struct paxos_encoder e;
+	struct paxos_message m = {PAXOS_MSG_TRIM, .u.trim = {1}};
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_uint_eq(e.len, 0);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_FULL);
+	ck_assert_uint_eq(e.len, 0);
+}
+END_TEST
+
+/* ---- malformed input ---- */
+
+/* Every prefix of a valid datagram is malformed, except those ending exactly on a message
+ * boundary: they are valid datagrams with fewer messages. */
+START_TEST(test_every_truncation)
+{
+	static uint8_t buf[1024];
+	struct paxos_message m[16];
+	size_t count = sample_messages(m);
+	size_t boundary[17];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	size_t n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	boundary[0] = e.len;
+	for (size_t i = 0; i < count; i++) {
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+		boundary[i + 1] = e.len;
+	}
+	size_t next = 0;
+	for (size_t cut = 0; cut <= e.len; cut++) {
+		int rc = decode_exact(buf, cut, &h, 16, m, &n);
+		if (next <= count && cut == boundary[next]) {
+			ck_assert_msg(rc == PAXOS_OK, "cut %zu at boundary %zu", cut, next);
+			ck_assert_uint_eq(n, next);
+			next++;
+		} else {
+			ck_assert_msg(rc == PAXOS_E_MALFORMED, "cut %zu decoded", cut);
+		}
+	}
+	ck_assert_uint_eq(next, count + 1);
+}
+END_TEST
+
+START_TEST(test_bad_header)
+{
+	struct craft c;
+	size_t n;
+
+	craft_good_header(&c);
+	craft_expect(&c, PAXOS_OK);
+
+	craft_init(&c);
+	craft_header(&c, PAXOS_WIRE_MAGIC + 1, PAXOS_WIRE_VERSION, 0, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	craft_header(&c, 0, PAXOS_WIRE_VERSION, 0, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	craft_header(&c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION + 1, 0, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	craft_header(&c, PAXOS_WIRE_MAGIC, 0, 0, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	craft_header(&c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, PAXOS_ROLE_COUNT, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	craft_header(&c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, 0, (uint64_t)UINT32_MAX + 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+
+	/* Negative role. */
+	craft_init(&c);
+	msgpack_pack_array(&c.pk, 4);
+	msgpack_pack_uint32(&c.pk, PAXOS_WIRE_MAGIC);
+	msgpack_pack_uint32(&c.pk, PAXOS_WIRE_VERSION);
+	msgpack_pack_int32(&c.pk, -1);
+	msgpack_pack_uint32(&c.pk, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+
+	/* Too few and too many header fields. */
+	for (int fields = 0; fields <= 6; fields++) {
+		if (fields == 4)
+			continue;
+		craft_init(&c);
+		msgpack_pack_array(&c.pk, fields);
+		const uint32_t vals[6] = {PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, 0, 1, 1, 1};
+		for (int i = 0; i < fields; i++)
+			msgpack_pack_uint32(&c.pk, vals[i]);
+		craft_expect(&c, PAXOS_E_MALFORMED);
+	}
+
+	/* Header as a map, as a bare number; a message where the header should be. */
+	craft_init(&c);
+	msgpack_pack_map(&c.pk, 1);
+	msgpack_pack_uint32(&c.pk, PAXOS_WIRE_MAGIC);
+	msgpack_pack_uint32(&c.pk, PAXOS_WIRE_VERSION);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	msgpack_pack_uint32(&c.pk, PAXOS_WIRE_MAGIC);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_init(&c);
+	msgpack_pack_array(&c.pk, 2);
+	msgpack_pack_uint32(&c.pk, PAXOS_MSG_TRIM);
+	msgpack_pack_uint32(&c.pk, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+
+	/* Nothing at all. */
+	struct paxos_header h;
+	ck_assert_int_eq(decode_exact(NULL, 0, &h, 4, NULL, &n), PAXOS_E_MALFORMED);
+	struct paxos_message out[1];
+	ck_assert_int_eq(paxos_decode(&dec, NULL, 0, &h, out, 1, &n), PAXOS_E_MALFORMED);
+}
+END_TEST
+
+START_TEST(test_bad_type)
+{
+	struct craft c;
+	const int64_t types[] = {0, PAXOS_MSG_TYPE_MAX + 1, 255, 65536, -1, -128};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		craft_good_header(&c);
+		msgpack_pack_array(&c.pk, 2);
+		msgpack_pack_int64(&c.pk, types[i]);
+		msgpack_pack_uint32(&c.pk, 1);
+		craft_expect(&c, PAXOS_E_MALFORMED);
+	}
+	/* Type as a string, as a bool; an empty message array; a map message. */
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, 2);
+	msgpack_pack_str_with_body(&c.pk, "\x07", 1);
+	msgpack_pack_uint32(&c.pk, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, 2);
+	msgpack_pack_true(&c.pk);
+	msgpack_pack_uint32(&c.pk, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, 0);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+	craft_good_header(&c);
+	msgpack_pack_map(&c.pk, 1);
+	msgpack_pack_uint32(&c.pk, PAXOS_MSG_TRIM);
+	msgpack_pack_uint32(&c.pk, 1);
+	craft_expect(&c, PAXOS_E_MALFORMED);
+}
+END_TEST
+
+/* Pack a well-formed field list for type t, then decode with one field too few or too many. */
+START_TEST(test_wrong_field_count)
+{
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2};
+
+	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
+		for (int delta = -1; delta <= 1; delta++) {
+			struct craft c;
+			uint32_t count = fields[t] + (uint32_t)delta;
+			craft_good_header(&c);
+			msgpack_pack_array(&c.pk, count);
+			msgpack_pack_uint32(&c.pk, t);
+			/* Fields that are valid for their position where a value is expected. */
+			for (uint32_t i = 1; i < count; i++) {
+				bool bin = (t == PAXOS_MSG_PROMISE && i == 4) ||
+					   (t == PAXOS_MSG_ACCEPT && i == 3) ||
+					   (t == PAXOS_MSG_ACCEPTED && i == 3) ||
+					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1);
+				if (bin)
+					msgpack_pack_bin_with_body(&c.pk, "v", 1);
+				else if (t == PAXOS_MSG_ACCEPTED && i == 5)
+					msgpack_pack_true(&c.pk);
+				else
+					msgpack_pack_uint32(&c.pk, 1);
+			}
+			craft_expect(&c, delta == 0 ? PAXOS_OK : PAXOS_E_MALFORMED);
+		}
+	}
+}
+END_TEST
+
+/* A message [type, fields...] with field `bad_at` replaced by a packing of the caller's. */
+enum bad_field { NEG_ONE, U32_OVER, U64_MAX_VAL, ACC_OVER, STR, NIL, FLOAT, BOOL_T, ARRAY };
+
+static void pack_bad(msgpack_packer *pk, enum bad_field b)
+{
+	switch (b) {
+	case NEG_ONE:
+		msgpack_pack_int32(pk, -1);
+		break;
+	case U32_OVER:
+		msgpack_pack_uint64(pk, (uint64_t)UINT32_MAX + 1);
+		break;
+	case U64_MAX_VAL:
+		msgpack_pack_uint64(pk, UINT64_MAX);
+		break;
+	case ACC_OVER:
+		msgpack_pack_uint32(pk, PAXOS_MAX_ACCEPTORS);
+		break;
+	case STR:
+		msgpack_pack_str_with_body(pk, "abc", 3);
+		break;
+	case NIL:
+		msgpack_pack_nil(pk);
+		break;
+	case FLOAT:
+		msgpack_pack_double(pk, 1.0);
+		break;
+	case BOOL_T:
+		msgpack_pack_true(pk);
+		break;
+	case ARRAY:
+		msgpack_pack_array(pk, 1);
+		msgpack_pack_uint32(pk, 1);
+		break;
+	}
+}
+
+/* Accepted: [4, iid, ballot, value, acceptor_id, final]; field i replaced by b. */
+static int accepted_with(uint32_t i, enum bad_field b)
+{
+	struct craft c;
+	size_t n;
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, 6);
+	msgpack_pack_uint32(&c.pk, PAXOS_MSG_ACCEPTED);
+	for (uint32_t f = 1; f < 6; f++) {
+		if (f == i)
+			pack_bad(&c.pk, b);
+		else if (f == 3)
+			msgpack_pack_bin_with_body(&c.pk, "abc", 3);
+		else if (f == 5)
+			msgpack_pack_false(&c.pk);
+		else
+			msgpack_pack_uint32(&c.pk, 1);
+	}
+	return craft_decode(&c, &n);
+}
+
+START_TEST(test_bad_field_values)
+{
+	/* iid: uint64, so only its own width limits it. */
+	ck_assert_int_eq(accepted_with(1, U64_MAX_VAL), PAXOS_OK);
+	ck_assert_int_eq(accepted_with(1, U32_OVER), PAXOS_OK);
+	ck_assert_int_eq(accepted_with(1, NEG_ONE), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(1, FLOAT), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(1, NIL), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(1, BOOL_T), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(1, STR), PAXOS_E_MALFORMED);
+	/* ballot: uint32. */
+	ck_assert_int_eq(accepted_with(2, U32_OVER), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(2, U64_MAX_VAL), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(2, NEG_ONE), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(2, ARRAY), PAXOS_E_MALFORMED);
+	/* value: bin only. */
+	ck_assert_int_eq(accepted_with(3, STR), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(3, NIL), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(3, ARRAY), PAXOS_E_MALFORMED);
+	/* acceptor_id: below PAXOS_MAX_ACCEPTORS. */
+	ck_assert_int_eq(accepted_with(4, ACC_OVER), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(4, U32_OVER), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(4, NEG_ONE), PAXOS_E_MALFORMED);
+	/* final: bool only. */
+	ck_assert_int_eq(accepted_with(5, BOOL_T), PAXOS_OK);
+	ck_assert_int_eq(accepted_with(5, NEG_ONE), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(5, NIL), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(5, ARRAY), PAXOS_E_MALFORMED);
+}
+END_TEST
+
+static void expect_msg(uint32_t type, const int64_t *vals, uint32_t count, int rc)
+{
+	struct craft c;
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, count + 1);
+	msgpack_pack_uint32(&c.pk, type);
+	for (uint32_t i = 0; i < count; i++)
+		msgpack_pack_int64(&c.pk, vals[i]);
+	craft_expect(&c, rc);
+}
+
+START_TEST(test_bad_ids_and_ranges)
+{
+	const int64_t acc = PAXOS_MAX_ACCEPTORS, big = (int64_t)UINT32_MAX + 1;
+
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, 1, acc - 1}, 3, PAXOS_OK);
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, 1, acc}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, big, 1}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){-5, 1, 1}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc - 1, 5, 3}, 3, PAXOS_OK);
+	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc, 5, 3}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){1, -1, 3}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big - 1}, 2, PAXOS_OK);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big}, 2, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, -1}, 2, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){INT64_MIN, 1}, 2, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_TRIM, (int64_t[]){-1}, 1, PAXOS_E_MALFORMED);
+	/* repeat needs from <= to. */
+	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){4, 4}, 2, PAXOS_OK);
+	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){5, 4}, 2, PAXOS_E_MALFORMED);
+
+	/* promise: value_ballot is uint32, acceptor_id bounded. */
+	struct craft c;
+	for (int bad = 0; bad < 3; bad++) {
+		craft_good_header(&c);
+		msgpack_pack_array(&c.pk, 6);
+		msgpack_pack_uint32(&c.pk, PAXOS_MSG_PROMISE);
+		msgpack_pack_uint32(&c.pk, 1);
+		msgpack_pack_uint32(&c.pk, 1);
+		msgpack_pack_uint64(&c.pk, bad == 1 ? (uint64_t)big : 0);
+		msgpack_pack_bin_with_body(&c.pk, "", 0);
+		msgpack_pack_uint32(&c.pk, bad == 2 ? PAXOS_MAX_ACCEPTORS : 0);
+		craft_expect(&c, bad ? PAXOS_E_MALFORMED : PAXOS_OK);
+	}
+}
+END_TEST
+
+/* Raw bytes after a valid header. */
+static int header_then(const uint8_t *tail, size_t tail_len, size_t *n)
+{
+	uint8_t buf[128];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_uint_le(e.len + tail_len, sizeof(buf));
+	memcpy(buf + e.len, tail, tail_len);
+	return decode_exact(buf, e.len + tail_len, &h, 16, NULL, n);
+}
+
+START_TEST(test_bad_lengths_and_garbage)
+{
+	size_t n;
+	/* client_value whose bin says 10 bytes but carries 3. */
+	const uint8_t short_bin[] = {0x92, 0x09, 0xc4, 0x0a, 'a', 'b', 'c'};
+	ck_assert_int_eq(header_then(short_bin, sizeof(short_bin), &n), PAXOS_E_MALFORMED);
+	/* bin 32 claiming 4 GiB. */
+	const uint8_t huge_bin[] = {0x92, 0x09, 0xc6, 0xff, 0xff, 0xff, 0xff, 'a'};
+	ck_assert_int_eq(header_then(huge_bin, sizeof(huge_bin), &n), PAXOS_E_MALFORMED);
+	/* The same message with the right length decodes. */
+	const uint8_t good_bin[] = {0x92, 0x09, 0xc4, 0x03, 'a', 'b', 'c'};
+	ck_assert_int_eq(header_then(good_bin, sizeof(good_bin), &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 1);
+	/* A string where the value belongs. */
+	const uint8_t str_value[] = {0x92, 0x09, 0xa3, 'a', 'b', 'c'};
+	ck_assert_int_eq(header_then(str_value, sizeof(str_value), &n), PAXOS_E_MALFORMED);
+	/* Arrays claiming far more elements than there are bytes. */
+	const uint8_t huge_array16[] = {0xdc, 0xff, 0xff, 0x07, 0x01};
+	ck_assert_int_eq(header_then(huge_array16, sizeof(huge_array16), &n), PAXOS_E_MALFORMED);
+	const uint8_t huge_array32[] = {0xdd, 0xff, 0xff, 0xff, 0xff, 0x07, 0x01};
+	ck_assert_int_eq(header_then(huge_array32, sizeof(huge_array32), &n), PAXOS_E_MALFORMED);
+	const uint8_t nested_huge[] = {0x93, 0x03, 0x01, 0xdd, 0xff, 0xff, 0xff, 0xff};
+	ck_assert_int_eq(header_then(nested_huge, sizeof(nested_huge), &n), PAXOS_E_MALFORMED);
+	const uint8_t huge_map[] = {0x92, 0x07, 0xdf, 0xff, 0xff, 0xff, 0xff};
+	ck_assert_int_eq(header_then(huge_map, sizeof(huge_map), &n), PAXOS_E_MALFORMED);
+	/* Any valid msgpack encoding of the right shape is fine: array 16, uint 64. */
+	const uint8_t wide_trim[] = {0xdc, 0x00, 0x02, 0x07, 0xcf, 0, 0, 0, 0, 0, 0, 0, 5};
+	ck_assert_int_eq(header_then(wide_trim, sizeof(wide_trim), &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 1);
+	/* Trailing bytes after a valid message: a reserved byte, a bare number, a half
+	 * message. */
+	const uint8_t trailing_c1[] = {0x92, 0x07, 0x05, 0xc1};
+	ck_assert_int_eq(header_then(trailing_c1, sizeof(trailing_c1), &n), PAXOS_E_MALFORMED);
+	const uint8_t trailing_int[] = {0x92, 0x07, 0x05, 0x01};
+	ck_assert_int_eq(header_then(trailing_int, sizeof(trailing_int), &n), PAXOS_E_MALFORMED);
+	const uint8_t trailing_half[] = {0x92, 0x07, 0x05, 0x92, 0x07};
+	ck_assert_int_eq(header_then(trailing_half, sizeof(trailing_half), &n), PAXOS_E_MALFORMED);
+	/* Nil, reserved byte, ext right after the header. */
+	const uint8_t nil[] = {0xc0};
+	ck_assert_int_eq(header_then(nil, sizeof(nil), &n), PAXOS_E_MALFORMED);
+	const uint8_t ext[] = {0x92, 0x07, 0xd4, 0x01, 0x05};
+	ck_assert_int_eq(header_then(ext, sizeof(ext), &n), PAXOS_E_MALFORMED);
+}
+END_TEST
+
+START_TEST(test_too_many_messages)
+{
+	uint8_t buf[256];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	struct paxos_message m = {PAXOS_MSG_TRIM, .u.trim = {4}};
+	size_t n;
+
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 3, NULL, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 2, NULL, &n), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 0, NULL, &n), PAXOS_E_MALFORMED);
+	/* max 0 still accepts a datagram without messages. */
+	paxos_encoder_reset(&e);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 0, NULL, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* ---- random input ---- */
+
+START_TEST(test_random_buffers)
+{
+	uint8_t buf[300];
+	struct paxos_encoder e;
+	struct paxos_header h;
+	size_t n, ok = 0;
+
+	rng_state = 0x9e3779b97f4a7c15ull;
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	size_t header_len = e.len;
+	uint8_t header[32];
+	memcpy(header, buf, header_len);
+	for (int i = 0; i < 20000; i++) {
+		/* Half start with a valid header so the message decoder sees garbage too. */
+		size_t start = (i % 2) ? header_len : 0;
+		size_t len = start + rng() % (sizeof(buf) - header_len);
+		if (start)
+			memcpy(buf, header, header_len);
+		for (size_t j = start; j < len; j++)
+			buf[j] = (uint8_t)rng();
+		if (decode_exact(buf, len, &h, PAXOS_MAX_MESSAGES_PER_DATAGRAM, NULL, &n) ==
+		    PAXOS_OK)
+			ok++;
+	}
+	/* The header-only prefix (len == header_len) is valid, so a few succeed. */
+	ck_assert_uint_gt(ok, 0);
+}
+END_TEST
+
+START_TEST(test_random_bit_flips)
+{
+	static uint8_t valid[1024];
+	uint8_t buf[1024];
+	struct paxos_message m[16];
+	size_t count = sample_messages(m);
+	struct paxos_encoder e;
+	struct paxos_header h;
+	size_t n, ok = 0, bad = 0;
+
+	paxos_encoder_init(&e, valid, sizeof(valid), &test_header);
+	for (size_t i = 0; i < count; i++)
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
+
+	rng_state = 0x0123456789abcdefull;
+	for (int i = 0; i < 20000; i++) {
+		memcpy(buf, valid, e.len);
+		int flips = 1 + (int)(rng() % 4);
+		for (int f = 0; f < flips; f++) {
+			uint64_t r = rng();
+			buf[(r >> 3) % e.len] ^= (uint8_t)(1u << (r & 7));
+		}
+		/* Sometimes also cut it short. */
+		size_t len = (i % 4 == 0) ? rng() % (e.len + 1) : e.len;
+		if (decode_exact(buf, len, &h, 16, NULL, &n) == PAXOS_OK)
+			ok++;
+		else
+			bad++;
+	}
+	/* Flips in values or numbers keep datagrams valid; flips in structure do not. */
+	ck_assert_uint_gt(ok, 0);
+	ck_assert_uint_gt(bad, 0);
+}
+END_TEST
+
+/* ---- status strings ---- */
+
+START_TEST(test_status_strings)
+{
+	const int codes[] = {PAXOS_OK,      PAXOS_E_INVALID,   PAXOS_E_TOO_BIG,
+			     PAXOS_E_NOMEM, PAXOS_E_IO,        PAXOS_E_CONFIG,
+			     PAXOS_E_FULL,  PAXOS_E_MALFORMED, PAXOS_E_STORAGE};
+	const size_t ncodes = sizeof(codes) / sizeof(codes[0]);
+	const char *unknown = paxos_strerror(12345);
+
+	ck_assert_ptr_nonnull(unknown);
+	ck_assert_str_eq(paxos_strerror(-100), unknown);
+	for (size_t i = 0; i < ncodes; i++) {
+		const char *s = paxos_strerror(codes[i]);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_ne(s, unknown);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(s, paxos_strerror(codes[j]));
+	}
+	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
+
+	const char *names[] = {"prepare", "promise", "accept",         "accepted",    "reject",
+			       "repeat",  "trim",    "acceptor_state", "client_value"};
+	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
+		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
+	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");
+	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)(PAXOS_MSG_TYPE_MAX + 1)),
+			 "unknown");
+}
+END_TEST
+
+static Suite *codec_suite(void)
+{
+	Suite *s = suite_create("codec");
+	TCase *tc = tcase_create("roundtrip");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_roundtrip_each_type);
+	tcase_add_test(tc, test_roundtrip_empty_values);
+	tcase_add_test(tc, test_roundtrip_extremes);
+	tcase_add_test(tc, test_header_roundtrip);
+	tcase_add_test(tc, test_several_messages);
+	tcase_add_test(tc, test_zero_copy);
+	tcase_add_test(tc, test_decoder_reuses_zone);
+	tcase_add_test(tc, test_overhead_bound);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("encoder");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_encoder_full);
+	tcase_add_test(tc, test_encoder_message_limit);
+	tcase_add_test(tc, test_encoder_reset);
+	tcase_add_test(tc, test_encoder_rejects_invalid);
+	tcase_add_test(tc, test_encoder_tiny_buffer);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("malformed");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_every_truncation);
+	tcase_add_test(tc, test_bad_header);
+	tcase_add_test(tc, test_bad_type);
+	tcase_add_test(tc, test_wrong_field_count);
+	tcase_add_test(tc, test_bad_field_values);
+	tcase_add_test(tc, test_bad_ids_and_ranges);
+	tcase_add_test(tc, test_bad_lengths_and_garbage);
+	tcase_add_test(tc, test_too_many_messages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fuzz");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	/* Generous: the same cases run under valgrind. */
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_random_buffers);
+	tcase_add_test(tc, test_random_bit_flips);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("status");
+	tcase_add_test(tc, test_status_strings);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(codec_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
