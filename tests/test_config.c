@@ -1,0 +1,641 @@
+/* The paxos.conf parser: defaults, the shipped file, every key, every kind of error. */
+#include <check.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <paxos/config.h>
+
+#include "codec.h"
+
+static char err[512];
+
+static int parse(struct paxos_config *cfg, const char *text)
+{
+	return paxos_config_parse(cfg, text, strlen(text), "test.conf", err, sizeof(err));
+}
+
+static bool endpoint_equal(const struct paxos_endpoint *a, const struct paxos_endpoint *b)
+{
+	return a->addr.s_addr == b->addr.s_addr && a->port == b->port;
+}
+
+/* Field by field: struct copies need not preserve padding, so memcmp would lie. */
+static bool config_equal(const struct paxos_config *a, const struct paxos_config *b)
+{
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+		if (!endpoint_equal(&a->groups[g], &b->groups[g]))
+			return false;
+	return a->multicast_interface.s_addr == b->multicast_interface.s_addr &&
+	       a->multicast_ttl == b->multicast_ttl && a->max_datagram == b->max_datagram &&
+	       a->socket_buffer == b->socket_buffer && a->acceptors == b->acceptors &&
+	       a->proposers == b->proposers && a->leader == b->leader &&
+	       a->proposer_window == b->proposer_window &&
+	       a->proposer_concurrency == b->proposer_concurrency &&
+	       a->pending_size == b->pending_size && a->phase1_timeout_ms == b->phase1_timeout_ms &&
+	       a->phase2_timeout_ms == b->phase2_timeout_ms &&
+	       a->learner_window == b->learner_window && a->hole_check_ms == b->hole_check_ms &&
+	       a->repeat_batch == b->repeat_batch && a->learner_start == b->learner_start &&
+	       a->acceptor_repeat_ms == b->acceptor_repeat_ms &&
+	       a->counters_interval_ms == b->counters_interval_ms &&
+	       strcmp(a->storage, b->storage) == 0;
+}
+
+static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
+{
+	char text[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &e->addr, text, sizeof(text));
+	ck_assert_str_eq(text, addr);
+	ck_assert_uint_eq(e->port, port);
+}
+
+/* Parses text, expects PAXOS_E_CONFIG and exactly the error message want. */
+static void expect_error(const char *text, const char *want)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	ck_assert_int_eq(parse(&cfg, text), PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, want);
+}
+
+/* Parses text, expects PAXOS_E_CONFIG with an error that starts with prefix. */
+static void expect_error_prefix(const char *text, const char *prefix)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	ck_assert_int_eq(parse(&cfg, text), PAXOS_E_CONFIG);
+	ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "'%s' does not start with '%s'",
+		      err, prefix);
+}
+
+START_TEST(test_defaults)
+{
+	struct paxos_config cfg;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	paxos_config_defaults(&cfg);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_ACCEPTORS], "239.255.11.1", 7101);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_PROPOSERS], "239.255.11.2", 7102);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_LEARNERS], "239.255.11.3", 7103);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_SUBMIT], "239.255.11.4", 7104);
+	ck_assert_uint_eq(ntohl(cfg.multicast_interface.s_addr), 0x7f000001u);
+	ck_assert_uint_eq(cfg.multicast_ttl, 0);
+	ck_assert_uint_eq(cfg.max_datagram, 8192);
+	ck_assert_uint_eq(cfg.socket_buffer, 4194304);
+	ck_assert_uint_eq(cfg.acceptors, 3);
+	ck_assert_uint_eq(cfg.proposers, 2);
+	ck_assert_uint_eq(cfg.leader, 0);
+	ck_assert_uint_eq(cfg.proposer_window, 128);
+	ck_assert_uint_eq(cfg.proposer_concurrency, 64);
+	ck_assert_uint_eq(cfg.pending_size, 4096);
+	ck_assert_uint_eq(cfg.phase1_timeout_ms, 20);
+	ck_assert_uint_eq(cfg.phase2_timeout_ms, 20);
+	ck_assert_uint_eq(cfg.learner_window, 4096);
+	ck_assert_uint_eq(cfg.hole_check_ms, 20);
+	ck_assert_uint_eq(cfg.repeat_batch, 256);
+	ck_assert_int_eq(cfg.learner_start, PAXOS_START_FROM_FIRST);
+	ck_assert_uint_eq(cfg.acceptor_repeat_ms, 100);
+	ck_assert_uint_eq(cfg.counters_interval_ms, 1000);
+	ck_assert_str_eq(cfg.storage, "memory");
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
+}
+END_TEST
+
+START_TEST(test_empty_text_gives_defaults)
+{
+	struct paxos_config cfg, defaults;
+	paxos_config_defaults(&defaults);
+	memset(&cfg, 0, sizeof(cfg));
+	ck_assert_int_eq(paxos_config_parse(&cfg, NULL, 0, "empty", err, sizeof(err)), PAXOS_OK);
+	ck_assert(config_equal(&cfg, &defaults));
+	ck_assert_int_eq(parse(&cfg, "\n\n   \n# only a comment\n"), PAXOS_OK);
+	ck_assert(config_equal(&cfg, &defaults));
+}
+END_TEST
+
+/* The repository root: $PAXOS_SOURCE_DIR, else two levels up from this file. */
+static void source_path(char *out, size_t cap, const char *relative)
+{
+	const char *env = getenv("PAXOS_SOURCE_DIR");
+	if (env && *env) {
+		snprintf(out, cap, "%s/%s", env, relative);
+		return;
+	}
+	char dir[1024];
+	snprintf(dir, sizeof(dir), "%s", __FILE__);
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof(dir), "..");
+	}
+	snprintf(out, cap, "%s/%s", dir, relative);
+}
+
+START_TEST(test_shipped_file_equals_defaults)
+{
+	char path[1200];
+	struct paxos_config cfg, defaults;
+	source_path(path, sizeof(path), "paxos.conf");
+	paxos_config_defaults(&defaults);
+	memset(&cfg, 0, sizeof(cfg));
+	ck_assert_msg(paxos_config_load(&cfg, path, err, sizeof(err)) == PAXOS_OK, "%s", err);
+	ck_assert(config_equal(&cfg, &defaults));
+}
+END_TEST
+
+/* Every key must appear in the shipped file, so each one is documented there. */
+START_TEST(test_shipped_file_sets_every_key)
+{
+	static const char *const keys[] = {
+	    "acceptors-group",
+	    "proposers-group",
+	    "learners-group",
+	    "submit-group",
+	    "multicast-interface",
+	    "multicast-ttl",
+	    "max-datagram",
+	    "socket-buffer",
+	    "acceptors",
+	    "proposers",
+	    "leader",
+	    "proposer-window",
+	    "proposer-concurrency",
+	    "pending-list-size",
+	    "phase1-timeout-ms",
+	    "phase2-timeout-ms",
+	    "learner-window",
+	    "learner-hole-check-ms",
+	    "learner-repeat-batch",
+	    "learner-start",
+	    "acceptor-repeat-ms",
+	    "counters-interval-ms",
+	    "storage",
+	};
+	char path[1200], line[2048];
+	source_path(path, sizeof(path), "paxos.conf");
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		FILE *f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		bool found = false;
+		while (fgets(line, sizeof(line), f)) {
+			size_t n = strlen(keys[k]);
+			if (strncmp(line, keys[k], n) == 0 && (line[n] == ' ' || line[n] == '\t')) {
+				ck_assert_msg(strstr(line, "# ") && strstr(line, "(default "),
+					      "%s is not documented", keys[k]);
+				found = true;
+			}
+		}
+		fclose(f);
+		ck_assert_msg(found, "%s missing from paxos.conf", keys[k]);
+	}
+}
+END_TEST
+
+/* One valid setting per numeric key and where it must land. */
+struct u32_case {
+	const char *text;
+	size_t offset;
+	uint32_t want;
+};
+
+#define U32_CASE(text, field, want)                                                                \
+	{                                                                                          \
+		text, offsetof(struct paxos_config, field), want                                   \
+	}
+
+static const struct u32_case u32_cases[] = {
+    U32_CASE("multicast-ttl 255", multicast_ttl, 255),
+    U32_CASE("max-datagram 65507", max_datagram, 65507),
+    U32_CASE("max-datagram 512", max_datagram, 512),
+    U32_CASE("socket-buffer 65536", socket_buffer, 65536),
+    U32_CASE("socket-buffer 268435456", socket_buffer, 268435456),
+    U32_CASE("acceptors 32", acceptors, 32),
+    U32_CASE("acceptors 1", acceptors, 1),
+    U32_CASE("proposers 100", proposers, 100),
+    U32_CASE("proposers 7\nleader 6", leader, 6),
+    U32_CASE("proposer-window 65536", proposer_window, 65536),
+    U32_CASE("proposer-concurrency 1", proposer_concurrency, 1),
+    U32_CASE("proposer-concurrency 128", proposer_concurrency, 128),
+    U32_CASE("pending-list-size 1048576", pending_size, 1048576),
+    U32_CASE("phase1-timeout-ms 600000", phase1_timeout_ms, 600000),
+    U32_CASE("phase2-timeout-ms 1", phase2_timeout_ms, 1),
+    U32_CASE("learner-window 16", learner_window, 16),
+    U32_CASE("learner-hole-check-ms 5", hole_check_ms, 5),
+    U32_CASE("learner-repeat-batch 512", repeat_batch, 512),
+    U32_CASE("acceptor-repeat-ms 250", acceptor_repeat_ms, 250),
+    U32_CASE("counters-interval-ms 0", counters_interval_ms, 0),
+    U32_CASE("counters-interval-ms 3600000", counters_interval_ms, 3600000),
+    U32_CASE("max-datagram 0001024", max_datagram, 1024),
+};
+
+START_TEST(test_u32_key_applied)
+{
+	const struct u32_case *c = &u32_cases[_i];
+	struct paxos_config cfg;
+	uint32_t got;
+	ck_assert_msg(parse(&cfg, c->text) == PAXOS_OK, "%s: %s", c->text, err);
+	memcpy(&got, (const char *)&cfg + c->offset, sizeof(got));
+	ck_assert_uint_eq(got, c->want);
+}
+END_TEST
+
+START_TEST(test_other_keys_applied)
+{
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, "acceptors-group 224.0.0.250:1\n"
+				     "proposers-group 239.1.2.3:65535\n"
+				     "learners-group 230.0.0.1:9000\n"
+				     "submit-group 239.255.255.255:9001\n"
+				     "multicast-interface 10.1.2.3\n"
+				     "learner-start current\n"
+				     "storage memory\n"),
+			 PAXOS_OK);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_ACCEPTORS], "224.0.0.250", 1);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_PROPOSERS], "239.1.2.3", 65535);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_LEARNERS], "230.0.0.1", 9000);
+	expect_endpoint(&cfg.groups[PAXOS_GROUP_SUBMIT], "239.255.255.255", 9001);
+	ck_assert_uint_eq(ntohl(cfg.multicast_interface.s_addr), 0x0a010203u);
+	ck_assert_int_eq(cfg.learner_start, PAXOS_START_FROM_CURRENT);
+	ck_assert_str_eq(cfg.storage, "memory");
+	ck_assert_int_eq(parse(&cfg, "learner-start first"), PAXOS_OK);
+	ck_assert_int_eq(cfg.learner_start, PAXOS_START_FROM_FIRST);
+}
+END_TEST
+
+START_TEST(test_max_value_follows_datagram)
+{
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, "max-datagram 512"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64);
+	ck_assert_int_eq(parse(&cfg, "max-datagram 65507"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 65507 - 64);
+}
+END_TEST
+
+/* Bad values for each key: NULL where a key has no such case. */
+struct bad_case {
+	const char *key;
+	const char *good;
+	const char *junk;
+	const char *below;
+	const char *above;
+};
+
+static const struct bad_case bad_cases[] = {
+    {"acceptors-group", "239.255.11.1:7101", "239.255.11.1", "239.255.11.1:0",
+     "239.255.11.1:65536"},
+    {"proposers-group", "239.255.11.2:7102", "nowhere:7000", "239.255.11.2:0",
+     "239.255.11.2:99999999999999999999"},
+    {"learners-group", "239.255.11.3:7103", "239.255.11.3:x", "239.255.11.3:-1",
+     "239.255.11.3:70000"},
+    {"submit-group", "239.255.11.4:7104", "239.255.11:7104", NULL, "239.255.11.4:65536"},
+    {"multicast-interface", "127.0.0.1", "127.0.0.256", NULL, NULL},
+    {"multicast-ttl", "0", "ten", NULL, "256"},
+    {"max-datagram", "8192", "8k", "511", "65508"},
+    {"socket-buffer", "4194304", "0x10000", "65535", "268435457"},
+    {"acceptors", "3", "+3", "0", "33"},
+    {"proposers", "2", "-2", "0", "101"},
+    {"leader", "0", "zero", NULL, "100"},
+    {"proposer-window", "128", "1.5", "0", "65537"},
+    {"proposer-concurrency", "64", "1e3", "0", "65537"},
+    {"pending-list-size", "4096", "4096x", "0", "1048577"},
+    {"phase1-timeout-ms", "20", "20ms", "0", "600001"},
+    {"phase2-timeout-ms", "20", " 20,", "0", "18446744073709551616"},
+    {"learner-window", "4096", "many", "15", "1048577"},
+    {"learner-hole-check-ms", "20", "-0", "0", "600001"},
+    {"learner-repeat-batch", "256", "all", "0", "513"},
+    {"learner-start", "first", "last", NULL, NULL},
+    {"acceptor-repeat-ms", "100", "0.1", "0", "600001"},
+    {"counters-interval-ms", "1000", "never", NULL, "3600001"},
+    {"storage", "memory", "lmdb", NULL, NULL},
+};
+
+static void expect_bad(const char *key, const char *value)
+{
+	char text[256], prefix[128];
+	snprintf(text, sizeof(text), "# header\n%s %s\n", key, value);
+	snprintf(prefix, sizeof(prefix), "test.conf:2: %s: ", key);
+	expect_error_prefix(text, prefix);
+}
+
+START_TEST(test_bad_values_rejected)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	char text[256], prefix[128];
+
+	/* missing value, with and without trailing blanks or a comment */
+	snprintf(prefix, sizeof(prefix), "test.conf:1: %s: missing value (expected ", c->key);
+	expect_error_prefix(c->key, prefix);
+	snprintf(text, sizeof(text), "%s   # nothing here\n", c->key);
+	expect_error_prefix(text, prefix);
+
+	expect_bad(c->key, c->junk);
+	if (c->below)
+		expect_bad(c->key, c->below);
+	if (c->above)
+		expect_bad(c->key, c->above);
+
+	/* an extra token after a good value */
+	snprintf(text, sizeof(text), "%s %s extra\n", c->key, c->good);
+	snprintf(prefix, sizeof(prefix), "test.conf:1: %s: unexpected 'extra' after the value",
+		 c->key);
+	expect_error(text, prefix);
+	/* the same line without the extra token is fine */
+	struct paxos_config cfg;
+	snprintf(text, sizeof(text), "%s %s\n", c->key, c->good);
+	ck_assert_msg(parse(&cfg, text) == PAXOS_OK, "%s: %s", text, err);
+}
+END_TEST
+
+START_TEST(test_error_messages_exact)
+{
+	expect_error("\n\n# c\n\n\n\n\n\n\n\n\nmax-datagram 70000\n",
+		     "test.conf:12: max-datagram: 70000 is out of range 512..65507");
+	expect_error(
+	    "max-datagram 99999999999999999999999",
+	    "test.conf:1: max-datagram: 99999999999999999999999 is out of range 512..65507");
+	expect_error("acceptors 3x", "test.conf:1: acceptors: '3x' is not a decimal number");
+	expect_error("acceptors",
+		     "test.conf:1: acceptors: missing value (expected a number in 1..32)");
+	expect_error("bogus-key 1", "test.conf:1: unknown key 'bogus-key'");
+	expect_error("acceptors 3\n\nacceptors 3\n",
+		     "test.conf:3: acceptors: already set on line 1");
+	expect_error("learner-start last",
+		     "test.conf:1: learner-start: 'last' is not first or current");
+	expect_error("storage lmdb",
+		     "test.conf:1: storage: unknown backend 'lmdb' (available: memory)");
+	expect_error("multicast-interface localhost",
+		     "test.conf:1: multicast-interface: 'localhost' is not an IPv4 address");
+	expect_error("acceptors-group 10.0.0.1:7101",
+		     "test.conf:1: acceptors-group: 10.0.0.1 is not an IPv4 multicast address "
+		     "(224.0.0.0/4)");
+	expect_error("submit-group 239.1.1.1:0",
+		     "test.conf:1: submit-group: port 0 is out of range 1..65535");
+	expect_error("submit-group 239.1.1.1",
+		     "test.conf:1: submit-group: '239.1.1.1' is not ADDRESS:PORT");
+}
+END_TEST
+
+START_TEST(test_non_multicast_groups)
+{
+	expect_error_prefix("learners-group 127.0.0.1:7103",
+			    "test.conf:1: learners-group: 127.0.0.1 is "
+			    "not an IPv4 multicast");
+	expect_error_prefix(
+	    "learners-group 223.255.255.255:7103",
+	    "test.conf:1: learners-group: 223.255.255.255 is not an IPv4 multicast");
+	expect_error_prefix("learners-group 240.0.0.1:7103",
+			    "test.conf:1: learners-group: 240.0.0.1 is not an IPv4 multicast");
+	expect_error_prefix("learners-group [ff02::1]:7103",
+			    "test.conf:1: learners-group: '[ff02::1]' is not an IPv4 address");
+}
+END_TEST
+
+START_TEST(test_comments_and_blanks)
+{
+	struct paxos_config cfg;
+	const char *text = "# a comment\n"
+			   "\n"
+			   "   \t  \n"
+			   "  acceptors\t5   # trailing comment\n"
+			   "\tproposers 4#no space before the comment\n"
+			   "leader 3 \r\n"
+			   "   # indented comment with keys: acceptors 9\n"
+			   "learner-start current";
+	ck_assert_msg(parse(&cfg, text) == PAXOS_OK, "%s", err);
+	ck_assert_uint_eq(cfg.acceptors, 5);
+	ck_assert_uint_eq(cfg.proposers, 4);
+	ck_assert_uint_eq(cfg.leader, 3);
+	ck_assert_int_eq(cfg.learner_start, PAXOS_START_FROM_CURRENT);
+	ck_assert_str_eq(err, "");
+}
+END_TEST
+
+START_TEST(test_keys_are_case_sensitive)
+{
+	expect_error("Acceptors 3", "test.conf:1: unknown key 'Acceptors'");
+	expect_error("acceptors_group 239.1.1.1:1", "test.conf:1: unknown key 'acceptors_group'");
+}
+END_TEST
+
+START_TEST(test_cross_checks)
+{
+	/* leader must be below proposers, whatever order they come in */
+	expect_error("leader 2\n", "test.conf:1: leader: 2 must be less than proposers (2)");
+	expect_error("leader 1\nproposers 1\n",
+		     "test.conf:2: leader: 1 must be less than proposers (1)");
+	/* concurrency must not exceed the window */
+	expect_error(
+	    "proposer-concurrency 129\n",
+	    "test.conf:1: proposer-concurrency: 129 must not exceed proposer-window (128)");
+	expect_error("proposer-concurrency 10\n# x\nproposer-window 9\n",
+		     "test.conf:3: proposer-concurrency: 10 must not exceed proposer-window (9)");
+	/* the four groups must be distinct endpoints */
+	expect_error(
+	    "submit-group 239.255.11.1:7101\n",
+	    "test.conf:1: submit-group: 239.255.11.1:7101 is also used by acceptors-group");
+	expect_error("learners-group 239.9.9.9:9\nproposers-group 239.9.9.9:9\n",
+		     "test.conf:2: learners-group: 239.9.9.9:9 is also used by proposers-group");
+	/* same address on different ports, or same port on different addresses, is fine */
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, "acceptors-group 239.9.9.9:1\nproposers-group 239.9.9.9:2\n"
+				     "learners-group 239.9.9.8:1\n"),
+			 PAXOS_OK);
+}
+END_TEST
+
+START_TEST(test_error_leaves_config_untouched)
+{
+	struct paxos_config cfg, before;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 7;
+	before = cfg;
+	ck_assert_int_eq(parse(&cfg, "acceptors 5\nproposers 1\nleader 1\n"), PAXOS_E_CONFIG);
+	ck_assert(config_equal(&cfg, &before));
+	ck_assert_int_eq(parse(&cfg, "acceptors 5\nbogus 1\n"), PAXOS_E_CONFIG);
+	ck_assert(config_equal(&cfg, &before));
+}
+END_TEST
+
+/* The parser must only read len bytes: the buffer here has no terminating NUL. */
+START_TEST(test_unterminated_buffer)
+{
+	const char *text = "acceptors 5\nproposers 3";
+	size_t len = strlen(text);
+	char *buf = malloc(len);
+	struct paxos_config cfg;
+	memcpy(buf, text, len);
+	ck_assert_int_eq(paxos_config_parse(&cfg, buf, len, "raw", err, sizeof(err)), PAXOS_OK);
+	ck_assert_uint_eq(cfg.acceptors, 5);
+	ck_assert_uint_eq(cfg.proposers, 3);
+	/* only "proposers 3" of "proposers 31" is in range of len */
+	ck_assert_int_eq(paxos_config_parse(&cfg, "proposers 31", 11, "raw", err, sizeof(err)),
+			 PAXOS_OK);
+	ck_assert_uint_eq(cfg.proposers, 3);
+	/* a key cut short by len */
+	ck_assert_int_eq(paxos_config_parse(&cfg, buf, 9, "raw", err, sizeof(err)), PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "raw:1: acceptors: missing value (expected a number in 1..32)");
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_nul_byte_rejected)
+{
+	struct paxos_config cfg;
+	const char text[] = "acceptors 5\nproposers 3\0junk\n";
+	ck_assert_int_eq(paxos_config_parse(&cfg, text, sizeof(text) - 1, "nul", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "nul:2: line contains a NUL byte");
+}
+END_TEST
+
+START_TEST(test_long_line)
+{
+	struct paxos_config cfg;
+	size_t len = 4000;
+	char *text = malloc(len);
+	/* exactly 1024 characters is fine */
+	memset(text, ' ', len);
+	memcpy(text, "acceptors 4", 11);
+	ck_assert_int_eq(paxos_config_parse(&cfg, text, 1024, "long", err, sizeof(err)), PAXOS_OK);
+	ck_assert_uint_eq(cfg.acceptors, 4);
+	text[1024] = '\n';
+	ck_assert_int_eq(paxos_config_parse(&cfg, text, 1025, "long", err, sizeof(err)), PAXOS_OK);
+	/* 1025 is not */
+	ck_assert_int_eq(paxos_config_parse(&cfg, text, 1025 + 1025, "long", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "long:2: line is longer than 1024 characters");
+	/* a huge token is reported, shortened */
+	memset(text, 'a', len);
+	ck_assert_int_eq(paxos_config_parse(&cfg, text, 1000, "long", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_msg(strncmp(err, "long:1: unknown key 'aaaa", 25) == 0, "%s", err);
+	ck_assert_uint_lt(strlen(err), 200);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_small_error_buffer)
+{
+	struct paxos_config cfg;
+	char small[8];
+	ck_assert_int_eq(paxos_config_parse(&cfg, "bogus 1", 7, "test.conf", small, sizeof(small)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(small, "test.co");
+	ck_assert_int_eq(paxos_config_parse(&cfg, "bogus 1", 7, "test.conf", NULL, 0),
+			 PAXOS_E_CONFIG);
+	ck_assert_int_eq(paxos_config_parse(NULL, "", 0, "x", err, sizeof(err)), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_config_parse(&cfg, NULL, 3, "x", err, sizeof(err)), PAXOS_E_INVALID);
+}
+END_TEST
+
+START_TEST(test_nonexistent_file)
+{
+	struct paxos_config cfg;
+	const char *path = "/nonexistent/dir/paxos.conf";
+	ck_assert_int_eq(paxos_config_load(&cfg, path, err, sizeof(err)), PAXOS_E_IO);
+	ck_assert_str_eq(err, "/nonexistent/dir/paxos.conf: No such file or directory");
+	ck_assert_int_eq(paxos_config_load(&cfg, "/", err, sizeof(err)), PAXOS_E_IO);
+	ck_assert_str_eq(err, "/: Is a directory");
+}
+END_TEST
+
+START_TEST(test_load_reports_file_name)
+{
+	char path[] = "/tmp/paxos-config-test-XXXXXX";
+	struct paxos_config cfg;
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("# test\nacceptors 3\nmulticast-ttl 300\n", f);
+	fclose(f);
+	ck_assert_int_eq(paxos_config_load(&cfg, path, err, sizeof(err)), PAXOS_E_CONFIG);
+	char want[128];
+	snprintf(want, sizeof(want), "%s:3: multicast-ttl: 300 is out of range 0..255", path);
+	ck_assert_str_eq(err, want);
+	unlink(path);
+}
+END_TEST
+
+/* Every prefix and many corrupted copies of the shipped file, each in a buffer of exactly its
+ * length: nothing may crash or read past the end (valgrind checks the latter). */
+START_TEST(test_fuzz_shipped_file)
+{
+	char path[1200];
+	source_path(path, sizeof(path), "paxos.conf");
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	static char text[16384];
+	size_t len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	ck_assert_uint_gt(len, 0);
+
+	struct paxos_config cfg;
+	for (size_t n = 0; n <= len; n += 7) {
+		char *copy = malloc(n ? n : 1);
+		memcpy(copy, text, n);
+		int rc = paxos_config_parse(&cfg, copy, n, "fuzz", err, sizeof(err));
+		ck_assert(rc == PAXOS_OK || rc == PAXOS_E_CONFIG);
+		free(copy);
+	}
+	uint32_t seed = 12345;
+	static const char bytes[] = {'\0', '\n', '#', ' ', ':', '9', '.', 'x', '\xff', '-'};
+	for (int round = 0; round < 300; round++) {
+		char *copy = malloc(len);
+		memcpy(copy, text, len);
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245u + 12345u;
+			copy[at] = bytes[(seed >> 16) % sizeof(bytes)];
+		}
+		int rc = paxos_config_parse(&cfg, copy, len, "fuzz", err, sizeof(err));
+		ck_assert(rc == PAXOS_OK || rc == PAXOS_E_CONFIG);
+		if (rc == PAXOS_E_CONFIG)
+			ck_assert_msg(strncmp(err, "fuzz:", 5) == 0, "%s", err);
+		free(copy);
+	}
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_empty_text_gives_defaults);
+	tcase_add_test(tc, test_shipped_file_equals_defaults);
+	tcase_add_test(tc, test_shipped_file_sets_every_key);
+	tcase_add_loop_test(tc, test_u32_key_applied, 0, sizeof(u32_cases) / sizeof(*u32_cases));
+	tcase_add_test(tc, test_other_keys_applied);
+	tcase_add_test(tc, test_max_value_follows_datagram);
+	tcase_add_loop_test(tc, test_bad_values_rejected, 0,
+			    sizeof(bad_cases) / sizeof(*bad_cases));
+	tcase_add_test(tc, test_error_messages_exact);
+	tcase_add_test(tc, test_non_multicast_groups);
+	tcase_add_test(tc, test_comments_and_blanks);
+	tcase_add_test(tc, test_keys_are_case_sensitive);
+	tcase_add_test(tc, test_cross_checks);
+	tcase_add_test(tc, test_error_leaves_config_untouched);
+	tcase_add_test(tc, test_unterminated_buffer);
+	tcase_add_test(tc, test_nul_byte_rejected);
+	tcase_add_test(tc, test_long_line);
+	tcase_add_test(tc, test_small_error_buffer);
+	tcase_add_test(tc, test_nonexistent_file);
+	tcase_add_test(tc, test_load_reports_file_name);
+	tcase_add_test(tc, test_fuzz_shipped_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(config_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
