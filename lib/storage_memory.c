@@ -1,0 +1,211 @@
+/*
+ * Volatile acceptor storage (thesis "ND"): records live in a growable array indexed by
+ * iid - trim - 1, so get and put are O(1) and trimming slides the array down.
+ */
+#include <paxos/storage.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Most instances the array spans past the trim point. A put further out is refused with
+ * PAXOS_E_FULL instead of allocating for it: one bogus iid must not cost gigabytes
+ * (16 Mi slots of 24 bytes are 384 MiB of mostly untouched, lazily zeroed pages).
+ */
+#define MEMORY_MAX_SPAN (1ull << 24)
+#define MEMORY_MIN_SLOTS 64u
+#define MEMORY_MIN_BUFFER 16u
+
+enum { SLOT_STORED = 1, SLOT_FINAL = 2 };
+
+/* One instance; the iid is implicit in the position. Kept at 24 bytes so that a sparse
+ * array of a million slots stays around 24 MiB. */
+struct slot {
+	uint8_t *data; /* NULL, or a buffer of 1 << cap_log2 bytes, reused across puts */
+	paxos_ballot promised;
+	paxos_ballot accepted;
+	uint32_t len;
+	uint8_t flags;
+	uint8_t cap_log2;
+};
+_Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 24, "slot grew");
+
+struct memory_storage {
+	struct paxos_storage base; /* first, so the storage pointer is the container */
+	struct slot *slots;        /* slots[i] is instance trim + 1 + i */
+	size_t cap;                /* slots allocated */
+	size_t used;               /* slots at or past this index are all empty */
+	paxos_iid trim;
+	paxos_iid highest_accepted;
+};
+
+static struct memory_storage *of(struct paxos_storage *st)
+{
+	return (struct memory_storage *)st;
+}
+
+static int memory_begin(struct paxos_storage *st)
+{
+	(void)st;
+	return PAXOS_OK;
+}
+
+static int memory_commit(struct paxos_storage *st)
+{
+	(void)st;
+	return PAXOS_OK;
+}
+
+static int memory_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
+{
+	struct memory_storage *m = of(st);
+	if (iid == 0 || !rec)
+		return PAXOS_E_INVALID;
+	if (iid <= m->trim || iid - m->trim - 1 >= m->used)
+		return 0;
+	const struct slot *s = &m->slots[iid - m->trim - 1];
+	if (!(s->flags & SLOT_STORED))
+		return 0;
+	rec->iid = iid;
+	rec->promised = s->promised;
+	rec->accepted = s->accepted;
+	rec->value.data = s->data;
+	rec->value.len = s->len;
+	rec->final = (s->flags & SLOT_FINAL) != 0;
+	return 1;
+}
+
+/* Makes room for index i. Growing copies into fresh zeroed memory rather than realloc and
+ * memset, so the untouched tail of a big sparse array is never paged in. */
+static int reserve(struct memory_storage *m, size_t i)
+{
+	if (i < m->cap)
+		return PAXOS_OK;
+	size_t cap = m->cap ? m->cap : MEMORY_MIN_SLOTS;
+	while (cap <= i)
+		cap *= 2;
+	struct slot *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return PAXOS_E_NOMEM;
+	if (m->used)
+		memcpy(slots, m->slots, m->used * sizeof(*slots));
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
+	return PAXOS_OK;
+}
+
+/* Copies the value into the slot's buffer, growing it only for a longer value. The source
+ * may be the slot's own buffer (a record read with get and put back), hence memmove and
+ * freeing the old buffer only after the copy. */
+static int store_value(struct slot *s, struct paxos_value v)
+{
+	if (v.len > 0 && (!s->data || v.len > (1ull << s->cap_log2))) {
+		uint8_t log2 = 0;
+		while ((1ull << log2) < v.len || (1ull << log2) < MEMORY_MIN_BUFFER)
+			log2++;
+		uint8_t *data = malloc(1ull << log2);
+		if (!data)
+			return PAXOS_E_NOMEM;
+		memcpy(data, v.data, v.len);
+		free(s->data);
+		s->data = data;
+		s->cap_log2 = log2;
+	} else if (v.len > 0) {
+		memmove(s->data, v.data, v.len);
+	}
+	s->len = v.len;
+	return PAXOS_OK;
+}
+
+static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
+{
+	struct memory_storage *m = of(st);
+	if (!rec || rec->iid == 0 || (rec->value.len > 0 && !rec->value.data))
+		return PAXOS_E_INVALID;
+	if (rec->iid <= m->trim)
+		return PAXOS_E_INVALID; /* dropped for good */
+	if (rec->iid - m->trim > MEMORY_MAX_SPAN)
+		return PAXOS_E_FULL;
+	size_t i = (size_t)(rec->iid - m->trim - 1);
+	int rc = reserve(m, i);
+	if (rc != PAXOS_OK)
+		return rc;
+	struct slot *s = &m->slots[i];
+	rc = store_value(s, rec->value);
+	if (rc != PAXOS_OK)
+		return rc;
+	s->promised = rec->promised;
+	s->accepted = rec->accepted;
+	s->flags = SLOT_STORED | (rec->final ? SLOT_FINAL : 0);
+	if (i >= m->used)
+		m->used = i + 1;
+	if (rec->accepted != 0 && rec->iid > m->highest_accepted)
+		m->highest_accepted = rec->iid;
+	return PAXOS_OK;
+}
+
+static int memory_trim(struct paxos_storage *st, paxos_iid iid)
+{
+	struct memory_storage *m = of(st);
+	if (iid <= m->trim)
+		return PAXOS_OK;
+	paxos_iid shift = iid - m->trim;
+	size_t dropped = shift < m->used ? (size_t)shift : m->used;
+	for (size_t i = 0; i < dropped; i++)
+		free(m->slots[i].data);
+	size_t kept = m->used - dropped;
+	if (kept) {
+		memmove(m->slots, m->slots + dropped, kept * sizeof(*m->slots));
+		memset(m->slots + kept, 0, dropped * sizeof(*m->slots));
+	} else if (dropped) {
+		memset(m->slots, 0, dropped * sizeof(*m->slots));
+	}
+	m->used = kept;
+	m->trim = iid;
+	return PAXOS_OK;
+}
+
+static paxos_iid memory_trim_iid(struct paxos_storage *st)
+{
+	return of(st)->trim;
+}
+
+static paxos_iid memory_highest_accepted(struct paxos_storage *st)
+{
+	return of(st)->highest_accepted;
+}
+
+static void memory_destroy(struct paxos_storage *st)
+{
+	struct memory_storage *m = of(st);
+	for (size_t i = 0; i < m->used; i++)
+		free(m->slots[i].data);
+	free(m->slots);
+	free(m);
+}
+
+static const struct paxos_storage_ops memory_ops = {
+    .name = "memory",
+    .begin = memory_begin,
+    .commit = memory_commit,
+    .get = memory_get,
+    .put = memory_put,
+    .trim = memory_trim,
+    .trim_iid = memory_trim_iid,
+    .highest_accepted = memory_highest_accepted,
+    .destroy = memory_destroy,
+};
+
+struct paxos_storage *paxos_storage_memory_new(void)
+{
+	struct memory_storage *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->base.ops = &memory_ops;
+	if (reserve(m, MEMORY_MIN_SLOTS - 1) != PAXOS_OK) {
+		free(m);
+		return NULL;
+	}
+	return &m->base;
+}

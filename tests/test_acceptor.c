@@ -1,0 +1,744 @@
+/* The acceptor core against the memory backend and a storage that fails on demand. */
+#include <check.h>
+#include <paxos/acceptor.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define ACCEPTOR_ID 3u
+
+static struct paxos_storage *st;
+static struct paxos_counters counters;
+static struct paxos_acceptor *acc;
+static struct recorder *out;
+
+static void setup(void)
+{
+	st = paxos_storage_memory_new();
+	ck_assert_ptr_nonnull(st);
+	memset(&counters, 0, sizeof(counters));
+	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	ck_assert_ptr_nonnull(acc);
+	out = recorder_new();
+}
+
+static void teardown(void)
+{
+	paxos_acceptor_free(acc);
+	paxos_storage_destroy(st);
+	recorder_free(out);
+}
+
+static int prepare(paxos_iid iid, paxos_ballot b)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.iid = iid;
+	m.u.prepare.ballot = b;
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static int accept_value(paxos_iid iid, paxos_ballot b, struct paxos_value v)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = iid;
+	m.u.accept.ballot = b;
+	m.u.accept.value = v;
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static int accept(paxos_iid iid, paxos_ballot b, const char *v)
+{
+	return accept_value(iid, b, value_of(v));
+}
+
+static int repeat(paxos_iid from, paxos_iid to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
+	m.u.repeat.from = from;
+	m.u.repeat.to = to;
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static int trim(paxos_iid iid)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_TRIM};
+	m.u.trim.iid = iid;
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+/* The only message recorded, which must have this type and group. */
+static const struct paxos_message *only(enum paxos_msg_type type, enum paxos_group group)
+{
+	ck_assert_uint_eq(out->count, 1);
+	ck_assert_int_eq(out->msg[0].type, type);
+	ck_assert_int_eq(out->group[0], group);
+	return &out->msg[0];
+}
+
+static struct paxos_record stored(paxos_iid iid)
+{
+	struct paxos_record rec;
+	ck_assert_int_eq(st->ops->get(st, iid, &rec), 1);
+	return rec;
+}
+
+START_TEST(promise_on_first_prepare)
+{
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
+	ck_assert_uint_eq(p->iid, 1);
+	ck_assert_uint_eq(p->ballot, 101);
+	ck_assert_uint_eq(p->value_ballot, 0);
+	ck_assert_uint_eq(p->value.len, 0);
+	ck_assert_uint_eq(p->acceptor_id, ACCEPTOR_ID);
+	ck_assert_uint_eq(counters.promises_sent, 1);
+	ck_assert_uint_eq(stored(1).promised, 101);
+	ck_assert_uint_eq(stored(1).accepted, 0);
+}
+END_TEST
+
+START_TEST(promise_carries_accepted_value)
+{
+	ck_assert_int_eq(accept(1, 101, "chosen?"), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
+	ck_assert_uint_eq(p->ballot, 202);
+	ck_assert_uint_eq(p->value_ballot, 101);
+	ck_assert(value_is(&p->value, "chosen?"));
+	/* The promise raised the ballot without touching the accepted value. */
+	struct paxos_record rec = stored(1);
+	ck_assert_uint_eq(rec.promised, 202);
+	ck_assert_uint_eq(rec.accepted, 101);
+	ck_assert(value_is(&rec.value, "chosen?"));
+}
+END_TEST
+
+/* Values larger than the promise buffer's first size still come back whole. */
+START_TEST(promise_carries_big_value)
+{
+	const uint32_t len = 65536;
+	uint8_t *big = malloc(len);
+	for (uint32_t i = 0; i < len; i++)
+		big[i] = (uint8_t)(i * 7u);
+	ck_assert_int_eq(accept_value(1, 101, (struct paxos_value){big, len}), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
+	ck_assert_uint_eq(p->value.len, len);
+	ck_assert_int_eq(memcmp(p->value.data, big, len), 0);
+	free(big);
+}
+END_TEST
+
+START_TEST(reject_lower_prepare)
+{
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	const struct paxos_reject *r = &only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject;
+	ck_assert_uint_eq(r->iid, 1);
+	ck_assert_uint_eq(r->ballot, 202);
+	ck_assert_uint_eq(r->acceptor_id, ACCEPTOR_ID);
+	ck_assert_uint_eq(counters.rejects_sent, 1);
+	ck_assert_uint_eq(counters.promises_sent, 1);
+	ck_assert_uint_eq(stored(1).promised, 202);
+}
+END_TEST
+
+START_TEST(equal_prepare_promises_again)
+{
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS), 2);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_find(out, PAXOS_MSG_PROMISE, 1)->u.promise.ballot, 101);
+	ck_assert_uint_eq(counters.promises_sent, 2);
+}
+END_TEST
+
+START_TEST(accept_at_promised_ballot)
+{
+	ck_assert_int_eq(prepare(2, 101), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(accept(2, 101, "value"), PAXOS_OK);
+	const struct paxos_accepted *a =
+	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	ck_assert_uint_eq(a->iid, 2);
+	ck_assert_uint_eq(a->ballot, 101);
+	ck_assert(value_is(&a->value, "value"));
+	ck_assert_uint_eq(a->acceptor_id, ACCEPTOR_ID);
+	ck_assert(!a->final);
+	ck_assert_uint_eq(counters.accepteds_sent, 1);
+	struct paxos_record rec = stored(2);
+	ck_assert_uint_eq(rec.promised, 101);
+	ck_assert_uint_eq(rec.accepted, 101);
+	ck_assert(value_is(&rec.value, "value"));
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 2);
+}
+END_TEST
+
+START_TEST(reject_lower_accept)
+{
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(accept(1, 101, "late"), PAXOS_OK);
+	const struct paxos_reject *r = &only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject;
+	ck_assert_uint_eq(r->iid, 1);
+	ck_assert_uint_eq(r->ballot, 202);
+	ck_assert_uint_eq(counters.accepteds_sent, 0);
+	ck_assert_uint_eq(counters.rejects_sent, 1);
+	ck_assert_uint_eq(stored(1).accepted, 0);
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 0);
+}
+END_TEST
+
+START_TEST(accept_higher_without_prepare)
+{
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(accept(1, 303, "jump"), PAXOS_OK);
+	const struct paxos_accepted *a =
+	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	ck_assert_uint_eq(a->ballot, 303);
+	ck_assert(value_is(&a->value, "jump"));
+	/* Accepting at 303 is also a promise not to go below it. */
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 303);
+	/* And on a fresh instance, with no prepare at all. */
+	recorder_clear(out);
+	ck_assert_int_eq(accept(9, 101, "fresh"), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 9);
+}
+END_TEST
+
+START_TEST(final_flag_is_kept)
+{
+	struct paxos_record rec = {
+	    .iid = 4, .promised = 101, .accepted = 101, .value = value_of("known"), .final = true};
+	ck_assert_int_eq(st->ops->put(st, &rec), PAXOS_OK);
+	ck_assert_int_eq(accept(4, 202, "known"), PAXOS_OK);
+	const struct paxos_accepted *a =
+	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	ck_assert(a->final);
+	ck_assert(stored(4).final);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(4, 4), PAXOS_OK);
+	ck_assert(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.final);
+}
+END_TEST
+
+START_TEST(repeat_sends_accepted_in_range)
+{
+	ck_assert_int_eq(accept(1, 101, "v1"), PAXOS_OK);
+	ck_assert_int_eq(accept(2, 101, "v2"), PAXOS_OK);
+	ck_assert_int_eq(prepare(3, 101), PAXOS_OK); /* promised, nothing accepted */
+	ck_assert_int_eq(accept(4, 202, "v4"), PAXOS_OK);
+	ck_assert_int_eq(accept(6, 101, "v6"), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(2, 5), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 2);
+	const struct paxos_accepted *a = &out->msg[0].u.accepted;
+	ck_assert_uint_eq(a->iid, 2);
+	ck_assert_uint_eq(a->ballot, 101);
+	ck_assert(value_is(&a->value, "v2"));
+	ck_assert_uint_eq(a->acceptor_id, ACCEPTOR_ID);
+	a = &out->msg[1].u.accepted;
+	ck_assert_uint_eq(a->iid, 4);
+	ck_assert_uint_eq(a->ballot, 202);
+	ck_assert(value_is(&a->value, "v4"));
+	ck_assert_uint_eq(counters.repeats_answered, 2);
+
+	/* Empty, inverted and out-of-reach ranges answer nothing. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(5, 2), PAXOS_OK);
+	ck_assert_int_eq(repeat(7, 100), PAXOS_OK);
+	ck_assert_int_eq(repeat(UINT64_MAX - 3, UINT64_MAX), PAXOS_OK);
+	ck_assert_int_eq(repeat(0, 0), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	/* from 0 means from the first instance. */
+	ck_assert_int_eq(repeat(0, 1), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 1);
+}
+END_TEST
+
+START_TEST(repeat_is_bounded)
+{
+	const paxos_iid n = PAXOS_ACCEPTOR_MAX_REPEAT + 100;
+	for (paxos_iid i = 1; i <= n; i++)
+		ck_assert_int_eq(accept(i, 101, "v"), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(0, UINT64_MAX), PAXOS_OK);
+	ck_assert_uint_eq(out->count, PAXOS_ACCEPTOR_MAX_REPEAT);
+	ck_assert_uint_eq(out->msg[0].u.accepted.iid, 1);
+	ck_assert_uint_eq(out->msg[out->count - 1].u.accepted.iid, PAXOS_ACCEPTOR_MAX_REPEAT);
+	ck_assert_uint_eq(counters.repeats_answered, PAXOS_ACCEPTOR_MAX_REPEAT);
+	/* The rest is there when asked again. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(PAXOS_ACCEPTOR_MAX_REPEAT + 1, UINT64_MAX), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 100);
+	ck_assert_uint_eq(out->msg[99].u.accepted.iid, n);
+}
+END_TEST
+
+START_TEST(trim_drops_instances)
+{
+	char v[8];
+	for (paxos_iid i = 1; i <= 5; i++) {
+		snprintf(v, sizeof(v), "v%d", (int)i);
+		ck_assert_int_eq(accept(i, 101, v), PAXOS_OK);
+	}
+	recorder_clear(out);
+	ck_assert_int_eq(trim(3), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(counters.instances_trimmed, 1);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 3);
+	/* Trimmed instances are ignored, not promised afresh. */
+	ck_assert_int_eq(prepare(2, 202), PAXOS_OK);
+	ck_assert_int_eq(prepare(3, 202), PAXOS_OK);
+	ck_assert_int_eq(accept(1, 202, "again"), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	struct paxos_record rec;
+	ck_assert_int_eq(st->ops->get(st, 2, &rec), 0);
+	/* Later ones are intact. */
+	ck_assert_int_eq(prepare(4, 202), PAXOS_OK);
+	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
+	ck_assert_uint_eq(p->value_ballot, 101);
+	ck_assert(value_is(&p->value, "v4"));
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(1, 5), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(out->msg[0].u.accepted.iid, 4);
+	ck_assert_uint_eq(out->msg[1].u.accepted.iid, 5);
+	/* A trim that is not ahead of the current one is not applied again. */
+	ck_assert_int_eq(trim(2), PAXOS_OK);
+	ck_assert_int_eq(trim(3), PAXOS_OK);
+	ck_assert_uint_eq(counters.instances_trimmed, 1);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 3);
+}
+END_TEST
+
+START_TEST(tick_reports_highest_and_state)
+{
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	const struct paxos_acceptor_state *s =
+	    &only(PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS)->u.acceptor_state;
+	ck_assert_uint_eq(s->acceptor_id, ACCEPTOR_ID);
+	ck_assert_uint_eq(s->highest_accepted, 0);
+	ck_assert_uint_eq(s->trim_iid, 0);
+
+	ck_assert_int_eq(accept(1, 101, "one"), PAXOS_OK);
+	ck_assert_int_eq(accept(3, 101, "three"), PAXOS_OK);
+	ck_assert_int_eq(prepare(5, 101), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 1);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS), 1);
+	const struct paxos_accepted *a = &recorder_find(out, PAXOS_MSG_ACCEPTED, 0)->u.accepted;
+	ck_assert_uint_eq(a->iid, 3);
+	ck_assert_uint_eq(a->ballot, 101);
+	ck_assert(value_is(&a->value, "three"));
+	ck_assert_uint_eq(a->acceptor_id, ACCEPTOR_ID);
+	s = &recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state;
+	ck_assert_uint_eq(s->highest_accepted, 3);
+	ck_assert_uint_eq(s->trim_iid, 0);
+
+	ck_assert_int_eq(trim(3), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	s = &only(PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS)->u.acceptor_state;
+	ck_assert_uint_eq(s->trim_iid, 3);
+}
+END_TEST
+
+START_TEST(other_messages_ignored)
+{
+	static const enum paxos_msg_type types[] = {
+	    PAXOS_MSG_PROMISE,      PAXOS_MSG_ACCEPTED,       PAXOS_MSG_REJECT,
+	    PAXOS_MSG_CLIENT_VALUE, PAXOS_MSG_ACCEPTOR_STATE, (enum paxos_msg_type)0,
+	    (enum paxos_msg_type)99};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct paxos_message m;
+		memset(&m, 0xff, sizeof(m));
+		m.type = types[i];
+		ck_assert_int_eq(paxos_acceptor_handle(acc, &m, &out->emitter), PAXOS_OK);
+	}
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 0);
+}
+END_TEST
+
+START_TEST(bad_input_ignored)
+{
+	ck_assert_int_eq(prepare(0, 101), PAXOS_OK);
+	ck_assert_int_eq(accept(0, 101, "zero"), PAXOS_OK);
+	ck_assert_int_eq(accept_value(1, 101, (struct paxos_value){NULL, 5}), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_int_eq(paxos_acceptor_handle(NULL, NULL, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_acceptor_tick(NULL, &out->emitter), PAXOS_E_INVALID);
+	ck_assert_ptr_null(paxos_acceptor_new(0, NULL, &counters));
+	/* Still working. */
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+}
+END_TEST
+
+/* An instance the memory backend will not reach for is dropped, not a storage failure. */
+START_TEST(far_instance_dropped)
+{
+	ck_assert_int_eq(prepare(1ull << 40, 101), PAXOS_OK);
+	ck_assert_int_eq(accept(1ull << 40, 101, "far"), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(counters.instances_out_of_window, 2);
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+}
+END_TEST
+
+/*
+ * ---- a storage that fails on demand ----
+ * It wraps the memory backend and holds it to the letter of the interface: a value from get
+ * is a copy that put, trim and commit overwrite, so an acceptor that used one too late
+ * would send garbage.
+ */
+
+enum storage_op { OP_BEGIN, OP_GET, OP_PUT, OP_COMMIT, OP_TRIM, OP_NONE };
+
+#define STRICT_VALUE_MAX 256u
+
+struct failing_storage {
+	struct paxos_storage base;
+	struct paxos_storage *inner;
+	enum storage_op fail;
+	uint8_t value[STRICT_VALUE_MAX];
+};
+
+static void poison(struct failing_storage *f)
+{
+	memset(f->value, 0xdd, sizeof(f->value));
+}
+
+static struct failing_storage *failing(struct paxos_storage *s)
+{
+	return (struct failing_storage *)s;
+}
+
+static int failing_begin(struct paxos_storage *s)
+{
+	struct failing_storage *f = failing(s);
+	return f->fail == OP_BEGIN ? PAXOS_E_STORAGE : f->inner->ops->begin(f->inner);
+}
+
+static int failing_commit(struct paxos_storage *s)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_COMMIT)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->commit(f->inner);
+	poison(f);
+	return rc;
+}
+
+static int failing_get(struct paxos_storage *s, paxos_iid iid, struct paxos_record *rec)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_GET)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->get(f->inner, iid, rec);
+	if (rc == 1 && rec->value.len > 0) {
+		ck_assert_uint_le(rec->value.len, STRICT_VALUE_MAX);
+		memcpy(f->value, rec->value.data, rec->value.len);
+		rec->value.data = f->value;
+	}
+	return rc;
+}
+
+static int failing_put(struct paxos_storage *s, const struct paxos_record *rec)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_PUT)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->put(f->inner, rec);
+	poison(f);
+	return rc;
+}
+
+static int failing_trim(struct paxos_storage *s, paxos_iid iid)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_TRIM)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->trim(f->inner, iid);
+	poison(f);
+	return rc;
+}
+
+static paxos_iid failing_trim_iid(struct paxos_storage *s)
+{
+	return failing(s)->inner->ops->trim_iid(failing(s)->inner);
+}
+
+static paxos_iid failing_highest_accepted(struct paxos_storage *s)
+{
+	return failing(s)->inner->ops->highest_accepted(failing(s)->inner);
+}
+
+static void failing_destroy(struct paxos_storage *s)
+{
+	paxos_storage_destroy(failing(s)->inner);
+	free(s);
+}
+
+static const struct paxos_storage_ops failing_ops = {
+    .name = "failing",
+    .begin = failing_begin,
+    .commit = failing_commit,
+    .get = failing_get,
+    .put = failing_put,
+    .trim = failing_trim,
+    .trim_iid = failing_trim_iid,
+    .highest_accepted = failing_highest_accepted,
+    .destroy = failing_destroy,
+};
+
+/* Replaces the fixture's storage and acceptor with ones over a failing storage. */
+static struct failing_storage *use_failing_storage(void)
+{
+	paxos_acceptor_free(acc);
+	struct failing_storage *f = calloc(1, sizeof(*f));
+	f->base.ops = &failing_ops;
+	f->inner = st;
+	f->fail = OP_NONE;
+	st = &f->base;
+	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	ck_assert_ptr_nonnull(acc);
+	return f;
+}
+
+/* Values from storage reach the wire intact even when storage reuses their memory. */
+START_TEST(values_survive_strict_storage)
+{
+	use_failing_storage();
+	ck_assert_int_eq(accept(1, 101, "first"), PAXOS_OK);
+	ck_assert_int_eq(accept(2, 101, "second"), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK); /* written, then sent */
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK); /* nothing written */
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert(value_is(&out->msg[0].u.promise.value, "first"));
+	ck_assert(value_is(&out->msg[1].u.promise.value, "first"));
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(1, 2), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert(value_is(&out->msg[0].u.accepted.value, "first"));
+	ck_assert(value_is(&out->msg[1].u.accepted.value, "second"));
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(value_is(&recorder_find(out, PAXOS_MSG_ACCEPTED, 0)->u.accepted.value, "second"));
+}
+END_TEST
+
+#define TICK ((enum paxos_msg_type)0)
+
+struct failure_case {
+	enum storage_op op;
+	enum paxos_msg_type request; /* TICK: paxos_acceptor_tick */
+	/* Read-only requests send what they read inside the transaction, so a failing commit
+	 * comes after their (harmless) resends. */
+	bool sends_before_commit;
+};
+
+static const struct failure_case failure_cases[] = {
+    {OP_BEGIN, PAXOS_MSG_PREPARE, false},
+    {OP_GET, PAXOS_MSG_PREPARE, false},
+    {OP_PUT, PAXOS_MSG_PREPARE, false},
+    {OP_COMMIT, PAXOS_MSG_PREPARE, false},
+    {OP_BEGIN, PAXOS_MSG_ACCEPT, false},
+    {OP_GET, PAXOS_MSG_ACCEPT, false},
+    {OP_PUT, PAXOS_MSG_ACCEPT, false},
+    {OP_COMMIT, PAXOS_MSG_ACCEPT, false},
+    {OP_BEGIN, PAXOS_MSG_TRIM, false},
+    {OP_TRIM, PAXOS_MSG_TRIM, false},
+    {OP_COMMIT, PAXOS_MSG_TRIM, false},
+    {OP_BEGIN, PAXOS_MSG_REPEAT, false},
+    {OP_GET, PAXOS_MSG_REPEAT, false},
+    {OP_COMMIT, PAXOS_MSG_REPEAT, true},
+    {OP_BEGIN, TICK, false},
+    {OP_GET, TICK, false},
+    {OP_COMMIT, TICK, true},
+};
+#define FAILURE_CASES ((int)(sizeof(failure_cases) / sizeof(failure_cases[0])))
+
+static int request(enum paxos_msg_type type)
+{
+	switch (type) {
+	case PAXOS_MSG_PREPARE:
+		return prepare(2, 202); /* a higher ballot: the promise must be written */
+	case PAXOS_MSG_ACCEPT:
+		return accept(2, 202, "new");
+	case PAXOS_MSG_TRIM:
+		return trim(1);
+	case PAXOS_MSG_REPEAT:
+		return repeat(1, 2);
+	default:
+		return paxos_acceptor_tick(acc, &out->emitter);
+	}
+}
+
+START_TEST(storage_failure_stops_acceptor)
+{
+	const struct failure_case *c = &failure_cases[_i];
+	struct failing_storage *f = use_failing_storage();
+	ck_assert_int_eq(accept(1, 101, "one"), PAXOS_OK);
+	ck_assert_int_eq(accept(2, 101, "two"), PAXOS_OK);
+	recorder_clear(out);
+	struct paxos_counters before = counters;
+
+	f->fail = c->op;
+	ck_assert_int_eq(request(c->request), PAXOS_E_STORAGE);
+	if (!c->sends_before_commit) {
+		ck_assert_uint_eq(out->count, 0);
+		ck_assert_mem_eq(&counters, &before, sizeof(counters));
+	}
+
+	/* Stopped for good, even once the storage works again. */
+	f->fail = OP_NONE;
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(3, 101), PAXOS_E_STORAGE);
+	ck_assert_int_eq(accept(3, 101, "x"), PAXOS_E_STORAGE);
+	ck_assert_int_eq(repeat(1, 2), PAXOS_E_STORAGE);
+	ck_assert_int_eq(trim(2), PAXOS_E_STORAGE);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_E_STORAGE);
+	ck_assert_uint_eq(out->count, 0);
+	/* The failed request changed nothing that was not made durable. */
+	struct paxos_record rec = stored(2);
+	if (c->request == PAXOS_MSG_PREPARE && c->op != OP_COMMIT)
+		ck_assert_uint_eq(rec.promised, 101);
+	if (c->request == PAXOS_MSG_ACCEPT && c->op != OP_COMMIT)
+		ck_assert(value_is(&rec.value, "two"));
+}
+END_TEST
+
+/* ---- safety under random traffic ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: deterministic for a given seed */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+#define SAFETY_IIDS 4
+#define SAFETY_STEPS 3000
+
+START_TEST(random_traffic_keeps_promises)
+{
+	use_failing_storage(); /* never failing here, but strict about value lifetimes */
+	rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+	/* Highest ballot the acceptor has answered positively for (promise or accepted), and
+	 * the highest ballot it has stored as promised, per instance. */
+	paxos_ballot answered[SAFETY_IIDS + 1] = {0};
+	paxos_ballot promised[SAFETY_IIDS + 1] = {0};
+	paxos_ballot last_accepted[SAFETY_IIDS + 1] = {0};
+	char value[SAFETY_IIDS + 1][16];
+	memset(value, 0, sizeof(value));
+
+	for (int step = 0; step < SAFETY_STEPS; step++) {
+		paxos_iid iid = 1 + rng() % SAFETY_IIDS;
+		paxos_ballot b = 1 + (paxos_ballot)(rng() % 60);
+		char v[16];
+		snprintf(v, sizeof(v), "s%d", step);
+		recorder_clear(out);
+		bool is_prepare = rng() % 2;
+		ck_assert_int_eq(is_prepare ? prepare(iid, b) : accept(iid, b, v), PAXOS_OK);
+		ck_assert_uint_eq(out->count, 1);
+		const struct paxos_message *m = &out->msg[0];
+		switch (m->type) {
+		case PAXOS_MSG_PROMISE:
+			ck_assert(is_prepare);
+			ck_assert_uint_eq(m->u.promise.ballot, b);
+			ck_assert_uint_ge(b, answered[iid]);
+			/* It reports the last value it accepted, if any. */
+			ck_assert_uint_eq(m->u.promise.value_ballot, last_accepted[iid]);
+			ck_assert(value_is(&m->u.promise.value, value[iid]));
+			answered[iid] = b;
+			break;
+		case PAXOS_MSG_ACCEPTED:
+			ck_assert(!is_prepare);
+			ck_assert_uint_eq(m->u.accepted.ballot, b);
+			ck_assert_uint_ge(b, answered[iid]);
+			ck_assert(value_is(&m->u.accepted.value, v));
+			answered[iid] = b;
+			last_accepted[iid] = b;
+			memcpy(value[iid], v, sizeof(v));
+			break;
+		case PAXOS_MSG_REJECT:
+			ck_assert_uint_lt(b, answered[iid]);
+			ck_assert_uint_eq(m->u.reject.ballot, answered[iid]);
+			break;
+		default:
+			ck_abort_msg("unexpected %s", paxos_msg_type_name(m->type));
+		}
+		struct paxos_record rec = stored(iid);
+		ck_assert_uint_ge(rec.promised, promised[iid]);
+		ck_assert_uint_ge(rec.promised, rec.accepted);
+		promised[iid] = rec.promised;
+	}
+}
+END_TEST
+
+static Suite *acceptor_suite(void)
+{
+	Suite *s = suite_create("acceptor");
+	TCase *tc = tcase_create("protocol");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, promise_on_first_prepare);
+	tcase_add_test(tc, promise_carries_accepted_value);
+	tcase_add_test(tc, promise_carries_big_value);
+	tcase_add_test(tc, reject_lower_prepare);
+	tcase_add_test(tc, equal_prepare_promises_again);
+	tcase_add_test(tc, accept_at_promised_ballot);
+	tcase_add_test(tc, reject_lower_accept);
+	tcase_add_test(tc, accept_higher_without_prepare);
+	tcase_add_test(tc, final_flag_is_kept);
+	tcase_add_test(tc, repeat_sends_accepted_in_range);
+	tcase_add_test(tc, repeat_is_bounded);
+	tcase_add_test(tc, trim_drops_instances);
+	tcase_add_test(tc, tick_reports_highest_and_state);
+	tcase_add_test(tc, other_messages_ignored);
+	tcase_add_test(tc, bad_input_ignored);
+	tcase_add_test(tc, far_instance_dropped);
+	suite_add_tcase(s, tc);
+
+	TCase *failures = tcase_create("storage contract");
+	tcase_add_checked_fixture(failures, setup, teardown);
+	tcase_add_test(failures, values_survive_strict_storage);
+	tcase_add_loop_test(failures, storage_failure_stops_acceptor, 0, FAILURE_CASES);
+	suite_add_tcase(s, failures);
+
+	TCase *safety = tcase_create("safety");
+	tcase_add_checked_fixture(safety, setup, teardown);
+	tcase_set_timeout(safety, 60);
+	tcase_add_loop_test(safety, random_traffic_keeps_promises, 0, 8);
+	suite_add_tcase(s, safety);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(acceptor_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
