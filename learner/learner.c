@@ -1,0 +1,265 @@
+/*
+ * The learner core (thesis 3.3, 3.6.2): counts accepted messages per instance in a ring of
+ * preallocated slots, delivers closed instances in order and asks the acceptors again for the
+ * holes it cannot fill by listening.
+ */
+#include <paxos/learner.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	paxos_iid iid; /* 0: empty */
+	paxos_ballot ballot;
+	uint32_t voters; /* acceptors that accepted ballot, one bit each */
+	bool closed;
+	uint32_t len;
+	uint8_t *data; /* max_value bytes, owned by the learner's value buffer */
+};
+
+struct paxos_learner {
+	struct paxos_learner_options opt;
+	struct paxos_counters *counters;
+	uint32_t quorum;
+	bool started; /* false only while FROM_CURRENT waits for its first accepted */
+	paxos_iid next;
+	paxos_iid highest_seen;
+	bool checked_once; /* the first tick only records the hole check baseline */
+	paxos_time last_check;
+	paxos_iid next_at_last_check;
+	struct slot *slots;
+	uint8_t *values;
+};
+
+void paxos_learner_options_from_config(struct paxos_learner_options *o,
+				       const struct paxos_config *cfg)
+{
+	memset(o, 0, sizeof(*o));
+	o->acceptors = cfg->acceptors;
+	o->window = cfg->learner_window;
+	o->max_value = paxos_config_max_value(cfg);
+	o->repeat_batch = cfg->repeat_batch;
+	o->hole_check = (paxos_time)cfg->hole_check_ms * 1000;
+	o->start = cfg->learner_start;
+}
+
+static bool options_valid(const struct paxos_learner_options *o)
+{
+	return o->acceptors > 0 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window > 0 &&
+	       o->repeat_batch > 0 && o->deliver != NULL &&
+	       (o->start == PAXOS_START_FROM_FIRST || o->start == PAXOS_START_FROM_CURRENT);
+}
+
+struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
+					struct paxos_counters *counters)
+{
+	if (!o || !counters || !options_valid(o))
+		return NULL;
+	if (o->max_value && o->window > SIZE_MAX / o->max_value)
+		return NULL;
+	struct paxos_learner *l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->opt = *o;
+	l->counters = counters;
+	l->quorum = o->acceptors / 2 + 1;
+	l->started = o->start == PAXOS_START_FROM_FIRST;
+	l->next = 1;
+	l->slots = calloc(o->window, sizeof(*l->slots));
+	/* At least one byte so that max_value 0 still gets a valid pointer. */
+	l->values = malloc((size_t)o->window * o->max_value + 1);
+	if (!l->slots || !l->values) {
+		paxos_learner_free(l);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < o->window; i++)
+		l->slots[i].data = l->values + (size_t)i * o->max_value;
+	return l;
+}
+
+void paxos_learner_free(struct paxos_learner *l)
+{
+	if (!l)
+		return;
+	free(l->slots);
+	free(l->values);
+	free(l);
+}
+
+static struct slot *slot_of(struct paxos_learner *l, paxos_iid iid)
+{
+	return &l->slots[iid % l->opt.window];
+}
+
+static void slot_reset(struct slot *s, paxos_iid iid)
+{
+	s->iid = iid;
+	s->ballot = 0;
+	s->voters = 0;
+	s->closed = false;
+	s->len = 0;
+}
+
+static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
+{
+	s->ballot = ballot;
+	s->len = v->len;
+	if (v->len)
+		memcpy(s->data, v->data, v->len);
+}
+
+static bool slot_closed(const struct paxos_learner *l, paxos_iid iid)
+{
+	const struct slot *s = &l->slots[iid % l->opt.window];
+	return s->iid == iid && s->closed;
+}
+
+/* Delivers every closed instance from next on. The slot is released and next advanced before
+ * the callback, so getters called from it see the instance as delivered; the value bytes stay
+ * in the slot's buffer until a later handle() reuses it. */
+static void deliver_ready(struct paxos_learner *l)
+{
+	for (;;) {
+		struct slot *s = slot_of(l, l->next);
+		if (s->iid != l->next || !s->closed)
+			return;
+		paxos_iid iid = l->next;
+		struct paxos_value v = {s->data, s->len};
+		slot_reset(s, 0);
+		l->next++;
+		l->counters->values_delivered++;
+		l->counters->bytes_delivered += v.len;
+		l->opt.deliver(l->opt.deliver_arg, iid, &v);
+	}
+}
+
+static bool accepted_valid(const struct paxos_learner *l, const struct paxos_accepted *a)
+{
+	return a->iid != 0 && a->acceptor_id < l->opt.acceptors &&
+	       a->value.len <= l->opt.max_value && (a->value.len == 0 || a->value.data != NULL);
+}
+
+static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a)
+{
+	if (!accepted_valid(l, a))
+		return;
+	if (!l->started) {
+		/* FROM_CURRENT: the first instance heard of is where delivery begins. */
+		l->started = true;
+		l->next = a->iid;
+	}
+	if (a->iid > l->highest_seen)
+		l->highest_seen = a->iid;
+	if (a->iid < l->next)
+		return;
+	if (a->iid - l->next >= l->opt.window) {
+		/* No slot for it yet; the hole check asks for it again once the window reaches it.
+		 */
+		l->counters->instances_out_of_window++;
+		return;
+	}
+	struct slot *s = slot_of(l, a->iid);
+	if (s->iid != a->iid)
+		slot_reset(s, a->iid);
+	if (s->closed)
+		return;
+	uint32_t voter = 1u << a->acceptor_id;
+	if (a->final) {
+		/* The sender knows this value is the chosen one, whatever ballot we counted. */
+		slot_store(s, a->ballot > s->ballot ? a->ballot : s->ballot, &a->value);
+		s->voters |= voter;
+		s->closed = true;
+	} else if (a->ballot > s->ballot) {
+		slot_store(s, a->ballot, &a->value);
+		s->voters = voter;
+	} else if (a->ballot == s->ballot) {
+		/* Same ballot means same value in Paxos: keep the stored copy. */
+		s->voters |= voter;
+	} else {
+		return;
+	}
+	if (!s->closed && (uint32_t)__builtin_popcount(s->voters) >= l->quorum)
+		s->closed = true;
+	if (!s->closed)
+		return;
+	if (l->opt.closed) {
+		struct paxos_value v = {s->data, s->len};
+		l->opt.closed(l->opt.closed_arg, s->iid, &v);
+	}
+	deliver_ready(l);
+}
+
+static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
+{
+	if (l->started && st->highest_accepted > l->highest_seen)
+		l->highest_seen = st->highest_accepted;
+}
+
+void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
+			  const struct paxos_emitter *out)
+{
+	(void)now;
+	(void)out;
+	if (!l || !m)
+		return;
+	switch (m->type) {
+	case PAXOS_MSG_ACCEPTED:
+		handle_accepted(l, &m->u.accepted);
+		break;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		handle_acceptor_state(l, &m->u.acceptor_state);
+		break;
+	default:
+		break;
+	}
+}
+
+static paxos_iid min_iid(paxos_iid a, paxos_iid b)
+{
+	return a < b ? a : b;
+}
+
+void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
+	if (!l)
+		return;
+	if (!l->checked_once || now < l->last_check) {
+		l->checked_once = true;
+		l->last_check = now;
+		l->next_at_last_check = l->next;
+		return;
+	}
+	if (now - l->last_check < l->opt.hole_check)
+		return;
+	/* Only a stalled learner asks: a busy one's "holes" are mostly instances in flight. */
+	bool stalled = l->next == l->next_at_last_check;
+	l->last_check = now;
+	l->next_at_last_check = l->next;
+	if (!stalled || !l->started || l->highest_seen < l->next)
+		return;
+	paxos_iid from = l->next;
+	/* As an offset from next, so that no bound can overflow. */
+	paxos_iid span = min_iid(l->highest_seen - from, l->opt.repeat_batch - 1);
+	span = min_iid(span, l->opt.window - 1);
+	paxos_iid to = from + span;
+	uint64_t missing = 0;
+	for (paxos_iid k = 0; k <= span; k++)
+		if (!slot_closed(l, from + k))
+			missing++;
+	l->counters->repeats_requested += missing;
+	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
+	m.u.repeat.from = from;
+	m.u.repeat.to = to;
+	if (out)
+		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
+{
+	return l->next;
+}
+
+paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l)
+{
+	return l->highest_seen;
+}

@@ -1,0 +1,659 @@
+/* The learner core: quorums, in-order delivery, hole checks, start modes, bad input. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <paxos/learner.h>
+
+#include "support.h"
+
+#define SINK_MAX 8192
+#define SINK_VALUE 64
+
+/* What the callbacks saw, in order. */
+struct sink {
+	struct paxos_learner *learner;
+	size_t delivered;
+	paxos_iid delivered_iid[SINK_MAX];
+	char delivered_value[SINK_MAX][SINK_VALUE];
+	paxos_iid next_during_deliver[SINK_MAX];
+	size_t closed;
+	paxos_iid closed_iid[SINK_MAX];
+};
+
+static void copy_value(char *dst, const struct paxos_value *v)
+{
+	size_t n = v->len < SINK_VALUE - 1 ? v->len : SINK_VALUE - 1;
+	memcpy(dst, v->data, n);
+	dst[n] = '\0';
+}
+
+static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct sink *s = arg;
+	ck_assert_uint_lt(s->delivered, SINK_MAX);
+	s->delivered_iid[s->delivered] = iid;
+	copy_value(s->delivered_value[s->delivered], v);
+	s->next_during_deliver[s->delivered] = paxos_learner_next_iid(s->learner);
+	s->delivered++;
+}
+
+static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct sink *s = arg;
+	(void)v;
+	ck_assert_uint_lt(s->closed, SINK_MAX);
+	s->closed_iid[s->closed++] = iid;
+}
+
+/* One learner under test with everything it talks to. */
+struct fixture {
+	struct paxos_learner_options opt;
+	struct paxos_counters counters;
+	struct sink *sink;
+	struct recorder *rec;
+	struct paxos_learner *l;
+};
+
+static struct fixture *fixture_new(uint32_t window, uint32_t repeat_batch,
+				   enum paxos_learner_start start)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	f->sink = calloc(1, sizeof(*f->sink));
+	f->rec = recorder_new();
+	f->opt.acceptors = 3;
+	f->opt.window = window;
+	f->opt.max_value = 64;
+	f->opt.repeat_batch = repeat_batch;
+	f->opt.hole_check = 1000;
+	f->opt.start = start;
+	f->opt.deliver = on_deliver;
+	f->opt.deliver_arg = f->sink;
+	f->opt.closed = on_closed;
+	f->opt.closed_arg = f->sink;
+	f->l = paxos_learner_new(&f->opt, &f->counters);
+	ck_assert_ptr_nonnull(f->l);
+	f->sink->learner = f->l;
+	return f;
+}
+
+static struct fixture *fixture_default(void)
+{
+	return fixture_new(16, 4, PAXOS_START_FROM_FIRST);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	paxos_learner_free(f->l);
+	recorder_free(f->rec);
+	free(f->sink);
+	free(f);
+}
+
+static void send_accepted_value(struct fixture *f, paxos_iid iid, paxos_ballot ballot,
+				uint32_t acceptor, struct paxos_value v, bool final)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted.iid = iid;
+	m.u.accepted.ballot = ballot;
+	m.u.accepted.value = v;
+	m.u.accepted.acceptor_id = acceptor;
+	m.u.accepted.final = final;
+	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+}
+
+static void send_accepted(struct fixture *f, paxos_iid iid, paxos_ballot ballot, uint32_t acceptor,
+			  const char *value)
+{
+	send_accepted_value(f, iid, ballot, acceptor, value_of(value), false);
+}
+
+/* Closes iid at ballot 101 with acceptors 0 and 1. */
+static void close_instance(struct fixture *f, paxos_iid iid, const char *value)
+{
+	send_accepted(f, iid, 101, 0, value);
+	send_accepted(f, iid, 101, 1, value);
+}
+
+static void send_acceptor_state(struct fixture *f, uint32_t acceptor, paxos_iid highest)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state.acceptor_id = acceptor;
+	m.u.acceptor_state.highest_accepted = highest;
+	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+}
+
+static void tick(struct fixture *f, paxos_time now)
+{
+	paxos_learner_tick(f->l, now, &f->rec->emitter);
+}
+
+static size_t repeats(const struct fixture *f)
+{
+	return recorder_count(f->rec, PAXOS_MSG_REPEAT, PAXOS_GROUP_ACCEPTORS);
+}
+
+static const struct paxos_repeat *repeat_at(const struct fixture *f, size_t n)
+{
+	const struct paxos_message *m = recorder_find(f->rec, PAXOS_MSG_REPEAT, n);
+	ck_assert_ptr_nonnull(m);
+	return &m->u.repeat;
+}
+
+START_TEST(test_quorum_of_distinct_acceptors)
+{
+	struct fixture *f = fixture_default();
+	send_accepted(f, 1, 101, 0, "a");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_accepted(f, 1, 101, 0, "a"); /* the same acceptor again does not count twice */
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	send_accepted(f, 1, 101, 2, "a");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "a");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 2);
+	ck_assert_uint_eq(f->counters.values_delivered, 1);
+	ck_assert_uint_eq(f->counters.bytes_delivered, 1);
+	/* The third acceptor arriving late changes nothing. */
+	send_accepted(f, 1, 101, 1, "a");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_uint_eq(f->sink->closed, 1);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_higher_ballot_resets_votes)
+{
+	struct fixture *f = fixture_default();
+	send_accepted(f, 1, 101, 0, "old");
+	send_accepted(f, 1, 201, 1, "new");
+	/* 101 now has two votes in total, but the slot counts only ballot 201. */
+	send_accepted(f, 1, 101, 2, "old");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(f->sink->closed, 0);
+	send_accepted(f, 1, 201, 2, "new");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "new");
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_lower_ballot_ignored)
+{
+	struct fixture *f = fixture_default();
+	send_accepted(f, 1, 201, 0, "new");
+	send_accepted(f, 1, 101, 1, "old");
+	send_accepted(f, 1, 101, 2, "old");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_accepted(f, 1, 201, 2, "new");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "new");
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_final_delivers_at_once)
+{
+	struct fixture *f = fixture_default();
+	send_accepted_value(f, 1, 101, 2, value_of("chosen"), true);
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "chosen");
+	ck_assert_uint_eq(f->sink->closed, 1);
+	/* A final after a non-final vote of the same instance also closes it. */
+	send_accepted(f, 2, 101, 0, "x");
+	send_accepted_value(f, 2, 101, 1, value_of("x"), true);
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_str_eq(f->sink->delivered_value[1], "x");
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_delivers_in_order_exactly_once)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 3, "c");
+	close_instance(f, 2, "b");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 3);
+	close_instance(f, 1, "a");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	const char *expect[] = {"a", "b", "c"};
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_uint_eq(f->sink->delivered_iid[i], i + 1);
+		ck_assert_str_eq(f->sink->delivered_value[i], expect[i]);
+	}
+	/* Duplicates of delivered instances, final or not, are ignored. */
+	for (paxos_iid iid = 1; iid <= 3; iid++) {
+		close_instance(f, iid, "dup");
+		send_accepted(f, iid, 301, 2, "dup");
+		send_accepted_value(f, iid, 301, 2, value_of("dup"), true);
+	}
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	ck_assert_uint_eq(f->sink->closed, 3);
+	ck_assert_uint_eq(f->counters.values_delivered, 3);
+	ck_assert_uint_eq(f->counters.bytes_delivered, 3);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 4);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_closed_callback_once_out_of_order)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 3, "c");
+	send_accepted(f, 3, 101, 2, "c");
+	send_accepted_value(f, 3, 101, 2, value_of("c"), true);
+	close_instance(f, 2, "b");
+	ck_assert_uint_eq(f->sink->closed, 2);
+	ck_assert_uint_eq(f->sink->closed_iid[0], 3);
+	ck_assert_uint_eq(f->sink->closed_iid[1], 2);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	close_instance(f, 1, "a");
+	ck_assert_uint_eq(f->sink->closed, 3);
+	ck_assert_uint_eq(f->sink->closed_iid[2], 1);
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_deliver_sees_consistent_state)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 2, "b");
+	close_instance(f, 1, "a");
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	/* During delivery of iid the learner already counts it as delivered. */
+	ck_assert_uint_eq(f->sink->next_during_deliver[0], 2);
+	ck_assert_uint_eq(f->sink->next_during_deliver[1], 3);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_hole_asks_again_after_stall)
+{
+	struct fixture *f = fixture_default(); /* repeat_batch 4, hole_check 1000 */
+	for (paxos_iid iid = 2; iid <= 5; iid++)
+		close_instance(f, iid, "x");
+	tick(f, 0); /* baseline */
+	ck_assert_uint_eq(repeats(f), 0);
+	tick(f, 999); /* the interval has not elapsed */
+	ck_assert_uint_eq(repeats(f), 0);
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 4);           /* bounded by repeat_batch */
+	ck_assert_uint_eq(f->counters.repeats_requested, 1); /* only 1 of 1..4 is missing */
+	tick(f, 1500);
+	ck_assert_uint_eq(repeats(f), 1);
+	tick(f, 2000); /* still stalled: asks again */
+	ck_assert_uint_eq(repeats(f), 2);
+	close_instance(f, 1, "a");
+	ck_assert_uint_eq(f->sink->delivered, 5);
+	tick(f, 3000); /* nothing above next is known */
+	tick(f, 4000);
+	ck_assert_uint_eq(repeats(f), 2);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_no_repeat_while_progressing)
+{
+	struct fixture *f = fixture_default();
+	tick(f, 0);
+	close_instance(f, 1, "a");
+	send_accepted(f, 3, 101, 0, "c"); /* 2 and 3 in flight */
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 0); /* next moved since the baseline */
+	close_instance(f, 2, "b");
+	tick(f, 2000);
+	ck_assert_uint_eq(repeats(f), 0);
+	tick(f, 3000); /* stalled at 3 */
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 3);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 3); /* bounded by the highest seen */
+	ck_assert_uint_eq(f->counters.repeats_requested, 1);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_repeat_bounded_by_window)
+{
+	struct fixture *f = fixture_new(16, 100, PAXOS_START_FROM_FIRST);
+	send_acceptor_state(f, 0, 50);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 50);
+	send_acceptor_state(f, 1, 20); /* never lowers it */
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 50);
+	close_instance(f, 3, "c");
+	tick(f, 0);
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 16);
+	ck_assert_uint_eq(f->counters.repeats_requested, 15);
+	ck_assert_uint_eq(f->rec->group[0], PAXOS_GROUP_ACCEPTORS);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_out_of_window_counted)
+{
+	struct fixture *f = fixture_default(); /* window 16: instances 1..16 */
+	close_instance(f, 17, "q");
+	ck_assert_uint_eq(f->counters.instances_out_of_window, 2);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 17);
+	close_instance(f, 16, "p");
+	ck_assert_uint_eq(f->counters.instances_out_of_window, 2);
+	for (paxos_iid iid = 1; iid <= 15; iid++)
+		close_instance(f, iid, "x");
+	ck_assert_uint_eq(f->sink->delivered, 16);
+	ck_assert_str_eq(f->sink->delivered_value[15], "p");
+	/* 17 was dropped: it must be heard again. */
+	close_instance(f, 17, "q");
+	ck_assert_uint_eq(f->sink->delivered, 17);
+	ck_assert_str_eq(f->sink->delivered_value[16], "q");
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_start_from_current)
+{
+	struct fixture *f = fixture_new(16, 4, PAXOS_START_FROM_CURRENT);
+	send_acceptor_state(f, 0, 90); /* not started: ignored */
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 0);
+	tick(f, 0);
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 0);
+	send_accepted(f, 100, 101, 0, "first");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 100);
+	close_instance(f, 99, "before"); /* below the anchor: never delivered */
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_accepted(f, 100, 101, 1, "first");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 100);
+	ck_assert_str_eq(f->sink->delivered_value[0], "first");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 101);
+	send_acceptor_state(f, 0, 105);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 105);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_start_from_first)
+{
+	struct fixture *f = fixture_default();
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 0);
+	close_instance(f, 5, "e");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_bad_input_ignored)
+{
+	struct fixture *f = fixture_default(); /* 3 acceptors, max_value 64 */
+	send_accepted(f, 1, 101, 0, "a");
+	send_accepted(f, 1, 101, 3, "a");
+	send_accepted(f, 1, 101, 1000, "a");
+	send_accepted_value(f, 2, 101, 7, value_of("z"), true);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 1);
+
+	char big[66];
+	memset(big, 'b', 65);
+	big[65] = '\0';
+	send_accepted_value(f, 1, 101, 1, value_of(big), true);
+	send_accepted(f, 1, 101, 1, big);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	struct paxos_value nodata = {NULL, 3};
+	send_accepted_value(f, 1, 101, 1, nodata, true);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+
+	send_accepted_value(f, 0, 101, 1, value_of("zero"), true); /* iid 0 does not exist */
+	struct paxos_message other = {.type = PAXOS_MSG_PREPARE};
+	paxos_learner_handle(f->l, &other, 0, &f->rec->emitter);
+	other.type = (enum paxos_msg_type)77;
+	paxos_learner_handle(f->l, &other, 0, &f->rec->emitter);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(f->rec->count, 0);
+
+	/* The largest allowed value (64 bytes, under the a-ballot) closes instance 1. */
+	big[64] = '\0';
+	send_accepted(f, 1, 201, 1, big);
+	send_accepted(f, 1, 201, 2, big);
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_uint_eq(f->counters.bytes_delivered, 64);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_bad_options_rejected)
+{
+	struct paxos_counters c = {0};
+	struct sink *s = calloc(1, sizeof(*s));
+	struct paxos_learner_options o = {.acceptors = 3,
+					  .window = 8,
+					  .max_value = 16,
+					  .repeat_batch = 4,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .deliver_arg = s};
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_ptr_nonnull(l);
+	paxos_learner_free(l);
+	struct paxos_learner_options bad = o;
+	bad.acceptors = 0;
+	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	bad = o;
+	bad.acceptors = PAXOS_MAX_ACCEPTORS + 1;
+	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	bad = o;
+	bad.window = 0;
+	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	bad = o;
+	bad.deliver = NULL;
+	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	bad = o;
+	bad.repeat_batch = 0;
+	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	paxos_learner_free(NULL);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_thirty_two_acceptors)
+{
+	struct paxos_counters c = {0};
+	struct sink *s = calloc(1, sizeof(*s));
+	struct paxos_learner_options o = {.acceptors = 32,
+					  .window = 4,
+					  .max_value = 8,
+					  .repeat_batch = 4,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .deliver_arg = s};
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_ptr_nonnull(l);
+	s->learner = l;
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted.iid = 1;
+	m.u.accepted.ballot = 101;
+	m.u.accepted.value = value_of("v");
+	for (uint32_t a = 31; a >= 16; a--) { /* 16 of 32: not yet a quorum of 17 */
+		m.u.accepted.acceptor_id = a;
+		paxos_learner_handle(l, &m, 0, NULL);
+	}
+	ck_assert_uint_eq(s->delivered, 0);
+	m.u.accepted.acceptor_id = 0;
+	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->delivered, 1);
+	paxos_learner_free(l);
+	free(s);
+}
+END_TEST
+
+/* --- randomized run: shuffled, duplicated, lost messages recovered by repeats --- */
+
+#define RANDOM_INSTANCES 5000
+#define RANDOM_BLOCK 100
+
+static uint64_t rng_state;
+
+static uint32_t rng_next(void)
+{
+	/* xorshift64*: deterministic across platforms. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+
+static bool chance(uint32_t percent)
+{
+	return rng_next() % 100 < percent;
+}
+
+struct vote {
+	paxos_iid iid;
+	uint32_t acceptor;
+	paxos_ballot ballot;
+	bool final;
+};
+
+static void value_text(char *buf, size_t cap, paxos_iid iid, paxos_ballot ballot)
+{
+	if (ballot == 1)
+		snprintf(buf, cap, "stale-%llu", (unsigned long long)iid);
+	else
+		snprintf(buf, cap, "value-%llu", (unsigned long long)iid);
+}
+
+static void send_vote(struct fixture *f, const struct vote *v)
+{
+	char text[32];
+	value_text(text, sizeof(text), v->iid, v->ballot);
+	send_accepted_value(f, v->iid, v->ballot, v->acceptor, value_of(text), v->final);
+}
+
+/* What acceptor a holds for iid when asked again: its latest accepted. */
+static struct vote acceptor_answer(paxos_iid iid, uint32_t a)
+{
+	struct vote v = {iid, a, 101, a == 0 && iid % 11 == 0};
+	return v;
+}
+
+START_TEST(test_randomized_recovery)
+{
+	struct fixture *f = fixture_new(64, 32, PAXOS_START_FROM_FIRST);
+	rng_state = 0x9e3779b97f4a7c15ull;
+	/* Per instance: three votes at ballot 101 (acceptor 0 sometimes final), sometimes a stale
+	 * ballot-1 vote with another value first, and random duplicates. */
+	size_t cap = RANDOM_INSTANCES * 8;
+	struct vote *stream = calloc(cap, sizeof(*stream));
+	size_t n = 0;
+	for (paxos_iid base = 1; base <= RANDOM_INSTANCES; base += RANDOM_BLOCK) {
+		size_t block_start = n;
+		for (paxos_iid iid = base; iid < base + RANDOM_BLOCK && iid <= RANDOM_INSTANCES;
+		     iid++) {
+			if (iid % 7 == 0) {
+				struct vote stale = {iid, 2, 1, false};
+				stream[n++] = stale;
+			}
+			for (uint32_t a = 0; a < 3; a++) {
+				stream[n++] = acceptor_answer(iid, a);
+				if (chance(20))
+					stream[n++] = acceptor_answer(iid, a);
+			}
+		}
+		/* Shuffle within a block: reordering wider than the window, but bounded. */
+		for (size_t i = n - 1; i > block_start; i--) {
+			size_t j = block_start + rng_next() % (i - block_start + 1);
+			struct vote t = stream[i];
+			stream[i] = stream[j];
+			stream[j] = t;
+		}
+	}
+	ck_assert_uint_le(n, cap);
+
+	paxos_time now = 0;
+	size_t pos = 0;
+	int rounds = 0;
+	tick(f, now);
+	while (paxos_learner_next_iid(f->l) <= RANDOM_INSTANCES && rounds < 100000) {
+		rounds++;
+		for (int k = 0; k < 40 && pos < n; k++, pos++)
+			if (!chance(25)) /* lost */
+				send_vote(f, &stream[pos]);
+		recorder_clear(f->rec);
+		now += f->opt.hole_check;
+		tick(f, now);
+		/* Acceptors answer each repeat; answers may be lost too. */
+		for (size_t r = 0; r < repeats(f); r++) {
+			const struct paxos_repeat rep = *repeat_at(f, r);
+			ck_assert_uint_le(rep.from, rep.to);
+			ck_assert_uint_le(rep.to - rep.from + 1, 32);
+			for (paxos_iid iid = rep.from; iid <= rep.to; iid++)
+				for (uint32_t a = 0; a < 3; a++)
+					if (!chance(25)) {
+						struct vote v = acceptor_answer(iid, a);
+						send_vote(f, &v);
+					}
+		}
+	}
+	ck_assert_uint_eq(pos, n);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), RANDOM_INSTANCES + 1);
+	ck_assert_uint_eq(f->sink->delivered, RANDOM_INSTANCES);
+	ck_assert_uint_eq(f->counters.values_delivered, RANDOM_INSTANCES);
+	ck_assert_uint_eq(f->sink->closed, RANDOM_INSTANCES);
+	for (size_t i = 0; i < RANDOM_INSTANCES; i++) {
+		char text[32];
+		value_text(text, sizeof(text), i + 1, 101);
+		ck_assert_uint_eq(f->sink->delivered_iid[i], i + 1);
+		ck_assert_str_eq(f->sink->delivered_value[i], text);
+	}
+	/* Losses forced repeats, and the window (64) wrapped many times. */
+	ck_assert_uint_gt(f->counters.repeats_requested, 0);
+	ck_assert_uint_gt(f->counters.instances_out_of_window, 0);
+	free(stream);
+	fixture_free(f);
+}
+END_TEST
+
+static Suite *learner_suite(void)
+{
+	Suite *s = suite_create("learner");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_quorum_of_distinct_acceptors);
+	tcase_add_test(tc, test_higher_ballot_resets_votes);
+	tcase_add_test(tc, test_lower_ballot_ignored);
+	tcase_add_test(tc, test_final_delivers_at_once);
+	tcase_add_test(tc, test_delivers_in_order_exactly_once);
+	tcase_add_test(tc, test_closed_callback_once_out_of_order);
+	tcase_add_test(tc, test_deliver_sees_consistent_state);
+	tcase_add_test(tc, test_hole_asks_again_after_stall);
+	tcase_add_test(tc, test_no_repeat_while_progressing);
+	tcase_add_test(tc, test_repeat_bounded_by_window);
+	tcase_add_test(tc, test_out_of_window_counted);
+	tcase_add_test(tc, test_start_from_current);
+	tcase_add_test(tc, test_start_from_first);
+	tcase_add_test(tc, test_bad_input_ignored);
+	tcase_add_test(tc, test_bad_options_rejected);
+	tcase_add_test(tc, test_thirty_two_acceptors);
+	tcase_add_test(tc, test_randomized_recovery);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(learner_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
