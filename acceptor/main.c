@@ -1,0 +1,8 @@
+/* paxos-acceptor: Runs one acceptor of the configured cluster. */
+#include "runner.h"
+
+int main(int argc, char **argv)
+{
+	static const struct paxos_runner_spec spec = {"paxos-acceptor", "Runs one acceptor of the configured cluster.", PAXOS_HOST_ACCEPTOR};
+	return paxos_runner_main(&spec, argc, argv);
+}

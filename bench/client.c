@@ -1,0 +1,377 @@
+/*
+ * paxos-client: the benchmark client of thesis 4.1.2. It keeps K distinct values outstanding,
+ * learns them, submits a new one for each of its values delivered, resubmits values that are
+ * not delivered in time, and reports throughput and latency percentiles.
+ */
+#include <paxos/paxos.h>
+
+#include "clock.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Every value starts with a tag that names its client and sequence number. */
+#define TAG_MAGIC 0x4c435850u /* "PXCL" */
+#define TAG_SIZE 16u
+
+struct slot {
+	uint64_t seq; /* 0: free */
+	paxos_time first_sent, last_sent;
+	uint32_t len;
+	uint8_t *buf;
+};
+
+struct client {
+	struct paxos_node *node;
+	struct event_base *base;
+	uint32_t id;
+	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
+	uint32_t size_min, size_max, outstanding;
+	paxos_time resubmit, started, finished;
+	struct slot *slots;
+	uint32_t *latency_us;
+	uint64_t rng;
+	FILE *log;
+};
+
+static uint64_t next_random(struct client *c)
+{
+	/* xorshift64: reproducible payloads without a dependency. */
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 7;
+	c->rng ^= c->rng << 17;
+	return c->rng;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static void send_slot(struct client *c, struct slot *s, paxos_time now)
+{
+	if (paxos_submit(c->node, s->buf, s->len) != PAXOS_OK) {
+		c->submit_errors++;
+		fprintf(stderr, "paxos-client: %s\n", paxos_node_error(c->node));
+	}
+	s->last_sent = now;
+}
+
+static void fill_slot(struct client *c, struct slot *s, paxos_time now)
+{
+	s->seq = ++c->submitted;
+	uint32_t span = c->size_max - c->size_min + 1;
+	s->len = c->size_min + (uint32_t)(next_random(c) % span);
+	put_u32(s->buf, TAG_MAGIC);
+	put_u32(s->buf + 4, c->id);
+	put_u64(s->buf + 8, s->seq);
+	for (uint32_t i = TAG_SIZE; i < s->len; i++)
+		s->buf[i] = (uint8_t)next_random(c);
+	s->first_sent = now;
+	if (c->log) {
+		struct paxos_value v = {s->buf, s->len};
+		paxos_runner_write_value(c->log, s->seq, &v);
+	}
+	send_slot(c, s, now);
+}
+
+static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	(void)iid;
+	struct client *c = arg;
+	uint32_t magic, id;
+	uint64_t seq;
+	if (v->len < TAG_SIZE) {
+		c->foreign++;
+		return;
+	}
+	memcpy(&magic, v->data, 4);
+	memcpy(&id, v->data + 4, 4);
+	memcpy(&seq, v->data + 8, 8);
+	if (magic != TAG_MAGIC || id != c->id) {
+		c->foreign++;
+		return;
+	}
+	struct slot *s = NULL;
+	for (uint32_t i = 0; i < c->outstanding && !s; i++)
+		if (c->slots[i].seq == seq && c->slots[i].len == v->len &&
+		    memcmp(c->slots[i].buf, v->data, v->len) == 0)
+			s = &c->slots[i];
+	if (!s) {
+		c->duplicates++; /* a resubmitted value delivered twice */
+		return;
+	}
+	paxos_time now = paxos_now();
+	c->latency_us[c->delivered++] = (uint32_t)(now - s->first_sent);
+	s->seq = 0;
+	if (c->delivered == c->count) {
+		c->finished = now;
+		event_base_loopexit(c->base, NULL);
+	} else if (c->submitted < c->count) {
+		fill_slot(c, s, now);
+	}
+}
+
+static void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	paxos_time now = paxos_now();
+	for (uint32_t i = 0; i < c->outstanding; i++) {
+		struct slot *s = &c->slots[i];
+		if (s->seq && now - s->last_sent >= c->resubmit) {
+			c->resubmits++;
+			send_slot(c, s, now);
+		}
+	}
+}
+
+static void on_start(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	c->started = paxos_now();
+	for (uint32_t i = 0; i < c->outstanding && c->submitted < c->count; i++)
+		fill_slot(c, &c->slots[i], c->started);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	fprintf(stderr, "paxos-client: time limit reached\n");
+	event_base_loopexit(c->base, NULL);
+}
+
+static void on_signal(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static double percentile_ms(const uint32_t *sorted, uint64_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	uint64_t k = (uint64_t)(p / 100.0 * (double)(n - 1) + 0.5);
+	return sorted[k] / 1000.0;
+}
+
+static void report(const struct client *c, bool json)
+{
+	qsort(c->latency_us, c->delivered, sizeof(uint32_t), cmp_u32);
+	paxos_time end = c->finished ? c->finished : paxos_now();
+	double secs = (double)(end - c->started) / 1e6;
+	double rate = secs > 0 ? (double)c->delivered / secs : 0;
+	double p50 = percentile_ms(c->latency_us, c->delivered, 50);
+	double p5 = percentile_ms(c->latency_us, c->delivered, 5);
+	double p90 = percentile_ms(c->latency_us, c->delivered, 90);
+	double p95 = percentile_ms(c->latency_us, c->delivered, 95);
+	double p99 = percentile_ms(c->latency_us, c->delivered, 99);
+	double max = c->delivered ? c->latency_us[c->delivered - 1] / 1000.0 : 0;
+	if (json) {
+		printf("{\"count\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"seconds\":%.3f,"
+		       "\"values_per_s\":%.1f,\"size_min\":%u,\"size_max\":%u,\"outstanding\":%u,"
+		       "\"latency_ms\":{\"p5\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p95\":%.3f,"
+		       "\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
+		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64 "}\n",
+		       c->count, c->delivered, secs, rate, c->size_min, c->size_max,
+		       c->outstanding, p5, p50, p90, p95, p99, max, c->resubmits, c->duplicates,
+		       c->submit_errors);
+		return;
+	}
+	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
+	       "%.3f s: %.0f values/s\n",
+	       c->delivered, c->count, c->size_min, c->size_max, c->outstanding, secs, rate);
+	printf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (90%% interval %.3f-%.3f)\n",
+	       p50, p90, p99, max, p5, p95);
+	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "\n",
+	       c->resubmits, c->duplicates, c->submit_errors);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: paxos-client -c FILE [options]\n"
+		"Submits values, learns them, and reports throughput and latency.\n"
+		"  -c, --config FILE       cluster configuration (paxos.conf)\n"
+		"  -n, --count N           values to deliver (default 1000)\n"
+		"  -s, --size MIN[-MAX]    value size in bytes, at least %u (default 64)\n"
+		"  -k, --outstanding K     values in flight at once (default 1)\n"
+		"  -r, --resubmit-ms T     resubmit a value not delivered after T ms (default "
+		"1000)\n"
+		"  -t, --time-limit S      give up after S seconds (default 120)\n"
+		"  -l, --log FILE          write each submitted value as 'SEQ HEX' lines\n"
+		"      --id N              client id in value tags (default: process id)\n"
+		"      --json              print the summary as one JSON object\n"
+		"  -h, --help              this text\n"
+		"Exits 0 only when all N values were delivered.\n",
+		TAG_SIZE);
+}
+
+static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32_t *hi)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%s", text);
+	char *dash = strchr(buf, '-');
+	uint64_t a, b;
+	if (dash)
+		*dash = '\0';
+	if (parse_u64(buf, TAG_SIZE, max_value, &a))
+		return -1;
+	b = a;
+	if (dash && parse_u64(dash + 1, a, max_value, &b))
+		return -1;
+	*lo = (uint32_t)a;
+	*hi = (uint32_t)b;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_ID = 256, OPT_JSON };
+	static const struct option options[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"count", required_argument, NULL, 'n'},
+		{"size", required_argument, NULL, 's'},
+		{"outstanding", required_argument, NULL, 'k'},
+		{"resubmit-ms", required_argument, NULL, 'r'},
+		{"time-limit", required_argument, NULL, 't'},
+		{"log", required_argument, NULL, 'l'},
+		{"id", required_argument, NULL, OPT_ID},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *config = NULL, *size = "64", *log_path = NULL;
+	const char *count_text = "1000", *k_text = "1", *resubmit_text = "1000", *limit_text = "120";
+	const char *id_text = NULL;
+	bool json = false;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "c:n:s:k:r:t:l:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config = optarg; break;
+		case 'n': count_text = optarg; break;
+		case 's': size = optarg; break;
+		case 'k': k_text = optarg; break;
+		case 'r': resubmit_text = optarg; break;
+		case 't': limit_text = optarg; break;
+		case 'l': log_path = optarg; break;
+		case OPT_ID: id_text = optarg; break;
+		case OPT_JSON: json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!config || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	struct paxos_config cfg;
+	if (paxos_runner_config("paxos-client", config, &cfg))
+		return 2;
+	struct client c = {0};
+	uint64_t k, resubmit_ms, limit_s, id = (uint64_t)getpid();
+	uint32_t max_value = paxos_config_max_value(&cfg);
+	if (parse_u64(count_text, 1, 100000000, &c.count) || parse_u64(k_text, 1, 100000, &k) ||
+	    parse_u64(resubmit_text, 1, 3600000, &resubmit_ms) ||
+	    parse_u64(limit_text, 1, 86400, &limit_s) ||
+	    (id_text && parse_u64(id_text, 0, UINT32_MAX, &id)) ||
+	    parse_size(size, max_value, &c.size_min, &c.size_max)) {
+		fprintf(stderr,
+			"paxos-client: bad option value (count 1..1e8, outstanding 1..100000, "
+			"size %u..%u, resubmit-ms 1..3600000, time-limit 1..86400)\n",
+			TAG_SIZE, max_value);
+		return 2;
+	}
+	c.outstanding = (uint32_t)k;
+	c.resubmit = resubmit_ms * 1000;
+	c.id = (uint32_t)id;
+	c.rng = 0x9e3779b97f4a7c15ull ^ id;
+	c.slots = calloc(c.outstanding, sizeof(*c.slots));
+	c.latency_us = calloc(c.count, sizeof(*c.latency_us));
+	if (!c.slots || !c.latency_us) {
+		fprintf(stderr, "paxos-client: out of memory\n");
+		return 1;
+	}
+	for (uint32_t i = 0; i < c.outstanding; i++)
+		if (!(c.slots[i].buf = malloc(c.size_max))) {
+			fprintf(stderr, "paxos-client: out of memory\n");
+			return 1;
+		}
+	if (log_path && !(c.log = fopen(log_path, "w"))) {
+		fprintf(stderr, "paxos-client: %s: %s\n", log_path, strerror(errno));
+		return 1;
+	}
+
+	char err[256];
+	c.base = event_base_new();
+	c.node = c.base ? paxos_node_new(c.base, &cfg, err, sizeof(err)) : NULL;
+	if (!c.node || paxos_node_add_learner(c.node, on_deliver, &c) != PAXOS_OK) {
+		fprintf(stderr, "paxos-client: %s\n", c.node ? paxos_node_error(c.node) : err);
+		return 1;
+	}
+	struct timeval check = {0, (suseconds_t)(resubmit_ms * 1000 / 4)};
+	if (resubmit_ms >= 4000)
+		check = (struct timeval){(time_t)(resubmit_ms / 4000), 0};
+	struct timeval limit = {(time_t)limit_s, 0}, zero = {0, 0};
+	struct event *resubmit_ev = event_new(c.base, -1, EV_PERSIST, on_resubmit_check, &c);
+	struct event *start_ev = evtimer_new(c.base, on_start, &c);
+	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
+	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
+	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
+	event_add(resubmit_ev, &check);
+	event_add(start_ev, &zero);
+	event_add(deadline_ev, &limit);
+	event_add(sigint, NULL);
+	event_add(sigterm, NULL);
+	event_base_dispatch(c.base);
+
+	report(&c, json);
+	int status = c.delivered == c.count ? 0 : 1;
+	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		event_free(evs[i]);
+	paxos_node_free(c.node);
+	event_base_free(c.base);
+	if (c.log && fclose(c.log) != 0)
+		status = 1;
+	for (uint32_t i = 0; i < c.outstanding; i++)
+		free(c.slots[i].buf);
+	free(c.slots);
+	free(c.latency_us);
+	return status;
+}

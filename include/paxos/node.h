@@ -1,0 +1,60 @@
+/*
+ * A node hosts any mix of roles (acceptor, proposer, learner) on one libevent loop and
+ * connects them to the UDP multicast groups of a configuration. It is the thin adapter
+ * around the I/O-free cores; applications link it to broadcast and deliver values.
+ */
+#ifndef PAXOS_NODE_H
+#define PAXOS_NODE_H
+
+#include <paxos/config.h>
+#include <paxos/counters.h>
+#include <paxos/learner.h>
+#include <paxos/storage.h>
+
+struct event_base;
+struct paxos_node;
+
+/* Opens the sender socket. cfg is copied. NULL on error, with err filled. */
+struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
+				  char *err, size_t errlen);
+void paxos_node_free(struct paxos_node *n);
+
+/* Host an acceptor with this id; the node takes ownership of st. */
+int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
+
+/* Host a proposer with this id (it leads if id is the configured leader). It brings an
+ * internal learner, shared with paxos_node_add_learner. */
+int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
+
+/* Host a learner that delivers every value, in instance order, to deliver. */
+int paxos_node_add_learner(struct paxos_node *n, paxos_deliver_fn deliver, void *arg);
+
+/*
+ * Atomic broadcast, thesis 3.2.2: sends value to the proposers without blocking and without
+ * any guarantee; learn the value to know it was delivered. Returns PAXOS_OK, PAXOS_E_INVALID
+ * for a NULL value with a non-zero length, or PAXOS_E_TOO_BIG when len exceeds
+ * paxos_config_max_value(); on error nothing is sent and paxos_node_error() says why.
+ */
+int paxos_submit(struct paxos_node *n, const void *value, size_t len);
+
+/* The last error this node reported, as a sentence. */
+const char *paxos_node_error(const struct paxos_node *n);
+
+/* Counters of a hosted role (NULL if the role is not hosted); the transport's counters
+ * (datagrams, messages, malformed input) are paxos_node_transport_counters(). */
+const struct paxos_counters *paxos_node_counters(const struct paxos_node *n,
+						 enum paxos_role role);
+const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n);
+
+/* Write every hosted role's counters as one line each to stderr (also done every
+ * counters-interval-ms). */
+void paxos_node_report_counters(const struct paxos_node *n);
+
+/* Non-zero once the node stopped because of a fatal error (e.g. acceptor storage failed);
+ * the node has then broken its event loop. */
+int paxos_node_failed(const struct paxos_node *n);
+
+/* Lowest instance this node's learner has not delivered yet (0 without a learner). */
+paxos_iid paxos_node_next_iid(const struct paxos_node *n);
+
+#endif

@@ -1,0 +1,15 @@
+/* libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Include this one header. */
+#ifndef PAXOS_PAXOS_H
+#define PAXOS_PAXOS_H
+
+#include <paxos/acceptor.h>
+#include <paxos/config.h>
+#include <paxos/counters.h>
+#include <paxos/learner.h>
+#include <paxos/message.h>
+#include <paxos/node.h>
+#include <paxos/proposer.h>
+#include <paxos/storage.h>
+#include <paxos/types.h>
+
+#endif

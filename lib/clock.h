@@ -1,0 +1,15 @@
+#ifndef PAXOS_CLOCK_H
+#define PAXOS_CLOCK_H
+
+#include <paxos/types.h>
+#include <time.h>
+
+/* Monotonic microseconds; clock_gettime is served by the vDSO, not a system call. */
+static inline paxos_time paxos_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (paxos_time)ts.tv_sec * 1000000u + (paxos_time)ts.tv_nsec / 1000u;
+}
+
+#endif

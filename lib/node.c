@@ -1,0 +1,560 @@
+/*
+ * The libevent adapter: sockets in, decoded messages to the cores; messages out of the cores,
+ * batched per (sender role, group) into datagrams that are flushed once the current round of
+ * callbacks is done.
+ */
+#include <paxos/node.h>
+
+#include <paxos/acceptor.h>
+#include <paxos/proposer.h>
+
+#include "clock.h"
+#include "codec.h"
+#include "transport.h"
+
+#include <event2/event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Datagrams read per readiness event before yielding to the other sockets. */
+#define READS_PER_EVENT 64
+
+
+/* Where one role's messages go: a pending datagram per destination group. */
+struct role_out {
+	struct paxos_node *node;
+	enum paxos_role role;
+	struct paxos_emitter emitter;
+	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
+};
+
+struct paxos_node {
+	struct event_base *base;
+	struct paxos_config cfg;
+	uint32_t max_value;
+	int send_fd;
+	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
+	int recv_fd[PAXOS_GROUP_COUNT];
+	struct event *recv_ev[PAXOS_GROUP_COUNT];
+	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev;
+	bool flush_scheduled;
+	uint8_t *rx_buf;
+	uint8_t *tx_buf; /* one encoder buffer per (role, group), max_datagram each */
+	struct role_out out[PAXOS_ROLE_COUNT];
+	struct paxos_decoder decoder;
+	struct paxos_message *rx_msgs;
+
+	struct paxos_counters transport;
+	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
+	bool hosted[PAXOS_ROLE_COUNT];
+	uint32_t role_id[PAXOS_ROLE_COUNT];
+
+	struct paxos_acceptor *acceptor;
+	struct paxos_storage *storage;
+	struct paxos_proposer *proposer;
+	struct paxos_learner *learner;
+	paxos_deliver_fn deliver;
+	void *deliver_arg;
+
+	int failed;
+	char error[256];
+};
+
+static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
+							 "client"};
+
+static void set_error(struct paxos_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n->error, sizeof(n->error), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- sending ---- */
+
+static void flush_one(struct paxos_node *n, struct role_out *o, enum paxos_group g)
+{
+	struct paxos_encoder *e = &o->enc[g];
+	if (e->count == 0)
+		return;
+	ssize_t sent = sendto(n->send_fd, e->buf, e->len, 0, (struct sockaddr *)&n->dest[g],
+			      sizeof(n->dest[g]));
+	if (sent < 0) {
+		n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
+	} else {
+		n->transport.datagrams_sent++;
+		n->transport.messages_sent += e->count;
+	}
+	paxos_encoder_reset(e);
+}
+
+static void flush_all(struct paxos_node *n)
+{
+	n->flush_scheduled = false;
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+			flush_one(n, &n->out[r], (enum paxos_group)g);
+}
+
+static void on_flush(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	flush_all(arg);
+}
+
+static void schedule_flush(struct paxos_node *n)
+{
+	if (!n->flush_scheduled) {
+		n->flush_scheduled = true;
+		event_active(n->flush_ev, EV_TIMEOUT, 0);
+	}
+}
+
+static void emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct role_out *o = ctx;
+	struct paxos_node *n = o->node;
+	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
+		flush_one(n, o, to);
+		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
+			n->transport.send_errors++; /* cannot happen for values within max_value */
+			return;
+		}
+	}
+	schedule_flush(n);
+}
+
+/* ---- receiving ---- */
+
+static void fail_node(struct paxos_node *n, int status, const char *what)
+{
+	n->failed = status;
+	set_error(n, "%s: %s", what, paxos_strerror(status));
+	fprintf(stderr, "paxos: fatal: %s; stopping\n", n->error);
+	event_base_loopbreak(n->base);
+}
+
+/* The group a message type is sent to; a message that arrives elsewhere is ignored. */
+static enum paxos_group group_of(enum paxos_msg_type type)
+{
+	switch (type) {
+	case PAXOS_MSG_PREPARE:
+	case PAXOS_MSG_ACCEPT:
+	case PAXOS_MSG_REPEAT:
+	case PAXOS_MSG_TRIM:
+		return PAXOS_GROUP_ACCEPTORS;
+	case PAXOS_MSG_PROMISE:
+	case PAXOS_MSG_REJECT:
+		return PAXOS_GROUP_PROPOSERS;
+	case PAXOS_MSG_ACCEPTED:
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		return PAXOS_GROUP_LEARNERS;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return PAXOS_GROUP_SUBMIT;
+	}
+	return PAXOS_GROUP_COUNT;
+}
+
+static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
+		     paxos_time now)
+{
+	if (group_of(m->type) != g)
+		return;
+	switch (g) {
+	case PAXOS_GROUP_ACCEPTORS:
+		if (n->acceptor && !n->failed) {
+			int rc = paxos_acceptor_handle(n->acceptor, m,
+						       &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+			if (rc != PAXOS_OK)
+				fail_node(n, rc, "acceptor storage");
+		}
+		break;
+	case PAXOS_GROUP_PROPOSERS:
+	case PAXOS_GROUP_SUBMIT:
+		if (n->proposer)
+			paxos_proposer_handle(n->proposer, m, now,
+					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		break;
+	case PAXOS_GROUP_LEARNERS:
+		if (n->learner)
+			paxos_learner_handle(n->learner, m, now,
+					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct paxos_node *n = arg;
+	enum paxos_group g = PAXOS_GROUP_COUNT;
+	for (int i = 0; i < PAXOS_GROUP_COUNT; i++)
+		if (n->recv_fd[i] == fd)
+			g = (enum paxos_group)i;
+	for (int i = 0; i < READS_PER_EVENT && !n->failed; i++) {
+		/* MSG_TRUNC makes recv report the real length, so oversized datagrams show. */
+		ssize_t len = recv(fd, n->rx_buf, n->cfg.max_datagram, MSG_TRUNC);
+		if (len < 0)
+			break; /* EAGAIN: drained */
+		n->transport.datagrams_received++;
+		size_t count = 0;
+		struct paxos_header h;
+		if ((size_t)len > n->cfg.max_datagram ||
+		    paxos_decode(&n->decoder, n->rx_buf, (size_t)len, &h, n->rx_msgs,
+				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
+			n->transport.malformed_datagrams++;
+			continue;
+		}
+		n->transport.messages_received += count;
+		paxos_time now = paxos_now();
+		for (size_t k = 0; k < count; k++)
+			dispatch(n, g, &n->rx_msgs[k], now);
+	}
+}
+
+/* ---- timers ---- */
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_node *n = arg;
+	paxos_time now = paxos_now();
+	if (n->learner)
+		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
+	if (n->proposer)
+		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
+static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_node *n = arg;
+	if (n->acceptor && !n->failed) {
+		int rc = paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+		if (rc != PAXOS_OK)
+			fail_node(n, rc, "acceptor storage");
+	}
+}
+
+static void on_report(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	paxos_node_report_counters(arg);
+}
+
+static struct timeval ms_to_tv(uint32_t ms)
+{
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+	return tv;
+}
+
+static int add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event_callback_fn cb)
+{
+	if (*ev)
+		return PAXOS_OK;
+	*ev = event_new(n->base, -1, EV_PERSIST, cb, n);
+	struct timeval tv = ms_to_tv(ms);
+	if (!*ev || event_add(*ev, &tv) != 0) {
+		set_error(n, "cannot add a timer to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	return PAXOS_OK;
+}
+
+/* The proposer's and learner's timers are checked at a quarter of the shortest timeout. */
+static uint32_t tick_ms(const struct paxos_config *c)
+{
+	uint32_t ms = c->phase1_timeout_ms;
+	if (c->phase2_timeout_ms < ms)
+		ms = c->phase2_timeout_ms;
+	if (c->hole_check_ms < ms)
+		ms = c->hole_check_ms;
+	ms /= 4;
+	return ms ? ms : 1;
+}
+
+/* ---- set-up ---- */
+
+static int join(struct paxos_node *n, enum paxos_group g)
+{
+	if (n->recv_fd[g] >= 0)
+		return PAXOS_OK;
+	int fd = paxos_transport_receiver(&n->cfg, g, n->error, sizeof(n->error));
+	if (fd < 0)
+		return PAXOS_E_IO;
+	n->recv_fd[g] = fd;
+	n->recv_ev[g] = event_new(n->base, fd, EV_READ | EV_PERSIST, on_readable, n);
+	if (!n->recv_ev[g] || event_add(n->recv_ev[g], NULL) != 0) {
+		set_error(n, "cannot add a socket to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	return PAXOS_OK;
+}
+
+static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
+{
+	n->hosted[role] = true;
+	n->role_id[role] = id;
+	struct role_out *o = &n->out[role];
+	struct paxos_header h = {role, id};
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->cfg.max_datagram, &h);
+}
+
+struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
+				  char *err, size_t errlen)
+{
+	struct paxos_node *n = calloc(1, sizeof(*n));
+	if (!n) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	n->base = base;
+	n->cfg = *cfg;
+	n->max_value = paxos_config_max_value(cfg);
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		n->recv_fd[g] = -1;
+		paxos_transport_address(cfg, (enum paxos_group)g, &n->dest[g]);
+	}
+	size_t dg = cfg->max_datagram;
+	n->rx_buf = malloc(dg);
+	n->tx_buf = malloc(dg * PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT);
+	n->rx_msgs = calloc(PAXOS_MAX_MESSAGES_PER_DATAGRAM, sizeof(*n->rx_msgs));
+	n->flush_ev = event_new(base, -1, 0, on_flush, n);
+	paxos_decoder_init(&n->decoder);
+	n->send_fd = paxos_transport_sender(cfg, n->error, sizeof(n->error));
+	if (!n->rx_buf || !n->tx_buf || !n->rx_msgs || !n->flush_ev || n->send_fd < 0) {
+		snprintf(err, errlen, "%s", n->send_fd < 0 ? n->error : "out of memory");
+		paxos_node_free(n);
+		return NULL;
+	}
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
+		struct role_out *o = &n->out[r];
+		o->node = n;
+		o->role = (enum paxos_role)r;
+		o->emitter.emit = emit;
+		o->emitter.ctx = o;
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+			o->enc[g].buf = n->tx_buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
+	}
+	host(n, PAXOS_ROLE_CLIENT, 0);
+	if (cfg->counters_interval_ms &&
+	    add_timer(n, &n->report_ev, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
+		snprintf(err, errlen, "%s", n->error);
+		paxos_node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void paxos_node_free(struct paxos_node *n)
+{
+	if (!n)
+		return;
+	if (n->send_fd >= 0 && n->flush_ev)
+		flush_all(n);
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		if (n->recv_ev[g])
+			event_free(n->recv_ev[g]);
+		if (n->recv_fd[g] >= 0)
+			close(n->recv_fd[g]);
+	}
+	struct event *timers[] = {n->flush_ev, n->tick_ev, n->acceptor_ev, n->report_ev};
+	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
+		if (timers[i])
+			event_free(timers[i]);
+	if (n->send_fd >= 0)
+		close(n->send_fd);
+	paxos_acceptor_free(n->acceptor);
+	paxos_storage_destroy(n->storage);
+	paxos_proposer_free(n->proposer);
+	paxos_learner_free(n->learner);
+	paxos_decoder_destroy(&n->decoder);
+	free(n->rx_buf);
+	free(n->tx_buf);
+	free(n->rx_msgs);
+	free(n);
+}
+
+int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
+{
+	if (n->acceptor || !st || id >= n->cfg.acceptors) {
+		set_error(n, n->acceptor ? "this node already hosts an acceptor"
+				 : !st	   ? "acceptor needs a storage"
+					   : "acceptor id %u is not below acceptors (%u)",
+			  id, n->cfg.acceptors);
+		paxos_storage_destroy(st);
+		return PAXOS_E_INVALID;
+	}
+	n->storage = st;
+	host(n, PAXOS_ROLE_ACCEPTOR, id);
+	n->acceptor = paxos_acceptor_new(id, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
+	if (!n->acceptor) {
+		set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	int rc = join(n, PAXOS_GROUP_ACCEPTORS);
+	if (rc == PAXOS_OK)
+		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+	return rc;
+}
+
+static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct paxos_node *n = arg;
+	if (n->proposer)
+		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
+					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->deliver)
+		n->deliver(n->deliver_arg, iid, v);
+}
+
+static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct paxos_node *n = arg;
+	if (n->proposer)
+		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
+				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
+/* One learner per node serves both the application and the proposer. */
+static int ensure_learner(struct paxos_node *n)
+{
+	if (n->learner)
+		return PAXOS_OK;
+	struct paxos_learner_options o;
+	paxos_learner_options_from_config(&o, &n->cfg);
+	o.deliver = on_deliver;
+	o.deliver_arg = n;
+	o.closed = on_closed;
+	o.closed_arg = n;
+	host(n, PAXOS_ROLE_LEARNER, 0);
+	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
+	if (!n->learner) {
+		set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	int rc = join(n, PAXOS_GROUP_LEARNERS);
+	if (rc == PAXOS_OK)
+		rc = add_timer(n, &n->tick_ev, tick_ms(&n->cfg), on_tick);
+	return rc;
+}
+
+int paxos_node_add_learner(struct paxos_node *n, paxos_deliver_fn deliver, void *arg)
+{
+	if (n->deliver || !deliver) {
+		set_error(n, deliver ? "this node already hosts a learner"
+				     : "a learner needs a deliver callback");
+		return PAXOS_E_INVALID;
+	}
+	n->deliver = deliver;
+	n->deliver_arg = arg;
+	return ensure_learner(n);
+}
+
+int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
+{
+	if (n->proposer || id >= n->cfg.proposers) {
+		set_error(n, n->proposer ? "this node already hosts a proposer"
+					 : "proposer id %u is not below proposers (%u)",
+			  id, n->cfg.proposers);
+		return PAXOS_E_INVALID;
+	}
+	int rc = ensure_learner(n);
+	if (rc != PAXOS_OK)
+		return rc;
+	struct paxos_proposer_options o;
+	paxos_proposer_options_from_config(&o, &n->cfg, id);
+	host(n, PAXOS_ROLE_PROPOSER, id);
+	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
+	if (!n->proposer) {
+		set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	if ((rc = join(n, PAXOS_GROUP_PROPOSERS)) != PAXOS_OK ||
+	    (rc = join(n, PAXOS_GROUP_SUBMIT)) != PAXOS_OK)
+		return rc;
+	if (id == n->cfg.leader) {
+		paxos_iid first = paxos_learner_next_iid(n->learner);
+		fprintf(stderr, "paxos: proposer %u leads from instance %llu\n", id,
+			(unsigned long long)(first ? first : 1));
+		paxos_proposer_set_leader(n->proposer, true, first ? first : 1, paxos_now(),
+					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+	return PAXOS_OK;
+}
+
+/* ---- application interface ---- */
+
+int paxos_submit(struct paxos_node *n, const void *value, size_t len)
+{
+	if (!n || (!value && len)) {
+		if (n)
+			set_error(n, "paxos_submit: value is NULL");
+		return PAXOS_E_INVALID;
+	}
+	if (len > n->max_value) {
+		set_error(n, "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
+			     "(max-datagram %u)",
+			  len, n->max_value, n->cfg.max_datagram);
+		return PAXOS_E_TOO_BIG;
+	}
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value.data = value;
+	m.u.client_value.value.len = (uint32_t)len;
+	emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
+	return PAXOS_OK;
+}
+
+const char *paxos_node_error(const struct paxos_node *n)
+{
+	return n->error;
+}
+
+const struct paxos_counters *paxos_node_counters(const struct paxos_node *n,
+						 enum paxos_role role)
+{
+	if ((unsigned)role >= PAXOS_ROLE_COUNT || !n->hosted[role])
+		return NULL;
+	return &n->role_counters[role];
+}
+
+const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n)
+{
+	return &n->transport;
+}
+
+void paxos_node_report_counters(const struct paxos_node *n)
+{
+	char line[2048];
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
+		if (!n->hosted[r] || r == PAXOS_ROLE_CLIENT)
+			continue;
+		paxos_counters_format(&n->role_counters[r], line, sizeof(line));
+		fprintf(stderr, "paxos: counters %s %u: %s\n", role_names[r], n->role_id[r],
+			line[0] ? line : "(none)");
+	}
+	paxos_counters_format(&n->transport, line, sizeof(line));
+	fprintf(stderr, "paxos: counters transport: %s\n", line[0] ? line : "(none)");
+}
+
+int paxos_node_failed(const struct paxos_node *n)
+{
+	return n->failed;
+}
+
+paxos_iid paxos_node_next_iid(const struct paxos_node *n)
+{
+	return n->learner ? paxos_learner_next_iid(n->learner) : 0;
+}

@@ -1,0 +1,192 @@
+#include "runner.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg)
+{
+	char err[512];
+	paxos_config_defaults(cfg);
+	if (paxos_config_load(cfg, path, err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, err);
+		return -1;
+	}
+	return 0;
+}
+
+int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
+		    uint32_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v >= limit) {
+		fprintf(stderr, "%s: %s '%s' must be a number from 0 to %u\n", program, what, text,
+			limit - 1);
+		return -1;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+int paxos_runner_loop(struct event_base *base, struct paxos_node *node)
+{
+	struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
+	struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	signal(SIGPIPE, SIG_IGN);
+	if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) {
+		fprintf(stderr, "cannot install signal handlers\n");
+		return 1;
+	}
+	event_base_dispatch(base);
+	paxos_node_report_counters(node);
+	event_free(sigint);
+	event_free(sigterm);
+	return paxos_node_failed(node) ? 1 : 0;
+}
+
+void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value *v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char hex[512];
+	fprintf(out, "%llu ", (unsigned long long)iid);
+	for (uint32_t i = 0; i < v->len;) {
+		size_t k = 0;
+		for (; i < v->len && k + 2 <= sizeof(hex); i++) {
+			hex[k++] = digits[v->data[i] >> 4];
+			hex[k++] = digits[v->data[i] & 15];
+		}
+		fwrite(hex, 1, k, out);
+	}
+	fputc('\n', out);
+}
+
+struct output {
+	FILE *file;
+};
+
+static void write_delivery(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct output *o = arg;
+	paxos_runner_write_value(o->file, iid, v);
+}
+
+static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
+{
+	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
+	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
+	fprintf(out, "usage: %s -c FILE%s%s\n%s\n", spec->program, has_id ? " -i ID" : "",
+		has_output ? " [-o FILE]" : "", spec->summary);
+	fprintf(out, "  -c, --config FILE  cluster configuration (paxos.conf)\n");
+	if (has_id)
+		fprintf(out, "  -i, --id ID        this process's id (acceptor and/or proposer)\n");
+	if (has_output)
+		fprintf(out, "  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
+	fprintf(out, "  -h, --help         this text\n");
+}
+
+static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_config *cfg,
+		      struct paxos_node *node, uint32_t id, struct output *out)
+{
+	const char *p = spec->program;
+	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && id < cfg->acceptors) {
+		if (paxos_node_add_acceptor(node, id, paxos_storage_memory_new()) != PAXOS_OK)
+			return -1;
+		fprintf(stderr, "%s: acceptor %u, storage %s (volatile: never restart it into a "
+				"running cluster)\n",
+			p, id, cfg->storage);
+	}
+	if ((spec->roles & PAXOS_HOST_PROPOSER) && id < cfg->proposers) {
+		if (paxos_node_add_proposer(node, id) != PAXOS_OK)
+			return -1;
+		fprintf(stderr, "%s: proposer %u%s\n", p, id,
+			id == cfg->leader ? " (leader)" : "");
+	}
+	if ((spec->roles & PAXOS_HOST_LEARNER) && out->file) {
+		if (paxos_node_add_learner(node, write_delivery, out) != PAXOS_OK)
+			return -1;
+	}
+	return 0;
+}
+
+int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv)
+{
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"id", required_argument, NULL, 'i'},
+						{"output", required_argument, NULL, 'o'},
+						{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
+	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
+	const char *config = NULL, *id_text = NULL, *output = NULL;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "c:i:o:h", options, NULL)) != -1) {
+		if (opt == 'c')
+			config = optarg;
+		else if (opt == 'i' && has_id)
+			id_text = optarg;
+		else if (opt == 'o' && has_output)
+			output = optarg;
+		else if (opt == 'h') {
+			runner_usage(spec, stdout);
+			return 0;
+		} else {
+			runner_usage(spec, stderr);
+			return 2;
+		}
+	}
+	if (!config || (has_id && !id_text) || optind != argc) {
+		runner_usage(spec, stderr);
+		return 2;
+	}
+	struct paxos_config cfg;
+	uint32_t id = 0;
+	if (paxos_runner_config(spec->program, config, &cfg))
+		return 2;
+	uint32_t id_limit = cfg.acceptors > cfg.proposers ? cfg.acceptors : cfg.proposers;
+	if (!(spec->roles & PAXOS_HOST_ACCEPTOR))
+		id_limit = cfg.proposers;
+	else if (!(spec->roles & PAXOS_HOST_PROPOSER))
+		id_limit = cfg.acceptors;
+	if (has_id && paxos_runner_id(spec->program, "id", id_text, id_limit, &id))
+		return 2;
+
+	struct output out = {NULL};
+	if (has_output) {
+		out.file = output ? fopen(output, "w") : stdout;
+		if (!out.file) {
+			fprintf(stderr, "%s: %s: %s\n", spec->program, output, strerror(errno));
+			return 1;
+		}
+	}
+	char err[256];
+	int status = 1;
+	struct event_base *base = event_base_new();
+	struct paxos_node *node = base ? paxos_node_new(base, &cfg, err, sizeof(err)) : NULL;
+	if (!node)
+		fprintf(stderr, "%s: %s\n", spec->program, base ? err : "cannot create event loop");
+	else if (host_roles(spec, &cfg, node, id, &out) != 0)
+		fprintf(stderr, "%s: %s\n", spec->program, paxos_node_error(node));
+	else
+		status = paxos_runner_loop(base, node);
+	paxos_node_free(node);
+	if (base)
+		event_base_free(base);
+	if (out.file && out.file != stdout && fclose(out.file) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", spec->program, output, strerror(errno));
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,42 @@
+/* What every role binary does the same way: read the config, run the loop, stop on signals. */
+#ifndef PAXOS_RUNNER_H
+#define PAXOS_RUNNER_H
+
+#include <paxos/config.h>
+#include <paxos/node.h>
+#include <stdio.h>
+
+struct event_base;
+
+/* Loads path (defaults first); prints "program: FILE:LINE: ..." and returns -1 on error. */
+int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg);
+
+/* Parses a non-negative id below limit; prints an error naming what and returns -1. */
+int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
+		    uint32_t *id);
+
+/* Runs base until SIGINT or SIGTERM (then reports the node's counters) or until the node
+ * fails. Returns the process exit status. */
+int paxos_runner_loop(struct event_base *base, struct paxos_node *node);
+
+/* A role binary: which roles it hosts from the configuration. */
+enum {
+	PAXOS_HOST_ACCEPTOR = 1,
+	PAXOS_HOST_PROPOSER = 2,
+	PAXOS_HOST_LEARNER = 4,
+};
+
+struct paxos_runner_spec {
+	const char *program;
+	const char *summary; /* one line for --help */
+	unsigned roles;      /* PAXOS_HOST_* */
+};
+
+/* The whole main() of a role binary: options -c/--config, -i/--id (when it hosts an
+ * acceptor or proposer), -o/--output (when it hosts a learner), -h/--help. */
+int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv);
+
+/* Writes "IID HEX\n": the instance id, a space, the value in lowercase hex. */
+void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value *v);
+
+#endif

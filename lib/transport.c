@@ -1,0 +1,79 @@
+#include "transport.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void paxos_transport_address(const struct paxos_config *cfg, enum paxos_group group,
+			     struct sockaddr_in *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sin_family = AF_INET;
+	out->sin_addr = cfg->groups[group].addr;
+	out->sin_port = htons(cfg->groups[group].port);
+}
+
+static int fail(int fd, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", what, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Buffers sized from the config; the kernel may clamp them, which only costs throughput. */
+static int open_socket(const struct paxos_config *cfg, char *err, size_t errlen)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(fd, "socket", err, errlen);
+	int size = (int)cfg->socket_buffer;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	return fd;
+}
+
+int paxos_transport_sender(const struct paxos_config *cfg, char *err, size_t errlen)
+{
+	int fd = open_socket(cfg, err, errlen);
+	if (fd < 0)
+		return -1;
+	unsigned char ttl = (unsigned char)cfg->multicast_ttl, loop = 1;
+	if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &cfg->multicast_interface,
+		       sizeof(cfg->multicast_interface)) < 0)
+		return fail(fd, "IP_MULTICAST_IF", err, errlen);
+	if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl)) < 0)
+		return fail(fd, "IP_MULTICAST_TTL", err, errlen);
+	if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof(loop)) < 0)
+		return fail(fd, "IP_MULTICAST_LOOP", err, errlen);
+	return fd;
+}
+
+int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group group, char *err,
+			     size_t errlen)
+{
+	int fd = open_socket(cfg, err, errlen);
+	if (fd < 0)
+		return -1;
+	int on = 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0)
+		return fail(fd, "SO_REUSEADDR", err, errlen);
+	/* Bound to the group address, so this socket only sees that group's traffic. */
+	struct sockaddr_in addr;
+	paxos_transport_address(cfg, group, &addr);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		char what[64];
+		snprintf(what, sizeof(what), "bind %s:%u", inet_ntoa(addr.sin_addr),
+			 (unsigned)ntohs(addr.sin_port));
+		return fail(fd, what, err, errlen);
+	}
+	struct ip_mreq mreq = {.imr_multiaddr = addr.sin_addr,
+			       .imr_interface = cfg->multicast_interface};
+	if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) < 0)
+		return fail(fd, "IP_ADD_MEMBERSHIP", err, errlen);
+	return fd;
+}
