@@ -1,0 +1,57 @@
+# Shell helpers for end-to-end tests: start role binaries, remember their PIDs, stop only
+# those. Source it with BUILD set to the build directory and WORK to a scratch directory.
+PIDS=""
+
+start() { # start NAME BINARY ARGS...: runs in the background, logs to $WORK/NAME.log
+	name=$1
+	shift
+	"$BUILD/$@" >"$WORK/$name.log" 2>&1 &
+	PIDS="$PIDS $!"
+	eval "PID_$name=$!"
+}
+
+stop_all() {
+	for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in $PIDS; do wait "$pid" 2>/dev/null || true; done
+	PIDS=""
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$WORK"/*.log; do
+		[ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2
+	done
+	stop_all
+	exit 1
+}
+
+# wait_lines FILE N SECONDS: until FILE has at least N lines
+wait_lines() {
+	i=0
+	while [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -lt "$2" ]; do
+		i=$((i + 1))
+		[ "$i" -gt $(($3 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# check_outputs EXPECTED_COUNT SUBMITTED_LOG OUTPUT...: identical outputs, consecutive
+# instances from 1, every submitted value exactly once.
+check_outputs() {
+	count=$1
+	submitted=$2
+	shift 2
+	first=$1
+	for out in "$@"; do
+		cmp -s "$first" "$out" || fail "learner outputs $first and $out differ"
+	done
+	[ "$(wc -l <"$first")" -eq "$count" ] || fail "$first has $(wc -l <"$first") lines, want $count"
+	awk '$1 != NR { print "instance " $1 " at line " NR; bad = 1; exit } END { exit bad }' \
+		"$first" || fail "instances in $first are not 1..$count in order"
+	cut -d' ' -f2 "$first" | sort >"$WORK/delivered.sorted"
+	cut -d' ' -f2 "$submitted" | sort >"$WORK/submitted.sorted"
+	[ -z "$(uniq -d "$WORK/delivered.sorted")" ] || fail "a value was delivered twice"
+	cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
+		fail "delivered values differ from submitted values"
+}
