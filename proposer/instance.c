@@ -1,0 +1,311 @@
+#include "instance.h"
+
+#include <string.h>
+
+#include "ballot.h"
+
+void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf)
+{
+	memset(inst, 0, sizeof(*inst));
+	inst->v1 = v1_buf;
+	inst->v2 = v2_buf;
+	instance_reset(inst, 0);
+}
+
+void instance_reset(struct instance *inst, paxos_iid iid)
+{
+	inst->iid = iid;
+	inst->state = INSTANCE_EMPTY;
+	inst->ballot = 0;
+	inst->pset = 0;
+	inst->v1_len = 0;
+	inst->vb = 0;
+	inst->v2_len = 0;
+	inst->has_v2 = false;
+	inst->cv = false;
+	inst->deadline = 0;
+}
+
+uint32_t instance_quorum(const struct instance_ctx *ctx)
+{
+	return ctx->acceptors / 2 + 1;
+}
+
+bool instance_in_phase2(const struct instance *inst)
+{
+	switch (inst->state) {
+	case INSTANCE_P2_PENDING:
+		return true;
+	case INSTANCE_P1_PENDING:
+	case INSTANCE_P1_READY:
+		return inst->has_v2;
+	default:
+		return false;
+	}
+}
+
+static bool same_value(const uint8_t *a, uint32_t alen, const struct paxos_value *b)
+{
+	return b && alen == b->len && (alen == 0 || memcmp(a, b->data, alen) == 0);
+}
+
+/* Puts the client value v2 back at the head of the pending list. The proposer sizes the
+ * list so this does not fail; if it does (a hand-built record), the value is counted lost. */
+static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
+{
+	if (pending_push_front(ctx->pending, inst->v2, inst->v2_len) == PAXOS_OK)
+		ctx->counters->values_requeued++;
+	else
+		ctx->counters->pending_dropped++;
+	inst->has_v2 = false;
+	inst->cv = false;
+	inst->v2_len = 0;
+}
+
+static void send_prepare(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
+			 const struct paxos_emitter *out)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.iid = inst->iid;
+	m.u.prepare.ballot = inst->ballot;
+	inst->deadline = now + ctx->phase1_timeout;
+	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+/* Back to phase 1 with ballot b, keeping v2/cv (TO1, TO2, REJECT). */
+static void restart_phase1(const struct instance_ctx *ctx, struct instance *inst, paxos_ballot b,
+			   paxos_time now, const struct paxos_emitter *out)
+{
+	inst->state = INSTANCE_P1_PENDING;
+	inst->ballot = b;
+	inst->pset = 0;
+	inst->v1_len = 0;
+	inst->vb = 0;
+	send_prepare(ctx, inst, now, out);
+}
+
+/* Phase 1 is over: <I, p1_ready, b, {}, null, 0, v2, cv>. */
+static void phase1_done(struct instance *inst)
+{
+	inst->state = INSTANCE_P1_READY;
+	inst->pset = 0;
+	inst->v1_len = 0;
+	inst->vb = 0;
+	inst->deadline = 0;
+}
+
+/* S. An instance released by a former leadership keeps its last ballot and continues above
+ * it: reusing a ballot could pair it with a second value. */
+static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
+		     const struct paxos_emitter *out)
+{
+	paxos_ballot b =
+	    inst->ballot ? ballot_increment(inst->ballot) : ballot_first(ctx->proposer_id);
+	restart_phase1(ctx, inst, b, now, out);
+}
+
+static bool promise_counts(const struct instance_ctx *ctx, const struct instance *inst,
+			   const struct paxos_promise *p)
+{
+	return p && p->iid == inst->iid && p->ballot == inst->ballot &&
+	       p->acceptor_id < ctx->acceptors && p->acceptor_id < 32 &&
+	       p->value.len <= ctx->max_value && (p->value.len == 0 || p->value.data);
+}
+
+static enum instance_state on_promise(const struct instance_ctx *ctx, struct instance *inst,
+				      const struct paxos_promise *p, paxos_time now,
+				      const struct paxos_emitter *out)
+{
+	uint32_t bit = 1u << p->acceptor_id;
+	if (inst->pset & bit)
+		return inst->state; /* a duplicate does not count twice */
+	inst->pset |= bit;
+	if (p->value_ballot > inst->vb) {
+		if (p->value.len)
+			memcpy(inst->v1, p->value.data, p->value.len);
+		inst->v1_len = p->value.len;
+		inst->vb = p->value_ballot;
+	}
+	if ((uint32_t)__builtin_popcount(inst->pset) < instance_quorum(ctx))
+		return inst->state;
+	return instance_step(ctx, inst, inst->vb ? EV_R1 : EV_R0, NULL, now, out);
+}
+
+/* R1: the value with the highest value ballot must be proposed (the four cases of 3.5). */
+static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
+{
+	struct paxos_value v1 = {inst->v1, inst->v1_len};
+	if (inst->has_v2 && same_value(inst->v2, inst->v2_len, &v1)) {
+		phase1_done(inst); /* v1 = v2: our value survived, keep cv */
+		return;
+	}
+	if (inst->has_v2 && inst->cv)
+		requeue_v2(ctx, inst); /* our client's value goes to another instance */
+	if (inst->v1_len)
+		memcpy(inst->v2, inst->v1, inst->v1_len);
+	inst->v2_len = inst->v1_len;
+	inst->has_v2 = true;
+	inst->cv = false;
+	phase1_done(inst);
+}
+
+static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
+{
+	if (pending_count(ctx->pending) == 0)
+		return false;
+	if (ctx->may_assign && !ctx->may_assign(ctx->may_assign_arg, inst))
+		return false;
+	if (!pending_pop_front(ctx->pending, inst->v2, &inst->v2_len))
+		return false;
+	inst->has_v2 = true;
+	inst->cv = true;
+	return true;
+}
+
+static void send_accept(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
+			const struct paxos_emitter *out)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = inst->iid;
+	m.u.accept.ballot = inst->ballot;
+	m.u.accept.value.data = inst->v2;
+	m.u.accept.value.len = inst->v2_len;
+	inst->state = INSTANCE_P2_PENDING;
+	inst->deadline = now + ctx->phase2_timeout;
+	if (inst->cv)
+		ctx->counters->values_proposed++;
+	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+/* D: the delivered value v settles our client value; then the slot is free again. */
+static void on_delivered(const struct instance_ctx *ctx, struct instance *inst,
+			 const struct paxos_value *v)
+{
+	if (inst->has_v2 && inst->cv && !same_value(inst->v2, inst->v2_len, v))
+		requeue_v2(ctx, inst);
+	/* v = v2 with cv: our client's value is delivered; anything else needs nothing. */
+	instance_reset(inst, inst->iid);
+}
+
+static bool reject_applies(const struct instance *inst, const struct paxos_reject *r)
+{
+	/* A reject that does not beat our ballot answers an older request (the acceptor has
+	 * promised us since): jumping again would inflate the ballot once per acceptor. */
+	return r && r->iid == inst->iid && r->ballot > inst->ballot;
+}
+
+enum instance_state instance_step(const struct instance_ctx *ctx, struct instance *inst,
+				  enum instance_event ev, const struct instance_arg *arg,
+				  paxos_time now, const struct paxos_emitter *out)
+{
+	enum instance_state s = inst->state;
+
+	switch (ev) {
+	case EV_S:
+		if (s == INSTANCE_EMPTY)
+			on_start(ctx, inst, now, out);
+		break;
+	case EV_TO1:
+		if (s == INSTANCE_P1_PENDING) {
+			ctx->counters->phase1_timeouts++;
+			restart_phase1(ctx, inst, ballot_increment(inst->ballot), now, out);
+		}
+		break;
+	case EV_P:
+		if (s == INSTANCE_P1_PENDING && arg && promise_counts(ctx, inst, arg->promise))
+			return on_promise(ctx, inst, arg->promise, now, out);
+		break;
+	case EV_R0:
+		if (s == INSTANCE_P1_PENDING) {
+			phase1_done(inst);
+			return instance_step(ctx, inst, EV_A, NULL, now, out);
+		}
+		break;
+	case EV_R1:
+		if (s == INSTANCE_P1_PENDING) {
+			if (inst->vb == 0) /* no value found after all: that is R0 */
+				return instance_step(ctx, inst, EV_R0, NULL, now, out);
+			adopt_v1(ctx, inst);
+			return instance_step(ctx, inst, EV_E, NULL, now, out);
+		}
+		break;
+	case EV_NV:
+		break; /* P1_READY without a value stays so until A finds one */
+	case EV_A:
+		if (s != INSTANCE_P1_READY)
+			break;
+		if (inst->has_v2 || assign_client_value(ctx, inst))
+			return instance_step(ctx, inst, EV_E, NULL, now, out);
+		return instance_step(ctx, inst, EV_NV, NULL, now, out);
+	case EV_E:
+		if (s == INSTANCE_P1_READY && inst->has_v2)
+			send_accept(ctx, inst, now, out);
+		break;
+	case EV_C:
+		if (s != INSTANCE_CLOSED) {
+			inst->state = INSTANCE_CLOSED;
+			inst->pset = 0;
+			inst->v1_len = 0;
+			inst->vb = 0;
+			inst->deadline = 0;
+		}
+		break;
+	case EV_TO2:
+		if (s == INSTANCE_P2_PENDING) {
+			ctx->counters->phase2_timeouts++;
+			restart_phase1(ctx, inst, ballot_increment(inst->ballot), now, out);
+		}
+		break;
+	case EV_D:
+		on_delivered(ctx, inst, arg ? arg->value : NULL);
+		break;
+	case EV_REJECT:
+		if ((s == INSTANCE_P1_PENDING || s == INSTANCE_P2_PENDING) && arg &&
+		    reject_applies(inst, arg->reject)) {
+			ctx->counters->rejects_received++;
+			restart_phase1(ctx, inst,
+				       ballot_increment_skip(inst->ballot, arg->reject->ballot,
+							     ctx->proposer_id),
+				       now, out);
+		}
+		break;
+	default:
+		break;
+	}
+	return inst->state;
+}
+
+void instance_release(const struct instance_ctx *ctx, struct instance *inst)
+{
+	if (inst->state == INSTANCE_CLOSED)
+		return;
+	if (inst->has_v2 && inst->cv)
+		requeue_v2(ctx, inst);
+	paxos_ballot last = inst->ballot;
+	instance_reset(inst, inst->iid);
+	inst->ballot = last;
+}
+
+const char *instance_state_name(enum instance_state s)
+{
+	static const char *const names[] = {
+	    [INSTANCE_EMPTY] = "empty",       [INSTANCE_P1_PENDING] = "p1_pending",
+	    [INSTANCE_P1_READY] = "p1_ready", [INSTANCE_P2_PENDING] = "p2_pending",
+	    [INSTANCE_CLOSED] = "closed",
+	};
+	if ((unsigned)s >= INSTANCE_STATE_COUNT)
+		return "unknown";
+	return names[s];
+}
+
+const char *instance_event_name(enum instance_event e)
+{
+	static const char *const names[] = {
+	    [EV_S] = "S",   [EV_TO1] = "TO1", [EV_P] = "P", [EV_R0] = "R0",
+	    [EV_R1] = "R1", [EV_NV] = "NV",   [EV_A] = "A", [EV_E] = "E",
+	    [EV_C] = "C",   [EV_TO2] = "TO2", [EV_D] = "D", [EV_REJECT] = "REJECT",
+	};
+	if ((unsigned)e >= INSTANCE_EVENT_COUNT)
+		return "unknown";
+	return names[e];
+}

@@ -1,0 +1,119 @@
+/*
+ * One instance of the proposer as the explicit finite state machine of thesis Fig. 3.1
+ * (section 3.5). The proposer (proposer.c) only turns messages, ticks and learner callbacks
+ * into events; every protocol decision about one instance is in instance_step().
+ */
+#ifndef PAXOS_PROPOSER_INSTANCE_H
+#define PAXOS_PROPOSER_INSTANCE_H
+
+#include <paxos/counters.h>
+#include <paxos/message.h>
+
+#include "pending.h"
+
+enum instance_state {
+	INSTANCE_EMPTY,      /* not started (initial record) */
+	INSTANCE_P1_PENDING, /* prepare sent, collecting promises */
+	INSTANCE_P1_READY,   /* phase 1 done; waiting for a value (NV) or about to run phase 2 */
+	INSTANCE_P2_PENDING, /* accept sent */
+	INSTANCE_CLOSED,     /* the learner saw it chosen; nothing to send until delivered */
+	INSTANCE_STATE_COUNT
+};
+
+/*
+ * The events of Fig. 3.1. R0, R1, A, NV and E are normally fired by instance_step itself
+ * (P reaching a quorum fires R0 or R1, which lead to A/NV and E); they can also be fired
+ * directly, which the table-driven test does.
+ *
+ * D stands for the figure's D0..D5: one delivery arrow out of each state, all handled by
+ * the same rule (thesis 3.5, "independently of the current state"), so it is one event.
+ *
+ * REJECT is not in the figure. Thesis 3.5.2 says a reject carries the ballot to beat and the
+ * proposer jumps past it with INCREMENTSKIP. It behaves like TO1/TO2 (back to P1_PENDING,
+ * keep v2/cv, prepare again) except for the new ballot and the staleness check, so it is
+ * its own event rather than a TO with a special argument.
+ */
+enum instance_event {
+	EV_S,      /* start phase 1 for the first time */
+	EV_TO1,    /* phase 1 timeout */
+	EV_P,      /* a promise arrived */
+	EV_R0,     /* quorum of promises, none with a value */
+	EV_R1,     /* quorum of promises, some with a value (v1) */
+	EV_NV,     /* phase 1 done, nothing to propose: wait for a client value */
+	EV_A,      /* a value for phase 2 is (or may now be) assigned */
+	EV_E,      /* execute phase 2 */
+	EV_C,      /* the learner closed the instance */
+	EV_TO2,    /* phase 2 timeout */
+	EV_D,      /* the learner delivered the instance (D0..D5) */
+	EV_REJECT, /* an acceptor rejected us with a higher ballot (3.5.2) */
+	INSTANCE_EVENT_COUNT
+};
+
+/* The record <i, S, b, pset, v1, vb, v2, cv> plus the timer deadline. v1 is null exactly
+ * when vb == 0; v2 is null when !has_v2 (a value may be empty). */
+struct instance {
+	paxos_iid iid;
+	enum instance_state state;
+	paxos_ballot ballot;
+	uint32_t pset; /* bit a: acceptor a promised for `ballot` */
+	uint8_t *v1;   /* buffer of max_value bytes */
+	uint32_t v1_len;
+	paxos_ballot vb;
+	uint8_t *v2; /* buffer of max_value bytes */
+	uint32_t v2_len;
+	bool has_v2;
+	bool cv; /* v2 came from a client (the pending list) */
+	paxos_time deadline;
+};
+
+/* What every instance shares: configuration, the pending list and the counters. */
+struct instance_ctx {
+	uint32_t proposer_id;
+	uint32_t acceptors; /* quorum is acceptors / 2 + 1 */
+	uint32_t max_value;
+	paxos_time phase1_timeout;
+	paxos_time phase2_timeout;
+	struct pending *pending;
+	struct paxos_counters *counters;
+	/* Whether a pending value may go to inst now (the ordering and concurrency rule of
+	 * 3.7.2, which needs the whole window). NULL: always. */
+	bool (*may_assign)(void *arg, const struct instance *inst);
+	void *may_assign_arg;
+};
+
+/* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means
+ * "delivered, value unknown", which counts as a different value). */
+struct instance_arg {
+	const struct paxos_promise *promise;
+	const struct paxos_reject *reject;
+	const struct paxos_value *value;
+};
+
+/* Binds the record to its two value buffers and resets it for instance 0. */
+void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf);
+
+/* The thesis' initial record <iid, empty, 0, {}, null, 0, null, false>. */
+void instance_reset(struct instance *inst, paxos_iid iid);
+
+/* Applies one event (Fig. 3.1); messages go to out. Events that do not apply in the current
+ * state, or whose message is for another iid or ballot, change nothing. Returns the new
+ * state. Timeouts are not checked here: the caller fires TO1/TO2 when the deadline passed. */
+enum instance_state instance_step(const struct instance_ctx *ctx, struct instance *inst,
+				  enum instance_event ev, const struct instance_arg *arg,
+				  paxos_time now, const struct paxos_emitter *out);
+
+/* Leadership lost (not a Fig. 3.1 event): a client value the instance holds goes back to
+ * the front of the pending list, and the instance is reset but keeps its ballot (the next S
+ * continues above it), unless it is closed (then D will settle its value). */
+void instance_release(const struct instance_ctx *ctx, struct instance *inst);
+
+/* Whether the instance occupies a phase 2 slot for the concurrency limit of 3.7.2: phase 2
+ * sent, or a value held while phase 1 is (re)run. */
+bool instance_in_phase2(const struct instance *inst);
+
+uint32_t instance_quorum(const struct instance_ctx *ctx);
+
+const char *instance_state_name(enum instance_state s);
+const char *instance_event_name(enum instance_event e);
+
+#endif

@@ -1,0 +1,817 @@
+/*
+ * The proposer through its public API, against three acceptors simulated here (promise when
+ * the ballot is at least the promised one, accept likewise, reject otherwise) and a tiny
+ * quorum learner that reports closed/delivered instances back, like the internal learner.
+ * Messages travel through a simulated network that can lose, drop by type and reorder.
+ */
+#include <check.h>
+#include <paxos/proposer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define NACC 3u
+#define QUORUM 2u
+#define MAX_IID 1024u
+#define VMAX 32u
+#define NET_MAX 65536u
+#define PHASE1_TIMEOUT 5000u
+#define PHASE2_TIMEOUT 7000u
+
+struct packet {
+	enum paxos_group to;
+	struct paxos_message m;
+	uint8_t buf[VMAX];
+};
+
+struct acceptor_slot {
+	paxos_ballot promised;
+	paxos_ballot accepted;
+	uint8_t value[VMAX];
+	uint32_t len;
+};
+
+struct learner_slot {
+	paxos_ballot ballot[NACC]; /* 0: nothing heard from that acceptor */
+	uint8_t value[NACC][VMAX];
+	uint32_t len[NACC];
+	bool closed;
+	uint8_t chosen[VMAX];
+	uint32_t chosen_len;
+};
+
+struct sim {
+	struct paxos_proposer *p;
+	struct paxos_counters counters;
+	struct paxos_emitter out;
+	uint32_t concurrency;
+	paxos_time now;
+	/* network */
+	struct packet *net;
+	size_t net_len;
+	uint64_t rng;
+	unsigned loss_percent;
+	bool reorder;
+	bool drop[PAXOS_MSG_TYPE_MAX + 1];
+	/* acceptors and learner */
+	struct acceptor_slot acc[NACC][MAX_IID];
+	struct learner_slot learn[MAX_IID];
+	paxos_iid next_deliver;
+	char delivered[MAX_IID][VMAX + 1];
+	size_t ndelivered;
+	/* what the proposer sent */
+	bool accept_sent[MAX_IID];
+	uint32_t max_in_phase2;
+	paxos_ballot prepares[MAX_IID][8]; /* ballots of the prepares for an iid, in order */
+	uint32_t nprepares[MAX_IID];
+};
+
+static uint32_t rnd(struct sim *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return (uint32_t)(s->rng >> 11);
+}
+
+static struct paxos_value *value_field(struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		return &m->u.promise.value;
+	case PAXOS_MSG_ACCEPT:
+		return &m->u.accept.value;
+	case PAXOS_MSG_ACCEPTED:
+		return &m->u.accepted.value;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return &m->u.client_value.value;
+	default:
+		return NULL;
+	}
+}
+
+/* What the proposer does, observed as it is sent (before any loss). */
+static void observe(struct sim *s, const struct paxos_message *m)
+{
+	if (m->type == PAXOS_MSG_PREPARE && m->u.prepare.iid < MAX_IID) {
+		paxos_iid iid = m->u.prepare.iid;
+		if (s->nprepares[iid] < 8)
+			s->prepares[iid][s->nprepares[iid]++] = m->u.prepare.ballot;
+	}
+	if (m->type == PAXOS_MSG_ACCEPT && m->u.accept.iid < MAX_IID) {
+		s->accept_sent[m->u.accept.iid] = true;
+		uint32_t in_phase2 = 0;
+		for (paxos_iid i = 1; i < MAX_IID; i++)
+			if (s->accept_sent[i] && !s->learn[i].closed)
+				in_phase2++;
+		if (in_phase2 > s->max_in_phase2)
+			s->max_in_phase2 = in_phase2;
+	}
+}
+
+static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct sim *s = ctx;
+	observe(s, m);
+	if (s->drop[m->type] || rnd(s) % 100 < s->loss_percent)
+		return;
+	ck_assert_uint_lt(s->net_len, NET_MAX);
+	struct packet *pk = &s->net[s->net_len++];
+	pk->to = to;
+	pk->m = *m;
+	struct paxos_value *v = value_field(&pk->m);
+	if (v) {
+		ck_assert_uint_le(v->len, VMAX);
+		memcpy(pk->buf, v->data, v->len);
+		v->data = pk->buf;
+	}
+}
+
+static struct sim *sim_new(uint32_t window, uint32_t concurrency, uint32_t pending_size)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	s->net = malloc(sizeof(*s->net) * NET_MAX);
+	s->rng = 88172645463325252ull;
+	s->out.emit = net_emit;
+	s->out.ctx = s;
+	s->next_deliver = 1;
+	s->concurrency = concurrency;
+	s->now = 1000;
+	struct paxos_proposer_options o = {
+	    .id = 2,
+	    .acceptors = NACC,
+	    .window = window,
+	    .concurrency = concurrency,
+	    .pending_size = pending_size,
+	    .max_value = VMAX,
+	    .phase1_timeout = PHASE1_TIMEOUT,
+	    .phase2_timeout = PHASE2_TIMEOUT,
+	};
+	s->p = paxos_proposer_new(&o, &s->counters);
+	ck_assert_ptr_nonnull(s->p);
+	return s;
+}
+
+static void sim_free(struct sim *s)
+{
+	paxos_proposer_free(s->p);
+	free(s->net);
+	free(s);
+}
+
+static void acceptor_reply(struct sim *s, enum paxos_group to, struct paxos_message *m)
+{
+	net_emit(s, to, m);
+}
+
+static void reject(struct sim *s, uint32_t a, paxos_iid iid, paxos_ballot promised)
+{
+	struct paxos_message r = {.type = PAXOS_MSG_REJECT};
+	r.u.reject = (struct paxos_reject){.iid = iid, .ballot = promised, .acceptor_id = a};
+	acceptor_reply(s, PAXOS_GROUP_PROPOSERS, &r);
+}
+
+static void acceptor_handle(struct sim *s, uint32_t a, const struct paxos_message *m)
+{
+	if (m->type == PAXOS_MSG_PREPARE) {
+		const struct paxos_prepare *pr = &m->u.prepare;
+		ck_assert_uint_lt(pr->iid, MAX_IID);
+		struct acceptor_slot *st = &s->acc[a][pr->iid];
+		if (pr->ballot < st->promised) {
+			reject(s, a, pr->iid, st->promised);
+			return;
+		}
+		st->promised = pr->ballot;
+		struct paxos_message r = {.type = PAXOS_MSG_PROMISE};
+		r.u.promise = (struct paxos_promise){.iid = pr->iid,
+						     .ballot = pr->ballot,
+						     .value_ballot = st->accepted,
+						     .value = {st->value, st->len},
+						     .acceptor_id = a};
+		acceptor_reply(s, PAXOS_GROUP_PROPOSERS, &r);
+	} else if (m->type == PAXOS_MSG_ACCEPT) {
+		const struct paxos_accept *ac = &m->u.accept;
+		ck_assert_uint_lt(ac->iid, MAX_IID);
+		struct acceptor_slot *st = &s->acc[a][ac->iid];
+		if (ac->ballot < st->promised) {
+			reject(s, a, ac->iid, st->promised);
+			return;
+		}
+		st->promised = st->accepted = ac->ballot;
+		memcpy(st->value, ac->value.data, ac->value.len);
+		st->len = ac->value.len;
+		struct paxos_message r = {.type = PAXOS_MSG_ACCEPTED};
+		r.u.accepted = (struct paxos_accepted){.iid = ac->iid,
+						       .ballot = ac->ballot,
+						       .value = {st->value, st->len},
+						       .acceptor_id = a};
+		acceptor_reply(s, PAXOS_GROUP_LEARNERS, &r);
+	}
+}
+
+static void deliver_ready(struct sim *s)
+{
+	while (s->next_deliver < MAX_IID && s->learn[s->next_deliver].closed) {
+		struct learner_slot *l = &s->learn[s->next_deliver];
+		struct paxos_value v = {l->chosen, l->chosen_len};
+		memcpy(s->delivered[s->ndelivered], l->chosen, l->chosen_len);
+		s->delivered[s->ndelivered][l->chosen_len] = 0;
+		s->ndelivered++;
+		paxos_proposer_delivered(s->p, s->next_deliver++, &v, s->now, &s->out);
+	}
+}
+
+/* Closed when a quorum accepted the same ballot; a later quorum must agree (safety). */
+static void learner_handle(struct sim *s, const struct paxos_accepted *ac)
+{
+	ck_assert_uint_lt(ac->iid, MAX_IID);
+	struct learner_slot *l = &s->learn[ac->iid];
+	uint32_t a = ac->acceptor_id;
+	if (ac->ballot < l->ballot[a])
+		return;
+	l->ballot[a] = ac->ballot;
+	memcpy(l->value[a], ac->value.data, ac->value.len);
+	l->len[a] = ac->value.len;
+	uint32_t same = 0;
+	for (uint32_t b = 0; b < NACC; b++)
+		if (l->ballot[b] == ac->ballot)
+			same++;
+	if (same < QUORUM)
+		return;
+	if (l->closed) {
+		ck_assert_msg(l->chosen_len == ac->value.len &&
+				  memcmp(l->chosen, ac->value.data, ac->value.len) == 0,
+			      "instance %llu chose two values", (unsigned long long)ac->iid);
+		return;
+	}
+	l->closed = true;
+	memcpy(l->chosen, ac->value.data, ac->value.len);
+	l->chosen_len = ac->value.len;
+	struct paxos_value v = {l->chosen, l->chosen_len};
+	paxos_proposer_closed(s->p, ac->iid, &v, s->now, &s->out);
+	deliver_ready(s);
+}
+
+/* Deliver one message from the network; returns false when it is empty. */
+static bool pump(struct sim *s)
+{
+	if (s->net_len == 0)
+		return false;
+	size_t i = s->reorder ? rnd(s) % s->net_len : 0;
+	struct packet pk = s->net[i];
+	struct paxos_value *v = value_field(&pk.m);
+	if (v)
+		v->data = pk.buf;
+	if (s->reorder)
+		s->net[i] = s->net[--s->net_len];
+	else
+		memmove(&s->net[0], &s->net[1], --s->net_len * sizeof(*s->net));
+	switch (pk.to) {
+	case PAXOS_GROUP_ACCEPTORS:
+		for (uint32_t a = 0; a < NACC; a++)
+			acceptor_handle(s, a, &pk.m);
+		break;
+	case PAXOS_GROUP_PROPOSERS:
+		paxos_proposer_handle(s->p, &pk.m, s->now, &s->out);
+		break;
+	case PAXOS_GROUP_LEARNERS:
+		learner_handle(s, &pk.m.u.accepted);
+		break;
+	default:
+		break;
+	}
+	ck_assert_uint_le(s->max_in_phase2, s->concurrency);
+	return true;
+}
+
+static void run(struct sim *s)
+{
+	for (int n = 0; pump(s); n++)
+		ck_assert_int_lt(n, 1000000);
+}
+
+static void advance(struct sim *s, paxos_time dt)
+{
+	s->now += dt;
+	paxos_proposer_tick(s->p, s->now, &s->out);
+}
+
+static int submit(struct sim *s, const char *v)
+{
+	struct paxos_value val = value_of(v);
+	return paxos_proposer_submit(s->p, &val, s->now, &s->out);
+}
+
+static void lead(struct sim *s)
+{
+	paxos_proposer_set_leader(s->p, true, 1, s->now, &s->out);
+}
+
+/* Seed acceptor a with value v accepted at ballot b for iid. */
+static void seed_accepted(struct sim *s, uint32_t a, paxos_iid iid, paxos_ballot b, const char *v)
+{
+	struct acceptor_slot *st = &s->acc[a][iid];
+	st->promised = st->accepted = b;
+	st->len = (uint32_t)strlen(v);
+	memcpy(st->value, v, st->len);
+}
+
+START_TEST(test_options_from_config)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 5;
+	cfg.proposer_window = 77;
+	cfg.proposer_concurrency = 9;
+	cfg.pending_size = 333;
+	cfg.phase1_timeout_ms = 12;
+	cfg.phase2_timeout_ms = 34;
+	struct paxos_proposer_options o;
+	paxos_proposer_options_from_config(&o, &cfg, 4);
+	ck_assert_uint_eq(o.id, 4);
+	ck_assert_uint_eq(o.acceptors, 5);
+	ck_assert_uint_eq(o.window, 77);
+	ck_assert_uint_eq(o.concurrency, 9);
+	ck_assert_uint_eq(o.pending_size, 333);
+	ck_assert_uint_eq(o.max_value, paxos_config_max_value(&cfg));
+	ck_assert_uint_eq(o.phase1_timeout, 12000);
+	ck_assert_uint_eq(o.phase2_timeout, 34000);
+	struct paxos_proposer *p = paxos_proposer_new(&o, NULL);
+	ck_assert_ptr_nonnull(p);
+	paxos_proposer_free(p);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+	struct paxos_proposer_options good = {.id = 1,
+					      .acceptors = 3,
+					      .window = 4,
+					      .concurrency = 1,
+					      .pending_size = 4,
+					      .max_value = 16};
+	struct paxos_proposer_options o = good;
+	o.id = PAXOS_MAX_PROPOSERS;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o = good;
+	o.acceptors = PAXOS_MAX_ACCEPTORS + 1;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o = good;
+	o.window = 0;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o = good;
+	o.concurrency = 0;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o = good;
+	o.max_value = 0;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	ck_assert_ptr_null(paxos_proposer_new(NULL, NULL));
+	paxos_proposer_free(NULL);
+}
+END_TEST
+
+START_TEST(test_leader_preexecutes_window)
+{
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 2,
+					   .acceptors = 3,
+					   .window = 5,
+					   .concurrency = 2,
+					   .pending_size = 8,
+					   .max_value = 16,
+					   .phase1_timeout = 100,
+					   .phase2_timeout = 100};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	struct recorder *r = recorder_new();
+	ck_assert(!paxos_proposer_is_leader(p));
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	ck_assert(paxos_proposer_is_leader(p));
+	ck_assert_uint_eq(r->count, 5);
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_int_eq(r->group[i], PAXOS_GROUP_ACCEPTORS);
+		ck_assert_int_eq(r->msg[i].type, PAXOS_MSG_PREPARE);
+		ck_assert_uint_eq(r->msg[i].u.prepare.iid, i + 1);
+		ck_assert_uint_eq(r->msg[i].u.prepare.ballot, 102);
+	}
+	/* Leading again changes nothing: every instance is started. */
+	recorder_clear(r);
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	ck_assert_uint_eq(r->count, 0);
+	recorder_free(r);
+	paxos_proposer_free(p);
+}
+END_TEST
+
+START_TEST(test_non_leader_sends_nothing)
+{
+	struct sim *s = sim_new(4, 2, 8);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+	m.u.promise = (struct paxos_promise){.iid = 1, .ballot = 102, .acceptor_id = 0};
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	advance(s, 1000000);
+	ck_assert_uint_eq(s->net_len, 0);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 0);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_accept_right_after_phase1)
+{
+	struct sim *s = sim_new(5, 3, 8);
+	lead(s);
+	run(s); /* phase 1 for the window; no value yet: NV */
+	ck_assert_uint_eq(s->net_len, 0);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	/* The accept leaves within submit: no phase 1 on the way. */
+	ck_assert_uint_eq(s->net_len, 1);
+	ck_assert_int_eq(s->net[0].m.type, PAXOS_MSG_ACCEPT);
+	ck_assert_uint_eq(s->net[0].m.u.accept.iid, 1);
+	ck_assert_uint_eq(s->net[0].m.u.accept.ballot, 102);
+	ck_assert(value_is(&s->net[0].m.u.accept.value, "a"));
+	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 0);
+	ck_assert_uint_eq(s->counters.values_proposed, 1);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	/* The window slid: instance 6 started phase 1. */
+	ck_assert_uint_eq(s->nprepares[6], 1);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_value_waits_for_phase1)
+{
+	struct sim *s = sim_new(5, 3, 8);
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 1);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_concurrency_limit)
+{
+	struct sim *s = sim_new(10, 3, 16);
+	lead(s);
+	run(s);
+	char v[16][8];
+	for (int i = 0; i < 10; i++) {
+		snprintf(v[i], sizeof(v[i]), "v%d", i);
+		ck_assert_int_eq(submit(s, v[i]), PAXOS_OK);
+	}
+	/* Three accepts out, for the three lowest instances; the rest wait. */
+	size_t accepts = 0;
+	for (size_t i = 0; i < s->net_len; i++)
+		if (s->net[i].m.type == PAXOS_MSG_ACCEPT) {
+			ck_assert_uint_eq(s->net[i].m.u.accept.iid, ++accepts);
+		}
+	ck_assert_uint_eq(accepts, 3);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 7);
+	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 0);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 10);
+	ck_assert_uint_eq(s->max_in_phase2, 3);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_fifo_with_concurrency_one)
+{
+	struct sim *s = sim_new(8, 1, 64);
+	s->rng = 12345;
+	s->loss_percent = 20;
+	s->reorder = true;
+	lead(s);
+	char v[40][8];
+	for (int i = 0; i < 40; i++) {
+		snprintf(v[i], sizeof(v[i]), "f%d", i);
+		ck_assert_int_eq(submit(s, v[i]), PAXOS_OK);
+	}
+	for (int step = 0; s->ndelivered < 40; step++) {
+		ck_assert_int_lt(step, 200000);
+		if (!pump(s) || rnd(s) % 20 == 0)
+			advance(s, 1000);
+	}
+	for (int i = 0; i < 40; i++)
+		ck_assert_str_eq(s->delivered[i], v[i]);
+	ck_assert_uint_eq(s->max_in_phase2, 1);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_pending_overflow)
+{
+	struct sim *s = sim_new(4, 1, 4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(submit(s, "x"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "y"), PAXOS_E_FULL);
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value = value_of("z");
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	ck_assert_uint_eq(s->counters.pending_dropped, 2);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 4);
+	char big[VMAX + 2];
+	memset(big, 'b', VMAX + 1);
+	big[VMAX + 1] = 0;
+	ck_assert_int_eq(submit(s, big), PAXOS_E_TOO_BIG);
+	ck_assert_uint_eq(s->counters.pending_dropped, 2);
+	/* Once leading, the values go out and room frees up. */
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 4);
+	ck_assert_int_eq(submit(s, "y"), PAXOS_OK);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_client_value_message_and_other_types)
+{
+	struct sim *s = sim_new(4, 1, 4);
+	lead(s);
+	run(s);
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted = (struct paxos_accepted){.iid = 1, .ballot = 102, .value = value_of("q")};
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	m.type = PAXOS_MSG_PREPARE;
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	m.type = (enum paxos_msg_type)77;
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	paxos_proposer_handle(s->p, NULL, s->now, &s->out);
+	ck_assert_uint_eq(s->net_len, 0);
+	m = (struct paxos_message){.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value = value_of("cv");
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "cv");
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_phase1_timeout)
+{
+	struct sim *s = sim_new(2, 1, 4);
+	s->drop[PAXOS_MSG_PREPARE] = true;
+	lead(s);
+	advance(s, PHASE1_TIMEOUT - 1);
+	ck_assert_uint_eq(s->nprepares[1], 1);
+	advance(s, 1);
+	ck_assert_uint_eq(s->nprepares[1], 2);
+	ck_assert_uint_eq(s->nprepares[2], 2);
+	ck_assert_uint_eq(s->prepares[1][1], 202);
+	ck_assert_uint_eq(s->prepares[2][1], 202);
+	ck_assert_uint_eq(s->counters.phase1_timeouts, 2);
+	advance(s, PHASE1_TIMEOUT);
+	ck_assert_uint_eq(s->prepares[1][2], 302);
+	s->drop[PAXOS_MSG_PREPARE] = false;
+	advance(s, PHASE1_TIMEOUT);
+	ck_assert_int_eq(submit(s, "late"), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_phase2_timeout_restarts_phase1)
+{
+	struct sim *s = sim_new(2, 1, 4);
+	lead(s);
+	run(s);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert(s->accept_sent[1]);
+	advance(s, PHASE2_TIMEOUT);
+	ck_assert_uint_eq(s->counters.phase2_timeouts, 1);
+	ck_assert_uint_eq(s->nprepares[1], 2);
+	ck_assert_uint_eq(s->prepares[1][1], 202);
+	ck_assert_uint_eq(s->net_len, 1); /* the prepare, not an accept */
+	ck_assert_int_eq(s->net[0].m.type, PAXOS_MSG_PREPARE);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	ck_assert_uint_eq(s->acc[0][1].accepted, 202);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_reject_skips_ballot)
+{
+	struct sim *s = sim_new(2, 1, 4);
+	for (uint32_t a = 0; a < NACC; a++)
+		s->acc[a][1].promised = 507;
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	/* Three rejects for 102; the ballot jumps once, past 507. */
+	ck_assert_uint_eq(s->nprepares[1], 2);
+	ck_assert_uint_eq(s->prepares[1][0], 102);
+	ck_assert_uint_eq(s->prepares[1][1], 602);
+	ck_assert_uint_eq(s->counters.rejects_received, 1);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_found_value_proposed_without_client)
+{
+	struct sim *s = sim_new(3, 1, 4);
+	seed_accepted(s, 0, 1, 101, "orphan"); /* acceptor 0 answers first */
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "orphan");
+	ck_assert_uint_eq(s->counters.values_proposed, 0);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_other_proposers_value_wins_client_value_moves)
+{
+	struct sim *s = sim_new(3, 1, 4);
+	lead(s);
+	run(s);
+	ck_assert_int_eq(submit(s, "mine"), PAXOS_OK); /* accept(1, 102, mine) in flight */
+	/* Meanwhile proposer 5 got "foreign" accepted at ballot 105 by a quorum. */
+	seed_accepted(s, 0, 1, 105, "foreign");
+	seed_accepted(s, 1, 1, 105, "foreign");
+	run(s);
+	/* Rejected, phase 1 at INCREMENTSKIP(102, 105) = 202 finds "foreign" (R1); "mine"
+	 * goes back to the head of the list and into instance 2. */
+	ck_assert_uint_eq(s->prepares[1][1], 202);
+	ck_assert_uint_eq(s->counters.values_requeued, 1);
+	ck_assert_uint_eq(s->ndelivered, 2);
+	ck_assert_str_eq(s->delivered[0], "foreign");
+	ck_assert_str_eq(s->delivered[1], "mine");
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_stop_leading_requeues_in_order)
+{
+	struct sim *s = sim_new(4, 3, 8);
+	lead(s);
+	run(s);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "d"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	paxos_proposer_set_leader(s->p, false, 0, s->now, &s->out);
+	ck_assert(!paxos_proposer_is_leader(s->p));
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 4);
+	ck_assert_uint_eq(s->counters.values_requeued, 3);
+	advance(s, 10 * PHASE2_TIMEOUT); /* no timers while not leading */
+	ck_assert_uint_eq(s->net_len, 0);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	lead(s);
+	/* Ballots are not reused after leading before: 102 was used, 202 now. */
+	ck_assert_uint_eq(s->prepares[1][1], 202);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 4);
+	ck_assert_str_eq(s->delivered[0], "a");
+	ck_assert_str_eq(s->delivered[1], "b");
+	ck_assert_str_eq(s->delivered[2], "c");
+	ck_assert_str_eq(s->delivered[3], "d");
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_delivered_jumps_window)
+{
+	struct sim *s = sim_new(4, 1, 8);
+	struct paxos_value v = value_of("x");
+	paxos_proposer_delivered(s->p, 5, &v, s->now, &s->out); /* started late */
+	paxos_proposer_delivered(s->p, 3, &v, s->now, &s->out); /* old: ignored */
+	paxos_proposer_closed(s->p, 100, &v, s->now, &s->out);  /* beyond the window */
+	ck_assert_uint_eq(s->net_len, 0);
+	paxos_proposer_set_leader(s->p, true, 6, s->now, &s->out);
+	for (paxos_iid i = 1; i <= 5; i++)
+		ck_assert_uint_eq(s->nprepares[i], 0);
+	for (paxos_iid i = 6; i <= 9; i++)
+		ck_assert_uint_eq(s->nprepares[i], 1);
+	ck_assert_uint_eq(s->nprepares[10], 0);
+	/* Leading from a later instance jumps too (far beyond the window). */
+	paxos_proposer_set_leader(s->p, true, 40, s->now, &s->out);
+	for (paxos_iid i = 40; i <= 43; i++)
+		ck_assert_uint_eq(s->nprepares[i], 1);
+	ck_assert_uint_eq(s->nprepares[44], 0);
+	/* A promise for an instance beyond the window is counted, not used. */
+	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+	m.u.promise = (struct paxos_promise){.iid = 60, .ballot = 102, .acceptor_id = 0};
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	ck_assert_uint_eq(s->counters.instances_out_of_window, 1);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_jump_requeues_client_values)
+{
+	struct sim *s = sim_new(4, 2, 8);
+	s->concurrency = 99; /* the test's learner never hears of instances 1..3 closing */
+	lead(s);
+	run(s);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	submit(s, "a");
+	submit(s, "b");
+	struct paxos_value v = value_of("other");
+	/* Another leader's instances 1..3 were delivered; ours were not among them. */
+	paxos_proposer_delivered(s->p, 3, &v, s->now, &s->out);
+	ck_assert_uint_eq(s->counters.values_requeued, 2);
+	/* Both went back to the head in order; "a" already went to instance 4, the only one
+	 * of the new window whose phase 1 is done. */
+	ck_assert(s->accept_sent[4]);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 0); /* the test's learner starts at 1: nothing */
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_random_loss_exactly_once)
+{
+	enum { N = 150 };
+	struct sim *s = sim_new(8, 3, 16);
+	s->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(_i + 1);
+	s->loss_percent = 15;
+	s->reorder = true;
+	lead(s);
+	static char v[N][12];
+	int submitted = 0;
+	for (int step = 0; s->ndelivered < N; step++) {
+		ck_assert_msg(step < 2000000, "stuck: %zu of %d delivered", s->ndelivered, N);
+		uint32_t r = rnd(s) % 100;
+		if (submitted < N && r < 20) {
+			snprintf(v[submitted], sizeof(v[submitted]), "r%d", submitted);
+			if (submit(s, v[submitted]) == PAXOS_OK)
+				submitted++; /* a full list: the client tries again later */
+		} else if (r < 95 && pump(s)) {
+			continue;
+		} else {
+			advance(s, 1000);
+		}
+	}
+	ck_assert_uint_eq(s->ndelivered, N);
+	int seen[N] = {0};
+	for (size_t i = 0; i < s->ndelivered; i++) {
+		int k;
+		ck_assert_int_eq(sscanf(s->delivered[i], "r%d", &k), 1);
+		ck_assert(k >= 0 && k < N);
+		seen[k]++;
+	}
+	for (int k = 0; k < N; k++)
+		ck_assert_msg(seen[k] == 1, "value r%d delivered %d times", k, seen[k]);
+	ck_assert_uint_le(s->max_in_phase2, 3);
+	ck_assert_uint_gt(s->counters.phase1_timeouts + s->counters.phase2_timeouts, 0);
+	sim_free(s);
+}
+END_TEST
+
+static Suite *proposer_suite(void)
+{
+	Suite *s = suite_create("proposer");
+	TCase *t = tcase_create("api");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, test_options_from_config);
+	tcase_add_test(t, test_bad_options);
+	tcase_add_test(t, test_leader_preexecutes_window);
+	tcase_add_test(t, test_non_leader_sends_nothing);
+	tcase_add_test(t, test_accept_right_after_phase1);
+	tcase_add_test(t, test_value_waits_for_phase1);
+	tcase_add_test(t, test_concurrency_limit);
+	tcase_add_test(t, test_fifo_with_concurrency_one);
+	tcase_add_test(t, test_pending_overflow);
+	tcase_add_test(t, test_client_value_message_and_other_types);
+	tcase_add_test(t, test_phase1_timeout);
+	tcase_add_test(t, test_phase2_timeout_restarts_phase1);
+	tcase_add_test(t, test_reject_skips_ballot);
+	tcase_add_test(t, test_found_value_proposed_without_client);
+	tcase_add_test(t, test_other_proposers_value_wins_client_value_moves);
+	tcase_add_test(t, test_stop_leading_requeues_in_order);
+	tcase_add_test(t, test_delivered_jumps_window);
+	tcase_add_test(t, test_jump_requeues_client_values);
+	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(proposer_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,688 @@
+/*
+ * The proposer instance state machine, table-driven (thesis 3.5, Fig. 3.1).
+ *
+ * Each row of `table` is one <state, event> pair: every state of Fig. 3.1 crossed with
+ * every event (S, TO1, P, R0, R1, NV, A, E, C, TO2, D standing for D0..D5, and REJECT from
+ * 3.5.2), then a few extra rows for records that carry a value. The arrows of the figure
+ * are the rows whose next state or actions are not "unchanged":
+ *   empty      --S-->   p1_pending (prepare, first ballot)
+ *   p1_pending --TO1--> p1_pending (prepare, b++)
+ *   p1_pending --P-->   quorum: R0 --A--> E / R1 --E-->  p2_pending (accept)
+ *   p1_ready   --A-->   E --> p2_pending (a pending value is popped)   [NV: stays]
+ *   p2_pending --TO2--> p1_pending (prepare, b++)
+ *   any        --C-->   closed
+ *   any        --D-->   empty (D0..D5; client value pushed back if another value won)
+ *   p1/p2_pending --REJECT--> p1_pending (prepare, INCREMENTSKIP)
+ * Every other row is an event the state ignores: the record must not change at all.
+ *
+ * The standard records (build()): proposer 2 of 3 acceptors, instance 7; p1_pending has one
+ * promise (acceptor 0) for ballot 102, so one more reaches the quorum of 2; p1_ready has no
+ * value (NV); p2_pending and closed hold the client value "mine". The pending list holds
+ * "next1", "next2". Event inputs: P = promise from acceptor 1 for ballot 102 without a value;
+ * REJECT = ballot 507; C = "mine"; D = the row's delivered value ("mine" unless stated).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ballot.h"
+#include "instance.h"
+#include "support.h"
+
+#define IID 7u
+#define PROPOSER 2u
+#define B_FIRST 102u
+#define MAXV 64u
+
+enum variant { PLAIN, FOUND_V1, CLIENT_V2 };
+enum msg_action { NO_MSG, PREPARE, ACCEPT };
+enum pending_action { KEEP, POP, PUSH_FRONT };
+enum ballot_action { SAME, FIRST, INCREMENT, SKIP, RESET };
+
+struct row {
+	enum instance_state state;
+	enum variant variant;
+	enum instance_event event;
+	const char *delivered; /* D's value; NULL means "mine" */
+	enum instance_state next;
+	enum msg_action msg;
+	const char *accept_value;
+	enum pending_action pending;
+	enum ballot_action ballot;
+};
+
+#define E_ INSTANCE_EMPTY
+#define P1 INSTANCE_P1_PENDING
+#define RD INSTANCE_P1_READY
+#define P2 INSTANCE_P2_PENDING
+#define CL INSTANCE_CLOSED
+
+static const struct row table[] = {
+    /* empty */
+    {E_, PLAIN, EV_S, NULL, P1, PREPARE, NULL, KEEP, FIRST},
+    {E_, PLAIN, EV_TO1, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_P, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_R0, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, FOUND_V1, EV_R1, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_NV, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_A, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_E, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_C, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_TO2, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
+    {E_, PLAIN, EV_REJECT, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    /* p1_pending */
+    {P1, PLAIN, EV_S, NULL, P1, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_TO1, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
+    {P1, PLAIN, EV_P, NULL, P2, ACCEPT, "next1", POP, SAME},
+    {P1, PLAIN, EV_R0, NULL, P2, ACCEPT, "next1", POP, SAME},
+    {P1, FOUND_V1, EV_R1, NULL, P2, ACCEPT, "found", KEEP, SAME},
+    {P1, PLAIN, EV_NV, NULL, P1, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_A, NULL, P1, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_E, NULL, P1, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_C, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_TO2, NULL, P1, NO_MSG, NULL, KEEP, SAME},
+    {P1, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
+    {P1, PLAIN, EV_REJECT, NULL, P1, PREPARE, NULL, KEEP, SKIP},
+    /* p1_ready, no value yet */
+    {RD, PLAIN, EV_S, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_TO1, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_P, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_R0, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, FOUND_V1, EV_R1, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_NV, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_A, NULL, P2, ACCEPT, "next1", POP, SAME},
+    {RD, PLAIN, EV_E, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_C, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_TO2, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
+    {RD, PLAIN, EV_REJECT, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    /* p2_pending with the client value "mine" */
+    {P2, PLAIN, EV_S, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_TO1, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_P, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_R0, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, FOUND_V1, EV_R1, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_NV, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_A, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_E, NULL, P2, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_C, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {P2, PLAIN, EV_TO2, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
+    {P2, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
+    {P2, PLAIN, EV_REJECT, NULL, P1, PREPARE, NULL, KEEP, SKIP},
+    /* closed with the client value "mine" */
+    {CL, PLAIN, EV_S, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_TO1, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_P, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_R0, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, FOUND_V1, EV_R1, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_NV, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_A, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_E, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_C, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_TO2, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
+    {CL, PLAIN, EV_REJECT, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    /* records that carry a value */
+    {RD, CLIENT_V2, EV_A, NULL, P2, ACCEPT, "mine", KEEP, SAME},
+    {RD, CLIENT_V2, EV_E, NULL, P2, ACCEPT, "mine", KEEP, SAME},
+    {P1, CLIENT_V2, EV_R0, NULL, P2, ACCEPT, "mine", KEEP, SAME},
+    {P1, CLIENT_V2, EV_TO1, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
+    {P2, PLAIN, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT, RESET},
+    {CL, PLAIN, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT, RESET},
+};
+
+#define TABLE_ROWS (sizeof(table) / sizeof(table[0]))
+
+static struct pending q;
+static struct paxos_counters counters;
+static struct instance_ctx ctx;
+static uint8_t v1buf[MAXV], v2buf[MAXV];
+static struct instance inst;
+static struct recorder *rec;
+
+static void setup(void)
+{
+	ck_assert_int_eq(pending_init(&q, 4, 8, MAXV), PAXOS_OK);
+	memset(&counters, 0, sizeof(counters));
+	ctx = (struct instance_ctx){
+	    .proposer_id = PROPOSER,
+	    .acceptors = 3,
+	    .max_value = MAXV,
+	    .phase1_timeout = 1000,
+	    .phase2_timeout = 2000,
+	    .pending = &q,
+	    .counters = &counters,
+	};
+	rec = recorder_new();
+}
+
+static void teardown(void)
+{
+	pending_destroy(&q);
+	recorder_free(rec);
+}
+
+static void push(const char *s)
+{
+	ck_assert_int_eq(pending_push_back(&q, (const uint8_t *)s, (uint32_t)strlen(s)), PAXOS_OK);
+}
+
+static void set_v1(const char *s, paxos_ballot vb)
+{
+	inst.v1_len = (uint32_t)strlen(s);
+	memcpy(inst.v1, s, inst.v1_len);
+	inst.vb = vb;
+}
+
+static void set_v2(const char *s, bool cv)
+{
+	inst.v2_len = (uint32_t)strlen(s);
+	memcpy(inst.v2, s, inst.v2_len);
+	inst.has_v2 = true;
+	inst.cv = cv;
+}
+
+/* The record for a state, written directly through instance.h. */
+static void build(enum instance_state s, enum variant var)
+{
+	instance_init(&inst, v1buf, v2buf);
+	instance_reset(&inst, IID);
+	inst.state = s;
+	if (s == INSTANCE_EMPTY)
+		return;
+	inst.ballot = B_FIRST;
+	if (s == INSTANCE_P1_PENDING) {
+		inst.pset = 1u << 0;
+		inst.deadline = 500;
+		if (var == FOUND_V1)
+			set_v1("found", 101);
+	}
+	if (s == INSTANCE_P2_PENDING) {
+		inst.deadline = 500;
+		set_v2("mine", true);
+	}
+	if (s == INSTANCE_CLOSED || var == CLIENT_V2)
+		set_v2("mine", true);
+}
+
+static struct paxos_value v2_of(const struct instance *i)
+{
+	struct paxos_value v = {i->v2, i->v2_len};
+	return v;
+}
+
+static paxos_ballot expected_ballot(enum ballot_action a, paxos_ballot before)
+{
+	switch (a) {
+	case FIRST:
+		return B_FIRST;
+	case INCREMENT:
+		return before + PAXOS_MAX_PROPOSERS;
+	case SKIP:
+		return 602; /* INCREMENTSKIP(102, 507) for p = 2 */
+	case RESET:
+		return 0;
+	default:
+		return before;
+	}
+}
+
+static bool same_record(const struct instance *a, const struct instance *b)
+{
+	return a->iid == b->iid && a->state == b->state && a->ballot == b->ballot &&
+	       a->pset == b->pset && a->vb == b->vb && a->v1_len == b->v1_len &&
+	       memcmp(a->v1, b->v1, a->v1_len) == 0 && a->has_v2 == b->has_v2 && a->cv == b->cv &&
+	       a->v2_len == b->v2_len && memcmp(a->v2, b->v2, a->v2_len) == 0 &&
+	       a->deadline == b->deadline;
+}
+
+static enum instance_state fire(enum instance_event ev, const char *delivered)
+{
+	struct paxos_promise promise = {.iid = IID, .ballot = B_FIRST, .acceptor_id = 1};
+	struct paxos_reject reject = {.iid = IID, .ballot = 507, .acceptor_id = 1};
+	struct paxos_value value = value_of(delivered ? delivered : "mine");
+	struct instance_arg arg = {.promise = &promise, .reject = &reject, .value = &value};
+	return instance_step(&ctx, &inst, ev, &arg, 1000, &rec->emitter);
+}
+
+START_TEST(test_table)
+{
+	const struct row *r = &table[_i];
+	push("next1");
+	push("next2");
+	build(r->state, r->variant);
+	/* A copy with its own value buffers, to see whether anything changed. */
+	static uint8_t before_v1[MAXV], before_v2[MAXV];
+	struct instance before = inst;
+	before.v1 = memcpy(before_v1, inst.v1, MAXV);
+	before.v2 = memcpy(before_v2, inst.v2, MAXV);
+
+	enum instance_state got = fire(r->event, r->delivered);
+
+	const char *what = instance_event_name(r->event);
+	ck_assert_msg(got == r->next && inst.state == r->next, "%s --%s--> %s, expected %s",
+		      instance_state_name(r->state), what, instance_state_name(got),
+		      instance_state_name(r->next));
+	ck_assert_uint_eq(inst.ballot, expected_ballot(r->ballot, before.ballot));
+
+	ck_assert_uint_eq(rec->count, (r->msg == NO_MSG ? 0u : 1u));
+	if (r->msg != NO_MSG) {
+		const struct paxos_message *m = &rec->msg[0];
+		ck_assert_int_eq(rec->group[0], PAXOS_GROUP_ACCEPTORS);
+		if (r->msg == PREPARE) {
+			ck_assert_int_eq(m->type, PAXOS_MSG_PREPARE);
+			ck_assert_uint_eq(m->u.prepare.iid, IID);
+			ck_assert_uint_eq(m->u.prepare.ballot, inst.ballot);
+			ck_assert_uint_eq(inst.deadline, 1000 + ctx.phase1_timeout);
+			ck_assert_uint_eq(inst.pset, 0);
+			ck_assert_uint_eq(inst.vb, 0);
+		} else {
+			ck_assert_int_eq(m->type, PAXOS_MSG_ACCEPT);
+			ck_assert_uint_eq(m->u.accept.iid, IID);
+			ck_assert_uint_eq(m->u.accept.ballot, inst.ballot);
+			ck_assert(value_is(&m->u.accept.value, r->accept_value));
+			ck_assert_uint_eq(inst.deadline, 1000 + ctx.phase2_timeout);
+		}
+	}
+
+	switch (r->pending) {
+	case KEEP:
+		ck_assert_uint_eq(pending_count(&q), 2);
+		break;
+	case POP: {
+		ck_assert_uint_eq(pending_count(&q), 1);
+		struct paxos_value front = pending_at(&q, 0);
+		ck_assert(value_is(&front, "next2"));
+		struct paxos_value v2 = v2_of(&inst);
+		ck_assert(inst.has_v2 && inst.cv && value_is(&v2, "next1"));
+		break;
+	}
+	case PUSH_FRONT: {
+		ck_assert_uint_eq(pending_count(&q), 3);
+		struct paxos_value front = pending_at(&q, 0);
+		ck_assert(value_is(&front, "mine"));
+		ck_assert_uint_eq(counters.values_requeued, 1);
+		break;
+	}
+	}
+
+	/* An ignored event leaves the record exactly as it was. */
+	if (r->next == r->state && r->msg == NO_MSG && r->ballot == SAME)
+		ck_assert(same_record(&before, &inst));
+	/* A client value survives everything except D and its replacement in R1. */
+	if (before.has_v2 && before.cv && r->event != EV_D)
+		ck_assert(inst.has_v2 && inst.cv);
+}
+END_TEST
+
+START_TEST(test_table_covers_every_pair)
+{
+	bool seen[INSTANCE_STATE_COUNT][INSTANCE_EVENT_COUNT] = {{false}};
+	for (size_t i = 0; i < TABLE_ROWS; i++)
+		seen[table[i].state][table[i].event] = true;
+	for (int s = 0; s < INSTANCE_STATE_COUNT; s++)
+		for (int e = 0; e < INSTANCE_EVENT_COUNT; e++)
+			ck_assert_msg(seen[s][e], "no row for %s/%s",
+				      instance_state_name((enum instance_state)s),
+				      instance_event_name((enum instance_event)e));
+}
+END_TEST
+
+/* R1 sub-cases: a promise quorum with v1 = "found" (vb 101). */
+static void r1_with(const char *v2, bool cv)
+{
+	push("next1");
+	build(INSTANCE_P1_PENDING, FOUND_V1);
+	if (v2)
+		set_v2(v2, cv);
+	fire(EV_R1, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+	ck_assert_uint_eq(recorder_count(rec, PAXOS_MSG_ACCEPT, PAXOS_GROUP_ACCEPTORS), 1);
+	ck_assert_uint_eq(inst.vb, 0);
+}
+
+START_TEST(test_r1_v2_null)
+{
+	r1_with(NULL, false);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(inst.has_v2 && !inst.cv);
+	ck_assert_uint_eq(pending_count(&q), 1); /* no client value taken */
+}
+END_TEST
+
+START_TEST(test_r1_v1_equals_v2)
+{
+	r1_with("found", true);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(inst.has_v2 && inst.cv); /* still our client's value */
+	ck_assert_uint_eq(pending_count(&q), 1);
+	ck_assert_uint_eq(counters.values_requeued, 0);
+	ck_assert_uint_eq(counters.values_proposed, 1);
+}
+END_TEST
+
+START_TEST(test_r1_other_value_client)
+{
+	r1_with("mine", true);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(inst.has_v2 && !inst.cv);
+	ck_assert_uint_eq(pending_count(&q), 2);
+	struct paxos_value front = pending_at(&q, 0);
+	ck_assert(value_is(&front, "mine")); /* head of the list, ahead of next1 */
+	ck_assert_uint_eq(counters.values_requeued, 1);
+	ck_assert_uint_eq(counters.values_proposed, 0);
+}
+END_TEST
+
+START_TEST(test_r1_other_value_not_client)
+{
+	r1_with("stale", false);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(inst.has_v2 && !inst.cv);
+	ck_assert_uint_eq(pending_count(&q), 1); /* the old non-client value is discarded */
+	ck_assert_uint_eq(counters.values_requeued, 0);
+}
+END_TEST
+
+/* D sub-cases: a p2_pending record holding v2. */
+static void d_with(const char *v2, bool cv, const char *delivered)
+{
+	build(INSTANCE_P2_PENDING, PLAIN);
+	set_v2(v2, cv);
+	fire(EV_D, delivered);
+	ck_assert_int_eq(inst.state, INSTANCE_EMPTY);
+	ck_assert(!inst.has_v2 && !inst.cv);
+	ck_assert_uint_eq(inst.iid, IID);
+	ck_assert_uint_eq(rec->count, 0);
+}
+
+START_TEST(test_d_client_value_delivered)
+{
+	d_with("mine", true, "mine");
+	ck_assert_uint_eq(pending_count(&q), 0);
+	ck_assert_uint_eq(counters.values_requeued, 0);
+}
+END_TEST
+
+START_TEST(test_d_other_value_delivered)
+{
+	push("next1");
+	d_with("mine", true, "other");
+	ck_assert_uint_eq(pending_count(&q), 2);
+	struct paxos_value front = pending_at(&q, 0);
+	ck_assert(value_is(&front, "mine"));
+	ck_assert_uint_eq(counters.values_requeued, 1);
+}
+END_TEST
+
+START_TEST(test_d_not_client_value)
+{
+	d_with("found", false, "other");
+	ck_assert_uint_eq(pending_count(&q), 0);
+	ck_assert_uint_eq(counters.values_requeued, 0);
+}
+END_TEST
+
+START_TEST(test_d_unknown_value_requeues_client_value)
+{
+	build(INSTANCE_P2_PENDING, PLAIN);
+	struct instance_arg none = {0};
+	instance_step(&ctx, &inst, EV_D, &none, 0, &rec->emitter);
+	ck_assert_uint_eq(pending_count(&q), 1);
+	ck_assert_uint_eq(counters.values_requeued, 1);
+}
+END_TEST
+
+START_TEST(test_increment_skip)
+{
+	/* p = 3, n = 100, by hand with Algorithm 1 (one sequence step = n):
+	 * INCREMENTSKIP(103, 507): my_seq = 100, b'_owner = 7, b'_seq = 500,
+	 *   use_seq = max(100, 500) + 100 = 600, result 603. */
+	ck_assert_uint_eq(ballot_increment_skip(103, 507, 3), 603);
+	/* INCREMENTSKIP(103, 150): my_seq = 100, b'_seq = 100, use 200 -> 203. */
+	ck_assert_uint_eq(ballot_increment_skip(103, 150, 3), 203);
+	/* INCREMENTSKIP(303, 207): my_seq = 300 > b'_seq = 200, use 400 -> 403. */
+	ck_assert_uint_eq(ballot_increment_skip(303, 207, 3), 403);
+	/* INCREMENTSKIP(103, 199): b'_seq = 100 (owner 99), use 200 -> 203 > 199. */
+	ck_assert_uint_eq(ballot_increment_skip(103, 199, 3), 203);
+	/* A ballot of our own: INCREMENTSKIP(103, 303) = 403. */
+	ck_assert_uint_eq(ballot_increment_skip(103, 303, 3), 403);
+	ck_assert_uint_eq(ballot_first(3), 103);
+	ck_assert_uint_eq(ballot_increment(103), 203);
+	ck_assert_uint_eq(ballot_increment(203), 303);
+	/* No wrap-around into small ballots. */
+	ck_assert_uint_eq(ballot_increment_skip(103, UINT32_MAX, 3), 103);
+	ck_assert_uint_eq(ballot_increment(UINT32_MAX - 5), UINT32_MAX - 5);
+}
+END_TEST
+
+static void promise(uint32_t acceptor, paxos_ballot b, paxos_ballot vb, const char *v)
+{
+	struct paxos_promise p = {
+	    .iid = IID, .ballot = b, .value_ballot = vb, .acceptor_id = acceptor};
+	if (v)
+		p.value = value_of(v);
+	struct instance_arg arg = {.promise = &p};
+	instance_step(&ctx, &inst, EV_P, &arg, 0, &rec->emitter);
+}
+
+START_TEST(test_promises)
+{
+	push("next1");
+	build(INSTANCE_P1_PENDING, PLAIN);
+	inst.pset = 0;
+	promise(0, B_FIRST, 0, NULL);
+	promise(0, B_FIRST, 0, NULL); /* duplicate: not a quorum */
+	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
+	promise(1, B_FIRST + 100, 0, NULL); /* other ballot: dropped */
+	promise(3, B_FIRST, 0, NULL);       /* no acceptor 3 of 3 */
+	promise(40, B_FIRST, 0, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
+	ck_assert_uint_eq(inst.pset, 1);
+	promise(2, B_FIRST, 0, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "next1"));
+	promise(1, B_FIRST, 0, NULL); /* late: ignored */
+	ck_assert_uint_eq(rec->count, 1);
+}
+END_TEST
+
+START_TEST(test_promise_highest_value_ballot_wins)
+{
+	ctx.acceptors = 5; /* quorum 3 */
+	build(INSTANCE_P1_PENDING, PLAIN);
+	inst.pset = 0;
+	inst.ballot = 402;
+	promise(0, 402, 201, "middle");
+	promise(1, 402, 301, "newest");
+	ck_assert(inst.vb == 301 && inst.v1_len == 6 && memcmp(inst.v1, "newest", 6) == 0);
+	promise(2, 402, 101, "oldest");
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "newest"));
+	ck_assert(!inst.cv);
+}
+END_TEST
+
+START_TEST(test_promise_value_too_big_dropped)
+{
+	char big[MAXV + 2];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	build(INSTANCE_P1_PENDING, PLAIN);
+	promise(1, B_FIRST, 101, big);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
+	ck_assert_uint_eq(inst.pset, 1);
+}
+END_TEST
+
+START_TEST(test_stale_reject_ignored)
+{
+	build(INSTANCE_P2_PENDING, PLAIN);
+	fire(EV_REJECT, NULL); /* 507 -> 602 */
+	ck_assert_uint_eq(inst.ballot, 602);
+	fire(EV_REJECT, NULL); /* another acceptor's reject for the old request */
+	fire(EV_REJECT, NULL);
+	ck_assert_uint_eq(inst.ballot, 602);
+	ck_assert_uint_eq(rec->count, 1);
+	ck_assert_uint_eq(counters.rejects_received, 1);
+	ck_assert(inst.has_v2 && inst.cv); /* v2/cv kept for the retry */
+	struct paxos_reject own = {.iid = IID, .ballot = 602};
+	struct instance_arg own_arg = {.reject = &own};
+	instance_step(&ctx, &inst, EV_REJECT, &own_arg, 0, &rec->emitter);
+	ck_assert_uint_eq(inst.ballot, 602); /* the acceptor has promised us already */
+	struct paxos_reject other = {.iid = IID + 1, .ballot = 900};
+	struct instance_arg arg = {.reject = &other};
+	instance_step(&ctx, &inst, EV_REJECT, &arg, 0, &rec->emitter);
+	ck_assert_uint_eq(inst.ballot, 602); /* another instance's reject */
+}
+END_TEST
+
+START_TEST(test_timeouts_count)
+{
+	build(INSTANCE_P1_PENDING, FOUND_V1);
+	fire(EV_TO1, NULL);
+	ck_assert_uint_eq(counters.phase1_timeouts, 1);
+	ck_assert_uint_eq(inst.vb, 0); /* v1/vb cleared */
+	build(INSTANCE_P2_PENDING, PLAIN);
+	fire(EV_TO2, NULL);
+	ck_assert_uint_eq(counters.phase2_timeouts, 1);
+	ck_assert(inst.has_v2 && inst.cv);
+	struct paxos_value v2 = v2_of(&inst);
+	ck_assert(value_is(&v2, "mine"));
+}
+END_TEST
+
+static bool refuse(void *arg, const struct instance *i)
+{
+	(void)arg;
+	(void)i;
+	return false;
+}
+
+START_TEST(test_nv_when_assignment_not_allowed)
+{
+	push("next1");
+	ctx.may_assign = refuse;
+	build(INSTANCE_P1_PENDING, PLAIN);
+	fire(EV_R0, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_READY);
+	ck_assert(!inst.has_v2);
+	ck_assert_uint_eq(pending_count(&q), 1);
+	ck_assert_uint_eq(rec->count, 0);
+	ctx.may_assign = NULL;
+	fire(EV_A, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+}
+END_TEST
+
+START_TEST(test_nv_when_pending_empty)
+{
+	build(INSTANCE_P1_PENDING, PLAIN);
+	fire(EV_P, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_READY);
+	ck_assert_uint_eq(rec->count, 0);
+	push("late");
+	fire(EV_A, NULL);
+	ck_assert(value_is(&rec->msg[0].u.accept.value, "late"));
+	ck_assert_uint_eq(counters.values_proposed, 1);
+}
+END_TEST
+
+START_TEST(test_release)
+{
+	push("next1");
+	build(INSTANCE_P2_PENDING, PLAIN);
+	instance_release(&ctx, &inst);
+	ck_assert_int_eq(inst.state, INSTANCE_EMPTY);
+	struct paxos_value front = pending_at(&q, 0);
+	ck_assert(value_is(&front, "mine"));
+	ck_assert_uint_eq(inst.ballot, B_FIRST); /* kept: the next S must not reuse it */
+	fire(EV_S, NULL);
+	ck_assert_uint_eq(inst.ballot, B_FIRST + PAXOS_MAX_PROPOSERS);
+	ck_assert_uint_eq(rec->msg[0].u.prepare.ballot, B_FIRST + PAXOS_MAX_PROPOSERS);
+	build(INSTANCE_CLOSED, PLAIN);
+	instance_release(&ctx, &inst);
+	ck_assert_int_eq(inst.state, INSTANCE_CLOSED); /* D settles closed instances */
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	for (int s = 0; s < INSTANCE_STATE_COUNT; s++)
+		ck_assert_str_ne(instance_state_name((enum instance_state)s), "unknown");
+	for (int e = 0; e < INSTANCE_EVENT_COUNT; e++)
+		ck_assert_str_ne(instance_event_name((enum instance_event)e), "unknown");
+	ck_assert_str_eq(instance_state_name(INSTANCE_P1_READY), "p1_ready");
+	ck_assert_str_eq(instance_event_name(EV_TO2), "TO2");
+	ck_assert_str_eq(instance_state_name((enum instance_state)99), "unknown");
+}
+END_TEST
+
+START_TEST(test_pending_deque)
+{
+	struct pending d;
+	uint8_t out[MAXV];
+	uint32_t len;
+	ck_assert_int_eq(pending_init(&d, 2, 3, 4), PAXOS_OK);
+	ck_assert_int_eq(pending_push_back(&d, (const uint8_t *)"abcde", 5), PAXOS_E_TOO_BIG);
+	ck_assert_int_eq(pending_push_back(&d, (const uint8_t *)"a", 1), PAXOS_OK);
+	ck_assert_int_eq(pending_push_back(&d, (const uint8_t *)"b", 1), PAXOS_OK);
+	ck_assert_int_eq(pending_push_back(&d, (const uint8_t *)"c", 1), PAXOS_E_FULL);
+	ck_assert_int_eq(pending_push_front(&d, (const uint8_t *)"z", 1), PAXOS_OK);
+	ck_assert_int_eq(pending_push_front(&d, (const uint8_t *)"y", 1), PAXOS_E_FULL);
+	const char *expect[] = {"z", "a", "b"};
+	for (int i = 0; i < 3; i++) {
+		ck_assert(pending_pop_front(&d, out, &len));
+		ck_assert(len == 1 && out[0] == expect[i][0]);
+	}
+	ck_assert(!pending_pop_front(&d, out, &len));
+	ck_assert_int_eq(pending_push_back(&d, (const uint8_t *)"", 0), PAXOS_OK);
+	ck_assert(pending_pop_front(&d, out, &len) && len == 0);
+	pending_destroy(&d);
+	ck_assert_int_eq(pending_init(&d, 3, 2, 4), PAXOS_E_INVALID);
+}
+END_TEST
+
+static Suite *fsm_suite(void)
+{
+	Suite *s = suite_create("proposer_fsm");
+	TCase *t = tcase_create("table");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_loop_test(t, test_table, 0, (int)TABLE_ROWS);
+	tcase_add_test(t, test_table_covers_every_pair);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("cases");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_r1_v2_null);
+	tcase_add_test(t, test_r1_v1_equals_v2);
+	tcase_add_test(t, test_r1_other_value_client);
+	tcase_add_test(t, test_r1_other_value_not_client);
+	tcase_add_test(t, test_d_client_value_delivered);
+	tcase_add_test(t, test_d_other_value_delivered);
+	tcase_add_test(t, test_d_not_client_value);
+	tcase_add_test(t, test_d_unknown_value_requeues_client_value);
+	tcase_add_test(t, test_increment_skip);
+	tcase_add_test(t, test_promises);
+	tcase_add_test(t, test_promise_highest_value_ballot_wins);
+	tcase_add_test(t, test_promise_value_too_big_dropped);
+	tcase_add_test(t, test_stale_reject_ignored);
+	tcase_add_test(t, test_timeouts_count);
+	tcase_add_test(t, test_nv_when_assignment_not_allowed);
+	tcase_add_test(t, test_nv_when_pending_empty);
+	tcase_add_test(t, test_release);
+	tcase_add_test(t, test_names);
+	tcase_add_test(t, test_pending_deque);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fsm_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
