@@ -83,6 +83,18 @@ static void write_delivery(void *arg, paxos_iid iid, const struct paxos_value *v
 	paxos_runner_write_value(o->file, iid, v);
 }
 
+/* Deliveries are written through stdio's buffer and flushed this often, so readers of the
+ * file see them soon without a write per value. */
+#define OUTPUT_FLUSH_MS 100
+
+static void on_output_flush(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct output *o = arg;
+	fflush(o->file);
+}
+
 static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 {
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
@@ -179,8 +191,17 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 		fprintf(stderr, "%s: %s\n", spec->program, base ? err : "cannot create event loop");
 	else if (host_roles(spec, &cfg, node, id, &out) != 0)
 		fprintf(stderr, "%s: %s\n", spec->program, paxos_node_error(node));
-	else
-		status = paxos_runner_loop(base, node);
+	else {
+		struct event *flush = NULL;
+		struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
+		if (out.file && (!(flush = event_new(base, -1, EV_PERSIST, on_output_flush, &out)) ||
+				 event_add(flush, &every) != 0))
+			fprintf(stderr, "%s: cannot add a timer\n", spec->program);
+		else
+			status = paxos_runner_loop(base, node);
+		if (flush)
+			event_free(flush);
+	}
 	paxos_node_free(node);
 	if (base)
 		event_base_free(base);
