@@ -14,6 +14,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = 3,  [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
     [PAXOS_MSG_ACCEPTED] = 6, [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
     [PAXOS_MSG_TRIM] = 2,     [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
+    [PAXOS_MSG_TRIMMED] = 3,  [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
 };
 
 #define HEADER_FIELDS 4u
@@ -73,6 +74,13 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_CLIENT_VALUE:
 		return value_ok(&m->u.client_value.value);
+	case PAXOS_MSG_TRIMMED:
+		return m->u.trimmed.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_HEARTBEAT:
+		return m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS;
+	case PAXOS_MSG_LEADER:
+		return m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
+		       m->u.leader.leader_id == PAXOS_LEADER_AUTO;
 	}
 	return false;
 }
@@ -127,6 +135,17 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		pack_value(pk, &m->u.client_value.value);
+		break;
+	case PAXOS_MSG_TRIMMED:
+		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.trimmed.iid);
+		break;
+	case PAXOS_MSG_HEARTBEAT:
+		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
+		msgpack_pack_uint64(pk, m->u.heartbeat.next_iid);
+		break;
+	case PAXOS_MSG_LEADER:
+		msgpack_pack_uint32(pk, m->u.leader.leader_id);
 		break;
 	}
 }
@@ -403,6 +422,17 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[3], &m->u.acceptor_state.trim_iid);
 	case PAXOS_MSG_CLIENT_VALUE:
 		return get_value(&f[1], buf, len, &m->u.client_value.value);
+	case PAXOS_MSG_TRIMMED:
+		return get_acceptor_id(&f[1], &m->u.trimmed.acceptor_id) &&
+		       get_u64(&f[2], &m->u.trimmed.iid);
+	case PAXOS_MSG_HEARTBEAT:
+		return get_u32(&f[1], &m->u.heartbeat.proposer_id) &&
+		       m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS &&
+		       get_u64(&f[2], &m->u.heartbeat.next_iid);
+	case PAXOS_MSG_LEADER:
+		return get_u32(&f[1], &m->u.leader.leader_id) &&
+		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
+			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
 	}
 	return false;
 }

@@ -151,9 +151,12 @@ static enum paxos_group group_of(enum paxos_msg_type type)
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
+	case PAXOS_MSG_HEARTBEAT:
+	case PAXOS_MSG_LEADER:
 		return PAXOS_GROUP_PROPOSERS;
 	case PAXOS_MSG_ACCEPTED:
 	case PAXOS_MSG_ACCEPTOR_STATE:
+	case PAXOS_MSG_TRIMMED:
 		return PAXOS_GROUP_LEARNERS;
 	case PAXOS_MSG_CLIENT_VALUE:
 		return PAXOS_GROUP_SUBMIT;

@@ -48,6 +48,12 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "acceptor_state";
 	case PAXOS_MSG_CLIENT_VALUE:
 		return "client_value";
+	case PAXOS_MSG_TRIMMED:
+		return "trimmed";
+	case PAXOS_MSG_HEARTBEAT:
+		return "heartbeat";
+	case PAXOS_MSG_LEADER:
+		return "leader";
 	}
 	return "unknown";
 }

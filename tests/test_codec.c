@@ -95,6 +95,17 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		break;
+	case PAXOS_MSG_TRIMMED:
+		ck_assert_uint_eq(a->u.trimmed.acceptor_id, b->u.trimmed.acceptor_id);
+		ck_assert_uint_eq(a->u.trimmed.iid, b->u.trimmed.iid);
+		break;
+	case PAXOS_MSG_HEARTBEAT:
+		ck_assert_uint_eq(a->u.heartbeat.proposer_id, b->u.heartbeat.proposer_id);
+		ck_assert_uint_eq(a->u.heartbeat.next_iid, b->u.heartbeat.next_iid);
+		break;
+	case PAXOS_MSG_LEADER:
+		ck_assert_uint_eq(a->u.leader.leader_id, b->u.leader.leader_id);
+		break;
 	}
 	const struct paxos_value *va = value_of_msg(a), *vb = value_of_msg(b);
 	if (va)
@@ -169,6 +180,9 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {2}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {4, 12, 2}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(20)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
 	return i;
 }
 
@@ -744,7 +758,7 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2, 3, 3, 2};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1075,7 +1089,8 @@ START_TEST(test_status_strings)
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
 
 	const char *names[] = {"prepare", "promise", "accept",         "accepted",    "reject",
-			       "repeat",  "trim",    "acceptor_state", "client_value"};
+			       "repeat",  "trim",    "acceptor_state", "client_value", "trimmed",
+			       "heartbeat", "leader"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

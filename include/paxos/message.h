@@ -14,7 +14,10 @@ enum paxos_msg_type {
 	PAXOS_MSG_TRIM = 7,           /* application/learner -> acceptors */
 	PAXOS_MSG_ACCEPTOR_STATE = 8, /* acceptor -> learners, periodically */
 	PAXOS_MSG_CLIENT_VALUE = 9,   /* client -> proposers (submit group) */
-	PAXOS_MSG_TYPE_MAX = 9
+	PAXOS_MSG_TRIMMED = 10,       /* acceptor -> learners: asked for trimmed instances */
+	PAXOS_MSG_HEARTBEAT = 11,     /* proposer -> proposers: failure detection */
+	PAXOS_MSG_LEADER = 12,        /* oracle -> proposers: force the leader */
+	PAXOS_MSG_TYPE_MAX = 12
 };
 
 struct paxos_prepare {
@@ -74,6 +77,24 @@ struct paxos_client_value {
 	struct paxos_value value;
 };
 
+/* Instances up to and including iid were trimmed by this acceptor: they cannot be repeated. */
+struct paxos_trimmed {
+	uint32_t acceptor_id;
+	paxos_iid iid;
+};
+
+/* A proposer is alive; next_iid is the lowest instance its learner has not delivered. */
+struct paxos_heartbeat {
+	uint32_t proposer_id;
+	paxos_iid next_iid;
+};
+
+/* Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
+#define PAXOS_LEADER_AUTO UINT32_MAX
+struct paxos_leader {
+	uint32_t leader_id;
+};
+
 struct paxos_message {
 	enum paxos_msg_type type;
 	union {
@@ -86,6 +107,9 @@ struct paxos_message {
 		struct paxos_trim trim;
 		struct paxos_acceptor_state acceptor_state;
 		struct paxos_client_value client_value;
+		struct paxos_trimmed trimmed;
+		struct paxos_heartbeat heartbeat;
+		struct paxos_leader leader;
 	} u;
 };
 
