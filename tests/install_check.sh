@@ -1,0 +1,46 @@
+#!/bin/sh
+# Installs the build into a scratch prefix and builds a program against it twice: with
+# pkg-config and with CMake's find_package(paxos). Usage: install_check.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+PREFIX=$WORK/prefix
+cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
+for f in bin/paxos-acceptor bin/paxos-proposer bin/paxos-learner bin/paxos-replica \
+	bin/paxos-client include/paxos/paxos.h share/paxos/paxos.conf; do
+	[ -e "$PREFIX/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+done
+LIBDIR=$(dirname "$(find "$PREFIX" -name libpaxos.pc)")/..
+for f in libpaxos.so libpaxos.a cmake/paxos/paxosConfig.cmake; do
+	[ -e "$LIBDIR/$f" ] || { echo "FAIL: lib/$f not installed"; exit 1; }
+done
+
+cat >"$WORK/app.c" <<'C'
+#include <paxos/paxos.h>
+#include <stdio.h>
+int main(void)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	printf("max value %u: %s\n", paxos_config_max_value(&cfg), paxos_strerror(PAXOS_E_TOO_BIG));
+	return 0;
+}
+C
+export PKG_CONFIG_PATH="$LIBDIR/pkgconfig"
+cc -o "$WORK/app-pc" "$WORK/app.c" $(pkg-config --cflags --libs libpaxos) -Wl,-rpath,"$LIBDIR"
+"$WORK/app-pc"
+
+mkdir "$WORK/cm"
+cp "$WORK/app.c" "$WORK/cm/app.c"
+cat >"$WORK/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(app C)
+find_package(paxos REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE paxos::paxos)
+CM
+cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$WORK/cm/build" >/dev/null
+"$WORK/cm/build/app"
+echo "install_check: pkg-config and find_package(paxos) builds work"
