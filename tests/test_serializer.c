@@ -1,0 +1,130 @@
+#include <check.h>
+#include <paxos/serializer.h>
+#include <stdlib.h>
+
+#include "support.h"
+
+static struct paxos_storage *st;
+static struct paxos_counters counters;
+static struct recorder *rec;
+static struct paxos_serializer *ser;
+
+static void setup(void)
+{
+	st = paxos_storage_memory_new();
+	counters = (struct paxos_counters){0};
+	rec = recorder_new();
+	ser = paxos_serializer_new(st, &counters);
+}
+
+static void teardown(void)
+{
+	paxos_serializer_free(ser);
+	paxos_storage_destroy(st);
+	recorder_free(rec);
+}
+
+static struct paxos_message client_value(const char *s)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value = value_of(s);
+	return m;
+}
+
+START_TEST(test_values_get_consecutive_final_instances)
+{
+	struct paxos_message in[3] = {client_value("a"), client_value("bb"), client_value("ccc")};
+	ck_assert_int_eq(paxos_serializer_handle_batch(ser, in, 3, &rec->emitter), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(rec, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 3);
+	const char *want[] = {"a", "bb", "ccc"};
+	for (size_t i = 0; i < 3; i++) {
+		const struct paxos_accepted *a =
+		    &recorder_find(rec, PAXOS_MSG_ACCEPTED, i)->u.accepted;
+		ck_assert_uint_eq(a->iid, i + 1);
+		ck_assert(a->final);
+		ck_assert(value_is(&a->value, want[i]));
+	}
+	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 4);
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 3);
+}
+END_TEST
+
+START_TEST(test_repeat_answers_from_storage)
+{
+	struct paxos_message in[2] = {client_value("x"), client_value("y")};
+	paxos_serializer_handle_batch(ser, in, 2, &rec->emitter);
+	recorder_clear(rec);
+	struct paxos_message r = {.type = PAXOS_MSG_REPEAT, .u.repeat = {2, 1000}};
+	ck_assert_int_eq(paxos_serializer_handle_batch(ser, &r, 1, &rec->emitter), PAXOS_OK);
+	ck_assert_uint_eq(rec->count, 1);
+	const struct paxos_accepted *a = &recorder_find(rec, PAXOS_MSG_ACCEPTED, 0)->u.accepted;
+	ck_assert_uint_eq(a->iid, 2);
+	ck_assert(value_is(&a->value, "y"));
+	ck_assert_uint_eq(counters.repeats_answered, 1);
+}
+END_TEST
+
+START_TEST(test_trim_then_repeat_says_trimmed)
+{
+	struct paxos_message in[3] = {client_value("x"), client_value("y"), client_value("z")};
+	paxos_serializer_handle_batch(ser, in, 3, &rec->emitter);
+	struct paxos_message t = {.type = PAXOS_MSG_TRIM, .u.trim = {2}};
+	paxos_serializer_handle_batch(ser, &t, 1, &rec->emitter);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 2);
+	recorder_clear(rec);
+	struct paxos_message r = {.type = PAXOS_MSG_REPEAT, .u.repeat = {1, 3}};
+	paxos_serializer_handle_batch(ser, &r, 1, &rec->emitter);
+	ck_assert_uint_eq(recorder_count(rec, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS), 1);
+	ck_assert_uint_eq(recorder_find(rec, PAXOS_MSG_TRIMMED, 0)->u.trimmed.iid, 2);
+	ck_assert_uint_eq(recorder_count(rec, PAXOS_MSG_ACCEPTED, -1), 1);
+	/* A trim beyond the last instance stops at it. */
+	t.u.trim.iid = 1000;
+	paxos_serializer_handle_batch(ser, &t, 1, &rec->emitter);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 3);
+}
+END_TEST
+
+START_TEST(test_resumes_after_stored_instances)
+{
+	struct paxos_message in[2] = {client_value("x"), client_value("y")};
+	paxos_serializer_handle_batch(ser, in, 2, &rec->emitter);
+	paxos_serializer_free(ser);
+	ser = paxos_serializer_new(st, &counters);
+	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 3);
+}
+END_TEST
+
+START_TEST(test_tick_announces_highest)
+{
+	struct paxos_message in[1] = {client_value("x")};
+	paxos_serializer_handle_batch(ser, in, 1, &rec->emitter);
+	recorder_clear(rec);
+	ck_assert_int_eq(paxos_serializer_tick(ser, &rec->emitter), PAXOS_OK);
+	const struct paxos_message *m = recorder_find(rec, PAXOS_MSG_ACCEPTOR_STATE, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->u.acceptor_state.highest_accepted, 1);
+}
+END_TEST
+
+static Suite *serializer_suite(void)
+{
+	Suite *s = suite_create("serializer");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_values_get_consecutive_final_instances);
+	tcase_add_test(tc, test_repeat_answers_from_storage);
+	tcase_add_test(tc, test_trim_then_repeat_says_trimmed);
+	tcase_add_test(tc, test_resumes_after_stored_instances);
+	tcase_add_test(tc, test_tick_announces_highest);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(serializer_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
