@@ -1,25 +1,53 @@
 /*
  * Acceptor protocol logic (thesis 2.2.2, 3.4): per instance it remembers the highest ballot
- * promised and the last value accepted, writes every change to storage before answering,
- * and answers repeat requests and trims for the learners.
+ * promised and the last value accepted, and answers repeat requests and trims for the
+ * learners. Messages are handled in batches under one storage transaction (group commit):
+ * replies are held until the commit succeeds, since an answer must never get ahead of the
+ * state it promises.
  */
 #include <paxos/acceptor.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-/* First size of the buffer a promise's value is copied into; it doubles when needed. */
-#define PROMISE_BUFFER_INITIAL 4096u
+/* First size of the arena held reply values are copied into; it doubles when needed. */
+#define ARENA_INITIAL 4096u
+
+/* Repeat answers stop once the held values reach this many bytes; the learner asks again
+ * for the rest. Bounds the arena even for a batch full of repeat requests. */
+#define REPEAT_ARENA_MAX (4u << 20)
+
+/* Replies one batch may hold: one per message, plus one whole repeat answer (trimmed
+ * notice included) on top, so at least the first repeat of a batch is answered in full. */
+#define HELD_MAX (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1u)
+
+/* Which counter a held reply bumps once it is really sent. */
+enum reply_kind { REPLY_PROMISE, REPLY_REJECT, REPLY_ACCEPTED, REPLY_REPEATED, REPLY_TRIMMED };
+
+struct held_reply {
+	struct paxos_message m;
+	enum paxos_group to;
+	enum reply_kind kind;
+	bool value_in_arena; /* the value is at arena + value_off (the arena may move) */
+	size_t value_off;
+};
 
 struct paxos_acceptor {
 	uint32_t id;
 	struct paxos_storage *st;
 	struct paxos_counters *counters;
-	/* A value read from storage is only valid until the next put or commit, yet a promise
-	 * is sent after both, so its value is copied here first. */
-	uint8_t *promise_buf;
-	size_t promise_cap;
 	bool stopped; /* storage failed: answering anything now could break safety */
+
+	/* The batch in progress. */
+	bool in_txn;
+	uint64_t trims_applied;
+	struct held_reply *held;
+	size_t held_count;
+	/* Values read from storage are only valid until the next put or commit, yet replies go
+	 * out after the commit, so they are copied here. Reused from batch to batch. */
+	uint8_t *arena;
+	size_t arena_cap;
+	size_t arena_used;
 };
 
 struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
@@ -30,12 +58,13 @@ struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
 	struct paxos_acceptor *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->promise_buf = malloc(PROMISE_BUFFER_INITIAL);
-	if (!a->promise_buf) {
-		free(a);
+	a->held = calloc(HELD_MAX, sizeof(*a->held));
+	a->arena = malloc(ARENA_INITIAL);
+	if (!a->held || !a->arena) {
+		paxos_acceptor_free(a);
 		return NULL;
 	}
-	a->promise_cap = PROMISE_BUFFER_INITIAL;
+	a->arena_cap = ARENA_INITIAL;
 	a->id = id;
 	a->st = st;
 	a->counters = counters;
@@ -46,15 +75,37 @@ void paxos_acceptor_free(struct paxos_acceptor *a)
 {
 	if (!a)
 		return;
-	free(a->promise_buf);
+	free(a->held);
+	free(a->arena);
 	free(a);
+}
+
+/* Forgets the held replies of a batch that will not be sent. */
+static void drop_held(struct paxos_acceptor *a)
+{
+	a->held_count = 0;
+	a->arena_used = 0;
+	a->trims_applied = 0;
+	a->in_txn = false;
 }
 
 /* Any storage error stops the acceptor for good; the caller sees the first error. */
 static int fail(struct paxos_acceptor *a, int rc)
 {
 	a->stopped = true;
+	drop_held(a);
 	return rc < 0 ? rc : PAXOS_E_STORAGE;
+}
+
+/* Opens the batch's transaction on first need, so a batch of ignored messages costs none. */
+static int ensure_txn(struct paxos_acceptor *a)
+{
+	if (a->in_txn)
+		return PAXOS_OK;
+	int rc = a->st->ops->begin(a->st);
+	if (rc == PAXOS_OK)
+		a->in_txn = true;
+	return rc;
 }
 
 /* Whether iid names an instance this acceptor may still hold. */
@@ -88,39 +139,305 @@ static int store(struct paxos_acceptor *a, const struct paxos_record *rec, bool 
 	return rc;
 }
 
-/* Copies v into the promise buffer, growing it only for a value larger than any before. */
-static int keep_for_promise(struct paxos_acceptor *a, struct paxos_value *v)
+/* Copies v to the end of the arena, growing it only past the largest batch so far.
+ * Returns the offset, or SIZE_MAX when memory ran out. */
+static size_t arena_copy(struct paxos_acceptor *a, const struct paxos_value *v)
 {
-	if (v->len == 0)
-		return PAXOS_OK;
-	if (v->len > a->promise_cap) {
-		size_t cap = a->promise_cap;
-		while (cap < v->len)
+	size_t off = a->arena_used;
+	if (v->len > a->arena_cap - off) {
+		size_t cap = a->arena_cap;
+		while (cap - off < v->len) {
+			if (cap > SIZE_MAX / 2)
+				return SIZE_MAX;
 			cap *= 2;
-		uint8_t *buf = realloc(a->promise_buf, cap);
-		if (!buf)
-			return PAXOS_E_NOMEM;
-		a->promise_buf = buf;
-		a->promise_cap = cap;
+		}
+		uint8_t *arena = realloc(a->arena, cap);
+		if (!arena)
+			return SIZE_MAX;
+		a->arena = arena;
+		a->arena_cap = cap;
 	}
-	memcpy(a->promise_buf, v->data, v->len);
-	v->data = a->promise_buf;
+	if (v->len)
+		memcpy(a->arena + off, v->data, v->len);
+	a->arena_used += v->len;
+	return off;
+}
+
+/* Room is always there for one reply per message (see HELD_MAX and repeat_budget). */
+static struct held_reply *hold(struct paxos_acceptor *a, enum paxos_msg_type type,
+			       enum paxos_group to, enum reply_kind kind)
+{
+	struct held_reply *r = &a->held[a->held_count++];
+	memset(&r->m, 0, sizeof(r->m));
+	r->m.type = type;
+	r->to = to;
+	r->kind = kind;
+	r->value_in_arena = false;
+	r->value_off = 0;
+	return r;
+}
+
+static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised)
+{
+	struct held_reply *r = hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT);
+	r->m.u.reject.iid = iid;
+	r->m.u.reject.ballot = promised;
+	r->m.u.reject.acceptor_id = a->id;
+}
+
+static struct held_reply *hold_accepted(struct paxos_acceptor *a, const struct paxos_record *rec,
+					enum reply_kind kind)
+{
+	struct held_reply *r = hold(a, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS, kind);
+	r->m.u.accepted.iid = rec->iid;
+	r->m.u.accepted.ballot = rec->accepted;
+	r->m.u.accepted.value = rec->value;
+	r->m.u.accepted.acceptor_id = a->id;
+	r->m.u.accepted.final = rec->final;
+	return r;
+}
+
+static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p)
+{
+	if (!live_instance(a, p->iid))
+		return PAXOS_OK;
+	struct paxos_record rec;
+	int rc = ensure_txn(a);
+	if (rc == PAXOS_OK)
+		rc = load(a, p->iid, &rec);
+	if (rc != PAXOS_OK)
+		return rc;
+	if (p->ballot < rec.promised) {
+		hold_reject(a, p->iid, rec.promised);
+		return PAXOS_OK;
+	}
+	/* Copied before the put, which may overwrite what get returned. */
+	size_t mark = a->arena_used, off = 0;
+	if (rec.accepted != 0) {
+		off = arena_copy(a, &rec.value);
+		if (off == SIZE_MAX)
+			return PAXOS_OK; /* no memory: ignoring the prepare is safe */
+		rec.value.data = a->arena + off;
+	}
+	if (p->ballot > rec.promised) {
+		bool dropped;
+		rec.promised = p->ballot;
+		rc = store(a, &rec, &dropped);
+		if (rc != PAXOS_OK || dropped) {
+			a->arena_used = mark;
+			return rc;
+		}
+	}
+	struct held_reply *r = hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE);
+	r->m.u.promise.iid = p->iid;
+	r->m.u.promise.ballot = p->ballot;
+	r->m.u.promise.value_ballot = rec.accepted;
+	r->m.u.promise.acceptor_id = a->id;
+	if (rec.accepted != 0) {
+		r->m.u.promise.value.len = rec.value.len;
+		r->value_in_arena = true;
+		r->value_off = off;
+	}
 	return PAXOS_OK;
 }
 
-static void emit_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised,
-			const struct paxos_emitter *out)
+static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *acc)
 {
-	struct paxos_message m = {.type = PAXOS_MSG_REJECT};
-	m.u.reject.iid = iid;
-	m.u.reject.ballot = promised;
-	m.u.reject.acceptor_id = a->id;
-	a->counters->rejects_sent++;
-	paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
+	if (!live_instance(a, acc->iid) || (acc->value.len > 0 && !acc->value.data))
+		return PAXOS_OK;
+	struct paxos_record rec;
+	int rc = ensure_txn(a);
+	if (rc == PAXOS_OK)
+		rc = load(a, acc->iid, &rec);
+	if (rc != PAXOS_OK)
+		return rc;
+	if (acc->ballot < rec.promised) {
+		hold_reject(a, acc->iid, rec.promised);
+		return PAXOS_OK;
+	}
+	bool dropped;
+	rec.promised = acc->ballot;
+	rec.accepted = acc->ballot;
+	rec.value = acc->value; /* the caller's, valid for the whole batch */
+	rc = store(a, &rec, &dropped);
+	if (rc != PAXOS_OK || dropped)
+		return rc;
+	hold_accepted(a, &rec, REPLY_ACCEPTED);
+	return PAXOS_OK;
 }
 
-static void emit_accepted(struct paxos_acceptor *a, const struct paxos_record *rec,
+/*
+ * Replies a repeat request may add: what the held array has left once every message after
+ * this one has its own slot kept free.
+ */
+static size_t repeat_budget(const struct paxos_acceptor *a, size_t messages_after)
+{
+	size_t taken = a->held_count + messages_after;
+	return taken < HELD_MAX ? HELD_MAX - taken : 0;
+}
+
+/*
+ * Read-only. The range is clipped to live, accepted instances, to PAXOS_ACCEPTOR_MAX_REPEAT
+ * of them and to what the batch can hold, so an absurd request costs no more than a fair one;
+ * the learner asks again for the rest. Trimmed instances cannot be sent: the learner is told
+ * so once (thesis 3.4.1), then gets whatever is left of the range.
+ */
+static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
+			 size_t messages_after)
+{
+	size_t budget = repeat_budget(a, messages_after);
+	paxos_iid trim = a->st->ops->trim_iid(a->st);
+	paxos_iid asked = r->from ? r->from : 1; /* from 0 means from the first instance */
+	if (budget > 0 && trim != 0 && asked <= r->to && asked <= trim) {
+		struct held_reply *t =
+		    hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED);
+		t->m.u.trimmed.acceptor_id = a->id;
+		t->m.u.trimmed.iid = trim;
+		budget--;
+	}
+
+	paxos_iid last = a->st->ops->highest_accepted(a->st);
+	paxos_iid first = asked > trim ? asked : trim + 1;
+	if (r->to < last)
+		last = r->to;
+	if (first > last || trim == UINT64_MAX || budget == 0)
+		return PAXOS_OK;
+	if (last - first >= PAXOS_ACCEPTOR_MAX_REPEAT)
+		last = first + PAXOS_ACCEPTOR_MAX_REPEAT - 1;
+
+	int rc = ensure_txn(a);
+	if (rc != PAXOS_OK)
+		return rc;
+	for (paxos_iid iid = first; iid <= last && budget > 0; iid++) {
+		struct paxos_record rec;
+		rc = a->st->ops->get(a->st, iid, &rec);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 || rec.accepted == 0)
+			continue;
+		if (a->arena_used > 0 && rec.value.len > REPEAT_ARENA_MAX - a->arena_used)
+			break;
+		size_t off = arena_copy(a, &rec.value);
+		if (off == SIZE_MAX)
+			break;
+		rec.iid = iid;
+		struct held_reply *h = hold_accepted(a, &rec, REPLY_REPEATED);
+		h->m.u.accepted.value.data = NULL;
+		h->value_in_arena = true;
+		h->value_off = off;
+		budget--;
+	}
+	return PAXOS_OK;
+}
+
+static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
+{
+	if (t->iid <= a->st->ops->trim_iid(a->st))
+		return PAXOS_OK;
+	int rc = ensure_txn(a);
+	if (rc == PAXOS_OK)
+		rc = a->st->ops->trim(a->st, t->iid);
+	if (rc == PAXOS_OK)
+		a->trims_applied++;
+	return rc;
+}
+
+static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
+		      size_t messages_after)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		return handle_prepare(a, &m->u.prepare);
+	case PAXOS_MSG_ACCEPT:
+		return handle_accept(a, &m->u.accept);
+	case PAXOS_MSG_REPEAT:
+		return handle_repeat(a, &m->u.repeat, messages_after);
+	case PAXOS_MSG_TRIM:
+		return handle_trim(a, &m->u.trim);
+	default:
+		return PAXOS_OK; /* not for acceptors */
+	}
+}
+
+/* Sends what the committed batch held, counting each reply as it goes out. */
+static void emit_held(struct paxos_acceptor *a, const struct paxos_emitter *out)
+{
+	for (size_t i = 0; i < a->held_count; i++) {
+		struct held_reply *r = &a->held[i];
+		switch (r->kind) {
+		case REPLY_PROMISE:
+			a->counters->promises_sent++;
+			if (r->value_in_arena)
+				r->m.u.promise.value.data = a->arena + r->value_off;
+			break;
+		case REPLY_REJECT:
+			a->counters->rejects_sent++;
+			break;
+		case REPLY_ACCEPTED:
+		case REPLY_REPEATED:
+			if (r->kind == REPLY_ACCEPTED)
+				a->counters->accepteds_sent++;
+			else
+				a->counters->repeats_answered++;
+			if (r->value_in_arena)
+				r->m.u.accepted.value.data = a->arena + r->value_off;
+			break;
+		case REPLY_TRIMMED:
+			break;
+		}
+		paxos_emit(out, r->to, &r->m);
+	}
+	a->counters->instances_trimmed += a->trims_applied;
+	drop_held(a);
+}
+
+/* One group commit over at most PAXOS_ACCEPTOR_MAX_BATCH messages. */
+static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *msgs, size_t n,
+			const struct paxos_emitter *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = handle_one(a, &msgs[i], n - i - 1);
+		if (rc != PAXOS_OK)
+			return fail(a, rc);
+	}
+	if (a->in_txn) {
+		int rc = a->st->ops->commit(a->st);
+		a->in_txn = false;
+		if (rc != PAXOS_OK)
+			return fail(a, rc);
+	}
+	emit_held(a, out);
+	return PAXOS_OK;
+}
+
+int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
+				size_t n, const struct paxos_emitter *out)
+{
+	if (!a || (!msgs && n > 0) || !out)
+		return PAXOS_E_INVALID;
+	if (a->stopped)
+		return PAXOS_E_STORAGE;
+	while (n > 0) {
+		size_t chunk = n < PAXOS_ACCEPTOR_MAX_BATCH ? n : PAXOS_ACCEPTOR_MAX_BATCH;
+		int rc = handle_chunk(a, msgs, chunk, out);
+		if (rc != PAXOS_OK)
+			return rc;
+		msgs += chunk;
+		n -= chunk;
+	}
+	return PAXOS_OK;
+}
+
+int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
 			  const struct paxos_emitter *out)
+{
+	if (!m)
+		return PAXOS_E_INVALID;
+	return paxos_acceptor_handle_batch(a, m, 1, out);
+}
+
+static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_record *rec,
+			      const struct paxos_emitter *out)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
 	m.u.accepted.iid = rec->iid;
@@ -129,152 +446,6 @@ static void emit_accepted(struct paxos_acceptor *a, const struct paxos_record *r
 	m.u.accepted.acceptor_id = a->id;
 	m.u.accepted.final = rec->final;
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
-}
-
-static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p,
-			  const struct paxos_emitter *out)
-{
-	if (!live_instance(a, p->iid))
-		return PAXOS_OK;
-	struct paxos_record rec;
-	bool dropped = false;
-	int rc = a->st->ops->begin(a->st);
-	if (rc == PAXOS_OK)
-		rc = load(a, p->iid, &rec);
-	if (rc == PAXOS_OK && p->ballot >= rec.promised && rec.accepted != 0)
-		rc = keep_for_promise(a, &rec.value);
-	if (rc == PAXOS_OK && p->ballot > rec.promised) {
-		rec.promised = p->ballot;
-		rc = store(a, &rec, &dropped);
-	}
-	if (rc == PAXOS_OK)
-		rc = a->st->ops->commit(a->st);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	if (dropped)
-		return PAXOS_OK;
-
-	if (p->ballot < rec.promised) {
-		emit_reject(a, p->iid, rec.promised, out);
-		return PAXOS_OK;
-	}
-	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
-	m.u.promise.iid = p->iid;
-	m.u.promise.ballot = p->ballot;
-	m.u.promise.value_ballot = rec.accepted;
-	if (rec.accepted != 0)
-		m.u.promise.value = rec.value;
-	m.u.promise.acceptor_id = a->id;
-	a->counters->promises_sent++;
-	paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
-	return PAXOS_OK;
-}
-
-static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *acc,
-			 const struct paxos_emitter *out)
-{
-	if (!live_instance(a, acc->iid) || (acc->value.len > 0 && !acc->value.data))
-		return PAXOS_OK;
-	struct paxos_record rec;
-	bool granted = false, dropped = false;
-	int rc = a->st->ops->begin(a->st);
-	if (rc == PAXOS_OK)
-		rc = load(a, acc->iid, &rec);
-	if (rc == PAXOS_OK && acc->ballot >= rec.promised) {
-		granted = true;
-		rec.promised = acc->ballot;
-		rec.accepted = acc->ballot;
-		rec.value = acc->value; /* valid for this call, unlike what storage returned */
-		rc = store(a, &rec, &dropped);
-	}
-	if (rc == PAXOS_OK)
-		rc = a->st->ops->commit(a->st);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	if (dropped)
-		return PAXOS_OK;
-
-	if (!granted) {
-		emit_reject(a, acc->iid, rec.promised, out);
-		return PAXOS_OK;
-	}
-	a->counters->accepteds_sent++;
-	emit_accepted(a, &rec, out);
-	return PAXOS_OK;
-}
-
-/*
- * Read-only, so nothing has to become durable first: each value is sent while the
- * transaction keeps it valid. The range is clipped to live, accepted instances and to
- * PAXOS_ACCEPTOR_MAX_REPEAT of them, so an absurd request costs no more than a fair one.
- */
-static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
-			 const struct paxos_emitter *out)
-{
-	paxos_iid trim = a->st->ops->trim_iid(a->st);
-	paxos_iid last = a->st->ops->highest_accepted(a->st);
-	paxos_iid first = r->from > trim ? r->from : trim + 1;
-	if (first == 0)
-		first = 1;
-	if (r->to < last)
-		last = r->to;
-	if (first > last || trim == UINT64_MAX)
-		return PAXOS_OK;
-	if (last - first >= PAXOS_ACCEPTOR_MAX_REPEAT)
-		last = first + PAXOS_ACCEPTOR_MAX_REPEAT - 1;
-
-	int rc = a->st->ops->begin(a->st);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	for (paxos_iid iid = first; iid <= last; iid++) {
-		struct paxos_record rec;
-		rc = a->st->ops->get(a->st, iid, &rec);
-		if (rc < 0)
-			return fail(a, rc);
-		if (rc == 0 || rec.accepted == 0)
-			continue;
-		rec.iid = iid;
-		a->counters->repeats_answered++;
-		emit_accepted(a, &rec, out);
-	}
-	rc = a->st->ops->commit(a->st);
-	return rc == PAXOS_OK ? PAXOS_OK : fail(a, rc);
-}
-
-static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
-{
-	if (t->iid <= a->st->ops->trim_iid(a->st))
-		return PAXOS_OK;
-	int rc = a->st->ops->begin(a->st);
-	if (rc == PAXOS_OK)
-		rc = a->st->ops->trim(a->st, t->iid);
-	if (rc == PAXOS_OK)
-		rc = a->st->ops->commit(a->st);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	a->counters->instances_trimmed++;
-	return PAXOS_OK;
-}
-
-int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
-			  const struct paxos_emitter *out)
-{
-	if (!a || !m || !out)
-		return PAXOS_E_INVALID;
-	if (a->stopped)
-		return PAXOS_E_STORAGE;
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		return handle_prepare(a, &m->u.prepare, out);
-	case PAXOS_MSG_ACCEPT:
-		return handle_accept(a, &m->u.accept, out);
-	case PAXOS_MSG_REPEAT:
-		return handle_repeat(a, &m->u.repeat, out);
-	case PAXOS_MSG_TRIM:
-		return handle_trim(a, &m->u.trim);
-	default:
-		return PAXOS_OK; /* not for acceptors */
-	}
 }
 
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
@@ -294,7 +465,8 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 			return fail(a, rc);
 		if (rc == 1 && rec.accepted != 0) {
 			rec.iid = highest;
-			emit_accepted(a, &rec, out); /* read-only: sent while the value is valid */
+			/* Read-only: a resend, sent while the value is valid. */
+			emit_accepted_now(a, &rec, out);
 		}
 	}
 	rc = a->st->ops->commit(a->st);

@@ -1,7 +1,8 @@
 /*
  * The learner core (thesis 3.3, 3.6.2): counts accepted messages per instance in a ring of
  * preallocated slots, delivers closed instances in order and asks the acceptors again for the
- * holes it cannot fill by listening.
+ * holes it cannot fill by listening. Instances trimmed by so many acceptors that no quorum can
+ * answer for them any more are skipped, and the application is told (thesis 3.4.1).
  */
 #include <paxos/learner.h>
 
@@ -29,6 +30,11 @@ struct paxos_learner {
 	paxos_iid next_at_last_check;
 	struct slot *slots;
 	uint8_t *values;
+	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
+	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
+	/* Acceptors that must have trimmed an instance before it is lost: fewer than a quorum
+	 * are left to answer for it. */
+	uint32_t lost_after;
 };
 
 void paxos_learner_options_from_config(struct paxos_learner_options *o,
@@ -63,6 +69,7 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->opt = *o;
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
+	l->lost_after = o->acceptors - l->quorum + 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST;
 	l->next = 1;
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -189,10 +196,62 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	deliver_ready(l);
 }
 
+/* The highest instance at least lost_after acceptors have trimmed: the lost_after-th largest
+ * trim point reported. */
+static paxos_iid lost_up_to(const struct paxos_learner *l)
+{
+	paxos_iid lost = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
+		paxos_iid t = l->acceptor_trim[a];
+		if (t <= lost)
+			continue;
+		uint32_t at_least = 0;
+		for (uint32_t b = 0; b < l->opt.acceptors; b++)
+			if (l->acceptor_trim[b] >= t)
+				at_least++;
+		if (at_least >= l->lost_after)
+			lost = t;
+	}
+	return lost;
+}
+
+/*
+ * Instances next..to cannot be learned any more. Everything closed below next was delivered
+ * already (deliveries are eager), so next is missing: skip from there, drop what is held up to
+ * to (it cannot be delivered in order), then deliver what is closed above it.
+ */
+static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
+{
+	paxos_iid from = l->next;
+	for (uint32_t i = 0; i < l->opt.window; i++)
+		if (l->slots[i].iid != 0 && l->slots[i].iid <= to)
+			slot_reset(&l->slots[i], 0);
+	l->next = to + 1;
+	if (to > l->highest_seen)
+		l->highest_seen = to;
+	l->counters->instances_skipped_trimmed += to - from + 1;
+	if (l->opt.trimmed)
+		l->opt.trimmed(l->opt.trimmed_arg, from, to);
+	deliver_ready(l);
+}
+
+static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
+{
+	if (!l->started || acceptor >= l->opt.acceptors || trim <= l->acceptor_trim[acceptor])
+		return;
+	l->acceptor_trim[acceptor] = trim;
+	paxos_iid lost = lost_up_to(l);
+	if (lost == UINT64_MAX)
+		lost--; /* next must stay representable */
+	if (lost >= l->next)
+		skip_trimmed(l, lost);
+}
+
 static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
 {
 	if (l->started && st->highest_accepted > l->highest_seen)
 		l->highest_seen = st->highest_accepted;
+	handle_trim_report(l, st->acceptor_id, st->trim_iid);
 }
 
 void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
@@ -208,6 +267,9 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		handle_acceptor_state(l, &m->u.acceptor_state);
+		break;
+	case PAXOS_MSG_TRIMMED:
+		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
 		break;
 	default:
 		break;

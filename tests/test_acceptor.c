@@ -49,7 +49,7 @@ static int accept_value(paxos_iid iid, paxos_ballot b, struct paxos_value v)
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 
-static int accept(paxos_iid iid, paxos_ballot b, const char *v)
+static int accept_text(paxos_iid iid, paxos_ballot b, const char *v)
 {
 	return accept_value(iid, b, value_of(v));
 }
@@ -102,7 +102,7 @@ END_TEST
 
 START_TEST(promise_carries_accepted_value)
 {
-	ck_assert_int_eq(accept(1, 101, "chosen?"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "chosen?"), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
 	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
@@ -164,7 +164,7 @@ START_TEST(accept_at_promised_ballot)
 {
 	ck_assert_int_eq(prepare(2, 101), PAXOS_OK);
 	recorder_clear(out);
-	ck_assert_int_eq(accept(2, 101, "value"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "value"), PAXOS_OK);
 	const struct paxos_accepted *a =
 	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
 	ck_assert_uint_eq(a->iid, 2);
@@ -185,7 +185,7 @@ START_TEST(reject_lower_accept)
 {
 	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
 	recorder_clear(out);
-	ck_assert_int_eq(accept(1, 101, "late"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "late"), PAXOS_OK);
 	const struct paxos_reject *r = &only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject;
 	ck_assert_uint_eq(r->iid, 1);
 	ck_assert_uint_eq(r->ballot, 202);
@@ -200,7 +200,7 @@ START_TEST(accept_higher_without_prepare)
 {
 	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
 	recorder_clear(out);
-	ck_assert_int_eq(accept(1, 303, "jump"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 303, "jump"), PAXOS_OK);
 	const struct paxos_accepted *a =
 	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
 	ck_assert_uint_eq(a->ballot, 303);
@@ -211,7 +211,7 @@ START_TEST(accept_higher_without_prepare)
 	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 303);
 	/* And on a fresh instance, with no prepare at all. */
 	recorder_clear(out);
-	ck_assert_int_eq(accept(9, 101, "fresh"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(9, 101, "fresh"), PAXOS_OK);
 	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 9);
 }
 END_TEST
@@ -221,7 +221,7 @@ START_TEST(final_flag_is_kept)
 	struct paxos_record rec = {
 	    .iid = 4, .promised = 101, .accepted = 101, .value = value_of("known"), .final = true};
 	ck_assert_int_eq(st->ops->put(st, &rec), PAXOS_OK);
-	ck_assert_int_eq(accept(4, 202, "known"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(4, 202, "known"), PAXOS_OK);
 	const struct paxos_accepted *a =
 	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
 	ck_assert(a->final);
@@ -234,11 +234,11 @@ END_TEST
 
 START_TEST(repeat_sends_accepted_in_range)
 {
-	ck_assert_int_eq(accept(1, 101, "v1"), PAXOS_OK);
-	ck_assert_int_eq(accept(2, 101, "v2"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "v1"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "v2"), PAXOS_OK);
 	ck_assert_int_eq(prepare(3, 101), PAXOS_OK); /* promised, nothing accepted */
-	ck_assert_int_eq(accept(4, 202, "v4"), PAXOS_OK);
-	ck_assert_int_eq(accept(6, 101, "v6"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(4, 202, "v4"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(6, 101, "v6"), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(repeat(2, 5), PAXOS_OK);
 	ck_assert_uint_eq(out->count, 2);
@@ -271,7 +271,7 @@ START_TEST(repeat_is_bounded)
 {
 	const paxos_iid n = PAXOS_ACCEPTOR_MAX_REPEAT + 100;
 	for (paxos_iid i = 1; i <= n; i++)
-		ck_assert_int_eq(accept(i, 101, "v"), PAXOS_OK);
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(repeat(0, UINT64_MAX), PAXOS_OK);
 	ck_assert_uint_eq(out->count, PAXOS_ACCEPTOR_MAX_REPEAT);
@@ -291,7 +291,7 @@ START_TEST(trim_drops_instances)
 	char v[8];
 	for (paxos_iid i = 1; i <= 5; i++) {
 		snprintf(v, sizeof(v), "v%d", (int)i);
-		ck_assert_int_eq(accept(i, 101, v), PAXOS_OK);
+		ck_assert_int_eq(accept_text(i, 101, v), PAXOS_OK);
 	}
 	recorder_clear(out);
 	ck_assert_int_eq(trim(3), PAXOS_OK);
@@ -301,7 +301,7 @@ START_TEST(trim_drops_instances)
 	/* Trimmed instances are ignored, not promised afresh. */
 	ck_assert_int_eq(prepare(2, 202), PAXOS_OK);
 	ck_assert_int_eq(prepare(3, 202), PAXOS_OK);
-	ck_assert_int_eq(accept(1, 202, "again"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 202, "again"), PAXOS_OK);
 	ck_assert_uint_eq(out->count, 0);
 	struct paxos_record rec;
 	ck_assert_int_eq(st->ops->get(st, 2, &rec), 0);
@@ -310,11 +310,13 @@ START_TEST(trim_drops_instances)
 	const struct paxos_promise *p = &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
 	ck_assert_uint_eq(p->value_ballot, 101);
 	ck_assert(value_is(&p->value, "v4"));
+	/* Asked for trimmed instances: the learners are told, then get the rest. */
 	recorder_clear(out);
 	ck_assert_int_eq(repeat(1, 5), PAXOS_OK);
-	ck_assert_uint_eq(out->count, 2);
-	ck_assert_uint_eq(out->msg[0].u.accepted.iid, 4);
-	ck_assert_uint_eq(out->msg[1].u.accepted.iid, 5);
+	ck_assert_uint_eq(out->count, 3);
+	ck_assert_uint_eq(out->msg[0].type, PAXOS_MSG_TRIMMED);
+	ck_assert_uint_eq(out->msg[1].u.accepted.iid, 4);
+	ck_assert_uint_eq(out->msg[2].u.accepted.iid, 5);
 	/* A trim that is not ahead of the current one is not applied again. */
 	ck_assert_int_eq(trim(2), PAXOS_OK);
 	ck_assert_int_eq(trim(3), PAXOS_OK);
@@ -332,8 +334,8 @@ START_TEST(tick_reports_highest_and_state)
 	ck_assert_uint_eq(s->highest_accepted, 0);
 	ck_assert_uint_eq(s->trim_iid, 0);
 
-	ck_assert_int_eq(accept(1, 101, "one"), PAXOS_OK);
-	ck_assert_int_eq(accept(3, 101, "three"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "one"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(3, 101, "three"), PAXOS_OK);
 	ck_assert_int_eq(prepare(5, 101), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
@@ -377,7 +379,7 @@ END_TEST
 START_TEST(bad_input_ignored)
 {
 	ck_assert_int_eq(prepare(0, 101), PAXOS_OK);
-	ck_assert_int_eq(accept(0, 101, "zero"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(0, 101, "zero"), PAXOS_OK);
 	ck_assert_int_eq(accept_value(1, 101, (struct paxos_value){NULL, 5}), PAXOS_OK);
 	ck_assert_uint_eq(out->count, 0);
 	ck_assert_int_eq(paxos_acceptor_handle(NULL, NULL, NULL), PAXOS_E_INVALID);
@@ -393,7 +395,7 @@ END_TEST
 START_TEST(far_instance_dropped)
 {
 	ck_assert_int_eq(prepare(1ull << 40, 101), PAXOS_OK);
-	ck_assert_int_eq(accept(1ull << 40, 101, "far"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1ull << 40, 101, "far"), PAXOS_OK);
 	ck_assert_uint_eq(out->count, 0);
 	ck_assert_uint_eq(counters.instances_out_of_window, 2);
 	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
@@ -417,6 +419,8 @@ struct failing_storage {
 	struct paxos_storage *inner;
 	enum storage_op fail;
 	uint8_t value[STRICT_VALUE_MAX];
+	unsigned begins, commits; /* successful ones */
+	bool open;                /* between a begin and its commit */
 };
 
 static void poison(struct failing_storage *f)
@@ -432,7 +436,12 @@ static struct failing_storage *failing(struct paxos_storage *s)
 static int failing_begin(struct paxos_storage *s)
 {
 	struct failing_storage *f = failing(s);
-	return f->fail == OP_BEGIN ? PAXOS_E_STORAGE : f->inner->ops->begin(f->inner);
+	if (f->fail == OP_BEGIN)
+		return PAXOS_E_STORAGE;
+	ck_assert(!f->open);
+	f->begins++;
+	f->open = true;
+	return f->inner->ops->begin(f->inner);
 }
 
 static int failing_commit(struct paxos_storage *s)
@@ -440,6 +449,9 @@ static int failing_commit(struct paxos_storage *s)
 	struct failing_storage *f = failing(s);
 	if (f->fail == OP_COMMIT)
 		return PAXOS_E_STORAGE;
+	ck_assert(f->open);
+	f->commits++;
+	f->open = false;
 	int rc = f->inner->ops->commit(f->inner);
 	poison(f);
 	return rc;
@@ -525,8 +537,8 @@ static struct failing_storage *use_failing_storage(void)
 START_TEST(values_survive_strict_storage)
 {
 	use_failing_storage();
-	ck_assert_int_eq(accept(1, 101, "first"), PAXOS_OK);
-	ck_assert_int_eq(accept(2, 101, "second"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "first"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "second"), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(prepare(1, 202), PAXOS_OK); /* written, then sent */
 	ck_assert_int_eq(prepare(1, 202), PAXOS_OK); /* nothing written */
@@ -549,8 +561,8 @@ END_TEST
 struct failure_case {
 	enum storage_op op;
 	enum paxos_msg_type request; /* TICK: paxos_acceptor_tick */
-	/* Read-only requests send what they read inside the transaction, so a failing commit
-	 * comes after their (harmless) resends. */
+	/* The tick sends what it reads inside its read transaction, so a failing commit comes
+	 * after its (harmless) resend. */
 	bool sends_before_commit;
 };
 
@@ -568,7 +580,7 @@ static const struct failure_case failure_cases[] = {
     {OP_COMMIT, PAXOS_MSG_TRIM, false},
     {OP_BEGIN, PAXOS_MSG_REPEAT, false},
     {OP_GET, PAXOS_MSG_REPEAT, false},
-    {OP_COMMIT, PAXOS_MSG_REPEAT, true},
+    {OP_COMMIT, PAXOS_MSG_REPEAT, false}, /* repeat answers wait for the commit too */
     {OP_BEGIN, TICK, false},
     {OP_GET, TICK, false},
     {OP_COMMIT, TICK, true},
@@ -581,7 +593,7 @@ static int request(enum paxos_msg_type type)
 	case PAXOS_MSG_PREPARE:
 		return prepare(2, 202); /* a higher ballot: the promise must be written */
 	case PAXOS_MSG_ACCEPT:
-		return accept(2, 202, "new");
+		return accept_text(2, 202, "new");
 	case PAXOS_MSG_TRIM:
 		return trim(1);
 	case PAXOS_MSG_REPEAT:
@@ -595,8 +607,8 @@ START_TEST(storage_failure_stops_acceptor)
 {
 	const struct failure_case *c = &failure_cases[_i];
 	struct failing_storage *f = use_failing_storage();
-	ck_assert_int_eq(accept(1, 101, "one"), PAXOS_OK);
-	ck_assert_int_eq(accept(2, 101, "two"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1, 101, "one"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "two"), PAXOS_OK);
 	recorder_clear(out);
 	struct paxos_counters before = counters;
 
@@ -611,7 +623,7 @@ START_TEST(storage_failure_stops_acceptor)
 	f->fail = OP_NONE;
 	recorder_clear(out);
 	ck_assert_int_eq(prepare(3, 101), PAXOS_E_STORAGE);
-	ck_assert_int_eq(accept(3, 101, "x"), PAXOS_E_STORAGE);
+	ck_assert_int_eq(accept_text(3, 101, "x"), PAXOS_E_STORAGE);
 	ck_assert_int_eq(repeat(1, 2), PAXOS_E_STORAGE);
 	ck_assert_int_eq(trim(2), PAXOS_E_STORAGE);
 	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_E_STORAGE);
@@ -622,6 +634,360 @@ START_TEST(storage_failure_stops_acceptor)
 		ck_assert_uint_eq(rec.promised, 101);
 	if (c->request == PAXOS_MSG_ACCEPT && c->op != OP_COMMIT)
 		ck_assert(value_is(&rec.value, "two"));
+}
+END_TEST
+
+/* ---- group commit ---- */
+
+/* An emitter that checks no reply leaves while a transaction is open, then records it. */
+static struct failing_storage *watched;
+static unsigned emitted_before_commit;
+
+static void watched_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	(void)ctx;
+	if (watched->open || watched->commits == 0)
+		emitted_before_commit++;
+	out->emitter.emit(out->emitter.ctx, to, m);
+}
+
+static const struct paxos_emitter watched_out = {.emit = watched_emit, .ctx = NULL};
+
+static struct paxos_message prepare_msg(paxos_iid iid, paxos_ballot b)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.iid = iid;
+	m.u.prepare.ballot = b;
+	return m;
+}
+
+static struct paxos_message accept_msg(paxos_iid iid, paxos_ballot b, struct paxos_value v)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = iid;
+	m.u.accept.ballot = b;
+	m.u.accept.value = v;
+	return m;
+}
+
+static struct paxos_message repeat_msg(paxos_iid from, paxos_iid to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
+	m.u.repeat.from = from;
+	m.u.repeat.to = to;
+	return m;
+}
+
+static struct paxos_message trim_msg(paxos_iid iid)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_TRIM};
+	m.u.trim.iid = iid;
+	return m;
+}
+
+static int batch(const struct paxos_message *msgs, size_t n)
+{
+	return paxos_acceptor_handle_batch(acc, msgs, n, &watched_out);
+}
+
+static struct failing_storage *use_watched_storage(void)
+{
+	watched = use_failing_storage();
+	emitted_before_commit = 0;
+	return watched;
+}
+
+START_TEST(batch_is_one_group_commit)
+{
+	struct failing_storage *f = use_watched_storage();
+	ck_assert_int_eq(accept_text(9, 101, "old"), PAXOS_OK);
+	recorder_clear(out);
+	f->begins = f->commits = 0;
+
+	const struct paxos_message msgs[] = {
+	    prepare_msg(1, 101),
+	    prepare_msg(2, 101),
+	    accept_msg(1, 101, value_of("a")),
+	    accept_msg(2, 101, value_of("b")),
+	    prepare_msg(3, 202),
+	    accept_msg(3, 101, value_of("late")),
+	    prepare_msg(9, 202),
+	    repeat_msg(1, 2),
+	    {.type = PAXOS_MSG_ACCEPTED}, /* not for acceptors */
+	};
+	ck_assert_int_eq(batch(msgs, sizeof(msgs) / sizeof(msgs[0])), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 1);
+	ck_assert_uint_eq(f->commits, 1);
+	ck_assert_uint_eq(emitted_before_commit, 0);
+
+	/* Every reply, in message order. */
+	ck_assert_uint_eq(out->count, 9);
+	static const enum paxos_msg_type expect[] = {
+	    PAXOS_MSG_PROMISE,  PAXOS_MSG_PROMISE,  PAXOS_MSG_ACCEPTED,
+	    PAXOS_MSG_ACCEPTED, PAXOS_MSG_PROMISE,  PAXOS_MSG_REJECT,
+	    PAXOS_MSG_PROMISE,  PAXOS_MSG_ACCEPTED, PAXOS_MSG_ACCEPTED};
+	for (size_t i = 0; i < 9; i++)
+		ck_assert_int_eq(out->msg[i].type, expect[i]);
+	ck_assert(value_is(&out->msg[2].u.accepted.value, "a"));
+	ck_assert(value_is(&out->msg[3].u.accepted.value, "b"));
+	ck_assert_uint_eq(out->msg[5].u.reject.ballot, 202);
+	ck_assert(value_is(&out->msg[6].u.promise.value, "old"));
+	ck_assert_uint_eq(out->msg[6].u.promise.value_ballot, 101);
+	ck_assert_uint_eq(out->msg[7].u.accepted.iid, 1);
+	ck_assert(value_is(&out->msg[7].u.accepted.value, "a"));
+	ck_assert(value_is(&out->msg[8].u.accepted.value, "b"));
+	ck_assert_uint_eq(counters.promises_sent, 4);
+	ck_assert_uint_eq(counters.accepteds_sent, 3); /* the one before the batch too */
+	ck_assert_uint_eq(counters.rejects_sent, 1);
+	ck_assert_uint_eq(counters.repeats_answered, 2);
+	ck_assert_uint_eq(stored(9).promised, 202);
+
+	/* A single message is a batch of one. */
+	f->begins = f->commits = 0;
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_handle(acc, &msgs[0], &watched_out), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 1);
+	ck_assert_uint_eq(f->commits, 1);
+	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+}
+END_TEST
+
+/* Nothing to write or read: no transaction at all. */
+START_TEST(batch_without_storage_work_opens_nothing)
+{
+	struct failing_storage *f = use_watched_storage();
+	ck_assert_int_eq(trim(3), PAXOS_OK);
+	f->begins = f->commits = 0;
+	const struct paxos_message msgs[] = {prepare_msg(2, 101),
+					     prepare_msg(0, 101),
+					     trim_msg(2),
+					     repeat_msg(5, 1),
+					     {.type = PAXOS_MSG_PROMISE}};
+	ck_assert_int_eq(batch(msgs, 5), PAXOS_OK);
+	ck_assert_int_eq(batch(NULL, 0), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 0);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, NULL, 1, &watched_out), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_acceptor_handle_batch(NULL, msgs, 1, &watched_out), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, msgs, 1, NULL), PAXOS_E_INVALID);
+}
+END_TEST
+
+/* A failing commit (or any failure inside the batch) sends nothing of it, ever. */
+START_TEST(batch_failure_emits_nothing)
+{
+	struct failing_storage *f = use_watched_storage();
+	ck_assert_int_eq(accept_text(1, 101, "one"), PAXOS_OK);
+	recorder_clear(out);
+	struct paxos_counters before = counters;
+	const struct paxos_message msgs[] = {prepare_msg(1, 202), accept_msg(2, 101, value_of("x")),
+					     repeat_msg(1, 2), trim_msg(1)};
+	static const enum storage_op ops[] = {OP_COMMIT, OP_PUT, OP_GET, OP_TRIM};
+	f->fail = ops[_i];
+	ck_assert_int_eq(batch(msgs, 4), PAXOS_E_STORAGE);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_mem_eq(&counters, &before, sizeof(counters));
+	f->fail = OP_NONE;
+	ck_assert_int_eq(batch(msgs, 4), PAXOS_E_STORAGE);
+	ck_assert_int_eq(batch(msgs, 1), PAXOS_E_STORAGE);
+	ck_assert_uint_eq(out->count, 0);
+}
+END_TEST
+
+/* Values from storage are held in the arena across later puts and the commit. */
+START_TEST(batch_keeps_stored_values)
+{
+	use_watched_storage();
+	ck_assert_int_eq(accept_text(1, 101, "first"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "second"), PAXOS_OK);
+	recorder_clear(out);
+	const struct paxos_message msgs[] = {repeat_msg(1, 2), prepare_msg(1, 202),
+					     prepare_msg(2, 202), accept_msg(3, 101, value_of("3")),
+					     repeat_msg(2, 3)};
+	ck_assert_int_eq(batch(msgs, 5), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 7);
+	ck_assert(value_is(&out->msg[0].u.accepted.value, "first"));
+	ck_assert(value_is(&out->msg[1].u.accepted.value, "second"));
+	ck_assert(value_is(&out->msg[2].u.promise.value, "first"));
+	ck_assert(value_is(&out->msg[3].u.promise.value, "second"));
+	ck_assert(value_is(&out->msg[4].u.accepted.value, "3"));
+	ck_assert(value_is(&out->msg[5].u.accepted.value, "second"));
+	ck_assert(value_is(&out->msg[6].u.accepted.value, "3"));
+}
+END_TEST
+
+/* Promise values bigger than the arena's first size, held together: it grows and the
+ * values held before the growth stay intact. */
+START_TEST(batch_arena_grows)
+{
+	enum { N = 8, LEN = 20000 };
+	uint8_t *big = malloc((size_t)N * LEN);
+	struct paxos_message msgs[N];
+	for (size_t i = 0; i < (size_t)N * LEN; i++)
+		big[i] = (uint8_t)(i * 13u + i / LEN);
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(
+		    accept_value((paxos_iid)i + 1, 101, (struct paxos_value){big + i * LEN, LEN}),
+		    PAXOS_OK);
+	for (int i = 0; i < N; i++)
+		msgs[i] = prepare_msg((paxos_iid)i + 1, 202);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, msgs, N, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(out->count, N);
+	for (int i = 0; i < N; i++) {
+		ck_assert_uint_eq(out->msg[i].u.promise.value.len, LEN);
+		ck_assert_int_eq(memcmp(out->msg[i].u.promise.value.data, big + i * LEN, LEN), 0);
+	}
+	free(big);
+}
+END_TEST
+
+/* Counts accepted replies without copying them (the values are big). */
+static size_t big_answers;
+static paxos_iid big_last;
+
+static void count_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	(void)ctx;
+	(void)to;
+	ck_assert_int_eq(m->type, PAXOS_MSG_ACCEPTED);
+	ck_assert_uint_eq(m->u.accepted.value.data[0], (uint8_t)m->u.accepted.iid);
+	ck_assert_uint_eq(m->u.accepted.value.data[m->u.accepted.value.len - 1],
+			  (uint8_t)m->u.accepted.iid);
+	big_answers++;
+	big_last = m->u.accepted.iid;
+}
+
+/* Repeats of big values stop at a few MiB of held values; asking again gets the rest. */
+START_TEST(repeat_bounded_by_bytes)
+{
+	enum { N = 100, LEN = 60000 };
+	uint8_t *v = malloc(LEN);
+	for (int i = 1; i <= N; i++) {
+		memset(v, i, LEN);
+		ck_assert_int_eq(accept_value((paxos_iid)i, 101, (struct paxos_value){v, LEN}),
+				 PAXOS_OK);
+		recorder_clear(out);
+	}
+	free(v);
+	const struct paxos_emitter counting = {.emit = count_emit, .ctx = NULL};
+	struct paxos_message m = repeat_msg(1, N);
+	big_answers = 0;
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	ck_assert_uint_gt(big_answers, 10);
+	ck_assert_uint_lt(big_answers, N);
+	ck_assert_uint_eq(big_last, big_answers);
+	m = repeat_msg(big_last + 1, N);
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	ck_assert_uint_eq(big_last, N);
+	ck_assert_uint_eq(big_answers, N);
+}
+END_TEST
+
+/* A datagram full of repeat requests: the first gets its whole answer, the rest what is left
+ * of the held replies, and every message still has room for its reply. */
+START_TEST(batch_of_repeats_is_bounded)
+{
+	const paxos_iid n = PAXOS_ACCEPTOR_MAX_REPEAT + 100;
+	for (paxos_iid i = 1; i <= n; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	recorder_clear(out);
+	static struct paxos_message msgs[PAXOS_ACCEPTOR_MAX_BATCH];
+	for (size_t i = 0; i + 1 < PAXOS_ACCEPTOR_MAX_BATCH; i++)
+		msgs[i] = repeat_msg(1, n);
+	msgs[PAXOS_ACCEPTOR_MAX_BATCH - 1] = prepare_msg(n + 1, 101);
+	ck_assert_int_eq(
+	    paxos_acceptor_handle_batch(acc, msgs, PAXOS_ACCEPTOR_MAX_BATCH, &out->emitter),
+	    PAXOS_OK);
+	for (size_t i = 0; i < PAXOS_ACCEPTOR_MAX_REPEAT; i++)
+		ck_assert_uint_eq(out->msg[i].u.accepted.iid, i + 1);
+	ck_assert_uint_le(out->count, PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1);
+	ck_assert_uint_gt(out->count, PAXOS_ACCEPTOR_MAX_REPEAT);
+	ck_assert_int_eq(out->msg[out->count - 1].type, PAXOS_MSG_PROMISE);
+}
+END_TEST
+
+/* More messages than one datagram holds: one commit per PAXOS_ACCEPTOR_MAX_BATCH. */
+START_TEST(long_batch_is_chunked)
+{
+	struct failing_storage *f = use_watched_storage();
+	const size_t n = PAXOS_ACCEPTOR_MAX_BATCH + 10;
+	struct paxos_message *msgs = calloc(n, sizeof(*msgs));
+	for (size_t i = 0; i < n; i++)
+		msgs[i] = accept_msg(i + 1, 101, value_of("v"));
+	ck_assert_int_eq(batch(msgs, n), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 2);
+	ck_assert_uint_eq(f->commits, 2);
+	ck_assert_uint_eq(out->count, n);
+	ck_assert_uint_eq(out->msg[n - 1].u.accepted.iid, n);
+	ck_assert_uint_eq(counters.accepteds_sent, n);
+	free(msgs);
+}
+END_TEST
+
+/* ---- trimmed replies (thesis 3.4.1) ---- */
+
+START_TEST(repeat_of_trimmed_answers_trimmed)
+{
+	for (paxos_iid i = 1; i <= 6; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	ck_assert_int_eq(trim(4), PAXOS_OK);
+	recorder_clear(out);
+
+	/* Entirely trimmed: only the notice. */
+	ck_assert_int_eq(repeat(2, 3), PAXOS_OK);
+	const struct paxos_trimmed *t = &only(PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS)->u.trimmed;
+	ck_assert_uint_eq(t->acceptor_id, ACCEPTOR_ID);
+	ck_assert_uint_eq(t->iid, 4);
+
+	/* Partly trimmed: the notice once, then the rest. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(0, UINT64_MAX), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 3);
+	ck_assert_int_eq(out->msg[0].type, PAXOS_MSG_TRIMMED);
+	ck_assert_int_eq(out->group[0], PAXOS_GROUP_LEARNERS);
+	ck_assert_uint_eq(out->msg[0].u.trimmed.iid, 4);
+	ck_assert_uint_eq(out->msg[1].u.accepted.iid, 5);
+	ck_assert_uint_eq(out->msg[2].u.accepted.iid, 6);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_TRIMMED, -1), 1);
+
+	/* Exactly at the trim point, and just past it. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(4, 4), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS)->u.trimmed.iid, 4);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(5, 9), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_TRIMMED, -1), 0);
+
+	/* Empty or inverted ranges ask for nothing, trimmed or not. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(3, 2), PAXOS_OK);
+	ck_assert_int_eq(repeat(0, 0), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+
+	/* Each request of a batch gets its own notice; trimmed prepares/accepts stay unanswered. */
+	const struct paxos_message msgs[] = {repeat_msg(1, 1), prepare_msg(3, 202),
+					     accept_msg(4, 202, value_of("no")), repeat_msg(2, 2)};
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, msgs, 4, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS), 2);
+}
+END_TEST
+
+/* A trim earlier in the same batch already counts for the repeats after it. */
+START_TEST(trim_in_batch_applies_to_later_messages)
+{
+	for (paxos_iid i = 1; i <= 4; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	recorder_clear(out);
+	const struct paxos_message msgs[] = {trim_msg(2), repeat_msg(1, 4), prepare_msg(2, 202)};
+	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, msgs, 3, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 3);
+	ck_assert_uint_eq(out->msg[0].u.trimmed.iid, 2);
+	ck_assert_uint_eq(out->msg[1].u.accepted.iid, 3);
+	ck_assert_uint_eq(out->msg[2].u.accepted.iid, 4);
+	ck_assert_uint_eq(counters.instances_trimmed, 1);
 }
 END_TEST
 
@@ -660,7 +1026,7 @@ START_TEST(random_traffic_keeps_promises)
 		snprintf(v, sizeof(v), "s%d", step);
 		recorder_clear(out);
 		bool is_prepare = rng() % 2;
-		ck_assert_int_eq(is_prepare ? prepare(iid, b) : accept(iid, b, v), PAXOS_OK);
+		ck_assert_int_eq(is_prepare ? prepare(iid, b) : accept_text(iid, b, v), PAXOS_OK);
 		ck_assert_uint_eq(out->count, 1);
 		const struct paxos_message *m = &out->msg[0];
 		switch (m->type) {
@@ -725,6 +1091,24 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(failures, values_survive_strict_storage);
 	tcase_add_loop_test(failures, storage_failure_stops_acceptor, 0, FAILURE_CASES);
 	suite_add_tcase(s, failures);
+
+	TCase *group = tcase_create("group commit");
+	tcase_add_checked_fixture(group, setup, teardown);
+	tcase_add_test(group, batch_is_one_group_commit);
+	tcase_add_test(group, batch_without_storage_work_opens_nothing);
+	tcase_add_loop_test(group, batch_failure_emits_nothing, 0, 4);
+	tcase_add_test(group, batch_keeps_stored_values);
+	tcase_add_test(group, batch_arena_grows);
+	tcase_add_test(group, repeat_bounded_by_bytes);
+	tcase_add_test(group, batch_of_repeats_is_bounded);
+	tcase_add_test(group, long_batch_is_chunked);
+	suite_add_tcase(s, group);
+
+	TCase *trimmed = tcase_create("trimmed");
+	tcase_add_checked_fixture(trimmed, setup, teardown);
+	tcase_add_test(trimmed, repeat_of_trimmed_answers_trimmed);
+	tcase_add_test(trimmed, trim_in_batch_applies_to_later_messages);
+	suite_add_tcase(s, trimmed);
 
 	TCase *safety = tcase_create("safety");
 	tcase_add_checked_fixture(safety, setup, teardown);

@@ -20,6 +20,10 @@ struct sink {
 	paxos_iid next_during_deliver[SINK_MAX];
 	size_t closed;
 	paxos_iid closed_iid[SINK_MAX];
+	size_t trimmed;
+	paxos_iid trimmed_from[SINK_MAX], trimmed_to[SINK_MAX];
+	size_t delivered_before_trimmed[SINK_MAX];
+	paxos_iid next_during_trimmed[SINK_MAX];
 };
 
 static void copy_value(char *dst, const struct paxos_value *v)
@@ -47,6 +51,17 @@ static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
 	s->closed_iid[s->closed++] = iid;
 }
 
+static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
+{
+	struct sink *s = arg;
+	ck_assert_uint_lt(s->trimmed, SINK_MAX);
+	s->trimmed_from[s->trimmed] = from;
+	s->trimmed_to[s->trimmed] = to;
+	s->delivered_before_trimmed[s->trimmed] = s->delivered;
+	s->next_during_trimmed[s->trimmed] = paxos_learner_next_iid(s->learner);
+	s->trimmed++;
+}
+
 /* One learner under test with everything it talks to. */
 struct fixture {
 	struct paxos_learner_options opt;
@@ -72,6 +87,8 @@ static struct fixture *fixture_new(uint32_t window, uint32_t repeat_batch,
 	f->opt.deliver_arg = f->sink;
 	f->opt.closed = on_closed;
 	f->opt.closed_arg = f->sink;
+	f->opt.trimmed = on_trimmed;
+	f->opt.trimmed_arg = f->sink;
 	f->l = paxos_learner_new(&f->opt, &f->counters);
 	ck_assert_ptr_nonnull(f->l);
 	f->sink->learner = f->l;
@@ -121,6 +138,24 @@ static void send_acceptor_state(struct fixture *f, uint32_t acceptor, paxos_iid 
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = acceptor;
 	m.u.acceptor_state.highest_accepted = highest;
+	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+}
+
+static void send_trimmed(struct fixture *f, uint32_t acceptor, paxos_iid iid)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
+	m.u.trimmed.acceptor_id = acceptor;
+	m.u.trimmed.iid = iid;
+	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+}
+
+static void send_acceptor_trim(struct fixture *f, uint32_t acceptor, paxos_iid highest,
+			       paxos_iid trim)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state.acceptor_id = acceptor;
+	m.u.acceptor_state.highest_accepted = highest;
+	m.u.acceptor_state.trim_iid = trim;
 	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
 }
 
@@ -496,6 +531,239 @@ START_TEST(test_thirty_two_acceptors)
 }
 END_TEST
 
+/* --- trimmed instances (thesis 3.4.1, 3.6.2) --- */
+
+/* Lost once fewer than a quorum of acceptors still hold it (3 acceptors: 2 trimmed). Only the
+ * missing instances are skipped; what is closed above the trim point is delivered after. */
+START_TEST(test_trimmed_skips_missing_instances)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 2, "b"); /* closed, but stuck behind the hole at 1 */
+	close_instance(f, 5, "e");
+	close_instance(f, 6, "f");
+	send_trimmed(f, 0, 3);
+	ck_assert_uint_eq(f->sink->trimmed, 0); /* two others can still answer for 1..3 */
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	send_trimmed(f, 0, 3); /* the same acceptor again does not count twice */
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	send_trimmed(f, 2, 3);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 3);
+	ck_assert_uint_eq(f->sink->next_during_trimmed[0], 4);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 3);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 4);
+	ck_assert_uint_eq(f->sink->delivered, 0); /* 4 is missing, but can still be learned */
+	/* Reports of the same or a lower point change nothing. */
+	send_trimmed(f, 1, 3);
+	send_trimmed(f, 1, 2);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 3);
+	close_instance(f, 4, "d");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 4);
+	ck_assert_uint_eq(f->sink->delivered_iid[2], 6);
+	ck_assert_str_eq(f->sink->delivered_value[1], "e");
+	/* The skipped instances are never delivered, even when heard again. */
+	close_instance(f, 1, "a");
+	close_instance(f, 2, "b");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	fixture_free(f);
+}
+END_TEST
+
+/* Closed instances up to the trim point are delivered before anything is skipped. */
+START_TEST(test_trimmed_delivers_what_it_has_first)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 1, "a");
+	close_instance(f, 2, "b");
+	close_instance(f, 4, "d");
+	close_instance(f, 7, "g");
+	send_trimmed(f, 0, 2);
+	send_trimmed(f, 1, 2);
+	ck_assert_uint_eq(f->sink->trimmed, 0); /* 1 and 2 were delivered: nothing is lost */
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
+	/* Trimmed up to 5 by acceptors 1 and 2 (their own highest reports count). */
+	send_trimmed(f, 1, 5);
+	send_acceptor_trim(f, 2, 9, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_from[0], 3);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
+	ck_assert_uint_eq(f->sink->delivered_before_trimmed[0], 2);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 3);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 6);
+	ck_assert_uint_eq(f->sink->delivered, 2); /* 4 was dropped with the rest */
+	close_instance(f, 6, "f");
+	ck_assert_uint_eq(f->sink->delivered, 4);
+	ck_assert_uint_eq(f->sink->delivered_iid[2], 6);
+	ck_assert_uint_eq(f->sink->delivered_iid[3], 7);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 9);
+	fixture_free(f);
+}
+END_TEST
+
+/* The acceptors' periodic state carries the trim point too; closed instances above it are
+ * delivered right after the callback, in the same call. */
+START_TEST(test_acceptor_state_trim_skips)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 6, "f");
+	close_instance(f, 7, "g");
+	send_acceptor_trim(f, 0, 7, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	send_acceptor_trim(f, 1, 7, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
+	ck_assert_uint_eq(f->sink->delivered_before_trimmed[0], 0);
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 6);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 8);
+	/* Different trim points: lost is what at least two acceptors dropped. */
+	send_acceptor_trim(f, 0, 20, 12);
+	send_acceptor_trim(f, 1, 20, 10);
+	ck_assert_uint_eq(f->sink->trimmed, 2);
+	ck_assert_uint_eq(f->sink->trimmed_from[1], 8);
+	ck_assert_uint_eq(f->sink->trimmed_to[1], 10);
+	send_acceptor_trim(f, 2, 20, 15);
+	ck_assert_uint_eq(f->sink->trimmed, 3);
+	ck_assert_uint_eq(f->sink->trimmed_from[2], 11);
+	ck_assert_uint_eq(f->sink->trimmed_to[2], 12);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 5 + 3 + 2);
+	fixture_free(f);
+}
+END_TEST
+
+/* Without a callback the learner skips just the same, and stops asking for what is gone. */
+START_TEST(test_trimmed_without_callback_stops_asking)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	f->sink = calloc(1, sizeof(*f->sink));
+	f->rec = recorder_new();
+	f->opt = (struct paxos_learner_options){.acceptors = 3,
+						.window = 16,
+						.max_value = 64,
+						.repeat_batch = 4,
+						.hole_check = 1000,
+						.start = PAXOS_START_FROM_FIRST,
+						.deliver = on_deliver,
+						.deliver_arg = f->sink};
+	f->l = paxos_learner_new(&f->opt, &f->counters);
+	ck_assert_ptr_nonnull(f->l);
+	f->sink->learner = f->l;
+
+	close_instance(f, 4, "d");
+	tick(f, 0);
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	/* The acceptors answer the request: 1..2 are trimmed. */
+	send_trimmed(f, 0, 2);
+	send_trimmed(f, 2, 2);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 2);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 3);
+	tick(f, 2000); /* it moved: no request */
+	tick(f, 3000);
+	ck_assert_uint_eq(repeats(f), 2);
+	ck_assert_uint_eq(repeat_at(f, 1)->from, 3); /* asks for 3 only, never 1..2 again */
+	ck_assert_uint_eq(repeat_at(f, 1)->to, 4);
+	close_instance(f, 3, "c");
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 3);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	fixture_free(f);
+}
+END_TEST
+
+/* A trim point far beyond the window: everything held is dropped, slots are reused cleanly. */
+START_TEST(test_trimmed_beyond_window)
+{
+	struct fixture *f = fixture_default(); /* window 16 */
+	close_instance(f, 3, "c");
+	close_instance(f, 10, "j");
+	send_trimmed(f, 0, 100);
+	send_trimmed(f, 1, 100);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 100);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 100);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 101);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 100);
+	close_instance(f, 102, "x"); /* 102 % 16 == 6 */
+	close_instance(f, 106, "z"); /* 106 % 16 == 10: the slot 10 had */
+	close_instance(f, 101, "w");
+	close_instance(f, 103, "y");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	ck_assert_str_eq(f->sink->delivered_value[0], "w");
+	ck_assert_str_eq(f->sink->delivered_value[1], "x");
+	ck_assert_str_eq(f->sink->delivered_value[2], "y");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 104);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_trimmed_bad_input_ignored)
+{
+	struct fixture *f = fixture_new(16, 4, PAXOS_START_FROM_CURRENT);
+	/* Not started: there is nothing to skip yet. */
+	send_trimmed(f, 0, 50);
+	send_trimmed(f, 1, 50);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	send_accepted(f, 60, 101, 0, "first");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 60);
+	/* Below the anchor: nothing lost. */
+	send_trimmed(f, 0, 55);
+	send_trimmed(f, 1, 55);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	/* Unknown acceptors and iid 0 do not count. */
+	send_trimmed(f, 3, 70);
+	send_trimmed(f, 1000, 70);
+	send_trimmed(f, 2, 0);
+	send_acceptor_trim(f, 7, 0, 70);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
+	/* The largest iid skips to the largest representable next, without wrapping. */
+	send_trimmed(f, 0, UINT64_MAX);
+	send_trimmed(f, 2, UINT64_MAX);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_from[0], 60);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], UINT64_MAX - 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), UINT64_MAX);
+	fixture_free(f);
+}
+END_TEST
+
+/* With a single acceptor, its report alone means the instances are gone. */
+START_TEST(test_trimmed_single_acceptor)
+{
+	struct paxos_counters c = {0};
+	struct sink *s = calloc(1, sizeof(*s));
+	struct paxos_learner_options o = {.acceptors = 1,
+					  .window = 8,
+					  .max_value = 8,
+					  .repeat_batch = 4,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .deliver_arg = s,
+					  .trimmed = on_trimmed,
+					  .trimmed_arg = s};
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_ptr_nonnull(l);
+	s->learner = l;
+	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
+	m.u.trimmed.acceptor_id = 0;
+	m.u.trimmed.iid = 4;
+	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->trimmed, 1);
+	ck_assert_uint_eq(s->trimmed_from[0], 1);
+	ck_assert_uint_eq(s->trimmed_to[0], 4);
+	ck_assert_uint_eq(c.instances_skipped_trimmed, 4);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
+	paxos_learner_free(l);
+	free(s);
+}
+END_TEST
+
 /* --- randomized run: shuffled, duplicated, lost messages recovered by repeats --- */
 
 #define RANDOM_INSTANCES 5000
@@ -646,6 +914,16 @@ static Suite *learner_suite(void)
 	tcase_add_test(tc, test_thirty_two_acceptors);
 	tcase_add_test(tc, test_randomized_recovery);
 	suite_add_tcase(s, tc);
+
+	TCase *trimmed = tcase_create("trimmed");
+	tcase_add_test(trimmed, test_trimmed_skips_missing_instances);
+	tcase_add_test(trimmed, test_trimmed_delivers_what_it_has_first);
+	tcase_add_test(trimmed, test_acceptor_state_trim_skips);
+	tcase_add_test(trimmed, test_trimmed_without_callback_stops_asking);
+	tcase_add_test(trimmed, test_trimmed_beyond_window);
+	tcase_add_test(trimmed, test_trimmed_bad_input_ignored);
+	tcase_add_test(trimmed, test_trimmed_single_acceptor);
+	suite_add_tcase(s, trimmed);
 	return s;
 }
 

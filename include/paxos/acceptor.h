@@ -16,11 +16,22 @@ struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
 					  struct paxos_counters *counters);
 void paxos_acceptor_free(struct paxos_acceptor *a);
 
+/* Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).
+ * A longer batch is handled in chunks of this size, each with its own commit. */
+#define PAXOS_ACCEPTOR_MAX_BATCH 1024u
+
 /*
- * Handle one message sent to the acceptors group (prepare, accept, repeat, trim; anything
- * else is ignored). State is written to storage before the reply is emitted. Returns
- * PAXOS_OK, or a storage error after which the acceptor must not answer anything again.
+ * Group commit (thesis 3.4): handle msgs[0..n) sent to the acceptors group (prepare, accept,
+ * repeat, trim; anything else is ignored) inside one storage transaction, commit it once,
+ * and only then emit every reply, in message order. A repeat that asks for trimmed instances
+ * is answered with PAXOS_MSG_TRIMMED first. Values in msgs must stay valid during the call;
+ * out must not call back into the acceptor. Returns PAXOS_OK, or a storage error: then
+ * nothing of the batch is emitted and the acceptor must not answer anything again.
  */
+int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
+				size_t n, const struct paxos_emitter *out);
+
+/* A batch of one. */
 int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
 			  const struct paxos_emitter *out);
 

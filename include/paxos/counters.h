@@ -18,6 +18,8 @@
 	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
 	X(values_proposed, "client values sent in phase 2")                                        \
 	X(values_requeued, "client values pushed back to the pending list")                        \
+	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
+	X(leader_changes, "leadership changes seen by this proposer")                              \
 	X(rejects_received, "rejects received")                                                    \
 	X(rejects_sent, "rejects sent")                                                            \
 	X(promises_sent, "promises sent")                                                          \
@@ -27,7 +29,8 @@
 	X(instances_trimmed, "trim requests applied")                                              \
 	X(values_delivered, "values delivered")                                                    \
 	X(bytes_delivered, "value bytes delivered")                                                \
-	X(instances_out_of_window, "messages for instances beyond the window")
+	X(instances_out_of_window, "messages for instances beyond the window")                     \
+	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")
 
 struct paxos_counters {
 #define PAXOS_COUNTER_FIELD(name, text) uint64_t name;
