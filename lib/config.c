@@ -27,14 +27,19 @@ enum key_type {
 	KEY_IPV4,          /* IPv4 address */
 	KEY_LEARNER_START, /* one of learner_start_names */
 	KEY_STORAGE,       /* one of storage_backends */
+	KEY_U64,           /* decimal number in [min, max], 64-bit field */
+	KEY_PATH,          /* a file system path without blanks */
+	KEY_DURABILITY,    /* one of durability_names; checked against the backend later */
+	KEY_BOOL,          /* yes or no */
+	KEY_ELECTION,      /* one of election_names */
 };
 
 struct config_key {
 	const char *name;
 	enum key_type type;
 	size_t offset; /* of the field in struct paxos_config */
-	uint32_t min, max;
-	const char *default_text; /* parsed like a value from the file */
+	uint64_t min, max;
+	const char *default_text; /* parsed like a value from the file; NULL: left zero */
 };
 
 #define FIELD(f) offsetof(struct paxos_config, f)
@@ -52,6 +57,10 @@ static const struct config_key config_keys[] = {
     {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2"},
     /* The upper bound depends on proposers: checked once the whole file is read. */
     {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0"},
+    {"election", KEY_ELECTION, FIELD(election), 0, 0, "auto"},
+    /* The timeout must exceed the interval: checked once the whole file is read. */
+    {"heartbeat-interval-ms", KEY_U32, FIELD(heartbeat_interval_ms), 1, 600000, "20"},
+    {"heartbeat-timeout-ms", KEY_U32, FIELD(heartbeat_timeout_ms), 1, 600000, "100"},
     {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128"},
     {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64"},
     {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096"},
@@ -64,6 +73,11 @@ static const struct config_key config_keys[] = {
     {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100"},
     {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000"},
     {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory"},
+    {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos"},
+    /* Unset until the whole file is read: the default depends on the backend. */
+    {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
+    {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
+    {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
 };
 
 #define CONFIG_KEY_COUNT (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -72,8 +86,30 @@ static const struct config_key config_keys[] = {
 
 /* Indexed by enum paxos_learner_start. */
 static const char *const learner_start_names[] = {"first", "current"};
-/* Backends paxos_storage can open; errors list them. */
-static const char *const storage_backends[] = {"memory"};
+/* Indexed by enum paxos_election_mode. */
+static const char *const election_names[] = {"auto", "manual"};
+/* Indexed by enum paxos_durability. */
+static const char *const durability_names[PAXOS_DURABILITY_COUNT] = {
+    "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
+
+#define MODE(m) (1u << PAXOS_DURABILITY_##m)
+
+/* Backends paxos_storage_open can open, the durability modes each accepts and the one it
+ * gets when the file names none. */
+struct storage_backend {
+	const char *name;
+	unsigned modes; /* bit per enum paxos_durability */
+	enum paxos_durability default_mode;
+};
+
+static const struct storage_backend storage_backends[] = {
+    {"memory", MODE(NONE), PAXOS_DURABILITY_NONE},
+    {"lmdb", MODE(NOSYNC) | MODE(SYNC), PAXOS_DURABILITY_SYNC},
+    {"bdb", MODE(NOSYNC) | MODE(SYNC) | MODE(INMEMORY_LOG) | MODE(WRITE_NOSYNC) | MODE(DBSYNC),
+     PAXOS_DURABILITY_SYNC},
+};
+
+static const char *const bool_names[] = {"no", "yes"};
 
 /* What a parse is doing: the configuration being built and where each key was set. */
 struct config_parse {
@@ -141,8 +177,8 @@ static bool parse_decimal(const char *s, uint64_t *out, bool *overflow)
 }
 
 /* Parses a number in [min, max]; what names the thing for the error ("port 0 is ..."). */
-static int parse_u32(struct config_parse *p, const struct config_key *key, const char *what,
-		     const char *text, uint32_t min, uint32_t max, uint32_t *out)
+static int parse_u64(struct config_parse *p, const struct config_key *key, const char *what,
+		     const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 	bool overflow;
@@ -151,10 +187,21 @@ static int parse_u32(struct config_parse *p, const struct config_key *key, const
 		return parse_error(p, p->line, key, "%s'%.*s' is not a decimal number", what,
 				   CONFIG_QUOTE_MAX, text);
 	if (overflow || v < min || v > max)
-		return parse_error(p, p->line, key, "%s%.*s is out of range %u..%u", what,
-				   CONFIG_QUOTE_MAX, text, min, max);
-	*out = (uint32_t)v;
+		return parse_error(p, p->line, key, "%s%.*s is out of range %llu..%llu", what,
+				   CONFIG_QUOTE_MAX, text, (unsigned long long)min,
+				   (unsigned long long)max);
+	*out = v;
 	return PAXOS_OK;
+}
+
+static int parse_u32(struct config_parse *p, const struct config_key *key, const char *what,
+		     const char *text, uint64_t min, uint64_t max, uint32_t *out)
+{
+	uint64_t v;
+	int rc = parse_u64(p, key, what, text, min, max > UINT32_MAX ? UINT32_MAX : max, &v);
+	if (rc == PAXOS_OK)
+		*out = (uint32_t)v;
+	return rc;
 }
 
 static bool parse_ipv4(const char *text, struct in_addr *out)
@@ -217,6 +264,36 @@ static void join_names(const char *const *names, size_t count, char *buf, size_t
 	}
 }
 
+static const struct storage_backend *find_backend(const char *name)
+{
+	for (size_t i = 0; i < COUNT_OF(storage_backends); i++)
+		if (strcmp(storage_backends[i].name, name) == 0)
+			return &storage_backends[i];
+	return NULL;
+}
+
+/* "memory, lmdb, bdb" into buf. */
+static void join_backends(char *buf, size_t cap)
+{
+	const char *names[COUNT_OF(storage_backends)];
+
+	for (size_t i = 0; i < COUNT_OF(storage_backends); i++)
+		names[i] = storage_backends[i].name;
+	join_names(names, COUNT_OF(names), buf, cap);
+}
+
+/* The names of the modes in the bit set, "nosync, sync", into buf. */
+static void join_modes(unsigned modes, char *buf, size_t cap)
+{
+	const char *names[PAXOS_DURABILITY_COUNT];
+	size_t n = 0;
+
+	for (int m = PAXOS_DURABILITY_UNSET + 1; m < PAXOS_DURABILITY_COUNT; m++)
+		if (modes & (1u << m))
+			names[n++] = durability_names[m];
+	join_names(names, n, buf, cap);
+}
+
 /* Sets key's field from text; the only place that knows how each type is stored. */
 static int apply_value(struct config_parse *p, const struct config_key *key, const char *text)
 {
@@ -241,16 +318,45 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 					   CONFIG_QUOTE_MAX, text);
 		*(enum paxos_learner_start *)(void *)field = (enum paxos_learner_start)i;
 		return PAXOS_OK;
+	case KEY_ELECTION:
+		i = find_name(election_names, COUNT_OF(election_names), text);
+		if (i < 0)
+			return parse_error(p, p->line, key, "'%.*s' is not auto or manual",
+					   CONFIG_QUOTE_MAX, text);
+		*(enum paxos_election_mode *)(void *)field = (enum paxos_election_mode)i;
+		return PAXOS_OK;
 	case KEY_STORAGE:
-		i = find_name(storage_backends, COUNT_OF(storage_backends), text);
-		if (i < 0) {
-			join_names(storage_backends, COUNT_OF(storage_backends), names,
-				   sizeof(names));
+		if (!find_backend(text)) {
+			join_backends(names, sizeof(names));
 			return parse_error(p, p->line, key,
 					   "unknown backend '%.*s' (available: %s)",
 					   CONFIG_QUOTE_MAX, text, names);
 		}
-		snprintf(field, sizeof(p->cfg.storage), "%s", storage_backends[i]);
+		snprintf(field, sizeof(p->cfg.storage), "%s", text);
+		return PAXOS_OK;
+	case KEY_U64:
+		return parse_u64(p, key, "", text, key->min, key->max, (uint64_t *)(void *)field);
+	case KEY_PATH:
+		if (strlen(text) > PAXOS_STORAGE_PATH_MAX)
+			return parse_error(p, p->line, key, "path is longer than %d characters",
+					   PAXOS_STORAGE_PATH_MAX);
+		snprintf(field, sizeof(p->cfg.storage_path), "%s", text);
+		return PAXOS_OK;
+	case KEY_DURABILITY:
+		i = find_name(durability_names, COUNT_OF(durability_names), text);
+		if (i <= PAXOS_DURABILITY_UNSET) {
+			join_modes(~0u, names, sizeof(names));
+			return parse_error(p, p->line, key, "'%.*s' is not a durability mode (%s)",
+					   CONFIG_QUOTE_MAX, text, names);
+		}
+		*(enum paxos_durability *)(void *)field = (enum paxos_durability)i;
+		return PAXOS_OK;
+	case KEY_BOOL:
+		i = find_name(bool_names, COUNT_OF(bool_names), text);
+		if (i < 0)
+			return parse_error(p, p->line, key, "'%.*s' is not yes or no",
+					   CONFIG_QUOTE_MAX, text);
+		*(bool *)(void *)field = i == 1;
 		return PAXOS_OK;
 	}
 	return parse_error(p, p->line, key, "internal error: unknown key type");
@@ -263,7 +369,9 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 
 	switch (key->type) {
 	case KEY_U32:
-		snprintf(buf, cap, "a number in %u..%u", key->min, key->max);
+	case KEY_U64:
+		snprintf(buf, cap, "a number in %llu..%llu", (unsigned long long)key->min,
+			 (unsigned long long)key->max);
 		return;
 	case KEY_GROUP:
 		snprintf(buf, cap, "a multicast ADDRESS:PORT");
@@ -274,9 +382,22 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 	case KEY_LEARNER_START:
 		snprintf(buf, cap, "first or current");
 		return;
+	case KEY_ELECTION:
+		snprintf(buf, cap, "auto or manual");
+		return;
 	case KEY_STORAGE:
-		join_names(storage_backends, COUNT_OF(storage_backends), names, sizeof(names));
+		join_backends(names, sizeof(names));
 		snprintf(buf, cap, "a storage backend: %s", names);
+		return;
+	case KEY_PATH:
+		snprintf(buf, cap, "a directory");
+		return;
+	case KEY_DURABILITY:
+		join_modes(~0u, names, sizeof(names));
+		snprintf(buf, cap, "a durability mode: %s", names);
+		return;
+	case KEY_BOOL:
+		snprintf(buf, cap, "yes or no");
 		return;
 	}
 	snprintf(buf, cap, "a value");
@@ -376,14 +497,46 @@ static const struct config_key *group_key(size_t group)
 	return NULL; /* unreachable: every group has a row */
 }
 
+/* Gives an unset durability the backend's default; refuses a mode the backend lacks. */
+static int resolve_durability(struct config_parse *p)
+{
+	struct paxos_config *c = &p->cfg;
+	const struct storage_backend *b = find_backend(c->storage);
+	char names[128];
+
+	if (!b) /* unreachable: the storage key only takes listed names */
+		return parse_error(p, p->line, find_key("storage"), "unknown backend");
+	if (c->durability == PAXOS_DURABILITY_UNSET) {
+		c->durability = b->default_mode;
+		return PAXOS_OK;
+	}
+	if (b->modes & (1u << c->durability))
+		return PAXOS_OK;
+	join_modes(b->modes, names, sizeof(names));
+	return parse_error(p, later_line(p, "durability", "storage"), find_key("durability"),
+			   "'%s' is not valid for storage %s (valid: %s)",
+			   durability_names[c->durability], b->name, names);
+}
+
 /* Rules that involve more than one key, checked once the whole file is read. */
 static int check_cross(struct config_parse *p)
 {
 	const struct paxos_config *c = &p->cfg;
+	int rc = resolve_durability(p);
+
+	if (rc != PAXOS_OK)
+		return rc;
 
 	if (c->leader >= c->proposers)
 		return parse_error(p, later_line(p, "leader", "proposers"), find_key("leader"),
 				   "%u must be less than proposers (%u)", c->leader, c->proposers);
+	/* A timeout within one interval would declare live proposers dead between beats. */
+	if (c->heartbeat_timeout_ms <= c->heartbeat_interval_ms)
+		return parse_error(p,
+				   later_line(p, "heartbeat-timeout-ms", "heartbeat-interval-ms"),
+				   find_key("heartbeat-timeout-ms"),
+				   "%u must be greater than heartbeat-interval-ms (%u)",
+				   c->heartbeat_timeout_ms, c->heartbeat_interval_ms);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   find_key("proposer-concurrency"),
@@ -419,7 +572,9 @@ void paxos_config_defaults(struct paxos_config *cfg)
 
 	parse_init(&p, "(defaults)", NULL, 0);
 	for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
-		apply_value(&p, &config_keys[i], config_keys[i].default_text);
+		if (config_keys[i].default_text)
+			apply_value(&p, &config_keys[i], config_keys[i].default_text);
+	resolve_durability(&p);
 	*cfg = p.cfg;
 }
 
@@ -436,6 +591,7 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 	}
 	parse_init(&p, name, err, errlen);
 	paxos_config_defaults(&p.cfg);
+	p.cfg.durability = PAXOS_DURABILITY_UNSET; /* its default follows the backend */
 	while (pos < len) {
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -500,6 +656,13 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 	rc = paxos_config_parse(cfg, text, len, path, err, errlen);
 	free(text);
 	return rc;
+}
+
+const char *paxos_durability_name(enum paxos_durability mode)
+{
+	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
+		return "unknown";
+	return durability_names[mode];
 }
 
 uint32_t paxos_config_max_value(const struct paxos_config *cfg)

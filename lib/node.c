@@ -6,6 +6,7 @@
 #include <paxos/node.h>
 
 #include <paxos/acceptor.h>
+#include <paxos/election.h>
 #include <paxos/proposer.h>
 
 #include "clock.h"
@@ -40,7 +41,7 @@ struct paxos_node {
 	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
 	int recv_fd[PAXOS_GROUP_COUNT];
 	struct event *recv_ev[PAXOS_GROUP_COUNT];
-	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev;
+	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev;
 	bool flush_scheduled;
 	uint8_t *rx_buf;
 	uint8_t *tx_buf; /* one encoder buffer per (role, group), max_datagram each */
@@ -56,6 +57,7 @@ struct paxos_node {
 	struct paxos_acceptor *acceptor;
 	struct paxos_storage *storage;
 	struct paxos_proposer *proposer;
+	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
 	paxos_deliver_fn deliver;
 	void *deliver_arg;
@@ -179,6 +181,12 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		break;
 	case PAXOS_GROUP_PROPOSERS:
+		if (n->election &&
+		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
+			paxos_election_handle(n->election, m, now);
+			break;
+		}
+		/* fall through */
 	case PAXOS_GROUP_SUBMIT:
 		if (n->proposer)
 			paxos_proposer_handle(n->proposer, m, now,
@@ -235,6 +243,23 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
 	if (n->proposer)
 		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
+/* The lowest instance the node's learner has not delivered: where a new leader starts. */
+static paxos_iid first_undelivered(const struct paxos_node *n)
+{
+	paxos_iid first = n->learner ? paxos_learner_next_iid(n->learner) : 0;
+	return first ? first : 1;
+}
+
+static void on_election_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_node *n = arg;
+	if (n->election)
+		paxos_election_tick(n->election, paxos_now(), first_undelivered(n),
+				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
 static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
@@ -373,7 +398,8 @@ void paxos_node_free(struct paxos_node *n)
 		if (n->recv_fd[g] >= 0)
 			close(n->recv_fd[g]);
 	}
-	struct event *timers[] = {n->flush_ev, n->tick_ev, n->acceptor_ev, n->report_ev};
+	struct event *timers[] = {n->flush_ev, n->tick_ev, n->acceptor_ev, n->report_ev,
+				  n->election_ev};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
@@ -382,6 +408,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_acceptor_free(n->acceptor);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer);
+	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	paxos_decoder_destroy(&n->decoder);
 	free(n->rx_buf);
@@ -466,6 +493,25 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_deliver_fn deliver, void 
 	return ensure_learner(n);
 }
 
+/*
+ * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not
+ * delivered and pre-executes its window there; acceptors' rejects make it jump past the old
+ * leader's ballots at once. The values it proposes are the ones every proposer queued. A
+ * demoted proposer stops at once and keeps its values for a later leadership.
+ */
+static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
+{
+	struct paxos_node *n = arg;
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	paxos_iid first = first_undelivered(n);
+	n->role_counters[PAXOS_ROLE_PROPOSER].leader_changes++;
+	fprintf(stderr, "paxos: proposer %u: leader is now %u (was %u) from instance %llu\n", id,
+		leader, previous, (unsigned long long)first);
+	if (leader == id || previous == id)
+		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
+					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 {
 	if (n->proposer || id >= n->cfg.proposers) {
@@ -488,14 +534,26 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	if ((rc = join(n, PAXOS_GROUP_PROPOSERS)) != PAXOS_OK ||
 	    (rc = join(n, PAXOS_GROUP_SUBMIT)) != PAXOS_OK)
 		return rc;
-	if (id == n->cfg.leader) {
-		paxos_iid first = paxos_learner_next_iid(n->learner);
-		fprintf(stderr, "paxos: proposer %u leads from instance %llu\n", id,
-			(unsigned long long)(first ? first : 1));
-		paxos_proposer_set_leader(n->proposer, true, first ? first : 1, paxos_now(),
-					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	struct paxos_election_options eo;
+	paxos_election_options_from_config(&eo, &n->cfg, id);
+	eo.changed = on_leader_change;
+	eo.changed_arg = n;
+	n->election = paxos_election_new(&eo, paxos_now());
+	if (!n->election) {
+		set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
 	}
-	return PAXOS_OK;
+	uint32_t leader = paxos_election_leader(n->election);
+	paxos_iid first = first_undelivered(n);
+	fprintf(stderr,
+		"paxos: proposer %u: leader is %u at start (%s election) from instance %llu\n", id,
+		leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
+		(unsigned long long)first);
+	if (leader == id)
+		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
+					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	uint32_t ms = n->cfg.heartbeat_interval_ms / 4;
+	return add_timer(n, &n->election_ev, ms ? ms : 1, on_election_tick);
 }
 
 /* ---- application interface ---- */

@@ -3,17 +3,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An order entry whose value was removed from the middle. */
+#define PENDING_GONE UINT32_MAX
+
+/* Largest capacity: the index needs a power of two >= 2 * capacity in 32 bits. */
+#define PENDING_MAX_CAPACITY (1u << 30)
+
+/* A word at a time: values are up to max-datagram bytes. */
+uint64_t pending_hash(const uint8_t *data, uint32_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+	uint32_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, data + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	uint64_t tail = 0;
+	if (len > i)
+		memcpy(&tail, data + i, len - i);
+	h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
 int pending_init(struct pending *q, uint32_t limit, uint32_t capacity, uint32_t max_value)
 {
 	memset(q, 0, sizeof(*q));
-	if (limit == 0 || capacity < limit || max_value == 0)
+	if (limit == 0 || capacity < limit || capacity > PENDING_MAX_CAPACITY || max_value == 0)
 		return PAXOS_E_INVALID;
+	uint32_t index_size = 2;
+	while (index_size < 2 * capacity)
+		index_size *= 2;
 	q->data = malloc((size_t)capacity * max_value);
 	q->len = calloc(capacity, sizeof(*q->len));
-	if (!q->data || !q->len) {
+	q->hash = calloc(capacity, sizeof(*q->hash));
+	q->where = calloc(capacity, sizeof(*q->where));
+	q->free_bufs = malloc((size_t)capacity * sizeof(*q->free_bufs));
+	q->order = malloc((size_t)2 * capacity * sizeof(*q->order));
+	q->index = calloc(index_size, sizeof(*q->index));
+	if (!q->data || !q->len || !q->hash || !q->where || !q->free_bufs || !q->order ||
+	    !q->index) {
 		pending_destroy(q);
 		return PAXOS_E_NOMEM;
 	}
+	for (uint32_t b = 0; b < capacity; b++)
+		q->free_bufs[b] = capacity - 1 - b; /* buffer 0 is used first */
+	q->free_count = capacity;
+	q->order_cap = 2 * capacity;
+	q->index_mask = index_size - 1;
 	q->capacity = capacity;
 	q->limit = limit;
 	q->max_value = max_value;
@@ -24,19 +62,129 @@ void pending_destroy(struct pending *q)
 {
 	free(q->data);
 	free(q->len);
+	free(q->hash);
+	free(q->where);
+	free(q->free_bufs);
+	free(q->order);
+	free(q->index);
 	memset(q, 0, sizeof(*q));
 }
 
-static uint32_t slot_at(const struct pending *q, uint32_t i)
+static uint8_t *buffer(const struct pending *q, uint32_t b)
 {
-	return (uint32_t)(((uint64_t)q->head + i) % q->capacity);
+	return q->data + (size_t)b * q->max_value;
 }
 
-static void store(struct pending *q, uint32_t slot, const uint8_t *data, uint32_t len)
+/* ---- the content index (linear probing, deletion by backward shift) ---- */
+
+static void index_insert(struct pending *q, uint32_t b)
 {
+	uint32_t i = (uint32_t)q->hash[b] & q->index_mask;
+	while (q->index[i])
+		i = (i + 1) & q->index_mask;
+	q->index[i] = b + 1;
+}
+
+static void index_erase(struct pending *q, uint32_t b)
+{
+	uint32_t i = (uint32_t)q->hash[b] & q->index_mask;
+	while (q->index[i] != b + 1)
+		i = (i + 1) & q->index_mask;
+	/* Pull back later entries of the probe run that may not stay behind the hole. */
+	for (uint32_t j = (i + 1) & q->index_mask; q->index[j]; j = (j + 1) & q->index_mask) {
+		uint32_t home = (uint32_t)q->hash[q->index[j] - 1] & q->index_mask;
+		bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (!stays) {
+			q->index[i] = q->index[j];
+			i = j;
+		}
+	}
+	q->index[i] = 0;
+}
+
+/* Distance of buffer b from the front of the order. */
+static uint32_t offset_of(const struct pending *q, uint32_t b)
+{
+	return (q->where[b] + q->order_cap - q->head) % q->order_cap;
+}
+
+/* The copy of the value nearest the front (copies are equal, but order is not), or
+ * PENDING_GONE. */
+static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_t len)
+{
+	uint64_t h = pending_hash(data, len);
+	uint32_t found = PENDING_GONE;
+	for (uint32_t i = (uint32_t)h & q->index_mask; q->index[i]; i = (i + 1) & q->index_mask) {
+		uint32_t b = q->index[i] - 1;
+		if (q->hash[b] == h && q->len[b] == len &&
+		    (len == 0 || memcmp(buffer(q, b), data, len) == 0) &&
+		    (found == PENDING_GONE || offset_of(q, b) < offset_of(q, found)))
+			found = b;
+	}
+	return found;
+}
+
+/* ---- buffers ---- */
+
+static uint32_t take_buffer(struct pending *q, const uint8_t *data, uint32_t len)
+{
+	uint32_t b = q->free_bufs[--q->free_count];
 	if (len)
-		memcpy(q->data + (size_t)slot * q->max_value, data, len);
-	q->len[slot] = len;
+		memcpy(buffer(q, b), data, len);
+	q->len[b] = len;
+	q->hash[b] = pending_hash(data, len);
+	index_insert(q, b);
+	return b;
+}
+
+static void release_buffer(struct pending *q, uint32_t b)
+{
+	index_erase(q, b);
+	q->free_bufs[q->free_count++] = b;
+}
+
+/* ---- the order ring ---- */
+
+static uint32_t position(const struct pending *q, uint32_t i)
+{
+	return (uint32_t)(((uint64_t)q->head + i) % q->order_cap);
+}
+
+static void place(struct pending *q, uint32_t pos, uint32_t b)
+{
+	q->order[pos] = b;
+	q->where[b] = pos;
+}
+
+/* Drops removed entries from both ends, so the front entry is always a value. */
+static void trim(struct pending *q)
+{
+	while (q->used && q->order[q->head] == PENDING_GONE) {
+		q->head = (q->head + 1) % q->order_cap;
+		q->used--;
+	}
+	while (q->used && q->order[position(q, q->used - 1)] == PENDING_GONE)
+		q->used--;
+}
+
+/* Squeezes removed entries out, in place and in order. With count <= capacity and a ring of
+ * 2 * capacity, this frees at least capacity entries, so it runs at most once per capacity
+ * insertions. */
+static void compact(struct pending *q)
+{
+	uint32_t kept = 0;
+	for (uint32_t r = 0; r < q->used; r++) {
+		uint32_t b = q->order[position(q, r)];
+		if (b != PENDING_GONE)
+			place(q, position(q, kept++), b);
+	}
+	q->used = kept;
+}
+
+static void make_room(struct pending *q)
+{
+	if (q->used == q->order_cap)
+		compact(q);
 }
 
 int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len)
@@ -45,7 +193,9 @@ int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len)
 		return PAXOS_E_TOO_BIG;
 	if (q->count >= q->limit)
 		return PAXOS_E_FULL;
-	store(q, slot_at(q, q->count), data, len);
+	make_room(q);
+	place(q, position(q, q->used), take_buffer(q, data, len));
+	q->used++;
 	q->count++;
 	return PAXOS_OK;
 }
@@ -56,8 +206,10 @@ int pending_push_front(struct pending *q, const uint8_t *data, uint32_t len)
 		return PAXOS_E_TOO_BIG;
 	if (q->count >= q->capacity)
 		return PAXOS_E_FULL;
-	q->head = q->head == 0 ? q->capacity - 1 : q->head - 1;
-	store(q, q->head, data, len);
+	make_room(q);
+	q->head = q->head == 0 ? q->order_cap - 1 : q->head - 1;
+	place(q, q->head, take_buffer(q, data, len));
+	q->used++;
 	q->count++;
 	return PAXOS_OK;
 }
@@ -66,17 +218,50 @@ bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len)
 {
 	if (q->count == 0)
 		return false;
-	*len = q->len[q->head];
+	uint32_t b = q->order[q->head]; /* trim() keeps the front a value */
+	*len = q->len[b];
 	if (*len)
-		memcpy(dst, q->data + (size_t)q->head * q->max_value, *len);
-	q->head = (q->head + 1) % q->capacity;
+		memcpy(dst, buffer(q, b), *len);
+	q->head = (q->head + 1) % q->order_cap;
+	q->used--;
 	q->count--;
+	release_buffer(q, b);
+	trim(q);
+	return true;
+}
+
+bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len)
+{
+	if (q->count == 0 || len > q->max_value || (len && !data))
+		return false;
+	uint32_t b = index_find(q, data, len);
+	if (b == PENDING_GONE)
+		return false;
+	q->order[q->where[b]] = PENDING_GONE;
+	q->count--;
+	release_buffer(q, b);
+	trim(q);
 	return true;
 }
 
 struct paxos_value pending_at(const struct pending *q, uint32_t i)
 {
-	uint32_t slot = slot_at(q, i);
-	struct paxos_value v = {q->data + (size_t)slot * q->max_value, q->len[slot]};
+	uint32_t b = PENDING_GONE;
+	if (q->used == q->count) {
+		b = q->order[position(q, i)];
+	} else {
+		for (uint32_t r = 0, seen = 0; r < q->used; r++) {
+			uint32_t e = q->order[position(q, r)];
+			if (e != PENDING_GONE && seen++ == i) {
+				b = e;
+				break;
+			}
+		}
+	}
+	struct paxos_value v = {NULL, 0};
+	if (b != PENDING_GONE && i < q->count) {
+		v.data = buffer(q, b);
+		v.len = q->len[b];
+	}
 	return v;
 }

@@ -1,8 +1,16 @@
 /*
- * The proposer's bounded pending list of client values (thesis 3.5.1): a preallocated ring
- * used as a deque. Clients add at the back, up to `limit` values; values the proposer must
- * propose again go back to the front. The ring holds `capacity` >= limit values so that
- * giving back the values the instances hold never fails (see proposer.c).
+ * The proposer's bounded pending list of client values (thesis 3.5.1), used as a deque:
+ * clients add at the back, up to `limit` values; values the proposer must propose again go
+ * back to the front. Room for `capacity` >= limit values is preallocated so that giving back
+ * the values the instances hold never fails (see proposer.c).
+ *
+ * A value may also leave from the middle: when another proposer got it delivered (after a
+ * leader change every proposer holds the clients' values, thesis 4.7), keeping it would
+ * make the next leader propose it again. So values live in fixed buffers that never move, an
+ * index hashed by content finds one in O(1), and the order is a ring of buffer numbers in
+ * which a removed entry is marked and skipped; the ring is twice the capacity and is
+ * compacted when full, which costs O(1) per removal amortized. Of several equal values, the
+ * one nearest the front is removed.
  */
 #ifndef PAXOS_PROPOSER_PENDING_H
 #define PAXOS_PROPOSER_PENDING_H
@@ -10,13 +18,22 @@
 #include <paxos/types.h>
 
 struct pending {
-	uint8_t *data; /* capacity slots of max_value bytes */
-	uint32_t *len;
+	uint8_t *data;       /* capacity buffers of max_value bytes; a value never moves */
+	uint32_t *len;       /* per buffer */
+	uint64_t *hash;      /* per buffer: hash of its bytes */
+	uint32_t *where;     /* per buffer in use: its position in order */
+	uint32_t *free_bufs; /* stack of unused buffers */
+	uint32_t free_count;
+	uint32_t *order;     /* ring of buffers, front to back; PENDING_GONE: removed */
+	uint32_t order_cap;  /* 2 * capacity */
+	uint32_t head;       /* position of the front entry */
+	uint32_t used;       /* entries in order, removed ones included */
+	uint32_t *index;     /* open addressing on hash: buffer + 1, 0 = empty */
+	uint32_t index_mask; /* index size - 1; the size is a power of two >= 2 * capacity */
 	uint32_t capacity;
 	uint32_t limit;
 	uint32_t max_value;
-	uint32_t head; /* slot of the front value */
-	uint32_t count;
+	uint32_t count; /* values waiting */
 };
 
 /* Returns PAXOS_OK, PAXOS_E_INVALID or PAXOS_E_NOMEM. */
@@ -32,13 +49,21 @@ static inline uint32_t pending_count(const struct pending *q)
 int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len);
 
 /* A value to propose again, ahead of the others: PAXOS_OK, PAXOS_E_TOO_BIG, or PAXOS_E_FULL
- * when the whole ring is in use. */
+ * when `capacity` values wait. */
 int pending_push_front(struct pending *q, const uint8_t *data, uint32_t len);
 
 /* Moves the front value into dst (max_value bytes). Returns false when empty. */
 bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len);
 
-/* The value at position i from the front (0 is the front), borrowed; i < count. */
+/* Removes the value equal to data/len nearest the front, wherever it is. Returns whether
+ * there was one. */
+bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len);
+
+/* The content hash the list indexes values by (also used for settled.h). */
+uint64_t pending_hash(const uint8_t *data, uint32_t len);
+
+/* The value at position i from the front (0 is the front), borrowed; i < count. O(1) unless
+ * values were removed from the middle (then O(i); only tests use it). */
 struct paxos_value pending_at(const struct pending *q, uint32_t i);
 
 #endif

@@ -11,12 +11,14 @@
 
 #include "instance.h"
 #include "pending.h"
+#include "settled.h"
 
 struct paxos_proposer {
 	struct paxos_proposer_options o;
 	struct paxos_counters *counters;
 	struct paxos_counters own_counters; /* when the caller passes none */
 	struct pending pending;
+	struct settled settled; /* delivered before they reached us */
 	struct instance_ctx ctx;
 	struct instance *slots; /* instance iid lives in slots[iid % window] */
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
@@ -97,6 +99,8 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	if (pending_init(&p->pending, o->pending_size, o->pending_size + o->window, o->max_value) !=
 	    PAXOS_OK)
 		goto fail;
+	if (settled_init(&p->settled, o->pending_size) != PAXOS_OK)
+		goto fail;
 	p->slots = calloc(o->window, sizeof(*p->slots));
 	p->values = malloc((size_t)o->window * 2 * o->max_value);
 	if (!p->slots || !p->values)
@@ -130,6 +134,7 @@ void paxos_proposer_free(struct paxos_proposer *p)
 	if (!p)
 		return;
 	pending_destroy(&p->pending);
+	settled_destroy(&p->settled);
 	free(p->slots);
 	free(p->values);
 	free(p);
@@ -224,6 +229,10 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
+	if (v->len <= p->o.max_value && settled_take(&p->settled, pending_hash(v->data, v->len))) {
+		p->counters->values_settled++; /* delivered already: proposing it would repeat it */
+		return PAXOS_OK;
+	}
 	int rc = pending_push_back(&p->pending, v->data, v->len);
 	if (rc == PAXOS_E_FULL)
 		p->counters->pending_dropped++;
@@ -289,12 +298,33 @@ void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct
 	assign_pending(p, now, out); /* a phase 2 slot may be free */
 }
 
+/* Whether instance iid holds v as the client value we proposed there. */
+static bool holds_own_value(const struct paxos_proposer *p, paxos_iid iid,
+			    const struct paxos_value *v)
+{
+	if (!live(p, iid))
+		return false;
+	const struct instance *inst = slot_of(p, iid);
+	return inst->has_v2 && inst->cv && inst->v2_len == v->len &&
+	       (v->len == 0 || memcmp(inst->v2, v->data, v->len) == 0);
+}
+
 void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
 			      paxos_time now, const struct paxos_emitter *out)
 {
 	if (iid < p->first || iid == UINT64_MAX)
 		return;
+	/* A delivered value we did not propose from our list may still wait in it: every
+	 * proposer queues every client value, and a leader that lost its leadership got its
+	 * values back. Proposing it again would only deliver it twice (thesis 4.7). */
+	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v);
 	slide(p, iid + 1, iid, v, now, out);
+	if (settle) {
+		if (pending_remove(&p->pending, v->data, v->len))
+			p->counters->values_settled++;
+		else
+			settled_add(&p->settled, pending_hash(v->data, v->len));
+	}
 	assign_pending(p, now, out);
 }
 

@@ -40,7 +40,9 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->repeat_batch == b->repeat_batch && a->learner_start == b->learner_start &&
 	       a->acceptor_repeat_ms == b->acceptor_repeat_ms &&
 	       a->counters_interval_ms == b->counters_interval_ms &&
-	       strcmp(a->storage, b->storage) == 0;
+	       strcmp(a->storage, b->storage) == 0 &&
+	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
+	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh;
 }
 
 static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
@@ -98,6 +100,10 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.acceptor_repeat_ms, 100);
 	ck_assert_uint_eq(cfg.counters_interval_ms, 1000);
 	ck_assert_str_eq(cfg.storage, "memory");
+	ck_assert_str_eq(cfg.storage_path, "/var/tmp/paxos");
+	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_NONE);
+	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 30);
+	ck_assert(!cfg.storage_fresh);
 	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
 }
 END_TEST
@@ -173,6 +179,9 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "acceptor-repeat-ms",
 	    "counters-interval-ms",
 	    "storage",
+	    "storage-path",
+	    "lmdb-map-size",
+	    "storage-fresh",
 	};
 	char path[1200], line[2048];
 	source_path(path, sizeof(path), "paxos.conf");
@@ -191,6 +200,15 @@ START_TEST(test_shipped_file_sets_every_key)
 		fclose(f);
 		ck_assert_msg(found, "%s missing from paxos.conf", keys[k]);
 	}
+	/* durability has no single default, so the file shows it commented out. */
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	bool durability_shown = false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "#durability ", 12) == 0 && strstr(line, "(default"))
+			durability_shown = true;
+	fclose(f);
+	ck_assert_msg(durability_shown, "durability is not documented in paxos.conf");
 }
 END_TEST
 
@@ -310,7 +328,10 @@ static const struct bad_case bad_cases[] = {
     {"learner-start", "first", "last", NULL, NULL},
     {"acceptor-repeat-ms", "100", "0.1", "0", "600001"},
     {"counters-interval-ms", "1000", "never", NULL, "3600001"},
-    {"storage", "memory", "lmdb", NULL, NULL},
+    {"storage", "memory", "sqlite", NULL, NULL},
+    {"durability", "none", "fast", NULL, NULL},
+    {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
+    {"storage-fresh", "no", "maybe", NULL, NULL},
 };
 
 static void expect_bad(const char *key, const char *value)
@@ -365,8 +386,8 @@ START_TEST(test_error_messages_exact)
 		     "test.conf:3: acceptors: already set on line 1");
 	expect_error("learner-start last",
 		     "test.conf:1: learner-start: 'last' is not first or current");
-	expect_error("storage lmdb",
-		     "test.conf:1: storage: unknown backend 'lmdb' (available: memory)");
+	expect_error("storage rocksdb", "test.conf:1: storage: unknown backend 'rocksdb' "
+					"(available: memory, lmdb, bdb)");
 	expect_error("multicast-interface localhost",
 		     "test.conf:1: multicast-interface: 'localhost' is not an IPv4 address");
 	expect_error("acceptors-group 10.0.0.1:7101",
@@ -376,6 +397,102 @@ START_TEST(test_error_messages_exact)
 		     "test.conf:1: submit-group: port 0 is out of range 1..65535");
 	expect_error("submit-group 239.1.1.1",
 		     "test.conf:1: submit-group: '239.1.1.1' is not ADDRESS:PORT");
+}
+END_TEST
+
+/* Storage keys: backend, path, durability resolved per backend, map size, fresh start. */
+START_TEST(test_storage_keys)
+{
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, "storage lmdb\n"), PAXOS_OK);
+	ck_assert_str_eq(cfg.storage, "lmdb");
+	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_SYNC);
+	ck_assert_int_eq(parse(&cfg, "storage bdb\n"), PAXOS_OK);
+	ck_assert_str_eq(cfg.storage, "bdb");
+	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_SYNC);
+	ck_assert_int_eq(parse(&cfg, "storage memory\ndurability none\n"), PAXOS_OK);
+	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_NONE);
+
+	static const struct {
+		const char *storage, *mode;
+		enum paxos_durability want;
+	} valid[] = {
+	    {"lmdb", "nosync", PAXOS_DURABILITY_NOSYNC},
+	    {"lmdb", "sync", PAXOS_DURABILITY_SYNC},
+	    {"bdb", "inmemory-log", PAXOS_DURABILITY_INMEMORY_LOG},
+	    {"bdb", "nosync", PAXOS_DURABILITY_NOSYNC},
+	    {"bdb", "write-nosync", PAXOS_DURABILITY_WRITE_NOSYNC},
+	    {"bdb", "sync", PAXOS_DURABILITY_SYNC},
+	    {"bdb", "dbsync", PAXOS_DURABILITY_DBSYNC},
+	};
+	char text[256];
+	for (size_t k = 0; k < sizeof(valid) / sizeof(*valid); k++) {
+		/* the order of the two keys does not matter */
+		snprintf(text, sizeof(text), "storage %s\ndurability %s\n", valid[k].storage,
+			 valid[k].mode);
+		ck_assert_msg(parse(&cfg, text) == PAXOS_OK, "%s: %s", text, err);
+		ck_assert_int_eq(cfg.durability, valid[k].want);
+		ck_assert_str_eq(paxos_durability_name(cfg.durability), valid[k].mode);
+		snprintf(text, sizeof(text), "durability %s\nstorage %s\n", valid[k].mode,
+			 valid[k].storage);
+		ck_assert_msg(parse(&cfg, text) == PAXOS_OK, "%s: %s", text, err);
+		ck_assert_int_eq(cfg.durability, valid[k].want);
+	}
+	ck_assert_str_eq(paxos_durability_name(PAXOS_DURABILITY_UNSET), "unset");
+	ck_assert_str_eq(paxos_durability_name(PAXOS_DURABILITY_NONE), "none");
+	ck_assert_str_eq(paxos_durability_name((enum paxos_durability)99), "unknown");
+
+	ck_assert_int_eq(parse(&cfg, "storage-path /srv/paxos/data\nlmdb-map-size 1048576\n"
+				     "storage-fresh yes\n"),
+			 PAXOS_OK);
+	ck_assert_str_eq(cfg.storage_path, "/srv/paxos/data");
+	ck_assert_uint_eq(cfg.lmdb_map_size, 1048576);
+	ck_assert(cfg.storage_fresh);
+	ck_assert_int_eq(parse(&cfg, "lmdb-map-size 1099511627776\nstorage-fresh no\n"), PAXOS_OK);
+	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 40);
+	ck_assert(!cfg.storage_fresh);
+}
+END_TEST
+
+START_TEST(test_storage_errors)
+{
+	expect_error("storage lmdb\ndurability dbsync\n",
+		     "test.conf:2: durability: 'dbsync' is not valid for storage lmdb "
+		     "(valid: nosync, sync)");
+	/* reported on the later of the two lines */
+	expect_error("durability inmemory-log\n# x\nstorage lmdb\n",
+		     "test.conf:3: durability: 'inmemory-log' is not valid for storage lmdb "
+		     "(valid: nosync, sync)");
+	expect_error(
+	    "durability sync\n",
+	    "test.conf:1: durability: 'sync' is not valid for storage memory (valid: none)");
+	expect_error("storage bdb\ndurability none\n",
+		     "test.conf:2: durability: 'none' is not valid for storage bdb (valid: nosync, "
+		     "sync, inmemory-log, write-nosync, dbsync)");
+	expect_error(
+	    "durability fast\n",
+	    "test.conf:1: durability: 'fast' is not a durability mode (none, nosync, sync, "
+	    "inmemory-log, write-nosync, dbsync)");
+	expect_error(
+	    "durability unset\n",
+	    "test.conf:1: durability: 'unset' is not a durability mode (none, nosync, sync, "
+	    "inmemory-log, write-nosync, dbsync)");
+	expect_error("lmdb-map-size 1048575\n",
+		     "test.conf:1: lmdb-map-size: 1048575 is out of range 1048576..1099511627776");
+	expect_error("lmdb-map-size\n", "test.conf:1: lmdb-map-size: missing value (expected a "
+					"number in 1048576..1099511627776)");
+	expect_error("storage-fresh true\n", "test.conf:1: storage-fresh: 'true' is not yes or no");
+	expect_error("storage-path\n",
+		     "test.conf:1: storage-path: missing value (expected a directory)");
+	char text[400];
+	memset(text, 'd', sizeof(text));
+	memcpy(text, "storage-path /", 14);
+	text[14 + 255] = '\0'; /* a 256-character path */
+	expect_error(text, "test.conf:1: storage-path: path is longer than 255 characters");
+	text[14 + 254] = '\0';
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, text), PAXOS_OK);
+	ck_assert_uint_eq(strlen(cfg.storage_path), 255);
 }
 END_TEST
 
@@ -615,6 +732,8 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_bad_values_rejected, 0,
 			    sizeof(bad_cases) / sizeof(*bad_cases));
 	tcase_add_test(tc, test_error_messages_exact);
+	tcase_add_test(tc, test_storage_keys);
+	tcase_add_test(tc, test_storage_errors);
 	tcase_add_test(tc, test_non_multicast_groups);
 	tcase_add_test(tc, test_comments_and_blanks);
 	tcase_add_test(tc, test_keys_are_case_sensitive);

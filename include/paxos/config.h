@@ -15,6 +15,28 @@ enum paxos_learner_start {
 	PAXOS_START_FROM_CURRENT = 1, /* start at the first instance it can close */
 };
 
+/* Who chooses the leader among the proposers (thesis 3.6.3, 4.7). */
+enum paxos_election_mode {
+	PAXOS_ELECTION_AUTO = 0,   /* the lowest-id live proposer, by heartbeats */
+	PAXOS_ELECTION_MANUAL = 1, /* `leader`, until the oracle (paxos-oracle) changes it */
+};
+
+/* How hard a durable backend works to keep acceptor state (paxos.conf "durability"). Which
+ * modes a backend accepts is checked by the parser; PAXOS_DURABILITY_UNSET never leaves it. */
+enum paxos_durability {
+	PAXOS_DURABILITY_UNSET = 0,    /* not given: the backend's default is chosen */
+	PAXOS_DURABILITY_NONE,         /* memory: nothing survives the process */
+	PAXOS_DURABILITY_NOSYNC,       /* lmdb MDB_NOSYNC, bdb DB_TXN_NOSYNC */
+	PAXOS_DURABILITY_SYNC,         /* every commit reaches the disk */
+	PAXOS_DURABILITY_INMEMORY_LOG, /* bdb DB_LOG_IN_MEMORY */
+	PAXOS_DURABILITY_WRITE_NOSYNC, /* bdb DB_TXN_WRITE_NOSYNC */
+	PAXOS_DURABILITY_DBSYNC,       /* bdb: DB->sync after every commit */
+	PAXOS_DURABILITY_COUNT
+};
+
+/* Longest storage-path, without the terminating NUL. */
+#define PAXOS_STORAGE_PATH_MAX 255
+
 struct paxos_config {
 	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
 	struct in_addr multicast_interface;
@@ -23,7 +45,10 @@ struct paxos_config {
 	uint32_t socket_buffer;      /* bytes, SO_RCVBUF/SO_SNDBUF */
 	uint32_t acceptors;          /* number of acceptors, ids 0..acceptors-1 */
 	uint32_t proposers;          /* number of proposers, ids 0..proposers-1 */
-	uint32_t leader;             /* id of the proposer that leads */
+	uint32_t leader;             /* manual election: the proposer that leads at start */
+	enum paxos_election_mode election;
+	uint32_t heartbeat_interval_ms; /* proposers multicast a heartbeat this often */
+	uint32_t heartbeat_timeout_ms;  /* a proposer not heard for this long is dead */
 	uint32_t proposer_window;    /* instances with phase 1 pre-executed (3.7.1) */
 	uint32_t proposer_concurrency; /* parallel phase 2 limit (3.7.2); 1 = FIFO */
 	uint32_t pending_size;       /* bounded pending list (3.5.1) */
@@ -35,7 +60,11 @@ struct paxos_config {
 	enum paxos_learner_start learner_start;
 	uint32_t acceptor_repeat_ms; /* acceptor: repeat highest accepted this often */
 	uint32_t counters_interval_ms; /* 0: never report */
-	char storage[16];            /* "memory" */
+	char storage[16];            /* "memory", "lmdb" or "bdb" */
+	char storage_path[PAXOS_STORAGE_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
+	enum paxos_durability durability; /* valid for storage once parsed */
+	uint64_t lmdb_map_size;      /* bytes */
+	bool storage_fresh;          /* wipe the acceptor's store at start */
 };
 
 /* The defaults the shipped paxos.conf documents. */
@@ -48,6 +77,9 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 /* Same, from text in memory; name is used in error messages. */
 int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, const char *name,
 		       char *err, size_t errlen);
+
+/* "sync", "nosync", ... as written in paxos.conf; "unset" for PAXOS_DURABILITY_UNSET. */
+const char *paxos_durability_name(enum paxos_durability mode);
 
 /* Largest value a client may submit under this configuration. */
 uint32_t paxos_config_max_value(const struct paxos_config *cfg);

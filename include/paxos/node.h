@@ -22,8 +22,9 @@ void paxos_node_free(struct paxos_node *n);
 /* Host an acceptor with this id; the node takes ownership of st. */
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
-/* Host a proposer with this id (it leads if id is the configured leader). It brings an
- * internal learner, shared with paxos_node_add_learner. */
+/* Host a proposer with this id. It brings an internal learner, shared with
+ * paxos_node_add_learner, and takes part in leader election (paxos.conf `election`): it leads
+ * while it is the lowest-id live proposer, or while the oracle says so. */
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
 
 /* Host a learner that delivers every value, in instance order, to deliver. */

@@ -36,7 +36,9 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 bool paxos_proposer_is_leader(const struct paxos_proposer *p);
 
 /* A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
- * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. */
+ * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. Every proposer,
+ * leader or not, queues client values; a value seen delivered (and not proposed by us) leaves
+ * the queue, or is not queued when it arrives after its delivery (values_settled). */
 int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
 			  const struct paxos_emitter *out);
 

@@ -1,0 +1,64 @@
+/*
+ * Leader election among proposers (thesis 3.6.3, 4.7), free of I/O: a heartbeat failure
+ * detector plus the rule "the leader is the lowest-id live proposer", and the oracle's
+ * manual override. Every proposer runs one and they agree once heartbeats have settled;
+ * while they disagree two proposers may both lead, which costs progress, never safety.
+ */
+#ifndef PAXOS_ELECTION_H
+#define PAXOS_ELECTION_H
+
+#include <paxos/config.h>
+#include <paxos/message.h>
+
+struct paxos_election;
+
+/* The leader changed from previous to leader (either may be any proposer id). Called from
+ * inside paxos_election_handle() and paxos_election_tick(). */
+typedef void (*paxos_leader_fn)(void *arg, uint32_t leader, uint32_t previous);
+
+struct paxos_election_options {
+	uint32_t id;                   /* this proposer, below proposers */
+	uint32_t proposers;            /* 1 .. PAXOS_MAX_PROPOSERS */
+	paxos_time heartbeat_interval; /* microseconds between our heartbeats */
+	paxos_time heartbeat_timeout;  /* microseconds of silence after which a proposer is dead */
+	bool manual;                   /* start forced to manual_leader instead of electing */
+	uint32_t manual_leader;
+	paxos_leader_fn changed; /* may be NULL */
+	void *changed_arg;
+};
+
+/* Fills options from a configuration (callback left NULL). */
+void paxos_election_options_from_config(struct paxos_election_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
+/*
+ * Every proposer is presumed alive at creation (as if just heard), so a starting cluster
+ * agrees on the lowest id at once instead of each proposer leading until it hears the
+ * others. The first leader is paxos_election_leader(); changed is not called for it.
+ * NULL on bad options or no memory.
+ */
+struct paxos_election *paxos_election_new(const struct paxos_election_options *o, paxos_time now);
+void paxos_election_free(struct paxos_election *e);
+
+/* A message sent to the proposers group: heartbeats and oracle orders are used, anything
+ * else (and anything out of range) is ignored. */
+void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m, paxos_time now);
+
+/* Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest
+ * instance our learner has not delivered), when one is due, and expires silent proposers. */
+void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
+			 const struct paxos_emitter *out);
+
+uint32_t paxos_election_leader(const struct paxos_election *e);
+bool paxos_election_is_leader(const struct paxos_election *e);
+
+/* Whether the oracle (or the manual configuration) fixes the leader right now. */
+bool paxos_election_forced(const struct paxos_election *e);
+
+/* Whether proposer id counts as alive at time now (this proposer always does). */
+bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now);
+
+/* The next_iid the last heartbeat of proposer id carried (0: none heard). */
+paxos_iid paxos_election_next_iid_of(const struct paxos_election *e, uint32_t id);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * Opening an acceptor's store: the factory that turns paxos.conf into a backend, and the
+ * pieces the durable backends share (directory lock, record layout; see storage_backend.h).
+ */
+#include <paxos/storage.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage_backend.h"
+
+#define STORAGE_META_MAGIC 0x50585354u /* "PXST" */
+#define STORAGE_META_VERSION 1u
+
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* --- layout ----------------------------------------------------------------------------- */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	put_u32(p, (uint32_t)(v >> 32));
+	put_u32(p + 4, (uint32_t)v);
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
+}
+
+void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid)
+{
+	put_u64(key, iid);
+}
+
+paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE])
+{
+	return get_u64(key);
+}
+
+void storage_record_encode(uint8_t *out, const struct paxos_record *rec)
+{
+	put_u32(out, rec->promised);
+	put_u32(out + 4, rec->accepted);
+	put_u32(out + 8, rec->final ? STORAGE_FLAG_FINAL : 0);
+	put_u32(out + 12, rec->value.len);
+	if (rec->value.len)
+		memmove(out + STORAGE_HEADER_SIZE, rec->value.data, rec->value.len);
+}
+
+bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
+			   struct paxos_record *rec)
+{
+	if (size < STORAGE_HEADER_SIZE)
+		return false;
+	uint32_t flags = get_u32(data + 8);
+	uint32_t len = get_u32(data + 12);
+	if ((flags & ~STORAGE_FLAG_FINAL) != 0 || len != size - STORAGE_HEADER_SIZE)
+		return false;
+	rec->iid = iid;
+	rec->promised = get_u32(data);
+	rec->accepted = get_u32(data + 4);
+	rec->final = (flags & STORAGE_FLAG_FINAL) != 0;
+	rec->value.data = data + STORAGE_HEADER_SIZE;
+	rec->value.len = len;
+	return true;
+}
+
+void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta)
+{
+	put_u32(out, STORAGE_META_MAGIC);
+	put_u32(out + 4, STORAGE_META_VERSION);
+	put_u64(out + 8, meta->trim);
+	put_u64(out + 16, meta->highest_accepted);
+}
+
+bool storage_meta_decode(const uint8_t *data, size_t size, struct storage_meta *meta)
+{
+	if (size != STORAGE_META_SIZE || get_u32(data) != STORAGE_META_MAGIC ||
+	    get_u32(data + 4) != STORAGE_META_VERSION)
+		return false;
+	meta->trim = get_u64(data + 8);
+	meta->highest_accepted = get_u64(data + 16);
+	return true;
+}
+
+/* --- directory lock --------------------------------------------------------------------- */
+
+int storage_lock_dir(const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	char text[32];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, STORAGE_LOCK_FILE) >= (int)sizeof(path)) {
+		set_error(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		set_error(err, errlen, "%s: %s (cannot create %s: %s)", dir,
+			  e == EACCES || e == EROFS ? "not writable" : "unusable", path,
+			  strerror(e));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK)
+			set_error(err, errlen,
+				  "%s is locked: another acceptor has this store open (pid %s)",
+				  dir, text[0] ? text : "unknown");
+		else
+			set_error(err, errlen, "%s: cannot lock %s: %s", dir, path, strerror(e));
+		return -1;
+	}
+	/* Who holds it, for the message above; best effort. */
+	int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, text, (size_t)len, 0) < 0)
+		(void)0;
+	return fd;
+}
+
+void storage_unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* drops the flock */
+}
+
+/* --- factory ---------------------------------------------------------------------------- */
+
+int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char *buf, size_t cap)
+{
+	if (!cfg || !buf || cap == 0)
+		return PAXOS_E_INVALID;
+	int n = snprintf(buf, cap, "%s/acceptor-%u", cfg->storage_path, acceptor_id);
+	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_INVALID;
+}
+
+/* mkdir -p: every missing component of path, mode 0700 (acceptor state is private). */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	struct stat sb;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			int e = errno;
+			set_error(err, errlen, "cannot create %s: %s%s", buf, strerror(e),
+				  e == EACCES || e == EROFS ? " (not writable)" : "");
+			return PAXOS_E_IO;
+		}
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		set_error(err, errlen, "%s: not a directory", buf);
+		return PAXOS_E_IO;
+	}
+	return PAXOS_OK;
+}
+
+/* Deletes every file in dir but the lock (held by the caller). Subdirectories are left
+ * alone and reported: backends never make them, so one means dir is not what we think. */
+static int wipe_dir(const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		set_error(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+		return PAXOS_E_IO;
+	}
+	int rc = PAXOS_OK;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, STORAGE_LOCK_FILE) == 0)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
+			set_error(err, errlen, "cannot delete %s/%s: %s", dir, e->d_name,
+				  errno == EISDIR ? "it is a directory (not deleting it)"
+						  : strerror(errno));
+			rc = PAXOS_E_IO;
+			break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int wipe_locked(const char *dir, char *err, size_t errlen)
+{
+	int fd = storage_lock_dir(dir, err, errlen);
+	if (fd < 0)
+		return PAXOS_E_STORAGE;
+	int rc = wipe_dir(dir, err, errlen);
+	/* The backend takes the lock again; if another process slips in between, the backend
+	 * is refused, which is what a locked store means anyway. */
+	storage_unlock_dir(fd);
+	return rc;
+}
+
+struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg, uint32_t acceptor_id,
+					 bool fresh, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	struct paxos_storage *st;
+
+	set_error(err, errlen, "%s", "");
+	if (!cfg) {
+		set_error(err, errlen, "invalid arguments");
+		return NULL;
+	}
+	if (strcmp(cfg->storage, "memory") == 0) {
+		st = paxos_storage_memory_new();
+		if (!st)
+			set_error(err, errlen, "memory storage: %s", strerror(ENOMEM));
+		return st;
+	}
+	bool lmdb = strcmp(cfg->storage, "lmdb") == 0;
+	if (!lmdb && strcmp(cfg->storage, "bdb") != 0) {
+		set_error(err, errlen, "unknown storage backend '%s'", cfg->storage);
+		return NULL;
+	}
+	if (paxos_storage_dir(cfg, acceptor_id, dir, sizeof(dir)) != PAXOS_OK) {
+		set_error(err, errlen, "storage-path %s: too long", cfg->storage_path);
+		return NULL;
+	}
+	if (make_dirs(dir, err, errlen) != PAXOS_OK)
+		return NULL;
+	if ((fresh || cfg->storage_fresh) && wipe_locked(dir, err, errlen) != PAXOS_OK)
+		return NULL;
+	if (lmdb)
+		return paxos_storage_lmdb_new(dir, cfg->durability, cfg->lmdb_map_size, err,
+					      errlen);
+	return paxos_storage_bdb_new(dir, cfg->durability, err, errlen);
+}

@@ -1,0 +1,468 @@
+/*
+ * Durable acceptor storage on LMDB: one B-tree keyed by big-endian iid (layout in
+ * storage_backend.h). A batch (begin..commit) is one write transaction, started by its first
+ * change so that read-only batches never take the writer lock. Reads outside a write
+ * transaction use one reusable read transaction, kept open until the next change or commit so
+ * that the values get returns (pointers into the map, no copy) stay valid as storage.h says.
+ */
+#include <paxos/storage.h>
+
+#include <errno.h>
+#include <lmdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage_backend.h"
+
+struct lmdb_storage {
+	struct paxos_storage base; /* first, so the storage pointer is the container */
+	MDB_env *env;
+	bool env_open; /* mdb_env_open succeeded */
+	MDB_dbi dbi;
+	MDB_txn *read;  /* reset when not in use, renewed by the next read */
+	bool reading;   /* read is live: values returned by get point into it */
+	MDB_txn *write; /* the current batch's changes, NULL until its first change */
+	bool in_batch;
+	bool failed; /* a failure dropped a batch: refuse everything from now on */
+	int lock_fd;
+	uint64_t map_size;
+	paxos_iid trim;
+	paxos_iid highest_accepted;
+	uint8_t *buf; /* a record being encoded for put, reused */
+	size_t cap;
+	char dir[256];
+	char error[1024];
+};
+
+static struct lmdb_storage *of(struct paxos_storage *st)
+{
+	return (struct lmdb_storage *)st;
+}
+
+static void end_read(struct lmdb_storage *l)
+{
+	if (l->reading) {
+		mdb_txn_reset(l->read);
+		l->reading = false;
+	}
+}
+
+/* Records why l stopped working, drops the batch and returns PAXOS_E_STORAGE. */
+static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (rc == MDB_MAP_FULL)
+		snprintf(l->error, sizeof(l->error),
+			 "lmdb %s: %s: the store is full: it reached lmdb-map-size (%llu bytes); "
+			 "raise lmdb-map-size or trim more often",
+			 l->dir, what, (unsigned long long)l->map_size);
+	else if (rc != 0)
+		snprintf(l->error, sizeof(l->error), "lmdb %s: %s: %s", l->dir, what,
+			 mdb_strerror(rc));
+	else
+		snprintf(l->error, sizeof(l->error), "lmdb %s: %s", l->dir, what);
+	if (l->write) {
+		mdb_txn_abort(l->write);
+		l->write = NULL;
+	}
+	end_read(l);
+	l->failed = true;
+	return PAXOS_E_STORAGE;
+}
+
+/* The transaction reads go through: the batch's write transaction if it has one. */
+static int read_txn(struct lmdb_storage *l, MDB_txn **txn)
+{
+	if (l->write) {
+		*txn = l->write;
+		return PAXOS_OK;
+	}
+	if (!l->reading) {
+		int rc = mdb_txn_renew(l->read);
+		if (rc != 0)
+			return fail(l, rc, "cannot start a read transaction");
+		l->reading = true;
+	}
+	*txn = l->read;
+	return PAXOS_OK;
+}
+
+static int write_txn(struct lmdb_storage *l)
+{
+	end_read(l);
+	if (l->write)
+		return PAXOS_OK;
+	int rc = mdb_txn_begin(l->env, NULL, 0, &l->write);
+	if (rc != 0) {
+		l->write = NULL;
+		return fail(l, rc, "cannot start a write transaction");
+	}
+	return PAXOS_OK;
+}
+
+static int commit_write(struct lmdb_storage *l)
+{
+	end_read(l);
+	if (!l->write)
+		return PAXOS_OK;
+	int rc = mdb_txn_commit(l->write);
+	l->write = NULL; /* freed by commit whatever it returns */
+	if (rc != 0)
+		return fail(l, rc, "commit failed");
+	return PAXOS_OK;
+}
+
+/* A change outside begin..commit is its own batch. */
+static int end_change(struct lmdb_storage *l)
+{
+	return l->in_batch ? PAXOS_OK : commit_write(l);
+}
+
+static int lmdb_begin(struct paxos_storage *st)
+{
+	struct lmdb_storage *l = of(st);
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (l->in_batch)
+		return PAXOS_E_INVALID;
+	l->in_batch = true;
+	return PAXOS_OK;
+}
+
+static int lmdb_commit(struct paxos_storage *st)
+{
+	struct lmdb_storage *l = of(st);
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	l->in_batch = false;
+	return commit_write(l);
+}
+
+static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
+{
+	struct lmdb_storage *l = of(st);
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+	MDB_val key = {sizeof(key_bytes), key_bytes}, data;
+	MDB_txn *txn = NULL;
+
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (iid == 0 || !rec)
+		return PAXOS_E_INVALID;
+	if (iid <= l->trim)
+		return 0;
+	int rc = read_txn(l, &txn);
+	if (rc != PAXOS_OK)
+		return rc;
+	storage_key_encode(key_bytes, iid);
+	rc = mdb_get(txn, l->dbi, &key, &data);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return fail(l, rc, "reading instance %llu", (unsigned long long)iid);
+	if (!storage_record_decode(iid, data.mv_data, data.mv_size, rec))
+		return fail(l, 0, "corrupt database: bad record for instance %llu",
+			    (unsigned long long)iid);
+	return 1;
+}
+
+static int reserve(struct lmdb_storage *l, size_t size)
+{
+	if (size <= l->cap)
+		return PAXOS_OK;
+	size_t cap = l->cap ? l->cap : 256;
+	while (cap < size)
+		cap *= 2;
+	uint8_t *buf = realloc(l->buf, cap);
+	if (!buf)
+		return PAXOS_E_NOMEM;
+	l->buf = buf;
+	l->cap = cap;
+	return PAXOS_OK;
+}
+
+static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
+{
+	struct lmdb_storage *l = of(st);
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (!rec || rec->iid == 0 || (rec->value.len > 0 && !rec->value.data))
+		return PAXOS_E_INVALID;
+	if (rec->iid <= l->trim)
+		return PAXOS_E_INVALID; /* dropped for good */
+	size_t size = STORAGE_HEADER_SIZE + (size_t)rec->value.len;
+	int rc = reserve(l, size);
+	if (rc != PAXOS_OK)
+		return rc;
+	/* Encode first: the value may point into the read transaction write_txn ends. */
+	storage_record_encode(l->buf, rec);
+	rc = write_txn(l);
+	if (rc != PAXOS_OK)
+		return rc;
+	storage_key_encode(key_bytes, rec->iid);
+	MDB_val key = {sizeof(key_bytes), key_bytes}, data = {size, l->buf};
+	rc = mdb_put(l->write, l->dbi, &key, &data, 0);
+	if (rc != 0)
+		return fail(l, rc, "writing instance %llu", (unsigned long long)rec->iid);
+	if (rec->accepted != 0 && rec->iid > l->highest_accepted)
+		l->highest_accepted = rec->iid;
+	return end_change(l);
+}
+
+static int write_meta(struct lmdb_storage *l, const struct storage_meta *meta)
+{
+	uint8_t key_bytes[STORAGE_KEY_SIZE], value[STORAGE_META_SIZE];
+	MDB_val key = {sizeof(key_bytes), key_bytes}, data = {sizeof(value), value};
+
+	storage_key_encode(key_bytes, STORAGE_META_IID);
+	storage_meta_encode(value, meta);
+	int rc = mdb_put(l->write, l->dbi, &key, &data, 0);
+	return rc == 0 ? PAXOS_OK : fail(l, rc, "writing the trim point");
+}
+
+static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
+{
+	struct lmdb_storage *l = of(st);
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+	MDB_cursor *cursor;
+
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (iid <= l->trim)
+		return PAXOS_OK;
+	int rc = write_txn(l);
+	if (rc != PAXOS_OK)
+		return rc;
+	rc = mdb_cursor_open(l->write, l->dbi, &cursor);
+	if (rc != 0)
+		return fail(l, rc, "trimming");
+	/* Seek the first instance each time rather than rely on where a delete leaves the
+	 * cursor: one B-tree descent per record. */
+	for (;;) {
+		MDB_val key = {sizeof(key_bytes), key_bytes}, data;
+		storage_key_encode(key_bytes, 1);
+		rc = mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE);
+		if (rc == MDB_NOTFOUND) {
+			rc = 0;
+			break;
+		}
+		if (rc != 0)
+			break;
+		if (key.mv_size != STORAGE_KEY_SIZE) {
+			mdb_cursor_close(cursor);
+			return fail(l, 0, "corrupt database: key of %zu bytes", key.mv_size);
+		}
+		if (storage_key_decode(key.mv_data) > iid)
+			break;
+		rc = mdb_cursor_del(cursor, 0);
+		if (rc != 0)
+			break;
+	}
+	mdb_cursor_close(cursor);
+	if (rc != 0)
+		return fail(l, rc, "trimming to instance %llu", (unsigned long long)iid);
+	struct storage_meta meta = {.trim = iid, .highest_accepted = l->highest_accepted};
+	rc = write_meta(l, &meta);
+	if (rc != PAXOS_OK)
+		return rc;
+	l->trim = iid;
+	return end_change(l);
+}
+
+static paxos_iid lmdb_trim_iid(struct paxos_storage *st)
+{
+	return of(st)->trim;
+}
+
+static paxos_iid lmdb_highest_accepted(struct paxos_storage *st)
+{
+	return of(st)->highest_accepted;
+}
+
+static const char *lmdb_error(struct paxos_storage *st)
+{
+	return of(st)->error;
+}
+
+/* Closes what is open; an unfinished batch is dropped. */
+static void lmdb_destroy(struct paxos_storage *st)
+{
+	struct lmdb_storage *l = of(st);
+	if (l->write)
+		mdb_txn_abort(l->write);
+	if (l->read)
+		mdb_txn_abort(l->read);
+	if (l->env_open)
+		mdb_env_sync(l->env, 1); /* nosync: a clean shutdown still reaches the disk */
+	if (l->env)
+		mdb_env_close(l->env);
+	storage_unlock_dir(l->lock_fd);
+	free(l->buf);
+	free(l);
+}
+
+static const struct paxos_storage_ops lmdb_ops = {
+    .name = "lmdb",
+    .begin = lmdb_begin,
+    .commit = lmdb_commit,
+    .get = lmdb_get,
+    .put = lmdb_put,
+    .trim = lmdb_trim,
+    .trim_iid = lmdb_trim_iid,
+    .highest_accepted = lmdb_highest_accepted,
+    .destroy = lmdb_destroy,
+    .error = lmdb_error,
+};
+
+/* Trim point and highest accepted instance of an existing store. */
+static int recover(struct lmdb_storage *l, MDB_txn *txn)
+{
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+	MDB_val key = {sizeof(key_bytes), key_bytes}, data;
+	struct storage_meta meta = {0, 0};
+	MDB_cursor *cursor;
+
+	storage_key_encode(key_bytes, STORAGE_META_IID);
+	int rc = mdb_get(txn, l->dbi, &key, &data);
+	if (rc == 0 && !storage_meta_decode(data.mv_data, data.mv_size, &meta))
+		return fail(l, 0, "corrupt database: bad metadata record");
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return fail(l, rc, "reading the metadata");
+	l->trim = meta.trim;
+	l->highest_accepted = meta.highest_accepted;
+
+	/* The highest accepted is at or near the last key: promise-only records may follow. */
+	rc = mdb_cursor_open(txn, l->dbi, &cursor);
+	if (rc != 0)
+		return fail(l, rc, "scanning the store");
+	bool corrupt = false;
+	rc = mdb_cursor_get(cursor, &key, &data, MDB_LAST);
+	while (rc == 0) {
+		struct paxos_record rec;
+		paxos_iid iid = 0;
+		if (key.mv_size == STORAGE_KEY_SIZE)
+			iid = storage_key_decode(key.mv_data);
+		else
+			corrupt = true;
+		if (corrupt || iid == STORAGE_META_IID || iid <= l->highest_accepted)
+			break;
+		if (!storage_record_decode(iid, data.mv_data, data.mv_size, &rec)) {
+			corrupt = true;
+			break;
+		}
+		if (rec.accepted != 0) {
+			l->highest_accepted = iid;
+			break;
+		}
+		rc = mdb_cursor_get(cursor, &key, &data, MDB_PREV);
+	}
+	mdb_cursor_close(cursor);
+	if (corrupt)
+		return fail(l, 0, "corrupt database: bad record near the end");
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return fail(l, rc, "scanning the store");
+	return PAXOS_OK;
+}
+
+static int open_env(struct lmdb_storage *l, enum paxos_durability mode)
+{
+	int rc = mdb_env_create(&l->env);
+	if (rc != 0) {
+		l->env = NULL;
+		return fail(l, rc, "cannot create the environment");
+	}
+	rc = mdb_env_set_mapsize(l->env, (size_t)l->map_size);
+	if (rc != 0)
+		return fail(l, rc, "cannot set the map size to %llu bytes",
+			    (unsigned long long)l->map_size);
+	unsigned flags = MDB_NOTLS | (mode == PAXOS_DURABILITY_NOSYNC ? MDB_NOSYNC : 0);
+	rc = mdb_env_open(l->env, l->dir, flags, 0600);
+	if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
+		return fail(l, rc, "corrupt database (data.mdb is not a usable LMDB file)");
+	if (rc == EACCES || rc == EROFS)
+		return fail(l, rc, "not writable");
+	if (rc != 0)
+		return fail(l, rc, "cannot open");
+	l->env_open = true;
+	int dead;
+	mdb_reader_check(l->env, &dead); /* reader slots of crashed processes pin old pages */
+
+	MDB_txn *txn;
+	rc = mdb_txn_begin(l->env, NULL, MDB_RDONLY, &txn);
+	if (rc != 0)
+		return fail(l, rc, "cannot start a read transaction");
+	rc = mdb_dbi_open(txn, NULL, 0, &l->dbi);
+	if (rc != 0) {
+		mdb_txn_abort(txn);
+		return fail(l, rc, "cannot open the database");
+	}
+	rc = recover(l, txn);
+	if (rc != PAXOS_OK) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	rc = mdb_txn_commit(txn); /* keeps the dbi handle */
+	if (rc != 0)
+		return fail(l, rc, "cannot open the database");
+	rc = mdb_txn_begin(l->env, NULL, MDB_RDONLY, &l->read);
+	if (rc != 0) {
+		l->read = NULL;
+		return fail(l, rc, "cannot start a read transaction");
+	}
+	mdb_txn_reset(l->read);
+	return PAXOS_OK;
+}
+
+struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durability mode,
+					     uint64_t map_size, char *err, size_t errlen)
+{
+	if (mode == PAXOS_DURABILITY_UNSET)
+		mode = PAXOS_DURABILITY_SYNC;
+	if (!dir || (mode != PAXOS_DURABILITY_SYNC && mode != PAXOS_DURABILITY_NOSYNC) ||
+	    map_size == 0 || map_size > SIZE_MAX / 2) {
+		if (err && errlen)
+			snprintf(err, errlen,
+				 "lmdb %s: invalid arguments (durability %s; lmdb "
+				 "takes nosync or sync)",
+				 dir ? dir : "(null)", paxos_durability_name(mode));
+		return NULL;
+	}
+	struct lmdb_storage *l = calloc(1, sizeof(*l));
+	if (!l) {
+		if (err && errlen)
+			snprintf(err, errlen, "lmdb %s: out of memory", dir);
+		return NULL;
+	}
+	l->base.ops = &lmdb_ops;
+	snprintf(l->dir, sizeof(l->dir), "%s", dir);
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		page = 4096;
+	l->map_size = (map_size + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	l->lock_fd = storage_lock_dir(dir, err, errlen);
+	if (l->lock_fd < 0) {
+		free(l);
+		return NULL;
+	}
+	if (open_env(l, mode) != PAXOS_OK || reserve(l, 4096) != PAXOS_OK) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", l->error[0] ? l->error : "lmdb: out of memory");
+		l->write = NULL;
+		lmdb_destroy(&l->base);
+		return NULL;
+	}
+	return &l->base;
+}

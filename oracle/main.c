@@ -1,0 +1,153 @@
+/*
+ * paxos-oracle: the leader oracle of thesis 4.7. It tells every proposer who leads (or to go
+ * back to electing the lowest-id live proposer) and exits. UDP may lose a datagram, so the
+ * order is sent several times; proposers obey each copy the same way.
+ */
+#include <paxos/config.h>
+#include <paxos/message.h>
+
+#include "codec.h"
+#include "runner.h"
+#include "transport.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: paxos-oracle -c FILE (--leader N | --auto) [options]\n"
+		     "Forces the leader among the proposers, or returns to automatic election.\n"
+		     "  -c, --config FILE   cluster configuration (paxos.conf)\n"
+		     "  -l, --leader N      proposer N leads until told otherwise\n"
+		     "  -a, --auto          the lowest-id live proposer leads again\n"
+		     "  -n, --repeat K      send the order K times (default 5)\n"
+		     "  -i, --interval-ms T between copies (default 5)\n"
+		     "  -h, --help          this text\n");
+}
+
+static int parse_number(const char *text, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"leader", required_argument, NULL, 'l'},
+						{"auto", no_argument, NULL, 'a'},
+						{"repeat", required_argument, NULL, 'n'},
+						{"interval-ms", required_argument, NULL, 'i'},
+						{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	const char *config = NULL, *leader_text = NULL;
+	unsigned long repeat = 5, interval = 5;
+	bool automatic = false;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "c:l:an:i:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'l':
+			leader_text = optarg;
+			break;
+		case 'a':
+			automatic = true;
+			break;
+		case 'n':
+			if (parse_number(optarg, 1000, &repeat) || repeat == 0) {
+				fprintf(stderr, "paxos-oracle: --repeat must be 1..1000\n");
+				return 2;
+			}
+			break;
+		case 'i':
+			if (parse_number(optarg, 10000, &interval)) {
+				fprintf(stderr, "paxos-oracle: --interval-ms must be 0..10000\n");
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!config || optind != argc || automatic == (leader_text != NULL)) {
+		usage(stderr);
+		return 2;
+	}
+	struct paxos_config cfg;
+	if (paxos_runner_config("paxos-oracle", config, &cfg))
+		return 2;
+	struct paxos_message m = {.type = PAXOS_MSG_LEADER};
+	m.u.leader.leader_id = PAXOS_LEADER_AUTO;
+	if (leader_text && paxos_runner_id("paxos-oracle", "leader", leader_text, cfg.proposers,
+					   &m.u.leader.leader_id))
+		return 2;
+
+	char err[256];
+	int fd = paxos_transport_sender(&cfg, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "paxos-oracle: %s\n", err);
+		return 1;
+	}
+	uint8_t *buf = malloc(cfg.max_datagram);
+	if (!buf) {
+		fprintf(stderr, "paxos-oracle: out of memory\n");
+		close(fd);
+		return 1;
+	}
+	struct paxos_encoder enc;
+	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	paxos_encoder_init(&enc, buf, cfg.max_datagram, &h);
+	struct sockaddr_in dest;
+	paxos_transport_address(&cfg, PAXOS_GROUP_PROPOSERS, &dest);
+	int status = 1;
+	if (paxos_encoder_add(&enc, &m) != PAXOS_OK) {
+		fprintf(stderr, "paxos-oracle: cannot encode the order\n");
+		goto out;
+	}
+	unsigned long sent = 0;
+	for (unsigned long k = 0; k < repeat; k++) {
+		if (k && interval)
+			sleep_ms(interval);
+		if (sendto(fd, enc.buf, enc.len, 0, (struct sockaddr *)&dest, sizeof(dest)) >= 0)
+			sent++;
+	}
+	if (sent == 0) {
+		fprintf(stderr, "paxos-oracle: cannot send: %s\n", strerror(errno));
+		goto out;
+	}
+	if (automatic)
+		fprintf(stderr, "paxos-oracle: proposers elect their leader again (%lu copies)\n",
+			sent);
+	else
+		fprintf(stderr, "paxos-oracle: proposer %u leads (%lu copies)\n",
+			m.u.leader.leader_id, sent);
+	status = 0;
+out:
+	free(buf);
+	close(fd);
+	return status;
+}

@@ -1,0 +1,155 @@
+/*
+ * The election core: when each proposer was last heard, and who leads because of it. The
+ * leader is re-evaluated whenever something it depends on changes (a heartbeat, an oracle
+ * order, a tick that may expire a proposer), and the owner hears of every change.
+ */
+#include <paxos/election.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+struct paxos_election {
+	struct paxos_election_options o;
+	paxos_time last_heard[PAXOS_MAX_PROPOSERS];
+	paxos_iid next_iid[PAXOS_MAX_PROPOSERS]; /* as the last heartbeat said */
+	paxos_time next_heartbeat;
+	bool forced;
+	uint32_t forced_leader;
+	uint32_t leader;
+};
+
+void paxos_election_options_from_config(struct paxos_election_options *o,
+					const struct paxos_config *cfg, uint32_t id)
+{
+	memset(o, 0, sizeof(*o));
+	o->id = id;
+	o->proposers = cfg->proposers;
+	o->heartbeat_interval = (paxos_time)cfg->heartbeat_interval_ms * 1000;
+	o->heartbeat_timeout = (paxos_time)cfg->heartbeat_timeout_ms * 1000;
+	o->manual = cfg->election == PAXOS_ELECTION_MANUAL;
+	o->manual_leader = cfg->leader;
+}
+
+static bool options_valid(const struct paxos_election_options *o)
+{
+	return o->proposers >= 1 && o->proposers <= PAXOS_MAX_PROPOSERS && o->id < o->proposers &&
+	       o->heartbeat_interval > 0 && o->heartbeat_timeout > 0 &&
+	       (!o->manual || o->manual_leader < o->proposers);
+}
+
+bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now)
+{
+	if (id >= e->o.proposers)
+		return false;
+	if (id == e->o.id)
+		return true;
+	/* A time before the last heartbeat (a caller's stale clock) still means alive. */
+	return now <= e->last_heard[id] || now - e->last_heard[id] <= e->o.heartbeat_timeout;
+}
+
+static uint32_t elect(const struct paxos_election *e, paxos_time now)
+{
+	if (e->forced)
+		return e->forced_leader;
+	for (uint32_t id = 0; id < e->o.proposers; id++)
+		if (paxos_election_alive(e, id, now))
+			return id;
+	return e->o.id; /* unreachable: we are alive */
+}
+
+static void update(struct paxos_election *e, paxos_time now)
+{
+	uint32_t leader = elect(e, now);
+	if (leader == e->leader)
+		return;
+	uint32_t previous = e->leader;
+	e->leader = leader;
+	if (e->o.changed)
+		e->o.changed(e->o.changed_arg, leader, previous);
+}
+
+struct paxos_election *paxos_election_new(const struct paxos_election_options *o, paxos_time now)
+{
+	if (!o || !options_valid(o))
+		return NULL;
+	struct paxos_election *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->o = *o;
+	for (uint32_t id = 0; id < o->proposers; id++)
+		e->last_heard[id] = now;
+	e->next_heartbeat = now;
+	e->forced = o->manual;
+	e->forced_leader = o->manual_leader;
+	e->leader = elect(e, now);
+	return e;
+}
+
+void paxos_election_free(struct paxos_election *e)
+{
+	free(e);
+}
+
+void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m, paxos_time now)
+{
+	if (!m)
+		return;
+	if (m->type == PAXOS_MSG_HEARTBEAT) {
+		uint32_t id = m->u.heartbeat.proposer_id;
+		if (id >= e->o.proposers || id == e->o.id)
+			return; /* our own, looped back, or a proposer outside the configuration */
+		if (now > e->last_heard[id])
+			e->last_heard[id] = now;
+		e->next_iid[id] = m->u.heartbeat.next_iid;
+	} else if (m->type == PAXOS_MSG_LEADER) {
+		uint32_t id = m->u.leader.leader_id;
+		if (id == PAXOS_LEADER_AUTO) {
+			e->forced = false;
+		} else if (id < e->o.proposers) {
+			e->forced = true;
+			e->forced_leader = id;
+		} else {
+			return;
+		}
+	} else {
+		return;
+	}
+	update(e, now);
+}
+
+void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
+			 const struct paxos_emitter *out)
+{
+	if (now >= e->next_heartbeat && out) {
+		struct paxos_message m = {.type = PAXOS_MSG_HEARTBEAT};
+		m.u.heartbeat.proposer_id = e->o.id;
+		m.u.heartbeat.next_iid = next_iid;
+		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
+		/* On the interval's grid, so coarse ticks do not stretch it; after a stall,
+		 * from now rather than a burst of catch-up beats. */
+		e->next_heartbeat += e->o.heartbeat_interval;
+		if (e->next_heartbeat <= now)
+			e->next_heartbeat = now + e->o.heartbeat_interval;
+	}
+	update(e, now);
+}
+
+uint32_t paxos_election_leader(const struct paxos_election *e)
+{
+	return e->leader;
+}
+
+bool paxos_election_is_leader(const struct paxos_election *e)
+{
+	return e->leader == e->o.id;
+}
+
+bool paxos_election_forced(const struct paxos_election *e)
+{
+	return e->forced;
+}
+
+paxos_iid paxos_election_next_iid_of(const struct paxos_election *e, uint32_t id)
+{
+	return id < e->o.proposers ? e->next_iid[id] : 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * Values a proposer saw delivered before it received them from the client. Every proposer
+ * queues every client value and drops it from its pending list once it is delivered; but a
+ * client's datagram may reach a follower after the leader's value was already delivered
+ * there, and queueing it then would make the follower, once leader, propose it again. So a
+ * delivery that finds no copy in the list leaves a credit here, and the next equal value
+ * that arrives takes the credit instead of being queued. Credits are 64-bit content hashes,
+ * the most recent `size` of them; older ones are forgotten (their value was lost on the way
+ * to us, or comes so late that a duplicate is the lesser evil).
+ */
+#ifndef PAXOS_PROPOSER_SETTLED_H
+#define PAXOS_PROPOSER_SETTLED_H
+
+#include <paxos/types.h>
+
+struct settled {
+	uint64_t *ring;      /* credits, oldest overwritten first; 0 = none */
+	uint32_t size;       /* ring slots */
+	uint32_t next;       /* slot the next credit goes to */
+	uint32_t *index;     /* open addressing on the hash: ring slot + 1, 0 = empty */
+	uint32_t index_mask; /* index size - 1; a power of two >= 2 * size */
+};
+
+/* Returns PAXOS_OK, PAXOS_E_INVALID or PAXOS_E_NOMEM. */
+int settled_init(struct settled *s, uint32_t size);
+void settled_destroy(struct settled *s);
+
+/* A value with this content hash was delivered without having been queued. */
+void settled_add(struct settled *s, uint64_t hash);
+
+/* Takes one credit for this hash; false if there is none. */
+bool settled_take(struct settled *s, uint64_t hash);
+
+#endif

@@ -1,0 +1,676 @@
+/*
+ * Leader election and takeover (thesis 3.6.3, 4.7). The election core alone: the lowest live
+ * id leads, silence past the timeout kills, a proposer always counts itself alive, the oracle
+ * overrides and gives back, heartbeats go out at the interval. Then two proposer cores over
+ * simulated acceptors: a new leader proposes the values the old one did not get delivered,
+ * without the delivered ones, and two proposers that both lead never choose two values for
+ * one instance.
+ */
+#include <check.h>
+#include <paxos/election.h>
+#include <paxos/proposer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define MS 1000u /* paxos_time is in microseconds */
+#define INTERVAL (20 * MS)
+#define TIMEOUT (100 * MS)
+
+/* ---- the election core ---- */
+
+struct change {
+	uint32_t leader, previous;
+};
+
+static struct change changes[64];
+static size_t nchanges;
+
+static void on_change(void *arg, uint32_t leader, uint32_t previous)
+{
+	(void)arg;
+	ck_assert_uint_lt(nchanges, 64);
+	changes[nchanges++] = (struct change){leader, previous};
+}
+
+static struct paxos_election *election(uint32_t id, uint32_t proposers, paxos_time now)
+{
+	struct paxos_election_options o = {
+	    .id = id,
+	    .proposers = proposers,
+	    .heartbeat_interval = INTERVAL,
+	    .heartbeat_timeout = TIMEOUT,
+	    .changed = on_change,
+	};
+	nchanges = 0;
+	struct paxos_election *e = paxos_election_new(&o, now);
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+static void heartbeat(struct paxos_election *e, uint32_t from, paxos_time now)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_HEARTBEAT};
+	m.u.heartbeat.proposer_id = from;
+	m.u.heartbeat.next_iid = 1000 + from;
+	paxos_election_handle(e, &m, now);
+}
+
+static void oracle(struct paxos_election *e, uint32_t leader, paxos_time now)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_LEADER};
+	m.u.leader.leader_id = leader;
+	paxos_election_handle(e, &m, now);
+}
+
+static void tick(struct paxos_election *e, paxos_time now)
+{
+	paxos_election_tick(e, now, 7, NULL);
+}
+
+START_TEST(test_start_presumes_everyone_alive)
+{
+	/* Proposer 2 does not lead at start although it has heard nobody yet. */
+	struct paxos_election *e = election(2, 3, 5 * MS);
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert(!paxos_election_is_leader(e));
+	ck_assert(!paxos_election_forced(e));
+	for (uint32_t id = 0; id < 3; id++)
+		ck_assert(paxos_election_alive(e, id, 5 * MS + TIMEOUT));
+	ck_assert_uint_eq(nchanges, 0);
+	paxos_election_free(e);
+
+	e = election(0, 3, 0);
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_lowest_live_id_wins)
+{
+	struct paxos_election *e = election(3, 4, 0);
+	/* 1 and 2 keep beating; 0 is silent. */
+	paxos_time t = 0;
+	for (; t <= TIMEOUT; t += INTERVAL) {
+		heartbeat(e, 1, t);
+		heartbeat(e, 2, t);
+		tick(e, t);
+	}
+	ck_assert_uint_eq(paxos_election_leader(e), 0); /* heard within the timeout (at 0) */
+	tick(e, TIMEOUT + 1);
+	ck_assert_uint_eq(paxos_election_leader(e), 1); /* lowest live, not the next one up */
+	ck_assert_uint_eq(nchanges, 1);
+	ck_assert_uint_eq(changes[0].leader, 1);
+	ck_assert_uint_eq(changes[0].previous, 0);
+	ck_assert_uint_eq(paxos_election_next_iid_of(e, 2), 1002);
+	ck_assert_uint_eq(paxos_election_next_iid_of(e, 0), 0);
+
+	/* 0 comes back: it leads again at once, without waiting for a tick. */
+	heartbeat(e, 0, TIMEOUT + 2);
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert_uint_eq(nchanges, 2);
+	ck_assert_uint_eq(changes[1].leader, 0);
+	ck_assert_uint_eq(changes[1].previous, 1);
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_timeout_is_exact)
+{
+	struct paxos_election *e = election(1, 2, 0);
+	heartbeat(e, 0, 50 * MS);
+	tick(e, 50 * MS + TIMEOUT);
+	ck_assert(paxos_election_alive(e, 0, 50 * MS + TIMEOUT));
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert(!paxos_election_alive(e, 0, 50 * MS + TIMEOUT + 1));
+	tick(e, 50 * MS + TIMEOUT + 1);
+	ck_assert(paxos_election_is_leader(e));
+	/* A heartbeat delivered late with an older time does not move the clock back. */
+	heartbeat(e, 0, 10 * MS);
+	tick(e, 50 * MS + TIMEOUT + 2);
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_self_always_alive)
+{
+	struct paxos_election *e = election(2, 3, 0);
+	ck_assert(paxos_election_alive(e, 2, 1000000 * MS));
+	tick(e, TIMEOUT + 1); /* nobody else was ever heard */
+	ck_assert(paxos_election_is_leader(e));
+	ck_assert_uint_eq(nchanges, 1);
+	ck_assert_uint_eq(changes[0].leader, 2);
+	ck_assert_uint_eq(changes[0].previous, 0);
+	/* Its own heartbeat looped back, or one from a proposer outside the configuration,
+	 * changes nothing. */
+	heartbeat(e, 2, TIMEOUT + 2);
+	heartbeat(e, 3, TIMEOUT + 2);
+	heartbeat(e, UINT32_MAX, TIMEOUT + 2);
+	ck_assert(!paxos_election_alive(e, 3, TIMEOUT + 2));
+	ck_assert(paxos_election_is_leader(e));
+	ck_assert_uint_eq(nchanges, 1);
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_oracle_overrides_and_back_to_auto)
+{
+	struct paxos_election *e = election(1, 3, 0);
+	oracle(e, 2, MS);
+	ck_assert(paxos_election_forced(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 2);
+	ck_assert_uint_eq(changes[0].leader, 2);
+	ck_assert_uint_eq(changes[0].previous, 0);
+	/* Forced: 0's heartbeats and 2's silence change nothing. */
+	for (paxos_time t = MS; t < 3 * TIMEOUT; t += INTERVAL) {
+		heartbeat(e, 0, t);
+		tick(e, t);
+	}
+	ck_assert_uint_eq(paxos_election_leader(e), 2);
+	oracle(e, 2, 3 * TIMEOUT); /* a repeated copy of the order */
+	ck_assert_uint_eq(nchanges, 1);
+	oracle(e, 1, 3 * TIMEOUT);
+	ck_assert(paxos_election_is_leader(e));
+	oracle(e, 3, 3 * TIMEOUT); /* no such proposer: ignored */
+	ck_assert(paxos_election_is_leader(e));
+	ck_assert_uint_eq(nchanges, 2);
+
+	/* Back to election: 0 was heard recently, so it leads. */
+	oracle(e, PAXOS_LEADER_AUTO, 3 * TIMEOUT);
+	ck_assert(!paxos_election_forced(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert_uint_eq(nchanges, 3);
+	ck_assert_uint_eq(changes[2].leader, 0);
+	ck_assert_uint_eq(changes[2].previous, 1);
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_manual_mode_starts_forced)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.proposers = 3;
+	cfg.leader = 2;
+	cfg.election = PAXOS_ELECTION_MANUAL;
+	cfg.heartbeat_interval_ms = 20;
+	cfg.heartbeat_timeout_ms = 100;
+	struct paxos_election_options o;
+	paxos_election_options_from_config(&o, &cfg, 1);
+	ck_assert_uint_eq(o.heartbeat_interval, INTERVAL);
+	ck_assert_uint_eq(o.heartbeat_timeout, TIMEOUT);
+	ck_assert(o.manual);
+	o.changed = on_change;
+	nchanges = 0;
+	struct paxos_election *e = paxos_election_new(&o, 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(paxos_election_leader(e), 2);
+	ck_assert(paxos_election_forced(e));
+	tick(e, 10 * TIMEOUT); /* 2 is silent but configured: it stays */
+	ck_assert_uint_eq(paxos_election_leader(e), 2);
+	oracle(e, PAXOS_LEADER_AUTO, 10 * TIMEOUT);
+	ck_assert(paxos_election_is_leader(e)); /* 0 and 2 are silent: 1 is the lowest live */
+	ck_assert_uint_eq(nchanges, 1);
+	paxos_election_free(e);
+
+	cfg.election = PAXOS_ELECTION_AUTO;
+	paxos_election_options_from_config(&o, &cfg, 1);
+	ck_assert(!o.manual);
+}
+END_TEST
+
+START_TEST(test_invalid_options)
+{
+	struct paxos_election_options o = {
+	    .id = 2, .proposers = 2, .heartbeat_interval = 1, .heartbeat_timeout = 2};
+	ck_assert_ptr_null(paxos_election_new(&o, 0)); /* id not below proposers */
+	o.id = 0;
+	o.proposers = PAXOS_MAX_PROPOSERS + 1;
+	ck_assert_ptr_null(paxos_election_new(&o, 0));
+	o.proposers = 2;
+	o.manual = true;
+	o.manual_leader = 2;
+	ck_assert_ptr_null(paxos_election_new(&o, 0));
+	o.manual = false;
+	o.heartbeat_timeout = 0;
+	ck_assert_ptr_null(paxos_election_new(&o, 0));
+	ck_assert_ptr_null(paxos_election_new(NULL, 0));
+	paxos_election_free(NULL);
+}
+END_TEST
+
+START_TEST(test_other_messages_ignored)
+{
+	struct paxos_election *e = election(1, 2, 0);
+	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+	paxos_election_handle(e, &m, TIMEOUT * 5);
+	paxos_election_handle(e, NULL, TIMEOUT * 5);
+	ck_assert_uint_eq(nchanges, 0);
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	paxos_election_free(e);
+}
+END_TEST
+
+START_TEST(test_heartbeats_at_the_interval)
+{
+	struct paxos_election *e = election(1, 2, 0);
+	struct recorder *r = recorder_new();
+	paxos_election_tick(e, 0, 42, &r->emitter); /* the first one at once */
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_HEARTBEAT, PAXOS_GROUP_PROPOSERS), 1);
+	const struct paxos_message *hb = recorder_find(r, PAXOS_MSG_HEARTBEAT, 0);
+	ck_assert_uint_eq(hb->u.heartbeat.proposer_id, 1);
+	ck_assert_uint_eq(hb->u.heartbeat.next_iid, 42);
+
+	/* Ticks every 3 ms for one second (the last at 1002 ms): one heartbeat per 20 ms, on
+	 * the 20 ms grid, although no tick falls on it. */
+	for (paxos_time t = 3 * MS; t <= 1002 * MS; t += 3 * MS)
+		paxos_election_tick(e, t, 42, &r->emitter);
+	ck_assert_uint_eq(r->count, 1000 / 20 + 1);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_HEARTBEAT, -1), r->count);
+
+	/* After a stall the beats resume at the interval, without a burst. */
+	recorder_clear(r);
+	paxos_election_tick(e, 5000 * MS, 43, &r->emitter);
+	paxos_election_tick(e, 5001 * MS, 43, &r->emitter);
+	ck_assert_uint_eq(r->count, 1);
+	paxos_election_tick(e, 5020 * MS, 43, &r->emitter);
+	ck_assert_uint_eq(r->count, 2);
+	recorder_free(r);
+	paxos_election_free(e);
+}
+END_TEST
+
+/* ---- two proposer cores over simulated acceptors and a learner ---- */
+
+#define NACC 3u
+#define MAXI 256u
+#define VMAX 16u
+#define NET_MAX 65536u
+#define NPROP 2u
+
+struct packet {
+	enum paxos_group to;
+	struct paxos_message m;
+	uint8_t buf[VMAX];
+};
+
+struct acceptor_slot {
+	paxos_ballot promised, accepted;
+	uint8_t value[VMAX];
+	uint32_t len;
+};
+
+struct learner_slot {
+	paxos_ballot ballot[NACC];
+	uint8_t value[NACC][VMAX];
+	uint32_t len[NACC];
+	bool chosen;
+	uint8_t chosen_value[VMAX];
+	uint32_t chosen_len;
+};
+
+struct cluster {
+	struct paxos_proposer *p[NPROP];
+	struct paxos_counters counters[NPROP];
+	struct paxos_emitter out[NPROP];
+	bool up[NPROP];
+	size_t sent_by[NPROP];
+	paxos_time now;
+	struct packet *net;
+	size_t head, tail;
+	struct acceptor_slot acc[NACC][MAXI];
+	struct learner_slot learn[MAXI];
+	paxos_iid next;
+	char delivered[MAXI][VMAX + 1];
+};
+
+static struct cluster *C;
+
+static void send_packet(enum paxos_group to, const struct paxos_message *m)
+{
+	ck_assert_uint_lt(C->tail - C->head, NET_MAX);
+	struct packet *pk = &C->net[C->tail++ % NET_MAX];
+	pk->to = to;
+	pk->m = *m;
+	struct paxos_value *v = NULL;
+	if (m->type == PAXOS_MSG_PROMISE)
+		v = &pk->m.u.promise.value;
+	else if (m->type == PAXOS_MSG_ACCEPT)
+		v = &pk->m.u.accept.value;
+	if (v) {
+		ck_assert_uint_le(v->len, VMAX);
+		memcpy(pk->buf, v->data, v->len);
+		v->data = pk->buf;
+	}
+}
+
+static void proposer_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	uint32_t id = (uint32_t)(uintptr_t)ctx;
+	C->sent_by[id]++;
+	if (C->up[id]) /* a crashed proposer's messages are lost */
+		send_packet(to, m);
+}
+
+static void learn(uint32_t a, paxos_iid iid, paxos_ballot b, const uint8_t *v, uint32_t len)
+{
+	struct learner_slot *l = &C->learn[iid];
+	if (b < l->ballot[a])
+		return;
+	l->ballot[a] = b;
+	memcpy(l->value[a], v, len);
+	l->len[a] = len;
+	uint32_t votes = 0;
+	for (uint32_t k = 0; k < NACC; k++)
+		votes += l->ballot[k] == b;
+	if (votes < NACC / 2 + 1)
+		return;
+	if (l->chosen) { /* safety: a later quorum can only confirm the chosen value */
+		ck_assert_uint_eq(len, l->chosen_len);
+		ck_assert(memcmp(v, l->chosen_value, len) == 0);
+		return;
+	}
+	l->chosen = true;
+	memcpy(l->chosen_value, v, len);
+	l->chosen_len = len;
+	struct paxos_value cv = {l->chosen_value, len};
+	for (uint32_t id = 0; id < NPROP; id++)
+		if (C->up[id])
+			paxos_proposer_closed(C->p[id], iid, &cv, C->now, &C->out[id]);
+	while (C->next < MAXI && C->learn[C->next].chosen) {
+		struct learner_slot *d = &C->learn[C->next];
+		struct paxos_value dv = {d->chosen_value, d->chosen_len};
+		memcpy(C->delivered[C->next], d->chosen_value, d->chosen_len);
+		C->delivered[C->next][d->chosen_len] = '\0';
+		paxos_iid i = C->next++;
+		for (uint32_t id = 0; id < NPROP; id++)
+			if (C->up[id])
+				paxos_proposer_delivered(C->p[id], i, &dv, C->now, &C->out[id]);
+	}
+}
+
+static void to_acceptors(const struct paxos_message *m)
+{
+	bool prepare = m->type == PAXOS_MSG_PREPARE;
+	paxos_iid iid = prepare ? m->u.prepare.iid : m->u.accept.iid;
+	paxos_ballot b = prepare ? m->u.prepare.ballot : m->u.accept.ballot;
+	ck_assert_uint_lt(iid, MAXI);
+	for (uint32_t a = 0; a < NACC; a++) {
+		struct acceptor_slot *s = &C->acc[a][iid];
+		struct paxos_message r = {.type = PAXOS_MSG_REJECT};
+		if (b < s->promised) {
+			r.u.reject = (struct paxos_reject){iid, s->promised, a};
+			send_packet(PAXOS_GROUP_PROPOSERS, &r);
+			continue;
+		}
+		s->promised = b;
+		if (prepare) {
+			r.type = PAXOS_MSG_PROMISE;
+			r.u.promise =
+			    (struct paxos_promise){iid, b, s->accepted, {s->value, s->len}, a};
+			send_packet(PAXOS_GROUP_PROPOSERS, &r);
+		} else {
+			s->accepted = b;
+			memcpy(s->value, m->u.accept.value.data, m->u.accept.value.len);
+			s->len = m->u.accept.value.len;
+			learn(a, iid, b, s->value, s->len);
+		}
+	}
+}
+
+/* Delivers packets until the network is quiet or limit packets were handled. */
+static void run(size_t limit)
+{
+	for (size_t k = 0; k < limit && C->head < C->tail; k++) {
+		struct packet pk = C->net[C->head++ % NET_MAX];
+		if (pk.m.type == PAXOS_MSG_PROMISE)
+			pk.m.u.promise.value.data = pk.buf;
+		if (pk.m.type == PAXOS_MSG_ACCEPT)
+			pk.m.u.accept.value.data = pk.buf;
+		if (pk.to == PAXOS_GROUP_ACCEPTORS)
+			to_acceptors(&pk.m);
+		else
+			for (uint32_t id = 0; id < NPROP; id++)
+				if (C->up[id])
+					paxos_proposer_handle(C->p[id], &pk.m, C->now, &C->out[id]);
+	}
+}
+
+/* Lets time pass in steps, so timeouts fire, until the network stays quiet. */
+static void settle(void)
+{
+	for (int round = 0; round < 200; round++) {
+		run(NET_MAX);
+		C->now += 10 * MS;
+		for (uint32_t id = 0; id < NPROP; id++)
+			if (C->up[id])
+				paxos_proposer_tick(C->p[id], C->now, &C->out[id]);
+	}
+	run(NET_MAX);
+}
+
+static void cluster_setup(void)
+{
+	C = calloc(1, sizeof(*C));
+	ck_assert_ptr_nonnull(C);
+	C->net = calloc(NET_MAX, sizeof(*C->net));
+	ck_assert_ptr_nonnull(C->net);
+	C->next = 1;
+	C->now = 1;
+	struct paxos_proposer_options o = {
+	    .acceptors = NACC,
+	    .window = 8,
+	    .concurrency = 2,
+	    .pending_size = 32,
+	    .max_value = VMAX,
+	    .phase1_timeout = 30 * MS,
+	    .phase2_timeout = 30 * MS,
+	};
+	for (uint32_t id = 0; id < NPROP; id++) {
+		o.id = id;
+		C->p[id] = paxos_proposer_new(&o, &C->counters[id]);
+		ck_assert_ptr_nonnull(C->p[id]);
+		C->out[id] = (struct paxos_emitter){proposer_emit, (void *)(uintptr_t)id};
+		C->up[id] = true;
+	}
+}
+
+static void cluster_teardown(void)
+{
+	for (uint32_t id = 0; id < NPROP; id++)
+		paxos_proposer_free(C->p[id]);
+	free(C->net);
+	free(C);
+}
+
+/* A client multicasts to the submit group: every live proposer queues the value. */
+static void submit(const char *s)
+{
+	struct paxos_value v = value_of(s);
+	for (uint32_t id = 0; id < NPROP; id++)
+		if (C->up[id])
+			ck_assert_int_eq(paxos_proposer_submit(C->p[id], &v, C->now, &C->out[id]),
+					 PAXOS_OK);
+}
+
+/* How many times value s was delivered. */
+static unsigned times_delivered(const char *s)
+{
+	unsigned n = 0;
+	for (paxos_iid i = 1; i < C->next; i++)
+		n += strcmp(C->delivered[i], s) == 0;
+	return n;
+}
+
+START_TEST(test_follower_drops_values_delivered_by_the_leader)
+{
+	paxos_proposer_set_leader(C->p[0], true, 1, C->now, &C->out[0]);
+	run(NET_MAX);
+	submit("a");
+	submit("b");
+	run(NET_MAX);
+	ck_assert_uint_eq(C->next, 3);
+	/* The leader proposed them itself; the follower had them queued and lets them go. */
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[0]), 0);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
+	ck_assert_uint_eq(C->counters[1].values_settled, 2);
+	ck_assert_uint_eq(C->counters[0].values_settled, 0);
+	/* A value the follower never saw leaves its list alone. */
+	struct paxos_value only0 = value_of("c");
+	paxos_proposer_submit(C->p[0], &only0, C->now, &C->out[0]);
+	submit("d");
+	run(NET_MAX);
+	ck_assert_uint_eq(C->next, 5);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
+	ck_assert_uint_eq(C->counters[1].values_settled, 3);
+	/* The client's datagram reaches the follower only after the value was delivered: it
+	 * is not queued (else the follower would propose it again once it leads). */
+	struct paxos_value late = value_of("e");
+	paxos_proposer_submit(C->p[0], &late, C->now, &C->out[0]);
+	run(NET_MAX);
+	ck_assert_uint_eq(C->next, 6);
+	ck_assert_int_eq(paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
+	ck_assert_uint_eq(C->counters[1].values_settled, 4);
+	/* A second, later copy (a resubmission) is queued: one delivery, one credit. */
+	paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 1);
+}
+END_TEST
+
+START_TEST(test_new_leader_proposes_what_was_not_delivered)
+{
+	/* Proposer 1 leads first, so its ballots beat proposer 0's first ones. */
+	paxos_proposer_set_leader(C->p[1], true, 1, C->now, &C->out[1]);
+	run(NET_MAX);
+	const char *values[] = {"v1", "v2", "v3", "v4", "v5", "v6"};
+	for (size_t i = 0; i < 6; i++)
+		submit(values[i]);
+	/* Concurrency 2: v1 and v2 are in phase 2. Deliver them, then crash the leader before
+	 * anything of v3, v4 reaches the acceptors. */
+	size_t k = 0;
+	while (C->next < 3 && k++ < NET_MAX)
+		run(1);
+	ck_assert_uint_eq(C->next, 3);
+	C->up[1] = false;
+	C->head = C->tail; /* what was in flight is lost with it */
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[0]), 4);
+
+	/* Proposer 0 takes over from its first undelivered instance and proposes at once:
+	 * the rejects make it jump past the old leader's ballots, no timeout needed. */
+	paxos_proposer_set_leader(C->p[0], true, C->next, C->now, &C->out[0]);
+	run(NET_MAX);
+	ck_assert_uint_eq(C->next, 7);
+	for (size_t i = 0; i < 6; i++)
+		ck_assert_uint_eq(times_delivered(values[i]), 1);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[0]), 0);
+	ck_assert_uint_gt(C->counters[0].rejects_received, 0);
+	ck_assert_uint_eq(C->counters[0].phase1_timeouts, 0);
+}
+END_TEST
+
+START_TEST(test_demoted_leader_stops_at_once)
+{
+	paxos_proposer_set_leader(C->p[0], true, 1, C->now, &C->out[0]);
+	run(NET_MAX);
+	submit("x");
+	submit("y");
+	submit("z");
+	paxos_proposer_set_leader(C->p[0], false, 0, C->now, &C->out[0]);
+	size_t sent = C->sent_by[0];
+	for (int i = 0; i < 10; i++) {
+		C->now += 100 * MS;
+		paxos_proposer_tick(C->p[0], C->now, &C->out[0]);
+		run(NET_MAX);
+	}
+	ck_assert_uint_eq(C->sent_by[0], sent); /* no retry, no new proposal */
+	/* The accepts already sent get x and y chosen; z waits in both lists. */
+	paxos_proposer_set_leader(C->p[1], true, C->next, C->now, &C->out[1]);
+	run(NET_MAX);
+	ck_assert_uint_eq(times_delivered("x"), 1);
+	ck_assert_uint_eq(times_delivered("y"), 1);
+	ck_assert_uint_eq(times_delivered("z"), 1);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[0]), 0);
+}
+END_TEST
+
+START_TEST(test_two_leaders_stay_safe)
+{
+	/* A partition made both lead, each with its own clients: they duel with rejects for
+	 * the same instances; learn() asserts that no instance gets a quorum for two values. */
+	paxos_proposer_set_leader(C->p[0], true, 1, C->now, &C->out[0]);
+	paxos_proposer_set_leader(C->p[1], true, 1, C->now, &C->out[1]);
+	char names[20][4];
+	for (int i = 0; i < 20; i++) {
+		uint32_t side = (uint32_t)i % NPROP;
+		snprintf(names[i], sizeof(names[i]), "w%d", i);
+		struct paxos_value v = value_of(names[i]);
+		paxos_proposer_submit(C->p[side], &v, C->now, &C->out[side]);
+		run(7); /* interleave submissions with the duel */
+	}
+	for (int round = 0; round < 20; round++) {
+		run(97);
+		C->now += 10 * MS;
+		for (uint32_t id = 0; id < NPROP; id++)
+			paxos_proposer_tick(C->p[id], C->now, &C->out[id]);
+	}
+	ck_assert_uint_gt(C->counters[0].rejects_received, 0);
+	/* Both proposed in the same instances: the lower ballot lost, and its values went
+	 * back to its list. */
+	ck_assert_uint_gt(C->counters[0].values_requeued, 0);
+	/* The partition heals: 1 steps down, 0 finishes its own values; 1 keeps what it
+	 * could not get delivered, for a later leadership. */
+	paxos_proposer_set_leader(C->p[1], false, 0, C->now, &C->out[1]);
+	settle();
+	for (int i = 0; i < 20; i += 2)
+		ck_assert_uint_ge(times_delivered(names[i]), 1);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[0]), 0);
+	uint32_t undelivered = 0;
+	for (int i = 1; i < 20; i += 2)
+		undelivered += times_delivered(names[i]) == 0;
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), undelivered);
+	/* Once it leads again, those go out too. */
+	paxos_proposer_set_leader(C->p[0], false, 0, C->now, &C->out[0]);
+	paxos_proposer_set_leader(C->p[1], true, C->next, C->now, &C->out[1]);
+	settle();
+	for (int i = 0; i < 20; i++)
+		ck_assert_uint_ge(times_delivered(names[i]), 1);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
+}
+END_TEST
+
+static Suite *election_suite(void)
+{
+	Suite *s = suite_create("election");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, test_start_presumes_everyone_alive);
+	tcase_add_test(t, test_lowest_live_id_wins);
+	tcase_add_test(t, test_timeout_is_exact);
+	tcase_add_test(t, test_self_always_alive);
+	tcase_add_test(t, test_oracle_overrides_and_back_to_auto);
+	tcase_add_test(t, test_manual_mode_starts_forced);
+	tcase_add_test(t, test_invalid_options);
+	tcase_add_test(t, test_other_messages_ignored);
+	tcase_add_test(t, test_heartbeats_at_the_interval);
+	suite_add_tcase(s, t);
+	t = tcase_create("takeover");
+	tcase_add_checked_fixture(t, cluster_setup, cluster_teardown);
+	tcase_add_test(t, test_follower_drops_values_delivered_by_the_leader);
+	tcase_add_test(t, test_new_leader_proposes_what_was_not_delivered);
+	tcase_add_test(t, test_demoted_leader_stops_at_once);
+	tcase_add_test(t, test_two_leaders_stay_safe);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(election_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
