@@ -1,0 +1,83 @@
+/*
+ * The invariant checker. Every delivery of every learner (the proposers' internal ones too)
+ * and every acceptor state change is reported here as it happens, so a violation is caught at
+ * the step that causes it:
+ *   agreement  - all learners deliver the same bytes for an instance;
+ *   validity   - a delivered value is one a client submitted;
+ *   duplicates - while one proposer leads throughout, no learner delivers a value more often
+ *                than the leader received it (with leader changes values may be delivered
+ *                twice: at-least-once, thesis 3.4);
+ *   order      - each learner delivers instances 1, 2, 3, ... without gaps or repeats;
+ *   promises   - an acceptor's promise for an instance never goes down, restarts included.
+ */
+#ifndef PAXOS_SIM_CHECKER_H
+#define PAXOS_SIM_CHECKER_H
+
+#include "network.h"
+#include "sim.h"
+
+#include <paxos/storage.h>
+
+#define CHECKER_MAX_VIEWS (SIM_MAX_LEARNERS + SIM_MAX_PROPOSERS)
+
+/* What one learner incarnation has delivered. */
+struct checker_view {
+	paxos_iid next;  /* the instance it must deliver next */
+	uint32_t *count; /* deliveries per value id */
+	uint32_t distinct;
+};
+
+struct checker_chosen {
+	bool known;
+	uint8_t len;
+	uint8_t bytes[SIM_MAX_VALUE];
+};
+
+struct checker {
+	uint32_t values;
+	uint32_t *submitted;           /* client submissions per value id */
+	uint32_t *received;            /* copies handed to a leading proposer, per value id */
+	bool integrity;                /* check duplicates (leadership never changes in this run) */
+	struct checker_chosen *chosen; /* by iid */
+	size_t chosen_cap;
+	struct checker_view views[CHECKER_MAX_VIEWS];
+	uint32_t view_count;
+	paxos_ballot *promised[SIM_MAX_ACCEPTORS]; /* highest promise seen, by iid */
+	size_t promised_cap[SIM_MAX_ACCEPTORS];
+	uint64_t deliveries;
+	uint64_t duplicates;
+	enum sim_violation violation; /* the first one */
+	char message[512];
+};
+
+/* Value ids are encoded into the bytes ("v00042:" and a tail whose length depends on the id),
+ * so a delivered value names the submission it came from. */
+uint32_t value_encode(uint32_t id, uint8_t *buf);
+/* The id of a well-formed value below `values`, or -1. */
+int64_t value_decode(const struct paxos_value *v, uint32_t values);
+
+int checker_init(struct checker *c, uint32_t values, uint32_t views);
+void checker_destroy(struct checker *c);
+
+/* Records the first violation only; later ones are usually its consequences. */
+void checker_fail(struct checker *c, enum sim_violation v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void checker_submitted(struct checker *c, uint32_t id);
+/* A leading proposer received a copy of a client value (network duplicates included). */
+void checker_received(struct checker *c, const struct paxos_value *v);
+void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
+		       paxos_time now);
+/* A learner restarted (a proposer's internal learner): it delivers from instance 1 again. */
+void checker_view_reset(struct checker *c, uint32_t view);
+/* Whether the view delivered every value submitted so far. */
+bool checker_view_complete(const struct checker *c, uint32_t view);
+/* Reads the promise for iid back through the storage interface and checks it did not drop.
+ */
+void checker_promise(struct checker *c, uint32_t acceptor, struct paxos_storage *st, paxos_iid iid,
+		     paxos_time now);
+/* The same for every instance the acceptor ever promised (after a restart). */
+void checker_promises_all(struct checker *c, uint32_t acceptor, struct paxos_storage *st,
+			  paxos_time now);
+
+#endif

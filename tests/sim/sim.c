@@ -1,0 +1,1200 @@
+/*
+ * The simulated cluster (see sim.h). Cores are driven the way lib/node.c drives them:
+ * messages are routed by group (acceptors, proposers, learners and the proposers' internal
+ * learners, submit to the proposers), the internal learner's deliveries and closed instances
+ * go to its proposer, and ticks come at a quarter of the shortest timeout. Only time is
+ * simulated: every event is taken from one queue in time order.
+ */
+#include "sim.h"
+
+#include "checker.h"
+#include "mutant.h"
+#include "network.h"
+#include "rng.h"
+
+#include <paxos/acceptor.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Simulated time, in microseconds. Network delays are far below the timeouts, as on a LAN,
+ * but large enough that messages overtake each other all the time. */
+#define DELAY_MIN 50u
+#define DELAY_MAX 2000u
+#define PHASE_TIMEOUT 10000u
+#define HOLE_CHECK 10000u
+#define TICK (PHASE_TIMEOUT / 4) /* as lib/node.c: a quarter of the shortest timeout */
+#define ACCEPTOR_REPEAT 20000u
+#define SUBMIT_SPAN 200000u      /* clients submit their values during the first 200 ms */
+#define RESUBMIT_AFTER 120000u   /* a value not delivered by then is submitted again */
+#define FAULT_PHASE 400000u      /* faults happen before this; then the network heals */
+#define LIVENESS_BUDGET 3000000u /* after healing, everything must be delivered this fast */
+#define MAX_EVENTS 20000000u
+
+#define LEARNER_WINDOW 64u
+#define REPEAT_BATCH 16u
+#define PENDING_SIZE 64u
+
+enum endpoint_kind { EP_ACCEPTOR, EP_PROPOSER, EP_LEARNER, EP_CLIENT };
+
+struct endpoint {
+	struct sim *sim;
+	enum endpoint_kind kind;
+	uint32_t index;
+	struct paxos_emitter emitter;
+};
+
+enum sim_event_kind {
+	SE_DELIVER,          /* target: receiver, arg: message slot */
+	SE_TICK,             /* learner and proposer timers */
+	SE_ACCEPTOR_TICK,    /* target: acceptor */
+	SE_SUBMIT,           /* arg: value id */
+	SE_RESUBMIT,         /* arg: value id */
+	SE_FAULT,            /* inject the next fault */
+	SE_ACCEPTOR_RESTART, /* target: acceptor */
+	SE_PROPOSER_RESTART, /* target: proposer */
+	SE_PARTITION_END,
+	SE_DEMOTE, /* target: a proposer that led alongside another */
+	SE_HEAL,
+};
+
+struct sim_acceptor {
+	struct paxos_storage *st; /* survives crashes: a durable backend */
+	struct paxos_acceptor *core;
+	bool up;
+	bool cut; /* partitioned away */
+	struct endpoint ep;
+	struct paxos_counters counters;
+};
+
+struct sim_proposer {
+	struct paxos_proposer *core;
+	struct paxos_learner *learner; /* its internal learner */
+	bool up;
+	uint32_t incarnation;
+	struct endpoint ep;
+	struct paxos_counters counters;
+	struct paxos_counters learner_counters;
+};
+
+struct sim_learner {
+	struct paxos_learner *core;
+	struct endpoint ep;
+	struct paxos_counters counters;
+};
+
+struct sim {
+	struct sim_options o;
+	struct sim_rng rng;
+	struct sim_pool pool;
+	struct sim_queue queue;
+	struct checker check;
+	paxos_time now;
+	uint32_t loss;
+	bool healed;
+	bool partitioned;
+	uint32_t window, concurrency; /* the proposers', drawn from the seed */
+	uint32_t submitted_distinct;
+	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
+	struct sim_proposer prop[SIM_MAX_PROPOSERS];
+	struct sim_learner lrn[SIM_MAX_LEARNERS];
+	struct endpoint client;
+	struct sim_result *r;
+};
+
+static const char *const fault_names[] = {"crash", "pcrash", "leader", "dual", "partition"};
+static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
+
+static void trace(struct sim *s, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void trace(struct sim *s, int level, const char *fmt, ...)
+{
+	if (s->o.verbose < level)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "[%8.3f ms] ", (double)s->now / 1000.0);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void hash_mix(struct sim *s, uint64_t x)
+{
+	for (int k = 0; k < 8; k++) {
+		s->r->trace_hash ^= (x >> (8 * k)) & 0xff;
+		s->r->trace_hash *= 0x100000001b3ull;
+	}
+}
+
+static void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uint32_t target,
+		     uint32_t arg)
+{
+	if (queue_push(&s->queue, at, kind, target, arg) != 0)
+		checker_fail(&s->check, SIM_V_INTERNAL, "event queue: out of memory");
+}
+
+/* ---- network ---- */
+
+/* Receivers are named group << 16 | kind << 8 | index: the group says which core of a
+ * proposer endpoint (the proposer or its learner) the message is for. */
+static uint32_t receiver(enum paxos_group g, enum endpoint_kind kind, uint32_t index)
+{
+	return (uint32_t)g << 16 | (uint32_t)kind << 8 | index;
+}
+
+static void send_to(struct sim *s, uint32_t slot, uint32_t to)
+{
+	if (rng_percent(&s->rng, s->loss))
+		return;
+	s->pool.msgs[slot].refs++;
+	schedule(s, s->now + rng_range(&s->rng, DELAY_MIN, DELAY_MAX), SE_DELIVER, to, slot);
+	if (rng_percent(&s->rng, s->o.dup)) {
+		s->pool.msgs[slot].refs++;
+		schedule(s, s->now + rng_range(&s->rng, DELAY_MIN, DELAY_MAX), SE_DELIVER, to,
+			 slot);
+	}
+}
+
+/* The emitter of every core: copies the message once and schedules one independent delivery
+ * (maybe lost, maybe twice) per member of the group. */
+static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct endpoint *ep = ctx;
+	struct sim *s = ep->sim;
+	if ((unsigned)to >= PAXOS_GROUP_COUNT) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
+		return;
+	}
+	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
+		return;
+	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
+	if (slot == UINT32_MAX) {
+		checker_fail(&s->check, SIM_V_INTERNAL,
+			     "cannot copy a %s message (value too big or out of memory)",
+			     paxos_msg_type_name(m->type));
+		return;
+	}
+	switch (to) {
+	case PAXOS_GROUP_ACCEPTORS:
+		for (uint32_t i = 0; i < s->o.acceptors; i++)
+			if (!s->acc[i].cut)
+				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
+		break;
+	case PAXOS_GROUP_PROPOSERS:
+	case PAXOS_GROUP_SUBMIT:
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			send_to(s, slot, receiver(to, EP_PROPOSER, i));
+		break;
+	case PAXOS_GROUP_LEARNERS:
+		for (uint32_t i = 0; i < s->o.learners; i++)
+			send_to(s, slot, receiver(to, EP_LEARNER, i));
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			send_to(s, slot, receiver(to, EP_PROPOSER, i));
+		break;
+	default:
+		break;
+	}
+	if (s->pool.msgs[slot].refs == 0)
+		pool_release(&s->pool, slot);
+}
+
+/* ---- learners ---- */
+
+static uint32_t proposer_view(const struct sim *s, uint32_t i)
+{
+	return s->o.learners + i;
+}
+
+static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	trace(s, 2, "learner %u delivers %" PRIu64, ep->index, iid);
+	checker_delivered(&s->check, ep->index, iid, v, s->now);
+}
+
+static void on_internal_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	trace(s, 2, "proposer %u's learner delivers %" PRIu64, ep->index, iid);
+	checker_delivered(&s->check, proposer_view(s, ep->index), iid, v, s->now);
+	paxos_proposer_delivered(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
+}
+
+static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
+}
+
+static struct paxos_learner *learner_new(struct sim *s, paxos_deliver_fn deliver,
+					 paxos_closed_fn closed, struct endpoint *ep,
+					 struct paxos_counters *counters)
+{
+	struct paxos_learner_options o = {
+	    .acceptors = s->o.acceptors,
+	    .window = LEARNER_WINDOW,
+	    .max_value = SIM_MAX_VALUE,
+	    .repeat_batch = REPEAT_BATCH,
+	    .hole_check = HOLE_CHECK,
+	    .start = PAXOS_START_FROM_FIRST,
+	    .deliver = deliver,
+	    .deliver_arg = ep,
+	    .closed = closed,
+	    .closed_arg = ep,
+	};
+	struct paxos_learner *l = paxos_learner_new(&o, counters);
+	if (!l)
+		checker_fail(&s->check, SIM_V_INTERNAL, "paxos_learner_new failed");
+	return l;
+}
+
+/* ---- proposers and the leader oracle ---- */
+
+/*
+ * KNOWN ISSUE (ballot reuse): a proposer core always starts at ballot PAXOS_MAX_PROPOSERS + id,
+ * so a restarted proposer reuses the ballots of its previous incarnation. If that incarnation
+ * had an accept out, the new one can get a different value accepted at the same ballot, and
+ * learners (and proposers reading promises) take "same ballot" for "same value": agreement
+ * breaks (test_known_bug_restarted_proposer_reuses_ballots). Unless strict, a restarted
+ * proposer therefore runs under a fresh id, i + proposers * incarnation, so its ballots are new.
+ */
+static uint32_t restart_id(const struct sim *s, uint32_t i)
+{
+	if (s->o.strict)
+		return i;
+	uint64_t id = i + (uint64_t)s->o.proposers * s->prop[i].incarnation;
+	return id < PAXOS_MAX_PROPOSERS ? (uint32_t)id : i;
+}
+
+static bool proposer_start(struct sim *s, uint32_t i)
+{
+	struct sim_proposer *p = &s->prop[i];
+	struct paxos_proposer_options o = {
+	    .id = restart_id(s, i),
+	    .acceptors = s->o.acceptors,
+	    .window = s->window,
+	    .concurrency = s->concurrency,
+	    .pending_size = PENDING_SIZE,
+	    .max_value = SIM_MAX_VALUE,
+	    .phase1_timeout = PHASE_TIMEOUT,
+	    .phase2_timeout = PHASE_TIMEOUT,
+	};
+	p->core = paxos_proposer_new(&o, &p->counters);
+	p->learner =
+	    learner_new(s, on_internal_deliver, on_internal_closed, &p->ep, &p->learner_counters);
+	if (!p->core || !p->learner) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start proposer %u", i);
+		return false;
+	}
+	p->up = true;
+	p->incarnation++;
+	return true;
+}
+
+static void proposer_stop(struct sim_proposer *p)
+{
+	paxos_proposer_free(p->core);
+	paxos_learner_free(p->learner);
+	p->core = NULL;
+	p->learner = NULL;
+	p->up = false;
+}
+
+static bool leads(const struct sim *s, uint32_t i)
+{
+	return s->prop[i].up && paxos_proposer_is_leader(s->prop[i].core);
+}
+
+static uint32_t leader_count(const struct sim *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		n += leads(s, i);
+	return n;
+}
+
+/* As a takeover does: lead from the lowest instance its own learner has not delivered. */
+static void promote(struct sim *s, uint32_t i)
+{
+	struct sim_proposer *p = &s->prop[i];
+	if (!p->up || paxos_proposer_is_leader(p->core))
+		return;
+	paxos_iid first = paxos_learner_next_iid(p->learner);
+	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
+	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
+}
+
+static void demote(struct sim *s, uint32_t i)
+{
+	if (!leads(s, i))
+		return;
+	trace(s, 1, "proposer %u stops leading", i);
+	paxos_proposer_set_leader(s->prop[i].core, false, 0, s->now, &s->prop[i].ep.emitter);
+}
+
+/* A random proposer that is up and satisfies want_leader (UINT32_MAX: none). */
+static uint32_t pick_proposer(struct sim *s, int want_leader)
+{
+	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)))
+			cand[n++] = i;
+	return n ? cand[rng_range(&s->rng, 0, n - 1)] : UINT32_MAX;
+}
+
+/* The failure detector's eventual verdict: someone up leads. */
+static void ensure_leader(struct sim *s)
+{
+	if (leader_count(s) > 0)
+		return;
+	uint32_t i = pick_proposer(s, -1);
+	if (i != UINT32_MAX)
+		promote(s, i);
+}
+
+/* ---- acceptors ---- */
+
+static bool acceptor_start(struct sim *s, uint32_t i)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	a->core = paxos_acceptor_new(i, a->st, &a->counters);
+	if (!a->core) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
+		return false;
+	}
+	a->up = true;
+	return true;
+}
+
+static void acceptor_crash(struct sim *s, uint32_t i)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	trace(s, 1, "acceptor %u crashes", i);
+	paxos_acceptor_free(a->core);
+	a->core = NULL;
+	a->up = false;
+}
+
+static void acceptor_restart(struct sim *s, uint32_t i)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	if (a->up)
+		return;
+	trace(s, 1, "acceptor %u restarts", i);
+	a->st = mutant_restart_storage(s->o.mutant, a->st);
+	if (!a->st) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "cannot create storage");
+		return;
+	}
+	if (acceptor_start(s, i))
+		checker_promises_all(&s->check, i, a->st, s->now);
+}
+
+/* ---- faults ---- */
+
+static void fault_crash_acceptor(struct sim *s)
+{
+	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		if (s->acc[i].up)
+			cand[n++] = i;
+	if (n == 0)
+		return;
+	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
+	acceptor_crash(s, i);
+	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
+}
+
+static void fault_crash_proposer(struct sim *s)
+{
+	uint32_t i = pick_proposer(s, -1);
+	if (i == UINT32_MAX)
+		return;
+	trace(s, 1, "proposer %u crashes%s", i, leads(s, i) ? " (it led)" : "");
+	proposer_stop(&s->prop[i]);
+	schedule(s, s->now + rng_range(&s->rng, 10000, 80000), SE_PROPOSER_RESTART, i, 0);
+}
+
+static void fault_move_leader(struct sim *s)
+{
+	uint32_t i = pick_proposer(s, 0);
+	if (i == UINT32_MAX)
+		return;
+	for (uint32_t k = 0; k < s->o.proposers; k++)
+		if (k != i)
+			demote(s, k);
+	promote(s, i);
+}
+
+/* A second leader while the first still believes it leads, as after a false suspicion. */
+static void fault_dual_leader(struct sim *s)
+{
+	uint32_t old = pick_proposer(s, 1);
+	uint32_t i = pick_proposer(s, 0);
+	if (old == UINT32_MAX || i == UINT32_MAX)
+		return;
+	promote(s, i);
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, old, 0);
+}
+
+static void fault_partition(struct sim *s)
+{
+	if (s->partitioned || s->o.acceptors < 3)
+		return;
+	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->o.acceptors - 1) / 2);
+	s->partitioned = true;
+	for (uint32_t n = 0; n < k;) {
+		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
+		if (!s->acc[i].cut) {
+			s->acc[i].cut = true;
+			trace(s, 1, "acceptor %u is partitioned away", i);
+			n++;
+		}
+	}
+	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PARTITION_END, 0, 0);
+}
+
+static void end_partition(struct sim *s)
+{
+	if (s->partitioned)
+		trace(s, 1, "partition ends");
+	s->partitioned = false;
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		s->acc[i].cut = false;
+}
+
+static void inject_fault(struct sim *s)
+{
+	uint32_t kinds[5], n = 0;
+	for (uint32_t k = 0; k < 5; k++)
+		if (s->o.faults & (1u << k))
+			kinds[n++] = 1u << k;
+	if (n > 0) {
+		switch (kinds[rng_range(&s->rng, 0, n - 1)]) {
+		case SIM_FAULT_CRASH:
+			fault_crash_acceptor(s);
+			break;
+		case SIM_FAULT_PCRASH:
+			fault_crash_proposer(s);
+			break;
+		case SIM_FAULT_LEADER:
+			fault_move_leader(s);
+			break;
+		case SIM_FAULT_DUAL:
+			fault_dual_leader(s);
+			break;
+		case SIM_FAULT_PARTITION:
+			fault_partition(s);
+			break;
+		default:
+			break;
+		}
+	}
+	ensure_leader(s);
+	paxos_time next = s->now + rng_range(&s->rng, 5000, 40000);
+	if (next < FAULT_PHASE)
+		schedule(s, next, SE_FAULT, 0, 0);
+}
+
+/* The fault phase is over: everything restarts, the network stops losing messages and one
+ * proposer leads from now on. */
+static void heal(struct sim *s)
+{
+	trace(s, 1, "the network heals");
+	s->healed = true;
+	s->loss = 0;
+	end_partition(s);
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		acceptor_restart(s, i);
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (!s->prop[i].up) {
+			trace(s, 1, "proposer %u restarts", i);
+			if (proposer_start(s, i))
+				checker_view_reset(&s->check, proposer_view(s, i));
+		}
+	uint32_t keep = UINT32_MAX;
+	for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
+		if (leads(s, i))
+			keep = i;
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (i != keep)
+			demote(s, i);
+	promote(s, keep == UINT32_MAX ? 0 : keep);
+}
+
+/* ---- clients ---- */
+
+static void submit(struct sim *s, uint32_t id)
+{
+	uint8_t buf[SIM_MAX_VALUE];
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value.data = buf;
+	m.u.client_value.value.len = value_encode(id, buf);
+	if (s->check.submitted[id] == 0)
+		s->submitted_distinct++;
+	checker_submitted(&s->check, id);
+	s->r->submissions++;
+	trace(s, 2, "client submits value %u", id);
+	on_emit(&s->client, PAXOS_GROUP_SUBMIT, &m);
+	schedule(s, s->now + RESUBMIT_AFTER, SE_RESUBMIT, 0, id);
+}
+
+/* The client learns its value was delivered from learner 0, like a replica's own client. */
+static void maybe_resubmit(struct sim *s, uint32_t id)
+{
+	if (s->check.views[0].count[id] == 0)
+		submit(s, id);
+}
+
+/* ---- delivering ---- */
+
+static const char *group_name(enum paxos_group g)
+{
+	static const char *const names[] = {"acceptors", "proposers", "learners", "submit"};
+	return (unsigned)g < PAXOS_GROUP_COUNT ? names[g] : "?";
+}
+
+/* The group lib/node.c accepts a message type on; anything else it drops. */
+static enum paxos_group group_of(enum paxos_msg_type type)
+{
+	switch (type) {
+	case PAXOS_MSG_PREPARE:
+	case PAXOS_MSG_ACCEPT:
+	case PAXOS_MSG_REPEAT:
+	case PAXOS_MSG_TRIM:
+		return PAXOS_GROUP_ACCEPTORS;
+	case PAXOS_MSG_PROMISE:
+	case PAXOS_MSG_REJECT:
+	case PAXOS_MSG_HEARTBEAT:
+	case PAXOS_MSG_LEADER:
+		return PAXOS_GROUP_PROPOSERS;
+	case PAXOS_MSG_ACCEPTED:
+	case PAXOS_MSG_ACCEPTOR_STATE:
+	case PAXOS_MSG_TRIMMED:
+		return PAXOS_GROUP_LEARNERS;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return PAXOS_GROUP_SUBMIT;
+	}
+	return PAXOS_GROUP_COUNT;
+}
+
+static paxos_iid iid_of(const struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		return m->u.prepare.iid;
+	case PAXOS_MSG_ACCEPT:
+		return m->u.accept.iid;
+	case PAXOS_MSG_PROMISE:
+		return m->u.promise.iid;
+	case PAXOS_MSG_ACCEPTED:
+		return m->u.accepted.iid;
+	case PAXOS_MSG_REJECT:
+		return m->u.reject.iid;
+	default:
+		return 0;
+	}
+}
+
+static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_message *m)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	if (!a->up || a->cut)
+		return;
+	int rc = mutant_handle(s->o.mutant, a->core, i, a->st, m, &a->ep.emitter);
+	if (rc != PAXOS_OK) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
+		return;
+	}
+	if (m->type == PAXOS_MSG_PREPARE || m->type == PAXOS_MSG_ACCEPT)
+		checker_promise(&s->check, i, a->st, iid_of(m), s->now);
+}
+
+static void deliver(struct sim *s, uint32_t to, uint32_t slot)
+{
+	struct sim_msg copy;
+	pool_take(&s->pool, slot, &copy);
+	const struct paxos_message *m = &copy.m;
+	enum paxos_group g = (enum paxos_group)(to >> 16);
+	enum endpoint_kind kind = (enum endpoint_kind)((to >> 8) & 0xff);
+	uint32_t i = to & 0xff;
+	hash_mix(s, (uint64_t)m->type << 32 | iid_of(m));
+	s->r->messages++;
+	if (group_of(m->type) != g)
+		return;
+	trace(s, 2, "%s %" PRIu64 " from %u:%u to %s %u", paxos_msg_type_name(m->type), iid_of(m),
+	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
+	switch (kind) {
+	case EP_ACCEPTOR:
+		deliver_to_acceptor(s, i, m);
+		break;
+	case EP_PROPOSER: {
+		struct sim_proposer *p = &s->prop[i];
+		if (!p->up)
+			break;
+		if (g == PAXOS_GROUP_LEARNERS) {
+			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
+			break;
+		}
+		if (m->type == PAXOS_MSG_CLIENT_VALUE && leads(s, i))
+			checker_received(&s->check, &m->u.client_value.value);
+		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
+		break;
+	}
+	case EP_LEARNER:
+		paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
+		break;
+	default:
+		break;
+	}
+}
+
+static void tick(struct sim *s)
+{
+	for (uint32_t i = 0; i < s->o.learners; i++)
+		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
+	for (uint32_t i = 0; i < s->o.proposers; i++) {
+		struct sim_proposer *p = &s->prop[i];
+		if (!p->up)
+			continue;
+		paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
+		paxos_proposer_tick(p->core, s->now, &p->ep.emitter);
+	}
+}
+
+/* Every value submitted and delivered by every learner, with every proposer up. */
+static bool complete(const struct sim *s)
+{
+	if (s->submitted_distinct < s->o.values)
+		return false;
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (!s->prop[i].up)
+			return false;
+	for (uint32_t v = 0; v < s->check.view_count; v++)
+		if (!checker_view_complete(&s->check, v))
+			return false;
+	return true;
+}
+
+/* Describes what the acceptors' records say about iid: "a0 b=201 v=5; a1 -; ...". Returns the
+ * largest number of acceptors that hold one ballot. */
+static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t cap)
+{
+	paxos_ballot ballots[SIM_MAX_ACCEPTORS];
+	uint32_t best = 0;
+	size_t n = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < s->o.acceptors; i++) {
+		struct paxos_record rec;
+		struct paxos_storage *st = s->acc[i].st;
+		int rc = st->ops->get(st, iid, &rec);
+		ballots[i] = rc == 1 ? rec.accepted : 0;
+		int64_t id = rc == 1 && rec.accepted ? value_decode(&rec.value, s->o.values) : -1;
+		if (n < cap)
+			n += (size_t)snprintf(
+			    buf + n, cap - n, "%sa%u promised %u accepted %u (value %" PRId64 ")",
+			    i ? ", " : "", i, rc == 1 ? rec.promised : 0, ballots[i], id);
+		uint32_t same = 0;
+		for (uint32_t k = 0; k <= i; k++)
+			same += ballots[i] != 0 && ballots[k] == ballots[i];
+		if (same > best)
+			best = same;
+	}
+	return best;
+}
+
+/*
+ * KNOWN ISSUE (stuck learner): a learner that missed the accepted messages of instance iid
+ * asks the acceptors to repeat them, but repeats only carry each acceptor's latest ballot.
+ * After proposers re-ran a chosen instance at higher ballots that reached only a minority
+ * (a phase 2 timeout just before the learner closed it, a new leader pre-executing its
+ * window), either
+ *   - no ballot has a quorum among the acceptors' records any more, so no repeat can close
+ *     the instance (nobody re-proposes it: the leader delivered it), or
+ *   - a ballot b has a quorum, but the learner keeps only the highest ballot it heard of
+ *     and ignores the lower b.
+ * Returns a description when the learner stuck at iid is in one of these cases (another
+ * learner delivered iid, so it was chosen), or NULL.
+ */
+static const char *diagnose_stuck(struct sim *s, paxos_iid iid, char *buf, size_t cap)
+{
+	uint32_t quorum = s->o.acceptors / 2 + 1;
+	if (iid >= s->check.chosen_cap || !s->check.chosen[iid].known)
+		return NULL;
+	paxos_ballot quorum_ballot = 0, highest = 0;
+	for (uint32_t i = 0; i < s->o.acceptors; i++) {
+		struct paxos_record rec;
+		struct paxos_storage *st = s->acc[i].st;
+		if (st->ops->get(st, iid, &rec) != 1 || rec.accepted == 0)
+			continue;
+		if (rec.accepted > highest)
+			highest = rec.accepted;
+		uint32_t same = 0;
+		for (uint32_t k = 0; k < s->o.acceptors; k++) {
+			struct paxos_record other;
+			struct paxos_storage *ot = s->acc[k].st;
+			same +=
+			    ot->ops->get(ot, iid, &other) == 1 && other.accepted == rec.accepted;
+		}
+		if (same >= quorum && rec.accepted > quorum_ballot)
+			quorum_ballot = rec.accepted;
+	}
+	if (quorum_ballot == 0)
+		snprintf(buf, cap,
+			 "instance %" PRIu64 " was chosen but no ballot has a quorum among the "
+			 "acceptors any more: repeats cannot close it",
+			 iid);
+	else if (highest > quorum_ballot)
+		snprintf(buf, cap,
+			 "instance %" PRIu64 " has a quorum at ballot %u, but a minority accepted "
+			 "ballot %u and the learner only counts the highest ballot",
+			 iid, quorum_ballot, highest);
+	else
+		return NULL;
+	return buf;
+}
+
+static const struct paxos_learner *view_learner(const struct sim *s, uint32_t v)
+{
+	return v < s->o.learners ? s->lrn[v].core : s->prop[v - s->o.learners].learner;
+}
+
+static void report_liveness(struct sim *s)
+{
+	/* Known issues only excuse a run in which every incomplete learner is stuck on one. */
+	bool all_known = !s->o.strict;
+	for (uint32_t v = 0; v < s->check.view_count && all_known; v++) {
+		char why[256];
+		if (!checker_view_complete(&s->check, v) &&
+		    !diagnose_stuck(s, paxos_learner_next_iid(view_learner(s, v)), why,
+				    sizeof(why)))
+			all_known = false;
+	}
+	for (uint32_t v = 0; v < s->check.view_count; v++) {
+		if (checker_view_complete(&s->check, v))
+			continue;
+		uint32_t missing = 0, first = 0;
+		for (uint32_t id = s->o.values; id-- > 0;)
+			if (s->check.submitted[id] && !s->check.views[v].count[id]) {
+				missing++;
+				first = id;
+			}
+		const struct paxos_learner *l = view_learner(s, v);
+		char why[256];
+		if (all_known) {
+			snprintf(s->r->known, sizeof(s->r->known), "%s %u stuck: %s",
+				 v < s->o.learners ? "learner" : "proposer's learner",
+				 v < s->o.learners ? v : v - s->o.learners,
+				 diagnose_stuck(s, paxos_learner_next_iid(l), why, sizeof(why)));
+			trace(s, 1, "known issue: %s", s->r->known);
+			return;
+		}
+		char acc[400];
+		uint32_t best = acceptor_view(s, paxos_learner_next_iid(l), acc, sizeof(acc));
+		checker_fail(
+		    &s->check, SIM_V_LIVENESS,
+		    "%.0f ms after healing, %s %u still misses %u values (value %u first); "
+		    "it delivered up to instance %" PRIu64 " and has seen %" PRIu64
+		    "; %u proposers lead; best ballot quorum %u; %s",
+		    (double)LIVENESS_BUDGET / 1000.0,
+		    v < s->o.learners ? "learner" : "proposer's learner",
+		    v < s->o.learners ? v : v - s->o.learners, missing, first,
+		    paxos_learner_next_iid(l) - 1, paxos_learner_highest_seen(l), leader_count(s),
+		    best, acc);
+		return;
+	}
+}
+
+static void step(struct sim *s, const struct sim_event *e)
+{
+	hash_mix(s, e->at);
+	hash_mix(s, (uint64_t)e->kind << 32 | e->target);
+	switch ((enum sim_event_kind)e->kind) {
+	case SE_DELIVER:
+		deliver(s, e->target, e->arg);
+		break;
+	case SE_TICK:
+		tick(s);
+		schedule(s, s->now + TICK, SE_TICK, 0, 0);
+		break;
+	case SE_ACCEPTOR_TICK: {
+		struct sim_acceptor *a = &s->acc[e->target];
+		if (a->up && paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
+			checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
+				     e->target);
+		schedule(s, s->now + ACCEPTOR_REPEAT, SE_ACCEPTOR_TICK, e->target, 0);
+		break;
+	}
+	case SE_SUBMIT:
+		submit(s, e->arg);
+		break;
+	case SE_RESUBMIT:
+		maybe_resubmit(s, e->arg);
+		break;
+	case SE_FAULT:
+		if (!s->healed)
+			inject_fault(s);
+		break;
+	case SE_ACCEPTOR_RESTART:
+		if (!s->healed)
+			acceptor_restart(s, e->target);
+		break;
+	case SE_PROPOSER_RESTART:
+		if (!s->healed && !s->prop[e->target].up) {
+			trace(s, 1, "proposer %u restarts", e->target);
+			if (proposer_start(s, e->target))
+				checker_view_reset(&s->check, proposer_view(s, e->target));
+			ensure_leader(s);
+		}
+		break;
+	case SE_PARTITION_END:
+		if (!s->healed)
+			end_partition(s);
+		break;
+	case SE_DEMOTE:
+		if (!s->healed && leader_count(s) > 1)
+			demote(s, e->target);
+		break;
+	case SE_HEAL:
+		heal(s);
+		break;
+	}
+}
+
+/* ---- set-up and the run ---- */
+
+static bool build(struct sim *s)
+{
+	s->client = (struct endpoint){s, EP_CLIENT, 0, {on_emit, NULL}};
+	s->client.emitter.ctx = &s->client;
+	for (uint32_t i = 0; i < s->o.acceptors; i++) {
+		struct sim_acceptor *a = &s->acc[i];
+		a->ep = (struct endpoint){s, EP_ACCEPTOR, i, {on_emit, &a->ep}};
+		a->st = paxos_storage_memory_new();
+		if (!a->st || !acceptor_start(s, i))
+			return false;
+	}
+	for (uint32_t i = 0; i < s->o.proposers; i++) {
+		struct sim_proposer *p = &s->prop[i];
+		p->ep = (struct endpoint){s, EP_PROPOSER, i, {on_emit, &p->ep}};
+		if (!proposer_start(s, i))
+			return false;
+	}
+	for (uint32_t i = 0; i < s->o.learners; i++) {
+		struct sim_learner *l = &s->lrn[i];
+		l->ep = (struct endpoint){s, EP_LEARNER, i, {on_emit, &l->ep}};
+		l->core = learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters);
+		if (!l->core)
+			return false;
+	}
+	return true;
+}
+
+static void teardown(struct sim *s)
+{
+	for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
+		paxos_acceptor_free(s->acc[i].core);
+		paxos_storage_destroy(s->acc[i].st);
+	}
+	for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
+		proposer_stop(&s->prop[i]);
+	for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++)
+		paxos_learner_free(s->lrn[i].core);
+	pool_destroy(&s->pool);
+	queue_destroy(&s->queue);
+	checker_destroy(&s->check);
+}
+
+static bool options_valid(const struct sim_options *o)
+{
+	return o->acceptors >= 1 && o->acceptors <= SIM_MAX_ACCEPTORS && o->proposers >= 1 &&
+	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
+	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
+	       o->values >= 1 && o->values <= SIM_MAX_VALUES && (o->faults & ~SIM_FAULT_ALL) == 0 &&
+	       (unsigned)o->mutant < SIM_MUTANT_COUNT;
+}
+
+/* The initial events: timers with random phases, the clients' submissions, faults, healing. */
+static void plan(struct sim *s)
+{
+	schedule(s, rng_range(&s->rng, 0, TICK - 1), SE_TICK, 0, 0);
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		schedule(s, rng_range(&s->rng, 0, ACCEPTOR_REPEAT - 1), SE_ACCEPTOR_TICK, i, 0);
+	for (uint32_t id = 0; id < s->o.values; id++)
+		schedule(s, rng_range(&s->rng, 0, SUBMIT_SPAN), SE_SUBMIT, 0, id);
+	if (s->o.faults)
+		schedule(s, rng_range(&s->rng, 5000, 40000), SE_FAULT, 0, 0);
+	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
+}
+
+static void run(struct sim *s)
+{
+	promote(s, 0);
+	plan(s);
+	struct sim_event e;
+	uint64_t events = 0;
+	while (s->check.violation == SIM_OK && queue_pop(&s->queue, &e)) {
+		s->now = e.at;
+		step(s, &e);
+		if (++events > MAX_EVENTS) {
+			checker_fail(&s->check, SIM_V_INTERNAL, "more than %u events", MAX_EVENTS);
+			break;
+		}
+		if (e.kind != SE_TICK)
+			continue;
+		/* Checked on ticks only: the scan is linear in the values. */
+		if (complete(s))
+			break;
+		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
+			report_liveness(s);
+			break;
+		}
+	}
+}
+
+enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->trace_hash = 0xcbf29ce484222325ull;
+	if (!o || !options_valid(o)) {
+		r->violation = SIM_V_INTERNAL;
+		snprintf(r->message, sizeof(r->message), "invalid simulation options");
+		return r->violation;
+	}
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s) {
+		r->violation = SIM_V_INTERNAL;
+		snprintf(r->message, sizeof(r->message), "out of memory");
+		return r->violation;
+	}
+	s->o = *o;
+	s->r = r;
+	s->loss = o->loss;
+	rng_seed(&s->rng, o->seed);
+	/* Proposer tuning varies with the seed too: FIFO, pipelined, tiny and larger windows. */
+	s->window = (uint32_t)rng_range(&s->rng, 1, 16);
+	s->concurrency = (uint32_t)rng_range(&s->rng, 1, s->window);
+	pool_init(&s->pool);
+	queue_init(&s->queue);
+	if (checker_init(&s->check, o->values, o->learners + o->proposers) != 0) {
+		checker_fail(&s->check, SIM_V_INTERNAL, "out of memory");
+	} else if (build(s)) {
+		/* Duplicates are bounded only while one proposer leads throughout; a new leader
+		 * may propose values its predecessor already got chosen (at-least-once). */
+		s->check.integrity = (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL)) == 0 &&
+				     (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
+		run(s);
+	} else {
+		checker_fail(&s->check, SIM_V_INTERNAL, "cannot build the cluster");
+	}
+	r->violation = s->check.violation;
+	snprintf(r->message, sizeof(r->message), "%s", s->check.message);
+	r->deliveries = s->check.deliveries;
+	r->duplicates = s->check.duplicates;
+	r->end_time = s->now;
+	if (o->verbose)
+		fprintf(stderr,
+			"sim: window %u, concurrency %u; %" PRIu64 " messages, %" PRIu64
+			" deliveries (%" PRIu64 " duplicates), %" PRIu64
+			" submissions, ended at %.1f ms: %s%s%s\n",
+			s->window, s->concurrency, r->messages, r->deliveries, r->duplicates,
+			r->submissions, (double)s->now / 1000.0, sim_violation_name(r->violation),
+			r->violation ? ": " : "", r->message);
+	if (o->verbose && r->known[0])
+		fprintf(stderr, "sim: known issue: %s\n", r->known);
+	teardown(s);
+	free(s);
+	return r->violation;
+}
+
+/* ---- options ---- */
+
+const char *sim_violation_name(enum sim_violation v)
+{
+	static const char *const names[] = {
+	    [SIM_OK] = "ok",
+	    [SIM_V_AGREEMENT] = "agreement violated",
+	    [SIM_V_VALIDITY] = "validity violated",
+	    [SIM_V_DUPLICATE] = "value delivered more often than submitted",
+	    [SIM_V_ORDER] = "delivery order violated",
+	    [SIM_V_PROMISE] = "acceptor promise went down",
+	    [SIM_V_LIVENESS] = "liveness violated",
+	    [SIM_V_INTERNAL] = "simulator error",
+	};
+	return (unsigned)v <= SIM_V_INTERNAL ? names[v] : "?";
+}
+
+void sim_options_default(struct sim_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->acceptors = 3;
+	o->proposers = 2;
+	o->learners = 2;
+	o->loss = 10;
+	o->dup = 5;
+	o->values = 30;
+	o->faults = SIM_FAULT_ALL;
+}
+
+void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
+{
+	char faults[64] = "";
+	size_t n = 0;
+	for (uint32_t k = 0; k < 5; k++)
+		if (o->faults & (1u << k))
+			n += (size_t)snprintf(faults + n, sizeof(faults) - n, "%s%s", n ? "," : "",
+					      fault_names[k]);
+	size_t w = (size_t)snprintf(
+	    buf, cap,
+	    "%s --seed %" PRIu64 " --acceptors %u --proposers %u --learners %u --loss %u --dup %u "
+	    "--values %u --faults %s",
+	    program, o->seed, o->acceptors, o->proposers, o->learners, o->loss, o->dup, o->values,
+	    n ? faults : "none");
+	if (o->mutant != SIM_MUTANT_NONE && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
+	if (o->strict && w < cap)
+		snprintf(buf + w, cap - w, " --strict");
+}
+
+static int parse_faults(const char *text, uint32_t *mask)
+{
+	*mask = 0;
+	if (strcmp(text, "none") == 0)
+		return 0;
+	if (strcmp(text, "all") == 0) {
+		*mask = SIM_FAULT_ALL;
+		return 0;
+	}
+	char copy[128];
+	snprintf(copy, sizeof(copy), "%s", text);
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint32_t k = 0;
+		while (k < 5 && strcmp(tok, fault_names[k]) != 0)
+			k++;
+		if (k == 5)
+			return -1;
+		*mask |= 1u << k;
+	}
+	return 0;
+}
+
+static int parse_u64(const char *text, uint64_t max, uint64_t *out)
+{
+	char *end = NULL;
+	if (!text || !*text || *text == '-')
+		return -1;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (*end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		uint64_t max;
+	} numeric[] = {{"--seed", UINT64_MAX},
+		       {"--acceptors", SIM_MAX_ACCEPTORS},
+		       {"--proposers", SIM_MAX_PROPOSERS},
+		       {"--learners", SIM_MAX_LEARNERS},
+		       {"--loss", 100},
+		       {"--dup", 100},
+		       {"--values", SIM_MAX_VALUES}};
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
+			o->verbose = o->verbose > 1 ? o->verbose : 1;
+			continue;
+		}
+		if (strcmp(arg, "--trace") == 0) {
+			o->verbose = 2;
+			continue;
+		}
+		if (strcmp(arg, "--strict") == 0) {
+			o->strict = true;
+			continue;
+		}
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!val) {
+			snprintf(err, errlen, "%s needs a value", arg);
+			return -1;
+		}
+		i++;
+		if (strcmp(arg, "--faults") == 0) {
+			if (parse_faults(val, &o->faults) != 0) {
+				snprintf(err, errlen,
+					 "--faults: expected none, all or a list of "
+					 "crash,pcrash,leader,dual,partition, not \"%s\"",
+					 val);
+				return -1;
+			}
+			continue;
+		}
+		if (strcmp(arg, "--mutant") == 0) {
+			uint32_t k = 0;
+			while (k < SIM_MUTANT_COUNT && strcmp(val, mutant_names[k]) != 0)
+				k++;
+			if (k == SIM_MUTANT_COUNT) {
+				snprintf(
+				    err, errlen,
+				    "--mutant: expected none, accept-low or amnesia, not \"%s\"",
+				    val);
+				return -1;
+			}
+			o->mutant = (enum sim_mutant)k;
+			continue;
+		}
+		size_t k = 0;
+		while (k < sizeof(numeric) / sizeof(numeric[0]) &&
+		       strcmp(arg, numeric[k].name) != 0)
+			k++;
+		uint64_t v = 0;
+		if (k == sizeof(numeric) / sizeof(numeric[0])) {
+			snprintf(err, errlen, "unknown option %s", arg);
+			return -1;
+		}
+		if (parse_u64(val, numeric[k].max, &v) != 0 ||
+		    (k > 0 && k != 4 && k != 5 && v == 0)) {
+			snprintf(err, errlen, "%s: bad value \"%s\"", arg, val);
+			return -1;
+		}
+		switch (k) {
+		case 0:
+			o->seed = v;
+			break;
+		case 1:
+			o->acceptors = (uint32_t)v;
+			break;
+		case 2:
+			o->proposers = (uint32_t)v;
+			break;
+		case 3:
+			o->learners = (uint32_t)v;
+			break;
+		case 4:
+			o->loss = (uint32_t)v;
+			break;
+		case 5:
+			o->dup = (uint32_t)v;
+			break;
+		default:
+			o->values = (uint32_t)v;
+			break;
+		}
+	}
+	return 0;
+}

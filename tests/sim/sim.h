@@ -1,0 +1,93 @@
+/*
+ * A deterministic simulation of the I/O-free cores: acceptors, proposers (each with its
+ * internal learner) and learners exchange deep-copied messages over a simulated lossy,
+ * duplicating, reordering network, under crashes, leader changes and partitions, while a
+ * checker verifies the safety invariants after every step and liveness once the network heals.
+ * Everything random comes from one seeded PRNG, so a seed and the options replay a run exactly.
+ */
+#ifndef PAXOS_SIM_H
+#define PAXOS_SIM_H
+
+#include <paxos/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_MAX_ACCEPTORS 7u
+#define SIM_MAX_PROPOSERS 3u
+#define SIM_MAX_LEARNERS 3u
+#define SIM_MAX_VALUES 1000u
+
+/* Faults the fault phase may inject (a mask). */
+enum sim_fault {
+	SIM_FAULT_CRASH = 1u << 0,     /* crash and restart acceptors (storage survives) */
+	SIM_FAULT_PCRASH = 1u << 1,    /* crash and restart proposers */
+	SIM_FAULT_LEADER = 1u << 2,    /* move the leadership */
+	SIM_FAULT_DUAL = 1u << 3,      /* a second proposer leads for a while */
+	SIM_FAULT_PARTITION = 1u << 4, /* cut a minority of acceptors off */
+	SIM_FAULT_ALL = (1u << 5) - 1,
+};
+
+/* Deliberately broken acceptors, to show that the checker catches unsafe behaviour. */
+enum sim_mutant {
+	SIM_MUTANT_NONE = 0,
+	SIM_MUTANT_ACCEPT_LOW, /* accepts ballots below its promise */
+	SIM_MUTANT_AMNESIA,    /* a restarted acceptor has lost its storage (thesis 3.7.6) */
+	SIM_MUTANT_COUNT
+};
+
+enum sim_violation {
+	SIM_OK = 0,
+	SIM_V_AGREEMENT, /* two learners delivered different values for one instance */
+	SIM_V_VALIDITY,  /* a delivered value was never submitted */
+	SIM_V_DUPLICATE, /* one leader, yet a value delivered more often than it received it */
+	SIM_V_ORDER,     /* a learner skipped or repeated an instance */
+	SIM_V_PROMISE,   /* an acceptor's promise went down */
+	SIM_V_LIVENESS,  /* the healed system did not deliver everything in time */
+	SIM_V_INTERNAL,  /* the harness itself failed (allocation, core refused to start) */
+};
+
+struct sim_options {
+	uint64_t seed;
+	uint32_t acceptors; /* 1 .. SIM_MAX_ACCEPTORS */
+	uint32_t proposers; /* 1 .. SIM_MAX_PROPOSERS */
+	uint32_t learners;  /* 1 .. SIM_MAX_LEARNERS, besides the proposers' own */
+	uint32_t loss;      /* percent of deliveries dropped during the fault phase */
+	uint32_t dup;       /* percent of deliveries duplicated */
+	uint32_t values;    /* distinct client values, 1 .. SIM_MAX_VALUES */
+	uint32_t faults;    /* enum sim_fault mask */
+	enum sim_mutant mutant;
+	/* Also fail on the known core issues (see sim.c: restart_id, diagnose_stuck); without
+	 * it they are worked around or counted in sim_result.known. */
+	bool strict;
+	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
+};
+
+struct sim_result {
+	enum sim_violation violation;
+	char message[512];   /* what went wrong, when violation != SIM_OK */
+	uint64_t messages;   /* message deliveries simulated */
+	uint64_t deliveries; /* values delivered, over all learners */
+	uint64_t submissions;
+	uint64_t duplicates; /* deliveries beyond the first of a value, per learner */
+	paxos_time end_time;
+	char known[512];     /* a known core issue that stopped the run from completing, if any */
+	uint64_t trace_hash; /* digest of every event processed: equal runs, equal hashes */
+};
+
+void sim_options_default(struct sim_options *o);
+
+/* Parses "--seed N --acceptors N ... --faults crash,partition --mutant accept-low -v".
+ * Returns 0, or -1 with a message in err. */
+int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The command line that replays o, program name first. */
+void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap);
+
+const char *sim_violation_name(enum sim_violation v);
+
+/* Runs one simulation. Returns the violation found (SIM_OK when none), also in r. */
+enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r);
+
+#endif
