@@ -1,16 +1,28 @@
 #!/bin/sh
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
+# clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
+# tests/e2e_valgrind.sh.
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev check
-      iproute2 util-linux xxd"
-missing=""
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
+      iproute2 util-linux xxd clang valgrind"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "installing:$missing"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+updated=""
+
+# install PACKAGE...: the ones not installed yet
+install() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "installing:$missing"
+	[ -n "$updated" ] || $sudo apt-get update -qq
+	updated=1
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+}
+
+install $pkgs
+# libFuzzer and the sanitizer runtimes are only a recommendation of clang: name them.
+install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"

@@ -1,0 +1,209 @@
+/*
+ * libFuzzer target: paxos_decode on arbitrary bytes. Whatever it accepts must hold what the
+ * cores rely on (values inside the datagram, ids in range, at most max messages) and must
+ * survive an encode/decode round trip unchanged; whatever it rejects must report no messages.
+ */
+#include "codec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* abort() so that libFuzzer (and the replay driver) report the input that broke it. */
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_decode: %s:%d: invariant failed: %s\n", __FILE__,    \
+				__LINE__, #cond);                                                  \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+/* Few enough that long datagrams hit the limit, which must reject them as a whole. */
+#define SMALL_MAX 3u
+
+static struct paxos_decoder decoder;
+static bool decoder_ready;
+static struct paxos_message msgs[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
+static struct paxos_message again[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
+
+/* The value a message carries, or NULL for types without one. */
+static const struct paxos_value *value_of(const struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		return &m->u.promise.value;
+	case PAXOS_MSG_ACCEPT:
+		return &m->u.accept.value;
+	case PAXOS_MSG_ACCEPTED:
+		return &m->u.accepted.value;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return &m->u.client_value.value;
+	default:
+		return NULL;
+	}
+}
+
+static bool same_value(const struct paxos_value *a, const struct paxos_value *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
+static bool same_message(const struct paxos_message *a, const struct paxos_message *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case PAXOS_MSG_PREPARE:
+		return a->u.prepare.iid == b->u.prepare.iid &&
+		       a->u.prepare.ballot == b->u.prepare.ballot;
+	case PAXOS_MSG_PROMISE:
+		return a->u.promise.iid == b->u.promise.iid &&
+		       a->u.promise.ballot == b->u.promise.ballot &&
+		       a->u.promise.value_ballot == b->u.promise.value_ballot &&
+		       a->u.promise.acceptor_id == b->u.promise.acceptor_id &&
+		       same_value(&a->u.promise.value, &b->u.promise.value);
+	case PAXOS_MSG_ACCEPT:
+		return a->u.accept.iid == b->u.accept.iid &&
+		       a->u.accept.ballot == b->u.accept.ballot &&
+		       same_value(&a->u.accept.value, &b->u.accept.value);
+	case PAXOS_MSG_ACCEPTED:
+		return a->u.accepted.iid == b->u.accepted.iid &&
+		       a->u.accepted.ballot == b->u.accepted.ballot &&
+		       a->u.accepted.acceptor_id == b->u.accepted.acceptor_id &&
+		       a->u.accepted.final == b->u.accepted.final &&
+		       same_value(&a->u.accepted.value, &b->u.accepted.value);
+	case PAXOS_MSG_REJECT:
+		return a->u.reject.iid == b->u.reject.iid &&
+		       a->u.reject.ballot == b->u.reject.ballot &&
+		       a->u.reject.acceptor_id == b->u.reject.acceptor_id;
+	case PAXOS_MSG_REPEAT:
+		return a->u.repeat.from == b->u.repeat.from && a->u.repeat.to == b->u.repeat.to;
+	case PAXOS_MSG_TRIM:
+		return a->u.trim.iid == b->u.trim.iid;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		return a->u.acceptor_state.acceptor_id == b->u.acceptor_state.acceptor_id &&
+		       a->u.acceptor_state.highest_accepted ==
+			   b->u.acceptor_state.highest_accepted &&
+		       a->u.acceptor_state.trim_iid == b->u.acceptor_state.trim_iid;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return same_value(&a->u.client_value.value, &b->u.client_value.value);
+	case PAXOS_MSG_TRIMMED:
+		return a->u.trimmed.acceptor_id == b->u.trimmed.acceptor_id &&
+		       a->u.trimmed.iid == b->u.trimmed.iid;
+	case PAXOS_MSG_HEARTBEAT:
+		return a->u.heartbeat.proposer_id == b->u.heartbeat.proposer_id &&
+		       a->u.heartbeat.next_iid == b->u.heartbeat.next_iid;
+	case PAXOS_MSG_LEADER:
+		return a->u.leader.leader_id == b->u.leader.leader_id;
+	}
+	return false;
+}
+
+/* What the cores may assume of every decoded message. */
+static void check_message(const struct paxos_message *m, const uint8_t *buf, size_t len)
+{
+	CHECK(m->type >= PAXOS_MSG_PREPARE && m->type <= PAXOS_MSG_TYPE_MAX);
+	const struct paxos_value *v = value_of(m);
+	if (v) {
+		CHECK(v->len <= len);
+		if (v->len) {
+			CHECK(v->data >= buf && v->data + v->len <= buf + len);
+			/* Read every byte, so ASan sees it if the pointer is wrong after all. */
+			unsigned sum = 0;
+			for (uint32_t i = 0; i < v->len; i++)
+				sum += v->data[i];
+			(void)sum;
+		}
+	}
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		CHECK(m->u.promise.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_ACCEPTED:
+		CHECK(m->u.accepted.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_REJECT:
+		CHECK(m->u.reject.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_REPEAT:
+		CHECK(m->u.repeat.from <= m->u.repeat.to);
+		break;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		CHECK(m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_TRIMMED:
+		CHECK(m->u.trimmed.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_HEARTBEAT:
+		CHECK(m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS);
+		break;
+	case PAXOS_MSG_LEADER:
+		CHECK(m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
+		      m->u.leader.leader_id == PAXOS_LEADER_AUTO);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The encoder must take back everything the decoder accepted, in no more bytes (it packs
+ * numbers and lengths minimally), and the result must decode to the same messages. */
+static void check_round_trip(const struct paxos_header *h, size_t n, size_t len)
+{
+	size_t cap = len + PAXOS_WIRE_OVERHEAD;
+	uint8_t *buf = malloc(cap);
+	CHECK(buf != NULL);
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, cap, h);
+	for (size_t i = 0; i < n; i++)
+		CHECK(paxos_encoder_add(&e, &msgs[i]) == PAXOS_OK);
+	CHECK(e.len <= len);
+
+	struct paxos_header h2;
+	size_t n2 = 0;
+	CHECK(paxos_decode(&decoder, buf, e.len, &h2, again, PAXOS_MAX_MESSAGES_PER_DATAGRAM,
+			   &n2) == PAXOS_OK);
+	CHECK(h2.role == h->role && h2.sender_id == h->sender_id);
+	CHECK(n2 == n);
+	for (size_t i = 0; i < n; i++)
+		CHECK(same_message(&msgs[i], &again[i]));
+	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!decoder_ready) {
+		paxos_decoder_init(&decoder);
+		decoder_ready = true;
+	}
+	struct paxos_header h;
+	size_t n = SIZE_MAX;
+	int rc = paxos_decode(&decoder, data, size, &h, msgs, PAXOS_MAX_MESSAGES_PER_DATAGRAM, &n);
+	CHECK(rc == PAXOS_OK || rc == PAXOS_E_MALFORMED);
+	if (rc != PAXOS_OK) {
+		CHECK(n == 0);
+		return 0;
+	}
+	CHECK(n <= PAXOS_MAX_MESSAGES_PER_DATAGRAM);
+	CHECK((unsigned)h.role < PAXOS_ROLE_COUNT);
+	for (size_t i = 0; i < n; i++)
+		check_message(&msgs[i], data, size);
+
+	/* All or nothing under a smaller limit: the same messages, or a rejection. */
+	struct paxos_message few[SMALL_MAX];
+	size_t n_few = SIZE_MAX;
+	rc = paxos_decode(&decoder, data, size, &h, few, SMALL_MAX, &n_few);
+	if (n > SMALL_MAX) {
+		CHECK(rc == PAXOS_E_MALFORMED && n_few == 0);
+	} else {
+		CHECK(rc == PAXOS_OK && n_few == n);
+		for (size_t i = 0; i < n; i++)
+			CHECK(same_message(&few[i], &msgs[i]));
+	}
+
+	check_round_trip(&h, n, size);
+	return 0;
+}

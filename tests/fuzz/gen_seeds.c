@@ -1,0 +1,98 @@
+/*
+ * Writes the decode seed corpus: one valid datagram per message type, some with edge values,
+ * and a batch of all types in one datagram. Run once; the output is committed in
+ * tests/fuzz/corpus/decode/. Usage: fuzz_gen_seeds DIR
+ */
+#include "codec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const uint8_t payload[] = "a client value";
+static const struct paxos_value value = {payload, sizeof(payload) - 1};
+static const struct paxos_value empty = {NULL, 0};
+
+static int write_datagram(const char *dir, const char *name, enum paxos_role role,
+			  const struct paxos_message *m, size_t count)
+{
+	static uint8_t buf[8192];
+	struct paxos_header h = {role, 1};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &h);
+	for (size_t i = 0; i < count; i++)
+		if (paxos_encoder_add(&e, &m[i]) != PAXOS_OK) {
+			fprintf(stderr, "%s: message %zu does not encode\n", name, i);
+			return -1;
+		}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, e.len, f) != e.len || fclose(f) != 0) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	const char *dir = argv[1];
+	const struct paxos_message m[] = {
+	    {.type = PAXOS_MSG_PREPARE, .u.prepare = {1, 101}},
+	    {.type = PAXOS_MSG_PROMISE, .u.promise = {7, 201, 101, value, 2}},
+	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {7, 201, value}},
+	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {7, 201, value, 1, true}},
+	    {.type = PAXOS_MSG_REJECT, .u.reject = {9, 301, 0}},
+	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {3, 300}},
+	    {.type = PAXOS_MSG_TRIM, .u.trim = {100}},
+	    {.type = PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {2, 5000, 100}},
+	    {.type = PAXOS_MSG_CLIENT_VALUE, .u.client_value = {value}},
+	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100}},
+	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
+	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO}},
+	};
+	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
+	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_PROMISE] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_ACCEPT] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_ACCEPTED] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_REJECT] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_REPEAT] = PAXOS_ROLE_LEARNER,
+	    [PAXOS_MSG_TRIM] = PAXOS_ROLE_LEARNER,
+	    [PAXOS_MSG_ACCEPTOR_STATE] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_CLIENT_VALUE] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_TRIMMED] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_HEARTBEAT] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_LEADER] = PAXOS_ROLE_CLIENT,
+	};
+	const size_t count = sizeof(m) / sizeof(m[0]);
+	char name[64];
+	int rc = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "%02d-%s", (int)m[i].type,
+			 paxos_msg_type_name(m[i].type));
+		rc |= write_datagram(dir, name, sender[m[i].type], &m[i], 1);
+	}
+	rc |= write_datagram(dir, "batch-all-types", PAXOS_ROLE_PROPOSER, m, count);
+	rc |= write_datagram(dir, "header-only", PAXOS_ROLE_CLIENT, NULL, 0);
+
+	/* Edges: largest numbers, empty values, a non-final accepted. */
+	const struct paxos_message edge[] = {
+	    {.type = PAXOS_MSG_PREPARE, .u.prepare = {UINT64_MAX, UINT32_MAX}},
+	    {.type = PAXOS_MSG_PROMISE, .u.promise = {UINT64_MAX, UINT32_MAX, 0, empty, 31}},
+	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {UINT64_MAX, UINT32_MAX, empty}},
+	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {UINT64_MAX, UINT32_MAX, empty, 31, false}},
+	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {0, UINT64_MAX}},
+	    {.type = PAXOS_MSG_TRIM, .u.trim = {UINT64_MAX}},
+	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {PAXOS_MAX_PROPOSERS - 1, UINT64_MAX}},
+	    {.type = PAXOS_MSG_LEADER, .u.leader = {0}},
+	};
+	rc |= write_datagram(dir, "batch-edges", PAXOS_ROLE_PROPOSER, edge,
+			     sizeof(edge) / sizeof(edge[0]));
+	return rc ? 1 : 0;
+}
