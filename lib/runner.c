@@ -104,31 +104,59 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	fprintf(out, "  -c, --config FILE  cluster configuration (paxos.conf)\n");
 	if (has_id)
 		fprintf(out, "  -i, --id ID        this process's id (acceptor and/or proposer)\n");
+	if (spec->roles & PAXOS_HOST_ACCEPTOR)
+		fprintf(out, "      --fresh        delete the acceptor's stored state and start empty\n"
+			     "                     (default: recover it; never use on a live member)\n");
 	if (has_output)
 		fprintf(out, "  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
 	fprintf(out, "  -h, --help         this text\n");
 }
 
+/* Opens the acceptor's store (recovering what it holds unless fresh) and says what it is. */
+static int host_acceptor(const char *p, const struct paxos_config *cfg, struct paxos_node *node,
+			 uint32_t id, bool fresh)
+{
+	char err[512], dir[300] = "";
+	struct paxos_storage *st = paxos_storage_open(cfg, id, fresh, err, sizeof(err));
+	if (!st) {
+		fprintf(stderr, "%s: acceptor %u: %s\n", p, id, err);
+		return -1;
+	}
+	if (paxos_node_add_acceptor(node, id, st) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
+		return -1;
+	}
+	if (strcmp(cfg->storage, "memory") == 0) {
+		/* Thesis 3.7.6: an acceptor that forgot its promises must not rejoin. */
+		fprintf(stderr, "%s: acceptor %u, storage memory (volatile: never restart it into a "
+				"running cluster)\n",
+			p, id);
+		return 0;
+	}
+	paxos_storage_dir(cfg, id, dir, sizeof(dir));
+	fprintf(stderr, "%s: acceptor %u, storage %s, durability %s, in %s%s\n", p, id,
+		cfg->storage, paxos_durability_name(cfg->durability), dir,
+		fresh || cfg->storage_fresh ? " (started fresh: earlier state deleted)"
+					    : " (recovered)");
+	return 0;
+}
+
 static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_config *cfg,
-		      struct paxos_node *node, uint32_t id, struct output *out)
+		      struct paxos_node *node, uint32_t id, bool fresh, struct output *out)
 {
 	const char *p = spec->program;
-	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && id < cfg->acceptors) {
-		if (paxos_node_add_acceptor(node, id, paxos_storage_memory_new()) != PAXOS_OK)
-			return -1;
-		fprintf(stderr, "%s: acceptor %u, storage %s (volatile: never restart it into a "
-				"running cluster)\n",
-			p, id, cfg->storage);
+	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && id < cfg->acceptors &&
+	    host_acceptor(p, cfg, node, id, fresh) != 0)
+		return -1;
+	if ((spec->roles & PAXOS_HOST_PROPOSER) && id < cfg->proposers &&
+	    paxos_node_add_proposer(node, id) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
+		return -1;
 	}
-	if ((spec->roles & PAXOS_HOST_PROPOSER) && id < cfg->proposers) {
-		if (paxos_node_add_proposer(node, id) != PAXOS_OK)
-			return -1;
-		fprintf(stderr, "%s: proposer %u%s\n", p, id,
-			id == cfg->leader ? " (leader)" : "");
-	}
-	if ((spec->roles & PAXOS_HOST_LEARNER) && out->file) {
-		if (paxos_node_add_learner(node, write_delivery, out) != PAXOS_OK)
-			return -1;
+	if ((spec->roles & PAXOS_HOST_LEARNER) && out->file &&
+	    paxos_node_add_learner(node, write_delivery, out) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
+		return -1;
 	}
 	return 0;
 }
@@ -138,11 +166,13 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
 						{"id", required_argument, NULL, 'i'},
 						{"output", required_argument, NULL, 'o'},
+						{"fresh", no_argument, NULL, 'f'},
 						{"help", no_argument, NULL, 'h'},
 						{NULL, 0, NULL, 0}};
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
 	const char *config = NULL, *id_text = NULL, *output = NULL;
+	bool fresh = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:i:o:h", options, NULL)) != -1) {
 		if (opt == 'c')
@@ -151,6 +181,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			id_text = optarg;
 		else if (opt == 'o' && has_output)
 			output = optarg;
+		else if (opt == 'f' && (spec->roles & PAXOS_HOST_ACCEPTOR))
+			fresh = true;
 		else if (opt == 'h') {
 			runner_usage(spec, stdout);
 			return 0;
@@ -189,8 +221,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	struct paxos_node *node = base ? paxos_node_new(base, &cfg, err, sizeof(err)) : NULL;
 	if (!node)
 		fprintf(stderr, "%s: %s\n", spec->program, base ? err : "cannot create event loop");
-	else if (host_roles(spec, &cfg, node, id, &out) != 0)
-		fprintf(stderr, "%s: %s\n", spec->program, paxos_node_error(node));
+	else if (host_roles(spec, &cfg, node, id, fresh, &out) != 0)
+		status = 1;
 	else {
 		struct event *flush = NULL;
 		struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
