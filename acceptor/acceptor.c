@@ -1,9 +1,10 @@
 /*
  * Acceptor protocol logic (thesis 2.2.2, 3.4): per instance it remembers the highest ballot
  * promised and the last value accepted, and answers repeat requests and trims for the
- * learners. Messages are handled in batches under one storage transaction (group commit):
- * replies are held until the commit succeeds, since an answer must never get ahead of the
- * state it promises.
+ * learners. A learning acceptor (thesis 3.7.5) also marks the instances its learner closed as
+ * final and from then on only ever answers with the chosen value. Messages are handled in batches
+ * under one storage transaction (group commit): replies are held until the commit succeeds, since
+ * an answer must never get ahead of the state it promises.
  */
 #include <paxos/acceptor.h>
 
@@ -75,6 +76,9 @@ void paxos_acceptor_free(struct paxos_acceptor *a)
 {
 	if (!a)
 		return;
+	/* Final marks still pending (paxos_acceptor_learned); losing them would be safe too. */
+	if (a->in_txn && !a->stopped)
+		(void)a->st->ops->commit(a->st);
 	free(a->held);
 	free(a->arena);
 	free(a);
@@ -197,6 +201,51 @@ static struct held_reply *hold_accepted(struct paxos_acceptor *a, const struct p
 	return r;
 }
 
+/*
+ * A prepare for a final instance gets a promise for any ballot, carrying the chosen value
+ * with value ballot p->ballot, and the record stays as it is. Safe: the proposer adopts the
+ * value with the highest value ballot among a quorum's promises, and no other acceptor that
+ * promises p->ballot can report more than p->ballot; one reporting exactly p->ballot holds
+ * what this proposer already proposed at p->ballot, which Paxos makes the chosen value when
+ * p->ballot is above the lowest ballot c it was chosen at. Below c the quorum that accepted c
+ * refuses p->ballot for good (promised c or final), so whatever the proposer picks can never
+ * be chosen. Not storing the promise is safe too: a final record never accepts anything.
+ */
+static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p,
+			 const struct paxos_record *rec)
+{
+	size_t off = arena_copy(a, &rec->value);
+	if (off == SIZE_MAX)
+		return PAXOS_OK; /* no memory: ignoring the prepare is safe */
+	struct held_reply *r = hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE);
+	r->m.u.promise.iid = p->iid;
+	r->m.u.promise.ballot = p->ballot;
+	r->m.u.promise.value_ballot = p->ballot;
+	r->m.u.promise.acceptor_id = a->id;
+	r->m.u.promise.value.len = rec->value.len;
+	r->value_in_arena = true;
+	r->value_off = off;
+	return PAXOS_OK;
+}
+
+/*
+ * An accept for a final instance, whatever its ballot, is answered with the chosen value
+ * flagged final and changes nothing. Safe: the acceptor accepts nothing, which is always
+ * allowed, and the answer tells the learners only what is true (the value was chosen); the
+ * proposer's learner closes the instance with it, so the proposer moves its own value on.
+ */
+static int accepted_final(struct paxos_acceptor *a, const struct paxos_record *rec)
+{
+	size_t off = arena_copy(a, &rec->value);
+	if (off == SIZE_MAX)
+		return PAXOS_OK; /* no memory: staying silent is safe */
+	struct held_reply *r = hold_accepted(a, rec, REPLY_ACCEPTED);
+	r->m.u.accepted.value.data = NULL;
+	r->value_in_arena = true;
+	r->value_off = off;
+	return PAXOS_OK;
+}
+
 static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p)
 {
 	if (!live_instance(a, p->iid))
@@ -207,6 +256,8 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		rc = load(a, p->iid, &rec);
 	if (rc != PAXOS_OK)
 		return rc;
+	if (rec.final)
+		return promise_final(a, p, &rec);
 	if (p->ballot < rec.promised) {
 		hold_reject(a, p->iid, rec.promised);
 		return PAXOS_OK;
@@ -251,6 +302,8 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		rc = load(a, acc->iid, &rec);
 	if (rc != PAXOS_OK)
 		return rc;
+	if (rec.final)
+		return accepted_final(a, &rec);
 	if (acc->ballot < rec.promised) {
 		hold_reject(a, acc->iid, rec.promised);
 		return PAXOS_OK;
@@ -455,7 +508,9 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	paxos_iid highest = a->st->ops->highest_accepted(a->st);
-	int rc = a->st->ops->begin(a->st);
+	/* The transaction may be open already with final marks (paxos_acceptor_learned): this
+	 * commit makes them durable. */
+	int rc = ensure_txn(a);
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 	if (highest > a->st->ops->trim_iid(a->st)) {
@@ -470,6 +525,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 		}
 	}
 	rc = a->st->ops->commit(a->st);
+	a->in_txn = false;
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 
@@ -479,4 +535,42 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	m.u.acceptor_state.trim_iid = a->st->ops->trim_iid(a->st);
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	return PAXOS_OK;
+}
+
+/*
+ * Thesis 3.7.5: "this update does not need an immediate commit". The mark is written inside
+ * the acceptor's transaction, which is left open: the next batch or tick commits it together
+ * with its own changes, so learning costs no commit (no fsync) of its own. A crash before that
+ * loses the mark, which is harmless: the record is then an ordinary one again.
+ */
+int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v)
+{
+	if (!a || !v || (v->len > 0 && !v->data) || a->held_count > 0)
+		return PAXOS_E_INVALID; /* held replies: called from a batch's emitter */
+	if (a->stopped)
+		return PAXOS_E_STORAGE;
+	if (!live_instance(a, iid))
+		return PAXOS_OK; /* trimmed: nothing is kept for it any more */
+	struct paxos_record rec;
+	int rc = ensure_txn(a);
+	if (rc == PAXOS_OK)
+		rc = load(a, iid, &rec);
+	if (rc != PAXOS_OK)
+		return fail(a, rc);
+	if (rec.final)
+		return PAXOS_OK;
+	rec.final = true;
+	rec.value = *v; /* may differ from what this acceptor accepted at a lower ballot */
+	/* A final record must read as holding a value (repeats and the highest-accepted mark
+	 * skip records with accepted 0). Which ballot does not matter: every reply for a final
+	 * record says final, and promises report the prepare's own ballot. Raising an empty
+	 * promise to keep promised >= accepted is safe: the record never accepts again. */
+	if (rec.accepted == 0) {
+		if (rec.promised == 0)
+			rec.promised = 1;
+		rec.accepted = rec.promised;
+	}
+	bool dropped;
+	rc = store(a, &rec, &dropped);
+	return rc == PAXOS_OK ? PAXOS_OK : fail(a, rc);
 }

@@ -1,8 +1,10 @@
 /*
  * The learner core (thesis 3.3, 3.6.2): counts accepted messages per instance in a ring of
- * preallocated slots, delivers closed instances in order and asks the acceptors again for the
- * holes it cannot fill by listening. Instances trimmed by so many acceptors that no quorum can
- * answer for them any more are skipped, and the application is told (thesis 3.4.1).
+ * preallocated slots (each acceptor's latest ballot per instance), closes an instance once a
+ * quorum reports one ballot or one acceptor says the value is final, delivers closed instances in
+ * order and asks the acceptors again for the holes it cannot fill by listening. Instances trimmed
+ * by so many acceptors that no quorum can answer for them any more are skipped, and the application
+ * is told (thesis 3.4.1).
  */
 #include <paxos/learner.h>
 
@@ -10,12 +12,13 @@
 #include <string.h>
 
 struct slot {
-	paxos_iid iid; /* 0: empty */
-	paxos_ballot ballot;
-	uint32_t voters; /* acceptors that accepted ballot, one bit each */
+	paxos_iid iid;       /* 0: empty */
+	paxos_ballot ballot; /* the highest ballot heard of; data holds its value */
 	bool closed;
 	uint32_t len;
 	uint8_t *data; /* max_value bytes, owned by the learner's value buffer */
+	/* Per acceptor, the highest ballot it reported (0: none); owned by the vote buffer. */
+	paxos_ballot *votes;
 };
 
 struct paxos_learner {
@@ -30,6 +33,7 @@ struct paxos_learner {
 	paxos_iid next_at_last_check;
 	struct slot *slots;
 	uint8_t *values;
+	paxos_ballot *votes; /* window x acceptors */
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
 	/* Acceptors that must have trimmed an instance before it is lost: fewer than a quorum
@@ -75,12 +79,15 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
-	if (!l->slots || !l->values) {
+	l->votes = calloc((size_t)o->window * o->acceptors, sizeof(*l->votes));
+	if (!l->slots || !l->values || !l->votes) {
 		paxos_learner_free(l);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < o->window; i++)
+	for (uint32_t i = 0; i < o->window; i++) {
 		l->slots[i].data = l->values + (size_t)i * o->max_value;
+		l->slots[i].votes = l->votes + (size_t)i * o->acceptors;
+	}
 	return l;
 }
 
@@ -90,6 +97,7 @@ void paxos_learner_free(struct paxos_learner *l)
 		return;
 	free(l->slots);
 	free(l->values);
+	free(l->votes);
 	free(l);
 }
 
@@ -98,13 +106,13 @@ static struct slot *slot_of(struct paxos_learner *l, paxos_iid iid)
 	return &l->slots[iid % l->opt.window];
 }
 
-static void slot_reset(struct slot *s, paxos_iid iid)
+static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
 	s->iid = iid;
 	s->ballot = 0;
-	s->voters = 0;
 	s->closed = false;
 	s->len = 0;
+	memset(s->votes, 0, l->opt.acceptors * sizeof(*s->votes));
 }
 
 static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
@@ -132,11 +140,42 @@ static void deliver_ready(struct paxos_learner *l)
 			return;
 		paxos_iid iid = l->next;
 		struct paxos_value v = {s->data, s->len};
-		slot_reset(s, 0);
+		slot_reset(l, s, 0);
 		l->next++;
 		l->counters->values_delivered++;
 		l->counters->bytes_delivered += v.len;
 		l->opt.deliver(l->opt.deliver_arg, iid, &v);
+	}
+}
+
+/*
+ * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
+ * holds only the latest). Returns whether a quorum of acceptors now reports one ballot b, any
+ * b, not only the highest: the value chosen at b is then the one to deliver. The slot holds
+ * the value of the highest ballot heard of instead, which is the same value: in Paxos every
+ * ballot accepted above a chosen one carries the chosen value (a proposer of a higher ballot
+ * hears of it from the quorum that accepted b), and the highest ballot is at least b.
+ */
+static bool record_vote(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
+{
+	paxos_ballot *mine = &s->votes[a->acceptor_id];
+	if (a->ballot <= *mine)
+		return false; /* a duplicate, or older than what this acceptor reported */
+	*mine = a->ballot;
+	/* Same ballot means same value in Paxos: a stored copy of it is kept. */
+	if (a->ballot > s->ballot)
+		slot_store(s, a->ballot, &a->value);
+	uint32_t same = 0;
+	for (uint32_t k = 0; k < l->opt.acceptors; k++)
+		same += s->votes[k] == a->ballot;
+	return same >= l->quorum;
+}
+
+static void report_closed(struct paxos_learner *l, const struct slot *s)
+{
+	if (l->opt.closed) {
+		struct paxos_value v = {s->data, s->len};
+		l->opt.closed(l->opt.closed_arg, s->iid, &v);
 	}
 }
 
@@ -167,32 +206,24 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	}
 	struct slot *s = slot_of(l, a->iid);
 	if (s->iid != a->iid)
-		slot_reset(s, a->iid);
-	if (s->closed)
+		slot_reset(l, s, a->iid);
+	if (s->closed) {
+		/* Closed, waiting for a hole below. Someone still sends accepteds for it: a
+		 * proposer may be running it again because the first report came before the
+		 * instance entered its window. Reporting again lets it stop. */
+		report_closed(l, s);
 		return;
-	uint32_t voter = 1u << a->acceptor_id;
+	}
 	if (a->final) {
 		/* The sender knows this value is the chosen one, whatever ballot we counted. */
 		slot_store(s, a->ballot > s->ballot ? a->ballot : s->ballot, &a->value);
-		s->voters |= voter;
 		s->closed = true;
-	} else if (a->ballot > s->ballot) {
-		slot_store(s, a->ballot, &a->value);
-		s->voters = voter;
-	} else if (a->ballot == s->ballot) {
-		/* Same ballot means same value in Paxos: keep the stored copy. */
-		s->voters |= voter;
 	} else {
-		return;
+		s->closed = record_vote(l, s, a);
 	}
-	if (!s->closed && (uint32_t)__builtin_popcount(s->voters) >= l->quorum)
-		s->closed = true;
 	if (!s->closed)
 		return;
-	if (l->opt.closed) {
-		struct paxos_value v = {s->data, s->len};
-		l->opt.closed(l->opt.closed_arg, s->iid, &v);
-	}
+	report_closed(l, s);
 	deliver_ready(l);
 }
 
@@ -225,7 +256,7 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	paxos_iid from = l->next;
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0 && l->slots[i].iid <= to)
-			slot_reset(&l->slots[i], 0);
+			slot_reset(l, &l->slots[i], 0);
 	l->next = to + 1;
 	if (to > l->highest_seen)
 		l->highest_seen = to;

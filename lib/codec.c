@@ -92,23 +92,23 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
 		msgpack_pack_uint64(pk, m->u.prepare.iid);
-		msgpack_pack_uint32(pk, m->u.prepare.ballot);
+		msgpack_pack_uint64(pk, m->u.prepare.ballot);
 		break;
 	case PAXOS_MSG_PROMISE:
 		msgpack_pack_uint64(pk, m->u.promise.iid);
-		msgpack_pack_uint32(pk, m->u.promise.ballot);
-		msgpack_pack_uint32(pk, m->u.promise.value_ballot);
+		msgpack_pack_uint64(pk, m->u.promise.ballot);
+		msgpack_pack_uint64(pk, m->u.promise.value_ballot);
 		pack_value(pk, &m->u.promise.value);
 		msgpack_pack_uint32(pk, m->u.promise.acceptor_id);
 		break;
 	case PAXOS_MSG_ACCEPT:
 		msgpack_pack_uint64(pk, m->u.accept.iid);
-		msgpack_pack_uint32(pk, m->u.accept.ballot);
+		msgpack_pack_uint64(pk, m->u.accept.ballot);
 		pack_value(pk, &m->u.accept.value);
 		break;
 	case PAXOS_MSG_ACCEPTED:
 		msgpack_pack_uint64(pk, m->u.accepted.iid);
-		msgpack_pack_uint32(pk, m->u.accepted.ballot);
+		msgpack_pack_uint64(pk, m->u.accepted.ballot);
 		pack_value(pk, &m->u.accepted.value);
 		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
 		if (m->u.accepted.final)
@@ -118,7 +118,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_REJECT:
 		msgpack_pack_uint64(pk, m->u.reject.iid);
-		msgpack_pack_uint32(pk, m->u.reject.ballot);
+		msgpack_pack_uint64(pk, m->u.reject.ballot);
 		msgpack_pack_uint32(pk, m->u.reject.acceptor_id);
 		break;
 	case PAXOS_MSG_REPEAT:
@@ -393,23 +393,23 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	m->type = (enum paxos_msg_type)type;
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
-		return get_u64(&f[1], &m->u.prepare.iid) && get_u32(&f[2], &m->u.prepare.ballot);
+		return get_u64(&f[1], &m->u.prepare.iid) && get_u64(&f[2], &m->u.prepare.ballot);
 	case PAXOS_MSG_PROMISE:
-		return get_u64(&f[1], &m->u.promise.iid) && get_u32(&f[2], &m->u.promise.ballot) &&
-		       get_u32(&f[3], &m->u.promise.value_ballot) &&
+		return get_u64(&f[1], &m->u.promise.iid) && get_u64(&f[2], &m->u.promise.ballot) &&
+		       get_u64(&f[3], &m->u.promise.value_ballot) &&
 		       get_value(&f[4], buf, len, &m->u.promise.value) &&
 		       get_acceptor_id(&f[5], &m->u.promise.acceptor_id);
 	case PAXOS_MSG_ACCEPT:
-		return get_u64(&f[1], &m->u.accept.iid) && get_u32(&f[2], &m->u.accept.ballot) &&
+		return get_u64(&f[1], &m->u.accept.iid) && get_u64(&f[2], &m->u.accept.ballot) &&
 		       get_value(&f[3], buf, len, &m->u.accept.value);
 	case PAXOS_MSG_ACCEPTED:
 		return get_u64(&f[1], &m->u.accepted.iid) &&
-		       get_u32(&f[2], &m->u.accepted.ballot) &&
+		       get_u64(&f[2], &m->u.accepted.ballot) &&
 		       get_value(&f[3], buf, len, &m->u.accepted.value) &&
 		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
 		       get_bool(&f[5], &m->u.accepted.final);
 	case PAXOS_MSG_REJECT:
-		return get_u64(&f[1], &m->u.reject.iid) && get_u32(&f[2], &m->u.reject.ballot) &&
+		return get_u64(&f[1], &m->u.reject.iid) && get_u64(&f[2], &m->u.reject.ballot) &&
 		       get_acceptor_id(&f[3], &m->u.reject.acceptor_id);
 	case PAXOS_MSG_REPEAT:
 		return get_u64(&f[1], &m->u.repeat.from) && get_u64(&f[2], &m->u.repeat.to) &&

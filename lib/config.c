@@ -78,6 +78,7 @@ static const struct config_key config_keys[] = {
     {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
     {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
     {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
+    {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},
 };
 
 #define CONFIG_KEY_COUNT (sizeof(config_keys) / sizeof(config_keys[0]))

@@ -417,6 +417,8 @@ void paxos_node_free(struct paxos_node *n)
 	free(n);
 }
 
+static int ensure_learner(struct paxos_node *n);
+
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->acceptor || !st || id >= n->cfg.acceptors) {
@@ -437,6 +439,9 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	int rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
+	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
+		rc = ensure_learner(n);
 	return rc;
 }
 
@@ -456,6 +461,12 @@ static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
 	if (n->proposer)
 		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
 				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	/* Learning acceptors: the node's acceptor keeps the decision as final. */
+	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
+		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
+		if (rc != PAXOS_OK && rc != PAXOS_E_INVALID)
+			fail_node(n, rc, "acceptor storage");
+	}
 }
 
 /* One learner per node serves both the application and the proposer. */
@@ -512,6 +523,18 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
+/* A skip past a later incarnation's ballot: make its epoch durable before using it. */
+static bool raise_epoch(void *arg, uint32_t epoch)
+{
+	struct paxos_node *n = arg;
+	char err[256];
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK)
+		return true;
+	fprintf(stderr, "paxos: proposer %u: cannot use epoch %u: %s\n", id, epoch, err);
+	return false;
+}
+
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 {
 	if (n->proposer || id >= n->cfg.proposers) {
@@ -525,6 +548,14 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 		return rc;
 	struct paxos_proposer_options o;
 	paxos_proposer_options_from_config(&o, &n->cfg, id);
+	char err[256];
+	rc = paxos_proposer_next_epoch(&n->cfg, id, &o.epoch, err, sizeof(err));
+	if (rc != PAXOS_OK) {
+		set_error(n, "proposer %u: %s", id, err);
+		return rc;
+	}
+	o.raise_epoch = raise_epoch;
+	o.raise_epoch_arg = n;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {
@@ -546,9 +577,10 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	uint32_t leader = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	fprintf(stderr,
-		"paxos: proposer %u: leader is %u at start (%s election) from instance %llu\n", id,
-		leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
-		(unsigned long long)first);
+		"paxos: proposer %u: leader is %u at start (%s election) from instance %llu, "
+		"epoch %u\n",
+		id, leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
+		(unsigned long long)first, o.epoch);
 	if (leader == id)
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);

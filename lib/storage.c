@@ -19,7 +19,6 @@
 #include "storage_backend.h"
 
 #define STORAGE_META_MAGIC 0x50585354u /* "PXST" */
-#define STORAGE_META_VERSION 1u
 
 static void set_error(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -73,10 +72,10 @@ paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE])
 
 void storage_record_encode(uint8_t *out, const struct paxos_record *rec)
 {
-	put_u32(out, rec->promised);
-	put_u32(out + 4, rec->accepted);
-	put_u32(out + 8, rec->final ? STORAGE_FLAG_FINAL : 0);
-	put_u32(out + 12, rec->value.len);
+	put_u64(out, rec->promised);
+	put_u64(out + 8, rec->accepted);
+	put_u32(out + 16, rec->final ? STORAGE_FLAG_FINAL : 0);
+	put_u32(out + 20, rec->value.len);
 	if (rec->value.len)
 		memmove(out + STORAGE_HEADER_SIZE, rec->value.data, rec->value.len);
 }
@@ -86,13 +85,13 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 {
 	if (size < STORAGE_HEADER_SIZE)
 		return false;
-	uint32_t flags = get_u32(data + 8);
-	uint32_t len = get_u32(data + 12);
+	uint32_t flags = get_u32(data + 16);
+	uint32_t len = get_u32(data + 20);
 	if ((flags & ~STORAGE_FLAG_FINAL) != 0 || len != size - STORAGE_HEADER_SIZE)
 		return false;
 	rec->iid = iid;
-	rec->promised = get_u32(data);
-	rec->accepted = get_u32(data + 4);
+	rec->promised = get_u64(data);
+	rec->accepted = get_u64(data + 8);
 	rec->final = (flags & STORAGE_FLAG_FINAL) != 0;
 	rec->value.data = data + STORAGE_HEADER_SIZE;
 	rec->value.len = len;
@@ -102,19 +101,61 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta)
 {
 	put_u32(out, STORAGE_META_MAGIC);
-	put_u32(out + 4, STORAGE_META_VERSION);
+	put_u32(out + 4, STORAGE_FORMAT_VERSION);
 	put_u64(out + 8, meta->trim);
 	put_u64(out + 16, meta->highest_accepted);
 }
 
-bool storage_meta_decode(const uint8_t *data, size_t size, struct storage_meta *meta)
+enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
+					     struct storage_meta *meta)
 {
-	if (size != STORAGE_META_SIZE || get_u32(data) != STORAGE_META_MAGIC ||
-	    get_u32(data + 4) != STORAGE_META_VERSION)
-		return false;
+	/* Magic and version come first in every format, so any version can be named. */
+	if (size < 8 || get_u32(data) != STORAGE_META_MAGIC)
+		return STORAGE_META_CORRUPT;
+	meta->version = get_u32(data + 4);
+	if (meta->version != STORAGE_FORMAT_VERSION)
+		return STORAGE_META_OTHER_VERSION;
+	if (size != STORAGE_META_SIZE)
+		return STORAGE_META_CORRUPT;
 	meta->trim = get_u64(data + 8);
 	meta->highest_accepted = get_u64(data + 16);
-	return true;
+	return STORAGE_META_OK;
+}
+
+bool storage_meta_check(const uint8_t *data, size_t size, bool has_records,
+			struct storage_meta *meta, bool *create, char *err, size_t errlen)
+{
+	*create = false;
+	meta->version = STORAGE_FORMAT_VERSION;
+	meta->trim = 0;
+	meta->highest_accepted = 0;
+	if (!data) {
+		if (!has_records) {
+			*create = true;
+			return true;
+		}
+		set_error(err, errlen,
+			  "store format version 1 (32-bit ballots, no format record), but this "
+			  "libpaxos reads format version %u: start the acceptor with an empty "
+			  "store (storage-fresh yes) or use the libpaxos that wrote it",
+			  STORAGE_FORMAT_VERSION);
+		return false;
+	}
+	switch (storage_meta_decode(data, size, meta)) {
+	case STORAGE_META_OK:
+		return true;
+	case STORAGE_META_OTHER_VERSION:
+		set_error(err, errlen,
+			  "store format version %u, but this libpaxos reads format version %u: "
+			  "start the acceptor with an empty store (storage-fresh yes) or use the "
+			  "libpaxos that wrote it",
+			  meta->version, STORAGE_FORMAT_VERSION);
+		return false;
+	case STORAGE_META_CORRUPT:
+		break;
+	}
+	set_error(err, errlen, "corrupt database: bad metadata record");
+	return false;
 }
 
 /* --- directory lock --------------------------------------------------------------------- */
@@ -173,8 +214,7 @@ int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char
 	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_INVALID;
 }
 
-/* mkdir -p: every missing component of path, mode 0700 (acceptor state is private). */
-static int make_dirs(const char *path, char *err, size_t errlen)
+int storage_make_dirs(const char *path, char *err, size_t errlen)
 {
 	char buf[PATH_MAX];
 	struct stat sb;
@@ -267,7 +307,7 @@ struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg, uint32_
 		set_error(err, errlen, "storage-path %s: too long", cfg->storage_path);
 		return NULL;
 	}
-	if (make_dirs(dir, err, errlen) != PAXOS_OK)
+	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return NULL;
 	if ((fresh || cfg->storage_fresh) && wipe_locked(dir, err, errlen) != PAXOS_OK)
 		return NULL;

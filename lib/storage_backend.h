@@ -5,9 +5,10 @@
  * Layout, all integers big-endian:
  *   key: the iid in 8 bytes, so keys sort numerically; iid 0 (never a real instance) is
  *        the metadata record.
- *   record: promised u32, accepted u32, flags u32 (bit 0: final), value length u32, value.
+ *   record: promised u64, accepted u64, flags u32 (bit 0: final), value length u32, value.
  *   metadata: magic u32, version u32, trim iid u64, highest accepted iid u64 at that trim
- *        (trimming may delete the record that held it).
+ *        (trimming may delete the record that held it). Written when a store is created, so
+ *        a store without it but with records predates format 2 (32-bit ballots).
  */
 #ifndef PAXOS_STORAGE_BACKEND_H
 #define PAXOS_STORAGE_BACKEND_H
@@ -16,12 +17,16 @@
 
 #define STORAGE_LOCK_FILE "paxos.lock"
 #define STORAGE_KEY_SIZE 8
-#define STORAGE_HEADER_SIZE 16
+#define STORAGE_HEADER_SIZE 24
 #define STORAGE_META_SIZE 24
+/* Bumped whenever the layout changes; a store of another version is refused. 1 had 32-bit
+ * ballots. */
+#define STORAGE_FORMAT_VERSION 2u
 #define STORAGE_META_IID 0
 #define STORAGE_FLAG_FINAL 1u
 
 struct storage_meta {
+	uint32_t version; /* decode fills it in; encode writes STORAGE_FORMAT_VERSION */
 	paxos_iid trim;
 	paxos_iid highest_accepted;
 };
@@ -30,6 +35,10 @@ struct storage_meta {
  * refused too). Returns the descriptor that holds the lock, or -1 with err set. */
 int storage_lock_dir(const char *dir, char *err, size_t errlen);
 void storage_unlock_dir(int fd);
+
+/* mkdir -p: every missing component of path, mode 0700 (acceptor and proposer state is
+ * private). Returns PAXOS_OK, or PAXOS_E_IO with err set. */
+int storage_make_dirs(const char *path, char *err, size_t errlen);
 
 void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid);
 paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE]);
@@ -43,6 +52,19 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 			   struct paxos_record *rec);
 
 void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta);
-bool storage_meta_decode(const uint8_t *data, size_t size, struct storage_meta *meta);
+
+enum storage_meta_status {
+	STORAGE_META_OK,
+	STORAGE_META_CORRUPT,
+	STORAGE_META_OTHER_VERSION, /* meta->version says which */
+};
+enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
+					     struct storage_meta *meta);
+
+/* Checks a store's metadata record (NULL data: there is none) and says in err, which has
+ * room for errlen bytes, why a store cannot be used. Returns true when it can; *create then
+ * tells whether the metadata record must still be written (a new, empty store). */
+bool storage_meta_check(const uint8_t *data, size_t size, bool has_records,
+			struct storage_meta *meta, bool *create, char *err, size_t errlen);
 
 #endif

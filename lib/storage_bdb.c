@@ -359,11 +359,27 @@ static int delete_through(struct bdb_storage *b, paxos_iid iid, size_t limit, bo
 	return PAXOS_OK;
 }
 
+/* The metadata record, in the batch's transaction. */
+static int write_meta(struct bdb_storage *b, const struct storage_meta *meta)
+{
+	uint8_t key_bytes[STORAGE_KEY_SIZE], value[STORAGE_META_SIZE];
+	DBT key, data;
+
+	int rc = write_txn(b);
+	if (rc != PAXOS_OK)
+		return rc;
+	storage_meta_encode(value, meta);
+	key_dbt(&key, key_bytes, STORAGE_META_IID);
+	memset(&data, 0, sizeof(data));
+	data.data = value;
+	data.size = sizeof(value);
+	rc = b->db->put(b->db, b->txn, &key, &data, 0);
+	return rc == 0 ? PAXOS_OK : fail(b, rc, "writing the metadata");
+}
+
 static int bdb_trim(struct paxos_storage *st, paxos_iid iid)
 {
 	struct bdb_storage *b = of(st);
-	uint8_t key_bytes[STORAGE_KEY_SIZE], value[STORAGE_META_SIZE];
-	DBT key, data;
 
 	if (b->failed)
 		return PAXOS_E_STORAGE;
@@ -388,14 +404,9 @@ static int bdb_trim(struct paxos_storage *st, paxos_iid iid)
 	if (rc != PAXOS_OK)
 		return rc;
 	struct storage_meta meta = {.trim = iid, .highest_accepted = b->highest_accepted};
-	storage_meta_encode(value, &meta);
-	key_dbt(&key, key_bytes, STORAGE_META_IID);
-	memset(&data, 0, sizeof(data));
-	data.data = value;
-	data.size = sizeof(value);
-	rc = b->db->put(b->db, b->txn, &key, &data, 0);
-	if (rc != 0)
-		return fail(b, rc, "writing the trim point");
+	rc = write_meta(b, &meta);
+	if (rc != PAXOS_OK)
+		return rc;
 	b->trim = iid;
 	return end_change(b);
 }
@@ -463,17 +474,57 @@ static const struct paxos_storage_ops bdb_ops = {
 
 /* --- opening ---------------------------------------------------------------------------- */
 
+static int has_any_record(struct bdb_storage *b, bool *any)
+{
+	DBC *cursor;
+	DBT key, data;
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+
+	int rc = b->db->cursor(b->db, NULL, &cursor, 0);
+	if (rc != 0)
+		return fail(b, rc, "scanning the store");
+	memset(&key, 0, sizeof(key));
+	memset(&data, 0, sizeof(data));
+	key.data = key_bytes;
+	key.ulen = sizeof(key_bytes);
+	key.flags = DB_DBT_USERMEM;
+	data.flags = DB_DBT_USERMEM | DB_DBT_PARTIAL; /* no value bytes: only whether */
+	rc = cursor->get(cursor, &key, &data, DB_FIRST);
+	cursor->close(cursor);
+	if (rc != 0 && rc != DB_NOTFOUND && rc != DB_BUFFER_SMALL)
+		return fail(b, rc, "scanning the store");
+	*any = rc != DB_NOTFOUND; /* a key too long for a key is still a record */
+	return PAXOS_OK;
+}
+
 /* Trim point and highest accepted instance of an existing store. */
 static int recover(struct bdb_storage *b)
 {
-	struct storage_meta meta = {0, 0};
+	struct storage_meta meta;
 	size_t size = 0;
+	char why[512];
+	bool create;
 
 	int rc = read_raw(b, STORAGE_META_IID, &size);
 	if (rc < 0)
 		return rc;
-	if (rc == 1 && !storage_meta_decode(b->buf, size, &meta))
-		return fail(b, 0, "corrupt database: bad metadata record");
+	bool found = rc == 1;
+	bool has_records = false;
+	if (!found) {
+		rc = has_any_record(b, &has_records);
+		if (rc != PAXOS_OK)
+			return rc;
+	}
+	if (!storage_meta_check(found ? b->buf : NULL, size, has_records, &meta, &create, why,
+				sizeof(why)))
+		return fail(b, 0, "%s", why);
+	if (create) {
+		rc = write_meta(b, &meta);
+		if (rc == PAXOS_OK)
+			rc = commit_write(b);
+		if (rc != PAXOS_OK)
+			return rc;
+	}
 	b->trim = meta.trim;
 	b->highest_accepted = meta.highest_accepted;
 

@@ -31,7 +31,8 @@ struct lmdb_storage {
 	uint64_t map_size;
 	paxos_iid trim;
 	paxos_iid highest_accepted;
-	uint8_t *buf; /* a record being encoded for put, reused */
+	bool new_store; /* opened empty: the metadata record is still to be written */
+	uint8_t *buf;   /* a record being encoded for put, reused */
 	size_t cap;
 	char dir[256];
 	char error[1024];
@@ -230,7 +231,7 @@ static int write_meta(struct lmdb_storage *l, const struct storage_meta *meta)
 	storage_key_encode(key_bytes, STORAGE_META_IID);
 	storage_meta_encode(value, meta);
 	int rc = mdb_put(l->write, l->dbi, &key, &data, 0);
-	return rc == 0 ? PAXOS_OK : fail(l, rc, "writing the trim point");
+	return rc == 0 ? PAXOS_OK : fail(l, rc, "writing the metadata");
 }
 
 static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
@@ -332,15 +333,22 @@ static int recover(struct lmdb_storage *l, MDB_txn *txn)
 {
 	uint8_t key_bytes[STORAGE_KEY_SIZE];
 	MDB_val key = {sizeof(key_bytes), key_bytes}, data;
-	struct storage_meta meta = {0, 0};
+	struct storage_meta meta;
 	MDB_cursor *cursor;
+	char why[512];
 
 	storage_key_encode(key_bytes, STORAGE_META_IID);
 	int rc = mdb_get(txn, l->dbi, &key, &data);
-	if (rc == 0 && !storage_meta_decode(data.mv_data, data.mv_size, &meta))
-		return fail(l, 0, "corrupt database: bad metadata record");
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return fail(l, rc, "reading the metadata");
+	bool found = rc == 0;
+	MDB_stat stat;
+	rc = mdb_stat(txn, l->dbi, &stat);
+	if (rc != 0)
+		return fail(l, rc, "reading the metadata");
+	if (!storage_meta_check(found ? data.mv_data : NULL, found ? data.mv_size : 0,
+				stat.ms_entries > 0, &meta, &l->new_store, why, sizeof(why)))
+		return fail(l, 0, "%s", why);
 	l->trim = meta.trim;
 	l->highest_accepted = meta.highest_accepted;
 
@@ -417,6 +425,16 @@ static int open_env(struct lmdb_storage *l, enum paxos_durability mode)
 	rc = mdb_txn_commit(txn); /* keeps the dbi handle */
 	if (rc != 0)
 		return fail(l, rc, "cannot open the database");
+	if (l->new_store) {
+		struct storage_meta meta = {.trim = 0, .highest_accepted = 0};
+		rc = write_txn(l);
+		if (rc == PAXOS_OK)
+			rc = write_meta(l, &meta);
+		if (rc == PAXOS_OK)
+			rc = commit_write(l);
+		if (rc != PAXOS_OK)
+			return rc;
+	}
 	rc = mdb_txn_begin(l->env, NULL, MDB_RDONLY, &l->read);
 	if (rc != 0) {
 		l->read = NULL;

@@ -10,7 +10,7 @@
 /*
  * Most instances the array spans past the trim point. A put further out is refused with
  * PAXOS_E_FULL instead of allocating for it: one bogus iid must not cost gigabytes
- * (16 Mi slots of 24 bytes are 384 MiB of mostly untouched, lazily zeroed pages).
+ * (16 Mi slots of 32 bytes are 512 MiB of mostly untouched, lazily zeroed pages).
  */
 #define MEMORY_MAX_SPAN (1ull << 24)
 #define MEMORY_MIN_SLOTS 64u
@@ -18,8 +18,8 @@
 
 enum { SLOT_STORED = 1, SLOT_FINAL = 2 };
 
-/* One instance; the iid is implicit in the position. Kept at 24 bytes so that a sparse
- * array of a million slots stays around 24 MiB. */
+/* One instance; the iid is implicit in the position. Kept at 32 bytes (two 64-bit ballots)
+ * so that a sparse array of a million slots stays around 32 MiB. */
 struct slot {
 	uint8_t *data; /* NULL, or a buffer of 1 << cap_log2 bytes, reused across puts */
 	paxos_ballot promised;
@@ -28,7 +28,7 @@ struct slot {
 	uint8_t flags;
 	uint8_t cap_log2;
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 24, "slot grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 32, "slot grew");
 
 struct memory_storage {
 	struct paxos_storage base; /* first, so the storage pointer is the container */

@@ -1,45 +1,72 @@
 /*
- * Ballot numbers (thesis 3.5.2). With n = PAXOS_MAX_PROPOSERS, proposer p's first ballot is
- * n + p and b++ is b + n, so ballot mod n names its owner and no two proposers share one.
+ * Ballot numbers (thesis 3.5.2, generalised to proposer incarnations). With
+ * n = PAXOS_MAX_PROPOSERS, proposer p's ballots are seq * n + p, so ballot mod n names the
+ * owner and no two proposers share one. seq = epoch * 2^32 + round: every incarnation
+ * (epoch, persisted by the node and raised at each start) begins at round 1, above the
+ * rounds of the incarnations before it, so a restarted proposer does not reuse its ballots.
+ * b++ is one round (b + n); INCREMENTSKIP is Algorithm 1 on seq.
+ *
+ * A skip past another proposer's ballot can land in a later epoch's range; the proposer core
+ * makes that epoch durable before it uses such a ballot (see ballot_epoch and
+ * paxos_proposer_options.raise_epoch), so the next incarnation still starts above it.
  */
 #ifndef PAXOS_PROPOSER_BALLOT_H
 #define PAXOS_PROPOSER_BALLOT_H
 
+#include <paxos/proposer.h>
 #include <paxos/types.h>
 
-static inline paxos_ballot ballot_first(uint32_t proposer_id)
+#define BALLOT_ROUND_BITS 32
+/* The first seq no ballot may reach: epochs stay below PAXOS_PROPOSER_EPOCH_LIMIT, so that
+ * seq * n + p fits in 64 bits. */
+#define BALLOT_SEQ_LIMIT ((uint64_t)PAXOS_PROPOSER_EPOCH_LIMIT << BALLOT_ROUND_BITS)
+
+static inline uint64_t ballot_seq(paxos_ballot b)
 {
-	return PAXOS_MAX_PROPOSERS + proposer_id;
+	return b / PAXOS_MAX_PROPOSERS;
 }
 
-/* b++. A ballot that would wrap stays where it is: acceptors then keep rejecting it, which
- * is safe, rather than the proposer reusing a small ballot. */
+/* The epoch whose range b lies in (its incarnation, unless a skip brought it there). */
+static inline uint32_t ballot_epoch(paxos_ballot b)
+{
+	return (uint32_t)(ballot_seq(b) >> BALLOT_ROUND_BITS);
+}
+
+/* The first ballot of every instance for proposer p in incarnation epoch (< the limit). */
+static inline paxos_ballot ballot_first(uint32_t proposer_id, uint32_t epoch)
+{
+	uint64_t seq = (uint64_t)epoch << BALLOT_ROUND_BITS | 1u;
+	return seq * PAXOS_MAX_PROPOSERS + proposer_id;
+}
+
+/* b++. A ballot that would leave the ballot space stays where it is: the proposer then has
+ * no new ballot (and does not reuse one). */
 static inline paxos_ballot ballot_increment(paxos_ballot b)
 {
-	if (b > UINT32_MAX - PAXOS_MAX_PROPOSERS)
+	if (ballot_seq(b) + 1 >= BALLOT_SEQ_LIMIT)
 		return b;
 	return b + PAXOS_MAX_PROPOSERS;
 }
 
 /*
- * INCREMENTSKIP(b, b'), thesis Algorithm 1: the next ballot of proposer p that beats both b
- * and the ballot b' an acceptor told us to beat.
+ * INCREMENTSKIP(b, b'), thesis Algorithm 1 on sequence numbers: the next ballot of proposer
+ * p that beats both b and the ballot b' an acceptor told us to beat.
  *
- *   my_seq = b - p; b'_owner = b' mod n; b'_seq = b' - b'_owner;
- *   use_seq = max(my_seq, b'_seq); use_seq += 1; return use_seq + p
+ *   my_seq = (b - p) / n; b'_seq = (b' - b' mod n) / n;
+ *   use_seq = max(my_seq, b'_seq) + 1; return use_seq * n + p
  *
- * Sequence numbers here are multiples of n, so "use_seq += 1" is one step of the sequence,
- * that is + n (the same step as b++). Adding a literal 1 would not even beat b': for p = 3,
- * INCREMENTSKIP(103, 507) would be 500 + 1 + 3 = 504 < 507. With the step it is 603.
+ * E.g. p = 3: INCREMENTSKIP(103, 507) = 6 * 100 + 3 = 603. Returns b when the result would
+ * leave the ballot space.
  */
 static inline paxos_ballot ballot_increment_skip(paxos_ballot b, paxos_ballot beat,
 						 uint32_t proposer_id)
 {
-	uint64_t my_seq = b >= proposer_id ? (uint64_t)b - proposer_id : 0;
-	uint64_t beat_seq = (uint64_t)beat - beat % PAXOS_MAX_PROPOSERS;
-	uint64_t use_seq = my_seq > beat_seq ? my_seq : beat_seq;
-	uint64_t next = use_seq + PAXOS_MAX_PROPOSERS + proposer_id;
-	return next > UINT32_MAX ? b : (paxos_ballot)next;
+	uint64_t my_seq = b >= proposer_id ? (b - proposer_id) / PAXOS_MAX_PROPOSERS : 0;
+	uint64_t beat_seq = ballot_seq(beat);
+	uint64_t use_seq = (my_seq > beat_seq ? my_seq : beat_seq) + 1;
+	if (use_seq >= BALLOT_SEQ_LIMIT)
+		return b;
+	return use_seq * PAXOS_MAX_PROPOSERS + proposer_id;
 }
 
 #endif

@@ -94,14 +94,37 @@ static void phase1_done(struct instance *inst)
 	inst->deadline = 0;
 }
 
+/* Whether the instance may move on to ballot b: it must be new (a ballot that did not grow
+ * means the ballot space is exhausted, and preparing the same ballot again could pair it with
+ * a second value) and allowed by the proposer. */
+static bool may_use(const struct instance_ctx *ctx, const struct instance *inst, paxos_ballot b)
+{
+	if (b <= inst->ballot)
+		return false;
+	return !ctx->may_use_ballot || ctx->may_use_ballot(ctx->may_use_ballot_arg, b);
+}
+
+/* TO1, TO2, REJECT: phase 1 again with b, or, without a usable ballot, wait for the next
+ * timeout in the same state. */
+static void retry_with(const struct instance_ctx *ctx, struct instance *inst, paxos_ballot b,
+		       paxos_time now, const struct paxos_emitter *out)
+{
+	if (may_use(ctx, inst, b))
+		restart_phase1(ctx, inst, b, now, out);
+	else
+		inst->deadline = now + (inst->state == INSTANCE_P2_PENDING ? ctx->phase2_timeout
+									   : ctx->phase1_timeout);
+}
+
 /* S. An instance released by a former leadership keeps its last ballot and continues above
  * it: reusing a ballot could pair it with a second value. */
 static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
 		     const struct paxos_emitter *out)
 {
-	paxos_ballot b =
-	    inst->ballot ? ballot_increment(inst->ballot) : ballot_first(ctx->proposer_id);
-	restart_phase1(ctx, inst, b, now, out);
+	paxos_ballot b = inst->ballot ? ballot_increment(inst->ballot)
+				      : ballot_first(ctx->proposer_id, ctx->epoch);
+	if (may_use(ctx, inst, b))
+		restart_phase1(ctx, inst, b, now, out);
 }
 
 static bool promise_counts(const struct instance_ctx *ctx, const struct instance *inst,
@@ -208,7 +231,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_TO1:
 		if (s == INSTANCE_P1_PENDING) {
 			ctx->counters->phase1_timeouts++;
-			restart_phase1(ctx, inst, ballot_increment(inst->ballot), now, out);
+			retry_with(ctx, inst, ballot_increment(inst->ballot), now, out);
 		}
 		break;
 	case EV_P:
@@ -253,7 +276,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_TO2:
 		if (s == INSTANCE_P2_PENDING) {
 			ctx->counters->phase2_timeouts++;
-			restart_phase1(ctx, inst, ballot_increment(inst->ballot), now, out);
+			retry_with(ctx, inst, ballot_increment(inst->ballot), now, out);
 		}
 		break;
 	case EV_D:
@@ -263,10 +286,10 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 		if ((s == INSTANCE_P1_PENDING || s == INSTANCE_P2_PENDING) && arg &&
 		    reject_applies(inst, arg->reject)) {
 			ctx->counters->rejects_received++;
-			restart_phase1(ctx, inst,
-				       ballot_increment_skip(inst->ballot, arg->reject->ballot,
-							     ctx->proposer_id),
-				       now, out);
+			paxos_ballot b = ballot_increment_skip(inst->ballot, arg->reject->ballot,
+							       ctx->proposer_id);
+			if (may_use(ctx, inst, b))
+				restart_phase1(ctx, inst, b, now, out);
 		}
 		break;
 	default:

@@ -69,6 +69,7 @@ struct instance {
 /* What every instance shares: configuration, the pending list and the counters. */
 struct instance_ctx {
 	uint32_t proposer_id;
+	uint32_t epoch;     /* first ballots are ballot_first(proposer_id, epoch) */
 	uint32_t acceptors; /* quorum is acceptors / 2 + 1 */
 	uint32_t max_value;
 	paxos_time phase1_timeout;
@@ -79,6 +80,9 @@ struct instance_ctx {
 	 * 3.7.2, which needs the whole window). NULL: always. */
 	bool (*may_assign)(void *arg, const struct instance *inst);
 	void *may_assign_arg;
+	/* Whether ballot b may be used (its epoch is durable, see ballot.h). NULL: always. */
+	bool (*may_use_ballot)(void *arg, paxos_ballot b);
+	void *may_use_ballot_arg;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

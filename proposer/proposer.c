@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ballot.h"
 #include "instance.h"
 #include "pending.h"
 #include "settled.h"
@@ -24,6 +25,7 @@ struct paxos_proposer {
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
 	paxos_iid first;        /* lowest instance not delivered */
 	bool leader;
+	uint32_t epoch; /* highest epoch our ballots may be in: o.epoch, or one raised to */
 };
 
 void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
@@ -42,9 +44,9 @@ void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 
 static bool options_valid(const struct paxos_proposer_options *o)
 {
-	return o->id < PAXOS_MAX_PROPOSERS && o->acceptors >= 1 &&
-	       o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window >= 1 && o->concurrency >= 1 &&
-	       o->pending_size >= 1 && o->max_value >= 1 &&
+	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PROPOSER_EPOCH_LIMIT &&
+	       o->acceptors >= 1 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window >= 1 &&
+	       o->concurrency >= 1 && o->pending_size >= 1 && o->max_value >= 1 &&
 	       (uint64_t)o->pending_size + o->window <= UINT32_MAX;
 }
 
@@ -73,6 +75,22 @@ static bool may_assign(void *arg, const struct instance *inst)
 			in_phase2++;
 	}
 	return in_phase2 < p->o.concurrency;
+}
+
+/* A ballot in a later epoch's range (after a skip) may only be used once that epoch is
+ * durable: else our next incarnation, starting one epoch above ours, could reach the same
+ * ballot again. */
+static bool may_use_ballot(void *arg, paxos_ballot b)
+{
+	struct paxos_proposer *p = arg;
+	uint32_t epoch = ballot_epoch(b);
+	if (epoch <= p->epoch)
+		return true;
+	if (epoch >= PAXOS_PROPOSER_EPOCH_LIMIT || !p->o.raise_epoch ||
+	    !p->o.raise_epoch(p->o.raise_epoch_arg, epoch))
+		return false;
+	p->epoch = epoch;
+	return true;
 }
 
 static uint32_t count_in_phase2(const struct paxos_proposer *p)
@@ -114,6 +132,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 		instance_reset(slot_of(p, iid), iid);
 	p->ctx = (struct instance_ctx){
 	    .proposer_id = o->id,
+	    .epoch = o->epoch,
 	    .acceptors = o->acceptors,
 	    .max_value = o->max_value,
 	    .phase1_timeout = o->phase1_timeout,
@@ -122,7 +141,10 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .counters = p->counters,
 	    .may_assign = may_assign,
 	    .may_assign_arg = p,
+	    .may_use_ballot = may_use_ballot,
+	    .may_use_ballot_arg = p,
 	};
+	p->epoch = o->epoch;
 	return p;
 fail:
 	paxos_proposer_free(p);
@@ -345,4 +367,9 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 uint32_t paxos_proposer_pending(const struct paxos_proposer *p)
 {
 	return pending_count(&p->pending);
+}
+
+uint32_t paxos_proposer_epoch(const struct paxos_proposer *p)
+{
+	return p->epoch;
 }

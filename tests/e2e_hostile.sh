@@ -172,7 +172,10 @@ malformed() {
 		fail "$1 counted ${got:-0} malformed datagrams, want $2 (sent $2 to its groups)"
 	echo "e2e_hostile: $1 dropped ${got:-0} malformed datagrams"
 }
-malformed acceptor "$n_malformed"
+# A learning acceptor (learning-acceptors yes, the default) listens on the learners group too.
+acceptor_groups=2
+[ "$(awk '$1 == "learning-acceptors" { print $2 }' "$CONF")" = no ] && acceptor_groups=1
+malformed acceptor $((acceptor_groups * n_malformed))
 malformed proposer $((3 * n_malformed)) # it listens on proposers, submit and learners
 malformed learner "$n_malformed"
 grep -q " $EVIL_HEX\$" "$WORK/learner.out" && fail "the learner delivered the forged value"

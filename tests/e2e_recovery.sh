@@ -12,9 +12,13 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=20000
 CONF=$WORK/paxos.conf
+# Classic acceptors: a learning one answers any prepare for a decided instance with a promise
+# carrying the chosen value, so the low-ballot prepare below would not be rejected.
 sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store|" \
 	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" \
+	-e "s|^learning-acceptors .*|learning-acceptors no|" \
 	"$SRC/paxos.conf" >"$CONF"
+grep -q "^learning-acceptors no" "$CONF" || fail "cannot turn learning acceptors off"
 
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done

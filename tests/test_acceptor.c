@@ -1063,6 +1063,179 @@ START_TEST(random_traffic_keeps_promises)
 }
 END_TEST
 
+/* ---- learning acceptors (thesis 3.7.5) ---- */
+
+static int learned(paxos_iid iid, const char *v)
+{
+	struct paxos_value value = value_of(v);
+	return paxos_acceptor_learned(acc, iid, &value);
+}
+
+/* This acceptor accepted "lost" at 101; "won" was chosen elsewhere at 202. */
+START_TEST(learned_value_replaces_and_stays)
+{
+	ck_assert_int_eq(accept_text(1, 101, "lost"), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(learned(1, "won"), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	struct paxos_record rec = stored(1);
+	ck_assert(rec.final);
+	ck_assert(value_is(&rec.value, "won"));
+	ck_assert_uint_eq(rec.promised, 101);
+
+	/* Accepts at any ballot are answered with the final value and change nothing. */
+	static const paxos_ballot ballots[] = {50, 101, 303};
+	for (size_t i = 0; i < 3; i++) {
+		recorder_clear(out);
+		ck_assert_int_eq(accept_text(1, ballots[i], "other"), PAXOS_OK);
+		const struct paxos_accepted *a =
+		    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+		ck_assert(a->final);
+		ck_assert(value_is(&a->value, "won"));
+		ck_assert_uint_eq(a->iid, 1);
+		ck_assert_uint_eq(a->acceptor_id, ACCEPTOR_ID);
+		rec = stored(1);
+		ck_assert_uint_eq(rec.promised, 101);
+		ck_assert_uint_eq(rec.accepted, 101);
+		ck_assert(value_is(&rec.value, "won"));
+	}
+	ck_assert_uint_eq(counters.rejects_sent, 0);
+
+	/* Learning another value later changes nothing either. */
+	ck_assert_int_eq(learned(1, "again"), PAXOS_OK);
+	rec = stored(1);
+	ck_assert(value_is(&rec.value, "won"));
+}
+END_TEST
+
+/* A prepare, below or above the promise, gets a promise that makes the proposer adopt the
+ * final value: its value ballot is the prepare's own ballot, which no other promise for that
+ * ballot can exceed. */
+START_TEST(learned_prepare_gets_final_value)
+{
+	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
+	ck_assert_int_eq(learned(1, "won"), PAXOS_OK);
+	static const paxos_ballot ballots[] = {101, 202, 909};
+	for (size_t i = 0; i < 3; i++) {
+		recorder_clear(out);
+		ck_assert_int_eq(prepare(1, ballots[i]), PAXOS_OK);
+		const struct paxos_promise *p =
+		    &only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise;
+		ck_assert_uint_eq(p->iid, 1);
+		ck_assert_uint_eq(p->ballot, ballots[i]);
+		ck_assert_uint_eq(p->value_ballot, ballots[i]);
+		ck_assert(value_is(&p->value, "won"));
+		ck_assert_uint_eq(p->acceptor_id, ACCEPTOR_ID);
+	}
+	/* The record is not touched: a final record accepts nothing, so it promises nothing. */
+	struct paxos_record rec = stored(1);
+	ck_assert_uint_eq(rec.promised, 202);
+	ck_assert(rec.final);
+	ck_assert_uint_eq(counters.rejects_sent, 0);
+}
+END_TEST
+
+/* An instance this acceptor never heard of: it can still answer for it, flagged final. */
+START_TEST(learned_unknown_instance_is_repeated_final)
+{
+	ck_assert_int_eq(learned(7, "seven"), PAXOS_OK);
+	struct paxos_record rec = stored(7);
+	ck_assert(rec.final);
+	ck_assert_uint_ne(rec.accepted, 0);
+	ck_assert_uint_ge(rec.promised, rec.accepted);
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 7);
+	ck_assert_int_eq(repeat(1, 10), PAXOS_OK);
+	const struct paxos_accepted *a =
+	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	ck_assert_uint_eq(a->iid, 7);
+	ck_assert(a->final);
+	ck_assert(value_is(&a->value, "seven"));
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	a = &recorder_find(out, PAXOS_MSG_ACCEPTED, 0)->u.accepted;
+	ck_assert_uint_eq(a->iid, 7);
+	ck_assert(a->final);
+	ck_assert(value_is(&a->value, "seven"));
+}
+END_TEST
+
+START_TEST(learned_bad_input_and_trimmed_ignored)
+{
+	struct paxos_record rec;
+	const struct paxos_value no_data = {NULL, 4};
+	const struct paxos_value x = value_of("x");
+	ck_assert_int_eq(accept_text(2, 101, "two"), PAXOS_OK);
+	ck_assert_int_eq(trim(2), PAXOS_OK);
+	ck_assert_int_eq(learned(2, "two"), PAXOS_OK);
+	ck_assert_int_eq(st->ops->get(st, 2, &rec), 0);
+	ck_assert_int_eq(learned(0, "zero"), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_learned(NULL, 3, &x), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_acceptor_learned(acc, 3, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_acceptor_learned(acc, 3, &no_data), PAXOS_E_INVALID);
+	ck_assert_int_eq(st->ops->get(st, 3, &rec), 0);
+	/* Still working. */
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(3, 101), PAXOS_OK);
+	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+}
+END_TEST
+
+/* The mark needs no commit of its own (thesis 3.7.5): it joins the next group commit. */
+START_TEST(learned_joins_the_next_commit)
+{
+	struct failing_storage *f = use_watched_storage();
+	ck_assert_int_eq(accept_text(1, 101, "one"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(2, 101, "two"), PAXOS_OK);
+	recorder_clear(out);
+	f->begins = f->commits = 0;
+	ck_assert_int_eq(learned(1, "one"), PAXOS_OK);
+	ck_assert_int_eq(learned(2, "two"), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 1);
+	ck_assert_uint_eq(f->commits, 0);
+	ck_assert(f->open);
+	const struct paxos_message msgs[] = {prepare_msg(3, 101),
+					     accept_msg(1, 202, value_of("x"))};
+	ck_assert_int_eq(batch(msgs, 2), PAXOS_OK);
+	ck_assert_uint_eq(f->begins, 1);
+	ck_assert_uint_eq(f->commits, 1);
+	ck_assert(!f->open);
+	ck_assert_uint_eq(emitted_before_commit, 0);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert(out->msg[1].u.accepted.final);
+	ck_assert(value_is(&out->msg[1].u.accepted.value, "one"));
+
+	/* A tick commits a pending mark too. */
+	ck_assert_int_eq(accept_text(4, 101, "four"), PAXOS_OK);
+	ck_assert_int_eq(learned(4, "four"), PAXOS_OK);
+	ck_assert(f->open);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &watched_out), PAXOS_OK);
+	ck_assert(!f->open);
+	ck_assert(stored(4).final);
+
+	/* And freeing the acceptor (the fixture's teardown checks nothing is left open). */
+	ck_assert_int_eq(learned(2, "two"), PAXOS_OK);
+	ck_assert(f->open);
+	paxos_acceptor_free(acc);
+	ck_assert(!f->open);
+	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	ck_assert(stored(2).final);
+}
+END_TEST
+
+START_TEST(learned_storage_failure_stops_acceptor)
+{
+	struct failing_storage *f = use_failing_storage();
+	ck_assert_int_eq(accept_text(1, 101, "one"), PAXOS_OK);
+	f->fail = OP_PUT;
+	ck_assert_int_eq(learned(1, "one"), PAXOS_E_STORAGE);
+	f->fail = OP_NONE;
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(2, 101), PAXOS_E_STORAGE);
+	ck_assert_int_eq(learned(1, "one"), PAXOS_E_STORAGE);
+	ck_assert_uint_eq(out->count, 0);
+}
+END_TEST
+
 static Suite *acceptor_suite(void)
 {
 	Suite *s = suite_create("acceptor");
@@ -1109,6 +1282,16 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(trimmed, repeat_of_trimmed_answers_trimmed);
 	tcase_add_test(trimmed, trim_in_batch_applies_to_later_messages);
 	suite_add_tcase(s, trimmed);
+
+	TCase *learning = tcase_create("learning");
+	tcase_add_checked_fixture(learning, setup, teardown);
+	tcase_add_test(learning, learned_value_replaces_and_stays);
+	tcase_add_test(learning, learned_prepare_gets_final_value);
+	tcase_add_test(learning, learned_unknown_instance_is_repeated_final);
+	tcase_add_test(learning, learned_bad_input_and_trimmed_ignored);
+	tcase_add_test(learning, learned_joins_the_next_commit);
+	tcase_add_test(learning, learned_storage_failure_stops_acceptor);
+	suite_add_tcase(s, learning);
 
 	TCase *safety = tcase_create("safety");
 	tcase_add_checked_fixture(safety, setup, teardown);

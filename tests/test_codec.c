@@ -284,7 +284,8 @@ END_TEST
 START_TEST(test_roundtrip_extremes)
 {
 	const uint64_t I = UINT64_MAX;
-	const uint32_t B = UINT32_MAX, A = PAXOS_MAX_ACCEPTORS - 1;
+	const paxos_ballot B = UINT64_MAX;
+	const uint32_t A = PAXOS_MAX_ACCEPTORS - 1;
 	struct paxos_message m;
 
 	m = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {I, B}};
@@ -441,7 +442,8 @@ START_TEST(test_overhead_bound)
 	const size_t sizes[] = {512, 1500, 8192, 65507};
 	const struct paxos_header h = {PAXOS_ROLE_CLIENT, UINT32_MAX};
 	const uint64_t I = UINT64_MAX;
-	const uint32_t B = UINT32_MAX, A = PAXOS_MAX_ACCEPTORS - 1;
+	const paxos_ballot B = UINT64_MAX;
+	const uint32_t A = PAXOS_MAX_ACCEPTORS - 1;
 	uint8_t *value = malloc(65507);
 	memset(value, 0xab, 65507);
 
@@ -758,7 +760,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2, 3, 3, 2};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
+								2, 4, 2, 3, 3, 2};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -854,10 +857,11 @@ START_TEST(test_bad_field_values)
 	ck_assert_int_eq(accepted_with(1, NIL), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(1, BOOL_T), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(1, STR), PAXOS_E_MALFORMED);
-	/* ballot: uint32. */
-	ck_assert_int_eq(accepted_with(2, U32_OVER), PAXOS_E_MALFORMED);
-	ck_assert_int_eq(accepted_with(2, U64_MAX_VAL), PAXOS_E_MALFORMED);
+	/* ballot: uint64, the whole range (msgpack has no larger integer to reject). */
+	ck_assert_int_eq(accepted_with(2, U32_OVER), PAXOS_OK);
+	ck_assert_int_eq(accepted_with(2, U64_MAX_VAL), PAXOS_OK);
 	ck_assert_int_eq(accepted_with(2, NEG_ONE), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(2, FLOAT), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(2, ARRAY), PAXOS_E_MALFORMED);
 	/* value: bin only. */
 	ck_assert_int_eq(accepted_with(3, STR), PAXOS_E_MALFORMED);
@@ -892,13 +896,15 @@ START_TEST(test_bad_ids_and_ranges)
 
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, 1, acc - 1}, 3, PAXOS_OK);
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, 1, acc}, 3, PAXOS_E_MALFORMED);
-	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, big, 1}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, big, 1}, 3, PAXOS_OK); /* 64-bit ballot */
+	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, -1, 1}, 3, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){-5, 1, 1}, 3, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc - 1, 5, 3}, 3, PAXOS_OK);
 	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc, 5, 3}, 3, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){1, -1, 3}, 3, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big - 1}, 2, PAXOS_OK);
-	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big}, 2, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big}, 2, PAXOS_OK);
+	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, INT64_MAX}, 2, PAXOS_OK);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, -1}, 2, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){INT64_MIN, 1}, 2, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_TRIM, (int64_t[]){-1}, 1, PAXOS_E_MALFORMED);
@@ -906,18 +912,21 @@ START_TEST(test_bad_ids_and_ranges)
 	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){4, 4}, 2, PAXOS_OK);
 	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){5, 4}, 2, PAXOS_E_MALFORMED);
 
-	/* promise: value_ballot is uint32, acceptor_id bounded. */
+	/* promise: value_ballot is a uint64 (any), acceptor_id bounded. */
 	struct craft c;
-	for (int bad = 0; bad < 3; bad++) {
+	for (int bad = 0; bad < 4; bad++) {
 		craft_good_header(&c);
 		msgpack_pack_array(&c.pk, 6);
 		msgpack_pack_uint32(&c.pk, PAXOS_MSG_PROMISE);
 		msgpack_pack_uint32(&c.pk, 1);
-		msgpack_pack_uint32(&c.pk, 1);
-		msgpack_pack_uint64(&c.pk, bad == 1 ? (uint64_t)big : 0);
+		msgpack_pack_uint64(&c.pk, UINT64_MAX);
+		if (bad == 1)
+			msgpack_pack_int64(&c.pk, -1);
+		else
+			msgpack_pack_uint64(&c.pk, bad == 3 ? UINT64_MAX : 0);
 		msgpack_pack_bin_with_body(&c.pk, "", 0);
 		msgpack_pack_uint32(&c.pk, bad == 2 ? PAXOS_MAX_ACCEPTORS : 0);
-		craft_expect(&c, bad ? PAXOS_E_MALFORMED : PAXOS_OK);
+		craft_expect(&c, bad == 1 || bad == 2 ? PAXOS_E_MALFORMED : PAXOS_OK);
 	}
 }
 END_TEST
@@ -1088,9 +1097,9 @@ START_TEST(test_status_strings)
 	}
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
 
-	const char *names[] = {"prepare", "promise", "accept",         "accepted",    "reject",
-			       "repeat",  "trim",    "acceptor_state", "client_value", "trimmed",
-			       "heartbeat", "leader"};
+	const char *names[] = {"prepare",      "promise", "accept",    "accepted",
+			       "reject",       "repeat",  "trim",      "acceptor_state",
+			       "client_value", "trimmed", "heartbeat", "leader"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

@@ -42,7 +42,8 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->counters_interval_ms == b->counters_interval_ms &&
 	       strcmp(a->storage, b->storage) == 0 &&
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
-	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh;
+	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
+	       a->learning_acceptors == b->learning_acceptors;
 }
 
 static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
@@ -104,6 +105,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_NONE);
 	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 30);
 	ck_assert(!cfg.storage_fresh);
+	ck_assert(cfg.learning_acceptors);
 	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
 }
 END_TEST
@@ -182,6 +184,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "storage-path",
 	    "lmdb-map-size",
 	    "storage-fresh",
+	    "learning-acceptors",
 	};
 	char path[1200], line[2048];
 	source_path(path, sizeof(path), "paxos.conf");
@@ -332,6 +335,7 @@ static const struct bad_case bad_cases[] = {
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
     {"storage-fresh", "no", "maybe", NULL, NULL},
+    {"learning-acceptors", "yes", "on", NULL, NULL},
 };
 
 static void expect_bad(const char *key, const char *value)
@@ -451,6 +455,10 @@ START_TEST(test_storage_keys)
 	ck_assert_int_eq(parse(&cfg, "lmdb-map-size 1099511627776\nstorage-fresh no\n"), PAXOS_OK);
 	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 40);
 	ck_assert(!cfg.storage_fresh);
+	ck_assert_int_eq(parse(&cfg, "learning-acceptors no\n"), PAXOS_OK);
+	ck_assert(!cfg.learning_acceptors);
+	ck_assert_int_eq(parse(&cfg, "learning-acceptors yes\n"), PAXOS_OK);
+	ck_assert(cfg.learning_acceptors);
 }
 END_TEST
 

@@ -129,16 +129,9 @@ static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message 
 	}
 }
 
-static struct sim *sim_new(uint32_t window, uint32_t concurrency, uint32_t pending_size)
+static struct paxos_proposer_options sim_options(uint32_t window, uint32_t concurrency,
+						 uint32_t pending_size)
 {
-	struct sim *s = calloc(1, sizeof(*s));
-	s->net = malloc(sizeof(*s->net) * NET_MAX);
-	s->rng = 88172645463325252ull;
-	s->out.emit = net_emit;
-	s->out.ctx = s;
-	s->next_deliver = 1;
-	s->concurrency = concurrency;
-	s->now = 1000;
 	struct paxos_proposer_options o = {
 	    .id = 2,
 	    .acceptors = NACC,
@@ -149,6 +142,20 @@ static struct sim *sim_new(uint32_t window, uint32_t concurrency, uint32_t pendi
 	    .phase1_timeout = PHASE1_TIMEOUT,
 	    .phase2_timeout = PHASE2_TIMEOUT,
 	};
+	return o;
+}
+
+static struct sim *sim_new(uint32_t window, uint32_t concurrency, uint32_t pending_size)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	s->net = malloc(sizeof(*s->net) * NET_MAX);
+	s->rng = 88172645463325252ull;
+	s->out.emit = net_emit;
+	s->out.ctx = s;
+	s->next_deliver = 1;
+	s->concurrency = concurrency;
+	s->now = 1000;
+	struct paxos_proposer_options o = sim_options(window, concurrency, pending_size);
 	s->p = paxos_proposer_new(&o, &s->counters);
 	ck_assert_ptr_nonnull(s->p);
 	return s;
@@ -367,6 +374,13 @@ START_TEST(test_bad_options)
 	o = good;
 	o.max_value = 0;
 	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o = good;
+	o.epoch = PAXOS_PROPOSER_EPOCH_LIMIT;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o.epoch = PAXOS_PROPOSER_EPOCH_LIMIT - 1;
+	struct paxos_proposer *last = paxos_proposer_new(&o, NULL);
+	ck_assert_ptr_nonnull(last);
+	paxos_proposer_free(last);
 	ck_assert_ptr_null(paxos_proposer_new(NULL, NULL));
 	paxos_proposer_free(NULL);
 }
@@ -623,6 +637,95 @@ START_TEST(test_reject_skips_ballot)
 }
 END_TEST
 
+/* Epoch e's first ballot is (e * 2^32 + 1) * n + id; a restarted proposer gets e + 1. */
+START_TEST(test_epoch_sets_first_ballot)
+{
+	struct sim *s = sim_new(2, 1, 4);
+	paxos_proposer_free(s->p);
+	struct paxos_proposer_options o = sim_options(2, 1, 4);
+	o.epoch = 5;
+	s->p = paxos_proposer_new(&o, &s->counters);
+	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 5);
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	paxos_ballot first = ((5ull << 32) + 1) * PAXOS_MAX_PROPOSERS + 2;
+	ck_assert_uint_eq(s->prepares[1][0], first);
+	ck_assert_uint_eq(s->prepares[2][0], first);
+	ck_assert_uint_eq(s->acc[0][1].accepted, first);
+	ck_assert_str_eq(s->delivered[0], "a");
+	/* Leading again later never goes back to a ballot used before. */
+	paxos_proposer_set_leader(s->p, false, 0, s->now, &s->out);
+	paxos_proposer_set_leader(s->p, true, 2, s->now, &s->out);
+	ck_assert_uint_eq(s->nprepares[2], 2);
+	ck_assert_uint_eq(s->prepares[2][1], first + PAXOS_MAX_PROPOSERS);
+	sim_free(s);
+}
+END_TEST
+
+static uint32_t raised_to;
+static bool allow_raise;
+
+static bool note_raise(void *arg, uint32_t epoch)
+{
+	(void)arg;
+	raised_to = epoch;
+	return allow_raise;
+}
+
+/* A reject from a later incarnation's ballot: INCREMENTSKIP lands in that epoch's range, so
+ * the proposer makes the epoch durable (the callback) before it uses the ballot, or, when it
+ * cannot, does not use it at all. */
+static struct sim *sim_behind_later_epoch(bool allow)
+{
+	struct sim *s = sim_new(1, 1, 4);
+	paxos_proposer_free(s->p);
+	struct paxos_proposer_options o = sim_options(1, 1, 4);
+	o.epoch = 1;
+	o.raise_epoch = note_raise;
+	s->p = paxos_proposer_new(&o, &s->counters);
+	raised_to = 0;
+	allow_raise = allow;
+	paxos_ballot theirs = ((3ull << 32) + 7) * PAXOS_MAX_PROPOSERS + 1; /* epoch 3, round 7 */
+	for (uint32_t a = 0; a < NACC; a++)
+		s->acc[a][1].promised = theirs;
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	return s;
+}
+
+START_TEST(test_skip_into_later_epoch_raises_epoch)
+{
+	struct sim *s = sim_behind_later_epoch(true);
+	ck_assert_uint_eq(raised_to, 3);
+	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 3);
+	ck_assert_uint_eq(s->nprepares[1], 2);
+	ck_assert_uint_eq(s->prepares[1][1], ((3ull << 32) + 8) * PAXOS_MAX_PROPOSERS + 2);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_skip_into_later_epoch_refused)
+{
+	struct sim *s = sim_behind_later_epoch(false);
+	ck_assert_uint_eq(raised_to, 3);
+	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 1);
+	for (int round = 0; round < 3; round++) {
+		advance(s, PHASE1_TIMEOUT);
+		run(s);
+	}
+	/* Only ballots of its own epoch went out, and nothing could be chosen with them. */
+	ck_assert_uint_ge(s->nprepares[1], 2);
+	for (uint32_t k = 0; k < s->nprepares[1]; k++)
+		ck_assert_uint_lt(s->prepares[1][k], (2ull << 32) * PAXOS_MAX_PROPOSERS);
+	ck_assert_uint_eq(s->ndelivered, 0);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_found_value_proposed_without_client)
 {
 	struct sim *s = sim_new(3, 1, 4);
@@ -748,7 +851,7 @@ START_TEST(test_random_loss_exactly_once)
 	s->loss_percent = 15;
 	s->reorder = true;
 	lead(s);
-	static char v[N][12];
+	static char v[N][16];
 	int submitted = 0;
 	for (int step = 0; s->ndelivered < N; step++) {
 		ck_assert_msg(step < 2000000, "stuck: %zu of %d delivered", s->ndelivered, N);
@@ -797,6 +900,9 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_phase1_timeout);
 	tcase_add_test(t, test_phase2_timeout_restarts_phase1);
 	tcase_add_test(t, test_reject_skips_ballot);
+	tcase_add_test(t, test_epoch_sets_first_ballot);
+	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
+	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_found_value_proposed_without_client);
 	tcase_add_test(t, test_other_proposers_value_wins_client_value_moves);
 	tcase_add_test(t, test_stop_leading_requeues_in_order);

@@ -448,12 +448,113 @@ START_TEST(test_increment_skip)
 	ck_assert_uint_eq(ballot_increment_skip(103, 199, 3), 203);
 	/* A ballot of our own: INCREMENTSKIP(103, 303) = 403. */
 	ck_assert_uint_eq(ballot_increment_skip(103, 303, 3), 403);
-	ck_assert_uint_eq(ballot_first(3), 103);
+	ck_assert_uint_eq(ballot_first(3, 0), 103);
 	ck_assert_uint_eq(ballot_increment(103), 203);
 	ck_assert_uint_eq(ballot_increment(203), 303);
-	/* No wrap-around into small ballots. */
-	ck_assert_uint_eq(ballot_increment_skip(103, UINT32_MAX, 3), 103);
-	ck_assert_uint_eq(ballot_increment(UINT32_MAX - 5), UINT32_MAX - 5);
+	/* Ballots are 64-bit: no limit at 2^32 any more. */
+	ck_assert_uint_eq(ballot_increment_skip(103, UINT32_MAX, 3), 4294967303ull);
+	ck_assert_uint_eq(ballot_increment(UINT32_MAX - 5), UINT32_MAX - 5 + 100ull);
+	/* No wrap-around into small ballots at the end of the ballot space. */
+	ck_assert_uint_eq(ballot_increment_skip(103, UINT64_MAX, 3), 103);
+	paxos_ballot last = (BALLOT_SEQ_LIMIT - 1) * PAXOS_MAX_PROPOSERS + 3;
+	ck_assert_uint_eq(ballot_increment(last), last);
+	ck_assert_uint_eq(ballot_increment(last - PAXOS_MAX_PROPOSERS), last);
+	ck_assert_uint_eq(ballot_increment_skip(103, last - PAXOS_MAX_PROPOSERS, 3), last);
+	ck_assert_uint_eq(ballot_increment_skip(103, last, 3), 103);
+}
+END_TEST
+
+/* seq = epoch * 2^32 + round, ballot = seq * n + p (thesis 3.5.2 with incarnations). */
+START_TEST(test_epoch_ballots)
+{
+	const uint64_t n = PAXOS_MAX_PROPOSERS, round = 1ull << 32;
+	/* Every incarnation starts at round 1 of its epoch, above every round before it. */
+	ck_assert_uint_eq(ballot_first(3, 1), (round + 1) * n + 3);
+	ck_assert_uint_eq(ballot_first(3, 7), (7 * round + 1) * n + 3);
+	ck_assert_uint_gt(ballot_first(0, 1), ballot_first(99, 0) + 1000000 * n);
+	uint32_t last_epoch = PAXOS_PROPOSER_EPOCH_LIMIT - 1;
+	ck_assert_uint_eq(ballot_first(99, last_epoch),
+			  ((uint64_t)last_epoch * round + 1) * n + 99);
+	ck_assert_uint_eq(ballot_epoch(ballot_first(99, last_epoch)), last_epoch);
+	/* The owner is still ballot mod n, and b++ is b + n. */
+	paxos_ballot b = ballot_first(42, 5);
+	ck_assert_uint_eq(b % n, 42);
+	ck_assert_uint_eq(ballot_epoch(b), 5);
+	ck_assert_uint_eq(ballot_increment(b), b + n);
+	ck_assert_uint_eq(ballot_epoch(ballot_increment(b)), 5);
+	/* The last round of an epoch steps into the next epoch's range. */
+	paxos_ballot end = (5 * round + round - 1) * n + 42;
+	ck_assert_uint_eq(ballot_epoch(end), 5);
+	ck_assert_uint_eq(ballot_epoch(ballot_increment(end)), 6);
+	/* INCREMENTSKIP on seq, across epochs: proposer 3 in epoch 0 beating proposer 7's ballot
+	 * of epoch 2, round 9 lands in epoch 2, round 10 (the proposer core must then make epoch
+	 * 2 durable before using it). */
+	paxos_ballot beat = (2 * round + 9) * n + 7;
+	paxos_ballot skip = ballot_increment_skip(ballot_first(3, 0), beat, 3);
+	ck_assert_uint_eq(skip, (2 * round + 10) * n + 3);
+	ck_assert_uint_eq(ballot_epoch(skip), 2);
+	/* And a later incarnation beating its own lower ballots goes on from its own. */
+	ck_assert_uint_eq(ballot_increment_skip(ballot_first(3, 4), beat, 3),
+			  ballot_first(3, 4) + n);
+}
+END_TEST
+
+START_TEST(test_first_ballot_of_epoch)
+{
+	ctx.epoch = 9;
+	build(INSTANCE_EMPTY, PLAIN);
+	fire(EV_S, NULL);
+	ck_assert_uint_eq(inst.ballot, ballot_first(PROPOSER, 9));
+	ck_assert_uint_eq(rec->msg[0].u.prepare.ballot, ballot_first(PROPOSER, 9));
+	ck_assert_uint_eq(inst.ballot % PAXOS_MAX_PROPOSERS, PROPOSER);
+}
+END_TEST
+
+static paxos_ballot refused;
+
+static bool refuse_ballot(void *arg, paxos_ballot b)
+{
+	(void)arg;
+	refused = b;
+	return false;
+}
+
+/* A ballot the proposer may not use (an epoch it could not make durable) is not used: no
+ * prepare, the ballot stays, and a timeout only re-arms the deadline. */
+START_TEST(test_refused_ballot_not_used)
+{
+	ctx.may_use_ballot = refuse_ballot;
+	build(INSTANCE_P1_PENDING, PLAIN);
+	fire(EV_REJECT, NULL);
+	ck_assert_uint_eq(refused, 602);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
+	ck_assert_uint_eq(inst.ballot, B_FIRST);
+	ck_assert_uint_eq(rec->count, 0);
+	fire(EV_TO1, NULL);
+	ck_assert_uint_eq(refused, B_FIRST + PAXOS_MAX_PROPOSERS);
+	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
+	ck_assert_uint_eq(inst.ballot, B_FIRST);
+	ck_assert_uint_eq(inst.deadline, 1000 + 1000);
+	ck_assert_uint_eq(rec->count, 0);
+
+	build(INSTANCE_P2_PENDING, PLAIN);
+	fire(EV_TO2, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+	ck_assert_uint_eq(inst.ballot, B_FIRST);
+	ck_assert(inst.has_v2 && inst.cv);
+	ck_assert_uint_eq(inst.deadline, 1000 + 2000);
+	ck_assert_uint_eq(rec->count, 0);
+
+	/* The end of the ballot space: no new ballot, and the same one is not prepared again
+	 * (after an accept it could be paired with a second value). */
+	ctx.may_use_ballot = NULL;
+	build(INSTANCE_P2_PENDING, PLAIN);
+	inst.ballot = (BALLOT_SEQ_LIMIT - 1) * PAXOS_MAX_PROPOSERS + PROPOSER;
+	paxos_ballot at_end = inst.ballot;
+	fire(EV_TO2, NULL);
+	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
+	ck_assert_uint_eq(inst.ballot, at_end);
+	ck_assert_uint_eq(rec->count, 0);
 }
 END_TEST
 
@@ -664,6 +765,9 @@ static Suite *fsm_suite(void)
 	tcase_add_test(t, test_d_not_client_value);
 	tcase_add_test(t, test_d_unknown_value_requeues_client_value);
 	tcase_add_test(t, test_increment_skip);
+	tcase_add_test(t, test_epoch_ballots);
+	tcase_add_test(t, test_first_ballot_of_epoch);
+	tcase_add_test(t, test_refused_ballot_not_used);
 	tcase_add_test(t, test_promises);
 	tcase_add_test(t, test_promise_highest_value_ballot_wins);
 	tcase_add_test(t, test_promise_value_too_big_dropped);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -686,6 +687,55 @@ START_TEST(corrupt_store_refused)
 }
 END_TEST
 
+/* Replaces (or, with meta NULL, deletes) the metadata record (key: iid 0) of the LMDB store
+ * in dir, behind the backend's back, as another libpaxos version would have left it. */
+static void lmdb_set_meta(const uint8_t *meta, size_t len)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	uint8_t key_bytes[8] = {0};
+	MDB_val key = {sizeof(key_bytes), key_bytes}, data = {len, (void *)meta};
+	ck_assert_int_eq(mdb_env_create(&env), 0);
+	ck_assert_int_eq(mdb_env_set_mapsize(env, LMDB_TEST_MAP_SIZE), 0);
+	ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
+	ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	if (meta)
+		ck_assert_int_eq(mdb_put(txn, dbi, &key, &data, 0), 0);
+	else
+		ck_assert_int_eq(mdb_del(txn, dbi, &key, NULL), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+}
+
+/* A store of another format version (version 1 had 32-bit ballots) is refused, saying so. */
+START_TEST(other_format_version_refused)
+{
+	open_backend(1); /* lmdb */
+	ck_assert_int_eq(put(1, 4294967396ull, 4294967396ull, "x", 1, false), PAXOS_OK);
+	reopen(); /* a store of this version opens again, 64-bit ballots intact */
+	struct paxos_record rec;
+	ck_assert_int_eq(get(1, &rec), 1);
+	ck_assert_uint_eq(rec.promised, 4294967396ull);
+	paxos_storage_destroy(st);
+	st = NULL;
+	/* "PXST", version 1, trim 0, highest accepted 0 */
+	static const uint8_t v1[24] = {'P', 'X', 'S', 'T', 0, 0, 0, 1};
+	lmdb_set_meta(v1, sizeof(v1));
+	ck_assert_ptr_null(open_in(1, dir));
+	ck_assert_msg(strstr(err, "format version 1") && strstr(err, "format version 2") &&
+			  strstr(err, "storage-fresh") && strstr(err, dir),
+		      "%s", err);
+	/* Version 1 stores that were never trimmed have no metadata record at all. */
+	lmdb_set_meta(NULL, 0);
+	ck_assert_ptr_null(open_in(1, dir));
+	ck_assert_msg(strstr(err, "format version 1") && strstr(err, "no format record"), "%s",
+		      err);
+	remove_tree(dir);
+}
+END_TEST
+
 /* A small map fills up: the put fails cleanly and says why. */
 START_TEST(lmdb_map_full)
 {
@@ -874,6 +924,7 @@ static Suite *storage_suite(void)
 	tcase_add_loop_test(durable, unusable_path_refused, FIRST_DURABLE, BACKEND_COUNT);
 	tcase_add_loop_test(durable, corrupt_store_refused, FIRST_DURABLE, BACKEND_COUNT);
 	tcase_add_test(durable, lmdb_map_full);
+	tcase_add_test(durable, other_format_version_refused);
 	tcase_add_test(durable, bad_arguments_refused);
 	tcase_add_test(durable, factory);
 	suite_add_tcase(s, durable);

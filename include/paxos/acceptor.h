@@ -35,6 +35,17 @@ int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_mes
 int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
 			  const struct paxos_emitter *out);
 
+/*
+ * Learning acceptors (thesis 3.7.5): v was chosen for iid (the node's learner closed it).
+ * Marks the record final with v; from then on the record never changes: accepts for iid, at
+ * any ballot, are answered with v flagged final, prepares with a promise carrying v, and
+ * repeats and ticks say final, so a learner delivers on one answer. The mark is committed
+ * with the next batch or tick, not at once (losing it in a crash is harmless). Trimmed
+ * instances are ignored. Must not be called from the emitter of a batch. Returns PAXOS_OK or
+ * a storage error (the acceptor is then stopped, as after a failed batch).
+ */
+int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v);
+
 /* Periodic: resend the highest accepted instance and the acceptor state to the learners, so
  * they find their holes when traffic is low. */
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);

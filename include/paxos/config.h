@@ -65,6 +65,7 @@ struct paxos_config {
 	enum paxos_durability durability; /* valid for storage once parsed */
 	uint64_t lmdb_map_size;      /* bytes */
 	bool storage_fresh;          /* wipe the acceptor's store at start */
+	bool learning_acceptors;     /* acceptors also learn and keep decisions final (3.7.5) */
 };
 
 /* The defaults the shipped paxos.conf documents. */

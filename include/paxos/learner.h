@@ -11,8 +11,10 @@ struct paxos_learner;
 /* Called in instance order, exactly once per instance; value is valid during the call. */
 typedef void (*paxos_deliver_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
-/* Called once when an instance becomes closed (a quorum accepted it), possibly before the
- * instances below it are delivered. The proposer uses it for event C. */
+/* Called when an instance becomes closed (a quorum accepted it, or an acceptor said its value
+ * is final), possibly before the instances below it are delivered, and again for each accepted
+ * message that arrives for it while it waits for those: a proposer that re-runs it (its window
+ * reached it after the first call) hears of it that way. The proposer uses it for event C. */
 typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
 /*

@@ -11,8 +11,22 @@
 
 struct paxos_proposer;
 
+/* Epochs (incarnation numbers) stay below this, so that every ballot fits in 64 bits. */
+#define PAXOS_PROPOSER_EPOCH_LIMIT (1u << 25)
+
+/* Called before the proposer first uses a ballot in the range of a later epoch than any it
+ * used so far (INCREMENTSKIP past a proposer of a later incarnation, rare). It must make
+ * epoch durable where paxos_proposer_next_epoch reads it, so that a restart starts above that
+ * ballot, and return true; false (or no callback) keeps the proposer from using the ballot. */
+typedef bool (*paxos_raise_epoch_fn)(void *arg, uint32_t epoch);
+
 struct paxos_proposer_options {
-	uint32_t id;           /* 0 .. PAXOS_MAX_PROPOSERS-1 */
+	uint32_t id; /* 0 .. PAXOS_MAX_PROPOSERS-1 */
+	/* This incarnation, below PAXOS_PROPOSER_EPOCH_LIMIT: a restarted proposer must get a
+	 * higher one (paxos_proposer_next_epoch), or it could reuse its earlier ballots. */
+	uint32_t epoch;
+	paxos_raise_epoch_fn raise_epoch;
+	void *raise_epoch_arg;
 	uint32_t acceptors;    /* quorum is acceptors / 2 + 1 */
 	uint32_t window;       /* instances with phase 1 pre-executed */
 	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */
@@ -43,23 +57,36 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 			  const struct paxos_emitter *out);
 
 /* Handle one message sent to the proposers group (promise, reject) or a client value. */
-void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m,
-			   paxos_time now, const struct paxos_emitter *out);
+void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
+			   const struct paxos_emitter *out);
 
 /* The internal learner closed instance iid (event C). */
 void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
 			   paxos_time now, const struct paxos_emitter *out);
 
 /* The internal learner delivered instance iid (events D0..D5); the window slides. */
-void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
-			      const struct paxos_value *v, paxos_time now,
-			      const struct paxos_emitter *out);
+void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
+			      paxos_time now, const struct paxos_emitter *out);
 
 /* Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
-void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
-			 const struct paxos_emitter *out);
+void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out);
 
 /* Values waiting in the pending list. */
 uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
+
+/* The highest epoch the proposer uses ballots of: its own, or one it raised to. */
+uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
+
+/*
+ * Durable incarnation numbers (lib/epoch.c), in <storage-path>/proposer-<id>/epoch.
+ * next_epoch reads the stored epoch (0 when there is none), stores it plus one (temporary
+ * file, fsync, rename, fsync of the directory) and returns that in *epoch: the epoch of the
+ * proposer starting now. raise_epoch stores epoch unless a higher one is stored already.
+ * Both return PAXOS_OK, or an error with a message in err (a corrupt file is not overwritten).
+ */
+int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t *epoch,
+			      char *err, size_t errlen);
+int paxos_proposer_raise_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t epoch,
+			       char *err, size_t errlen);
 
 #endif

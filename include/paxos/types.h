@@ -7,10 +7,11 @@
 #include <stdint.h>
 
 typedef uint64_t paxos_iid;    /* instance id; the first instance is 1 */
-typedef uint32_t paxos_ballot; /* 0 means "none" (real ballots are >= PAXOS_MAX_PROPOSERS) */
+typedef uint64_t paxos_ballot; /* 0 means "none" (real ballots are >= PAXOS_MAX_PROPOSERS) */
 typedef uint64_t paxos_time;   /* monotonic time in microseconds */
 
-/* Ballots follow thesis 3.5.2: proposer p's first ballot is n + p, b++ is b + n. */
+/* Ballots follow thesis 3.5.2, ballot = seq * n + p for proposer p: b++ is b + n, and seq
+ * carries the proposer's incarnation (epoch) above its round (see proposer/ballot.h). */
 #define PAXOS_MAX_PROPOSERS 100u
 
 /* Acceptor ids must fit in the 32-bit quorum masks the cores use. */

@@ -155,6 +155,12 @@ static void check_agreement(struct checker *c, uint32_t view, paxos_iid iid,
 		     now, view, now_v, iid, first);
 }
 
+void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
+		     const struct paxos_value *v, paxos_time now)
+{
+	check_agreement(c, CHECKER_MAX_VIEWS + acceptor, iid, v, now); /* views past the learners */
+}
+
 void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
 		       paxos_time now)
 {
@@ -244,7 +250,7 @@ void checker_promise(struct checker *c, uint32_t acceptor, struct paxos_storage 
 	if (now_b < *seen)
 		checker_fail(c, SIM_V_PROMISE,
 			     "t=%" PRIu64 "us: acceptor %u's promise for instance %" PRIu64
-			     " went down from %u to %u",
+			     " went down from %" PRIu64 " to %" PRIu64,
 			     now, acceptor, iid, *seen, now_b);
 	else
 		*seen = now_b;

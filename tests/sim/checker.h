@@ -68,6 +68,9 @@ void checker_submitted(struct checker *c, uint32_t id);
 void checker_received(struct checker *c, const struct paxos_value *v);
 void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
 		       paxos_time now);
+/* A learning acceptor learned v for iid: it must agree with every learner's delivery. */
+void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
+		     const struct paxos_value *v, paxos_time now);
 /* A learner restarted (a proposer's internal learner): it delivers from instance 1 again. */
 void checker_view_reset(struct checker *c, uint32_t view);
 /* Whether the view delivered every value submitted so far. */

@@ -2,8 +2,9 @@
  * The simulated cluster (see sim.h). Cores are driven the way lib/node.c drives them:
  * messages are routed by group (acceptors, proposers, learners and the proposers' internal
  * learners, submit to the proposers), the internal learner's deliveries and closed instances
- * go to its proposer, and ticks come at a quarter of the shortest timeout. Only time is
- * simulated: every event is taken from one queue in time order.
+ * go to its proposer, a learning acceptor's learner tells its acceptor what it closed, and
+ * ticks come at a quarter of the shortest timeout. Only time is simulated: every event is taken
+ * from one queue in time order.
  */
 #include "sim.h"
 
@@ -66,17 +67,19 @@ enum sim_event_kind {
 struct sim_acceptor {
 	struct paxos_storage *st; /* survives crashes: a durable backend */
 	struct paxos_acceptor *core;
+	struct paxos_learner *learner; /* learning acceptors: the node's learner, else NULL */
 	bool up;
 	bool cut; /* partitioned away */
 	struct endpoint ep;
 	struct paxos_counters counters;
+	struct paxos_counters learner_counters;
 };
 
 struct sim_proposer {
 	struct paxos_proposer *core;
 	struct paxos_learner *learner; /* its internal learner */
 	bool up;
-	uint32_t incarnation;
+	uint32_t epoch; /* what its durable epoch file holds: the highest epoch it used */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -197,6 +200,9 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 			send_to(s, slot, receiver(to, EP_LEARNER, i));
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			send_to(s, slot, receiver(to, EP_PROPOSER, i));
+		for (uint32_t i = 0; i < s->o.acceptors && s->o.learning_acceptors; i++)
+			if (!s->acc[i].cut)
+				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
 		break;
 	default:
 		break;
@@ -260,27 +266,26 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_deliver_fn deliver
 
 /* ---- proposers and the leader oracle ---- */
 
-/*
- * KNOWN ISSUE (ballot reuse): a proposer core always starts at ballot PAXOS_MAX_PROPOSERS + id,
- * so a restarted proposer reuses the ballots of its previous incarnation. If that incarnation
- * had an accept out, the new one can get a different value accepted at the same ballot, and
- * learners (and proposers reading promises) take "same ballot" for "same value": agreement
- * breaks (test_known_bug_restarted_proposer_reuses_ballots). Unless strict, a restarted
- * proposer therefore runs under a fresh id, i + proposers * incarnation, so its ballots are new.
- */
-static uint32_t restart_id(const struct sim *s, uint32_t i)
+/* As paxos_proposer_raise_epoch does with the epoch file. */
+static bool raise_epoch(void *arg, uint32_t epoch)
 {
-	if (s->o.strict)
-		return i;
-	uint64_t id = i + (uint64_t)s->o.proposers * s->prop[i].incarnation;
-	return id < PAXOS_MAX_PROPOSERS ? (uint32_t)id : i;
+	struct sim_proposer *p = arg;
+	if (epoch > p->epoch)
+		p->epoch = epoch;
+	return true;
 }
 
+/* A (re)started proposer keeps its id and takes the next epoch, as paxos_proposer_next_epoch
+ * does, so it never reuses a ballot of an earlier incarnation. */
 static bool proposer_start(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
+	p->epoch++;
 	struct paxos_proposer_options o = {
-	    .id = restart_id(s, i),
+	    .id = i,
+	    .epoch = p->epoch,
+	    .raise_epoch = raise_epoch,
+	    .raise_epoch_arg = p,
 	    .acceptors = s->o.acceptors,
 	    .window = s->window,
 	    .concurrency = s->concurrency,
@@ -297,7 +302,6 @@ static bool proposer_start(struct sim *s, uint32_t i)
 		return false;
 	}
 	p->up = true;
-	p->incarnation++;
 	return true;
 }
 
@@ -364,11 +368,34 @@ static void ensure_leader(struct sim *s)
 
 /* ---- acceptors ---- */
 
+/* Learning acceptors, as lib/node.c runs them: what the acceptor's learner closes becomes
+ * final in the acceptor. */
+static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	trace(s, 2, "acceptor %u learns %" PRIu64, ep->index, iid);
+	checker_learned(&s->check, ep->index, iid, v, s->now);
+	if (paxos_acceptor_learned(s->acc[ep->index].core, iid, v) != PAXOS_OK)
+		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u could not learn %" PRIu64,
+			     ep->index, iid);
+}
+
+static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)v;
+}
+
 static bool acceptor_start(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	a->core = paxos_acceptor_new(i, a->st, &a->counters);
-	if (!a->core) {
+	if (a->core && s->o.learning_acceptors)
+		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
+					 &a->learner_counters);
+	if (!a->core || (s->o.learning_acceptors && !a->learner)) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
 	}
@@ -381,7 +408,9 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	struct sim_acceptor *a = &s->acc[i];
 	trace(s, 1, "acceptor %u crashes", i);
 	paxos_acceptor_free(a->core);
+	paxos_learner_free(a->learner);
 	a->core = NULL;
+	a->learner = NULL;
 	a->up = false;
 }
 
@@ -636,7 +665,10 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
 	switch (kind) {
 	case EP_ACCEPTOR:
-		deliver_to_acceptor(s, i, m);
+		if (g != PAXOS_GROUP_LEARNERS)
+			deliver_to_acceptor(s, i, m);
+		else if (s->acc[i].up && !s->acc[i].cut && s->acc[i].learner)
+			paxos_learner_handle(s->acc[i].learner, m, s->now, &s->acc[i].ep.emitter);
 		break;
 	case EP_PROPOSER: {
 		struct sim_proposer *p = &s->prop[i];
@@ -663,6 +695,9 @@ static void tick(struct sim *s)
 {
 	for (uint32_t i = 0; i < s->o.learners; i++)
 		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		if (s->acc[i].up && s->acc[i].learner)
+			paxos_learner_tick(s->acc[i].learner, s->now, &s->acc[i].ep.emitter);
 	for (uint32_t i = 0; i < s->o.proposers; i++) {
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up)
@@ -702,7 +737,8 @@ static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t ca
 		int64_t id = rc == 1 && rec.accepted ? value_decode(&rec.value, s->o.values) : -1;
 		if (n < cap)
 			n += (size_t)snprintf(
-			    buf + n, cap - n, "%sa%u promised %u accepted %u (value %" PRId64 ")",
+			    buf + n, cap - n,
+			    "%sa%u promised %" PRIu64 " accepted %" PRIu64 " (value %" PRId64 ")",
 			    i ? ", " : "", i, rc == 1 ? rec.promised : 0, ballots[i], id);
 		uint32_t same = 0;
 		for (uint32_t k = 0; k <= i; k++)
@@ -714,31 +750,27 @@ static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t ca
 }
 
 /*
- * KNOWN ISSUE (stuck learner): a learner that missed the accepted messages of instance iid
- * asks the acceptors to repeat them, but repeats only carry each acceptor's latest ballot.
- * After proposers re-ran a chosen instance at higher ballots that reached only a minority
- * (a phase 2 timeout just before the learner closed it, a new leader pre-executing its
- * window), either
- *   - no ballot has a quorum among the acceptors' records any more, so no repeat can close
- *     the instance (nobody re-proposes it: the leader delivered it), or
- *   - a ballot b has a quorum, but the learner keeps only the highest ballot it heard of
- *     and ignores the lower b.
- * Returns a description when the learner stuck at iid is in one of these cases (another
- * learner delivered iid, so it was chosen), or NULL.
+ * KNOWN LIMITATION without learning acceptors (stuck learner): a learner that missed the
+ * accepted messages of instance iid asks the acceptors to repeat them, but repeats only carry
+ * each acceptor's latest ballot. After proposers re-ran a chosen instance at higher ballots
+ * that reached only a minority (a phase 2 timeout just before the learner closed it, a new
+ * leader pre-executing its window), no ballot may have a quorum among the acceptors' records
+ * any more, so no repeat can close the instance (nobody re-proposes it: the leader delivered
+ * it). Learning acceptors (thesis 3.7.5, on by default) resolve it: an acceptor that learned
+ * the instance answers repeats with the value flagged final, so with them on a stuck learner
+ * is never excused. Returns a description when the learner stuck at iid is in this case
+ * (another learner delivered iid, so it was chosen), or NULL.
  */
 static const char *diagnose_stuck(struct sim *s, paxos_iid iid, char *buf, size_t cap)
 {
 	uint32_t quorum = s->o.acceptors / 2 + 1;
-	if (iid >= s->check.chosen_cap || !s->check.chosen[iid].known)
+	if (s->o.learning_acceptors || iid >= s->check.chosen_cap || !s->check.chosen[iid].known)
 		return NULL;
-	paxos_ballot quorum_ballot = 0, highest = 0;
 	for (uint32_t i = 0; i < s->o.acceptors; i++) {
 		struct paxos_record rec;
 		struct paxos_storage *st = s->acc[i].st;
 		if (st->ops->get(st, iid, &rec) != 1 || rec.accepted == 0)
 			continue;
-		if (rec.accepted > highest)
-			highest = rec.accepted;
 		uint32_t same = 0;
 		for (uint32_t k = 0; k < s->o.acceptors; k++) {
 			struct paxos_record other;
@@ -746,21 +778,13 @@ static const char *diagnose_stuck(struct sim *s, paxos_iid iid, char *buf, size_
 			same +=
 			    ot->ops->get(ot, iid, &other) == 1 && other.accepted == rec.accepted;
 		}
-		if (same >= quorum && rec.accepted > quorum_ballot)
-			quorum_ballot = rec.accepted;
+		if (same >= quorum)
+			return NULL; /* the learner counts any quorum ballot: not this limitation */
 	}
-	if (quorum_ballot == 0)
-		snprintf(buf, cap,
-			 "instance %" PRIu64 " was chosen but no ballot has a quorum among the "
-			 "acceptors any more: repeats cannot close it",
-			 iid);
-	else if (highest > quorum_ballot)
-		snprintf(buf, cap,
-			 "instance %" PRIu64 " has a quorum at ballot %u, but a minority accepted "
-			 "ballot %u and the learner only counts the highest ballot",
-			 iid, quorum_ballot, highest);
-	else
-		return NULL;
+	snprintf(buf, cap,
+		 "instance %" PRIu64 " was chosen but no ballot has a quorum among the acceptors "
+		 "any more: repeats cannot close it without learning acceptors",
+		 iid);
 	return buf;
 }
 
@@ -904,6 +928,7 @@ static void teardown(struct sim *s)
 {
 	for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
 		paxos_acceptor_free(s->acc[i].core);
+		paxos_learner_free(s->acc[i].learner);
 		paxos_storage_destroy(s->acc[i].st);
 	}
 	for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
@@ -1045,6 +1070,7 @@ void sim_options_default(struct sim_options *o)
 	o->dup = 5;
 	o->values = 30;
 	o->faults = SIM_FAULT_ALL;
+	o->learning_acceptors = true;
 }
 
 void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
@@ -1063,6 +1089,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 	    n ? faults : "none");
 	if (o->mutant != SIM_MUTANT_NONE && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
+	if (!o->learning_acceptors && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --learning-acceptors no");
 	if (o->strict && w < cap)
 		snprintf(buf + w, cap - w, " --strict");
 }
@@ -1142,6 +1170,16 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 					 val);
 				return -1;
 			}
+			continue;
+		}
+		if (strcmp(arg, "--learning-acceptors") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				snprintf(err, errlen,
+					 "--learning-acceptors: expected yes or no, not \"%s\"",
+					 val);
+				return -1;
+			}
+			o->learning_acceptors = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(arg, "--mutant") == 0) {

@@ -58,7 +58,8 @@ struct sim_options {
 	uint32_t values;    /* distinct client values, 1 .. SIM_MAX_VALUES */
 	uint32_t faults;    /* enum sim_fault mask */
 	enum sim_mutant mutant;
-	/* Also fail on the known core issues (see sim.c: restart_id, diagnose_stuck); without
+	bool learning_acceptors; /* acceptors also learn (thesis 3.7.5); on by default */
+	/* Also fail on the known core issues (see sim.c: diagnose_stuck); without
 	 * it they are worked around or counted in sim_result.known. */
 	bool strict;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
