@@ -21,8 +21,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Datagrams read per readiness event before yielding to the other sockets. */
+/* Datagrams read per readiness event (one recvmmsg) before yielding to the other sockets. */
 #define READS_PER_EVENT 64
+
+/* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
+#define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
 
 /* Where one role's messages go: a pending datagram per destination group. */
@@ -43,7 +46,9 @@ struct paxos_node {
 	struct event *recv_ev[PAXOS_GROUP_COUNT];
 	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev;
 	bool flush_scheduled;
-	uint8_t *rx_buf;
+	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
+	struct mmsghdr rx_hdr[READS_PER_EVENT];
+	struct iovec rx_iov[READS_PER_EVENT];
 	uint8_t *tx_buf; /* one encoder buffer per (role, group), max_datagram each */
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;
@@ -202,6 +207,18 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	}
 }
 
+/* Everything the acceptor got in one read is one storage transaction (group commit). */
+static void acceptor_batch(struct paxos_node *n, size_t *batched)
+{
+	if (*batched && n->acceptor && !n->failed) {
+		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched,
+						     &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+		if (rc != PAXOS_OK)
+			fail_node(n, rc, "acceptor storage");
+	}
+	*batched = 0;
+}
+
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
@@ -210,25 +227,40 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	for (int i = 0; i < PAXOS_GROUP_COUNT; i++)
 		if (n->recv_fd[i] == fd)
 			g = (enum paxos_group)i;
-	for (int i = 0; i < READS_PER_EVENT && !n->failed; i++) {
-		/* MSG_TRUNC makes recv report the real length, so oversized datagrams show. */
-		ssize_t len = recv(fd, n->rx_buf, n->cfg.max_datagram, MSG_TRUNC);
-		if (len < 0)
-			break; /* EAGAIN: drained */
+	for (int i = 0; i < READS_PER_EVENT; i++)
+		n->rx_hdr[i].msg_hdr.msg_flags = 0;
+	int got = recvmmsg(fd, n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
+	if (got <= 0)
+		return;
+	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS;
+	size_t batched = 0;
+	paxos_time now = paxos_now();
+	for (int i = 0; i < got && !n->failed; i++) {
 		n->transport.datagrams_received++;
 		size_t count = 0;
 		struct paxos_header h;
-		if ((size_t)len > n->cfg.max_datagram ||
-		    paxos_decode(&n->decoder, n->rx_buf, (size_t)len, &h, n->rx_msgs,
-				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
+		struct paxos_message *msgs = n->rx_msgs + batched;
+		if ((n->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h,
+				 msgs, PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
 			continue;
 		}
 		n->transport.messages_received += count;
-		paxos_time now = paxos_now();
+		if (!to_acceptor) {
+			for (size_t k = 0; k < count; k++)
+				dispatch(n, g, &msgs[k], now);
+			continue;
+		}
+		/* Keep only acceptor messages; the datagram buffers stay valid until the next
+		 * read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
-			dispatch(n, g, &n->rx_msgs[k], now);
+			if (group_of(msgs[k].type) == PAXOS_GROUP_ACCEPTORS)
+				n->rx_msgs[batched++] = msgs[k];
+		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
+			acceptor_batch(n, &batched);
 	}
+	acceptor_batch(n, &batched);
 }
 
 /* ---- timers ---- */
@@ -356,9 +388,9 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 		paxos_transport_address(cfg, (enum paxos_group)g, &n->dest[g]);
 	}
 	size_t dg = cfg->max_datagram;
-	n->rx_buf = malloc(dg);
+	n->rx_buf = malloc(dg * READS_PER_EVENT);
 	n->tx_buf = malloc(dg * PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT);
-	n->rx_msgs = calloc(PAXOS_MAX_MESSAGES_PER_DATAGRAM, sizeof(*n->rx_msgs));
+	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
 	n->flush_ev = event_new(base, -1, 0, on_flush, n);
 	paxos_decoder_init(&n->decoder);
 	n->send_fd = paxos_transport_sender(cfg, n->error, sizeof(n->error));
@@ -366,6 +398,10 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 		snprintf(err, errlen, "%s", n->send_fd < 0 ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
+	}
+	for (int i = 0; i < READS_PER_EVENT; i++) {
+		n->rx_iov[i] = (struct iovec){n->rx_buf + dg * (size_t)i, dg};
+		n->rx_hdr[i].msg_hdr = (struct msghdr){.msg_iov = &n->rx_iov[i], .msg_iovlen = 1};
 	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
 		struct role_out *o = &n->out[r];
