@@ -44,7 +44,7 @@ install: build
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
 
-format-check:
+format-check: deps
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:

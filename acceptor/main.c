@@ -3,6 +3,7 @@
 
 int main(int argc, char **argv)
 {
-	static const struct paxos_runner_spec spec = {"paxos-acceptor", "Runs one acceptor of the configured cluster.", PAXOS_HOST_ACCEPTOR};
+	static const struct paxos_runner_spec spec = {
+	    "paxos-acceptor", "Runs one acceptor of the configured cluster.", PAXOS_HOST_ACCEPTOR};
 	return paxos_runner_main(&spec, argc, argv);
 }

@@ -198,9 +198,8 @@ static void report(const struct client *c, bool json)
 		       "\"latency_ms\":{\"p5\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p95\":%.3f,"
 		       "\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
 		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64 "}\n",
-		       c->count, c->delivered, secs, rate, c->size_min, c->size_max,
-		       c->outstanding, p5, p50, p90, p95, p99, max, c->resubmits, c->duplicates,
-		       c->submit_errors);
+		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
+		       p5, p50, p90, p95, p99, max, c->resubmits, c->duplicates, c->submit_errors);
 		return;
 	}
 	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
@@ -264,36 +263,58 @@ static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32
 int main(int argc, char **argv)
 {
 	enum { OPT_ID = 256, OPT_JSON };
-	static const struct option options[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"count", required_argument, NULL, 'n'},
-		{"size", required_argument, NULL, 's'},
-		{"outstanding", required_argument, NULL, 'k'},
-		{"resubmit-ms", required_argument, NULL, 'r'},
-		{"time-limit", required_argument, NULL, 't'},
-		{"log", required_argument, NULL, 'l'},
-		{"id", required_argument, NULL, OPT_ID},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"count", required_argument, NULL, 'n'},
+						{"size", required_argument, NULL, 's'},
+						{"outstanding", required_argument, NULL, 'k'},
+						{"resubmit-ms", required_argument, NULL, 'r'},
+						{"time-limit", required_argument, NULL, 't'},
+						{"log", required_argument, NULL, 'l'},
+						{"id", required_argument, NULL, OPT_ID},
+						{"json", no_argument, NULL, OPT_JSON},
+						{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
 	const char *config = NULL, *size = "64", *log_path = NULL;
-	const char *count_text = "1000", *k_text = "1", *resubmit_text = "1000", *limit_text = "120";
+	const char *count_text = "1000", *k_text = "1", *resubmit_text = "1000",
+		   *limit_text = "120";
 	const char *id_text = NULL;
 	bool json = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:n:s:k:r:t:l:h", options, NULL)) != -1) {
 		switch (opt) {
-		case 'c': config = optarg; break;
-		case 'n': count_text = optarg; break;
-		case 's': size = optarg; break;
-		case 'k': k_text = optarg; break;
-		case 'r': resubmit_text = optarg; break;
-		case 't': limit_text = optarg; break;
-		case 'l': log_path = optarg; break;
-		case OPT_ID: id_text = optarg; break;
-		case OPT_JSON: json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'c':
+			config = optarg;
+			break;
+		case 'n':
+			count_text = optarg;
+			break;
+		case 's':
+			size = optarg;
+			break;
+		case 'k':
+			k_text = optarg;
+			break;
+		case 'r':
+			resubmit_text = optarg;
+			break;
+		case 't':
+			limit_text = optarg;
+			break;
+		case 'l':
+			log_path = optarg;
+			break;
+		case OPT_ID:
+			id_text = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!config || optind != argc) {

@@ -3,6 +3,8 @@
 
 int main(int argc, char **argv)
 {
-	static const struct paxos_runner_spec spec = {"paxos-learner", "Learns and prints every delivered value, in instance order.", PAXOS_HOST_LEARNER};
+	static const struct paxos_runner_spec spec = {
+	    "paxos-learner", "Learns and prints every delivered value, in instance order.",
+	    PAXOS_HOST_LEARNER};
 	return paxos_runner_main(&spec, argc, argv);
 }

@@ -58,7 +58,7 @@ void paxos_decoder_destroy(struct paxos_decoder *d);
 /* All or nothing: fills h and msgs[0..*n) and returns PAXOS_OK, or returns
  * PAXOS_E_MALFORMED if any part is wrong (bad magic or version, unknown role or type, wrong
  * field count or type, out-of-range number, trailing garbage, more than max messages). */
-int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len,
-		 struct paxos_header *h, struct paxos_message *msgs, size_t max, size_t *n);
+int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct paxos_header *h,
+		 struct paxos_message *msgs, size_t max, size_t *n);
 
 #endif

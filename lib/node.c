@@ -27,7 +27,6 @@
 /* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
 #define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
-
 /* Where one role's messages go: a pending datagram per destination group. */
 struct role_out {
 	struct paxos_node *node;
@@ -241,8 +240,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		struct paxos_header h;
 		struct paxos_message *msgs = n->rx_msgs + batched;
 		if ((n->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h,
-				 msgs, PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
+		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h, msgs,
+				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
 			continue;
 		}
@@ -458,9 +457,10 @@ static int ensure_learner(struct paxos_node *n);
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->acceptor || !st || id >= n->cfg.acceptors) {
-		set_error(n, n->acceptor ? "this node already hosts an acceptor"
-				 : !st	   ? "acceptor needs a storage"
-					   : "acceptor id %u is not below acceptors (%u)",
+		set_error(n,
+			  n->acceptor ? "this node already hosts an acceptor"
+			  : !st       ? "acceptor needs a storage"
+				      : "acceptor id %u is not below acceptors (%u)",
 			  id, n->cfg.acceptors);
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
@@ -574,8 +574,9 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 {
 	if (n->proposer || id >= n->cfg.proposers) {
-		set_error(n, n->proposer ? "this node already hosts a proposer"
-					 : "proposer id %u is not below proposers (%u)",
+		set_error(n,
+			  n->proposer ? "this node already hosts a proposer"
+				      : "proposer id %u is not below proposers (%u)",
 			  id, n->cfg.proposers);
 		return PAXOS_E_INVALID;
 	}
@@ -634,8 +635,9 @@ int paxos_submit(struct paxos_node *n, const void *value, size_t len)
 		return PAXOS_E_INVALID;
 	}
 	if (len > n->max_value) {
-		set_error(n, "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
-			     "(max-datagram %u)",
+		set_error(n,
+			  "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
+			  "(max-datagram %u)",
 			  len, n->max_value, n->cfg.max_datagram);
 		return PAXOS_E_TOO_BIG;
 	}
@@ -651,8 +653,7 @@ const char *paxos_node_error(const struct paxos_node *n)
 	return n->error;
 }
 
-const struct paxos_counters *paxos_node_counters(const struct paxos_node *n,
-						 enum paxos_role role)
+const struct paxos_counters *paxos_node_counters(const struct paxos_node *n, enum paxos_role role)
 {
 	if ((unsigned)role >= PAXOS_ROLE_COUNT || !n->hosted[role])
 		return NULL;

@@ -105,10 +105,12 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	if (has_id)
 		fprintf(out, "  -i, --id ID        this process's id (acceptor and/or proposer)\n");
 	if (spec->roles & PAXOS_HOST_ACCEPTOR)
-		fprintf(out, "      --fresh        delete the acceptor's stored state and start empty\n"
-			     "                     (default: recover it; never use on a live member)\n");
+		fprintf(out,
+			"      --fresh        delete the acceptor's stored state and start empty\n"
+			"                     (default: recover it; never use on a live member)\n");
 	if (has_output)
-		fprintf(out, "  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
+		fprintf(out,
+			"  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
 	fprintf(out, "  -h, --help         this text\n");
 }
 
@@ -128,8 +130,9 @@ static int host_acceptor(const char *p, const struct paxos_config *cfg, struct p
 	}
 	if (strcmp(cfg->storage, "memory") == 0) {
 		/* Thesis 3.7.6: an acceptor that forgot its promises must not rejoin. */
-		fprintf(stderr, "%s: acceptor %u, storage memory (volatile: never restart it into a "
-				"running cluster)\n",
+		fprintf(stderr,
+			"%s: acceptor %u, storage memory (volatile: never restart it into a "
+			"running cluster)\n",
 			p, id);
 		return 0;
 	}
@@ -163,12 +166,10 @@ static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_c
 
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"id", required_argument, NULL, 'i'},
-						{"output", required_argument, NULL, 'o'},
-						{"fresh", no_argument, NULL, 'f'},
-						{"help", no_argument, NULL, 'h'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'}, {"id", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'}, {"fresh", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
 	const char *config = NULL, *id_text = NULL, *output = NULL;
@@ -226,8 +227,9 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	else {
 		struct event *flush = NULL;
 		struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
-		if (out.file && (!(flush = event_new(base, -1, EV_PERSIST, on_output_flush, &out)) ||
-				 event_add(flush, &every) != 0))
+		if (out.file &&
+		    (!(flush = event_new(base, -1, EV_PERSIST, on_output_flush, &out)) ||
+		     event_add(flush, &every) != 0))
 			fprintf(stderr, "%s: cannot add a timer\n", spec->program);
 		else
 			status = paxos_runner_loop(base, node);

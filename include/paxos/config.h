@@ -41,31 +41,31 @@ struct paxos_config {
 	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
 	struct in_addr multicast_interface;
 	uint32_t multicast_ttl;
-	uint32_t max_datagram;       /* bytes; bounds the value size */
-	uint32_t socket_buffer;      /* bytes, SO_RCVBUF/SO_SNDBUF */
-	uint32_t acceptors;          /* number of acceptors, ids 0..acceptors-1 */
-	uint32_t proposers;          /* number of proposers, ids 0..proposers-1 */
-	uint32_t leader;             /* manual election: the proposer that leads at start */
+	uint32_t max_datagram;  /* bytes; bounds the value size */
+	uint32_t socket_buffer; /* bytes, SO_RCVBUF/SO_SNDBUF */
+	uint32_t acceptors;     /* number of acceptors, ids 0..acceptors-1 */
+	uint32_t proposers;     /* number of proposers, ids 0..proposers-1 */
+	uint32_t leader;        /* manual election: the proposer that leads at start */
 	enum paxos_election_mode election;
 	uint32_t heartbeat_interval_ms; /* proposers multicast a heartbeat this often */
 	uint32_t heartbeat_timeout_ms;  /* a proposer not heard for this long is dead */
-	uint32_t proposer_window;    /* instances with phase 1 pre-executed (3.7.1) */
-	uint32_t proposer_concurrency; /* parallel phase 2 limit (3.7.2); 1 = FIFO */
-	uint32_t pending_size;       /* bounded pending list (3.5.1) */
+	uint32_t proposer_window;       /* instances with phase 1 pre-executed (3.7.1) */
+	uint32_t proposer_concurrency;  /* parallel phase 2 limit (3.7.2); 1 = FIFO */
+	uint32_t pending_size;          /* bounded pending list (3.5.1) */
 	uint32_t phase1_timeout_ms;
 	uint32_t phase2_timeout_ms;
-	uint32_t learner_window;     /* instances a learner tracks beyond the next to deliver */
-	uint32_t hole_check_ms;      /* learner: how often to ask for missing instances */
-	uint32_t repeat_batch;       /* learner: most instances asked for in one repeat */
+	uint32_t learner_window; /* instances a learner tracks beyond the next to deliver */
+	uint32_t hole_check_ms;  /* learner: how often to ask for missing instances */
+	uint32_t repeat_batch;   /* learner: most instances asked for in one repeat */
 	enum paxos_learner_start learner_start;
-	uint32_t acceptor_repeat_ms; /* acceptor: repeat highest accepted this often */
+	uint32_t acceptor_repeat_ms;   /* acceptor: repeat highest accepted this often */
 	uint32_t counters_interval_ms; /* 0: never report */
-	char storage[16];            /* "memory", "lmdb" or "bdb" */
+	char storage[16];              /* "memory", "lmdb" or "bdb" */
 	char storage_path[PAXOS_STORAGE_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
-	enum paxos_durability durability; /* valid for storage once parsed */
-	uint64_t lmdb_map_size;      /* bytes */
-	bool storage_fresh;          /* wipe the acceptor's store at start */
-	bool learning_acceptors;     /* acceptors also learn and keep decisions final (3.7.5) */
+	enum paxos_durability durability;              /* valid for storage once parsed */
+	uint64_t lmdb_map_size;                        /* bytes */
+	bool storage_fresh;                            /* wipe the acceptor's store at start */
+	bool learning_acceptors; /* acceptors also learn and keep decisions final (3.7.5) */
 };
 
 /* The defaults the shipped paxos.conf documents. */

@@ -43,7 +43,7 @@ struct paxos_counters {
 size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
 
 /* {"role":"...","id":N,"name":value,...}: every counter, as one JSON line. */
-size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id,
-			   char *buf, size_t cap);
+size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id, char *buf,
+			   size_t cap);
 
 #endif

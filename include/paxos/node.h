@@ -43,8 +43,7 @@ const char *paxos_node_error(const struct paxos_node *n);
 
 /* Counters of a hosted role (NULL if the role is not hosted); the transport's counters
  * (datagrams, messages, malformed input) are paxos_node_transport_counters(). */
-const struct paxos_counters *paxos_node_counters(const struct paxos_node *n,
-						 enum paxos_role role);
+const struct paxos_counters *paxos_node_counters(const struct paxos_node *n, enum paxos_role role);
 const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n);
 
 /* Write every hosted role's counters as one line each to stderr (also done every

@@ -9,10 +9,10 @@
 /* What an acceptor remembers about one instance. */
 struct paxos_record {
 	paxos_iid iid;
-	paxos_ballot promised;     /* highest ballot promised, 0: none */
-	paxos_ballot accepted;     /* ballot of the accepted value, 0: none */
-	struct paxos_value value;  /* valid when accepted != 0 */
-	bool final;                /* value is known to be chosen */
+	paxos_ballot promised;    /* highest ballot promised, 0: none */
+	paxos_ballot accepted;    /* ballot of the accepted value, 0: none */
+	struct paxos_value value; /* valid when accepted != 0 */
+	bool final;               /* value is known to be chosen */
 };
 
 struct paxos_storage;
