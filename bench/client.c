@@ -88,9 +88,10 @@ static void fill_slot(struct client *c, struct slot *s, paxos_time now)
 	send_slot(c, s, now);
 }
 
-static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)iid;
+	(void)position;
 	struct client *c = arg;
 	uint32_t magic, id;
 	uint64_t seq;

@@ -20,9 +20,10 @@ struct monitor {
 	FILE *csv;
 };
 
-static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)iid;
+	(void)position;
 	struct monitor *m = arg;
 	m->values++;
 	m->bytes += v->len;

@@ -74,8 +74,8 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
 	l->lost_after = o->acceptors - l->quorum + 1;
-	l->started = o->start == PAXOS_START_FROM_FIRST;
-	l->next = 1;
+	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
+	l->next = o->start_iid ? o->start_iid : 1;
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);

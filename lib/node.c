@@ -63,8 +63,11 @@ struct paxos_node {
 	struct paxos_proposer *proposer;
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
-	paxos_deliver_fn deliver;
+	paxos_value_fn deliver;
 	void *deliver_arg;
+	paxos_trimmed_fn trimmed;
+	void *trimmed_arg;
+	paxos_iid learner_start; /* 0: as configured */
 
 	int failed;
 	char error[256];
@@ -488,7 +491,18 @@ static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->deliver)
-		n->deliver(n->deliver_arg, iid, v);
+		n->deliver(n->deliver_arg, iid, 0, v);
+}
+
+static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
+{
+	struct paxos_node *n = arg;
+	fprintf(stderr,
+		"paxos: learner: instances %llu..%llu were trimmed before they were "
+		"learned\n",
+		(unsigned long long)from, (unsigned long long)to);
+	if (n->trimmed)
+		n->trimmed(n->trimmed_arg, from, to);
 }
 
 static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
@@ -516,6 +530,9 @@ static int ensure_learner(struct paxos_node *n)
 	o.deliver_arg = n;
 	o.closed = on_closed;
 	o.closed_arg = n;
+	o.trimmed = on_trimmed;
+	o.trimmed_arg = n;
+	o.start_iid = n->learner_start;
 	host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner) {
@@ -528,7 +545,35 @@ static int ensure_learner(struct paxos_node *n)
 	return rc;
 }
 
-int paxos_node_add_learner(struct paxos_node *n, paxos_deliver_fn deliver, void *arg)
+int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
+{
+	if (n->learner || first == 0) {
+		set_error(n,
+			  n->learner ? "the learner has started already" : "instances start at 1");
+		return PAXOS_E_INVALID;
+	}
+	n->learner_start = first;
+	return PAXOS_OK;
+}
+
+void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg)
+{
+	n->trimmed = trimmed;
+	n->trimmed_arg = arg;
+}
+
+int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
+{
+	if (iid == 0) {
+		set_error(n, "paxos_node_trim: instances start at 1");
+		return PAXOS_E_INVALID;
+	}
+	struct paxos_message m = {.type = PAXOS_MSG_TRIM, .u.trim = {iid}};
+	emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
+	return PAXOS_OK;
+}
+
+int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg)
 {
 	if (n->deliver || !deliver) {
 		set_error(n, deliver ? "this node already hosts a learner"

@@ -77,8 +77,9 @@ struct output {
 	FILE *file;
 };
 
-static void write_delivery(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void write_delivery(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
+	(void)position;
 	struct output *o = arg;
 	paxos_runner_write_value(o->file, iid, v);
 }

@@ -495,6 +495,40 @@ START_TEST(test_start_from_current)
 }
 END_TEST
 
+/* After a snapshot covering 1..49 the application starts its learner at 50. */
+START_TEST(test_start_at_given_instance)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	f->sink = calloc(1, sizeof(*f->sink));
+	f->rec = recorder_new();
+	f->opt = (struct paxos_learner_options){.acceptors = 3,
+						.window = 16,
+						.max_value = 64,
+						.repeat_batch = 4,
+						.hole_check = 1000,
+						.start = PAXOS_START_FROM_CURRENT,
+						.start_iid = 50,
+						.deliver = on_deliver,
+						.deliver_arg = f->sink};
+	f->l = paxos_learner_new(&f->opt, &f->counters);
+	f->sink->learner = f->l;
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 50);
+	close_instance(f, 49, "covered by the snapshot");
+	close_instance(f, 51, "second");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	/* Started already: a hole at 50 is asked for. */
+	send_acceptor_state(f, 0, 51);
+	tick(f, 0);
+	tick(f, 1000);
+	ck_assert_uint_eq(repeats(f), 1);
+	close_instance(f, 50, "first");
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 50);
+	ck_assert_str_eq(f->sink->delivered_value[1], "second");
+	fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_start_from_first)
 {
 	struct fixture *f = fixture_default();
@@ -988,6 +1022,7 @@ static Suite *learner_suite(void)
 	tcase_add_test(tc, test_repeat_bounded_by_window);
 	tcase_add_test(tc, test_out_of_window_counted);
 	tcase_add_test(tc, test_start_from_current);
+	tcase_add_test(tc, test_start_at_given_instance);
 	tcase_add_test(tc, test_start_from_first);
 	tcase_add_test(tc, test_bad_input_ignored);
 	tcase_add_test(tc, test_bad_options_rejected);

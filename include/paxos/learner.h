@@ -32,6 +32,7 @@ struct paxos_learner_options {
 	uint32_t repeat_batch; /* most instances in one repeat request */
 	paxos_time hole_check; /* interval between repeat requests for holes, microseconds */
 	enum paxos_learner_start start;
+	paxos_iid start_iid; /* non-zero: deliver from this instance on, whatever start says */
 	paxos_deliver_fn deliver;
 	void *deliver_arg;
 	paxos_closed_fn closed; /* may be NULL */

@@ -27,8 +27,28 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
  * while it is the lowest-id live proposer, or while the oracle says so. */
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
 
-/* Host a learner that delivers every value, in instance order, to deliver. */
-int paxos_node_add_learner(struct paxos_node *n, paxos_deliver_fn deliver, void *arg);
+/* Called for every value delivered, in instance order: iid is its instance, position its
+ * place among the values batched into that instance (0 for the first). value is valid during
+ * the call only. */
+typedef void (*paxos_value_fn)(void *arg, paxos_iid iid, uint32_t position,
+			       const struct paxos_value *value);
+
+/* Host a learner that delivers every value, in order, to deliver. */
+int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg);
+
+/* Start learning at instance first rather than where paxos.conf says (learner-start), e.g.
+ * after loading a snapshot that covers everything below first. Call it before adding a
+ * learner or a proposer. */
+int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first);
+
+/* Called when instances from..to can no longer be learned because the acceptors trimmed
+ * them (thesis 3.4.1): the application should load a snapshot. The learner then goes on
+ * from to + 1. Call it before adding a learner or a proposer. */
+void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg);
+
+/* snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to iid.
+ * Unreliable like paxos_submit; repeat it now and then. */
+int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
 
 /*
  * Atomic broadcast, thesis 3.2.2: sends value to the proposers without blocking and without
