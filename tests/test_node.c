@@ -1,0 +1,74 @@
+/* The node's application interface: argument checks that must fail before anything is sent. */
+#include <check.h>
+#include <event2/event.h>
+#include <paxos/paxos.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct event_base *base;
+static struct paxos_node *node;
+static struct paxos_config cfg;
+
+static void setup(void)
+{
+	char err[256];
+	paxos_config_defaults(&cfg);
+	base = event_base_new();
+	node = paxos_node_new(base, &cfg, err, sizeof(err));
+	ck_assert_msg(node != NULL, "%s", err);
+}
+
+static void teardown(void)
+{
+	paxos_node_free(node);
+	event_base_free(base);
+}
+
+START_TEST(test_submit_too_big_is_refused_with_a_reason)
+{
+	size_t max = paxos_config_max_value(&cfg);
+	char *big = calloc(1, max + 1);
+	ck_assert_int_eq(paxos_submit(node, big, max + 1), PAXOS_E_TOO_BIG);
+	ck_assert_ptr_nonnull(strstr(paxos_node_error(node), "exceeds the maximum"));
+	ck_assert_str_eq(paxos_strerror(PAXOS_E_TOO_BIG),
+			 "value larger than the configured maximum");
+	ck_assert_uint_eq(paxos_node_transport_counters(node)->messages_sent, 0);
+	free(big);
+}
+END_TEST
+
+START_TEST(test_submit_null_value_is_invalid)
+{
+	ck_assert_int_eq(paxos_submit(node, NULL, 5), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_submit(NULL, "x", 1), PAXOS_E_INVALID);
+}
+END_TEST
+
+START_TEST(test_bad_role_arguments)
+{
+	ck_assert_int_eq(paxos_node_add_acceptor(node, cfg.acceptors, paxos_storage_memory_new()),
+			 PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_add_acceptor(node, 0, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_add_proposer(node, cfg.proposers), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_add_learner(node, NULL, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_set_learner_start(node, 0), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_trim(node, 0), PAXOS_E_INVALID);
+	ck_assert_ptr_null(paxos_node_counters(node, PAXOS_ROLE_ACCEPTOR));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("node");
+	TCase *tc = tcase_create("api");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_submit_too_big_is_refused_with_a_reason);
+	tcase_add_test(tc, test_submit_null_value_is_invalid);
+	tcase_add_test(tc, test_bad_role_arguments);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
