@@ -72,6 +72,7 @@ static const struct config_key config_keys[] = {
     {"learner-start", KEY_LEARNER_START, FIELD(learner_start), 0, 0, "first"},
     {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100"},
     {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000"},
+    {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no"},
     {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory"},
     {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos"},
     /* Unset until the whole file is read: the default depends on the backend. */

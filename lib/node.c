@@ -713,6 +713,17 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 void paxos_node_report_counters(const struct paxos_node *n)
 {
 	char line[2048];
+	if (n->cfg.counters_json) {
+		for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
+			if (n->hosted[r] && r != PAXOS_ROLE_CLIENT) {
+				paxos_counters_json(&n->role_counters[r], role_names[r],
+						    n->role_id[r], line, sizeof(line));
+				fprintf(stderr, "%s\n", line);
+			}
+		paxos_counters_json(&n->transport, "transport", 0, line, sizeof(line));
+		fprintf(stderr, "%s\n", line);
+		return;
+	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
 		if (!n->hosted[r] || r == PAXOS_ROLE_CLIENT)
 			continue;

@@ -40,7 +40,7 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->repeat_batch == b->repeat_batch && a->learner_start == b->learner_start &&
 	       a->acceptor_repeat_ms == b->acceptor_repeat_ms &&
 	       a->counters_interval_ms == b->counters_interval_ms &&
-	       strcmp(a->storage, b->storage) == 0 &&
+	       a->counters_json == b->counters_json && strcmp(a->storage, b->storage) == 0 &&
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
 	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
 	       a->learning_acceptors == b->learning_acceptors;
@@ -180,6 +180,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "learner-start",
 	    "acceptor-repeat-ms",
 	    "counters-interval-ms",
+	    "counters-json",
 	    "storage",
 	    "storage-path",
 	    "lmdb-map-size",
@@ -331,6 +332,7 @@ static const struct bad_case bad_cases[] = {
     {"learner-start", "first", "last", NULL, NULL},
     {"acceptor-repeat-ms", "100", "0.1", "0", "600001"},
     {"counters-interval-ms", "1000", "never", NULL, "3600001"},
+    {"counters-json", "no", "true", NULL, NULL},
     {"storage", "memory", "sqlite", NULL, NULL},
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},

@@ -60,6 +60,7 @@ struct paxos_config {
 	enum paxos_learner_start learner_start;
 	uint32_t acceptor_repeat_ms;   /* acceptor: repeat highest accepted this often */
 	uint32_t counters_interval_ms; /* 0: never report */
+	bool counters_json;            /* report counters as JSON lines */
 	char storage[16];              /* "memory", "lmdb" or "bdb" */
 	char storage_path[PAXOS_STORAGE_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
 	enum paxos_durability durability;              /* valid for storage once parsed */
