@@ -4,7 +4,7 @@
 # tests/e2e_valgrind.sh.
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev check
-      iproute2 util-linux xxd clang clang-format valgrind"
+      iproute2 iptables util-linux xxd clang clang-format valgrind"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""

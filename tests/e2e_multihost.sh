@@ -1,0 +1,268 @@
+#!/bin/sh
+# Multi-host tests over real sockets: 5 network namespaces ("hosts") on one bridge, inside the
+# private namespace of tests/netns-run.sh, multicast between them (each host's configuration
+# sends and joins on its own address, TTL 1):
+#   h1: acceptor 0, proposer 0 (the leader)   h2: acceptor 1, proposer 1   h3: acceptor 2
+#   h4: learner A                             h5: learner B and the client
+# Acceptors keep their state in LMDB, per host. Scenarios, each on a fresh cluster with a client
+# that resubmits values not delivered in time, each ending with the two learners' outputs
+# identical and holding every submitted value (a resubmitted value may appear twice):
+#   loss       5% loss on every link
+#   delay      20 ms delay with 5 ms jitter on every link (reorders datagrams)
+#   acceptor   acceptor 1 killed and restarted (it recovers from LMDB), then acceptor 2 killed,
+#              so that a quorum needs the restarted one
+#   leader     proposer 0, the leader, killed: proposer 1 takes over by election
+#   partition  h3 (acceptor 2) cut off the bridge and healed, then h2 (acceptor 1 and proposer
+#              1) cut off and healed
+# Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
+# tests/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
+# MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
+# MH_KEEP=1 keeps the scratch directory (logs, outputs, stores).
+# Usage: e2e_multihost.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/paxos-multihost.XXXXXX")
+. "$SRC/tests/cluster.sh"
+. "$SRC/tests/multihost/hosts.sh"
+. "$SRC/tests/multihost/faults.sh"
+cleanup() {
+	mh_faults_clear 2>/dev/null || true
+	stop_all
+	mh_destroy
+	if [ -n "${MH_KEEP:-}" ]; then echo "e2e_multihost: kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# Values and values in flight per scenario: enough load that every fault hits a busy cluster
+# (without faults the client gets over 10,000 values a second through).
+COUNT=0
+SCENARIOS=${MH_SCENARIOS:-loss delay acceptor leader partition}
+
+if ! mh_create 5; then
+	# Named namespaces need real root (netns-run.sh maps other users to root in a user
+	# namespace, which may not mount on /run/netns): skip there, fail for real root.
+	if ! awk '$1 == 0 && $2 == 0 { ok = 1 } END { exit !ok }' /proc/self/uid_map; then
+		echo "e2e_multihost: SKIPPED: cannot create network namespaces without real root"
+		exit 0
+	fi
+	fail "cannot create the hosts"
+fi
+BACKEND=${MH_FAULTS:-$(mh_fault_backend)}
+case $BACKEND in
+netem) echo "e2e_multihost: faults by tc netem" ;;
+iptables) echo "e2e_multihost: no netem ($(mh_netem_why)): loss by iptables statistic," \
+	"delay by NFQUEUE (tests/multihost/nfq-delay.c)" ;;
+*) BACKEND=none ;;
+esac
+
+group() { awk -v k="$1-group" '$1 == k { print $2 }' "$SRC/paxos.conf"; }
+ACCEPTORS=$(group acceptors)
+PROPOSERS=$(group proposers)
+LEARNERS=$(group learners)
+SUBMIT=$(group submit)
+
+# start_cluster NAME [SED-EXPRESSION...]: a fresh cluster for scenario NAME, in $WORK/NAME/
+# (configurations, LMDB stores, learner outputs), with paxos.conf edited by the expressions;
+# returns once every process has joined its groups.
+start_cluster() {
+	name=$1
+	shift
+	dir=$WORK/$name
+	mkdir -p "$dir"
+	for h in 1 2 3 4 5; do
+		mh_conf "$SRC/paxos.conf" $h "$dir/h$h.conf" -e "s|^storage .*|storage lmdb|" \
+			-e "s|^storage-path .*|storage-path $dir/store-h$h|" \
+			-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$@" ||
+			fail "cannot write the configuration of h$h"
+	done
+	for i in 0 1 2; do
+		mh_start $((i + 1)) acceptor$i paxos-acceptor -c "$dir/h$((i + 1)).conf" -i $i
+	done
+	for i in 0 1; do
+		mh_start $((i + 1)) proposer$i paxos-proposer -c "$dir/h$((i + 1)).conf" -i $i
+	done
+	mh_start 4 learnerA paxos-learner -c "$dir/h4.conf" -o "$dir/learnerA.out"
+	mh_start 5 learnerB paxos-learner -c "$dir/h5.conf" -o "$dir/learnerB.out"
+	# A learning acceptor is in the acceptors and learners groups; a proposer in the
+	# proposers, submit and learners groups.
+	mh_wait_joined 10 "1:$ACCEPTORS:1" "1:$PROPOSERS:1" "1:$SUBMIT:1" "1:$LEARNERS:2" \
+		"2:$ACCEPTORS:1" "2:$PROPOSERS:1" "2:$SUBMIT:1" "2:$LEARNERS:2" \
+		"3:$ACCEPTORS:1" "3:$LEARNERS:1" "4:$LEARNERS:1" "5:$LEARNERS:1" ||
+		fail "$name: the roles did not join their multicast groups"
+}
+
+# start_client NAME COUNT OUTSTANDING: the client on h5, in the background, logging what it
+# submits; it logs a new value each time one of its values is delivered.
+start_client() {
+	COUNT=$2
+	: >"$WORK/$1/submitted"
+	ip netns exec "$(mh_ns 5)" "$BUILD/paxos-client" -c "$WORK/$1/h5.conf" --count "$2" \
+		--outstanding "$3" --size 16-64 --resubmit-ms 300 --time-limit 40 \
+		--log "$WORK/$1/submitted" >"$WORK/$1/client.log" 2>&1 &
+	CLIENT=$!
+	PIDS="$PIDS $CLIENT" # stopped too if the test fails or is interrupted
+}
+
+# progress NAME NUM DEN: the client got NUM/DEN of its values delivered, and is still busy.
+progress() {
+	wait_lines "$WORK/$1/submitted" $((COUNT * $2 / $3)) 30 ||
+		fail "$1: the client made no progress towards $2/$3 of its values"
+	kill -0 "$CLIENT" 2>/dev/null ||
+		fail "$1: the client finished before the next fault: give it more values"
+}
+
+# event NAME WHAT: logs a fault with the client's position.
+event() { echo "e2e_multihost: $1: $2 at value $(wc -l <"$WORK/$1/submitted") of $COUNT"; }
+
+# values FILE: the sorted values (second field) of a learner output or client log.
+values() { cut -d' ' -f2 "$1" | sort; }
+
+# learners_done NAME: both learners hold every submitted value and have as many lines.
+learners_done() {
+	d=$WORK/$1
+	[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerB.out")" ] || return 1
+	values "$d/submitted" | uniq >"$d/submitted.set"
+	for l in A B; do
+		values "$d/learner$l.out" | uniq >"$d/learner$l.set"
+		[ -z "$(comm -23 "$d/submitted.set" "$d/learner$l.set")" ] || return 1
+	done
+}
+
+# finish NAME STARTED: the client must succeed; then the learners must converge to identical
+# outputs that hold every submitted value and nothing else.
+finish() {
+	d=$WORK/$1
+	status=0
+	wait "$CLIENT" || status=$?
+	mh_forget "$CLIENT"
+	[ "$status" -eq 0 ] || fail "$1: the client did not get all $COUNT values delivered"
+	i=0
+	until learners_done "$1"; do
+		i=$((i + 1))
+		[ "$i" -le 200 ] || fail "$1: learners did not converge ($(wc -l <"$d/learnerA.out")" \
+			"and $(wc -l <"$d/learnerB.out") lines)"
+		sleep 0.1
+	done
+	# No new instance once the proposers stop; what was decided reaches both learners.
+	for p in proposer0 proposer1; do
+		eval "pid=\${PID_$p:-}"
+		if [ -n "$pid" ]; then mh_kill $p TERM; fi
+	done
+	i=0
+	n=0
+	while :; do
+		prev=$n
+		n=$(cat "$d/learnerA.out" "$d/learnerB.out" | wc -l)
+		[ "$n" -eq "$prev" ] && learners_done "$1" && break
+		i=$((i + 1))
+		[ "$i" -le 50 ] || fail "$1: learners did not settle after the proposers stopped"
+		sleep 0.3
+	done
+	faults="$(mh_dropped) datagrams dropped"
+	mh_faults_clear
+	[ "$MH_NFQ_DELAYED" -eq 0 ] || faults="$MH_NFQ_DELAYED datagrams delayed by nfq-delay"
+	stop_all
+	cmp -s "$d/learnerA.out" "$d/learnerB.out" || fail "$1: learner outputs differ"
+	# Instances run 1, 2, 3, ... (several lines share one when values were batched into it).
+	awk '$1 != (NR == 1 ? 1 : prev) && $1 != prev + 1 { bad = 1; exit } { prev = $1 }
+		END { exit bad }' "$d/learnerA.out" || fail "$1: learner instances are not consecutive"
+	values "$d/learnerA.out" | uniq >"$d/delivered.set"
+	foreign=$(comm -13 "$d/submitted.set" "$d/delivered.set" | wc -l)
+	[ "$foreign" -eq 0 ] || fail "$1: $foreign delivered values were never submitted"
+	lines=$(wc -l <"$d/learnerA.out")
+	twice=$((lines - $(wc -l <"$d/delivered.set")))
+	resubmits=$(sed -n 's/^resubmits \([0-9]*\),.*/\1/p' "$d/client.log")
+	[ "$twice" -eq 0 ] || [ "${resubmits:-0}" -gt 0 ] ||
+		fail "$1: $twice values delivered twice but the client resubmitted none"
+	echo "e2e_multihost: $1: $(wc -l <"$d/submitted.set") values delivered identically by" \
+		"learners on h4 and h5 ($twice twice, ${resubmits:-?} resubmits)" \
+		"in $(($(date +%s) - $2)) s; $faults;" \
+		"client $(grep latency "$d/client.log")"
+}
+
+scenario_loss() {
+	mh_loss "$BACKEND" 5 || fail "loss: cannot add 5% loss"
+	start_client loss 3000 16
+}
+
+scenario_delay() {
+	mh_delay "$BACKEND" 20 5 || fail "delay: cannot add 20 ms delay"
+	start_client delay 2000 32
+}
+
+scenario_acceptor() {
+	start_client acceptor 20000 8
+	progress acceptor 1 4
+	event acceptor "acceptor 1 killed"
+	mh_kill acceptor1
+	mh_start 2 acceptor1b paxos-acceptor -c "$WORK/acceptor/h2.conf" -i 1
+	i=0
+	until grep -q "(recovered)" "$WORK/acceptor1b.log"; do
+		i=$((i + 1))
+		[ "$i" -le 50 ] || fail "acceptor: acceptor 1 did not recover its LMDB store"
+		sleep 0.1
+	done
+	mh_wait_joined 5 "2:$ACCEPTORS:1" || fail "acceptor: restarted acceptor did not join"
+	event acceptor "acceptor 1 restarted"
+	progress acceptor 1 2
+	event acceptor "acceptor 2 killed"
+	mh_kill acceptor2 # from now on every quorum holds the restarted acceptor
+}
+
+scenario_leader() {
+	start_client leader 20000 8
+	progress leader 1 3
+	event leader "proposer 0 (leader) killed"
+	mh_kill proposer0
+	progress leader 2 3
+	grep -q "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" ||
+		fail "leader: proposer 1 did not take over"
+}
+
+scenario_partition() {
+	start_client partition 30000 8
+	progress partition 1 5
+	event partition "h3 (acceptor 2) cut off"
+	mh_partition 3
+	progress partition 2 5
+	event partition "h3 healed"
+	mh_heal 3
+	progress partition 3 5
+	event partition "h2 (acceptor 1, proposer 1) cut off"
+	mh_partition 2 # now quorums need acceptor 2, partitioned before
+	progress partition 4 5
+	event partition "h2 healed"
+	mh_heal 2
+	progress partition 9 10
+}
+
+total_start=$(date +%s)
+for s in $SCENARIOS; do
+	case $s in
+	loss | delay)
+		if [ "$BACKEND" = none ]; then
+			echo "e2e_multihost: $s: SKIPPED: no netem ($(mh_netem_why)) and no iptables"
+			continue
+		fi
+		;;
+	acceptor | leader | partition) ;;
+	*) fail "unknown scenario $s" ;;
+	esac
+	started=$(date +%s)
+	if [ "$s" = delay ]; then
+		# Timeouts above the round trip (40-50 ms now): below it, every phase 1 retry
+		# (with a higher ballot) would outdate the promises still on their way.
+		start_cluster "$s" -e "s|^phase1-timeout-ms .*|phase1-timeout-ms 150|" \
+			-e "s|^phase2-timeout-ms .*|phase2-timeout-ms 150|" \
+			-e "s|^learner-hole-check-ms .*|learner-hole-check-ms 100|"
+		[ "$(grep -Ec '^(phase[12]-timeout-ms 150|learner-hole-check-ms 100)( |$)' \
+			"$WORK/$s/h1.conf")" -eq 3 ] || fail "delay: cannot raise the timeouts"
+	else
+		start_cluster "$s"
+	fi
+	"scenario_$s"
+	finish "$s" "$started"
+done
+echo "e2e_multihost: all scenarios passed in $(($(date +%s) - total_start)) s"
