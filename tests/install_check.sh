@@ -43,4 +43,16 @@ CM
 cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$WORK/cm/build" >/dev/null
 "$WORK/cm/build/app"
-echo "install_check: pkg-config and find_package(paxos) builds work"
+
+# The sample application, copied out of the tree, built against the installed copy with its
+# Makefile (pkg-config) and with its CMakeLists.txt (find_package(paxos)).
+SRC=$2
+cp -r "$SRC/sample/kvstore" "$WORK/kvstore"
+make -C "$WORK/kvstore" clean all >/dev/null
+cmake -S "$WORK/kvstore" -B "$WORK/kvstore-build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$WORK/kvstore-build" >/dev/null
+for bin in "$WORK/kvstore" "$WORK/kvstore-build"; do
+	"$bin/kvstore-replica" --help >/dev/null
+	"$bin/kvstore-cli" --help >/dev/null
+done
+echo "install_check: pkg-config and find_package(paxos) builds work, sample/kvstore included"

@@ -1,0 +1,329 @@
+/*
+ * kvstore-cli: runs commands against the replicated store. Each command is submitted through
+ * the client API (paxos_submit) with this client's id and the next sequence number; the
+ * first reply for it, from any replica, is its result. A command not answered within
+ * resubmit-ms is submitted again with the same number: the replicas apply it once.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <paxos/paxos.h>
+
+#include "command.h"
+#include "kvconf.h"
+#include "net.h"
+
+#define PROGRAM "kvstore-cli"
+#define MAX_LINE 4096
+
+enum { EXIT_OK = 0, EXIT_NOT_OK = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
+
+struct cli {
+	struct paxos_config pcfg;
+	struct kv_config kcfg;
+	struct event_base *base;
+	struct paxos_node *node;
+	struct event *reply_ev, *timer;
+	int reply_fd;
+	uint64_t client, seq;
+	int copies;           /* submissions per command (--twice: 2) */
+	double timeout;       /* seconds a command may stay unanswered */
+	struct timespec sent; /* when the current command was first submitted */
+	FILE *script;         /* batch mode: one command per line */
+	char **args;          /* single mode: the command, argument vector */
+	int nargs;
+	int exit_code;
+	enum kv_op op;      /* the current command */
+	uint8_t cmd[65536]; /* encoded */
+	size_t cmd_len;
+	char line[MAX_LINE];
+};
+
+static void finish(struct cli *c, int code)
+{
+	if (code > c->exit_code)
+		c->exit_code = code;
+	event_base_loopbreak(c->base);
+}
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void submit(struct cli *c)
+{
+	for (int i = 0; i < c->copies; i++)
+		if (paxos_submit(c->node, c->cmd, c->cmd_len) != PAXOS_OK)
+			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(c->node));
+	struct timeval tv = {c->kcfg.resubmit_ms / 1000, (c->kcfg.resubmit_ms % 1000) * 1000};
+	event_add(c->timer, &tv);
+}
+
+/* Encodes "op key [value [value]]" as the next command; 0, or -1 after saying why. */
+static int encode(struct cli *c, int argc, char **argv)
+{
+	struct kv_command cmd = {.op = argc ? kv_op_parse(argv[0]) : (enum kv_op)0};
+	int want = kv_op_args(cmd.op);
+	if (cmd.op == KV_SNAPSHOT || !want || argc - 1 != want) {
+		fprintf(stderr,
+			PROGRAM ": '%s'%s: the commands are put KEY VALUE, get KEY, delete KEY, "
+				"cas KEY EXPECTED NEW\n",
+			argc ? argv[0] : "",
+			want && cmd.op != KV_SNAPSHOT ? " with a wrong number of arguments"
+						      : " is not a command");
+		return -1;
+	}
+	for (int i = 0; i < want; i++) {
+		size_t len = strlen(argv[i + 1]);
+		if (len > KV_MAX_FIELD) {
+			fprintf(stderr, PROGRAM ": '%.20s...' is longer than %u bytes\n",
+				argv[i + 1], KV_MAX_FIELD);
+			return -1;
+		}
+		cmd.arg[i] = (struct kv_bytes){(const uint8_t *)argv[i + 1], (uint16_t)len};
+	}
+	c->op = cmd.op;
+	cmd.client = c->client;
+	cmd.seq = ++c->seq;
+	size_t cap = paxos_config_max_value(&c->pcfg);
+	c->cmd_len = kv_command_encode(&cmd, c->cmd, cap < sizeof(c->cmd) ? cap : sizeof(c->cmd));
+	if (!c->cmd_len) {
+		fprintf(stderr, PROGRAM ": command longer than the %zu bytes a value may have\n",
+			cap);
+		return -1;
+	}
+	return 0;
+}
+
+/* Splits a script line on blanks; returns the word count (0 for blank lines and comments). */
+static int split(char *line, char **words, int max)
+{
+	int n = 0;
+	line[strcspn(line, "#\r\n")] = 0;
+	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t"))
+		if (n < max + 1)
+			words[n++] = w;
+	return n;
+}
+
+/* Submits the next command, or stops when there is none. */
+static void next_command(struct cli *c)
+{
+	if (c->args) {
+		if (c->seq > 0) {
+			finish(c, EXIT_OK);
+			return;
+		}
+		if (encode(c, c->nargs, c->args) != 0) {
+			finish(c, EXIT_USAGE);
+			return;
+		}
+	} else {
+		char *words[KV_MAX_ARGS + 2];
+		int n = 0;
+		while (n == 0) {
+			if (!fgets(c->line, sizeof(c->line), c->script)) {
+				finish(c, EXIT_OK);
+				return;
+			}
+			n = split(c->line, words, KV_MAX_ARGS + 1);
+		}
+		if (encode(c, n, words) != 0) {
+			finish(c, EXIT_USAGE);
+			return;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->sent);
+	submit(c);
+}
+
+static void print_result(struct cli *c, const struct kv_reply *r)
+{
+	fputs(kv_status_name(r->status), stdout);
+	if (r->value.len || (r->status == KV_OK && c->op == KV_GET)) {
+		fputc(' ', stdout);
+		fwrite(r->value.data, 1, r->value.len, stdout);
+	}
+	fputc('\n', stdout);
+	fflush(stdout);
+	if (r->status != KV_OK && c->args)
+		c->exit_code = EXIT_NOT_OK;
+}
+
+static void on_reply(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct cli *c = arg;
+	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
+	ssize_t n;
+	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
+		struct kv_reply r;
+		/* Every client on the host hears every reply: keep ours, for the current command.
+		 */
+		if (kv_reply_decode(buf, (size_t)n, &r) != 0 || r.client != c->client ||
+		    r.seq != c->seq || !c->cmd_len)
+			continue;
+		c->cmd_len = 0;
+		event_del(c->timer);
+		print_result(c, &r);
+		next_command(c);
+		if (!c->cmd_len)
+			return; /* finished */
+	}
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct cli *c = arg;
+	if (since(&c->sent) >= c->timeout) {
+		fprintf(stderr, PROGRAM ": no reply within %.1f s: are the replicas running?\n",
+			c->timeout);
+		finish(c, EXIT_TIMEOUT);
+		return;
+	}
+	submit(c); /* same client id and sequence number: applied at most once */
+}
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF [options] COMMAND\n"
+	    "       " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF [options] -f FILE\n"
+	    "Commands: put KEY VALUE | get KEY | delete KEY | cas KEY EXPECTED NEW\n"
+	    "Prints one line per command: OK [VALUE], NOT_FOUND, or FAILED CURRENT (cas).\n"
+	    "  -c, --config FILE    cluster configuration (paxos.conf)\n"
+	    "  -k, --kvstore FILE   kvstore configuration (kvstore.conf)\n"
+	    "  -f, --file FILE      run the commands in FILE, one per line ('-': stdin), in\n"
+	    "                       order, each after the previous one's reply\n"
+	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
+	    "      --twice          submit every command twice (shows exactly-once)\n"
+	    "  -h, --help           this text\n"
+	    "Exit status: 0 done, 1 NOT_FOUND or FAILED (single command), 2 usage, 3 timeout.\n");
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"file", required_argument, NULL, 'f'},
+						{"timeout", required_argument, NULL, 'T'},
+						{"twice", no_argument, NULL, '2'},
+						{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	const char *pconf = NULL, *kconf = NULL, *file = NULL;
+	char err[512], *end;
+	int opt;
+	c->copies = 1;
+	c->timeout = 10;
+	/* '+': options end at the command, so values may start with '-'. */
+	while ((opt = getopt_long(argc, argv, "+c:k:f:h", options, NULL)) != -1) {
+		if (opt == 'c')
+			pconf = optarg;
+		else if (opt == 'k')
+			kconf = optarg;
+		else if (opt == 'f')
+			file = optarg;
+		else if (opt == '2')
+			c->copies = 2;
+		else if (opt == 'T') {
+			c->timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(c->timeout > 0)) {
+				fprintf(stderr, PROGRAM ": --timeout wants seconds above 0\n");
+				return -1;
+			}
+		} else if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		} else {
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!pconf || !kconf || (file != NULL) == (optind < argc)) {
+		usage(stderr);
+		return -1;
+	}
+	paxos_config_defaults(&c->pcfg);
+	kv_config_defaults(&c->kcfg);
+	if (paxos_config_load(&c->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
+	    kv_config_load(&c->kcfg, kconf, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROGRAM ": %s\n", err);
+		return -1;
+	}
+	c->pcfg.counters_interval_ms = 0; /* a client has no counters worth a line */
+	if (file) {
+		c->script = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+		if (!c->script) {
+			fprintf(stderr, PROGRAM ": %s: %s\n", file, strerror(errno));
+			return -1;
+		}
+	} else {
+		c->args = argv + optind;
+		c->nargs = argc - optind;
+	}
+	return 0;
+}
+
+/* A random id, so that clients need no coordination; sequence numbers start at 1. */
+static uint64_t new_client_id(void)
+{
+	uint64_t id = 0;
+	if (getrandom(&id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		id = (uint64_t)t.tv_sec * 1000000007u ^ (uint64_t)t.tv_nsec ^
+		     (uint64_t)getpid() << 40;
+	}
+	return id;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cli c; /* big buffers inside: not on the stack */
+	char err[512];
+	if (parse_args(&c, argc, argv) != 0)
+		return EXIT_USAGE;
+	c.client = new_client_id();
+	c.base = event_base_new();
+	c.node = c.base ? paxos_node_new(c.base, &c.pcfg, err, sizeof(err)) : NULL;
+	if (!c.node) {
+		fprintf(stderr, PROGRAM ": %s\n", c.base ? err : "event_base_new failed");
+		return 1;
+	}
+	/* Listen before the first submit, so that no reply can come too early. */
+	c.reply_fd =
+	    kv_net_receiver(&c.kcfg.reply_group, c.pcfg.multicast_interface, err, sizeof(err));
+	if (c.reply_fd < 0) {
+		fprintf(stderr, PROGRAM ": reply group: %s\n", err);
+		return 1;
+	}
+	c.reply_ev = event_new(c.base, c.reply_fd, EV_READ | EV_PERSIST, on_reply, &c);
+	c.timer = event_new(c.base, -1, 0, on_timer, &c);
+	if (!c.reply_ev || !c.timer || event_add(c.reply_ev, NULL) != 0)
+		return 1;
+	next_command(&c);
+	if (c.cmd_len)
+		event_base_dispatch(c.base);
+	event_free(c.reply_ev);
+	event_free(c.timer);
+	close(c.reply_fd);
+	paxos_node_free(c.node); /* sends what is still buffered */
+	event_base_free(c.base);
+	if (c.script && c.script != stdin)
+		fclose(c.script);
+	return c.exit_code;
+}

@@ -1,0 +1,70 @@
+/*
+ * The kvstore's wire format. Commands travel through Paxos as values; replies come back from
+ * the replicas on the reply group (kvstore.conf). Both are binary, integers big-endian:
+ *
+ *   command: 'K' 'V' version(1) op(1) client(8) seq(8) then, per argument, len(2) bytes
+ *   reply:   'K' 'R' version(1) status(1) client(8) seq(8) iid(8) replica(4) len(2) bytes
+ *
+ * put has 2 arguments (key, value), get and delete 1 (key), cas 3 (key, expected, new).
+ * snapshot is the replicas' own command: "replica <client> has a snapshot up to instance
+ * <seq>", no arguments; it is ordered like any other command so every replica agrees on
+ * how far the acceptors may trim.
+ */
+#ifndef KVSTORE_COMMAND_H
+#define KVSTORE_COMMAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KV_VERSION 1
+#define KV_MAX_ARGS 3
+#define KV_COMMAND_HEADER 20 /* bytes before the arguments */
+#define KV_REPLY_HEADER 34   /* bytes before the value */
+#define KV_MAX_FIELD 65535   /* longest key or value: the length field is 16 bits */
+
+enum kv_op { KV_PUT = 1, KV_GET = 2, KV_DELETE = 3, KV_CAS = 4, KV_SNAPSHOT = 5 };
+
+enum kv_status {
+	KV_OK = 0,         /* done; get carries the value */
+	KV_NOT_FOUND = 1,  /* get, delete or cas of a missing key */
+	KV_CAS_FAILED = 2, /* cas: the value was not the expected one; carries the current one */
+};
+
+/* A borrowed byte range. */
+struct kv_bytes {
+	const uint8_t *data;
+	uint16_t len;
+};
+
+struct kv_command {
+	enum kv_op op;
+	uint64_t client; /* snapshot: the replica id */
+	uint64_t seq;    /* snapshot: the instance its snapshot covers */
+	struct kv_bytes arg[KV_MAX_ARGS];
+};
+
+struct kv_reply {
+	enum kv_status status;
+	uint64_t client, seq;
+	uint64_t iid;     /* instance the command was delivered in (the first time) */
+	uint32_t replica; /* who answers */
+	struct kv_bytes value;
+};
+
+/* Arguments each operation takes; 0 for an unknown op. */
+int kv_op_args(enum kv_op op);
+/* "put", "get", ... and back (0 if unknown). */
+const char *kv_op_name(enum kv_op op);
+enum kv_op kv_op_parse(const char *name);
+const char *kv_status_name(enum kv_status status);
+
+/* Encoders return the length written, or 0 if it does not fit in cap. */
+size_t kv_command_encode(const struct kv_command *c, uint8_t *buf, size_t cap);
+size_t kv_reply_encode(const struct kv_reply *r, uint8_t *buf, size_t cap);
+
+/* Decoders return 0, or -1 for anything malformed (wrong magic, version, op, argument
+ * count, lengths, trailing bytes). Results borrow from buf. */
+int kv_command_decode(const uint8_t *buf, size_t len, struct kv_command *c);
+int kv_reply_decode(const uint8_t *buf, size_t len, struct kv_reply *r);
+
+#endif

@@ -1,0 +1,418 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "map.h"
+
+struct kv_store {
+	struct kv_map *data;
+	/* client id (8 bytes) -> its last command: seq(8) iid(8) status(1) result */
+	struct kv_map *clients;
+	uint32_t replicas;
+	uint64_t *announced; /* per replica */
+	uint64_t commands, duplicates;
+};
+
+#define CLIENT_RECORD 17 /* bytes before the cached result */
+
+static void be_put(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+static uint64_t be_get(const uint8_t *p, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+struct kv_store *kv_store_new(uint32_t replicas)
+{
+	struct kv_store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->replicas = replicas;
+	s->data = kv_map_new();
+	s->clients = kv_map_new();
+	s->announced = calloc(replicas ? replicas : 1, sizeof(*s->announced));
+	if (!s->data || !s->clients || !s->announced) {
+		kv_store_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kv_store_free(struct kv_store *s)
+{
+	if (!s)
+		return;
+	kv_map_free(s->data);
+	kv_map_free(s->clients);
+	free(s->announced);
+	free(s);
+}
+
+/* Runs a new command against the table; the result value borrows from the table or from c. */
+static int execute(struct kv_store *s, const struct kv_command *c, enum kv_status *status,
+		   struct kv_bytes *result)
+{
+	const struct kv_bytes *key = &c->arg[0];
+	const struct kv_entry *e = kv_map_get(s->data, key->data, key->len);
+	*status = KV_OK;
+	*result = (struct kv_bytes){NULL, 0};
+	switch (c->op) {
+	case KV_PUT:
+		return kv_map_put(s->data, key->data, key->len, c->arg[1].data, c->arg[1].len);
+	case KV_GET:
+		if (!e)
+			*status = KV_NOT_FOUND;
+		else
+			*result = (struct kv_bytes){e->value, (uint16_t)e->value_len};
+		return 0;
+	case KV_DELETE:
+		if (!kv_map_delete(s->data, key->data, key->len))
+			*status = KV_NOT_FOUND;
+		return 0;
+	case KV_CAS:
+		if (!e) {
+			*status = KV_NOT_FOUND;
+			return 0;
+		}
+		if (e->value_len != c->arg[1].len ||
+		    (e->value_len && memcmp(e->value, c->arg[1].data, e->value_len) != 0)) {
+			*status = KV_CAS_FAILED;
+			*result = (struct kv_bytes){e->value, (uint16_t)e->value_len};
+			return 0;
+		}
+		return kv_map_put(s->data, key->data, key->len, c->arg[2].data, c->arg[2].len);
+	case KV_SNAPSHOT:
+		break;
+	}
+	return -1;
+}
+
+/* Fills reply from a client record (client id, seq, iid, status, result). */
+static void reply_from_record(const struct kv_entry *rec, uint64_t client, struct kv_reply *r)
+{
+	r->client = client;
+	r->seq = be_get(rec->value, 8);
+	r->iid = be_get(rec->value + 8, 8);
+	r->status = (enum kv_status)rec->value[16];
+	r->value = (struct kv_bytes){rec->value + CLIENT_RECORD,
+				     (uint16_t)(rec->value_len - CLIENT_RECORD)};
+}
+
+enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,
+			       struct kv_reply *reply)
+{
+	if (c->op == KV_SNAPSHOT) {
+		if (c->client >= s->replicas)
+			return KV_INVALID;
+		if (c->seq > s->announced[c->client])
+			s->announced[c->client] = c->seq;
+		return KV_ANNOUNCED;
+	}
+	uint8_t id[8];
+	be_put(id, c->client, 8);
+	const struct kv_entry *rec = kv_map_get(s->clients, id, sizeof(id));
+	if (rec && c->seq <= be_get(rec->value, 8)) {
+		/* Seen already: a resubmission, or a copy a proposer re-proposed. */
+		s->duplicates++;
+		if (c->seq < be_get(rec->value, 8))
+			return KV_STALE;
+		reply_from_record(rec, c->client, reply);
+		return KV_DUPLICATE;
+	}
+	enum kv_status status;
+	struct kv_bytes result;
+	if (execute(s, c, &status, &result) != 0)
+		return KV_NOMEM;
+	/* Remember the outcome, so a resubmission gets the same answer without a second run. */
+	size_t len = CLIENT_RECORD + result.len;
+	uint8_t stack[CLIENT_RECORD + 256], *record = len <= sizeof(stack) ? stack : malloc(len);
+	if (!record)
+		return KV_NOMEM;
+	be_put(record, c->seq, 8);
+	be_put(record + 8, iid, 8);
+	record[16] = (uint8_t)status;
+	if (result.len)
+		memcpy(record + CLIENT_RECORD, result.data, result.len);
+	int rc = kv_map_put(s->clients, id, sizeof(id), record, len);
+	if (record != stack)
+		free(record);
+	if (rc != 0)
+		return KV_NOMEM;
+	s->commands++;
+	reply_from_record(kv_map_get(s->clients, id, sizeof(id)), c->client, reply);
+	return KV_APPLIED;
+}
+
+uint64_t kv_store_announced(const struct kv_store *s, uint32_t replica)
+{
+	return replica < s->replicas ? s->announced[replica] : 0;
+}
+
+uint64_t kv_store_all_announced(const struct kv_store *s)
+{
+	uint64_t low = UINT64_MAX;
+	for (uint32_t r = 0; r < s->replicas; r++)
+		if (s->announced[r] < low)
+			low = s->announced[r];
+	return s->replicas ? low : 0;
+}
+
+uint64_t kv_store_commands(const struct kv_store *s)
+{
+	return s->commands;
+}
+
+size_t kv_store_keys(const struct kv_store *s)
+{
+	return kv_map_size(s->data);
+}
+
+/* ---- snapshots ----
+ * "KVSNAP1\n" iid(8) replicas(4) commands(8) duplicates(8) announced(8 each)
+ * then the client table and the data table, each as count(8) and per entry
+ * key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything before it. */
+
+#define SNAP_MAGIC "KVSNAP1\n"
+
+struct writer {
+	FILE *f;
+	uint64_t hash;
+};
+
+static void w_bytes(struct writer *w, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		w->hash = (w->hash ^ b[i]) * 1099511628211ull;
+	if (n)
+		fwrite(p, 1, n, w->f);
+}
+
+static void w_uint(struct writer *w, uint64_t v, int bytes)
+{
+	uint8_t b[8];
+	be_put(b, v, bytes);
+	w_bytes(w, b, (size_t)bytes);
+}
+
+static int w_map(struct writer *w, const struct kv_map *m)
+{
+	const struct kv_entry **all = kv_map_sorted(m);
+	if (!all)
+		return -1;
+	w_uint(w, kv_map_size(m), 8);
+	for (size_t i = 0; i < kv_map_size(m); i++) {
+		w_uint(w, all[i]->key_len, 4);
+		w_bytes(w, all[i]->key, all[i]->key_len);
+		w_uint(w, all[i]->value_len, 4);
+		w_bytes(w, all[i]->value, all[i]->value_len);
+	}
+	free((void *)all);
+	return 0;
+}
+
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/snapshot.tmp", dir) >= sizeof(tmp) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/snapshot", dir) >= sizeof(path)) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	struct writer w = {fopen(tmp, "wb"), 14695981039346656037ull};
+	if (!w.f) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	w_bytes(&w, SNAP_MAGIC, 8);
+	w_uint(&w, iid, 8);
+	w_uint(&w, s->replicas, 4);
+	w_uint(&w, s->commands, 8);
+	w_uint(&w, s->duplicates, 8);
+	for (uint32_t r = 0; r < s->replicas; r++)
+		w_uint(&w, s->announced[r], 8);
+	int rc = w_map(&w, s->clients) | w_map(&w, s->data);
+	uint64_t hash = w.hash;
+	w_uint(&w, hash, 8);
+	/* Durable before it replaces the old snapshot: fflush, fsync, rename, fsync the dir. */
+	if (rc != 0 || fflush(w.f) != 0 || ferror(w.f) || fsync(fileno(w.f)) != 0) {
+		snprintf(err, errlen, "%s: %s", tmp, rc ? "out of memory" : strerror(errno));
+		fclose(w.f);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(w.f) != 0 || rename(tmp, path) != 0 || sync_dir(dir) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+struct reader {
+	const uint8_t *p;
+	size_t left;
+	int bad;
+};
+
+static const uint8_t *r_bytes(struct reader *r, size_t n)
+{
+	if (r->bad || n > r->left) {
+		r->bad = 1;
+		return NULL;
+	}
+	const uint8_t *p = r->p;
+	r->p += n;
+	r->left -= n;
+	return p;
+}
+
+static uint64_t r_uint(struct reader *r, int bytes)
+{
+	const uint8_t *p = r_bytes(r, (size_t)bytes);
+	return p ? be_get(p, bytes) : 0;
+}
+
+static int r_map(struct reader *r, struct kv_map *m, uint32_t min_value)
+{
+	uint64_t count = r_uint(r, 8);
+	for (uint64_t i = 0; i < count && !r->bad; i++) {
+		uint32_t klen = (uint32_t)r_uint(r, 4);
+		const uint8_t *key = r_bytes(r, klen);
+		uint32_t vlen = (uint32_t)r_uint(r, 4);
+		const uint8_t *value = r_bytes(r, vlen);
+		if (r->bad || klen > KV_MAX_FIELD || vlen < min_value ||
+		    vlen - min_value > KV_MAX_FIELD || kv_map_put(m, key, klen, value, vlen) != 0)
+			r->bad = 1;
+	}
+	return r->bad ? -1 : 0;
+}
+
+/* The whole file in memory (a sample's snapshots are small); NULL with errno set. */
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 65536, n = 0;
+	uint8_t *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break; /* end of file, or an error */
+		uint8_t *more = realloc(buf, cap *= 2);
+		if (!more)
+			free(buf);
+		buf = more;
+	}
+	int failed = !buf || ferror(f);
+	fclose(f);
+	if (failed) {
+		int why = buf ? EIO : ENOMEM;
+		free(buf);
+		errno = why;
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid, char *err,
+			       size_t errlen)
+{
+	char path[PATH_MAX];
+	err[0] = 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/snapshot", dir) >= sizeof(path)) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return NULL;
+	}
+	size_t len;
+	uint8_t *buf = read_file(path, &len);
+	if (!buf) {
+		if (errno != ENOENT)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct kv_store *s = kv_store_new(replicas);
+	struct reader r = {buf, len, !s};
+	uint64_t hash = 14695981039346656037ull;
+	for (size_t i = 0; len >= 8 && i < len - 8; i++)
+		hash = (hash ^ buf[i]) * 1099511628211ull;
+	const uint8_t *magic = r_bytes(&r, 8);
+	if (!magic || memcmp(magic, SNAP_MAGIC, 8) != 0 || be_get(buf + len - 8, 8) != hash) {
+		snprintf(err, errlen, "%s: not a snapshot, or damaged", path);
+		goto fail;
+	}
+	r.left -= 8; /* the hash */
+	*iid = r_uint(&r, 8);
+	if (r_uint(&r, 4) != replicas) {
+		snprintf(err, errlen, "%s: written for another number of replicas than %u", path,
+			 replicas);
+		goto fail;
+	}
+	s->commands = r_uint(&r, 8);
+	s->duplicates = r_uint(&r, 8);
+	for (uint32_t i = 0; i < replicas; i++)
+		s->announced[i] = r_uint(&r, 8);
+	if (r_map(&r, s->clients, CLIENT_RECORD) != 0 || r_map(&r, s->data, 0) != 0 || r.left) {
+		snprintf(err, errlen, "%s: damaged", path);
+		goto fail;
+	}
+	free(buf);
+	return s;
+fail:
+	if (!err[0])
+		snprintf(err, errlen, "out of memory");
+	kv_store_free(s);
+	free(buf);
+	return NULL;
+}
+
+static void dump_bytes(FILE *out, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] > ' ' && p[i] < 127 && p[i] != '%')
+			fputc(p[i], out);
+		else
+			fprintf(out, "%%%02X", p[i]);
+	}
+}
+
+int kv_store_dump(const struct kv_store *s, FILE *out)
+{
+	const struct kv_entry **all = kv_map_sorted(s->data);
+	if (!all)
+		return -1;
+	fprintf(out, "commands %llu\nduplicates %llu\n", (unsigned long long)s->commands,
+		(unsigned long long)s->duplicates);
+	for (size_t i = 0; i < kv_map_size(s->data); i++) {
+		dump_bytes(out, all[i]->key, all[i]->key_len);
+		fputc(' ', out);
+		dump_bytes(out, all[i]->value, all[i]->value_len);
+		fputc('\n', out);
+	}
+	free((void *)all);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * The replicated state machine: a key-value table, the last command of every client (for
+ * exactly-once, per-client FIFO execution, thesis 3.2.2), and the snapshot instance each
+ * replica announced (for trimming, thesis 3.4.1). Every replica applies the same commands in
+ * the same order, so every replica holds the same store. No I/O except snapshots and dumps.
+ */
+#ifndef KVSTORE_STORE_H
+#define KVSTORE_STORE_H
+
+#include <stdio.h>
+
+#include "command.h"
+
+struct kv_store;
+
+enum kv_outcome {
+	KV_APPLIED,   /* a new command: applied, reply filled */
+	KV_DUPLICATE, /* the client's last command again: not applied, reply filled from cache */
+	KV_STALE,     /* older than the client's last command: not applied, no reply */
+	KV_ANNOUNCED, /* a replica's snapshot announcement: recorded, no reply */
+	KV_INVALID,   /* a snapshot announcement from an unknown replica: ignored */
+	KV_NOMEM,     /* out of memory: this replica can no longer follow the others */
+};
+
+/* A store for replicas with ids 0..replicas-1; NULL when out of memory. */
+struct kv_store *kv_store_new(uint32_t replicas);
+void kv_store_free(struct kv_store *s);
+
+/* Applies one command delivered in instance iid. reply's value stays valid until the next
+ * call. */
+enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,
+			       struct kv_reply *reply);
+
+/* The highest snapshot instance replica announced (0: none). */
+uint64_t kv_store_announced(const struct kv_store *s, uint32_t replica);
+/* The lowest of them: every replica has a snapshot covering the instances up to here. */
+uint64_t kv_store_all_announced(const struct kv_store *s);
+
+uint64_t kv_store_commands(const struct kv_store *s); /* client commands applied */
+size_t kv_store_keys(const struct kv_store *s);
+
+/*
+ * Snapshots: DIR/snapshot holds the whole store plus iid, the last instance it covers. Save
+ * writes DIR/snapshot.tmp, syncs it and renames it over DIR/snapshot, so a crash leaves the
+ * old or the new snapshot, never a torn one. Return 0, or -1 with err filled.
+ */
+int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid, char *err,
+		  size_t errlen);
+/* Loads DIR/snapshot. NULL with err empty if there is none, NULL with err filled if it is
+ * unreadable, damaged or written for another number of replicas. */
+struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid, char *err,
+			       size_t errlen);
+
+/* The state as text, keys in order: "commands N", "duplicates N", then "KEY VALUE" lines
+ * with bytes outside printable ASCII (and '%') written as %XX. Equal stores, equal text. */
+int kv_store_dump(const struct kv_store *s, FILE *out);
+
+#endif

@@ -1,0 +1,323 @@
+/* Unit tests of the kvstore's parts without Paxos: wire format, state machine, snapshots,
+ * configuration. Built in the libpaxos tree when Check is installed. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "kvconf.h"
+#include "store.h"
+
+static struct kv_bytes text(const char *s)
+{
+	return (struct kv_bytes){(const uint8_t *)s, (uint16_t)strlen(s)};
+}
+
+static struct kv_command command(enum kv_op op, uint64_t client, uint64_t seq, const char *a,
+				 const char *b, const char *c)
+{
+	struct kv_command cmd = {.op = op, .client = client, .seq = seq};
+	const char *args[] = {a, b, c};
+	for (int i = 0; i < KV_MAX_ARGS; i++)
+		if (args[i])
+			cmd.arg[i] = text(args[i]);
+	return cmd;
+}
+
+static int bytes_equal(struct kv_bytes b, const char *s)
+{
+	return b.len == strlen(s) && memcmp(b.data, s, b.len) == 0;
+}
+
+START_TEST(command_round_trip)
+{
+	struct kv_command cmds[] = {
+	    command(KV_PUT, 7, 1, "key", "value", NULL), command(KV_GET, 7, 2, "key", NULL, NULL),
+	    command(KV_DELETE, 7, 3, "", NULL, NULL), command(KV_CAS, 7, 4, "k", "old", "new"),
+	    command(KV_SNAPSHOT, 2, 1234, NULL, NULL, NULL)};
+	uint8_t buf[256];
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		size_t len = kv_command_encode(&cmds[i], buf, sizeof(buf));
+		ck_assert_uint_gt(len, 0);
+		struct kv_command out;
+		ck_assert_int_eq(kv_command_decode(buf, len, &out), 0);
+		ck_assert_int_eq(out.op, cmds[i].op);
+		ck_assert_uint_eq(out.client, cmds[i].client);
+		ck_assert_uint_eq(out.seq, cmds[i].seq);
+		for (int a = 0; a < kv_op_args(out.op); a++) {
+			ck_assert_uint_eq(out.arg[a].len, cmds[i].arg[a].len);
+			ck_assert(memcmp(out.arg[a].data, cmds[i].arg[a].data, out.arg[a].len) ==
+				  0);
+		}
+		/* Every truncation, and a trailing byte, is refused. */
+		for (size_t cut = 0; cut < len; cut++)
+			ck_assert_int_eq(kv_command_decode(buf, cut, &out), -1);
+		buf[len] = 0;
+		ck_assert_int_eq(kv_command_decode(buf, len + 1, &out), -1);
+	}
+	struct kv_command c = command(KV_PUT, 1, 1, "key", "value", NULL);
+	ck_assert_uint_eq(kv_command_encode(&c, buf, 10), 0); /* does not fit */
+	c.op = (enum kv_op)9;
+	ck_assert_uint_eq(kv_command_encode(&c, buf, sizeof(buf)), 0);
+}
+END_TEST
+
+START_TEST(command_decode_refuses_garbage)
+{
+	struct kv_command c = command(KV_CAS, 1, 1, "k", "a", "b"), out;
+	uint8_t buf[64];
+	size_t len = kv_command_encode(&c, buf, sizeof(buf));
+	uint8_t bad[64];
+	memcpy(bad, buf, len);
+	bad[0] = 'X'; /* magic */
+	ck_assert_int_eq(kv_command_decode(bad, len, &out), -1);
+	memcpy(bad, buf, len);
+	bad[2] = KV_VERSION + 1;
+	ck_assert_int_eq(kv_command_decode(bad, len, &out), -1);
+	memcpy(bad, buf, len);
+	bad[3] = 0; /* op */
+	ck_assert_int_eq(kv_command_decode(bad, len, &out), -1);
+	memcpy(bad, buf, len);
+	bad[3] = KV_PUT; /* two arguments expected, three present */
+	ck_assert_int_eq(kv_command_decode(bad, len, &out), -1);
+	memcpy(bad, buf, len);
+	bad[KV_COMMAND_HEADER] = 0xff; /* first argument longer than the value */
+	ck_assert_int_eq(kv_command_decode(bad, len, &out), -1);
+	/* Random bytes never crash the decoder. */
+	srand(1);
+	for (int i = 0; i < 10000; i++) {
+		size_t n = (size_t)rand() % sizeof(bad);
+		for (size_t k = 0; k < n; k++)
+			bad[k] = (uint8_t)rand();
+		if (n > 2) {
+			bad[0] = 'K';
+			bad[1] = 'V';
+			bad[2] = KV_VERSION;
+		}
+		kv_command_decode(bad, n, &out);
+	}
+}
+END_TEST
+
+START_TEST(reply_round_trip)
+{
+	struct kv_reply r = {KV_CAS_FAILED, 9, 3, 77, 2, text("current")}, out;
+	uint8_t buf[128];
+	size_t len = kv_reply_encode(&r, buf, sizeof(buf));
+	ck_assert_uint_eq(len, KV_REPLY_HEADER + 7);
+	ck_assert_int_eq(kv_reply_decode(buf, len, &out), 0);
+	ck_assert_int_eq(out.status, KV_CAS_FAILED);
+	ck_assert_uint_eq(out.client, 9);
+	ck_assert_uint_eq(out.seq, 3);
+	ck_assert_uint_eq(out.iid, 77);
+	ck_assert_uint_eq(out.replica, 2);
+	ck_assert(bytes_equal(out.value, "current"));
+	for (size_t cut = 0; cut < len; cut++)
+		ck_assert_int_eq(kv_reply_decode(buf, cut, &out), -1);
+	buf[3] = 3; /* no such status */
+	ck_assert_int_eq(kv_reply_decode(buf, len, &out), -1);
+}
+END_TEST
+
+/* Applies a command and returns the outcome; reply in *r. */
+static enum kv_outcome run(struct kv_store *s, struct kv_command c, uint64_t iid,
+			   struct kv_reply *r)
+{
+	return kv_store_apply(s, &c, iid, r);
+}
+
+START_TEST(store_operations)
+{
+	struct kv_store *s = kv_store_new(3);
+	struct kv_reply r;
+	ck_assert_int_eq(run(s, command(KV_GET, 1, 1, "a", NULL, NULL), 1, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_NOT_FOUND);
+	ck_assert_int_eq(run(s, command(KV_PUT, 1, 2, "a", "x", NULL), 2, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_int_eq(run(s, command(KV_GET, 1, 3, "a", NULL, NULL), 3, &r), KV_APPLIED);
+	ck_assert(r.status == KV_OK && bytes_equal(r.value, "x"));
+	ck_assert_int_eq(run(s, command(KV_CAS, 1, 4, "a", "y", "z"), 4, &r), KV_APPLIED);
+	ck_assert(r.status == KV_CAS_FAILED && bytes_equal(r.value, "x"));
+	ck_assert_int_eq(run(s, command(KV_CAS, 1, 5, "a", "x", "z"), 5, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_int_eq(run(s, command(KV_CAS, 1, 6, "b", "x", "z"), 6, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_NOT_FOUND);
+	ck_assert_int_eq(run(s, command(KV_DELETE, 1, 7, "a", NULL, NULL), 7, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_int_eq(run(s, command(KV_DELETE, 1, 8, "a", NULL, NULL), 8, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_NOT_FOUND);
+	ck_assert_uint_eq(kv_store_commands(s), 8);
+	ck_assert_uint_eq(kv_store_keys(s), 0);
+	kv_store_free(s);
+}
+END_TEST
+
+START_TEST(store_applies_each_command_once)
+{
+	struct kv_store *s = kv_store_new(3);
+	struct kv_reply r;
+	run(s, command(KV_PUT, 5, 1, "k", "v1", NULL), 10, &r);
+	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 11, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	/* The same cas again (a resubmission): not run again, the first result comes back. */
+	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 12, &r), KV_DUPLICATE);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_uint_eq(r.seq, 2);
+	ck_assert_uint_eq(r.iid, 11);
+	/* An older one is dropped without a reply. */
+	ck_assert_int_eq(run(s, command(KV_PUT, 5, 1, "k", "old", NULL), 13, &r), KV_STALE);
+	/* Another client's sequence numbers are its own. */
+	ck_assert_int_eq(run(s, command(KV_GET, 6, 1, "k", NULL, NULL), 14, &r), KV_APPLIED);
+	ck_assert(r.status == KV_OK && bytes_equal(r.value, "v2"));
+	ck_assert_uint_eq(kv_store_commands(s), 3);
+	kv_store_free(s);
+}
+END_TEST
+
+START_TEST(store_snapshot_announcements)
+{
+	struct kv_store *s = kv_store_new(3);
+	struct kv_reply r;
+	ck_assert_int_eq(run(s, command(KV_SNAPSHOT, 0, 50, NULL, NULL, NULL), 1, &r),
+			 KV_ANNOUNCED);
+	ck_assert_int_eq(run(s, command(KV_SNAPSHOT, 1, 40, NULL, NULL, NULL), 2, &r),
+			 KV_ANNOUNCED);
+	ck_assert_uint_eq(kv_store_all_announced(s), 0); /* replica 2 has none */
+	run(s, command(KV_SNAPSHOT, 2, 60, NULL, NULL, NULL), 3, &r);
+	ck_assert_uint_eq(kv_store_all_announced(s), 40);
+	run(s, command(KV_SNAPSHOT, 1, 30, NULL, NULL, NULL), 4, &r); /* late, lower: kept 40 */
+	ck_assert_uint_eq(kv_store_announced(s, 1), 40);
+	ck_assert_int_eq(run(s, command(KV_SNAPSHOT, 3, 90, NULL, NULL, NULL), 5, &r), KV_INVALID);
+	ck_assert_uint_eq(kv_store_announced(s, 3), 0);
+	ck_assert_uint_eq(kv_store_commands(s), 0);
+	kv_store_free(s);
+}
+END_TEST
+
+static char *dump_text(const struct kv_store *s)
+{
+	char *text_buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text_buf, &len);
+	ck_assert_int_eq(kv_store_dump(s, f), 0);
+	fclose(f);
+	return text_buf;
+}
+
+START_TEST(store_snapshot_round_trip)
+{
+	char dir[] = "/tmp/kvstore-test-XXXXXX", path[64], err[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct kv_store *s = kv_store_new(2), *t;
+	struct kv_reply r;
+	uint64_t iid = 0;
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	ck_assert_str_eq(err, ""); /* no snapshot is not an error */
+	for (int i = 0; i < 500; i++) {
+		char k[16], v[16];
+		snprintf(k, sizeof(k), "key%d", i);
+		snprintf(v, sizeof(v), "v%c%d", i % 7 ? 'x' : ' ', i);
+		run(s, command(KV_PUT, (uint64_t)i % 3, (uint64_t)i + 1, k, v, NULL),
+		    (uint64_t)i + 1, &r);
+	}
+	run(s, command(KV_SNAPSHOT, 1, 321, NULL, NULL, NULL), 501, &r);
+	ck_assert_int_eq(kv_store_save(s, dir, 501, err, sizeof(err)), 0);
+	t = kv_store_load(dir, 2, &iid, err, sizeof(err));
+	ck_assert_msg(t != NULL, "%s", err);
+	ck_assert_uint_eq(iid, 501);
+	char *a = dump_text(s), *b = dump_text(t);
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(kv_store_announced(t, 1), 321);
+	/* The client table came along: a resubmission is still recognised. */
+	ck_assert_int_eq(run(t, command(KV_PUT, 499 % 3, 500, "key499", "again", NULL), 502, &r),
+			 KV_DUPLICATE);
+	free(a);
+	free(b);
+	kv_store_free(t);
+
+	ck_assert_ptr_null(kv_store_load(dir, 3, &iid, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "another number of replicas"));
+	/* A damaged byte anywhere is caught. */
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	FILE *f = fopen(path, "r+b");
+	fseek(f, 100, SEEK_SET);
+	int c = fgetc(f);
+	fseek(f, 100, SEEK_SET);
+	fputc(c ^ 1, f);
+	fclose(f);
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "damaged"));
+	ck_assert_int_eq(truncate(path, 5), 0);
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	ck_assert_str_ne(err, "");
+	unlink(path);
+	rmdir(dir);
+	kv_store_free(s);
+}
+END_TEST
+
+static int load_text(struct kv_config *c, const char *content, char *err, size_t errlen)
+{
+	char path[] = "/tmp/kvstore-conf-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, content, strlen(content)), (int)strlen(content));
+	close(fd);
+	kv_config_defaults(c);
+	int rc = kv_config_load(c, path, err, errlen);
+	unlink(path);
+	return rc;
+}
+
+START_TEST(config_parses_and_refuses)
+{
+	struct kv_config c;
+	char err[256];
+	ck_assert_int_eq(load_text(&c,
+				   "# comment\nreply-group 239.1.2.3:9000\nreplicas 5\n"
+				   "snapshot-every 0  # never\ntrim own\nresubmit-ms 20\n",
+				   err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(c.replicas, 5);
+	ck_assert_uint_eq(c.snapshot_every, 0);
+	ck_assert_int_eq(c.trim, KV_TRIM_OWN);
+	ck_assert_uint_eq(c.resubmit_ms, 20);
+	ck_assert_uint_eq(ntohs(c.reply_group.sin_port), 9000);
+	static const char *const bad[] = {"replicas 0\n",
+					  "replicas 101\n",
+					  "trim some\n",
+					  "reply-group 10.0.0.1:7000\n",
+					  "reply-group 239.1.1.1\n",
+					  "resubmit-ms -1\n",
+					  "colour blue\n",
+					  "replicas 3 4\n"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char content[128];
+		snprintf(content, sizeof(content), "\n%s", bad[i]);
+		ck_assert_int_eq(load_text(&c, content, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, ":2: ") != NULL, "%s: %s", bad[i], err);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("kvstore");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, command_round_trip);
+	tcase_add_test(tc, command_decode_refuses_garbage);
+	tcase_add_test(tc, reply_round_trip);
+	tcase_add_test(tc, store_operations);
+	tcase_add_test(tc, store_applies_each_command_once);
+	tcase_add_test(tc, store_snapshot_announcements);
+	tcase_add_test(tc, store_snapshot_round_trip);
+	tcase_add_test(tc, config_parses_and_refuses);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
