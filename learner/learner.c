@@ -4,7 +4,8 @@
  * quorum reports one ballot or one acceptor says the value is final, delivers closed instances in
  * order and asks the acceptors again for the holes it cannot fill by listening. Instances trimmed
  * by so many acceptors that no quorum can answer for them any more are skipped, and the application
- * is told (thesis 3.4.1).
+ * is told (thesis 3.4.1). It also fetches single past instances on request (thesis 3.3), counting
+ * the answers in a small table of its own, apart from delivery.
  */
 #include <paxos/learner.h>
 
@@ -21,6 +22,16 @@ struct slot {
 	paxos_ballot *votes;
 };
 
+/* One outstanding fetch: a slot of its own (same vote counting) outside the window. */
+struct fetch {
+	struct slot s; /* s.iid 0: free; s.data in the fetch buffer, s.votes in votes */
+	paxos_fetch_fn done;
+	void *arg;
+	paxos_time started, last_sent;
+	uint32_t trimmed_by; /* acceptors that said they trimmed s.iid, one bit each */
+	paxos_ballot votes[PAXOS_MAX_ACCEPTORS];
+};
+
 struct paxos_learner {
 	struct paxos_learner_options opt;
 	struct paxos_counters *counters;
@@ -31,6 +42,11 @@ struct paxos_learner {
 	bool checked_once; /* the first tick only records the hole check baseline */
 	paxos_time last_check;
 	paxos_iid next_at_last_check;
+	/* Catch-up: the last repeat request sent and when; a learner that is behind asks for
+	 * the next batch once next has passed last_asked_to. */
+	bool asked;
+	paxos_iid last_asked_to;
+	paxos_time last_asked_at;
 	struct slot *slots;
 	uint8_t *values;
 	paxos_ballot *votes; /* window x acceptors */
@@ -39,6 +55,9 @@ struct paxos_learner {
 	/* Acceptors that must have trimmed an instance before it is lost: fewer than a quorum
 	 * are left to answer for it. */
 	uint32_t lost_after;
+	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
+	uint32_t fetching; /* fetches outstanding */
+	uint8_t *fetch_values;
 };
 
 void paxos_learner_options_from_config(struct paxos_learner_options *o,
@@ -47,7 +66,7 @@ void paxos_learner_options_from_config(struct paxos_learner_options *o,
 	memset(o, 0, sizeof(*o));
 	o->acceptors = cfg->acceptors;
 	o->window = cfg->learner_window;
-	o->max_value = paxos_config_max_value(cfg);
+	o->max_value = paxos_config_max_instance_value(cfg);
 	o->repeat_batch = cfg->repeat_batch;
 	o->hole_check = (paxos_time)cfg->hole_check_ms * 1000;
 	o->start = cfg->learner_start;
@@ -80,7 +99,8 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
 	l->votes = calloc((size_t)o->window * o->acceptors, sizeof(*l->votes));
-	if (!l->slots || !l->values || !l->votes) {
+	l->fetch_values = malloc((size_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1);
+	if (!l->slots || !l->values || !l->votes || !l->fetch_values) {
 		paxos_learner_free(l);
 		return NULL;
 	}
@@ -88,6 +108,12 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 		l->slots[i].data = l->values + (size_t)i * o->max_value;
 		l->slots[i].votes = l->votes + (size_t)i * o->acceptors;
 	}
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
+		l->fetches[i].s.data = l->fetch_values + (size_t)i * o->max_value;
+		l->fetches[i].s.votes = l->fetches[i].votes;
+	}
+	if (!l->opt.fetch_timeout)
+		l->opt.fetch_timeout = 50 * o->hole_check;
 	return l;
 }
 
@@ -98,6 +124,7 @@ void paxos_learner_free(struct paxos_learner *l)
 	free(l->slots);
 	free(l->values);
 	free(l->votes);
+	free(l->fetch_values);
 	free(l);
 }
 
@@ -285,51 +312,141 @@ static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_ac
 	handle_trim_report(l, st->acceptor_id, st->trim_iid);
 }
 
-void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
-			  const struct paxos_emitter *out)
+/* ---- fetching single instances (thesis 3.3) ---- */
+
+static void send_repeat(const struct paxos_emitter *out, paxos_iid from, paxos_iid to)
 {
-	(void)now;
-	(void)out;
-	if (!l || !m)
-		return;
-	switch (m->type) {
-	case PAXOS_MSG_ACCEPTED:
-		handle_accepted(l, &m->u.accepted);
-		break;
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		handle_acceptor_state(l, &m->u.acceptor_state);
-		break;
-	case PAXOS_MSG_TRIMMED:
-		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
-		break;
-	default:
-		break;
+	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
+	m.u.repeat.from = from;
+	m.u.repeat.to = to;
+	if (out)
+		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+/* The fetch is freed before done runs, so that done may start another; the value stays in the
+ * fetch's buffer during the call (starting a fetch does not touch it). */
+static void fetch_finish(struct paxos_learner *l, struct fetch *f, int status)
+{
+	struct paxos_value v = {f->s.data, f->s.len};
+	paxos_iid iid = f->s.iid;
+	f->s.iid = 0;
+	l->fetching--;
+	f->done(f->arg, iid, status, status == PAXOS_OK ? &v : NULL);
+}
+
+int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, paxos_fetch_fn done,
+			void *arg, const struct paxos_emitter *out)
+{
+	if (!l || iid == 0 || !done)
+		return PAXOS_E_INVALID;
+	struct fetch *f = NULL;
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
+		if (l->fetches[i].s.iid == 0)
+			f = &l->fetches[i];
+	if (!f)
+		return PAXOS_E_FULL;
+	slot_reset(l, &f->s, iid);
+	f->done = done;
+	f->arg = arg;
+	f->started = f->last_sent = now;
+	f->trimmed_by = 0;
+	l->fetching++;
+	send_repeat(out, iid, iid);
+	return PAXOS_OK;
+}
+
+static void fetch_accepted(struct paxos_learner *l, const struct paxos_accepted *a)
+{
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
+		struct fetch *f = &l->fetches[i];
+		if (f->s.iid != a->iid)
+			continue;
+		if (a->final)
+			slot_store(&f->s, a->ballot, &a->value);
+		if (a->final || record_vote(l, &f->s, a))
+			fetch_finish(l, f, PAXOS_OK);
 	}
 }
+
+/* An acceptor trimmed everything up to trim: once lost_after acceptors did so for an
+ * instance, no quorum can answer for it. */
+static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
+{
+	if (acceptor >= l->opt.acceptors)
+		return;
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
+		struct fetch *f = &l->fetches[i];
+		if (f->s.iid == 0 || f->s.iid > trim)
+			continue;
+		f->trimmed_by |= 1u << acceptor;
+		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->lost_after)
+			fetch_finish(l, f, PAXOS_E_TRIMMED);
+	}
+}
+
+/* Resends unanswered fetches every hole check, gives up after fetch_timeout. */
+static void fetch_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && l->fetching; i++) {
+		struct fetch *f = &l->fetches[i];
+		if (f->s.iid == 0)
+			continue;
+		if (now < f->started || now < f->last_sent) {
+			/* The clock went back: restart the timers rather than wait for it. */
+			f->started = f->last_sent = now;
+		} else if (now - f->started >= l->opt.fetch_timeout) {
+			fetch_finish(l, f, PAXOS_E_TIMEOUT);
+		} else if (now - f->last_sent >= l->opt.hole_check) {
+			f->last_sent = now;
+			send_repeat(out, f->s.iid, f->s.iid);
+		}
+	}
+}
+
+/* ---- hole checks and catch-up ---- */
 
 static paxos_iid min_iid(paxos_iid a, paxos_iid b)
 {
 	return a < b ? a : b;
 }
 
-void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+/*
+ * Behind: a whole batch of instances from next on is known to exist and none of them is
+ * closed, far more than a healthy cluster has in flight. Instances beyond the window are
+ * being dropped meanwhile, so waiting for a stall between requests could let a busy cluster
+ * outrun the learner for good.
+ */
+static bool behind(const struct paxos_learner *l)
 {
-	if (!l)
-		return;
-	if (!l->checked_once || now < l->last_check) {
-		l->checked_once = true;
-		l->last_check = now;
-		l->next_at_last_check = l->next;
-		return;
-	}
-	if (now - l->last_check < l->opt.hole_check)
-		return;
-	/* Only a stalled learner asks: a busy one's "holes" are mostly instances in flight. */
-	bool stalled = l->next == l->next_at_last_check;
-	l->last_check = now;
-	l->next_at_last_check = l->next;
-	if (!stalled || !l->started || l->highest_seen < l->next)
-		return;
+	if (!l->started || l->highest_seen < l->next ||
+	    l->highest_seen - l->next < l->opt.repeat_batch)
+		return false;
+	paxos_iid batch = min_iid(l->opt.repeat_batch, l->opt.window);
+	for (paxos_iid k = 1; k < batch; k++)
+		if (slot_closed(l, l->next + k))
+			return false;
+	return true;
+}
+
+static bool asked_recently(const struct paxos_learner *l, paxos_time now)
+{
+	return l->asked && now >= l->last_asked_at && now - l->last_asked_at < l->opt.hole_check;
+}
+
+/*
+ * Thesis 4.6.1: a lagging learner must not flood the acceptors. One request is outstanding
+ * at a time: the next goes as soon as the previous range is delivered (so the acceptors'
+ * answers pace it, however busy they are), or after a hole check if part of the answer was
+ * lost.
+ */
+static bool may_catch_up(const struct paxos_learner *l, paxos_time now)
+{
+	return behind(l) && (l->next > l->last_asked_to || !asked_recently(l, now));
+}
+
+/* Asks for up to repeat_batch instances from next on (what the window can hold). */
+static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
 	paxos_iid from = l->next;
 	/* As an offset from next, so that no bound can overflow. */
 	paxos_iid span = min_iid(l->highest_seen - from, l->opt.repeat_batch - 1);
@@ -340,11 +457,69 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 		if (!slot_closed(l, from + k))
 			missing++;
 	l->counters->repeats_requested += missing;
-	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
-	m.u.repeat.from = from;
-	m.u.repeat.to = to;
-	if (out)
-		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+	l->asked = true;
+	l->last_asked_to = to;
+	l->last_asked_at = now;
+	send_repeat(out, from, to);
+}
+
+void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
+			  const struct paxos_emitter *out)
+{
+	if (!l || !m)
+		return;
+	switch (m->type) {
+	case PAXOS_MSG_ACCEPTED:
+		if (l->fetching && accepted_valid(l, &m->u.accepted))
+			fetch_accepted(l, &m->u.accepted);
+		handle_accepted(l, &m->u.accepted);
+		/* Self-clocked catch-up: the answer to the last request is in, ask for the
+		 * next batch now rather than at the next tick. */
+		if (l->asked && l->next > l->last_asked_to && may_catch_up(l, now))
+			ask_from_next(l, now, out);
+		break;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		if (l->fetching && m->u.acceptor_state.trim_iid)
+			fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
+				      m->u.acceptor_state.trim_iid);
+		handle_acceptor_state(l, &m->u.acceptor_state);
+		break;
+	case PAXOS_MSG_TRIMMED:
+		if (l->fetching)
+			fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
+		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
+		break;
+	default:
+		break;
+	}
+}
+
+void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
+	if (!l)
+		return;
+	if (l->fetching)
+		fetch_tick(l, now, out);
+	if (!l->checked_once || now < l->last_check) {
+		l->checked_once = true;
+		l->last_check = now;
+		l->next_at_last_check = l->next;
+		return;
+	}
+	if (may_catch_up(l, now)) {
+		ask_from_next(l, now, out);
+		return;
+	}
+	if (now - l->last_check < l->opt.hole_check)
+		return;
+	/* Otherwise only a stalled learner asks: a busy one's "holes" are mostly instances in
+	 * flight. */
+	bool stalled = l->next == l->next_at_last_check;
+	l->last_check = now;
+	l->next_at_last_check = l->next;
+	if (!stalled || !l->started || l->highest_seen < l->next || asked_recently(l, now))
+		return;
+	ask_from_next(l, now, out);
 }
 
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)

@@ -15,6 +15,7 @@
 
 #include <paxos/acceptor.h>
 
+#include "batch.h"
 #include "codec.h"
 
 #define CONFIG_MAX_LINE 1024
@@ -64,8 +65,13 @@ static const struct config_key config_keys[] = {
     {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128"},
     {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64"},
     {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096"},
+    {"value-batch-limit", KEY_U32, FIELD(value_batch_limit), 1, 16384, "64"},
+    {"proposer-max-backlog", KEY_U32, FIELD(proposer_max_backlog), 0, 65536, "32"},
     {"phase1-timeout-ms", KEY_U32, FIELD(phase1_timeout_ms), 1, 600000, "20"},
     {"phase2-timeout-ms", KEY_U32, FIELD(phase2_timeout_ms), 1, 600000, "20"},
+    {"adaptive-timeouts", KEY_BOOL, FIELD(adaptive_timeouts), 0, 0, "no"},
+    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "1"},
+    {"timeout-ceiling-ms", KEY_U32, FIELD(timeout_ceiling_ms), 1, 600000, "2000"},
     {"learner-window", KEY_U32, FIELD(learner_window), 16, 1048576, "4096"},
     {"learner-hole-check-ms", KEY_U32, FIELD(hole_check_ms), 1, 600000, "20"},
     {"learner-repeat-batch", KEY_U32, FIELD(repeat_batch), 1, PAXOS_ACCEPTOR_MAX_REPEAT, "256"},
@@ -667,9 +673,15 @@ const char *paxos_durability_name(enum paxos_durability mode)
 	return durability_names[mode];
 }
 
-uint32_t paxos_config_max_value(const struct paxos_config *cfg)
+uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg)
 {
 	if (cfg->max_datagram <= PAXOS_WIRE_OVERHEAD)
 		return 0;
 	return cfg->max_datagram - PAXOS_WIRE_OVERHEAD;
+}
+
+uint32_t paxos_config_max_value(const struct paxos_config *cfg)
+{
+	uint32_t frame = paxos_config_max_instance_value(cfg);
+	return frame > PAXOS_BATCH_HEADER ? frame - PAXOS_BATCH_HEADER : 0;
 }

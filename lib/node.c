@@ -8,7 +8,9 @@
 #include <paxos/acceptor.h>
 #include <paxos/election.h>
 #include <paxos/proposer.h>
+#include <paxos/serializer.h>
 
+#include "batch.h"
 #include "clock.h"
 #include "codec.h"
 #include "transport.h"
@@ -33,6 +35,12 @@ struct role_out {
 	enum paxos_role role;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
+};
+
+/* An outstanding paxos_node_fetch: the learner's fetch answers through it. */
+struct node_fetch {
+	paxos_fetched_fn done; /* NULL: free */
+	void *arg;
 };
 
 struct paxos_node {
@@ -60,6 +68,7 @@ struct paxos_node {
 
 	struct paxos_acceptor *acceptor;
 	struct paxos_storage *storage;
+	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
@@ -68,6 +77,7 @@ struct paxos_node {
 	paxos_trimmed_fn trimmed;
 	void *trimmed_arg;
 	paxos_iid learner_start; /* 0: as configured */
+	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 
 	int failed;
 	char error[256];
@@ -209,14 +219,19 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	}
 }
 
-/* Everything the acceptor got in one read is one storage transaction (group commit). */
+/* Everything the acceptor (or the serializer in its place) got in one read is one storage
+ * transaction (group commit). */
 static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
+	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
-		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched,
-						     &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)
 			fail_node(n, rc, "acceptor storage");
+	} else if (*batched && n->serializer && !n->failed) {
+		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
+		if (rc != PAXOS_OK)
+			fail_node(n, rc, "serializer storage");
 	}
 	*batched = 0;
 }
@@ -234,7 +249,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	int got = recvmmsg(fd, n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
 	if (got <= 0)
 		return;
-	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS;
+	/* A serializer takes client values in batches too: one transaction per read. */
+	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
 	size_t batched = 0;
 	paxos_time now = paxos_now();
 	for (int i = 0; i < got && !n->failed; i++) {
@@ -254,10 +270,10 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 				dispatch(n, g, &msgs[k], now);
 			continue;
 		}
-		/* Keep only acceptor messages; the datagram buffers stay valid until the next
-		 * read, so the batch may point into all of them. */
+		/* Keep only messages for this group; the datagram buffers stay valid until the
+		 * next read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
-			if (group_of(msgs[k].type) == PAXOS_GROUP_ACCEPTORS)
+			if (group_of(msgs[k].type) == g)
 				n->rx_msgs[batched++] = msgs[k];
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched);
@@ -305,6 +321,11 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 		int rc = paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)
 			fail_node(n, rc, "acceptor storage");
+	}
+	if (n->serializer && !n->failed) {
+		int rc = paxos_serializer_tick(n->serializer, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+		if (rc != PAXOS_OK)
+			fail_node(n, rc, "serializer storage");
 	}
 }
 
@@ -444,6 +465,7 @@ void paxos_node_free(struct paxos_node *n)
 	if (n->send_fd >= 0)
 		close(n->send_fd);
 	paxos_acceptor_free(n->acceptor);
+	paxos_serializer_free(n->serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer);
 	paxos_election_free(n->election);
@@ -459,6 +481,11 @@ static int ensure_learner(struct paxos_node *n);
 
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
+	if (n->serializer) {
+		set_error(n, "this node hosts a serializer, which replaces its acceptor");
+		paxos_storage_destroy(st);
+		return PAXOS_E_INVALID;
+	}
 	if (n->acceptor || !st || id >= n->cfg.acceptors) {
 		set_error(n,
 			  n->acceptor ? "this node already hosts an acceptor"
@@ -484,6 +511,52 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	return rc;
 }
 
+int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
+{
+	if (n->serializer || n->acceptor || n->proposer || !st) {
+		set_error(n, n->serializer ? "this node already hosts a serializer"
+			     : !st         ? "serializer needs a storage"
+					   : "a serializer replaces the acceptors and proposers: "
+					     "it cannot share a node with them");
+		paxos_storage_destroy(st);
+		return PAXOS_E_INVALID;
+	}
+	n->storage = st;
+	/* Learners take it for acceptor 0, whose accepted messages are final. */
+	host(n, PAXOS_ROLE_ACCEPTOR, 0);
+	n->serializer =
+	    paxos_serializer_new(st, n->max_value, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
+	if (!n->serializer) {
+		set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	int rc = join(n, PAXOS_GROUP_SUBMIT);
+	if (rc == PAXOS_OK)
+		rc = join(n, PAXOS_GROUP_ACCEPTORS);
+	if (rc == PAXOS_OK)
+		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+	return rc;
+}
+
+/* An instance value is a frame of client values (lib/batch.h): the application gets each
+ * one with its position. A malformed frame is checked whole first, counted and skipped. */
+static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+{
+	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_LEARNER];
+	uint32_t count;
+	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
+		c->malformed_batches++;
+		return;
+	}
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, v);
+	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
+		c->client_values_delivered++;
+		n->deliver(n->deliver_arg, iid, position, &one);
+	}
+}
+
 static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
 	struct paxos_node *n = arg;
@@ -491,7 +564,7 @@ static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->deliver)
-		n->deliver(n->deliver_arg, iid, 0, v);
+		deliver_batch(n, iid, v);
 }
 
 static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
@@ -618,6 +691,10 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 {
+	if (n->serializer) {
+		set_error(n, "this node hosts a serializer, which takes the proposers' values");
+		return PAXOS_E_INVALID;
+	}
 	if (n->proposer || id >= n->cfg.proposers) {
 		set_error(n,
 			  n->proposer ? "this node already hosts a proposer"
@@ -728,11 +805,24 @@ void paxos_node_report_counters(const struct paxos_node *n)
 		if (!n->hosted[r] || r == PAXOS_ROLE_CLIENT)
 			continue;
 		paxos_counters_format(&n->role_counters[r], line, sizeof(line));
-		fprintf(stderr, "paxos: counters %s %u: %s\n", role_names[r], n->role_id[r],
-			line[0] ? line : "(none)");
+		const struct paxos_counters *c = &n->role_counters[r];
+		char derived[64] = "";
+		if (c->instances_proposed) /* value batching at work (thesis 3.7.4) */
+			snprintf(derived, sizeof(derived), " (values/instance %.2f)",
+				 (double)c->values_proposed / (double)c->instances_proposed);
+		fprintf(stderr, "paxos: counters %s %u: %s%s\n", role_names[r], n->role_id[r],
+			line[0] ? line : "(none)", derived);
 	}
 	paxos_counters_format(&n->transport, line, sizeof(line));
-	fprintf(stderr, "paxos: counters transport: %s\n", line[0] ? line : "(none)");
+	const struct paxos_counters *t = &n->transport;
+	double sent = t->datagrams_sent ? (double)t->messages_sent / (double)t->datagrams_sent : 0;
+	double got = t->datagrams_received
+			 ? (double)t->messages_received / (double)t->datagrams_received
+			 : 0;
+	/* Message batching at work (thesis 3.7.3). */
+	fprintf(stderr,
+		"paxos: counters transport: %s (messages/datagram sent %.2f received %.2f)\n",
+		line[0] ? line : "(none)", sent, got);
 }
 
 int paxos_node_failed(const struct paxos_node *n)
@@ -743,4 +833,51 @@ int paxos_node_failed(const struct paxos_node *n)
 paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 {
 	return n->learner ? paxos_learner_next_iid(n->learner) : 0;
+}
+
+/* The learner's answer, unpacked like a delivery (see deliver_batch). */
+static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_value *v)
+{
+	struct node_fetch *f = arg;
+	paxos_fetched_fn done = f->done;
+	void *done_arg = f->arg;
+	f->done = NULL; /* free before the calls, which may fetch again */
+	uint32_t count = 0;
+	if (status == PAXOS_OK && paxos_batch_count(v, &count) != PAXOS_OK)
+		status = PAXOS_E_MALFORMED;
+	if (status != PAXOS_OK) {
+		done(done_arg, iid, status, 0, 0, NULL);
+		return;
+	}
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, v);
+	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++)
+		done(done_arg, iid, PAXOS_OK, position, count, &one);
+}
+
+int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done, void *arg)
+{
+	if (!n->learner || iid == 0 || !done) {
+		set_error(n, "paxos_node_fetch: %s",
+			  !n->learner ? "this node hosts no learner"
+			  : iid == 0  ? "instances start at 1"
+				      : "done is NULL");
+		return PAXOS_E_INVALID;
+	}
+	struct node_fetch *f = NULL;
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
+		if (!n->fetches[i].done)
+			f = &n->fetches[i];
+	int rc = f ? paxos_learner_fetch(n->learner, iid, paxos_now(), on_fetched, f,
+					 &n->out[PAXOS_ROLE_LEARNER].emitter)
+		   : PAXOS_E_FULL;
+	if (rc != PAXOS_OK) {
+		set_error(n, "paxos_node_fetch: %u fetches are outstanding already",
+			  PAXOS_LEARNER_MAX_FETCHES);
+		return rc;
+	}
+	f->done = done;
+	f->arg = arg;
+	return rc;
 }

@@ -100,14 +100,15 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 {
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
-	fprintf(out, "usage: %s -c FILE%s%s\n%s\n", spec->program, has_id ? " -i ID" : "",
-		has_output ? " [-o FILE]" : "", spec->summary);
+	bool has_fresh = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER);
+	fprintf(out, "usage: %s -c FILE%s%s%s\n%s\n", spec->program, has_id ? " -i ID" : "",
+		has_fresh ? " [--fresh]" : "", has_output ? " [-o FILE]" : "", spec->summary);
 	fprintf(out, "  -c, --config FILE  cluster configuration (paxos.conf)\n");
 	if (has_id)
 		fprintf(out, "  -i, --id ID        this process's id (acceptor and/or proposer)\n");
-	if (spec->roles & PAXOS_HOST_ACCEPTOR)
+	if (has_fresh)
 		fprintf(out,
-			"      --fresh        delete the acceptor's stored state and start empty\n"
+			"      --fresh        delete the stored state and start empty\n"
 			"                     (default: recover it; never use on a live member)\n");
 	if (has_output)
 		fprintf(out,
@@ -115,33 +116,60 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	fprintf(out, "  -h, --help         this text\n");
 }
 
-/* Opens the acceptor's store (recovering what it holds unless fresh) and says what it is. */
-static int host_acceptor(const char *p, const struct paxos_config *cfg, struct paxos_node *node,
-			 uint32_t id, bool fresh)
+/* Opens acceptor id's store (recovering what it holds unless fresh) and says what it is;
+ * who names its user in the log. */
+static struct paxos_storage *open_storage(const char *p, const char *who,
+					  const struct paxos_config *cfg, uint32_t id, bool fresh)
 {
 	char err[512], dir[300] = "";
 	struct paxos_storage *st = paxos_storage_open(cfg, id, fresh, err, sizeof(err));
 	if (!st) {
-		fprintf(stderr, "%s: acceptor %u: %s\n", p, id, err);
-		return -1;
+		fprintf(stderr, "%s: %s: %s\n", p, who, err);
+		return NULL;
 	}
+	if (strcmp(cfg->storage, "memory") == 0) {
+		/* Thesis 3.7.6: an acceptor that forgot its promises must not rejoin; a serializer
+		 * that forgot its values would number new ones from 1 again. */
+		fprintf(stderr,
+			"%s: %s, storage memory (volatile: never restart it into a "
+			"running cluster)\n",
+			p, who);
+		return st;
+	}
+	paxos_storage_dir(cfg, id, dir, sizeof(dir));
+	fprintf(stderr, "%s: %s, storage %s, durability %s, in %s%s\n", p, who, cfg->storage,
+		paxos_durability_name(cfg->durability), dir,
+		fresh || cfg->storage_fresh ? " (started fresh: earlier state deleted)"
+					    : " (recovered)");
+	return st;
+}
+
+static int host_acceptor(const char *p, const struct paxos_config *cfg, struct paxos_node *node,
+			 uint32_t id, bool fresh)
+{
+	char who[32];
+	snprintf(who, sizeof(who), "acceptor %u", id);
+	struct paxos_storage *st = open_storage(p, who, cfg, id, fresh);
+	if (!st)
+		return -1;
 	if (paxos_node_add_acceptor(node, id, st) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
 		return -1;
 	}
-	if (strcmp(cfg->storage, "memory") == 0) {
-		/* Thesis 3.7.6: an acceptor that forgot its promises must not rejoin. */
-		fprintf(stderr,
-			"%s: acceptor %u, storage memory (volatile: never restart it into a "
-			"running cluster)\n",
-			p, id);
-		return 0;
+	return 0;
+}
+
+/* The serializer keeps its values where acceptor 0 would: the two never run together. */
+static int host_serializer(const char *p, const struct paxos_config *cfg, struct paxos_node *node,
+			   bool fresh)
+{
+	struct paxos_storage *st = open_storage(p, "serializer", cfg, 0, fresh);
+	if (!st)
+		return -1;
+	if (paxos_node_add_serializer(node, st) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
+		return -1;
 	}
-	paxos_storage_dir(cfg, id, dir, sizeof(dir));
-	fprintf(stderr, "%s: acceptor %u, storage %s, durability %s, in %s%s\n", p, id,
-		cfg->storage, paxos_durability_name(cfg->durability), dir,
-		fresh || cfg->storage_fresh ? " (started fresh: earlier state deleted)"
-					    : " (recovered)");
 	return 0;
 }
 
@@ -149,6 +177,8 @@ static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_c
 		      struct paxos_node *node, uint32_t id, bool fresh, struct output *out)
 {
 	const char *p = spec->program;
+	if ((spec->roles & PAXOS_HOST_SERIALIZER) && host_serializer(p, cfg, node, fresh) != 0)
+		return -1;
 	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && id < cfg->acceptors &&
 	    host_acceptor(p, cfg, node, id, fresh) != 0)
 		return -1;
@@ -183,7 +213,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			id_text = optarg;
 		else if (opt == 'o' && has_output)
 			output = optarg;
-		else if (opt == 'f' && (spec->roles & PAXOS_HOST_ACCEPTOR))
+		else if (opt == 'f' &&
+			 (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER)))
 			fresh = true;
 		else if (opt == 'h') {
 			runner_usage(spec, stdout);

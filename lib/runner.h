@@ -24,6 +24,7 @@ enum {
 	PAXOS_HOST_ACCEPTOR = 1,
 	PAXOS_HOST_PROPOSER = 2,
 	PAXOS_HOST_LEARNER = 4,
+	PAXOS_HOST_SERIALIZER = 8, /* thesis 4.2, in place of acceptors and proposers */
 };
 
 struct paxos_runner_spec {
@@ -33,7 +34,8 @@ struct paxos_runner_spec {
 };
 
 /* The whole main() of a role binary: options -c/--config, -i/--id (when it hosts an
- * acceptor or proposer), -o/--output (when it hosts a learner), -h/--help. */
+ * acceptor or proposer), -o/--output (when it hosts a learner), --fresh (when it hosts an
+ * acceptor or the serializer), -h/--help. */
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv);
 
 /* Writes "IID HEX\n": the instance id, a space, the value in lowercase hex. */

@@ -1,5 +1,7 @@
 #include <paxos/serializer.h>
 
+#include "batch.h"
+
 #include <stdlib.h>
 
 /* The serializer speaks as acceptor 0 with one fixed ballot; learners trust the final flag. */
@@ -11,24 +13,34 @@ struct paxos_serializer {
 	struct paxos_counters *counters;
 	paxos_iid next;
 	int failed;
+	uint32_t max_value; /* largest client value: framed, it still fits in a datagram */
+	uint8_t *frame;     /* max_value + PAXOS_BATCH_HEADER bytes */
 };
 
-struct paxos_serializer *paxos_serializer_new(struct paxos_storage *st,
+struct paxos_serializer *paxos_serializer_new(struct paxos_storage *st, uint32_t max_value,
 					      struct paxos_counters *counters)
 {
-	if (!st || !counters)
+	if (!st || !counters || max_value == 0 || max_value > UINT32_MAX - PAXOS_BATCH_HEADER)
 		return NULL;
 	struct paxos_serializer *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	s->frame = malloc((size_t)max_value + PAXOS_BATCH_HEADER);
+	if (!s->frame) {
+		free(s);
+		return NULL;
+	}
 	s->st = st;
 	s->counters = counters;
+	s->max_value = max_value;
 	s->next = st->ops->highest_accepted(st) + 1;
 	return s;
 }
 
 void paxos_serializer_free(struct paxos_serializer *s)
 {
+	if (s)
+		free(s->frame);
 	free(s);
 }
 
@@ -44,6 +56,23 @@ static void emit_final(struct paxos_serializer *s, paxos_iid iid, struct paxos_v
 	m.u.accepted = (struct paxos_accepted){iid, SERIALIZER_BALLOT, v, SERIALIZER_ID, true};
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	s->counters->accepteds_sent++;
+}
+
+/* The instance value of one client value: a frame of one (lib/batch.h), like the proposer's
+ * frames, so learners unpack both alike. Valid until the next call. */
+static struct paxos_value frame_of(struct paxos_serializer *s, const struct paxos_value *v)
+{
+	uint32_t used = 0;
+	paxos_batch_append(s->frame, s->max_value + PAXOS_BATCH_HEADER, &used, v);
+	return (struct paxos_value){s->frame, used};
+}
+
+/* A client value the serializer takes: longer ones would not fit in a datagram once framed
+ * (the proposer refuses them too). */
+static bool takes(const struct paxos_serializer *s, const struct paxos_message *m)
+{
+	return m->type == PAXOS_MSG_CLIENT_VALUE && m->u.client_value.value.len <= s->max_value &&
+	       (m->u.client_value.value.len == 0 || m->u.client_value.value.data);
 }
 
 static int fail(struct paxos_serializer *s, int rc)
@@ -85,22 +114,22 @@ int paxos_serializer_handle_batch(struct paxos_serializer *s, const struct paxos
 	paxos_iid first = s->next;
 	int rc = s->st->ops->begin(s->st);
 	for (size_t i = 0; i < n && rc == PAXOS_OK; i++) {
-		if (msgs[i].type != PAXOS_MSG_CLIENT_VALUE)
+		if (!takes(s, &msgs[i]))
 			continue;
 		struct paxos_record rec = {s->next++, SERIALIZER_BALLOT, SERIALIZER_BALLOT,
-					   msgs[i].u.client_value.value, true};
+					   frame_of(s, &msgs[i].u.client_value.value), true};
 		rc = s->st->ops->put(s->st, &rec);
 	}
 	if (rc == PAXOS_OK)
 		rc = s->st->ops->commit(s->st);
 	if (rc != PAXOS_OK)
 		return fail(s, rc);
-	/* ... and only then announce them, with the values still in the caller's datagram. */
+	/* ... and only then announce them, framed again from the caller's datagram. */
 	paxos_iid iid = first;
 	for (size_t i = 0; i < n; i++) {
 		const struct paxos_message *m = &msgs[i];
-		if (m->type == PAXOS_MSG_CLIENT_VALUE) {
-			emit_final(s, iid++, m->u.client_value.value, out);
+		if (takes(s, m)) {
+			emit_final(s, iid++, frame_of(s, &m->u.client_value.value), out);
 		} else if (m->type == PAXOS_MSG_REPEAT) {
 			if ((rc = repeat(s, &m->u.repeat, out)) != PAXOS_OK)
 				return fail(s, rc);

@@ -23,6 +23,10 @@ const char *paxos_strerror(int status)
 		return "malformed datagram";
 	case PAXOS_E_STORAGE:
 		return "storage error";
+	case PAXOS_E_TRIMMED:
+		return "instance trimmed";
+	case PAXOS_E_TIMEOUT:
+		return "timed out";
 	}
 	return "unknown status";
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ballot.h"
+#include "batch.h"
 
 void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf)
 {
@@ -23,7 +24,46 @@ void instance_reset(struct instance *inst, paxos_iid iid)
 	inst->v2_len = 0;
 	inst->has_v2 = false;
 	inst->cv = false;
+	inst->values = 0;
 	inst->deadline = 0;
+	inst->sent_at = 0;
+	inst->timeouts = 0;
+}
+
+/* A retry that comes back faster than the round trip outdates its own promises before they
+ * arrive, forever: so each timeout of an instance doubles its next wait (up to the ceiling). */
+#define MAX_BACKOFF_SHIFT 10
+
+paxos_time instance_timeout(const struct instance_ctx *ctx, const struct instance *inst, int phase)
+{
+	paxos_time t = phase == 1 ? ctx->phase1_timeout : ctx->phase2_timeout;
+	const struct rtt_estimate *e = ctx->rtt ? &ctx->rtt[phase - 1] : NULL;
+	if (e && e->valid) {
+		t = e->srtt + 4 * e->rttvar;
+		if (t < ctx->timeout_floor)
+			t = ctx->timeout_floor;
+	}
+	uint32_t shift = inst->timeouts < MAX_BACKOFF_SHIFT ? inst->timeouts : MAX_BACKOFF_SHIFT;
+	t <<= shift;
+	if (ctx->timeout_ceiling && t > ctx->timeout_ceiling)
+		t = ctx->timeout_ceiling;
+	return t;
+}
+
+static void rtt_sample(const struct instance_ctx *ctx, const struct instance *inst, int phase,
+		       paxos_time now)
+{
+	if (!ctx->rtt || inst->timeouts || !inst->sent_at || now < inst->sent_at)
+		return;
+	struct rtt_estimate *e = &ctx->rtt[phase - 1];
+	paxos_time s = now - inst->sent_at;
+	if (!e->valid) {
+		*e = (struct rtt_estimate){s, s / 2, true};
+		return;
+	}
+	paxos_time d = s > e->srtt ? s - e->srtt : e->srtt - s;
+	e->rttvar = (3 * e->rttvar + d) / 4;
+	e->srtt = (7 * e->srtt + s) / 8;
 }
 
 uint32_t instance_quorum(const struct instance_ctx *ctx)
@@ -49,16 +89,43 @@ static bool same_value(const uint8_t *a, uint32_t alen, const struct paxos_value
 	return b && alen == b->len && (alen == 0 || memcmp(a, b->data, alen) == 0);
 }
 
-/* Puts the client value v2 back at the head of the pending list. The proposer sizes the
- * list so this does not fail; if it does (a hand-built record), the value is counted lost. */
-static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
+static void requeue_one(const struct instance_ctx *ctx, const struct paxos_value *v)
 {
-	if (pending_push_front(ctx->pending, inst->v2, inst->v2_len) == PAXOS_OK)
+	if (pending_push_front(ctx->pending, v->data, v->len) == PAXOS_OK)
 		ctx->counters->values_requeued++;
 	else
 		ctx->counters->pending_dropped++;
+}
+
+/* Puts every client value of the frame v2 back at the head of the pending list, in frame
+ * order: pushed last to first, scratch remembering where each starts. The proposer sizes the
+ * list so this does not fail; if it does (a hand-built record), the value is counted lost,
+ * and so is a frame we could not have built (malformed, or over batch_limit values). */
+static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
+{
+	struct paxos_value frame = {inst->v2, inst->v2_len}, v;
+	struct paxos_batch_iter it;
+	uint32_t n = 0;
+	int rc;
+	paxos_batch_iter_init(&it, &frame);
+	for (uint32_t at = 0; (rc = paxos_batch_next(&it, &v)) == 1; at = it.off) {
+		if (ctx->scratch && n < ctx->batch_limit)
+			ctx->scratch[n++] = at;
+		else
+			ctx->counters->pending_dropped++;
+	}
+	if (rc != 0 || inst->v2_len == 0)
+		ctx->counters->pending_dropped++;
+	while (n-- > 0) {
+		struct paxos_value rest = {inst->v2 + ctx->scratch[n],
+					   inst->v2_len - ctx->scratch[n]};
+		paxos_batch_iter_init(&it, &rest);
+		if (paxos_batch_next(&it, &v) == 1)
+			requeue_one(ctx, &v);
+	}
 	inst->has_v2 = false;
 	inst->cv = false;
+	inst->values = 0;
 	inst->v2_len = 0;
 }
 
@@ -68,7 +135,8 @@ static void send_prepare(const struct instance_ctx *ctx, struct instance *inst, 
 	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
 	m.u.prepare.iid = inst->iid;
 	m.u.prepare.ballot = inst->ballot;
-	inst->deadline = now + ctx->phase1_timeout;
+	inst->sent_at = now;
+	inst->deadline = now + instance_timeout(ctx, inst, 1);
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
@@ -112,8 +180,8 @@ static void retry_with(const struct instance_ctx *ctx, struct instance *inst, pa
 	if (may_use(ctx, inst, b))
 		restart_phase1(ctx, inst, b, now, out);
 	else
-		inst->deadline = now + (inst->state == INSTANCE_P2_PENDING ? ctx->phase2_timeout
-									   : ctx->phase1_timeout);
+		inst->deadline =
+		    now + instance_timeout(ctx, inst, inst->state == INSTANCE_P2_PENDING ? 2 : 1);
 }
 
 /* S. An instance released by a former leadership keeps its last ballot and continues above
@@ -151,6 +219,7 @@ static enum instance_state on_promise(const struct instance_ctx *ctx, struct ins
 	}
 	if ((uint32_t)__builtin_popcount(inst->pset) < instance_quorum(ctx))
 		return inst->state;
+	rtt_sample(ctx, inst, 1, now);
 	return instance_step(ctx, inst, inst->vb ? EV_R1 : EV_R0, NULL, now, out);
 }
 
@@ -169,19 +238,37 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 	inst->v2_len = inst->v1_len;
 	inst->has_v2 = true;
 	inst->cv = false;
+	inst->values = 0;
 	phase1_done(inst);
 }
 
+/* A: packs waiting client values into one frame, as many as fit, batch_limit and the
+ * proposer allow (thesis 3.7.4). Whatever waits goes now: nothing waits for a batch to fill. */
 static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
 {
 	if (pending_count(ctx->pending) == 0)
 		return false;
-	if (ctx->may_assign && !ctx->may_assign(ctx->may_assign_arg, inst))
+	uint32_t room = ctx->batch_limit ? ctx->batch_limit : 1;
+	if (ctx->may_assign) {
+		uint32_t allowed = ctx->may_assign(ctx->may_assign_arg, inst);
+		if (allowed < room)
+			room = allowed;
+	}
+	uint32_t used = 0, n = 0;
+	while (n < room && pending_count(ctx->pending) > 0) {
+		struct paxos_value front = pending_at(ctx->pending, 0);
+		uint8_t *dst = paxos_batch_reserve(inst->v2, ctx->max_value, &used, front.len);
+		uint32_t len;
+		if (!dst || !pending_pop_front(ctx->pending, dst, &len))
+			break;
+		n++;
+	}
+	if (n == 0)
 		return false;
-	if (!pending_pop_front(ctx->pending, inst->v2, &inst->v2_len))
-		return false;
+	inst->v2_len = used;
 	inst->has_v2 = true;
 	inst->cv = true;
+	inst->values = n;
 	return true;
 }
 
@@ -194,9 +281,12 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	m.u.accept.value.data = inst->v2;
 	m.u.accept.value.len = inst->v2_len;
 	inst->state = INSTANCE_P2_PENDING;
-	inst->deadline = now + ctx->phase2_timeout;
-	if (inst->cv)
-		ctx->counters->values_proposed++;
+	inst->sent_at = now;
+	inst->deadline = now + instance_timeout(ctx, inst, 2);
+	if (inst->cv) {
+		ctx->counters->values_proposed += inst->values;
+		ctx->counters->instances_proposed++;
+	}
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
@@ -231,6 +321,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_TO1:
 		if (s == INSTANCE_P1_PENDING) {
 			ctx->counters->phase1_timeouts++;
+			inst->timeouts++;
 			retry_with(ctx, inst, ballot_increment(inst->ballot), now, out);
 		}
 		break;
@@ -265,6 +356,8 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 			send_accept(ctx, inst, now, out);
 		break;
 	case EV_C:
+		if (s == INSTANCE_P2_PENDING)
+			rtt_sample(ctx, inst, 2, now);
 		if (s != INSTANCE_CLOSED) {
 			inst->state = INSTANCE_CLOSED;
 			inst->pset = 0;
@@ -276,6 +369,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_TO2:
 		if (s == INSTANCE_P2_PENDING) {
 			ctx->counters->phase2_timeouts++;
+			inst->timeouts++;
 			retry_with(ctx, inst, ballot_increment(inst->ballot), now, out);
 		}
 		break;

@@ -62,23 +62,40 @@ struct instance {
 	uint8_t *v2; /* buffer of max_value bytes */
 	uint32_t v2_len;
 	bool has_v2;
-	bool cv; /* v2 came from a client (the pending list) */
+	bool cv;         /* v2 came from a client (the pending list): a frame we packed */
+	uint32_t values; /* with cv: client values in v2 (lib/batch.h frame) */
 	paxos_time deadline;
+	paxos_time sent_at; /* when the current prepare or accept went out */
+	uint32_t timeouts;  /* TO1/TO2 so far: each doubles the next wait */
 };
 
-/* What every instance shares: configuration, the pending list and the counters. */
+/* A phase's round trip, smoothed as TCP does (RFC 6298): the adaptive timeout is
+ * srtt + 4 * rttvar. Only first transmissions are sampled (Karn), since the answer to a
+ * retransmission cannot be told from the answer to the original. */
+struct rtt_estimate {
+	paxos_time srtt, rttvar;
+	bool valid;
+};
+
+/* What every instance shares: configuration, the pending list and the counters.
+ * Instance values are frames of client values (lib/batch.h, thesis 3.7.4). */
 struct instance_ctx {
 	uint32_t proposer_id;
-	uint32_t epoch;     /* first ballots are ballot_first(proposer_id, epoch) */
-	uint32_t acceptors; /* quorum is acceptors / 2 + 1 */
-	uint32_t max_value;
-	paxos_time phase1_timeout;
+	uint32_t epoch;            /* first ballots are ballot_first(proposer_id, epoch) */
+	uint32_t acceptors;        /* quorum is acceptors / 2 + 1 */
+	uint32_t max_value;        /* of an instance value (a frame) */
+	uint32_t batch_limit;      /* client values packed into one instance at most (>= 1) */
+	uint32_t *scratch;         /* batch_limit entries: putting a frame back in order */
+	paxos_time phase1_timeout; /* fixed, or the starting point of the adaptive ones */
 	paxos_time phase2_timeout;
+	paxos_time timeout_floor;   /* adaptive timeouts stay within [floor, ceiling] */
+	paxos_time timeout_ceiling; /* and no backed-off wait exceeds the ceiling */
+	struct rtt_estimate *rtt;   /* [0] phase 1, [1] phase 2; NULL: fixed timeouts */
 	struct pending *pending;
 	struct paxos_counters *counters;
-	/* Whether a pending value may go to inst now (the ordering and concurrency rule of
-	 * 3.7.2, which needs the whole window). NULL: always. */
-	bool (*may_assign)(void *arg, const struct instance *inst);
+	/* How many pending values may go to inst now, 0 for none (the ordering and concurrency
+	 * rule of 3.7.2 and the flow control, which need the whole window). NULL: batch_limit. */
+	uint32_t (*may_assign)(void *arg, const struct instance *inst);
 	void *may_assign_arg;
 	/* Whether ballot b may be used (its epoch is durable, see ballot.h). NULL: always. */
 	bool (*may_use_ballot)(void *arg, paxos_ballot b);
@@ -93,6 +110,9 @@ struct instance_arg {
 	const struct paxos_value *value;
 };
 
+/* The wait before TO1 (phase 1) or TO2 (phase 2) of inst. */
+paxos_time instance_timeout(const struct instance_ctx *ctx, const struct instance *inst, int phase);
+
 /* Binds the record to its two value buffers and resets it for instance 0. */
 void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf);
 
@@ -106,9 +126,9 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 				  enum instance_event ev, const struct instance_arg *arg,
 				  paxos_time now, const struct paxos_emitter *out);
 
-/* Leadership lost (not a Fig. 3.1 event): a client value the instance holds goes back to
- * the front of the pending list, and the instance is reset but keeps its ballot (the next S
- * continues above it), unless it is closed (then D will settle its value). */
+/* Leadership lost (not a Fig. 3.1 event): the client values the instance holds go back to
+ * the front of the pending list, in order, and the instance is reset but keeps its ballot (the next
+ * S continues above it), unless it is closed (then D will settle its value). */
 void instance_release(const struct instance_ctx *ctx, struct instance *inst);
 
 /* Whether the instance occupies a phase 2 slot for the concurrency limit of 3.7.2: phase 2

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ballot.h"
+#include "batch.h"
 #include "instance.h"
 #include "pending.h"
 #include "settled.h"
@@ -23,9 +24,13 @@ struct paxos_proposer {
 	struct instance_ctx ctx;
 	struct instance *slots; /* instance iid lives in slots[iid % window] */
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
+	uint32_t *scratch;      /* batch_limit entries for the instances (requeue) */
+	uint32_t batch_limit;   /* >= 1 */
+	uint32_t in_flight_max; /* client values the instances may hold at once */
 	paxos_iid first;        /* lowest instance not delivered */
 	bool leader;
 	uint32_t epoch; /* highest epoch our ballots may be in: o.epoch, or one raised to */
+	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 };
 
 void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
@@ -37,17 +42,36 @@ void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 	o->window = cfg->proposer_window;
 	o->concurrency = cfg->proposer_concurrency;
 	o->pending_size = cfg->pending_size;
-	o->max_value = paxos_config_max_value(cfg);
+	o->max_value = paxos_config_max_instance_value(cfg);
+	o->batch_limit = cfg->value_batch_limit;
+	o->max_backlog = cfg->proposer_max_backlog;
 	o->phase1_timeout = (paxos_time)cfg->phase1_timeout_ms * 1000;
 	o->phase2_timeout = (paxos_time)cfg->phase2_timeout_ms * 1000;
+	o->adaptive = cfg->adaptive_timeouts;
+	o->timeout_floor = (paxos_time)cfg->timeout_floor_ms * 1000;
+	o->timeout_ceiling = (paxos_time)cfg->timeout_ceiling_ms * 1000;
+}
+
+/*
+ * Values in flight (flow control, thesis 4.6.1): the instances hold at most this many client
+ * values, max(window, pending_size) but no more than window full batches. The pending list has
+ * room for them on top of the clients' pending_size, so giving them all back never fails.
+ * With batching off it is the window, one value per instance, as before batching.
+ */
+static uint32_t in_flight_max(const struct paxos_proposer_options *o)
+{
+	uint64_t batch = o->batch_limit ? o->batch_limit : 1;
+	uint64_t most = o->pending_size > o->window ? o->pending_size : o->window;
+	uint64_t full = (uint64_t)o->window * batch;
+	return (uint32_t)(most < full ? most : full);
 }
 
 static bool options_valid(const struct paxos_proposer_options *o)
 {
 	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PROPOSER_EPOCH_LIMIT &&
 	       o->acceptors >= 1 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window >= 1 &&
-	       o->concurrency >= 1 && o->pending_size >= 1 && o->max_value >= 1 &&
-	       (uint64_t)o->pending_size + o->window <= UINT32_MAX;
+	       o->concurrency >= 1 && o->pending_size >= 1 && o->max_value > PAXOS_BATCH_HEADER &&
+	       o->pending_size <= UINT32_MAX / 2 && o->window <= UINT32_MAX / 2;
 }
 
 static struct instance *slot_of(const struct paxos_proposer *p, paxos_iid iid)
@@ -60,21 +84,37 @@ static bool live(const struct paxos_proposer *p, paxos_iid iid)
 	return iid >= p->first && iid - p->first < p->o.window;
 }
 
-/* 3.7.2: a client value may go to inst only when every live instance below it has a value
- * or is closed (else a hole could block delivery), and fewer than `concurrency` instances
- * are in phase 2. */
-static bool may_assign(void *arg, const struct instance *inst)
+/*
+ * 3.7.2: client values may go to inst only when every live instance below it has a value or
+ * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
+ * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
+ * behind a hole of our own learner (it lost messages and is asking for repeats, like the
+ * other learners probably are), and no more values than in_flight_max in the window.
+ * Returns how many values inst may take.
+ */
+static uint32_t may_assign(void *arg, const struct instance *inst)
 {
-	const struct paxos_proposer *p = arg;
-	uint32_t in_phase2 = 0;
+	struct paxos_proposer *p = arg;
+	uint32_t in_phase2 = 0, closed = 0, held = 0;
 	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
 		const struct instance *w = slot_of(p, iid);
 		if (iid < inst->iid && w->state != INSTANCE_CLOSED && !w->has_v2)
-			return false;
+			return 0;
 		if (instance_in_phase2(w))
 			in_phase2++;
+		if (w->state == INSTANCE_CLOSED)
+			closed++;
+		if (w->has_v2 && w->cv)
+			held += w->values;
 	}
-	return in_phase2 < p->o.concurrency;
+	if (in_phase2 >= p->o.concurrency)
+		return 0;
+	if ((p->o.max_backlog && closed >= p->o.max_backlog) || held >= p->in_flight_max) {
+		p->counters->flow_control_holds++;
+		return 0;
+	}
+	uint32_t room = p->in_flight_max - held;
+	return room < p->batch_limit ? room : p->batch_limit;
 }
 
 /* A ballot in a later epoch's range (after a skip) may only be used once that epoch is
@@ -112,16 +152,20 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 		return NULL;
 	p->o = *o;
 	p->counters = counters ? counters : &p->own_counters;
-	/* Values the instances hold came from the pending list, so with room for window more
-	 * than the clients may fill, giving them back never overflows. */
-	if (pending_init(&p->pending, o->pending_size, o->pending_size + o->window, o->max_value) !=
-	    PAXOS_OK)
+	p->batch_limit = o->batch_limit ? o->batch_limit : 1;
+	p->in_flight_max = in_flight_max(o);
+	/* Values the instances hold came from the pending list, so with room for the most they
+	 * may hold on top of what the clients may fill, giving them back never overflows. Client
+	 * values are framed with a length to fit an instance value. */
+	if (pending_init(&p->pending, o->pending_size, o->pending_size + p->in_flight_max,
+			 o->max_value - PAXOS_BATCH_HEADER) != PAXOS_OK)
 		goto fail;
 	if (settled_init(&p->settled, o->pending_size) != PAXOS_OK)
 		goto fail;
 	p->slots = calloc(o->window, sizeof(*p->slots));
 	p->values = malloc((size_t)o->window * 2 * o->max_value);
-	if (!p->slots || !p->values)
+	p->scratch = malloc((size_t)p->batch_limit * sizeof(*p->scratch));
+	if (!p->slots || !p->values || !p->scratch)
 		goto fail;
 	p->first = 1;
 	for (uint32_t k = 0; k < o->window; k++) {
@@ -135,8 +179,13 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .epoch = o->epoch,
 	    .acceptors = o->acceptors,
 	    .max_value = o->max_value,
+	    .batch_limit = p->batch_limit,
+	    .scratch = p->scratch,
 	    .phase1_timeout = o->phase1_timeout,
 	    .phase2_timeout = o->phase2_timeout,
+	    .timeout_floor = o->timeout_floor,
+	    .timeout_ceiling = o->timeout_ceiling,
+	    .rtt = o->adaptive ? p->rtt : NULL,
 	    .pending = &p->pending,
 	    .counters = p->counters,
 	    .may_assign = may_assign,
@@ -159,6 +208,7 @@ void paxos_proposer_free(struct paxos_proposer *p)
 	settled_destroy(&p->settled);
 	free(p->slots);
 	free(p->values);
+	free(p->scratch);
 	free(p);
 }
 
@@ -251,7 +301,8 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
-	if (v->len <= p->o.max_value && settled_take(&p->settled, pending_hash(v->data, v->len))) {
+	if (v->len <= p->pending.max_value &&
+	    settled_take(&p->settled, pending_hash(v->data, v->len))) {
 		p->counters->values_settled++; /* delivered already: proposing it would repeat it */
 		return PAXOS_OK;
 	}
@@ -339,19 +390,30 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	/* A delivered value we did not propose from our list may still wait in it: every
 	 * proposer queues every client value, and a leader that lost its leadership got its
 	 * values back. Proposing it again would only deliver it twice (thesis 4.7). */
-	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v);
+	uint32_t count;
+	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v) &&
+		      paxos_batch_count(v, &count) == PAXOS_OK;
 	slide(p, iid + 1, iid, v, now, out);
 	if (settle) {
-		if (pending_remove(&p->pending, v->data, v->len))
-			p->counters->values_settled++;
-		else
-			settled_add(&p->settled, pending_hash(v->data, v->len));
+		/* Per client value of the frame (thesis 3.7.4: a batch carries several). */
+		struct paxos_batch_iter it;
+		struct paxos_value one;
+		paxos_batch_iter_init(&it, v);
+		while (paxos_batch_next(&it, &one) == 1) {
+			if (pending_remove(&p->pending, one.data, one.len))
+				p->counters->values_settled++;
+			else
+				settled_add(&p->settled, pending_hash(one.data, one.len));
+		}
 	}
 	assign_pending(p, now, out);
 }
 
 void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
+	static const struct instance fresh; /* no timeouts yet: the base wait */
+	p->counters->phase1_timeout_us = instance_timeout(&p->ctx, &fresh, 1);
+	p->counters->phase2_timeout_us = instance_timeout(&p->ctx, &fresh, 2);
 	if (!p->leader)
 		return;
 	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {

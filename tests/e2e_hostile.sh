@@ -179,5 +179,5 @@ malformed acceptor $((acceptor_groups * n_malformed))
 malformed proposer $((3 * n_malformed)) # it listens on proposers, submit and learners
 malformed learner "$n_malformed"
 grep -q " $EVIL_HEX\$" "$WORK/learner.out" && fail "the learner delivered the forged value"
-awk '$1 != NR { exit 1 }' "$WORK/learner.out" || fail "learner output is not 1..N in order"
+consecutive "$WORK/learner.out" >/dev/null || fail "learner output is not 1..N in order"
 echo "e2e_hostile: all roles survived, dropped every malformed datagram and still served"

@@ -36,6 +36,9 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->proposer_concurrency == b->proposer_concurrency &&
 	       a->pending_size == b->pending_size && a->phase1_timeout_ms == b->phase1_timeout_ms &&
 	       a->phase2_timeout_ms == b->phase2_timeout_ms &&
+	       a->adaptive_timeouts == b->adaptive_timeouts &&
+	       a->timeout_floor_ms == b->timeout_floor_ms &&
+	       a->timeout_ceiling_ms == b->timeout_ceiling_ms &&
 	       a->learner_window == b->learner_window && a->hole_check_ms == b->hole_check_ms &&
 	       a->repeat_batch == b->repeat_batch && a->learner_start == b->learner_start &&
 	       a->acceptor_repeat_ms == b->acceptor_repeat_ms &&
@@ -43,7 +46,9 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->counters_json == b->counters_json && strcmp(a->storage, b->storage) == 0 &&
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
 	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
-	       a->learning_acceptors == b->learning_acceptors;
+	       a->learning_acceptors == b->learning_acceptors &&
+	       a->value_batch_limit == b->value_batch_limit &&
+	       a->proposer_max_backlog == b->proposer_max_backlog;
 }
 
 static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
@@ -106,7 +111,11 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 30);
 	ck_assert(!cfg.storage_fresh);
 	ck_assert(cfg.learning_acceptors);
-	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
+	ck_assert_uint_eq(cfg.value_batch_limit, 64);
+	ck_assert_uint_eq(cfg.proposer_max_backlog, 32);
+	/* A client value is framed in an instance value with a 4-byte length (lib/batch.h). */
+	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD - 4);
 }
 END_TEST
 
@@ -174,6 +183,9 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "pending-list-size",
 	    "phase1-timeout-ms",
 	    "phase2-timeout-ms",
+	    "adaptive-timeouts",
+	    "timeout-floor-ms",
+	    "timeout-ceiling-ms",
 	    "learner-window",
 	    "learner-hole-check-ms",
 	    "learner-repeat-batch",
@@ -291,9 +303,15 @@ START_TEST(test_max_value_follows_datagram)
 {
 	struct paxos_config cfg;
 	ck_assert_int_eq(parse(&cfg, "max-datagram 512"), PAXOS_OK);
-	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64 - 4);
+	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 512 - 64);
 	ck_assert_int_eq(parse(&cfg, "max-datagram 65507"), PAXOS_OK);
-	ck_assert_uint_eq(paxos_config_max_value(&cfg), 65507 - 64);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 65507 - 64 - 4);
+	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 65507 - 64);
+	ck_assert_int_eq(parse(&cfg, "value-batch-limit 1\nproposer-max-backlog 0"), PAXOS_OK);
+	ck_assert_uint_eq(cfg.value_batch_limit, 1);
+	ck_assert_uint_eq(cfg.proposer_max_backlog, 0);
+	ck_assert_int_eq(parse(&cfg, "value-batch-limit 0"), PAXOS_E_CONFIG);
 }
 END_TEST
 
@@ -326,6 +344,9 @@ static const struct bad_case bad_cases[] = {
     {"pending-list-size", "4096", "4096x", "0", "1048577"},
     {"phase1-timeout-ms", "20", "20ms", "0", "600001"},
     {"phase2-timeout-ms", "20", " 20,", "0", "18446744073709551616"},
+    {"adaptive-timeouts", "no", "adaptive", NULL, NULL},
+    {"timeout-floor-ms", "1", "one", "0", "600001"},
+    {"timeout-ceiling-ms", "2000", "2s", "0", "600001"},
     {"learner-window", "4096", "many", "15", "1048577"},
     {"learner-hole-check-ms", "20", "-0", "0", "600001"},
     {"learner-repeat-batch", "256", "all", "0", "513"},

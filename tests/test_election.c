@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "support.h"
 
 #define MS 1000u /* paxos_time is in microseconds */
@@ -383,8 +384,13 @@ static void learn(uint32_t a, paxos_iid iid, paxos_ballot b, const uint8_t *v, u
 	while (C->next < MAXI && C->learn[C->next].chosen) {
 		struct learner_slot *d = &C->learn[C->next];
 		struct paxos_value dv = {d->chosen_value, d->chosen_len};
-		memcpy(C->delivered[C->next], d->chosen_value, d->chosen_len);
-		C->delivered[C->next][d->chosen_len] = '\0';
+		/* An instance value is a frame (lib/batch.h); batching is off here: one value. */
+		struct paxos_batch_iter it;
+		struct paxos_value one = {NULL, 0};
+		paxos_batch_iter_init(&it, &dv);
+		ck_assert_int_eq(paxos_batch_next(&it, &one), 1);
+		memcpy(C->delivered[C->next], one.data, one.len);
+		C->delivered[C->next][one.len] = '\0';
 		paxos_iid i = C->next++;
 		for (uint32_t id = 0; id < NPROP; id++)
 			if (C->up[id])

@@ -3,6 +3,8 @@
  * the ballot is at least the promised one, accept likewise, reject otherwise) and a tiny
  * quorum learner that reports closed/delivered instances back, like the internal learner.
  * Messages travel through a simulated network that can lose, drop by type and reorder.
+ * Instance values are frames of client values (lib/batch.h); the learner here unpacks them
+ * and records each client value with its instance and position.
  */
 #include <check.h>
 #include <paxos/proposer.h>
@@ -10,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "support.h"
 
 #define NACC 3u
 #define QUORUM 2u
 #define MAX_IID 1024u
+#define MAX_VALUES 2048u
 #define VMAX 32u
 #define NET_MAX 65536u
 #define PHASE1_TIMEOUT 5000u
@@ -59,8 +63,11 @@ struct sim {
 	struct acceptor_slot acc[NACC][MAX_IID];
 	struct learner_slot learn[MAX_IID];
 	paxos_iid next_deliver;
-	char delivered[MAX_IID][VMAX + 1];
+	char delivered[MAX_VALUES][VMAX + 1]; /* client values, in delivery order */
+	paxos_iid delivered_iid[MAX_VALUES];
+	uint32_t delivered_pos[MAX_VALUES];
 	size_t ndelivered;
+	size_t ninstances; /* instances delivered */
 	/* what the proposer sent */
 	bool accept_sent[MAX_IID];
 	uint32_t max_in_phase2;
@@ -129,6 +136,9 @@ static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message 
 	}
 }
 
+static uint32_t sim_batch_limit = 1; /* for the next sim_new */
+static uint32_t sim_max_backlog = 0;
+
 static struct paxos_proposer_options sim_options(uint32_t window, uint32_t concurrency,
 						 uint32_t pending_size)
 {
@@ -139,6 +149,8 @@ static struct paxos_proposer_options sim_options(uint32_t window, uint32_t concu
 	    .concurrency = concurrency,
 	    .pending_size = pending_size,
 	    .max_value = VMAX,
+	    .batch_limit = sim_batch_limit,
+	    .max_backlog = sim_max_backlog,
 	    .phase1_timeout = PHASE1_TIMEOUT,
 	    .phase2_timeout = PHASE2_TIMEOUT,
 	};
@@ -222,10 +234,20 @@ static void deliver_ready(struct sim *s)
 {
 	while (s->next_deliver < MAX_IID && s->learn[s->next_deliver].closed) {
 		struct learner_slot *l = &s->learn[s->next_deliver];
-		struct paxos_value v = {l->chosen, l->chosen_len};
-		memcpy(s->delivered[s->ndelivered], l->chosen, l->chosen_len);
-		s->delivered[s->ndelivered][l->chosen_len] = 0;
-		s->ndelivered++;
+		struct paxos_value v = {l->chosen, l->chosen_len}, one;
+		uint32_t count;
+		ck_assert_int_eq(paxos_batch_count(&v, &count), PAXOS_OK);
+		struct paxos_batch_iter it;
+		paxos_batch_iter_init(&it, &v);
+		for (uint32_t pos = 0; paxos_batch_next(&it, &one) == 1; pos++) {
+			ck_assert_uint_lt(s->ndelivered, MAX_VALUES);
+			memcpy(s->delivered[s->ndelivered], one.data, one.len);
+			s->delivered[s->ndelivered][one.len] = 0;
+			s->delivered_iid[s->ndelivered] = s->next_deliver;
+			s->delivered_pos[s->ndelivered] = pos;
+			s->ndelivered++;
+		}
+		s->ninstances++;
 		paxos_proposer_delivered(s->p, s->next_deliver++, &v, s->now, &s->out);
 	}
 }
@@ -316,13 +338,31 @@ static void lead(struct sim *s)
 	paxos_proposer_set_leader(s->p, true, 1, s->now, &s->out);
 }
 
-/* Seed acceptor a with value v accepted at ballot b for iid. */
+/* The frame of one client value s (in a static buffer). */
+static struct paxos_value frame1(const char *s)
+{
+	static uint8_t buf[VMAX];
+	uint32_t used = 0;
+	struct paxos_value one = value_of(s);
+	ck_assert_int_eq(paxos_batch_append(buf, sizeof(buf), &used, &one), PAXOS_OK);
+	struct paxos_value f = {buf, used};
+	return f;
+}
+
+static bool frame1_is(const struct paxos_value *v, const char *s)
+{
+	struct paxos_value f = frame1(s);
+	return v->len == f.len && memcmp(v->data, f.data, f.len) == 0;
+}
+
+/* Seed acceptor a with (the frame of) v accepted at ballot b for iid. */
 static void seed_accepted(struct sim *s, uint32_t a, paxos_iid iid, paxos_ballot b, const char *v)
 {
 	struct acceptor_slot *st = &s->acc[a][iid];
+	struct paxos_value f = frame1(v);
 	st->promised = st->accepted = b;
-	st->len = (uint32_t)strlen(v);
-	memcpy(st->value, v, st->len);
+	st->len = f.len;
+	memcpy(st->value, f.data, f.len);
 }
 
 START_TEST(test_options_from_config)
@@ -342,7 +382,10 @@ START_TEST(test_options_from_config)
 	ck_assert_uint_eq(o.window, 77);
 	ck_assert_uint_eq(o.concurrency, 9);
 	ck_assert_uint_eq(o.pending_size, 333);
-	ck_assert_uint_eq(o.max_value, paxos_config_max_value(&cfg));
+	ck_assert_uint_eq(o.max_value, paxos_config_max_instance_value(&cfg));
+	ck_assert_uint_eq(o.max_value, paxos_config_max_value(&cfg) + PAXOS_BATCH_HEADER);
+	ck_assert_uint_eq(o.batch_limit, 64);
+	ck_assert_uint_eq(o.max_backlog, 32);
 	ck_assert_uint_eq(o.phase1_timeout, 12000);
 	ck_assert_uint_eq(o.phase2_timeout, 34000);
 	struct paxos_proposer *p = paxos_proposer_new(&o, NULL);
@@ -373,6 +416,8 @@ START_TEST(test_bad_options)
 	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
 	o = good;
 	o.max_value = 0;
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o.max_value = PAXOS_BATCH_HEADER; /* no room for a framed value */
 	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
 	o = good;
 	o.epoch = PAXOS_PROPOSER_EPOCH_LIMIT;
@@ -445,7 +490,7 @@ START_TEST(test_accept_right_after_phase1)
 	ck_assert_int_eq(s->net[0].m.type, PAXOS_MSG_ACCEPT);
 	ck_assert_uint_eq(s->net[0].m.u.accept.iid, 1);
 	ck_assert_uint_eq(s->net[0].m.u.accept.ballot, 102);
-	ck_assert(value_is(&s->net[0].m.u.accept.value, "a"));
+	ck_assert(frame1_is(&s->net[0].m.u.accept.value, "a"));
 	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 0);
 	ck_assert_uint_eq(s->counters.values_proposed, 1);
 	run(s);
@@ -584,10 +629,13 @@ START_TEST(test_phase1_timeout)
 	ck_assert_uint_eq(s->prepares[1][1], 202);
 	ck_assert_uint_eq(s->prepares[2][1], 202);
 	ck_assert_uint_eq(s->counters.phase1_timeouts, 2);
-	advance(s, PHASE1_TIMEOUT);
+	/* Each timeout doubles the next wait. */
+	advance(s, 2 * PHASE1_TIMEOUT - 1);
+	ck_assert_uint_eq(s->nprepares[1], 2);
+	advance(s, 1);
 	ck_assert_uint_eq(s->prepares[1][2], 302);
 	s->drop[PAXOS_MSG_PREPARE] = false;
-	advance(s, PHASE1_TIMEOUT);
+	advance(s, 4 * PHASE1_TIMEOUT);
 	ck_assert_int_eq(submit(s, "late"), PAXOS_OK);
 	run(s);
 	ck_assert_uint_eq(s->ndelivered, 1);
@@ -794,7 +842,7 @@ END_TEST
 START_TEST(test_delivered_jumps_window)
 {
 	struct sim *s = sim_new(4, 1, 8);
-	struct paxos_value v = value_of("x");
+	struct paxos_value v = frame1("x");
 	paxos_proposer_delivered(s->p, 5, &v, s->now, &s->out); /* started late */
 	paxos_proposer_delivered(s->p, 3, &v, s->now, &s->out); /* old: ignored */
 	paxos_proposer_closed(s->p, 100, &v, s->now, &s->out);  /* beyond the window */
@@ -828,7 +876,7 @@ START_TEST(test_jump_requeues_client_values)
 	s->drop[PAXOS_MSG_ACCEPT] = true;
 	submit(s, "a");
 	submit(s, "b");
-	struct paxos_value v = value_of("other");
+	struct paxos_value v = frame1("other");
 	/* Another leader's instances 1..3 were delivered; ours were not among them. */
 	paxos_proposer_delivered(s->p, 3, &v, s->now, &s->out);
 	ck_assert_uint_eq(s->counters.values_requeued, 2);
@@ -882,6 +930,175 @@ START_TEST(test_random_loss_exactly_once)
 }
 END_TEST
 
+/*
+ * Value batching (thesis 3.7.4) under loss and reordering: every value delivered exactly once;
+ * within an instance, positions 0, 1, ... in the order the values were submitted; with FIFO
+ * (concurrency 1) the whole sequence in submission order. _i even: batch_limit 8 (several
+ * values per instance, up to what fits in VMAX); odd: limit 1, one value per instance.
+ */
+START_TEST(test_batching_exactly_once_in_order)
+{
+	enum { N = 120 };
+	bool batching = _i % 2 == 0;
+	uint32_t concurrency = _i < 2 ? 1 : 3;
+	sim_batch_limit = batching ? 8 : 1;
+	struct sim *s = sim_new(6, concurrency, 64);
+	sim_batch_limit = 1;
+	s->rng = 0x2545F4914F6CDD1Dull * (uint64_t)(_i + 3);
+	s->loss_percent = 10;
+	s->reorder = true;
+	lead(s);
+	static char v[N][16];
+	int submitted = 0;
+	for (int step = 0; s->ndelivered < N; step++) {
+		ck_assert_msg(step < 2000000, "stuck: %zu of %d delivered", s->ndelivered, N);
+		uint32_t r = rnd(s) % 100;
+		if (submitted < N && r < 40) {
+			snprintf(v[submitted], sizeof(v[submitted]), "b%d", submitted);
+			if (submit(s, v[submitted]) == PAXOS_OK)
+				submitted++;
+		} else if (r < 95 && pump(s)) {
+			continue;
+		} else {
+			advance(s, 1000);
+		}
+	}
+	int seen[N] = {0};
+	int last_in_iid = -1;
+	for (size_t i = 0; i < s->ndelivered; i++) {
+		int k;
+		ck_assert_int_eq(sscanf(s->delivered[i], "b%d", &k), 1);
+		ck_assert(k >= 0 && k < N);
+		seen[k]++;
+		bool same_iid = i > 0 && s->delivered_iid[i] == s->delivered_iid[i - 1];
+		ck_assert_uint_eq(s->delivered_pos[i], same_iid ? s->delivered_pos[i - 1] + 1 : 0);
+		if (same_iid) /* one instance's values are in submission order */
+			ck_assert_int_gt(k, last_in_iid);
+		last_in_iid = k;
+		if (concurrency == 1)
+			ck_assert_int_eq(k, (int)i);
+	}
+	for (int k = 0; k < N; k++)
+		ck_assert_msg(seen[k] == 1, "value b%d delivered %d times", k, seen[k]);
+	if (batching) {
+		ck_assert_uint_lt(s->ninstances, N);
+		ck_assert_uint_gt(s->counters.values_proposed, s->counters.instances_proposed);
+	} else {
+		ck_assert_uint_eq(s->ninstances, N);
+		ck_assert_uint_eq(s->counters.values_proposed, s->counters.instances_proposed);
+	}
+	sim_free(s);
+}
+END_TEST
+
+/* Values waiting while an instance is ready all go into it at once; a lone value goes out
+ * alone at once (no waiting for a batch to fill). */
+START_TEST(test_batch_packs_waiting_values)
+{
+	sim_batch_limit = 8;
+	struct sim *s = sim_new(4, 1, 16);
+	sim_batch_limit = 1;
+	lead(s);
+	run(s);
+	ck_assert_int_eq(submit(s, "solo"), PAXOS_OK);
+	ck_assert_uint_eq(s->net_len, 1); /* its accept, right away */
+	ck_assert(frame1_is(&s->net[0].m.u.accept.value, "solo"));
+	const char *more[] = {"m0", "m1", "m2", "m3", "m4"};
+	for (int k = 0; k < 5; k++) /* instance 1 in phase 2 (concurrency 1): they wait */
+		ck_assert_int_eq(submit(s, more[k]), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 5);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 6);
+	ck_assert_uint_eq(s->ninstances, 2); /* 4 * (4 + 2) = 24 bytes fit in VMAX */
+	for (int k = 0; k < 5; k++) {
+		ck_assert_str_eq(s->delivered[k + 1], more[k]);
+		ck_assert_uint_eq(s->delivered_iid[k + 1], 2);
+		ck_assert_uint_eq(s->delivered_pos[k + 1], (uint32_t)k);
+	}
+	ck_assert_uint_eq(s->counters.values_proposed, 6);
+	ck_assert_uint_eq(s->counters.instances_proposed, 2);
+	sim_free(s);
+}
+END_TEST
+
+/* Leadership lost with batches in flight: every value goes back, in order, and is delivered
+ * once when leading again. */
+START_TEST(test_batch_pushed_back_whole)
+{
+	sim_batch_limit = 3;
+	struct sim *s = sim_new(4, 1, 16);
+	sim_batch_limit = 1;
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	const char *v[] = {"p0", "p1", "p2", "p3", "p4"};
+	for (int k = 0; k < 5; k++)
+		ck_assert_int_eq(submit(s, v[k]), PAXOS_OK);
+	lead(s);
+	run(s); /* instance 1 takes p0..p2 (the limit); p3, p4 wait for concurrency */
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 2);
+	paxos_proposer_set_leader(s->p, false, 0, s->now, &s->out);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 5);
+	ck_assert_uint_eq(s->counters.values_requeued, 3);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 5);
+	for (int k = 0; k < 5; k++)
+		ck_assert_str_eq(s->delivered[k], v[k]);
+	ck_assert_uint_eq(s->delivered_iid[3], 2); /* p3, p4 in the next instance */
+	sim_free(s);
+}
+END_TEST
+
+/* Flow control: no more than in_flight_max values in instances (here max(window 2, pending
+ * 6) = 6), and no new instance while max_backlog instances wait closed behind a hole. */
+START_TEST(test_flow_control)
+{
+	sim_batch_limit = 8;
+	struct sim *s = sim_new(2, 2, 6);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	const char *v[] = {"a", "b", "c", "d", "e", "f"};
+	for (int k = 0; k < 6; k++)
+		ck_assert_int_eq(submit(s, v[k]), PAXOS_OK);
+	lead(s);
+	run(s);
+	ck_assert(s->accept_sent[1]);
+	ck_assert_int_eq(submit(s, "g"), PAXOS_OK);
+	ck_assert(!s->accept_sent[2]); /* 6 values in flight already */
+	ck_assert_uint_gt(s->counters.flow_control_holds, 0);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	advance(s, PHASE2_TIMEOUT);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 7);
+	sim_free(s);
+
+	sim_batch_limit = 1;
+	sim_max_backlog = 2;
+	s = sim_new(8, 8, 16);
+	sim_max_backlog = 0;
+	lead(s);
+	run(s);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(submit(s, v[k]), PAXOS_OK);
+	/* Our learner closed 2 and 3 but lost 1: two closed instances wait behind it. */
+	paxos_proposer_closed(s->p, 2, &(struct paxos_value){0}, s->now, &s->out);
+	paxos_proposer_closed(s->p, 3, &(struct paxos_value){0}, s->now, &s->out);
+	uint64_t holds = s->counters.flow_control_holds;
+	ck_assert_int_eq(submit(s, "d"), PAXOS_OK);
+	ck_assert(!s->accept_sent[4]);
+	ck_assert_uint_gt(s->counters.flow_control_holds, holds);
+	/* The hole is repaired: 1 is delivered, then 2 (the backlog drops below the limit),
+	 * and the leader opens instances again. */
+	struct paxos_value f = frame1("a");
+	paxos_proposer_delivered(s->p, 1, &f, s->now, &s->out);
+	ck_assert(!s->accept_sent[4]); /* 2 and 3 still wait */
+	f = frame1("b");
+	paxos_proposer_delivered(s->p, 2, &f, s->now, &s->out);
+	ck_assert(s->accept_sent[4]);
+	sim_free(s);
+}
+END_TEST
+
 static Suite *proposer_suite(void)
 {
 	Suite *s = suite_create("proposer");
@@ -909,6 +1126,10 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_delivered_jumps_window);
 	tcase_add_test(t, test_jump_requeues_client_values);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
+	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
+	tcase_add_test(t, test_batch_packs_waiting_values);
+	tcase_add_test(t, test_batch_pushed_back_whole);
+	tcase_add_test(t, test_flow_control);
 	suite_add_tcase(s, t);
 	return s;
 }

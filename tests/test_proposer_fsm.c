@@ -20,12 +20,18 @@
  * value (NV); p2_pending and closed hold the client value "mine". The pending list holds
  * "next1", "next2". Event inputs: P = promise from acceptor 1 for ballot 102 without a value;
  * REJECT = ballot 507; C = "mine"; D = the row's delivered value ("mine" unless stated).
+ *
+ * Instance values are frames of client values (lib/batch.h): "mine", "found", the accept
+ * values and D's value below are frames of that one value; the pending list holds the
+ * client values themselves. The table runs with batch_limit 1 (one value per instance);
+ * the batch_* cases after it pack several.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ballot.h"
+#include "batch.h"
 #include "instance.h"
 #include "support.h"
 
@@ -34,9 +40,12 @@
 #define B_FIRST 102u
 #define MAXV 64u
 
-enum variant { PLAIN, FOUND_V1, CLIENT_V2 };
+/* BATCHING: batch_limit 4 instead of 1; CLIENT_BATCH: v2 is the client frame "mine,more". */
+enum variant { PLAIN, FOUND_V1, CLIENT_V2, BATCHING, CLIENT_BATCH };
 enum msg_action { NO_MSG, PREPARE, ACCEPT };
-enum pending_action { KEEP, POP, PUSH_FRONT };
+/* POP_ALL: both pending values went into one instance; PUSH_FRONT_BATCH: "mine", "more"
+ * went back to the head, in that order. */
+enum pending_action { KEEP, POP, PUSH_FRONT, POP_ALL, PUSH_FRONT_BATCH };
 enum ballot_action { SAME, FIRST, INCREMENT, SKIP, RESET };
 
 struct row {
@@ -130,11 +139,24 @@ static const struct row table[] = {
     {P1, CLIENT_V2, EV_TO1, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
     {P2, PLAIN, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT, RESET},
     {CL, PLAIN, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT, RESET},
+    /* value batching (thesis 3.7.4): A packs every waiting value, up to the limit */
+    {RD, BATCHING, EV_A, NULL, P2, ACCEPT, "next1,next2", POP_ALL, SAME},
+    {P1, BATCHING, EV_R0, NULL, P2, ACCEPT, "next1,next2", POP_ALL, SAME},
+    {P1, BATCHING, EV_P, NULL, P2, ACCEPT, "next1,next2", POP_ALL, SAME},
+    /* a batch is kept, proposed, or given back whole */
+    {RD, CLIENT_BATCH, EV_A, NULL, P2, ACCEPT, "mine,more", KEEP, SAME},
+    {P2, CLIENT_BATCH, EV_TO2, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
+    {P2, CLIENT_BATCH, EV_REJECT, NULL, P1, PREPARE, NULL, KEEP, SKIP},
+    {P2, CLIENT_BATCH, EV_D, "mine,more", E_, NO_MSG, NULL, KEEP, RESET},
+    {P2, CLIENT_BATCH, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT_BATCH, RESET},
+    {P2, CLIENT_BATCH, EV_D, "mine", E_, NO_MSG, NULL, PUSH_FRONT_BATCH, RESET},
+    {CL, CLIENT_BATCH, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT_BATCH, RESET},
 };
 
 #define TABLE_ROWS (sizeof(table) / sizeof(table[0]))
 
 static struct pending q;
+static uint32_t scratch[8];
 static struct paxos_counters counters;
 static struct instance_ctx ctx;
 static uint8_t v1buf[MAXV], v2buf[MAXV];
@@ -143,12 +165,14 @@ static struct recorder *rec;
 
 static void setup(void)
 {
-	ck_assert_int_eq(pending_init(&q, 4, 8, MAXV), PAXOS_OK);
+	ck_assert_int_eq(pending_init(&q, 4, 8, MAXV - PAXOS_BATCH_HEADER), PAXOS_OK);
 	memset(&counters, 0, sizeof(counters));
 	ctx = (struct instance_ctx){
 	    .proposer_id = PROPOSER,
 	    .acceptors = 3,
 	    .max_value = MAXV,
+	    .batch_limit = 1,
+	    .scratch = scratch,
 	    .phase1_timeout = 1000,
 	    .phase2_timeout = 2000,
 	    .pending = &q,
@@ -163,6 +187,33 @@ static void teardown(void)
 	recorder_free(rec);
 }
 
+/* The frame of the comma-separated client values in list ("a,b": two values), in one of a
+ * few rotating buffers so that several can be alive at once. */
+static struct paxos_value frame(const char *list)
+{
+	static uint8_t bufs[4][2 * MAXV + 8];
+	static unsigned next;
+	uint8_t *buf = bufs[next++ % 4];
+	uint32_t used = 0;
+	for (const char *p = list;;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		struct paxos_value one = {(const uint8_t *)p, (uint32_t)n};
+		ck_assert_int_eq(paxos_batch_append(buf, sizeof(bufs[0]), &used, &one), PAXOS_OK);
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	struct paxos_value v = {buf, used};
+	return v;
+}
+
+static bool frame_is(const struct paxos_value *v, const char *list)
+{
+	struct paxos_value want = frame(list);
+	return v->len == want.len && memcmp(v->data, want.data, want.len) == 0;
+}
+
 static void push(const char *s)
 {
 	ck_assert_int_eq(pending_push_back(&q, (const uint8_t *)s, (uint32_t)strlen(s)), PAXOS_OK);
@@ -170,17 +221,23 @@ static void push(const char *s)
 
 static void set_v1(const char *s, paxos_ballot vb)
 {
-	inst.v1_len = (uint32_t)strlen(s);
-	memcpy(inst.v1, s, inst.v1_len);
+	struct paxos_value f = frame(s);
+	inst.v1_len = f.len;
+	memcpy(inst.v1, f.data, f.len);
 	inst.vb = vb;
 }
 
+/* s: comma-separated client values, framed. */
 static void set_v2(const char *s, bool cv)
 {
-	inst.v2_len = (uint32_t)strlen(s);
-	memcpy(inst.v2, s, inst.v2_len);
+	struct paxos_value f = frame(s);
+	uint32_t count = 0;
+	ck_assert_int_eq(paxos_batch_count(&f, &count), PAXOS_OK);
+	inst.v2_len = f.len;
+	memcpy(inst.v2, f.data, f.len);
 	inst.has_v2 = true;
 	inst.cv = cv;
+	inst.values = cv ? count : 0;
 }
 
 /* The record for a state, written directly through instance.h. */
@@ -204,6 +261,9 @@ static void build(enum instance_state s, enum variant var)
 	}
 	if (s == INSTANCE_CLOSED || var == CLIENT_V2)
 		set_v2("mine", true);
+	if (var == CLIENT_BATCH)
+		set_v2("mine,more", true);
+	ctx.batch_limit = var == BATCHING || var == CLIENT_BATCH ? 4 : 1;
 }
 
 static struct paxos_value v2_of(const struct instance *i)
@@ -241,7 +301,7 @@ static enum instance_state fire(enum instance_event ev, const char *delivered)
 {
 	struct paxos_promise promise = {.iid = IID, .ballot = B_FIRST, .acceptor_id = 1};
 	struct paxos_reject reject = {.iid = IID, .ballot = 507, .acceptor_id = 1};
-	struct paxos_value value = value_of(delivered ? delivered : "mine");
+	struct paxos_value value = frame(delivered ? delivered : "mine");
 	struct instance_arg arg = {.promise = &promise, .reject = &reject, .value = &value};
 	return instance_step(&ctx, &inst, ev, &arg, 1000, &rec->emitter);
 }
@@ -274,15 +334,15 @@ START_TEST(test_table)
 			ck_assert_int_eq(m->type, PAXOS_MSG_PREPARE);
 			ck_assert_uint_eq(m->u.prepare.iid, IID);
 			ck_assert_uint_eq(m->u.prepare.ballot, inst.ballot);
-			ck_assert_uint_eq(inst.deadline, 1000 + ctx.phase1_timeout);
+			ck_assert_uint_eq(inst.deadline, 1000 + instance_timeout(&ctx, &inst, 1));
 			ck_assert_uint_eq(inst.pset, 0);
 			ck_assert_uint_eq(inst.vb, 0);
 		} else {
 			ck_assert_int_eq(m->type, PAXOS_MSG_ACCEPT);
 			ck_assert_uint_eq(m->u.accept.iid, IID);
 			ck_assert_uint_eq(m->u.accept.ballot, inst.ballot);
-			ck_assert(value_is(&m->u.accept.value, r->accept_value));
-			ck_assert_uint_eq(inst.deadline, 1000 + ctx.phase2_timeout);
+			ck_assert(frame_is(&m->u.accept.value, r->accept_value));
+			ck_assert_uint_eq(inst.deadline, 1000 + instance_timeout(&ctx, &inst, 2));
 		}
 	}
 
@@ -295,7 +355,7 @@ START_TEST(test_table)
 		struct paxos_value front = pending_at(&q, 0);
 		ck_assert(value_is(&front, "next2"));
 		struct paxos_value v2 = v2_of(&inst);
-		ck_assert(inst.has_v2 && inst.cv && value_is(&v2, "next1"));
+		ck_assert(inst.has_v2 && inst.cv && frame_is(&v2, "next1"));
 		break;
 	}
 	case PUSH_FRONT: {
@@ -303,6 +363,25 @@ START_TEST(test_table)
 		struct paxos_value front = pending_at(&q, 0);
 		ck_assert(value_is(&front, "mine"));
 		ck_assert_uint_eq(counters.values_requeued, 1);
+		break;
+	}
+	case POP_ALL: {
+		ck_assert_uint_eq(pending_count(&q), 0);
+		struct paxos_value v2 = v2_of(&inst);
+		ck_assert(inst.has_v2 && inst.cv && frame_is(&v2, "next1,next2"));
+		ck_assert_uint_eq(inst.values, 2);
+		ck_assert_uint_eq(counters.values_proposed, 2);
+		ck_assert_uint_eq(counters.instances_proposed, 1);
+		break;
+	}
+	case PUSH_FRONT_BATCH: {
+		ck_assert_uint_eq(pending_count(&q), 4);
+		const char *order[] = {"mine", "more", "next1", "next2"};
+		for (uint32_t k = 0; k < 4; k++) {
+			struct paxos_value v = pending_at(&q, k);
+			ck_assert(value_is(&v, order[k]));
+		}
+		ck_assert_uint_eq(counters.values_requeued, 2);
 		break;
 	}
 	}
@@ -345,7 +424,7 @@ static void r1_with(const char *v2, bool cv)
 START_TEST(test_r1_v2_null)
 {
 	r1_with(NULL, false);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "found"));
 	ck_assert(inst.has_v2 && !inst.cv);
 	ck_assert_uint_eq(pending_count(&q), 1); /* no client value taken */
 }
@@ -354,7 +433,7 @@ END_TEST
 START_TEST(test_r1_v1_equals_v2)
 {
 	r1_with("found", true);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "found"));
 	ck_assert(inst.has_v2 && inst.cv); /* still our client's value */
 	ck_assert_uint_eq(pending_count(&q), 1);
 	ck_assert_uint_eq(counters.values_requeued, 0);
@@ -365,7 +444,7 @@ END_TEST
 START_TEST(test_r1_other_value_client)
 {
 	r1_with("mine", true);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "found"));
 	ck_assert(inst.has_v2 && !inst.cv);
 	ck_assert_uint_eq(pending_count(&q), 2);
 	struct paxos_value front = pending_at(&q, 0);
@@ -378,7 +457,7 @@ END_TEST
 START_TEST(test_r1_other_value_not_client)
 {
 	r1_with("stale", false);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "found"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "found"));
 	ck_assert(inst.has_v2 && !inst.cv);
 	ck_assert_uint_eq(pending_count(&q), 1); /* the old non-client value is discarded */
 	ck_assert_uint_eq(counters.values_requeued, 0);
@@ -534,7 +613,7 @@ START_TEST(test_refused_ballot_not_used)
 	ck_assert_uint_eq(refused, B_FIRST + PAXOS_MAX_PROPOSERS);
 	ck_assert_int_eq(inst.state, INSTANCE_P1_PENDING);
 	ck_assert_uint_eq(inst.ballot, B_FIRST);
-	ck_assert_uint_eq(inst.deadline, 1000 + 1000);
+	ck_assert_uint_eq(inst.deadline, 1000 + 2 * 1000); /* one timeout: twice the wait */
 	ck_assert_uint_eq(rec->count, 0);
 
 	build(INSTANCE_P2_PENDING, PLAIN);
@@ -542,7 +621,7 @@ START_TEST(test_refused_ballot_not_used)
 	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
 	ck_assert_uint_eq(inst.ballot, B_FIRST);
 	ck_assert(inst.has_v2 && inst.cv);
-	ck_assert_uint_eq(inst.deadline, 1000 + 2000);
+	ck_assert_uint_eq(inst.deadline, 1000 + 2 * 2000);
 	ck_assert_uint_eq(rec->count, 0);
 
 	/* The end of the ballot space: no new ballot, and the same one is not prepared again
@@ -558,12 +637,73 @@ START_TEST(test_refused_ballot_not_used)
 }
 END_TEST
 
+/* Each timeout of an instance doubles its next wait, up to the ceiling: a retry faster than
+ * the round trip would otherwise outdate its own promises forever. */
+START_TEST(test_timeout_backoff)
+{
+	ctx.timeout_ceiling = 5000;
+	build(INSTANCE_P1_PENDING, PLAIN);
+	const paxos_time want[] = {2000, 4000, 5000, 5000};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		fire(EV_TO1, NULL);
+		ck_assert_uint_eq(inst.deadline, 1000 + want[i]);
+	}
+	ck_assert_uint_eq(inst.timeouts, 4);
+	/* A reject is no timeout: it jumps the ballot without waiting longer. */
+	paxos_time before = instance_timeout(&ctx, &inst, 1);
+	struct paxos_reject r = {.iid = IID, .ballot = inst.ballot + 500, .acceptor_id = 1};
+	struct instance_arg arg = {.reject = &r};
+	instance_step(&ctx, &inst, EV_REJECT, &arg, 1000, &rec->emitter);
+	ck_assert_uint_eq(instance_timeout(&ctx, &inst, 1), before);
+}
+END_TEST
+
+/* Adaptive timeouts: a first-try quorum is a round-trip sample; the timeout becomes
+ * srtt + 4 * rttvar, within the floor. Retried instances give no sample (Karn). */
+START_TEST(test_adaptive_timeout)
+{
+	struct rtt_estimate rtt[2] = {{0}};
+	static const struct instance fresh;
+	ctx.rtt = rtt;
+	ctx.timeout_floor = 100;
+	ctx.timeout_ceiling = 100000;
+	ck_assert_uint_eq(instance_timeout(&ctx, &fresh, 1), ctx.phase1_timeout);
+	build(INSTANCE_P1_PENDING, PLAIN);
+	inst.sent_at = 500;
+	struct paxos_promise p = {.iid = IID, .ballot = B_FIRST, .acceptor_id = 1};
+	struct instance_arg arg = {.promise = &p};
+	instance_step(&ctx, &inst, EV_P, &arg, 800, &rec->emitter); /* 300 us round trip */
+	ck_assert(rtt[0].valid);
+	ck_assert_uint_eq(instance_timeout(&ctx, &fresh, 1), 300 + 4 * 150);
+	/* A retried instance's quorum is not sampled. */
+	build(INSTANCE_P1_PENDING, PLAIN);
+	inst.sent_at = 500;
+	inst.timeouts = 1;
+	instance_step(&ctx, &inst, EV_P, &arg, 90000, &rec->emitter);
+	ck_assert_uint_eq(instance_timeout(&ctx, &fresh, 1), 300 + 4 * 150);
+	/* Fast round trips: never below the floor. */
+	for (int i = 0; i < 50; i++) {
+		build(INSTANCE_P1_PENDING, PLAIN);
+		inst.sent_at = 500;
+		instance_step(&ctx, &inst, EV_P, &arg, 501, &rec->emitter);
+	}
+	ck_assert_uint_eq(instance_timeout(&ctx, &fresh, 1), 100);
+	/* Phase 2 is sampled when the instance closes. */
+	build(INSTANCE_P2_PENDING, PLAIN);
+	inst.sent_at = 1000;
+	struct paxos_value v = frame("mine");
+	struct instance_arg closed = {.value = &v};
+	instance_step(&ctx, &inst, EV_C, &closed, 1400, &rec->emitter);
+	ck_assert_uint_eq(instance_timeout(&ctx, &fresh, 2), 400 + 4 * 200);
+}
+END_TEST
+
 static void promise(uint32_t acceptor, paxos_ballot b, paxos_ballot vb, const char *v)
 {
 	struct paxos_promise p = {
 	    .iid = IID, .ballot = b, .value_ballot = vb, .acceptor_id = acceptor};
 	if (v)
-		p.value = value_of(v);
+		p.value = frame(v);
 	struct instance_arg arg = {.promise = &p};
 	instance_step(&ctx, &inst, EV_P, &arg, 0, &rec->emitter);
 }
@@ -583,7 +723,7 @@ START_TEST(test_promises)
 	ck_assert_uint_eq(inst.pset, 1);
 	promise(2, B_FIRST, 0, NULL);
 	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "next1"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "next1"));
 	promise(1, B_FIRST, 0, NULL); /* late: ignored */
 	ck_assert_uint_eq(rec->count, 1);
 }
@@ -597,10 +737,11 @@ START_TEST(test_promise_highest_value_ballot_wins)
 	inst.ballot = 402;
 	promise(0, 402, 201, "middle");
 	promise(1, 402, 301, "newest");
-	ck_assert(inst.vb == 301 && inst.v1_len == 6 && memcmp(inst.v1, "newest", 6) == 0);
+	struct paxos_value v1 = {inst.v1, inst.v1_len};
+	ck_assert(inst.vb == 301 && frame_is(&v1, "newest"));
 	promise(2, 402, 101, "oldest");
 	ck_assert_int_eq(inst.state, INSTANCE_P2_PENDING);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "newest"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "newest"));
 	ck_assert(!inst.cv);
 }
 END_TEST
@@ -650,15 +791,15 @@ START_TEST(test_timeouts_count)
 	ck_assert_uint_eq(counters.phase2_timeouts, 1);
 	ck_assert(inst.has_v2 && inst.cv);
 	struct paxos_value v2 = v2_of(&inst);
-	ck_assert(value_is(&v2, "mine"));
+	ck_assert(frame_is(&v2, "mine"));
 }
 END_TEST
 
-static bool refuse(void *arg, const struct instance *i)
+static uint32_t refuse(void *arg, const struct instance *i)
 {
 	(void)arg;
 	(void)i;
-	return false;
+	return 0;
 }
 
 START_TEST(test_nv_when_assignment_not_allowed)
@@ -685,7 +826,7 @@ START_TEST(test_nv_when_pending_empty)
 	ck_assert_uint_eq(rec->count, 0);
 	push("late");
 	fire(EV_A, NULL);
-	ck_assert(value_is(&rec->msg[0].u.accept.value, "late"));
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "late"));
 	ck_assert_uint_eq(counters.values_proposed, 1);
 }
 END_TEST
@@ -705,6 +846,77 @@ START_TEST(test_release)
 	build(INSTANCE_CLOSED, PLAIN);
 	instance_release(&ctx, &inst);
 	ck_assert_int_eq(inst.state, INSTANCE_CLOSED); /* D settles closed instances */
+}
+END_TEST
+
+static uint32_t allow_two(void *arg, const struct instance *i)
+{
+	(void)arg;
+	(void)i;
+	return 2;
+}
+
+static void expect_pending(const char *const *want, uint32_t n)
+{
+	ck_assert_uint_eq(pending_count(&q), n);
+	for (uint32_t k = 0; k < n; k++) {
+		struct paxos_value v = pending_at(&q, k);
+		ck_assert(value_is(&v, want[k]));
+	}
+}
+
+/* A batch takes at most batch_limit values, what the proposer allows, and what fits. */
+START_TEST(test_batch_bounds)
+{
+	const char *const abcd[] = {"a", "b", "c", "d"};
+	for (int k = 0; k < 4; k++)
+		push(abcd[k]);
+	build(INSTANCE_P1_READY, PLAIN);
+	ctx.batch_limit = 3;
+	fire(EV_A, NULL);
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "a,b,c"));
+	ck_assert_uint_eq(inst.values, 3);
+	expect_pending(abcd + 3, 1);
+
+	recorder_clear(rec);
+	push("e");
+	push("f");
+	build(INSTANCE_P1_READY, PLAIN);
+	ctx.batch_limit = 3;
+	ctx.may_assign = allow_two;
+	fire(EV_A, NULL);
+	ck_assert(frame_is(&rec->msg[0].u.accept.value, "d,e"));
+	ctx.may_assign = NULL;
+
+	/* 28-byte values take 32 bytes framed: two fill MAXV = 64, the third waits. */
+	recorder_clear(rec);
+	while (pending_count(&q))
+		pending_remove(&q, pending_at(&q, 0).data, pending_at(&q, 0).len);
+	const char *big[] = {"1111111111111111111111111111", "2222222222222222222222222222",
+			     "3333333333333333333333333333"};
+	for (int k = 0; k < 3; k++)
+		push(big[k]);
+	build(INSTANCE_P1_READY, PLAIN);
+	ctx.batch_limit = 4;
+	fire(EV_A, NULL);
+	ck_assert_uint_eq(rec->msg[0].u.accept.value.len, MAXV);
+	ck_assert_uint_eq(inst.values, 2);
+	expect_pending(big + 2, 1);
+}
+END_TEST
+
+/* Leadership lost: the batch goes back whole, in order, ahead of what waited. */
+START_TEST(test_batch_release)
+{
+	push("next1");
+	build(INSTANCE_P2_PENDING, PLAIN);
+	ctx.batch_limit = 4;
+	set_v2("x,y,z", true);
+	instance_release(&ctx, &inst);
+	const char *const want[] = {"x", "y", "z", "next1"};
+	expect_pending(want, 4);
+	ck_assert_uint_eq(counters.values_requeued, 3);
+	ck_assert(!inst.has_v2 && !inst.cv && inst.values == 0);
 }
 END_TEST
 
@@ -776,8 +988,12 @@ static Suite *fsm_suite(void)
 	tcase_add_test(t, test_nv_when_assignment_not_allowed);
 	tcase_add_test(t, test_nv_when_pending_empty);
 	tcase_add_test(t, test_release);
+	tcase_add_test(t, test_batch_bounds);
+	tcase_add_test(t, test_batch_release);
 	tcase_add_test(t, test_names);
 	tcase_add_test(t, test_pending_deque);
+	tcase_add_test(t, test_timeout_backoff);
+	tcase_add_test(t, test_adaptive_timeout);
 	suite_add_tcase(s, t);
 	return s;
 }

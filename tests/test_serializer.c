@@ -2,7 +2,11 @@
 #include <paxos/serializer.h>
 #include <stdlib.h>
 
+#include "batch.h"
 #include "support.h"
+
+/* Largest client value the serializer under test takes. */
+#define MAX_VALUE 8u
 
 static struct paxos_storage *st;
 static struct paxos_counters counters;
@@ -14,7 +18,7 @@ static void setup(void)
 	st = paxos_storage_memory_new();
 	counters = (struct paxos_counters){0};
 	rec = recorder_new();
-	ser = paxos_serializer_new(st, &counters);
+	ser = paxos_serializer_new(st, MAX_VALUE, &counters);
 }
 
 static void teardown(void)
@@ -22,6 +26,17 @@ static void teardown(void)
 	paxos_serializer_free(ser);
 	paxos_storage_destroy(st);
 	recorder_free(rec);
+}
+
+/* Instance values are frames (lib/batch.h): this one must hold exactly the client value s. */
+static int frame_holds(const struct paxos_value *frame, const char *s)
+{
+	struct paxos_batch_iter it;
+	struct paxos_value v;
+	uint32_t count = 0;
+	paxos_batch_iter_init(&it, frame);
+	return paxos_batch_count(frame, &count) == PAXOS_OK && count == 1 &&
+	       paxos_batch_next(&it, &v) == 1 && value_is(&v, s);
 }
 
 static struct paxos_message client_value(const char *s)
@@ -42,7 +57,7 @@ START_TEST(test_values_get_consecutive_final_instances)
 		    &recorder_find(rec, PAXOS_MSG_ACCEPTED, i)->u.accepted;
 		ck_assert_uint_eq(a->iid, i + 1);
 		ck_assert(a->final);
-		ck_assert(value_is(&a->value, want[i]));
+		ck_assert(frame_holds(&a->value, want[i]));
 	}
 	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 4);
 	ck_assert_uint_eq(st->ops->highest_accepted(st), 3);
@@ -59,7 +74,7 @@ START_TEST(test_repeat_answers_from_storage)
 	ck_assert_uint_eq(rec->count, 1);
 	const struct paxos_accepted *a = &recorder_find(rec, PAXOS_MSG_ACCEPTED, 0)->u.accepted;
 	ck_assert_uint_eq(a->iid, 2);
-	ck_assert(value_is(&a->value, "y"));
+	ck_assert(frame_holds(&a->value, "y"));
 	ck_assert_uint_eq(counters.repeats_answered, 1);
 }
 END_TEST
@@ -89,8 +104,47 @@ START_TEST(test_resumes_after_stored_instances)
 	struct paxos_message in[2] = {client_value("x"), client_value("y")};
 	paxos_serializer_handle_batch(ser, in, 2, &rec->emitter);
 	paxos_serializer_free(ser);
-	ser = paxos_serializer_new(st, &counters);
+	ser = paxos_serializer_new(st, MAX_VALUE, &counters);
 	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 3);
+}
+END_TEST
+
+START_TEST(test_stores_the_frame_it_sends)
+{
+	struct paxos_message in[1] = {client_value("abc")};
+	paxos_serializer_handle_batch(ser, in, 1, &rec->emitter);
+	struct paxos_record r;
+	ck_assert_int_eq(st->ops->get(st, 1, &r), 1);
+	ck_assert(r.final);
+	ck_assert(frame_holds(&r.value, "abc"));
+	const struct paxos_value *sent =
+	    &recorder_find(rec, PAXOS_MSG_ACCEPTED, 0)->u.accepted.value;
+	ck_assert_uint_eq(sent->len, r.value.len);
+	ck_assert_mem_eq(sent->data, r.value.data, r.value.len);
+}
+END_TEST
+
+START_TEST(test_drops_values_too_big_to_frame)
+{
+	/* MAX_VALUE bytes fit; one more would make a frame larger than a datagram allows. */
+	struct paxos_message in[3] = {client_value("12345678"), client_value("123456789"),
+				      client_value("")};
+	ck_assert_int_eq(paxos_serializer_handle_batch(ser, in, 3, &rec->emitter), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(rec, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 2);
+	const struct paxos_accepted *a = &recorder_find(rec, PAXOS_MSG_ACCEPTED, 0)->u.accepted;
+	ck_assert_uint_eq(a->iid, 1);
+	ck_assert(frame_holds(&a->value, "12345678"));
+	a = &recorder_find(rec, PAXOS_MSG_ACCEPTED, 1)->u.accepted;
+	ck_assert_uint_eq(a->iid, 2);
+	ck_assert(frame_holds(&a->value, ""));
+	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 3);
+	ck_assert_uint_eq(st->ops->highest_accepted(st), 2);
+}
+END_TEST
+
+START_TEST(test_new_refuses_zero_max_value)
+{
+	ck_assert_ptr_null(paxos_serializer_new(st, 0, &counters));
 }
 END_TEST
 
@@ -116,6 +170,9 @@ static Suite *serializer_suite(void)
 	tcase_add_test(tc, test_trim_then_repeat_says_trimmed);
 	tcase_add_test(tc, test_resumes_after_stored_instances);
 	tcase_add_test(tc, test_tick_announces_highest);
+	tcase_add_test(tc, test_stores_the_frame_it_sends);
+	tcase_add_test(tc, test_drops_values_too_big_to_frame);
+	tcase_add_test(tc, test_new_refuses_zero_max_value);
 	suite_add_tcase(s, tc);
 	return s;
 }

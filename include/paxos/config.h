@@ -52,11 +52,16 @@ struct paxos_config {
 	uint32_t proposer_window;       /* instances with phase 1 pre-executed (3.7.1) */
 	uint32_t proposer_concurrency;  /* parallel phase 2 limit (3.7.2); 1 = FIFO */
 	uint32_t pending_size;          /* bounded pending list (3.5.1) */
+	uint32_t value_batch_limit;     /* client values per instance (3.7.4); 1 = no batching */
+	uint32_t proposer_max_backlog;  /* flow control (4.6.1): see paxos.conf; 0 = off */
 	uint32_t phase1_timeout_ms;
 	uint32_t phase2_timeout_ms;
-	uint32_t learner_window; /* instances a learner tracks beyond the next to deliver */
-	uint32_t hole_check_ms;  /* learner: how often to ask for missing instances */
-	uint32_t repeat_batch;   /* learner: most instances asked for in one repeat */
+	bool adaptive_timeouts;      /* timeouts follow measured round trips */
+	uint32_t timeout_floor_ms;   /* adaptive timeouts never go below */
+	uint32_t timeout_ceiling_ms; /* no timeout, adaptive or backed off, goes above */
+	uint32_t learner_window;     /* instances a learner tracks beyond the next to deliver */
+	uint32_t hole_check_ms;      /* learner: how often to ask for missing instances */
+	uint32_t repeat_batch;       /* learner: most instances asked for in one repeat */
 	enum paxos_learner_start learner_start;
 	uint32_t acceptor_repeat_ms;   /* acceptor: repeat highest accepted this often */
 	uint32_t counters_interval_ms; /* 0: never report */
@@ -83,7 +88,11 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 /* "sync", "nosync", ... as written in paxos.conf; "unset" for PAXOS_DURABILITY_UNSET. */
 const char *paxos_durability_name(enum paxos_durability mode);
 
-/* Largest value a client may submit under this configuration. */
+/* Largest value a client may submit under this configuration: an instance value frames it
+ * with a 4-byte length (lib/batch.h). */
 uint32_t paxos_config_max_value(const struct paxos_config *cfg);
+
+/* Largest instance value (a frame of client values) under this configuration. */
+uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg);
 
 #endif

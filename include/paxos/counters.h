@@ -14,9 +14,13 @@
 	X(send_errors, "datagrams the socket refused")                                             \
 	X(phase1_timeouts, "phase 1 timeouts (TO1)")                                               \
 	X(phase2_timeouts, "phase 2 timeouts (TO2)")                                               \
+	X(phase1_timeout_us, "phase 1 timeout now, microseconds (a level, not a count)")           \
+	X(phase2_timeout_us, "phase 2 timeout now, microseconds (a level, not a count)")           \
 	X(pending_dropped, "client values dropped: pending list full")                             \
 	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
 	X(values_proposed, "client values sent in phase 2")                                        \
+	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \
+	X(flow_control_holds, "new instances held back: values in flight or learner backlog")      \
 	X(values_requeued, "client values pushed back to the pending list")                        \
 	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
 	X(leader_changes, "leadership changes seen by this proposer")                              \
@@ -29,6 +33,8 @@
 	X(instances_trimmed, "trim requests applied")                                              \
 	X(values_delivered, "values delivered")                                                    \
 	X(bytes_delivered, "value bytes delivered")                                                \
+	X(client_values_delivered, "client values unpacked from instances for the application")    \
+	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")
 

@@ -25,12 +25,25 @@ typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_val
  */
 typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 
+/*
+ * The answer to paxos_learner_fetch: status PAXOS_OK with the value chosen for iid (valid
+ * during the call only), PAXOS_E_TRIMMED when the acceptors trimmed it (no quorum can answer
+ * for it any more: load a snapshot), or PAXOS_E_TIMEOUT when no answer came in fetch_timeout;
+ * value is NULL unless status is PAXOS_OK.
+ */
+typedef void (*paxos_fetch_fn)(void *arg, paxos_iid iid, int status,
+			       const struct paxos_value *value);
+
+/* Fetches outstanding at once; each holds a value buffer, allocated with the learner. */
+#define PAXOS_LEARNER_MAX_FETCHES 16u
+
 struct paxos_learner_options {
-	uint32_t acceptors;    /* quorum is acceptors / 2 + 1 */
-	uint32_t window;       /* instances tracked from the next to deliver */
-	uint32_t max_value;    /* largest value it must store */
-	uint32_t repeat_batch; /* most instances in one repeat request */
-	paxos_time hole_check; /* interval between repeat requests for holes, microseconds */
+	uint32_t acceptors;       /* quorum is acceptors / 2 + 1 */
+	uint32_t window;          /* instances tracked from the next to deliver */
+	uint32_t max_value;       /* largest value it must store */
+	uint32_t repeat_batch;    /* most instances in one repeat request */
+	paxos_time hole_check;    /* interval between repeat requests for holes, microseconds */
+	paxos_time fetch_timeout; /* a fetch gives up after this long; 0: 50 hole checks */
 	enum paxos_learner_start start;
 	paxos_iid start_iid; /* non-zero: deliver from this instance on, whatever start says */
 	paxos_deliver_fn deliver;
@@ -50,12 +63,33 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 void paxos_learner_free(struct paxos_learner *l);
 
 /* Handle one message sent to the learners group (accepted, acceptor state, trimmed; anything
- * else is ignored). Deliveries and the trimmed callback happen inside this call. */
+ * else is ignored). Deliveries, the trimmed callback and fetch answers happen inside this
+ * call; a learner catching up may send its next repeat request through out. */
 void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
 			  const struct paxos_emitter *out);
 
-/* Periodic hole check: asks the acceptors again for instances it is missing. */
+/*
+ * Periodic hole check: asks the acceptors again for instances it is missing. A stalled
+ * learner asks every hole_check. One that is behind (a whole repeat_batch from next on known
+ * to exist and none of it closed, e.g. restarted on a long-running cluster) asks for a batch
+ * at once and for the next one as soon as that is delivered (from paxos_learner_handle), so
+ * that it can overtake a busy cluster; one request is outstanding at a time and a lost answer
+ * is asked for again after hole_check (paced, thesis 4.6.1). Also resends and times out
+ * fetches. Call it a few times per hole_check.
+ */
 void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out);
+
+/*
+ * Fetch the value of one instance, typically one delivered in the past (thesis 3.3): asks the
+ * acceptors again for iid (repeat iid..iid, resent every hole_check), and calls done once,
+ * from a later paxos_learner_handle or paxos_learner_tick: with the value when a quorum
+ * reports one ballot or an acceptor says it is final, else with an error (see
+ * paxos_fetch_fn). Does not affect delivery. Returns PAXOS_OK, PAXOS_E_INVALID (iid 0, done
+ * NULL) or PAXOS_E_FULL (PAXOS_LEARNER_MAX_FETCHES outstanding). Outstanding fetches are
+ * dropped without a call by paxos_learner_free.
+ */
+int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, paxos_fetch_fn done,
+			void *arg, const struct paxos_emitter *out);
 
 /* The lowest instance not yet delivered. */
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);

@@ -22,6 +22,12 @@ void paxos_node_free(struct paxos_node *n);
 /* Host an acceptor with this id; the node takes ownership of st. */
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
+/* Host the serializer (thesis 4.2, include/paxos/serializer.h) in place of the acceptors and
+ * proposers: it takes the clients' values, stores them in st (owned by the node from now on)
+ * and sends them to the learners as final, speaking as acceptor 0. Not on a node that hosts
+ * an acceptor or a proposer. */
+int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st);
+
 /* Host a proposer with this id. It brings an internal learner, shared with
  * paxos_node_add_learner, and takes part in leader election (paxos.conf `election`): it leads
  * while it is the lowest-id live proposer, or while the oracle says so. */
@@ -76,5 +82,27 @@ int paxos_node_failed(const struct paxos_node *n);
 
 /* Lowest instance this node's learner has not delivered yet (0 without a learner). */
 paxos_iid paxos_node_next_iid(const struct paxos_node *n);
+
+/*
+ * The answer to paxos_node_fetch. On success it is called once per value the instance holds
+ * (several when values were batched), in order: status PAXOS_OK, position 0..count-1, value
+ * valid during the call. Otherwise it is called once with count 0 and value NULL: status
+ * PAXOS_E_TRIMMED (the acceptors trimmed the instance: load a snapshot), PAXOS_E_TIMEOUT (no
+ * answer within 50 learner-hole-checks) or PAXOS_E_MALFORMED (the instance's value is not a
+ * valid batch).
+ */
+typedef void (*paxos_fetched_fn)(void *arg, paxos_iid iid, int status, uint32_t position,
+				 uint32_t count, const struct paxos_value *value);
+
+/*
+ * Fetch the values chosen for one instance closed in the past (thesis 3.3), e.g. for a
+ * replica that lost them: the node's learner asks the acceptors again (repeat iid..iid, every
+ * learner-hole-check) and answers through done, from the event loop. Needs a learner
+ * (paxos_node_add_learner or paxos_node_add_proposer); delivery goes on undisturbed. Returns
+ * PAXOS_OK, PAXOS_E_INVALID (no learner, iid 0, done NULL) or PAXOS_E_FULL
+ * (PAXOS_LEARNER_MAX_FETCHES outstanding); on error paxos_node_error() says why.
+ * paxos_node_free drops outstanding fetches without calling done.
+ */
+int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done, void *arg);
 
 #endif

@@ -31,9 +31,14 @@ struct paxos_proposer_options {
 	uint32_t window;       /* instances with phase 1 pre-executed */
 	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */
 	uint32_t pending_size; /* bounded pending list of client values */
-	uint32_t max_value;
+	uint32_t max_value;    /* largest instance value: a frame of client values (lib/batch.h) */
+	uint32_t batch_limit;  /* client values per instance; 0 or 1 = one (thesis 3.7.4) */
+	uint32_t max_backlog;  /* flow control: see paxos.conf proposer-max-backlog; 0 = off */
 	paxos_time phase1_timeout; /* microseconds */
 	paxos_time phase2_timeout;
+	bool adaptive;              /* timeouts follow measured round trips */
+	paxos_time timeout_floor;   /* adaptive timeouts stay above; 0: none */
+	paxos_time timeout_ceiling; /* no timeout exceeds it; 0: no ceiling */
 };
 
 void paxos_proposer_options_from_config(struct paxos_proposer_options *o,

@@ -51,6 +51,8 @@ enum paxos_status {
 	PAXOS_E_FULL = -6,      /* a bounded buffer or list is full */
 	PAXOS_E_MALFORMED = -7, /* undecodable datagram */
 	PAXOS_E_STORAGE = -8,   /* storage backend failed */
+	PAXOS_E_TRIMMED = -9,   /* the instance was trimmed (thesis 3.4.1): load a snapshot */
+	PAXOS_E_TIMEOUT = -10,  /* no answer in time */
 };
 
 /* A readable description of a status code. */

@@ -1,6 +1,8 @@
 /* The simulation's invariant checker (see checker.h). */
 #include "checker.h"
 
+#include "batch.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,7 +141,7 @@ static void check_agreement(struct checker *c, uint32_t view, paxos_iid iid,
 	struct checker_chosen *ch = &c->chosen[iid];
 	if (!ch->known) {
 		ch->known = true;
-		ch->len = (uint8_t)v->len;
+		ch->len = v->len;
 		memcpy(ch->bytes, v->data, v->len);
 		return;
 	}
@@ -161,6 +163,9 @@ void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
 	check_agreement(c, CHECKER_MAX_VIEWS + acceptor, iid, v, now); /* views past the learners */
 }
 
+static void delivered_one(struct checker *c, uint32_t view, paxos_iid iid,
+			  const struct paxos_value *v, paxos_time now);
+
 void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
 		       paxos_time now)
 {
@@ -169,7 +174,6 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 		return;
 	}
 	struct checker_view *w = &c->views[view];
-	c->deliveries++;
 	if (v->len > SIM_MAX_VALUE || (v->len && !v->data)) {
 		checker_fail(c, SIM_V_VALIDITY,
 			     "t=%" PRIu64 "us: view %u delivered a malformed value in %" PRIu64,
@@ -183,6 +187,37 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 			     now, view, iid, w->next);
 	w->next = iid + 1;
 	check_agreement(c, view, iid, v, now);
+	uint32_t values;
+	if (paxos_batch_count(v, &values) != PAXOS_OK) {
+		char text[128];
+		printable(v, text, sizeof(text));
+		checker_fail(c, SIM_V_VALIDITY,
+			     "t=%" PRIu64 "us: view %u delivered \"%s\" in instance %" PRIu64
+			     ", which is no frame of client values",
+			     now, view, text, iid);
+		return;
+	}
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, v);
+	while (paxos_batch_next(&it, &one) == 1)
+		delivered_one(c, view, iid, &one, now);
+}
+
+int64_t frame_first_id(const struct paxos_value *frame, uint32_t values)
+{
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, frame);
+	return paxos_batch_next(&it, &one) == 1 ? value_decode(&one, values) : -1;
+}
+
+/* One client value out of a delivered frame: validity and duplicates. */
+static void delivered_one(struct checker *c, uint32_t view, paxos_iid iid,
+			  const struct paxos_value *v, paxos_time now)
+{
+	struct checker_view *w = &c->views[view];
+	c->deliveries++;
 	int64_t id = value_decode(v, c->values);
 	if (id < 0 || c->submitted[id] == 0) {
 		char text[128];

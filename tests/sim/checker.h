@@ -1,6 +1,7 @@
 /*
- * The invariant checker. Every delivery of every learner (the proposers' internal ones too)
- * and every acceptor state change is reported here as it happens, so a violation is caught at
+ * The invariant checker. Every delivery (an instance value: a frame of client values, each
+ * checked on its own for validity and duplicates) of every learner (the proposers' internal ones
+ * too) and every acceptor state change is reported here as it happens, so a violation is caught at
  * the step that causes it:
  *   agreement  - all learners deliver the same bytes for an instance;
  *   validity   - a delivered value is one a client submitted;
@@ -29,7 +30,7 @@ struct checker_view {
 
 struct checker_chosen {
 	bool known;
-	uint8_t len;
+	uint32_t len;
 	uint8_t bytes[SIM_MAX_VALUE];
 };
 
@@ -55,6 +56,8 @@ struct checker {
 uint32_t value_encode(uint32_t id, uint8_t *buf);
 /* The id of a well-formed value below `values`, or -1. */
 int64_t value_decode(const struct paxos_value *v, uint32_t values);
+/* The id of the first value of an instance value (a frame), or -1. */
+int64_t frame_first_id(const struct paxos_value *frame, uint32_t values);
 
 int checker_init(struct checker *c, uint32_t values, uint32_t views);
 void checker_destroy(struct checker *c);

@@ -291,6 +291,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .concurrency = s->concurrency,
 	    .pending_size = PENDING_SIZE,
 	    .max_value = SIM_MAX_VALUE,
+	    .batch_limit = s->o.batch,
 	    .phase1_timeout = PHASE_TIMEOUT,
 	    .phase2_timeout = PHASE_TIMEOUT,
 	};
@@ -734,7 +735,7 @@ static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t ca
 		struct paxos_storage *st = s->acc[i].st;
 		int rc = st->ops->get(st, iid, &rec);
 		ballots[i] = rc == 1 ? rec.accepted : 0;
-		int64_t id = rc == 1 && rec.accepted ? value_decode(&rec.value, s->o.values) : -1;
+		int64_t id = rc == 1 && rec.accepted ? frame_first_id(&rec.value, s->o.values) : -1;
 		if (n < cap)
 			n += (size_t)snprintf(
 			    buf + n, cap - n,
@@ -1071,6 +1072,7 @@ void sim_options_default(struct sim_options *o)
 	o->values = 30;
 	o->faults = SIM_FAULT_ALL;
 	o->learning_acceptors = true;
+	o->batch = 8;
 }
 
 void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
@@ -1084,9 +1086,9 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 	size_t w = (size_t)snprintf(
 	    buf, cap,
 	    "%s --seed %" PRIu64 " --acceptors %u --proposers %u --learners %u --loss %u --dup %u "
-	    "--values %u --faults %s",
+	    "--values %u --batch %u --faults %s",
 	    program, o->seed, o->acceptors, o->proposers, o->learners, o->loss, o->dup, o->values,
-	    n ? faults : "none");
+	    o->batch, n ? faults : "none");
 	if (o->mutant != SIM_MUTANT_NONE && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
 	if (!o->learning_acceptors && w < cap)
@@ -1141,7 +1143,8 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		       {"--learners", SIM_MAX_LEARNERS},
 		       {"--loss", 100},
 		       {"--dup", 100},
-		       {"--values", SIM_MAX_VALUES}};
+		       {"--values", SIM_MAX_VALUES},
+		       {"--batch", SIM_MAX_VALUE}};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
@@ -1229,8 +1232,11 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		case 5:
 			o->dup = (uint32_t)v;
 			break;
-		default:
+		case 6:
 			o->values = (uint32_t)v;
+			break;
+		default:
+			o->batch = (uint32_t)v;
 			break;
 		}
 	}

@@ -59,6 +59,7 @@ struct sim_options {
 	uint32_t faults;    /* enum sim_fault mask */
 	enum sim_mutant mutant;
 	bool learning_acceptors; /* acceptors also learn (thesis 3.7.5); on by default */
+	uint32_t batch;          /* client values per instance (thesis 3.7.4); 1 = off */
 	/* Also fail on the known core issues (see sim.c: diagnose_stuck); without
 	 * it they are worked around or counted in sim_result.known. */
 	bool strict;

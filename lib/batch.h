@@ -1,0 +1,47 @@
+/*
+ * Value batching (thesis 3.7.4): an instance value is a frame of one or more client values,
+ * each as [u32 little-endian length][bytes]. The leader packs pending values into one frame;
+ * learners unpack it and deliver each value with its position. With batching off the frame
+ * holds one value, so learners always unframe. Reading is bounds-checked: a malformed frame
+ * is reported, never read beyond its end.
+ */
+#ifndef PAXOS_BATCH_H
+#define PAXOS_BATCH_H
+
+#include <paxos/types.h>
+
+/* Bytes in front of each value in a frame. */
+#define PAXOS_BATCH_HEADER 4u
+
+/* Room in the frame buf (cap bytes, *used filled) for a value of len bytes: writes its
+ * header, advances *used past header and value, and returns where the len bytes go; NULL
+ * (nothing written) when it does not fit. */
+uint8_t *paxos_batch_reserve(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_t len);
+
+/* Appends a copy of v: PAXOS_OK, or PAXOS_E_FULL when it does not fit (nothing written). */
+int paxos_batch_append(uint8_t *buf, uint32_t cap, uint32_t *used, const struct paxos_value *v);
+
+/* Walks a frame, one value per call. */
+struct paxos_batch_iter {
+	const uint8_t *data;
+	uint32_t len;
+	uint32_t off;
+};
+
+void paxos_batch_iter_init(struct paxos_batch_iter *it, const struct paxos_value *frame);
+
+/* 1: *v is the next value (borrowed from the frame); 0: the frame ended; PAXOS_E_MALFORMED:
+ * a length runs past the end (the walk stays there). */
+int paxos_batch_next(struct paxos_batch_iter *it, struct paxos_value *v);
+
+/* Checks the whole frame: PAXOS_OK with the number of values (at least one) in *count, or
+ * PAXOS_E_MALFORMED (empty, or a length that runs past the end). */
+int paxos_batch_count(const struct paxos_value *frame, uint32_t *count);
+
+/* Frame size of a value of len bytes alone. */
+static inline uint64_t paxos_batch_size(uint32_t len)
+{
+	return (uint64_t)PAXOS_BATCH_HEADER + len;
+}
+
+#endif
