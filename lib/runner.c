@@ -137,10 +137,18 @@ static struct paxos_storage *open_storage(const char *p, const char *who,
 		return st;
 	}
 	paxos_storage_dir(cfg, id, dir, sizeof(dir));
-	fprintf(stderr, "%s: %s, storage %s, durability %s, in %s%s\n", p, who, cfg->storage,
-		paxos_durability_name(cfg->durability), dir,
-		fresh || cfg->storage_fresh ? " (started fresh: earlier state deleted)"
-					    : " (recovered)");
+	paxos_iid highest = st->ops->highest_accepted(st), trim = st->ops->trim_iid(st);
+	char state[128];
+	if (fresh || cfg->storage_fresh)
+		snprintf(state, sizeof(state), "started fresh: earlier state deleted");
+	else if (highest == 0 && trim == 0)
+		snprintf(state, sizeof(state), "recovered: the store was empty");
+	else
+		snprintf(state, sizeof(state),
+			 "recovered: accepted up to instance %llu, trimmed to %llu",
+			 (unsigned long long)highest, (unsigned long long)trim);
+	fprintf(stderr, "%s: %s, storage %s, durability %s, in %s (%s)\n", p, who, cfg->storage,
+		paxos_durability_name(cfg->durability), dir, state);
 	return st;
 }
 

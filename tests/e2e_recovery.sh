@@ -35,7 +35,8 @@ kill -KILL "$PID_acceptor1"
 wait "$PID_acceptor1" 2>/dev/null || true
 start acceptor1b paxos-acceptor -c "$CONF" -i 1
 sleep 0.2
-grep -q "(recovered)" "$WORK/acceptor1b.log" || fail "restarted acceptor did not recover"
+grep -q "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log" ||
+	fail "restarted acceptor did not recover its state"
 # Kill acceptor 2 as well: from now on a quorum needs the recovered acceptor.
 wait_lines "$WORK/submitted" $((COUNT / 2)) 60 || fail "no progress after the restart"
 kill -KILL "$PID_acceptor2"

@@ -52,7 +52,7 @@ sleep 0.3
 client $HALF "$WORK/submitted2"
 for i in 0 1; do wait_lines "$WORK/learner$i.out" $((2 * HALF)) 20 || true; done
 stop_all
-grep -q "storage lmdb, durability nosync, .*(recovered)" "$WORK/serializer2.log" ||
+grep -q "storage lmdb, durability nosync, .*(recovered: accepted up to instance [1-9]" "$WORK/serializer2.log" ||
 	fail "the restarted serializer did not recover its store"
 cat "$WORK/submitted1" "$WORK/submitted2" >"$WORK/submitted"
 check_outputs $((2 * HALF)) "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out"
