@@ -2,6 +2,9 @@
  * paxos-client: the benchmark client of thesis 4.1.2. It keeps K distinct values outstanding,
  * learns them, submits a new one for each of its values delivered, resubmits values that are
  * not delivered in time, and reports throughput and latency percentiles.
+ * With --rate it runs open-loop instead (the load of 004_... sec. 5): it submits values on a
+ * timer at a fixed rate, whatever the deliveries, and measures each latency from the moment
+ * the value was due, so a value that waited for a free slot counts its wait.
  */
 #include <paxos/paxos.h>
 
@@ -36,7 +39,17 @@ struct client {
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
 	uint32_t size_min, size_max, outstanding;
 	paxos_time resubmit, started, finished;
+	/* --warmup-ms: values first sent (or due) before started + warmup are delivered but
+	 * not measured; latency_us holds the measured ones */
+	paxos_time warmup;
+	uint64_t measured;
 	struct slot *slots;
+	/* seq -> slot, so that a delivery finds its slot without scanning them all: a hint,
+	 * checked against the slot, with a scan when two live values share an entry. */
+	uint32_t *slot_of, slot_of_mask;
+	/* open loop (--rate): values due so far; free slots as a stack */
+	uint64_t rate;
+	uint32_t *free_slots, free_count;
 	uint32_t *latency_us;
 	uint64_t rng;
 	FILE *log;
@@ -70,9 +83,11 @@ static void send_slot(struct client *c, struct slot *s, paxos_time now)
 	s->last_sent = now;
 }
 
-static void fill_slot(struct client *c, struct slot *s, paxos_time now)
+/* fill_slot: the next value into slot S, due at DUE (its latency counts from then), sent now */
+static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_time now)
 {
 	s->seq = ++c->submitted;
+	c->slot_of[s->seq & c->slot_of_mask] = (uint32_t)(s - c->slots);
 	uint32_t span = c->size_max - c->size_min + 1;
 	s->len = c->size_min + (uint32_t)(next_random(c) % span);
 	put_u32(s->buf, TAG_MAGIC);
@@ -80,12 +95,47 @@ static void fill_slot(struct client *c, struct slot *s, paxos_time now)
 	put_u64(s->buf + 8, s->seq);
 	for (uint32_t i = TAG_SIZE; i < s->len; i++)
 		s->buf[i] = (uint8_t)next_random(c);
-	s->first_sent = now;
+	s->first_sent = due;
 	if (c->log) {
 		struct paxos_value v = {s->buf, s->len};
 		paxos_runner_write_value(c->log, s->seq, &v);
 	}
 	send_slot(c, s, now);
+}
+
+static bool slot_holds(const struct slot *s, uint64_t seq, const struct paxos_value *v)
+{
+	return s->seq == seq && s->len == v->len && memcmp(s->buf, v->data, v->len) == 0;
+}
+
+static struct slot *find_slot(struct client *c, uint64_t seq, const struct paxos_value *v)
+{
+	if (seq == 0)
+		return NULL;
+	struct slot *hint = &c->slots[c->slot_of[seq & c->slot_of_mask]];
+	if (slot_holds(hint, seq, v))
+		return hint;
+	for (uint32_t i = 0; i < c->outstanding; i++)
+		if (slot_holds(&c->slots[i], seq, v))
+			return &c->slots[i];
+	return NULL;
+}
+
+/* due_time: when value number SEQ (from 1) is due under --rate */
+static paxos_time due_time(const struct client *c, uint64_t seq)
+{
+	return c->started + (paxos_time)((seq - 1) * 1000000u / c->rate);
+}
+
+/* submit_due: open loop: every value due by NOW that has a free slot goes out */
+static void submit_due(struct client *c, paxos_time now)
+{
+	while (c->free_count && c->submitted < c->count) {
+		paxos_time due = due_time(c, c->submitted + 1);
+		if (due > now)
+			break;
+		fill_slot(c, &c->slots[c->free_slots[--c->free_count]], due, now);
+	}
 }
 
 static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
@@ -106,23 +156,24 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 		c->foreign++;
 		return;
 	}
-	struct slot *s = NULL;
-	for (uint32_t i = 0; i < c->outstanding && !s; i++)
-		if (c->slots[i].seq == seq && c->slots[i].len == v->len &&
-		    memcmp(c->slots[i].buf, v->data, v->len) == 0)
-			s = &c->slots[i];
+	struct slot *s = find_slot(c, seq, v);
 	if (!s) {
 		c->duplicates++; /* a resubmitted value delivered twice */
 		return;
 	}
 	paxos_time now = paxos_now();
-	c->latency_us[c->delivered++] = (uint32_t)(now - s->first_sent);
+	c->delivered++;
+	if (s->first_sent >= c->started + c->warmup)
+		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
 	s->seq = 0;
 	if (c->delivered == c->count) {
 		c->finished = now;
 		event_base_loopexit(c->base, NULL);
+	} else if (c->rate) {
+		c->free_slots[c->free_count++] = (uint32_t)(s - c->slots);
+		submit_due(c, now); /* a value may be waiting for this slot */
 	} else if (c->submitted < c->count) {
-		fill_slot(c, s, now);
+		fill_slot(c, s, now, now);
 	}
 }
 
@@ -141,14 +192,25 @@ static void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	submit_due(arg, paxos_now());
+}
+
 static void on_start(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct client *c = arg;
 	c->started = paxos_now();
+	if (c->rate) {
+		submit_due(c, c->started);
+		return;
+	}
 	for (uint32_t i = 0; i < c->outstanding && c->submitted < c->count; i++)
-		fill_slot(c, &c->slots[i], c->started);
+		fill_slot(c, &c->slots[i], c->started, c->started);
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -181,33 +243,60 @@ static double percentile_ms(const uint32_t *sorted, uint64_t n, double p)
 	return sorted[k] / 1000.0;
 }
 
+/* write_latencies: every latency in microseconds, one a line, in delivery order */
+static int write_latencies(const struct client *c, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "paxos-client: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (uint64_t i = 0; i < c->measured; i++)
+		fprintf(f, "%" PRIu32 "\n", c->latency_us[i]);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "paxos-client: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void report(const struct client *c, bool json)
 {
-	qsort(c->latency_us, c->delivered, sizeof(uint32_t), cmp_u32);
+	uint64_t n = c->measured;
+	qsort(c->latency_us, n, sizeof(uint32_t), cmp_u32);
 	paxos_time end = c->finished ? c->finished : paxos_now();
 	double secs = (double)(end - c->started) / 1e6;
 	double rate = secs > 0 ? (double)c->delivered / secs : 0;
-	double p50 = percentile_ms(c->latency_us, c->delivered, 50);
-	double p5 = percentile_ms(c->latency_us, c->delivered, 5);
-	double p90 = percentile_ms(c->latency_us, c->delivered, 90);
-	double p95 = percentile_ms(c->latency_us, c->delivered, 95);
-	double p99 = percentile_ms(c->latency_us, c->delivered, 99);
-	double max = c->delivered ? c->latency_us[c->delivered - 1] / 1000.0 : 0;
+	double p50 = percentile_ms(c->latency_us, n, 50);
+	double p5 = percentile_ms(c->latency_us, n, 5);
+	double p90 = percentile_ms(c->latency_us, n, 90);
+	double p95 = percentile_ms(c->latency_us, n, 95);
+	double p99 = percentile_ms(c->latency_us, n, 99);
+	double min = n ? c->latency_us[0] / 1000.0 : 0;
+	double max = n ? c->latency_us[n - 1] / 1000.0 : 0;
 	if (json) {
 		printf("{\"count\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"seconds\":%.3f,"
 		       "\"values_per_s\":%.1f,\"size_min\":%u,\"size_max\":%u,\"outstanding\":%u,"
-		       "\"latency_ms\":{\"p5\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p95\":%.3f,"
-		       "\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
+		       "\"rate\":%" PRIu64 ",\"warmup_ms\":%" PRIu64 ",\"measured\":%" PRIu64
+		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
+		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
 		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64 "}\n",
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
-		       p5, p50, p90, p95, p99, max, c->resubmits, c->duplicates, c->submit_errors);
+		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
+		       c->resubmits, c->duplicates, c->submit_errors);
 		return;
 	}
 	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
 	       "%.3f s: %.0f values/s\n",
 	       c->delivered, c->count, c->size_min, c->size_max, c->outstanding, secs, rate);
-	printf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (90%% interval %.3f-%.3f)\n",
-	       p50, p90, p99, max, p5, p95);
+	if (c->rate)
+		printf("open loop: %" PRIu64 " values/s offered\n", c->rate);
+	if (c->warmup)
+		printf("latency of the %" PRIu64 " values sent after the first %" PRIu64 " ms:\n",
+		       n, (uint64_t)(c->warmup / 1000));
+	printf("latency ms: min %.3f  p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (90%% interval "
+	       "%.3f-%.3f)\n",
+	       min, p50, p90, p99, max, p5, p95);
 	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "\n",
 	       c->resubmits, c->duplicates, c->submit_errors);
 }
@@ -220,13 +309,21 @@ static void usage(FILE *out)
 		"  -c, --config FILE       cluster configuration (paxos.conf)\n"
 		"  -n, --count N           values to deliver (default 1000)\n"
 		"  -s, --size MIN[-MAX]    value size in bytes, at least %u (default 64)\n"
-		"  -k, --outstanding K     values in flight at once (default 1)\n"
+		"  -k, --outstanding K     values in flight at once (default 1; with --rate: at "
+		"most K,\n"
+		"                          default 1024)\n"
+		"      --rate N            open loop: submit N values/s on a timer, whatever the\n"
+		"                          deliveries; latency counts from when a value was due\n"
 		"  -r, --resubmit-ms T     resubmit a value not delivered after T ms (default "
 		"1000)\n"
 		"  -t, --time-limit S      give up after S seconds (default 120)\n"
 		"  -l, --log FILE          write each submitted value as 'SEQ HEX' lines\n"
 		"      --id N              client id in value tags (default: process id)\n"
 		"      --json              print the summary as one JSON object\n"
+		"      --latencies FILE    write every latency in microseconds, one a line, in\n"
+		"                          delivery order\n"
+		"      --warmup-ms T       leave the values sent in the first T ms out of the\n"
+		"                          latencies (default 0)\n"
 		"  -h, --help              this text\n"
 		"Exits 0 only when all N values were delivered.\n",
 		TAG_SIZE);
@@ -263,22 +360,26 @@ static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ID = 256, OPT_JSON };
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"count", required_argument, NULL, 'n'},
-						{"size", required_argument, NULL, 's'},
-						{"outstanding", required_argument, NULL, 'k'},
-						{"resubmit-ms", required_argument, NULL, 'r'},
-						{"time-limit", required_argument, NULL, 't'},
-						{"log", required_argument, NULL, 'l'},
-						{"id", required_argument, NULL, OPT_ID},
-						{"json", no_argument, NULL, OPT_JSON},
-						{"help", no_argument, NULL, 'h'},
-						{NULL, 0, NULL, 0}};
+	enum { OPT_ID = 256, OPT_JSON, OPT_RATE, OPT_LATENCIES, OPT_WARMUP };
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"size", required_argument, NULL, 's'},
+	    {"outstanding", required_argument, NULL, 'k'},
+	    {"resubmit-ms", required_argument, NULL, 'r'},
+	    {"time-limit", required_argument, NULL, 't'},
+	    {"log", required_argument, NULL, 'l'},
+	    {"id", required_argument, NULL, OPT_ID},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"rate", required_argument, NULL, OPT_RATE},
+	    {"warmup-ms", required_argument, NULL, OPT_WARMUP},
+	    {"latencies", required_argument, NULL, OPT_LATENCIES},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0}};
 	const char *config = NULL, *size = "64", *log_path = NULL;
-	const char *count_text = "1000", *k_text = "1", *resubmit_text = "1000",
+	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
 		   *limit_text = "120";
-	const char *id_text = NULL;
+	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
 	bool json = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:n:s:k:r:t:l:h", options, NULL)) != -1) {
@@ -310,6 +411,15 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_RATE:
+			rate_text = optarg;
+			break;
+		case OPT_LATENCIES:
+			latencies_path = optarg;
+			break;
+		case OPT_WARMUP:
+			warmup_text = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -326,29 +436,42 @@ int main(int argc, char **argv)
 	if (paxos_runner_config("paxos-client", config, &cfg))
 		return 2;
 	struct client c = {0};
-	uint64_t k, resubmit_ms, limit_s, id = (uint64_t)getpid();
+	uint64_t k, resubmit_ms, limit_s, warmup_ms, id = (uint64_t)getpid();
 	uint32_t max_value = paxos_config_max_value(&cfg);
+	if (!k_text)
+		k_text = rate_text ? "1024" : "1";
 	if (parse_u64(count_text, 1, 100000000, &c.count) || parse_u64(k_text, 1, 100000, &k) ||
+	    (rate_text && parse_u64(rate_text, 1, 10000000, &c.rate)) ||
+	    parse_u64(warmup_text, 0, 3600000, &warmup_ms) ||
 	    parse_u64(resubmit_text, 1, 3600000, &resubmit_ms) ||
 	    parse_u64(limit_text, 1, 86400, &limit_s) ||
 	    (id_text && parse_u64(id_text, 0, UINT32_MAX, &id)) ||
 	    parse_size(size, max_value, &c.size_min, &c.size_max)) {
 		fprintf(stderr,
 			"paxos-client: bad option value (count 1..1e8, outstanding 1..100000, "
-			"size %u..%u, resubmit-ms 1..3600000, time-limit 1..86400)\n",
+			"rate 1..1e7, warmup-ms 0..3600000, size %u..%u, resubmit-ms 1..3600000, "
+			"time-limit 1..86400)\n",
 			TAG_SIZE, max_value);
 		return 2;
 	}
 	c.outstanding = (uint32_t)k;
 	c.resubmit = resubmit_ms * 1000;
+	c.warmup = warmup_ms * 1000;
 	c.id = (uint32_t)id;
 	c.rng = 0x9e3779b97f4a7c15ull ^ id;
 	c.slots = calloc(c.outstanding, sizeof(*c.slots));
 	c.latency_us = calloc(c.count, sizeof(*c.latency_us));
-	if (!c.slots || !c.latency_us) {
+	c.slot_of_mask = 1;
+	while (c.slot_of_mask < 4 * c.outstanding)
+		c.slot_of_mask <<= 1;
+	c.slot_of = calloc(c.slot_of_mask--, sizeof(*c.slot_of));
+	c.free_slots = calloc(c.outstanding, sizeof(*c.free_slots));
+	if (!c.slots || !c.latency_us || !c.slot_of || !c.free_slots) {
 		fprintf(stderr, "paxos-client: out of memory\n");
 		return 1;
 	}
+	for (uint32_t i = 0; i < c.outstanding; i++)
+		c.free_slots[c.free_count++] = c.outstanding - 1 - i;
 	for (uint32_t i = 0; i < c.outstanding; i++)
 		if (!(c.slots[i].buf = malloc(c.size_max))) {
 			fprintf(stderr, "paxos-client: out of memory\n");
@@ -360,7 +483,13 @@ int main(int argc, char **argv)
 	}
 
 	char err[256];
-	c.base = event_base_new();
+	/* The open loop's timer fires every 100 us or so: it needs the precise timer. */
+	struct event_config *ecfg = event_config_new();
+	if (ecfg && c.rate)
+		event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	c.base = ecfg ? event_base_new_with_config(ecfg) : NULL;
+	if (ecfg)
+		event_config_free(ecfg);
 	c.node = c.base ? paxos_node_new(c.base, &cfg, err, sizeof(err)) : NULL;
 	if (!c.node || paxos_node_add_learner(c.node, on_deliver, &c) != PAXOS_OK) {
 		fprintf(stderr, "paxos-client: %s\n", c.node ? paxos_node_error(c.node) : err);
@@ -375,6 +504,15 @@ int main(int argc, char **argv)
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
+	/* Open loop: a tick per value at low rates, every 100 us at high ones (values due
+	 * between two ticks go out together). */
+	uint64_t tick_us = c.rate ? 1000000u / c.rate : 0;
+	if (tick_us < 100)
+		tick_us = 100;
+	struct timeval tick = {(time_t)(tick_us / 1000000u), (suseconds_t)(tick_us % 1000000u)};
+	struct event *rate_ev = event_new(c.base, -1, EV_PERSIST, on_rate_tick, &c);
+	if (c.rate)
+		event_add(rate_ev, &tick);
 	event_add(resubmit_ev, &check);
 	event_add(start_ev, &zero);
 	event_add(deadline_ev, &limit);
@@ -382,9 +520,11 @@ int main(int argc, char **argv)
 	event_add(sigterm, NULL);
 	event_base_dispatch(c.base);
 
-	report(&c, json);
 	int status = c.delivered == c.count ? 0 : 1;
-	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm};
+	if (latencies_path && write_latencies(&c, latencies_path))
+		status = 1;
+	report(&c, json);
+	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm, rate_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	paxos_node_free(c.node);
@@ -394,6 +534,8 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < c.outstanding; i++)
 		free(c.slots[i].buf);
 	free(c.slots);
+	free(c.slot_of);
+	free(c.free_slots);
 	free(c.latency_us);
 	return status;
 }

@@ -1,8 +1,11 @@
 #!/bin/sh
-# Runs paxos-client against a local cluster (3 acceptors, proposer 0 leading, from
-# paxos.conf or $PAXOS_CONF) inside a private network namespace, and prints its report.
-# With PAXOS_SYSTEM=serializer it runs paxos-serializer (thesis 4.2) in place of the
+# Runs paxos-client against a local cluster (the configuration's acceptors, proposer 0
+# leading, from paxos.conf or $PAXOS_CONF) inside a private network namespace, and prints its
+# report. With PAXOS_SYSTEM=serializer it runs paxos-serializer (thesis 4.2) in place of the
 # acceptors and proposer (default PAXOS_SYSTEM=paxos).
+# Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
+# configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
+# writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there.
 # Usage: bench/cluster-client.sh BUILD_DIR [paxos-client options...]
 # Example: bench/cluster-client.sh build --count 100000 --size 64 --outstanding 64
 set -eu
@@ -16,9 +19,16 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 CONF=${PAXOS_CONF:-$SRC/paxos.conf}
+[ -z "${PAXOS_LOG_DIR:-}" ] || trap 'stop_all; cp "$WORK"/*.log "$PAXOS_LOG_DIR"/ 2>/dev/null; rm -rf "$WORK"' EXIT
+ACCEPTORS=${PAXOS_ACCEPTORS:-$(awk '$1 == "acceptors" { print $2 }' "$CONF")}
+ACCEPTORS=${ACCEPTORS:-3}
 case ${PAXOS_SYSTEM:-paxos} in
 paxos)
-	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+	i=0
+	while [ $i -lt "$ACCEPTORS" ]; do
+		start acceptor$i paxos-acceptor -c "$CONF" -i $i
+		i=$((i + 1))
+	done
 	start proposer0 paxos-proposer -c "$CONF" -i 0
 	summary="counters proposer"
 	log=proposer0
@@ -30,7 +40,17 @@ serializer)
 	;;
 *) fail "PAXOS_SYSTEM must be paxos or serializer, not '$PAXOS_SYSTEM'" ;;
 esac
+i=0
+while [ $i -lt "${PAXOS_LEARNERS:-0}" ]; do
+	start learner$i paxos-learner -c "$CONF" -o /dev/null
+	i=$((i + 1))
+done
 sleep 0.3
-"$BUILD/paxos-client" -c "$CONF" "$@" || fail "paxos-client failed"
+# A run that stops at its time limit exits non-zero: still print the counters, then pass
+# the client's status on.
+status=0
+"$BUILD/paxos-client" -c "$CONF" "$@" || status=$?
 stop_all
 grep -h "$summary" "$WORK/$log.log" | tail -n 1 | sed 's/^paxos: /# /'
+[ $status -eq 0 ] || echo "cluster-client.sh: paxos-client exited with status $status" >&2
+exit $status

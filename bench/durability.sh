@@ -2,15 +2,17 @@
 # Thesis 4.4 / Table 4.2: the same workload (one client, 30 values outstanding, 20-2000
 # bytes) under every storage backend and durability mode, for Paxos (3 acceptors and a
 # proposer) and for the serializer (thesis 4.2), which stores through the same backends.
-# Writes bench/results/<date>/durability.{csv,md} and prints the table.
+# Writes bench/results/<date>/durability.{csv,md,png} ($BENCH_OUT: another directory) and
+# prints the table.
 # Usage: bench/durability.sh BUILD_DIR [SECONDS_PER_MODE]
 set -eu
 BUILD=$(cd "$1" && pwd)
 SECONDS_PER_MODE=${2:-5}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=$SRC/bench/results/$(date +%Y-%m-%d)
+OUT=${BENCH_OUT:-$SRC/bench/results/$(date +%Y-%m-%d)}
 mkdir -p "$OUT"
 STORE=$(mktemp -d /var/tmp/paxos-bench.XXXXXX)
+TMP=$STORE
 trap 'rm -rf "$STORE"' EXIT
 
 CSV=$OUT/durability.csv
@@ -66,3 +68,24 @@ MD=$OUT/durability.md
 echo
 cat "$MD"
 echo "(kB/s from the mean value size, 1010 bytes; machine: $(nproc) cores, $(uname -r))"
+
+# The table as a plot: values/s per storage mode, Paxos and serializer side by side.
+. "$SRC/bench/lib.sh"
+awk -F, 'NR > 1 && $1 == "paxos" { p[$2 " " $3] = $6; order[++n] = $2 " " $3 }
+	NR > 1 && $1 == "serializer" { s[$2 " " $3] = $6 }
+	END { print "mode,paxos,serializer"; for (i = 1; i <= n; i++) print order[i] "," p[order[i]] "," s[order[i]] }' \
+	"$CSV" >"$STORE/bars.csv"
+cat >"$STORE/plot.gp" <<EOF
+set title 'Storage backends and durability modes (one client, 30 outstanding, 20-2000 B)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set yrange [0:*]
+set format y '%.1s%c'
+set ylabel 'delivered values/s'
+set xlabel 'storage backend and durability mode'
+set xtics rotate by -25
+set key top right
+plot '$STORE/bars.csv' every ::1 using 2:xtic(1) title 'Paxos', '' every ::1 using 3 title 'serializer'
+EOF
+BENCH_PNG_SIZE=1000,500 bench_gnuplot "$OUT/durability.png" "$STORE/plot.gp"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Thesis 4.3 / Table 4.1: Paxos (3 acceptors and a proposer) against the serializer (thesis
 # 4.2), both on non-durable storage, under one client with 30 values outstanding of 20-2000
-# bytes, each for SECONDS (default 10). Writes bench/results/<date>/serializer-vs-paxos.{csv,md}
-# and prints the table.
+# bytes, each for SECONDS (default 10). Writes bench/results/<date>/serializer-vs-paxos.{csv,md,png}
+# and prints the table ($BENCH_OUT: another directory for the results).
 # Nothing trims the stores during a run: each acceptor and the serializer keep every value
 # in memory (about 1 kB each), so keep runs short (10 s needs some 4 GB for the serializer).
 # Usage: bench/serializer-vs-paxos.sh BUILD_DIR [SECONDS]
@@ -10,7 +10,7 @@ set -eu
 BUILD=$(cd "$1" && pwd)
 SECONDS_PER_RUN=${2:-10}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=$SRC/bench/results/$(date +%Y-%m-%d)
+OUT=${BENCH_OUT:-$SRC/bench/results/$(date +%Y-%m-%d)}
 mkdir -p "$OUT"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -66,3 +66,24 @@ awk -F, -v secs="$SECONDS_PER_RUN" '
 echo
 cat "$MD"
 echo "(kB/s from the mean value size, 1010 bytes; machine: $(nproc) cores, $(uname -r))"
+
+# The table as a plot: delivery rate and latency, side by side.
+. "$SRC/bench/lib.sh"
+cat >"$TMP/plot.gp" <<EOF
+set multiplot layout 1,2 title 'Paxos vs serializer (one client, 30 outstanding, 20-2000 B, non-durable)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set yrange [0:*]
+set format y '%.1s%c'
+set ylabel 'delivered values/s'
+set key off
+plot '$CSV' every ::1 using 4:xtic(1) lc rgb '#1f5fa8'
+set format y '%g'
+set ylabel 'latency (ms)'
+set key top left
+plot '$CSV' every ::1 using 8:xtic(1) title 'p5', '' every ::1 using 9 title 'median', \\
+     '' every ::1 using 10 title 'p95'
+unset multiplot
+EOF
+BENCH_PNG_SIZE=1000,450 bench_gnuplot "$OUT/serializer-vs-paxos.png" "$TMP/plot.gp"
