@@ -70,7 +70,7 @@ static const struct config_key config_keys[] = {
     {"phase1-timeout-ms", KEY_U32, FIELD(phase1_timeout_ms), 1, 600000, "20"},
     {"phase2-timeout-ms", KEY_U32, FIELD(phase2_timeout_ms), 1, 600000, "20"},
     {"adaptive-timeouts", KEY_BOOL, FIELD(adaptive_timeouts), 0, 0, "no"},
-    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "1"},
+    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "10"},
     {"timeout-ceiling-ms", KEY_U32, FIELD(timeout_ceiling_ms), 1, 600000, "2000"},
     {"learner-window", KEY_U32, FIELD(learner_window), 16, 1048576, "4096"},
     {"learner-hole-check-ms", KEY_U32, FIELD(hole_check_ms), 1, 600000, "20"},

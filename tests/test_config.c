@@ -345,7 +345,7 @@ static const struct bad_case bad_cases[] = {
     {"phase1-timeout-ms", "20", "20ms", "0", "600001"},
     {"phase2-timeout-ms", "20", " 20,", "0", "18446744073709551616"},
     {"adaptive-timeouts", "no", "adaptive", NULL, NULL},
-    {"timeout-floor-ms", "1", "one", "0", "600001"},
+    {"timeout-floor-ms", "10", "one", "0", "600001"},
     {"timeout-ceiling-ms", "2000", "2s", "0", "600001"},
     {"learner-window", "4096", "many", "15", "1048577"},
     {"learner-hole-check-ms", "20", "-0", "0", "600001"},
