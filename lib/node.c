@@ -26,6 +26,19 @@
 /* Datagrams read per readiness event (one recvmmsg) before yielding to the other sockets. */
 #define READS_PER_EVENT 64
 
+/* A learner that only serves its learning acceptor reads at the end of the rounds the
+ * acceptor is woken for anyway, and at least this often (see learner_lazy). */
+#define LAZY_LEARN_MS 1
+
+/* Most reads of one lazy drain: bounds a round even under a flood. */
+#define LAZY_LEARN_READS 16
+
+/* Datagrams queued for one sendmmsg at the end of a round; a full queue is sent at once. */
+#define TX_QUEUE 32
+
+/* Encoders: one per (role, group), each filling a datagram buffer of its own. */
+#define ENCODERS (PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT)
+
 /* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
 #define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
@@ -33,6 +46,7 @@
 struct role_out {
 	struct paxos_node *node;
 	enum paxos_role role;
+	struct paxos_header header;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
 };
@@ -51,12 +65,23 @@ struct paxos_node {
 	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
 	int recv_fd[PAXOS_GROUP_COUNT];
 	struct event *recv_ev[PAXOS_GROUP_COUNT];
-	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev;
+	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
 	bool flush_scheduled;
+	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
+	bool assign_due; /* client values queued in the proposer during this read */
 	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
 	struct mmsghdr rx_hdr[READS_PER_EVENT];
 	struct iovec rx_iov[READS_PER_EVENT];
-	uint8_t *tx_buf; /* one encoder buffer per (role, group), max_datagram each */
+	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
+	 * Everything a round sends goes out together at its end (sendmmsg), so that the
+	 * datagrams of one batch reach their readers together: one read, one group commit. */
+	uint8_t *tx_buf;
+	uint8_t *tx_free[TX_QUEUE];
+	uint32_t tx_free_count;
+	struct mmsghdr tx_hdr[TX_QUEUE];
+	struct iovec tx_iov[TX_QUEUE];
+	uint32_t tx_messages[TX_QUEUE];
+	uint32_t tx_count;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;
 	struct paxos_message *rx_msgs;
@@ -96,20 +121,45 @@ static void set_error(struct paxos_node *n, const char *fmt, ...)
 
 /* ---- sending ---- */
 
-static void flush_one(struct paxos_node *n, struct role_out *o, enum paxos_group g)
+/* Sends the queued datagrams, as many per sendmmsg as the kernel takes. */
+static void send_queued(struct paxos_node *n)
+{
+	uint32_t done = 0;
+	while (done < n->tx_count) {
+		int sent = sendmmsg(n->send_fd, n->tx_hdr + done, n->tx_count - done, 0);
+		if (sent <= 0) {
+			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
+			done++;
+			continue;
+		}
+		for (int i = 0; i < sent; i++) {
+			n->transport.datagrams_sent++;
+			n->transport.messages_sent += n->tx_messages[done + (uint32_t)i];
+		}
+		done += (uint32_t)sent;
+	}
+	for (uint32_t i = 0; i < n->tx_count; i++)
+		n->tx_free[n->tx_free_count++] = n->tx_iov[i].iov_base;
+	n->tx_count = 0;
+}
+
+/* Queues the datagram o's encoder for g holds; the encoder starts a new one. */
+static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 {
 	struct paxos_encoder *e = &o->enc[g];
 	if (e->count == 0)
 		return;
-	ssize_t sent = sendto(n->send_fd, e->buf, e->len, 0, (struct sockaddr *)&n->dest[g],
-			      sizeof(n->dest[g]));
-	if (sent < 0) {
-		n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
-	} else {
-		n->transport.datagrams_sent++;
-		n->transport.messages_sent += e->count;
-	}
-	paxos_encoder_reset(e);
+	if (n->tx_count == TX_QUEUE)
+		send_queued(n);
+	uint32_t i = n->tx_count++;
+	n->tx_iov[i] = (struct iovec){e->buf, e->len};
+	n->tx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->dest[g],
+					       .msg_namelen = sizeof(n->dest[g]),
+					       .msg_iov = &n->tx_iov[i],
+					       .msg_iovlen = 1};
+	n->tx_messages[i] = e->count;
+	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
+	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->cfg.max_datagram, &o->header);
 }
 
 static void flush_all(struct paxos_node *n)
@@ -117,14 +167,23 @@ static void flush_all(struct paxos_node *n)
 	n->flush_scheduled = false;
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			flush_one(n, &n->out[r], (enum paxos_group)g);
+			seal(n, &n->out[r], (enum paxos_group)g);
+	send_queued(n);
 }
+
+static void drain_learners(struct paxos_node *n);
 
 static void on_flush(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	flush_all(arg);
+	struct paxos_node *n = arg;
+	flush_all(n);
+	if (n->learn_due) {
+		/* After the acceptor's replies are out: learning is not on their path. */
+		n->learn_due = false;
+		drain_learners(n);
+	}
 }
 
 static void schedule_flush(struct paxos_node *n)
@@ -140,7 +199,7 @@ static void emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	struct role_out *o = ctx;
 	struct paxos_node *n = o->node;
 	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
-		flush_one(n, o, to);
+		seal(n, o, to);
 		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
 			n->transport.send_errors++; /* cannot happen for values within max_value */
 			return;
@@ -203,11 +262,18 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			paxos_election_handle(n->election, m, now);
 			break;
 		}
-		/* fall through */
+		if (n->election && m->type == PAXOS_MSG_PROMISE)
+			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
+								    /* fall through */
 	case PAXOS_GROUP_SUBMIT:
-		if (n->proposer)
+		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
+			/* Assigned once the whole read is in (on_readable): value batching. */
+			paxos_proposer_queue(n->proposer, &m->u.client_value.value);
+			n->assign_due = true;
+		} else if (n->proposer) {
 			paxos_proposer_handle(n->proposer, m, now,
 					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		}
 		break;
 	case PAXOS_GROUP_LEARNERS:
 		if (n->learner)
@@ -236,19 +302,14 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 	*batched = 0;
 }
 
-static void on_readable(evutil_socket_t fd, short what, void *arg)
+/* One recvmmsg on group g's socket, every message handled; returns the datagrams read. */
+static int read_once(struct paxos_node *n, enum paxos_group g)
 {
-	(void)what;
-	struct paxos_node *n = arg;
-	enum paxos_group g = PAXOS_GROUP_COUNT;
-	for (int i = 0; i < PAXOS_GROUP_COUNT; i++)
-		if (n->recv_fd[i] == fd)
-			g = (enum paxos_group)i;
 	for (int i = 0; i < READS_PER_EVENT; i++)
 		n->rx_hdr[i].msg_hdr.msg_flags = 0;
-	int got = recvmmsg(fd, n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
+	int got = recvmmsg(n->recv_fd[g], n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
 	if (got <= 0)
-		return;
+		return 0;
 	/* A serializer takes client values in batches too: one transaction per read. */
 	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
 	size_t batched = 0;
@@ -279,6 +340,49 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 			acceptor_batch(n, &batched);
 	}
 	acceptor_batch(n, &batched);
+	if (n->assign_due) {
+		n->assign_due = false;
+		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+	return got;
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct paxos_node *n = arg;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		if (n->recv_fd[g] != fd)
+			continue;
+		read_once(n, (enum paxos_group)g);
+		if (n->learn_ev) {
+			n->learn_due = true;
+			schedule_flush(n);
+		}
+		return;
+	}
+}
+
+/*
+ * Thesis 3.7.5: a learning acceptor's learning "does not need an immediate commit", nor
+ * an immediate read. Woken for every accepted message, the acceptors would take the CPU
+ * from the roles on the path of a value (three accepted datagrams per instance, each to
+ * every acceptor); so a learner that serves only its acceptor is not woken by its socket:
+ * it reads whatever waits there after each round the acceptor is woken for, and every
+ * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
+ */
+static void drain_learners(struct paxos_node *n)
+{
+	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
+		if (read_once(n, PAXOS_GROUP_LEARNERS) < READS_PER_EVENT)
+			return;
+}
+
+static void on_learn_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drain_learners(arg);
 }
 
 /* ---- timers ---- */
@@ -390,9 +494,9 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 	n->hosted[role] = true;
 	n->role_id[role] = id;
 	struct role_out *o = &n->out[role];
-	struct paxos_header h = {role, id};
+	o->header = (struct paxos_header){role, id};
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->cfg.max_datagram, &h);
+		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->cfg.max_datagram, &o->header);
 }
 
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
@@ -412,7 +516,7 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	}
 	size_t dg = cfg->max_datagram;
 	n->rx_buf = malloc(dg * READS_PER_EVENT);
-	n->tx_buf = malloc(dg * PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT);
+	n->tx_buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
 	n->flush_ev = event_new(base, -1, 0, on_flush, n);
 	paxos_decoder_init(&n->decoder);
@@ -435,6 +539,8 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			o->enc[g].buf = n->tx_buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
 	}
+	for (size_t i = 0; i < TX_QUEUE; i++)
+		n->tx_free[n->tx_free_count++] = n->tx_buf + dg * (ENCODERS + i);
 	host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
 	    add_timer(n, &n->report_ev, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
@@ -457,8 +563,8 @@ void paxos_node_free(struct paxos_node *n)
 		if (n->recv_fd[g] >= 0)
 			close(n->recv_fd[g]);
 	}
-	struct event *timers[] = {n->flush_ev, n->tick_ev, n->acceptor_ev, n->report_ev,
-				  n->election_ev};
+	struct event *timers[] = {n->flush_ev,  n->tick_ev,     n->acceptor_ev,
+				  n->report_ev, n->election_ev, n->learn_ev};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
@@ -478,6 +584,33 @@ void paxos_node_free(struct paxos_node *n)
 }
 
 static int ensure_learner(struct paxos_node *n);
+
+/* Whether the node's learner serves only a learning acceptor (see drain_learners). */
+static bool learner_lazy(const struct paxos_node *n)
+{
+	return n->acceptor && n->learner && !n->deliver && !n->proposer;
+}
+
+/* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
+static int set_learner_reading(struct paxos_node *n)
+{
+	struct event *ev = n->recv_ev[PAXOS_GROUP_LEARNERS];
+	if (!ev)
+		return PAXOS_OK;
+	if (learner_lazy(n) && !n->learn_ev) {
+		event_del(ev);
+		return add_timer(n, &n->learn_ev, LAZY_LEARN_MS, on_learn_tick);
+	}
+	if (!learner_lazy(n) && n->learn_ev) {
+		event_free(n->learn_ev);
+		n->learn_ev = NULL;
+		if (event_add(ev, NULL) != 0) {
+			set_error(n, "cannot add a socket to the event loop");
+			return PAXOS_E_NOMEM;
+		}
+	}
+	return PAXOS_OK;
+}
 
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
@@ -508,6 +641,8 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
 		rc = ensure_learner(n);
+	if (rc == PAXOS_OK)
+		rc = set_learner_reading(n);
 	return rc;
 }
 
@@ -655,7 +790,8 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *a
 	}
 	n->deliver = deliver;
 	n->deliver_arg = arg;
-	return ensure_learner(n);
+	int rc = ensure_learner(n);
+	return rc == PAXOS_OK ? set_learner_reading(n) : rc;
 }
 
 /*
@@ -721,7 +857,8 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 		set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	if ((rc = join(n, PAXOS_GROUP_PROPOSERS)) != PAXOS_OK ||
+	if ((rc = set_learner_reading(n)) != PAXOS_OK ||
+	    (rc = join(n, PAXOS_GROUP_PROPOSERS)) != PAXOS_OK ||
 	    (rc = join(n, PAXOS_GROUP_SUBMIT)) != PAXOS_OK)
 		return rc;
 	struct paxos_election_options eo;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ballot.h"
+
 struct paxos_election {
 	struct paxos_election_options o;
 	paxos_time last_heard[PAXOS_MAX_PROPOSERS];
@@ -101,6 +103,17 @@ void paxos_election_handle(struct paxos_election *e, const struct paxos_message 
 		if (now > e->last_heard[id])
 			e->last_heard[id] = now;
 		e->next_iid[id] = m->u.heartbeat.next_iid;
+	} else if (m->type == PAXOS_MSG_PROMISE) {
+		/* A promise answers a prepare just sent, so the owner of its ballot is alive. A
+		 * leader is thus heard again as soon as its phase 1 traffic reaches us when a
+		 * partition heals, not up to a heartbeat interval later: meanwhile both would
+		 * lead, and a client value both queued could be decided twice. */
+		paxos_ballot b = m->u.promise.ballot;
+		uint32_t id = (uint32_t)(b % PAXOS_MAX_PROPOSERS);
+		if (ballot_seq(b) == 0 || id >= e->o.proposers || id == e->o.id)
+			return; /* not a ballot any proposer uses, or ours */
+		if (now > e->last_heard[id])
+			e->last_heard[id] = now;
 	} else if (m->type == PAXOS_MSG_LEADER) {
 		uint32_t id = m->u.leader.leader_id;
 		if (id == PAXOS_LEADER_AUTO) {

@@ -28,6 +28,15 @@ struct paxos_proposer {
 	uint32_t batch_limit;   /* >= 1 */
 	uint32_t in_flight_max; /* client values the instances may hold at once */
 	paxos_iid first;        /* lowest instance not delivered */
+	/* Running totals over the live instances, kept by fire() (see account), so that the
+	 * per-value checks of may_assign cost O(1) rather than a scan of the window. */
+	uint32_t in_phase2; /* instance_in_phase2 */
+	uint32_t closed;    /* state CLOSED */
+	uint32_t held;      /* client values held (has_v2 && cv) */
+	/* No live instance below it lacks a value unless closed (the ordering rule of 3.7.2).
+	 * While we lead, an instance that has a value or is closed keeps it until it leaves the
+	 * window, so the frontier only moves up; it is advanced lazily. */
+	paxos_iid frontier;
 	bool leader;
 	uint32_t epoch; /* highest epoch our ballots may be in: o.epoch, or one raised to */
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
@@ -84,36 +93,53 @@ static bool live(const struct paxos_proposer *p, paxos_iid iid)
 	return iid >= p->first && iid - p->first < p->o.window;
 }
 
+/* Adds (sign 1) or removes (sign -1) what inst contributes to the running totals. */
+static void account(struct paxos_proposer *p, const struct instance *inst, int sign)
+{
+	uint32_t d = (uint32_t)sign; /* modulo 2^32: adding -1 subtracts one */
+	if (instance_in_phase2(inst))
+		p->in_phase2 += d;
+	if (inst->state == INSTANCE_CLOSED)
+		p->closed += d;
+	if (inst->has_v2 && inst->cv)
+		p->held += d * inst->values;
+}
+
+/* The lowest live instance that has no value and is not closed (first + window if none). */
+static paxos_iid frontier(struct paxos_proposer *p)
+{
+	if (p->frontier < p->first)
+		p->frontier = p->first;
+	while (p->frontier - p->first < p->o.window) {
+		const struct instance *w = slot_of(p, p->frontier);
+		if (w->state != INSTANCE_CLOSED && !w->has_v2)
+			break;
+		p->frontier++;
+	}
+	return p->frontier;
+}
+
 /*
  * 3.7.2: client values may go to inst only when every live instance below it has a value or
  * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
  * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
  * behind a hole of our own learner (it lost messages and is asking for repeats, like the
  * other learners probably are), and no more values than in_flight_max in the window.
- * Returns how many values inst may take.
+ * Returns how many values inst may take. inst itself is out of the totals while it steps
+ * (see fire); it holds nothing then, so they are those of the other instances.
  */
 static uint32_t may_assign(void *arg, const struct instance *inst)
 {
 	struct paxos_proposer *p = arg;
-	uint32_t in_phase2 = 0, closed = 0, held = 0;
-	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
-		const struct instance *w = slot_of(p, iid);
-		if (iid < inst->iid && w->state != INSTANCE_CLOSED && !w->has_v2)
-			return 0;
-		if (instance_in_phase2(w))
-			in_phase2++;
-		if (w->state == INSTANCE_CLOSED)
-			closed++;
-		if (w->has_v2 && w->cv)
-			held += w->values;
-	}
-	if (in_phase2 >= p->o.concurrency)
+	if (inst->iid > frontier(p))
 		return 0;
-	if ((p->o.max_backlog && closed >= p->o.max_backlog) || held >= p->in_flight_max) {
+	if (p->in_phase2 >= p->o.concurrency)
+		return 0;
+	if ((p->o.max_backlog && p->closed >= p->o.max_backlog) || p->held >= p->in_flight_max) {
 		p->counters->flow_control_holds++;
 		return 0;
 	}
-	uint32_t room = p->in_flight_max - held;
+	uint32_t room = p->in_flight_max - p->held;
 	return room < p->batch_limit ? room : p->batch_limit;
 }
 
@@ -131,15 +157,6 @@ static bool may_use_ballot(void *arg, paxos_ballot b)
 		return false;
 	p->epoch = epoch;
 	return true;
-}
-
-static uint32_t count_in_phase2(const struct paxos_proposer *p)
-{
-	uint32_t n = 0;
-	for (uint32_t k = 0; k < p->o.window; k++)
-		if (instance_in_phase2(&p->slots[k]))
-			n++;
-	return n;
 }
 
 struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
@@ -216,16 +233,27 @@ static enum instance_state fire(struct paxos_proposer *p, struct instance *inst,
 				enum instance_event ev, const struct instance_arg *arg,
 				paxos_time now, const struct paxos_emitter *out)
 {
-	return instance_step(&p->ctx, inst, ev, arg, now, out);
+	account(p, inst, -1);
+	enum instance_state s = instance_step(&p->ctx, inst, ev, arg, now, out);
+	account(p, inst, 1);
+	return s;
 }
 
-/* Give waiting client values to instances that finished phase 1, lowest first (A). */
+static void reset(struct paxos_proposer *p, struct instance *inst, paxos_iid iid)
+{
+	account(p, inst, -1);
+	instance_reset(inst, iid);
+	account(p, inst, 1);
+}
+
+/* Give waiting client values to instances that finished phase 1, lowest first (A). Below
+ * the frontier every instance has a value or is closed already. */
 static void assign_pending(struct paxos_proposer *p, paxos_time now,
 			   const struct paxos_emitter *out)
 {
 	if (!p->leader)
 		return;
-	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
+	for (paxos_iid iid = frontier(p); iid - p->first < p->o.window; iid++) {
 		if (pending_count(&p->pending) == 0)
 			return;
 		struct instance *inst = slot_of(p, iid);
@@ -266,7 +294,7 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 	paxos_iid enter = new_first > old_end ? new_first : old_end;
 	for (paxos_iid iid = enter; iid - new_first < p->o.window; iid++) {
 		struct instance *inst = slot_of(p, iid);
-		instance_reset(inst, iid);
+		reset(p, inst, iid);
 		if (p->leader)
 			fire(p, inst, EV_S, NULL, now, out);
 	}
@@ -279,12 +307,18 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		if (!p->leader)
 			return;
 		/* Highest first, so the values keep instance order at the head of the list. */
-		for (paxos_iid iid = p->first + p->o.window; iid-- > p->first;)
-			instance_release(&p->ctx, slot_of(p, iid));
+		for (paxos_iid iid = p->first + p->o.window; iid-- > p->first;) {
+			struct instance *inst = slot_of(p, iid);
+			account(p, inst, -1);
+			instance_release(&p->ctx, inst);
+			account(p, inst, 1);
+		}
+		p->frontier = p->first; /* values may go anywhere again */
 		p->leader = false;
 		return;
 	}
 	p->leader = true;
+	p->frontier = p->first;
 	if (first > p->first)
 		slide(p, first, 0, NULL, now, out);
 	start_window(p, now, out);
@@ -296,8 +330,7 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
-int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
-			  const struct paxos_emitter *out)
+int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
@@ -309,17 +342,28 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 	int rc = pending_push_back(&p->pending, v->data, v->len);
 	if (rc == PAXOS_E_FULL)
 		p->counters->pending_dropped++;
-	if (rc != PAXOS_OK)
-		return rc;
-	if (!p->leader)
-		return PAXOS_OK;
+	return rc;
+}
+
+void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
+			   const struct paxos_emitter *out)
+{
+	if (!p->leader || pending_count(&p->pending) == 0)
+		return;
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
-	 * needs (3.5.3, 3.7.1: the pre-execution window is too small). Values go out in
-	 * order, so the list is empty exactly when this one went out. */
-	if (pending_count(&p->pending) > 0 && count_in_phase2(p) < p->o.concurrency)
+	 * needs (3.5.3, 3.7.1: the pre-execution window is too small). */
+	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->o.concurrency)
 		p->counters->phase2_waited_phase1++;
-	return PAXOS_OK;
+}
+
+int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
+			  const struct paxos_emitter *out)
+{
+	int rc = paxos_proposer_queue(p, v);
+	if (rc == PAXOS_OK)
+		paxos_proposer_assign(p, now, out);
+	return rc;
 }
 
 static void on_instance_message(struct paxos_proposer *p, paxos_iid iid, enum instance_event ev,

@@ -69,7 +69,7 @@ while [ "$(wc -l <"$WORK/learner0.out")" -ne "$(wc -l <"$WORK/learner1.out")" ];
 done
 stop_all
 cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
-awk '$1 != NR { bad = 1; exit } END { exit bad }' "$WORK/learner0.out" ||
+consecutive "$WORK/learner0.out" ||
 	fail "learner instances are not consecutive from 1"
 cut -d' ' -f2 "$WORK/learner0.out" | sort -u >"$WORK/delivered.set"
 cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.set"

@@ -68,7 +68,7 @@ done
 stop_all
 # The learner wrote what was decided: every submitted value once, in instance order (values
 # resubmitted while valgrind started may have been decided twice: compare distinct values).
-awk '$1 != NR { exit 1 }' "$WORK/learner.out" || fail "learner output is not 1..N in order"
+consecutive "$WORK/learner.out" || fail "learner output is not 1..N in order"
 cut -d' ' -f2 "$WORK/learner.out" | sort -u >"$WORK/delivered.sorted"
 cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.sorted"
 cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||

@@ -326,6 +326,168 @@ START_TEST(test_roundtrip_extremes)
 }
 END_TEST
 
+/* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
+static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
+{
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
+								2, 4, 2, 3, 3, 2};
+	const struct paxos_value *v = value_of_msg(m);
+	msgpack_pack_array(pk, fields[m->type]);
+	msgpack_pack_uint32(pk, (uint32_t)m->type);
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		msgpack_pack_uint64(pk, m->u.prepare.iid);
+		msgpack_pack_uint64(pk, m->u.prepare.ballot);
+		return;
+	case PAXOS_MSG_PROMISE:
+		msgpack_pack_uint64(pk, m->u.promise.iid);
+		msgpack_pack_uint64(pk, m->u.promise.ballot);
+		msgpack_pack_uint64(pk, m->u.promise.value_ballot);
+		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		msgpack_pack_uint32(pk, m->u.promise.acceptor_id);
+		return;
+	case PAXOS_MSG_ACCEPT:
+		msgpack_pack_uint64(pk, m->u.accept.iid);
+		msgpack_pack_uint64(pk, m->u.accept.ballot);
+		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		return;
+	case PAXOS_MSG_ACCEPTED:
+		msgpack_pack_uint64(pk, m->u.accepted.iid);
+		msgpack_pack_uint64(pk, m->u.accepted.ballot);
+		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
+		if (m->u.accepted.final)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		return;
+	case PAXOS_MSG_REJECT:
+		msgpack_pack_uint64(pk, m->u.reject.iid);
+		msgpack_pack_uint64(pk, m->u.reject.ballot);
+		msgpack_pack_uint32(pk, m->u.reject.acceptor_id);
+		return;
+	case PAXOS_MSG_REPEAT:
+		msgpack_pack_uint64(pk, m->u.repeat.from);
+		msgpack_pack_uint64(pk, m->u.repeat.to);
+		return;
+	case PAXOS_MSG_TRIM:
+		msgpack_pack_uint64(pk, m->u.trim.iid);
+		return;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
+		return;
+	case PAXOS_MSG_CLIENT_VALUE:
+		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		return;
+	case PAXOS_MSG_TRIMMED:
+		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.trimmed.iid);
+		return;
+	case PAXOS_MSG_HEARTBEAT:
+		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
+		msgpack_pack_uint64(pk, m->u.heartbeat.next_iid);
+		return;
+	case PAXOS_MSG_LEADER:
+		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		return;
+	}
+}
+
+/* The encoder writes msgpack by hand: its bytes are exactly what msgpack-c's packer writes,
+ * for every type and at every integer and bin length boundary. */
+START_TEST(test_bytes_match_msgpack)
+{
+	static uint8_t buf[BIG_BUF], big[70000];
+	struct paxos_message m[40];
+	size_t count = sample_messages(m);
+	const uint64_t widths[] = {0,     127,   128,         255,        256,
+				   65535, 65536, 0xffffffffu, 1ull << 32, UINT64_MAX};
+	const uint32_t lens[] = {0, 31, 32, 255, 256, 65535, 65536};
+	const struct paxos_header h = {PAXOS_ROLE_LEARNER, 0xffffffffu};
+
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		m[count++] =
+		    (struct paxos_message){PAXOS_MSG_REPEAT, .u.repeat = {widths[w], widths[w]}};
+		m[count++] = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {widths[w]}};
+	}
+	for (size_t k = 0; k < count; k++) {
+		struct craft c;
+		struct paxos_encoder e;
+		craft_init(&c);
+		craft_header(&c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, h.role, h.sender_id);
+		pack_reference(&c.pk, &m[k]);
+		paxos_encoder_init(&e, buf, sizeof(buf), &h);
+		ck_assert_int_eq(paxos_encoder_add(&e, &m[k]), PAXOS_OK);
+		ck_assert_uint_eq(e.len, c.sb.size);
+		ck_assert(memcmp(buf, c.sb.data, e.len) == 0);
+		msgpack_sbuffer_destroy(&c.sb);
+	}
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		struct paxos_message a = {PAXOS_MSG_ACCEPT, .u.accept = {1, 2, {big, lens[l]}}};
+		struct craft c;
+		struct paxos_encoder e;
+		static uint8_t out[80000];
+		craft_init(&c);
+		craft_header(&c, PAXOS_WIRE_MAGIC, PAXOS_WIRE_VERSION, h.role, h.sender_id);
+		pack_reference(&c.pk, &a);
+		paxos_encoder_init(&e, out, sizeof(out), &h);
+		ck_assert_int_eq(paxos_encoder_add(&e, &a), PAXOS_OK);
+		ck_assert_uint_eq(e.len, c.sb.size);
+		ck_assert(memcmp(out, c.sb.data, e.len) == 0);
+		msgpack_sbuffer_destroy(&c.sb);
+	}
+}
+END_TEST
+
+/* Other writers may use any msgpack integer form for a non-negative number (wider than
+ * needed, signed), and array16/array32 headers: the decoder reads them as msgpack-c does. */
+START_TEST(test_decodes_any_integer_form)
+{
+	struct craft c;
+	struct paxos_header h;
+	struct paxos_message out[1];
+	size_t n;
+
+	craft_good_header(&c);
+	/* [PREPARE, 5, 7] as array16, uint64 type, uint32 iid, int8 ballot. */
+	msgpack_sbuffer_write(&c.sb, "\xdc\x00\x03", 3);
+	msgpack_sbuffer_write(&c.sb, "\xcf\0\0\0\0\0\0\0\x01", 9);
+	msgpack_sbuffer_write(&c.sb, "\xce\0\0\0\x05", 5);
+	msgpack_sbuffer_write(&c.sb, "\xd0\x07", 2);
+	/* [TRIM, 9] as array32 with an int64 iid. */
+	msgpack_sbuffer_write(&c.sb, "\xdd\0\0\0\x02\x07", 6);
+	msgpack_sbuffer_write(&c.sb, "\xd3\0\0\0\0\0\0\0\x09", 9);
+	struct paxos_message two[2];
+	ck_assert_int_eq(paxos_decode(&dec, (const uint8_t *)c.sb.data, c.sb.size, &h, two, 2, &n),
+			 PAXOS_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(two[0].type, PAXOS_MSG_PREPARE);
+	ck_assert_uint_eq(two[0].u.prepare.iid, 5);
+	ck_assert_uint_eq(two[0].u.prepare.ballot, 7);
+	ck_assert_int_eq(two[1].type, PAXOS_MSG_TRIM);
+	ck_assert_uint_eq(two[1].u.trim.iid, 9);
+	msgpack_sbuffer_destroy(&c.sb);
+
+	/* A negative int16 where the iid goes is not a number we take. */
+	craft_good_header(&c);
+	msgpack_sbuffer_write(&c.sb, "\x92\x07\xd1\xff\xfe", 5);
+	ck_assert_int_eq(paxos_decode(&dec, (const uint8_t *)c.sb.data, c.sb.size, &h, out, 1, &n),
+			 PAXOS_E_MALFORMED);
+	msgpack_sbuffer_destroy(&c.sb);
+	/* A bin 32 length past the end of the datagram. */
+	craft_good_header(&c);
+	msgpack_sbuffer_write(&c.sb,
+			      "\x92\x09\xc6\x00\x01\x00\x00"
+			      "ab",
+			      9);
+	ck_assert_int_eq(paxos_decode(&dec, (const uint8_t *)c.sb.data, c.sb.size, &h, out, 1, &n),
+			 PAXOS_E_MALFORMED);
+	msgpack_sbuffer_destroy(&c.sb);
+}
+END_TEST
+
 START_TEST(test_header_roundtrip)
 {
 	uint8_t buf[64];
@@ -1116,6 +1278,8 @@ static Suite *codec_suite(void)
 	tcase_add_test(tc, test_roundtrip_each_type);
 	tcase_add_test(tc, test_roundtrip_empty_values);
 	tcase_add_test(tc, test_roundtrip_extremes);
+	tcase_add_test(tc, test_bytes_match_msgpack);
+	tcase_add_test(tc, test_decodes_any_integer_form);
 	tcase_add_test(tc, test_header_roundtrip);
 	tcase_add_test(tc, test_several_messages);
 	tcase_add_test(tc, test_zero_copy);

@@ -255,6 +255,36 @@ START_TEST(test_other_messages_ignored)
 }
 END_TEST
 
+/* A promise for a ballot of proposer q shows q alive (it prepared just now): a leader cut off
+ * and healed is heard again by its phase 1 traffic, before its next heartbeat. */
+START_TEST(test_promise_shows_its_ballot_owner_alive)
+{
+	struct paxos_election *e = election(1, 3, 0);
+	tick(e, TIMEOUT + 1); /* 0 and 2 silent: 1 leads */
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+	const paxos_ballot n = PAXOS_MAX_PROPOSERS;
+	m.u.promise = (struct paxos_promise){.iid = 9, .acceptor_id = 2};
+	m.u.promise.ballot = 0; /* no proposer's ballot */
+	paxos_election_handle(e, &m, TIMEOUT + 2);
+	m.u.promise.ballot = 7 * n + 1; /* our own */
+	paxos_election_handle(e, &m, TIMEOUT + 2);
+	m.u.promise.ballot = 7 * n + 3; /* proposer 3 is not configured */
+	paxos_election_handle(e, &m, TIMEOUT + 2);
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	m.u.promise.ballot = 5 * n + 0; /* proposer 0's ballot: it is back */
+	paxos_election_handle(e, &m, TIMEOUT + 3);
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert_uint_eq(nchanges, 2);
+	ck_assert_uint_eq(changes[1].leader, 0);
+	ck_assert_uint_eq(changes[1].previous, 1);
+	/* Alive as a heartbeat would make it: silent for the timeout, it is dead again. */
+	tick(e, 2 * TIMEOUT + 4);
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	paxos_election_free(e);
+}
+END_TEST
+
 START_TEST(test_heartbeats_at_the_interval)
 {
 	struct paxos_election *e = election(1, 2, 0);
@@ -660,6 +690,7 @@ static Suite *election_suite(void)
 	tcase_add_test(t, test_manual_mode_starts_forced);
 	tcase_add_test(t, test_invalid_options);
 	tcase_add_test(t, test_other_messages_ignored);
+	tcase_add_test(t, test_promise_shows_its_ballot_owner_alive);
 	tcase_add_test(t, test_heartbeats_at_the_interval);
 	suite_add_tcase(s, t);
 	t = tcase_create("takeover");

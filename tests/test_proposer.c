@@ -1021,6 +1021,52 @@ START_TEST(test_batch_packs_waiting_values)
 }
 END_TEST
 
+/* Values queued in one read share an instance once assigned, although phase 2 has room for
+ * each: the node queues a read's values and assigns once (thesis 3.7.4). Nothing goes out
+ * before assign, and a lone value goes out at its assign. */
+START_TEST(test_queue_then_assign_packs_a_read)
+{
+	sim_batch_limit = 8;
+	struct sim *s = sim_new(8, 8, 16);
+	sim_batch_limit = 1;
+	lead(s);
+	run(s);
+	const char *v[] = {"r0", "r1", "r2"};
+	for (int k = 0; k < 3; k++) {
+		struct paxos_value val = value_of(v[k]);
+		ck_assert_int_eq(paxos_proposer_queue(s->p, &val), PAXOS_OK);
+	}
+	ck_assert_uint_eq(s->net_len, 0);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 3);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	ck_assert_uint_eq(s->net_len, 1); /* one accept for the three */
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	struct paxos_value lone = value_of("lone");
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &lone), PAXOS_OK);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	ck_assert_uint_eq(s->net_len, 2);
+	ck_assert(frame1_is(&s->net[1].m.u.accept.value, "lone"));
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 4);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_str_eq(s->delivered[k], v[k]);
+		ck_assert_uint_eq(s->delivered_iid[k], 1);
+		ck_assert_uint_eq(s->delivered_pos[k], (uint32_t)k);
+	}
+	ck_assert_str_eq(s->delivered[3], "lone");
+	ck_assert_uint_eq(s->counters.instances_proposed, 2);
+	/* A follower queues and keeps its values: assign sends nothing. */
+	struct paxos_value late = value_of("late");
+	paxos_proposer_set_leader(s->p, false, 0, s->now, &s->out);
+	size_t sent = s->net_len;
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &late), PAXOS_OK);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	ck_assert_uint_eq(s->net_len, sent);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	sim_free(s);
+}
+END_TEST
+
 /* Leadership lost with batches in flight: every value goes back, in order, and is delivered
  * once when leading again. */
 START_TEST(test_batch_pushed_back_whole)
@@ -1128,6 +1174,7 @@ static Suite *proposer_suite(void)
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
 	tcase_add_test(t, test_batch_packs_waiting_values);
+	tcase_add_test(t, test_queue_then_assign_packs_a_read);
 	tcase_add_test(t, test_batch_pushed_back_whole);
 	tcase_add_test(t, test_flow_control);
 	suite_add_tcase(s, t);

@@ -40,8 +40,9 @@ void paxos_election_options_from_config(struct paxos_election_options *o,
 struct paxos_election *paxos_election_new(const struct paxos_election_options *o, paxos_time now);
 void paxos_election_free(struct paxos_election *e);
 
-/* A message sent to the proposers group: heartbeats and oracle orders are used, anything
- * else (and anything out of range) is ignored. */
+/* A message sent to the proposers group: heartbeats, oracle orders and promises (which show
+ * the owner of their ballot alive) are used, anything else (and anything out of range) is
+ * ignored. */
 void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m, paxos_time now);
 
 /* Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest

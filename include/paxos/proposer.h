@@ -61,6 +61,14 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p);
 int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
 			  const struct paxos_emitter *out);
 
+/* The two halves of paxos_proposer_submit: queue takes a value without giving it to an
+ * instance yet (same returns as submit); assign gives queued values to the instances ready
+ * for them. A node queues every client value of one read and then assigns once, so values
+ * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
+int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
+void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
+			   const struct paxos_emitter *out);
+
 /* Handle one message sent to the proposers group (promise, reject) or a client value. */
 void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
 			   const struct paxos_emitter *out);
