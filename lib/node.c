@@ -218,34 +218,10 @@ static void fail_node(struct paxos_node *n, int status, const char *what)
 	event_base_loopbreak(n->base);
 }
 
-/* The group a message type is sent to; a message that arrives elsewhere is ignored. */
-static enum paxos_group group_of(enum paxos_msg_type type)
-{
-	switch (type) {
-	case PAXOS_MSG_PREPARE:
-	case PAXOS_MSG_ACCEPT:
-	case PAXOS_MSG_REPEAT:
-	case PAXOS_MSG_TRIM:
-		return PAXOS_GROUP_ACCEPTORS;
-	case PAXOS_MSG_PROMISE:
-	case PAXOS_MSG_REJECT:
-	case PAXOS_MSG_HEARTBEAT:
-	case PAXOS_MSG_LEADER:
-		return PAXOS_GROUP_PROPOSERS;
-	case PAXOS_MSG_ACCEPTED:
-	case PAXOS_MSG_ACCEPTOR_STATE:
-	case PAXOS_MSG_TRIMMED:
-		return PAXOS_GROUP_LEARNERS;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return PAXOS_GROUP_SUBMIT;
-	}
-	return PAXOS_GROUP_COUNT;
-}
-
 static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
 		     paxos_time now)
 {
-	if (group_of(m->type) != g)
+	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
@@ -334,7 +310,7 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 		/* Keep only messages for this group; the datagram buffers stay valid until the
 		 * next read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
-			if (group_of(msgs[k].type) == g)
+			if (paxos_msg_group(msgs[k].type) == g)
 				n->rx_msgs[batched++] = msgs[k];
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched);

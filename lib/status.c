@@ -61,3 +61,26 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 	}
 	return "unknown";
 }
+
+enum paxos_group paxos_msg_group(enum paxos_msg_type type)
+{
+	switch (type) {
+	case PAXOS_MSG_PREPARE:
+	case PAXOS_MSG_ACCEPT:
+	case PAXOS_MSG_REPEAT:
+	case PAXOS_MSG_TRIM:
+		return PAXOS_GROUP_ACCEPTORS;
+	case PAXOS_MSG_PROMISE:
+	case PAXOS_MSG_REJECT:
+	case PAXOS_MSG_HEARTBEAT:
+	case PAXOS_MSG_LEADER:
+		return PAXOS_GROUP_PROPOSERS;
+	case PAXOS_MSG_ACCEPTED:
+	case PAXOS_MSG_ACCEPTOR_STATE:
+	case PAXOS_MSG_TRIMMED:
+		return PAXOS_GROUP_LEARNERS;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return PAXOS_GROUP_SUBMIT;
+	}
+	return PAXOS_GROUP_COUNT;
+}

@@ -116,6 +116,10 @@ struct paxos_message {
 /* The name of a message type ("prepare", ...), or "unknown". */
 const char *paxos_msg_type_name(enum paxos_msg_type type);
 
+/* The group a message type is sent to (PAXOS_GROUP_COUNT for an unknown type); a message
+ * that arrives on another group is ignored. */
+enum paxos_group paxos_msg_group(enum paxos_msg_type type);
+
 /*
  * The cores never do I/O: they hand each outgoing message to an emitter with the group it
  * is for. Values inside m are only valid during the call; an emitter that keeps the message

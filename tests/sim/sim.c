@@ -594,30 +594,6 @@ static const char *group_name(enum paxos_group g)
 	return (unsigned)g < PAXOS_GROUP_COUNT ? names[g] : "?";
 }
 
-/* The group lib/node.c accepts a message type on; anything else it drops. */
-static enum paxos_group group_of(enum paxos_msg_type type)
-{
-	switch (type) {
-	case PAXOS_MSG_PREPARE:
-	case PAXOS_MSG_ACCEPT:
-	case PAXOS_MSG_REPEAT:
-	case PAXOS_MSG_TRIM:
-		return PAXOS_GROUP_ACCEPTORS;
-	case PAXOS_MSG_PROMISE:
-	case PAXOS_MSG_REJECT:
-	case PAXOS_MSG_HEARTBEAT:
-	case PAXOS_MSG_LEADER:
-		return PAXOS_GROUP_PROPOSERS;
-	case PAXOS_MSG_ACCEPTED:
-	case PAXOS_MSG_ACCEPTOR_STATE:
-	case PAXOS_MSG_TRIMMED:
-		return PAXOS_GROUP_LEARNERS;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return PAXOS_GROUP_SUBMIT;
-	}
-	return PAXOS_GROUP_COUNT;
-}
-
 static paxos_iid iid_of(const struct paxos_message *m)
 {
 	switch (m->type) {
@@ -660,7 +636,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	uint32_t i = to & 0xff;
 	hash_mix(s, (uint64_t)m->type << 32 | iid_of(m));
 	s->r->messages++;
-	if (group_of(m->type) != g)
+	if (paxos_msg_group(m->type) != g)
 		return;
 	trace(s, 2, "%s %" PRIu64 " from %u:%u to %s %u", paxos_msg_type_name(m->type), iid_of(m),
 	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
