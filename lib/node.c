@@ -1,364 +1,28 @@
 /*
- * The libevent adapter: sockets in, decoded messages to the cores; messages out of the cores,
- * batched per (sender role, group) into datagrams that are flushed once the current round of
- * callbacks is done.
+ * The libevent adapter's set-up, roles, timers and application interface; datagrams in and
+ * out are lib/node_io.c. Both share lib/node_internal.h.
  */
-#include <paxos/node.h>
-
-#include <paxos/acceptor.h>
-#include <paxos/election.h>
-#include <paxos/proposer.h>
-#include <paxos/serializer.h>
+#include "node_internal.h"
 
 #include "batch.h"
 #include "clock.h"
-#include "codec.h"
 #include "transport.h"
 
-#include <event2/event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-/* Datagrams read per readiness event (one recvmmsg) before yielding to the other sockets. */
-#define READS_PER_EVENT 64
-
-/* A learner that only serves its learning acceptor reads at the end of the rounds the
- * acceptor is woken for anyway, and at least this often (see learner_lazy). */
-#define LAZY_LEARN_MS 1
-
-/* Most reads of one lazy drain: bounds a round even under a flood. */
-#define LAZY_LEARN_READS 16
-
-/* Datagrams queued for one sendmmsg at the end of a round; a full queue is sent at once. */
-#define TX_QUEUE 32
-
-/* Encoders: one per (role, group), each filling a datagram buffer of its own. */
-#define ENCODERS (PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT)
-
-/* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
-#define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
-
-/* Where one role's messages go: a pending datagram per destination group. */
-struct role_out {
-	struct paxos_node *node;
-	enum paxos_role role;
-	struct paxos_header header;
-	struct paxos_emitter emitter;
-	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
-};
-
-/* An outstanding paxos_node_fetch: the learner's fetch answers through it. */
-struct node_fetch {
-	paxos_fetched_fn done; /* NULL: free */
-	void *arg;
-};
-
-struct paxos_node {
-	struct event_base *base;
-	struct paxos_config cfg;
-	uint32_t max_value;
-	int send_fd;
-	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
-	int recv_fd[PAXOS_GROUP_COUNT];
-	struct event *recv_ev[PAXOS_GROUP_COUNT];
-	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
-	bool flush_scheduled;
-	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
-	bool assign_due; /* client values queued in the proposer during this read */
-	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
-	struct mmsghdr rx_hdr[READS_PER_EVENT];
-	struct iovec rx_iov[READS_PER_EVENT];
-	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
-	 * Everything a round sends goes out together at its end (sendmmsg), so that the
-	 * datagrams of one batch reach their readers together: one read, one group commit. */
-	uint8_t *tx_buf;
-	uint8_t *tx_free[TX_QUEUE];
-	uint32_t tx_free_count;
-	struct mmsghdr tx_hdr[TX_QUEUE];
-	struct iovec tx_iov[TX_QUEUE];
-	uint32_t tx_messages[TX_QUEUE];
-	uint32_t tx_count;
-	struct role_out out[PAXOS_ROLE_COUNT];
-	struct paxos_decoder decoder;
-	struct paxos_message *rx_msgs;
-
-	struct paxos_counters transport;
-	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
-	bool hosted[PAXOS_ROLE_COUNT];
-	uint32_t role_id[PAXOS_ROLE_COUNT];
-
-	struct paxos_acceptor *acceptor;
-	struct paxos_storage *storage;
-	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
-	struct paxos_proposer *proposer;
-	struct paxos_election *election; /* with the proposer: who leads */
-	struct paxos_learner *learner;
-	paxos_value_fn deliver;
-	void *deliver_arg;
-	paxos_trimmed_fn trimmed;
-	void *trimmed_arg;
-	paxos_iid learner_start; /* 0: as configured */
-	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
-
-	int failed;
-	char error[256];
-};
 
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
 							 "client"};
 
-static void set_error(struct paxos_node *n, const char *fmt, ...)
+void node_set_error(struct paxos_node *n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(n->error, sizeof(n->error), fmt, ap);
 	va_end(ap);
-}
-
-/* ---- sending ---- */
-
-/* Sends the queued datagrams, as many per sendmmsg as the kernel takes. */
-static void send_queued(struct paxos_node *n)
-{
-	uint32_t done = 0;
-	while (done < n->tx_count) {
-		int sent = sendmmsg(n->send_fd, n->tx_hdr + done, n->tx_count - done, 0);
-		if (sent <= 0) {
-			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
-			done++;
-			continue;
-		}
-		for (int i = 0; i < sent; i++) {
-			n->transport.datagrams_sent++;
-			n->transport.messages_sent += n->tx_messages[done + (uint32_t)i];
-		}
-		done += (uint32_t)sent;
-	}
-	for (uint32_t i = 0; i < n->tx_count; i++)
-		n->tx_free[n->tx_free_count++] = n->tx_iov[i].iov_base;
-	n->tx_count = 0;
-}
-
-/* Queues the datagram o's encoder for g holds; the encoder starts a new one. */
-static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
-{
-	struct paxos_encoder *e = &o->enc[g];
-	if (e->count == 0)
-		return;
-	if (n->tx_count == TX_QUEUE)
-		send_queued(n);
-	uint32_t i = n->tx_count++;
-	n->tx_iov[i] = (struct iovec){e->buf, e->len};
-	n->tx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->dest[g],
-					       .msg_namelen = sizeof(n->dest[g]),
-					       .msg_iov = &n->tx_iov[i],
-					       .msg_iovlen = 1};
-	n->tx_messages[i] = e->count;
-	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
-	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->cfg.max_datagram, &o->header);
-}
-
-static void flush_all(struct paxos_node *n)
-{
-	n->flush_scheduled = false;
-	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
-		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			seal(n, &n->out[r], (enum paxos_group)g);
-	send_queued(n);
-}
-
-static void drain_learners(struct paxos_node *n);
-
-static void on_flush(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	struct paxos_node *n = arg;
-	flush_all(n);
-	if (n->learn_due) {
-		/* After the acceptor's replies are out: learning is not on their path. */
-		n->learn_due = false;
-		drain_learners(n);
-	}
-}
-
-static void schedule_flush(struct paxos_node *n)
-{
-	if (!n->flush_scheduled) {
-		n->flush_scheduled = true;
-		event_active(n->flush_ev, EV_TIMEOUT, 0);
-	}
-}
-
-static void emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
-{
-	struct role_out *o = ctx;
-	struct paxos_node *n = o->node;
-	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
-		seal(n, o, to);
-		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
-			n->transport.send_errors++; /* cannot happen for values within max_value */
-			return;
-		}
-	}
-	schedule_flush(n);
-}
-
-/* ---- receiving ---- */
-
-static void fail_node(struct paxos_node *n, int status, const char *what)
-{
-	n->failed = status;
-	set_error(n, "%s: %s", what, paxos_strerror(status));
-	fprintf(stderr, "paxos: fatal: %s; stopping\n", n->error);
-	event_base_loopbreak(n->base);
-}
-
-static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
-		     paxos_time now)
-{
-	if (paxos_msg_group(m->type) != g)
-		return;
-	switch (g) {
-	case PAXOS_GROUP_ACCEPTORS:
-		if (n->acceptor && !n->failed) {
-			int rc = paxos_acceptor_handle(n->acceptor, m,
-						       &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
-			if (rc != PAXOS_OK)
-				fail_node(n, rc, "acceptor storage");
-		}
-		break;
-	case PAXOS_GROUP_PROPOSERS:
-		if (n->election &&
-		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
-			paxos_election_handle(n->election, m, now);
-			break;
-		}
-		if (n->election && m->type == PAXOS_MSG_PROMISE)
-			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
-								    /* fall through */
-	case PAXOS_GROUP_SUBMIT:
-		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
-			/* Assigned once the whole read is in (on_readable): value batching. */
-			paxos_proposer_queue(n->proposer, &m->u.client_value.value);
-			n->assign_due = true;
-		} else if (n->proposer) {
-			paxos_proposer_handle(n->proposer, m, now,
-					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
-		}
-		break;
-	case PAXOS_GROUP_LEARNERS:
-		if (n->learner)
-			paxos_learner_handle(n->learner, m, now,
-					     &n->out[PAXOS_ROLE_LEARNER].emitter);
-		break;
-	default:
-		break;
-	}
-}
-
-/* Everything the acceptor (or the serializer in its place) got in one read is one storage
- * transaction (group commit). */
-static void acceptor_batch(struct paxos_node *n, size_t *batched)
-{
-	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
-	if (*batched && n->acceptor && !n->failed) {
-		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out);
-		if (rc != PAXOS_OK)
-			fail_node(n, rc, "acceptor storage");
-	} else if (*batched && n->serializer && !n->failed) {
-		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
-		if (rc != PAXOS_OK)
-			fail_node(n, rc, "serializer storage");
-	}
-	*batched = 0;
-}
-
-/* One recvmmsg on group g's socket, every message handled; returns the datagrams read. */
-static int read_once(struct paxos_node *n, enum paxos_group g)
-{
-	for (int i = 0; i < READS_PER_EVENT; i++)
-		n->rx_hdr[i].msg_hdr.msg_flags = 0;
-	int got = recvmmsg(n->recv_fd[g], n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
-	if (got <= 0)
-		return 0;
-	/* A serializer takes client values in batches too: one transaction per read. */
-	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
-	size_t batched = 0;
-	paxos_time now = paxos_now();
-	for (int i = 0; i < got && !n->failed; i++) {
-		n->transport.datagrams_received++;
-		size_t count = 0;
-		struct paxos_header h;
-		struct paxos_message *msgs = n->rx_msgs + batched;
-		if ((n->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h, msgs,
-				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
-			n->transport.malformed_datagrams++;
-			continue;
-		}
-		n->transport.messages_received += count;
-		if (!to_acceptor) {
-			for (size_t k = 0; k < count; k++)
-				dispatch(n, g, &msgs[k], now);
-			continue;
-		}
-		/* Keep only messages for this group; the datagram buffers stay valid until the
-		 * next read, so the batch may point into all of them. */
-		for (size_t k = 0; k < count; k++)
-			if (paxos_msg_group(msgs[k].type) == g)
-				n->rx_msgs[batched++] = msgs[k];
-		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
-			acceptor_batch(n, &batched);
-	}
-	acceptor_batch(n, &batched);
-	if (n->assign_due) {
-		n->assign_due = false;
-		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	}
-	return got;
-}
-
-static void on_readable(evutil_socket_t fd, short what, void *arg)
-{
-	(void)what;
-	struct paxos_node *n = arg;
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
-		if (n->recv_fd[g] != fd)
-			continue;
-		read_once(n, (enum paxos_group)g);
-		if (n->learn_ev) {
-			n->learn_due = true;
-			schedule_flush(n);
-		}
-		return;
-	}
-}
-
-/*
- * Thesis 3.7.5: a learning acceptor's learning "does not need an immediate commit", nor
- * an immediate read. Woken for every accepted message, the acceptors would take the CPU
- * from the roles on the path of a value (three accepted datagrams per instance, each to
- * every acceptor); so a learner that serves only its acceptor is not woken by its socket:
- * it reads whatever waits there after each round the acceptor is woken for, and every
- * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
- */
-static void drain_learners(struct paxos_node *n)
-{
-	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (read_once(n, PAXOS_GROUP_LEARNERS) < READS_PER_EVENT)
-			return;
-}
-
-static void on_learn_tick(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	drain_learners(arg);
 }
 
 /* ---- timers ---- */
@@ -400,12 +64,12 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	if (n->acceptor && !n->failed) {
 		int rc = paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)
-			fail_node(n, rc, "acceptor storage");
+			node_fail(n, rc, "acceptor storage");
 	}
 	if (n->serializer && !n->failed) {
 		int rc = paxos_serializer_tick(n->serializer, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)
-			fail_node(n, rc, "serializer storage");
+			node_fail(n, rc, "serializer storage");
 	}
 }
 
@@ -429,7 +93,7 @@ static int add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event
 	*ev = event_new(n->base, -1, EV_PERSIST, cb, n);
 	struct timeval tv = ms_to_tv(ms);
 	if (!*ev || event_add(*ev, &tv) != 0) {
-		set_error(n, "cannot add a timer to the event loop");
+		node_set_error(n, "cannot add a timer to the event loop");
 		return PAXOS_E_NOMEM;
 	}
 	return PAXOS_OK;
@@ -457,9 +121,9 @@ static int join(struct paxos_node *n, enum paxos_group g)
 	if (fd < 0)
 		return PAXOS_E_IO;
 	n->recv_fd[g] = fd;
-	n->recv_ev[g] = event_new(n->base, fd, EV_READ | EV_PERSIST, on_readable, n);
+	n->recv_ev[g] = event_new(n->base, fd, EV_READ | EV_PERSIST, node_on_readable, n);
 	if (!n->recv_ev[g] || event_add(n->recv_ev[g], NULL) != 0) {
-		set_error(n, "cannot add a socket to the event loop");
+		node_set_error(n, "cannot add a socket to the event loop");
 		return PAXOS_E_NOMEM;
 	}
 	return PAXOS_OK;
@@ -494,7 +158,7 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	n->rx_buf = malloc(dg * READS_PER_EVENT);
 	n->tx_buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
-	n->flush_ev = event_new(base, -1, 0, on_flush, n);
+	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->decoder);
 	n->send_fd = paxos_transport_sender(cfg, n->error, sizeof(n->error));
 	if (!n->rx_buf || !n->tx_buf || !n->rx_msgs || !n->flush_ev || n->send_fd < 0) {
@@ -510,7 +174,7 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 		struct role_out *o = &n->out[r];
 		o->node = n;
 		o->role = (enum paxos_role)r;
-		o->emitter.emit = emit;
+		o->emitter.emit = node_emit;
 		o->emitter.ctx = o;
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			o->enc[g].buf = n->tx_buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
@@ -532,7 +196,7 @@ void paxos_node_free(struct paxos_node *n)
 	if (!n)
 		return;
 	if (n->send_fd >= 0 && n->flush_ev)
-		flush_all(n);
+		node_flush_all(n);
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
 		if (n->recv_ev[g])
 			event_free(n->recv_ev[g]);
@@ -561,7 +225,7 @@ void paxos_node_free(struct paxos_node *n)
 
 static int ensure_learner(struct paxos_node *n);
 
-/* Whether the node's learner serves only a learning acceptor (see drain_learners). */
+/* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
 static bool learner_lazy(const struct paxos_node *n)
 {
 	return n->acceptor && n->learner && !n->deliver && !n->proposer;
@@ -575,13 +239,13 @@ static int set_learner_reading(struct paxos_node *n)
 		return PAXOS_OK;
 	if (learner_lazy(n) && !n->learn_ev) {
 		event_del(ev);
-		return add_timer(n, &n->learn_ev, LAZY_LEARN_MS, on_learn_tick);
+		return add_timer(n, &n->learn_ev, LAZY_LEARN_MS, node_on_learn_tick);
 	}
 	if (!learner_lazy(n) && n->learn_ev) {
 		event_free(n->learn_ev);
 		n->learn_ev = NULL;
 		if (event_add(ev, NULL) != 0) {
-			set_error(n, "cannot add a socket to the event loop");
+			node_set_error(n, "cannot add a socket to the event loop");
 			return PAXOS_E_NOMEM;
 		}
 	}
@@ -591,16 +255,16 @@ static int set_learner_reading(struct paxos_node *n)
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->serializer) {
-		set_error(n, "this node hosts a serializer, which replaces its acceptor");
+		node_set_error(n, "this node hosts a serializer, which replaces its acceptor");
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
 	if (n->acceptor || !st || id >= n->cfg.acceptors) {
-		set_error(n,
-			  n->acceptor ? "this node already hosts an acceptor"
-			  : !st       ? "acceptor needs a storage"
-				      : "acceptor id %u is not below acceptors (%u)",
-			  id, n->cfg.acceptors);
+		node_set_error(n,
+			       n->acceptor ? "this node already hosts an acceptor"
+			       : !st       ? "acceptor needs a storage"
+					   : "acceptor id %u is not below acceptors (%u)",
+			       id, n->cfg.acceptors);
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
@@ -608,7 +272,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	host(n, PAXOS_ROLE_ACCEPTOR, id);
 	n->acceptor = paxos_acceptor_new(id, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
 	if (!n->acceptor) {
-		set_error(n, "out of memory");
+		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 	int rc = join(n, PAXOS_GROUP_ACCEPTORS);
@@ -625,10 +289,10 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 {
 	if (n->serializer || n->acceptor || n->proposer || !st) {
-		set_error(n, n->serializer ? "this node already hosts a serializer"
-			     : !st         ? "serializer needs a storage"
-					   : "a serializer replaces the acceptors and proposers: "
-					     "it cannot share a node with them");
+		node_set_error(n, n->serializer ? "this node already hosts a serializer"
+				  : !st         ? "serializer needs a storage"
+					: "a serializer replaces the acceptors and proposers: "
+					  "it cannot share a node with them");
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
@@ -638,7 +302,7 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	n->serializer =
 	    paxos_serializer_new(st, n->max_value, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
 	if (!n->serializer) {
-		set_error(n, "out of memory");
+		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 	int rc = join(n, PAXOS_GROUP_SUBMIT);
@@ -699,7 +363,7 @@ static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
 	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
 		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
 		if (rc != PAXOS_OK && rc != PAXOS_E_INVALID)
-			fail_node(n, rc, "acceptor storage");
+			node_fail(n, rc, "acceptor storage");
 	}
 }
 
@@ -720,7 +384,7 @@ static int ensure_learner(struct paxos_node *n)
 	host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner) {
-		set_error(n, "out of memory");
+		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 	int rc = join(n, PAXOS_GROUP_LEARNERS);
@@ -732,8 +396,8 @@ static int ensure_learner(struct paxos_node *n)
 int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 {
 	if (n->learner || first == 0) {
-		set_error(n,
-			  n->learner ? "the learner has started already" : "instances start at 1");
+		node_set_error(n, n->learner ? "the learner has started already"
+					     : "instances start at 1");
 		return PAXOS_E_INVALID;
 	}
 	n->learner_start = first;
@@ -749,19 +413,19 @@ void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void 
 int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 {
 	if (iid == 0) {
-		set_error(n, "paxos_node_trim: instances start at 1");
+		node_set_error(n, "paxos_node_trim: instances start at 1");
 		return PAXOS_E_INVALID;
 	}
 	struct paxos_message m = {.type = PAXOS_MSG_TRIM, .u.trim = {iid}};
-	emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
+	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
 	return PAXOS_OK;
 }
 
 int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg)
 {
 	if (n->deliver || !deliver) {
-		set_error(n, deliver ? "this node already hosts a learner"
-				     : "a learner needs a deliver callback");
+		node_set_error(n, deliver ? "this node already hosts a learner"
+					  : "a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
 	n->deliver = deliver;
@@ -804,14 +468,15 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 {
 	if (n->serializer) {
-		set_error(n, "this node hosts a serializer, which takes the proposers' values");
+		node_set_error(n,
+			       "this node hosts a serializer, which takes the proposers' values");
 		return PAXOS_E_INVALID;
 	}
 	if (n->proposer || id >= n->cfg.proposers) {
-		set_error(n,
-			  n->proposer ? "this node already hosts a proposer"
-				      : "proposer id %u is not below proposers (%u)",
-			  id, n->cfg.proposers);
+		node_set_error(n,
+			       n->proposer ? "this node already hosts a proposer"
+					   : "proposer id %u is not below proposers (%u)",
+			       id, n->cfg.proposers);
 		return PAXOS_E_INVALID;
 	}
 	int rc = ensure_learner(n);
@@ -822,7 +487,7 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	char err[256];
 	rc = paxos_proposer_next_epoch(&n->cfg, id, &o.epoch, err, sizeof(err));
 	if (rc != PAXOS_OK) {
-		set_error(n, "proposer %u: %s", id, err);
+		node_set_error(n, "proposer %u: %s", id, err);
 		return rc;
 	}
 	o.raise_epoch = raise_epoch;
@@ -830,7 +495,7 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {
-		set_error(n, "out of memory");
+		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 	if ((rc = set_learner_reading(n)) != PAXOS_OK ||
@@ -843,7 +508,7 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	eo.changed_arg = n;
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
-		set_error(n, "out of memory");
+		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 	uint32_t leader = paxos_election_leader(n->election);
@@ -866,20 +531,20 @@ int paxos_submit(struct paxos_node *n, const void *value, size_t len)
 {
 	if (!n || (!value && len)) {
 		if (n)
-			set_error(n, "paxos_submit: value is NULL");
+			node_set_error(n, "paxos_submit: value is NULL");
 		return PAXOS_E_INVALID;
 	}
 	if (len > n->max_value) {
-		set_error(n,
-			  "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
-			  "(max-datagram %u)",
-			  len, n->max_value, n->cfg.max_datagram);
+		node_set_error(n,
+			       "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
+			       "(max-datagram %u)",
+			       len, n->max_value, n->cfg.max_datagram);
 		return PAXOS_E_TOO_BIG;
 	}
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value.data = value;
 	m.u.client_value.value.len = (uint32_t)len;
-	emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
+	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
 	return PAXOS_OK;
 }
 
@@ -972,10 +637,10 @@ static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_
 int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done, void *arg)
 {
 	if (!n->learner || iid == 0 || !done) {
-		set_error(n, "paxos_node_fetch: %s",
-			  !n->learner ? "this node hosts no learner"
-			  : iid == 0  ? "instances start at 1"
-				      : "done is NULL");
+		node_set_error(n, "paxos_node_fetch: %s",
+			       !n->learner ? "this node hosts no learner"
+			       : iid == 0  ? "instances start at 1"
+					   : "done is NULL");
 		return PAXOS_E_INVALID;
 	}
 	struct node_fetch *f = NULL;
@@ -986,8 +651,8 @@ int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done,
 					 &n->out[PAXOS_ROLE_LEARNER].emitter)
 		   : PAXOS_E_FULL;
 	if (rc != PAXOS_OK) {
-		set_error(n, "paxos_node_fetch: %u fetches are outstanding already",
-			  PAXOS_LEARNER_MAX_FETCHES);
+		node_set_error(n, "paxos_node_fetch: %u fetches are outstanding already",
+			       PAXOS_LEARNER_MAX_FETCHES);
 		return rc;
 	}
 	f->done = done;

@@ -1,0 +1,126 @@
+/* The node's parts, shared by lib/node.c (set-up, roles, timers, application interface) and
+ * lib/node_io.c (datagrams in and out). Not a public header. */
+#ifndef PAXOS_NODE_INTERNAL_H
+#define PAXOS_NODE_INTERNAL_H
+
+#include <paxos/node.h>
+
+#include <paxos/acceptor.h>
+#include <paxos/election.h>
+#include <paxos/proposer.h>
+#include <paxos/serializer.h>
+
+#include "codec.h"
+
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* Datagrams read per readiness event (one recvmmsg) before yielding to the other sockets. */
+#define READS_PER_EVENT 64
+
+/* A learner that only serves its learning acceptor reads at the end of the rounds the
+ * acceptor is woken for anyway, and at least this often (see learner_lazy). */
+#define LAZY_LEARN_MS 1
+
+/* Most reads of one lazy drain: bounds a round even under a flood. */
+#define LAZY_LEARN_READS 16
+
+/* Datagrams queued for one sendmmsg at the end of a round; a full queue is sent at once. */
+#define TX_QUEUE 32
+
+/* Encoders: one per (role, group), each filling a datagram buffer of its own. */
+#define ENCODERS (PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT)
+
+/* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
+#define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
+
+/* Where one role's messages go: a pending datagram per destination group. */
+struct role_out {
+	struct paxos_node *node;
+	enum paxos_role role;
+	struct paxos_header header;
+	struct paxos_emitter emitter;
+	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
+};
+
+/* An outstanding paxos_node_fetch: the learner's fetch answers through it. */
+struct node_fetch {
+	paxos_fetched_fn done; /* NULL: free */
+	void *arg;
+};
+
+struct paxos_node {
+	struct event_base *base;
+	struct paxos_config cfg;
+	uint32_t max_value;
+	int send_fd;
+	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
+	int recv_fd[PAXOS_GROUP_COUNT];
+	struct event *recv_ev[PAXOS_GROUP_COUNT];
+	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
+	bool flush_scheduled;
+	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
+	bool assign_due; /* client values queued in the proposer during this read */
+	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
+	struct mmsghdr rx_hdr[READS_PER_EVENT];
+	struct iovec rx_iov[READS_PER_EVENT];
+	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
+	 * Everything a round sends goes out together at its end (sendmmsg), so that the
+	 * datagrams of one batch reach their readers together: one read, one group commit. */
+	uint8_t *tx_buf;
+	uint8_t *tx_free[TX_QUEUE];
+	uint32_t tx_free_count;
+	struct mmsghdr tx_hdr[TX_QUEUE];
+	struct iovec tx_iov[TX_QUEUE];
+	uint32_t tx_messages[TX_QUEUE];
+	uint32_t tx_count;
+	struct role_out out[PAXOS_ROLE_COUNT];
+	struct paxos_decoder decoder;
+	struct paxos_message *rx_msgs;
+
+	struct paxos_counters transport;
+	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
+	bool hosted[PAXOS_ROLE_COUNT];
+	uint32_t role_id[PAXOS_ROLE_COUNT];
+
+	struct paxos_acceptor *acceptor;
+	struct paxos_storage *storage;
+	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
+	struct paxos_proposer *proposer;
+	struct paxos_election *election; /* with the proposer: who leads */
+	struct paxos_learner *learner;
+	paxos_value_fn deliver;
+	void *deliver_arg;
+	paxos_trimmed_fn trimmed;
+	void *trimmed_arg;
+	paxos_iid learner_start; /* 0: as configured */
+	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
+
+	int failed;
+	char error[256];
+};
+
+/* Records the sentence paxos_node_error() returns. */
+void node_set_error(struct paxos_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Hands m to the datagram role o is filling for group to (an emitter's emit). */
+void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
+
+/* Sends every datagram filled so far. */
+void node_flush_all(struct paxos_node *n);
+
+/* Stops the node after a fatal error (acceptor storage): breaks its event loop. */
+void node_fail(struct paxos_node *n, int status, const char *what);
+
+/* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
+ * learner of a learning acceptor is due. */
+void node_on_readable(evutil_socket_t fd, short what, void *arg);
+void node_on_flush(evutil_socket_t fd, short what, void *arg);
+void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
+
+/* Reads what waits on the learners group for a lazy learner. */
+void node_drain_learners(struct paxos_node *n);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * The libevent adapter's datagrams: sockets in (recvmmsg), decoded messages to the cores, one
+ * storage transaction per read for an acceptor; messages out of the cores, packed per (sender
+ * role, group) into datagrams sent together (sendmmsg) once the current round is done.
+ */
+#include "node_internal.h"
+
+#include "clock.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- sending ---- */
+
+/* Sends the queued datagrams, as many per sendmmsg as the kernel takes. */
+static void send_queued(struct paxos_node *n)
+{
+	uint32_t done = 0;
+	while (done < n->tx_count) {
+		int sent = sendmmsg(n->send_fd, n->tx_hdr + done, n->tx_count - done, 0);
+		if (sent <= 0) {
+			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
+			done++;
+			continue;
+		}
+		for (int i = 0; i < sent; i++) {
+			n->transport.datagrams_sent++;
+			n->transport.messages_sent += n->tx_messages[done + (uint32_t)i];
+		}
+		done += (uint32_t)sent;
+	}
+	for (uint32_t i = 0; i < n->tx_count; i++)
+		n->tx_free[n->tx_free_count++] = n->tx_iov[i].iov_base;
+	n->tx_count = 0;
+}
+
+/* Queues the datagram o's encoder for g holds; the encoder starts a new one. */
+static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
+{
+	struct paxos_encoder *e = &o->enc[g];
+	if (e->count == 0)
+		return;
+	if (n->tx_count == TX_QUEUE)
+		send_queued(n);
+	uint32_t i = n->tx_count++;
+	n->tx_iov[i] = (struct iovec){e->buf, e->len};
+	n->tx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->dest[g],
+					       .msg_namelen = sizeof(n->dest[g]),
+					       .msg_iov = &n->tx_iov[i],
+					       .msg_iovlen = 1};
+	n->tx_messages[i] = e->count;
+	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
+	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->cfg.max_datagram, &o->header);
+}
+
+void node_flush_all(struct paxos_node *n)
+{
+	n->flush_scheduled = false;
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+			seal(n, &n->out[r], (enum paxos_group)g);
+	send_queued(n);
+}
+
+void node_on_flush(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_node *n = arg;
+	node_flush_all(n);
+	if (n->learn_due) {
+		/* After the acceptor's replies are out: learning is not on their path. */
+		n->learn_due = false;
+		node_drain_learners(n);
+	}
+}
+
+static void schedule_flush(struct paxos_node *n)
+{
+	if (!n->flush_scheduled) {
+		n->flush_scheduled = true;
+		event_active(n->flush_ev, EV_TIMEOUT, 0);
+	}
+}
+
+void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct role_out *o = ctx;
+	struct paxos_node *n = o->node;
+	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
+		seal(n, o, to);
+		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
+			n->transport.send_errors++; /* cannot happen for values within max_value */
+			return;
+		}
+	}
+	schedule_flush(n);
+}
+
+/* ---- receiving ---- */
+
+void node_fail(struct paxos_node *n, int status, const char *what)
+{
+	n->failed = status;
+	node_set_error(n, "%s: %s", what, paxos_strerror(status));
+	fprintf(stderr, "paxos: fatal: %s; stopping\n", n->error);
+	event_base_loopbreak(n->base);
+}
+
+static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
+		     paxos_time now)
+{
+	if (paxos_msg_group(m->type) != g)
+		return;
+	switch (g) {
+	case PAXOS_GROUP_ACCEPTORS:
+		if (n->acceptor && !n->failed) {
+			int rc = paxos_acceptor_handle(n->acceptor, m,
+						       &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+			if (rc != PAXOS_OK)
+				node_fail(n, rc, "acceptor storage");
+		}
+		break;
+	case PAXOS_GROUP_PROPOSERS:
+		if (n->election &&
+		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
+			paxos_election_handle(n->election, m, now);
+			break;
+		}
+		if (n->election && m->type == PAXOS_MSG_PROMISE)
+			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
+								    /* fall through */
+	case PAXOS_GROUP_SUBMIT:
+		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
+			/* Assigned once the whole read is in (node_on_readable): value batching. */
+			paxos_proposer_queue(n->proposer, &m->u.client_value.value);
+			n->assign_due = true;
+		} else if (n->proposer) {
+			paxos_proposer_handle(n->proposer, m, now,
+					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		}
+		break;
+	case PAXOS_GROUP_LEARNERS:
+		if (n->learner)
+			paxos_learner_handle(n->learner, m, now,
+					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Everything the acceptor (or the serializer in its place) got in one read is one storage
+ * transaction (group commit). */
+static void acceptor_batch(struct paxos_node *n, size_t *batched)
+{
+	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
+	if (*batched && n->acceptor && !n->failed) {
+		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out);
+		if (rc != PAXOS_OK)
+			node_fail(n, rc, "acceptor storage");
+	} else if (*batched && n->serializer && !n->failed) {
+		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
+		if (rc != PAXOS_OK)
+			node_fail(n, rc, "serializer storage");
+	}
+	*batched = 0;
+}
+
+/* One recvmmsg on group g's socket, every message handled; returns the datagrams read. */
+static int read_once(struct paxos_node *n, enum paxos_group g)
+{
+	for (int i = 0; i < READS_PER_EVENT; i++)
+		n->rx_hdr[i].msg_hdr.msg_flags = 0;
+	int got = recvmmsg(n->recv_fd[g], n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
+	if (got <= 0)
+		return 0;
+	/* A serializer takes client values in batches too: one transaction per read. */
+	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
+	size_t batched = 0;
+	paxos_time now = paxos_now();
+	for (int i = 0; i < got && !n->failed; i++) {
+		n->transport.datagrams_received++;
+		size_t count = 0;
+		struct paxos_header h;
+		struct paxos_message *msgs = n->rx_msgs + batched;
+		if ((n->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h, msgs,
+				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
+			n->transport.malformed_datagrams++;
+			continue;
+		}
+		n->transport.messages_received += count;
+		if (!to_acceptor) {
+			for (size_t k = 0; k < count; k++)
+				dispatch(n, g, &msgs[k], now);
+			continue;
+		}
+		/* Keep only messages for this group; the datagram buffers stay valid until the
+		 * next read, so the batch may point into all of them. */
+		for (size_t k = 0; k < count; k++)
+			if (paxos_msg_group(msgs[k].type) == g)
+				n->rx_msgs[batched++] = msgs[k];
+		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
+			acceptor_batch(n, &batched);
+	}
+	acceptor_batch(n, &batched);
+	if (n->assign_due) {
+		n->assign_due = false;
+		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+	return got;
+}
+
+void node_on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct paxos_node *n = arg;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		if (n->recv_fd[g] != fd)
+			continue;
+		read_once(n, (enum paxos_group)g);
+		if (n->learn_ev) {
+			n->learn_due = true;
+			schedule_flush(n);
+		}
+		return;
+	}
+}
+
+/*
+ * Thesis 3.7.5: a learning acceptor's learning "does not need an immediate commit", nor
+ * an immediate read. Woken for every accepted message, the acceptors would take the CPU
+ * from the roles on the path of a value (three accepted datagrams per instance, each to
+ * every acceptor); so a learner that serves only its acceptor is not woken by its socket:
+ * it reads whatever waits there after each round the acceptor is woken for, and every
+ * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
+ */
+void node_drain_learners(struct paxos_node *n)
+{
+	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
+		if (read_once(n, PAXOS_GROUP_LEARNERS) < READS_PER_EVENT)
+			return;
+}
+
+void node_on_learn_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	node_drain_learners(arg);
+}
