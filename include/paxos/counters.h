@@ -31,8 +31,8 @@
 	X(repeats_requested, "instances asked for again (learner)")                                \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
-	X(values_delivered, "instances delivered (each a batch of client values)")               \
-	X(bytes_delivered, "instance value bytes delivered, framing included")                   \
+	X(values_delivered, "instances delivered (each a batch of client values)")                 \
+	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
 	X(client_values_delivered, "client values unpacked from instances for the application")    \
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
