@@ -84,3 +84,20 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	}
 	return PAXOS_GROUP_COUNT;
 }
+
+struct paxos_value *paxos_msg_value(const struct paxos_message *m)
+{
+	struct paxos_message *w = (struct paxos_message *)m;
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		return &w->u.promise.value;
+	case PAXOS_MSG_ACCEPT:
+		return &w->u.accept.value;
+	case PAXOS_MSG_ACCEPTED:
+		return &w->u.accepted.value;
+	case PAXOS_MSG_CLIENT_VALUE:
+		return &w->u.client_value.value;
+	default:
+		return NULL;
+	}
+}

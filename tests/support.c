@@ -21,22 +21,9 @@ static void record(void *ctx, enum paxos_group to, const struct paxos_message *m
 		abort();
 	struct paxos_message *copy = &r->msg[r->count];
 	*copy = *m;
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		copy->u.promise.value = keep(r, m->u.promise.value);
-		break;
-	case PAXOS_MSG_ACCEPT:
-		copy->u.accept.value = keep(r, m->u.accept.value);
-		break;
-	case PAXOS_MSG_ACCEPTED:
-		copy->u.accepted.value = keep(r, m->u.accepted.value);
-		break;
-	case PAXOS_MSG_CLIENT_VALUE:
-		copy->u.client_value.value = keep(r, m->u.client_value.value);
-		break;
-	default:
-		break;
-	}
+	struct paxos_value *v = paxos_msg_value(copy);
+	if (v)
+		*v = keep(r, *v);
 	r->group[r->count++] = to;
 }
 

@@ -35,22 +35,6 @@ static bool value_eq(const struct paxos_value *a, const struct paxos_value *b)
 	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
 }
 
-static const struct paxos_value *value_of_msg(const struct paxos_message *m)
-{
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		return &m->u.promise.value;
-	case PAXOS_MSG_ACCEPT:
-		return &m->u.accept.value;
-	case PAXOS_MSG_ACCEPTED:
-		return &m->u.accepted.value;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return &m->u.client_value.value;
-	default:
-		return NULL;
-	}
-}
-
 static void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b)
 {
 	ck_assert_int_eq(a->type, b->type);
@@ -107,7 +91,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.leader.leader_id, b->u.leader.leader_id);
 		break;
 	}
-	const struct paxos_value *va = value_of_msg(a), *vb = value_of_msg(b);
+	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
 		ck_assert(value_eq(va, vb));
 }
@@ -134,7 +118,7 @@ static int decode_exact(const uint8_t *src, size_t len, struct paxos_header *h, 
 		for (size_t i = 0; i < *n; i++) {
 			ck_assert_int_ge(out[i].type, PAXOS_MSG_PREPARE);
 			ck_assert_int_le(out[i].type, PAXOS_MSG_TYPE_MAX);
-			const struct paxos_value *v = value_of_msg(&out[i]);
+			const struct paxos_value *v = paxos_msg_value(&out[i]);
 			if (v)
 				ck_assert(value_inside(v, copy, len));
 			if (expected)
@@ -203,7 +187,7 @@ static void roundtrip(const struct paxos_message *m)
 	ck_assert_int_eq(h.role, test_header.role);
 	ck_assert_uint_eq(h.sender_id, test_header.sender_id);
 	assert_msg_eq(&out[0], m);
-	const struct paxos_value *v = value_of_msg(&out[0]);
+	const struct paxos_value *v = paxos_msg_value(&out[0]);
 	if (v)
 		ck_assert(value_inside(v, buf, e.len));
 	ck_assert_int_eq(decode_exact(buf, e.len, &h, 2, m, &n), PAXOS_OK);
@@ -331,7 +315,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
 								2, 4, 2, 3, 3, 2};
-	const struct paxos_value *v = value_of_msg(m);
+	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
 	switch (m->type) {

@@ -83,22 +83,6 @@ static uint32_t rnd(struct sim *s)
 	return (uint32_t)(s->rng >> 11);
 }
 
-static struct paxos_value *value_field(struct paxos_message *m)
-{
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		return &m->u.promise.value;
-	case PAXOS_MSG_ACCEPT:
-		return &m->u.accept.value;
-	case PAXOS_MSG_ACCEPTED:
-		return &m->u.accepted.value;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return &m->u.client_value.value;
-	default:
-		return NULL;
-	}
-}
-
 /* What the proposer does, observed as it is sent (before any loss). */
 static void observe(struct sim *s, const struct paxos_message *m)
 {
@@ -128,7 +112,7 @@ static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message 
 	struct packet *pk = &s->net[s->net_len++];
 	pk->to = to;
 	pk->m = *m;
-	struct paxos_value *v = value_field(&pk->m);
+	struct paxos_value *v = paxos_msg_value(&pk->m);
 	if (v) {
 		ck_assert_uint_le(v->len, VMAX);
 		memcpy(pk->buf, v->data, v->len);
@@ -290,7 +274,7 @@ static bool pump(struct sim *s)
 		return false;
 	size_t i = s->reorder ? rnd(s) % s->net_len : 0;
 	struct packet pk = s->net[i];
-	struct paxos_value *v = value_field(&pk.m);
+	struct paxos_value *v = paxos_msg_value(&pk.m);
 	if (v)
 		v->data = pk.buf;
 	if (s->reorder)

@@ -120,6 +120,10 @@ const char *paxos_msg_type_name(enum paxos_msg_type type);
  * that arrives on another group is ignored. */
 enum paxos_group paxos_msg_group(enum paxos_msg_type type);
 
+/* The value field of m (promise, accept, accepted, client value), or NULL for a type that
+ * carries none. Like strchr, the result is writable when m is. */
+struct paxos_value *paxos_msg_value(const struct paxos_message *m);
+
 /*
  * The cores never do I/O: they hand each outgoing message to an emitter with the group it
  * is for. Values inside m are only valid during the call; an emitter that keeps the message

@@ -29,23 +29,6 @@ static bool decoder_ready;
 static struct paxos_message msgs[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
 static struct paxos_message again[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
 
-/* The value a message carries, or NULL for types without one. */
-static const struct paxos_value *value_of(const struct paxos_message *m)
-{
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		return &m->u.promise.value;
-	case PAXOS_MSG_ACCEPT:
-		return &m->u.accept.value;
-	case PAXOS_MSG_ACCEPTED:
-		return &m->u.accepted.value;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return &m->u.client_value.value;
-	default:
-		return NULL;
-	}
-}
-
 static bool same_value(const struct paxos_value *a, const struct paxos_value *b)
 {
 	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
@@ -106,7 +89,7 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 static void check_message(const struct paxos_message *m, const uint8_t *buf, size_t len)
 {
 	CHECK(m->type >= PAXOS_MSG_PREPARE && m->type <= PAXOS_MSG_TYPE_MAX);
-	const struct paxos_value *v = value_of(m);
+	const struct paxos_value *v = paxos_msg_value(m);
 	if (v) {
 		CHECK(v->len <= len);
 		if (v->len) {

@@ -37,26 +37,9 @@ static int pool_grow(struct sim_pool *p)
 	return 0;
 }
 
-/* The value a message type carries, or NULL. */
-static struct paxos_value *value_of_msg(struct paxos_message *m)
-{
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		return &m->u.promise.value;
-	case PAXOS_MSG_ACCEPT:
-		return &m->u.accept.value;
-	case PAXOS_MSG_ACCEPTED:
-		return &m->u.accepted.value;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return &m->u.client_value.value;
-	default:
-		return NULL;
-	}
-}
-
 void msg_rebind_value(struct sim_msg *s)
 {
-	struct paxos_value *v = value_of_msg(&s->m);
+	struct paxos_value *v = paxos_msg_value(&s->m);
 	if (v)
 		v->data = s->value;
 }
@@ -64,7 +47,7 @@ void msg_rebind_value(struct sim_msg *s)
 uint32_t pool_put(struct sim_pool *p, const struct paxos_message *m, uint32_t sender)
 {
 	struct paxos_message copy = *m;
-	struct paxos_value *v = value_of_msg(&copy);
+	struct paxos_value *v = paxos_msg_value(&copy);
 	if (v && (v->len > SIM_MAX_VALUE || (v->len && !v->data)))
 		return UINT32_MAX;
 	if (p->free_count == 0 && pool_grow(p) != 0)
