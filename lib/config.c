@@ -15,6 +15,7 @@
 
 #include <paxos/acceptor.h>
 
+#include "error.h"
 #include "batch.h"
 #include "codec.h"
 
@@ -129,20 +130,6 @@ struct config_parse {
 	size_t errlen;
 };
 
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Writes "NAME:LINE: " followed by the key's name (when key is given) and the message. */
 static int parse_error(struct config_parse *p, unsigned line, const struct config_key *key,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -157,9 +144,10 @@ static int parse_error(struct config_parse *p, unsigned line, const struct confi
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (key)
-		set_error(p->err, p->errlen, "%s:%u: %s: %s", p->name, line, key->name, msg);
+		paxos_error_format(p->err, p->errlen, "%s:%u: %s: %s", p->name, line, key->name,
+				   msg);
 	else
-		set_error(p->err, p->errlen, "%s:%u: %s", p->name, line, msg);
+		paxos_error_format(p->err, p->errlen, "%s:%u: %s", p->name, line, msg);
 	return PAXOS_E_CONFIG;
 }
 
@@ -594,7 +582,7 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 	int rc;
 
 	if (!cfg || (!text && len > 0)) {
-		set_error(err, errlen, "%s: invalid arguments", name ? name : "(config)");
+		paxos_error_format(err, errlen, "%s: invalid arguments", name ? name : "(config)");
 		return PAXOS_E_INVALID;
 	}
 	parse_init(&p, name, err, errlen);
@@ -615,7 +603,7 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 	if (rc != PAXOS_OK)
 		return rc;
 	*cfg = p.cfg;
-	set_error(err, errlen, "%s", "");
+	paxos_error_format(err, errlen, "%s", "");
 	return PAXOS_OK;
 }
 
@@ -627,12 +615,12 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 	int rc;
 
 	if (!cfg || !path) {
-		set_error(err, errlen, "invalid arguments");
+		paxos_error_format(err, errlen, "invalid arguments");
 		return PAXOS_E_INVALID;
 	}
 	f = fopen(path, "rb");
 	if (!f) {
-		set_error(err, errlen, "%s: %s", path, strerror(errno));
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(errno));
 		return PAXOS_E_IO;
 	}
 	for (;;) {
@@ -642,7 +630,7 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 			if (!grown) {
 				free(text);
 				fclose(f);
-				set_error(err, errlen, "%s: %s", path, strerror(ENOMEM));
+				paxos_error_format(err, errlen, "%s: %s", path, strerror(ENOMEM));
 				return PAXOS_E_NOMEM;
 			}
 			text = grown;
@@ -657,7 +645,7 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 		int saved = errno;
 		free(text);
 		fclose(f);
-		set_error(err, errlen, "%s: %s", path, strerror(saved ? saved : EIO));
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(saved ? saved : EIO));
 		return PAXOS_E_IO;
 	}
 	fclose(f);

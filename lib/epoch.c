@@ -10,31 +10,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "storage_backend.h"
 
 #define EPOCH_FILE "epoch"
 #define EPOCH_TEMP "epoch.tmp"
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* The stored epoch, 0 when there is no file yet. Anything but a number below the limit
  * (with an optional newline) is corrupt: guessing could reuse ballots. */
@@ -48,14 +34,16 @@ static int read_epoch(int dirfd, const char *dir, uint32_t *epoch, char *err, si
 		return PAXOS_OK;
 	}
 	if (fd < 0) {
-		set_error(err, errlen, "cannot read %s/%s: %s", dir, EPOCH_FILE, strerror(errno));
+		paxos_error_format(err, errlen, "cannot read %s/%s: %s", dir, EPOCH_FILE,
+				   strerror(errno));
 		return PAXOS_E_IO;
 	}
 	ssize_t n = read(fd, text, sizeof(text) - 1);
 	int e = errno;
 	close(fd);
 	if (n < 0) {
-		set_error(err, errlen, "cannot read %s/%s: %s", dir, EPOCH_FILE, strerror(e));
+		paxos_error_format(err, errlen, "cannot read %s/%s: %s", dir, EPOCH_FILE,
+				   strerror(e));
 		return PAXOS_E_IO;
 	}
 	text[n] = '\0';
@@ -64,7 +52,7 @@ static int read_epoch(int dirfd, const char *dir, uint32_t *epoch, char *err, si
 	unsigned long long v = digits > 0 && digits <= 10 ? strtoull(text, NULL, 10) : ULLONG_MAX;
 	if (!tail_ok || v >= PAXOS_PROPOSER_EPOCH_LIMIT) {
 		text[strcspn(text, "\n")] = '\0';
-		set_error(
+		paxos_error_format(
 		    err, errlen,
 		    "corrupt %s/%s: \"%.20s\" is not an epoch number below %u; the proposer "
 		    "cannot know which ballots it used before (restore the file, or delete it "
@@ -83,7 +71,8 @@ static int write_epoch(int dirfd, const char *dir, uint32_t epoch, char *err, si
 
 	int fd = openat(dirfd, EPOCH_TEMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		set_error(err, errlen, "cannot create %s/%s: %s", dir, EPOCH_TEMP, strerror(errno));
+		paxos_error_format(err, errlen, "cannot create %s/%s: %s", dir, EPOCH_TEMP,
+				   strerror(errno));
 		return PAXOS_E_IO;
 	}
 	bool ok = write(fd, text, (size_t)len) == len && fsync(fd) == 0;
@@ -101,8 +90,8 @@ static int write_epoch(int dirfd, const char *dir, uint32_t epoch, char *err, si
 		e = errno;
 	}
 	if (!ok) {
-		set_error(err, errlen, "cannot store epoch %u in %s/%s: %s", epoch, dir, EPOCH_FILE,
-			  strerror(e));
+		paxos_error_format(err, errlen, "cannot store epoch %u in %s/%s: %s", epoch, dir,
+				   EPOCH_FILE, strerror(e));
 		return PAXOS_E_IO;
 	}
 	return PAXOS_OK;
@@ -115,15 +104,15 @@ static int update_epoch(const struct paxos_config *cfg, uint32_t proposer_id, bo
 {
 	char dir[PATH_MAX];
 
-	set_error(err, errlen, "%s", "");
+	paxos_error_format(err, errlen, "%s", "");
 	if (!cfg || !epoch || proposer_id >= PAXOS_MAX_PROPOSERS ||
 	    (!take_next && *epoch >= PAXOS_PROPOSER_EPOCH_LIMIT)) {
-		set_error(err, errlen, "invalid arguments");
+		paxos_error_format(err, errlen, "invalid arguments");
 		return PAXOS_E_INVALID;
 	}
 	int n = snprintf(dir, sizeof(dir), "%s/proposer-%u", cfg->storage_path, proposer_id);
 	if (n < 0 || (size_t)n >= sizeof(dir)) {
-		set_error(err, errlen, "storage-path %s: too long", cfg->storage_path);
+		paxos_error_format(err, errlen, "storage-path %s: too long", cfg->storage_path);
 		return PAXOS_E_INVALID;
 	}
 	int rc = storage_make_dirs(dir, err, errlen);
@@ -131,11 +120,11 @@ static int update_epoch(const struct paxos_config *cfg, uint32_t proposer_id, bo
 		return rc;
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
-		set_error(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		paxos_error_format(err, errlen, "cannot open %s: %s", dir, strerror(errno));
 		return PAXOS_E_IO;
 	}
 	if (flock(dirfd, LOCK_EX) != 0) {
-		set_error(err, errlen, "cannot lock %s: %s", dir, strerror(errno));
+		paxos_error_format(err, errlen, "cannot lock %s: %s", dir, strerror(errno));
 		close(dirfd);
 		return PAXOS_E_IO;
 	}
@@ -143,8 +132,9 @@ static int update_epoch(const struct paxos_config *cfg, uint32_t proposer_id, bo
 	rc = read_epoch(dirfd, dir, &stored, err, errlen);
 	if (rc == PAXOS_OK && take_next) {
 		if (stored + 1 >= PAXOS_PROPOSER_EPOCH_LIMIT) {
-			set_error(err, errlen, "%s/%s: proposer %u used up its %u epochs", dir,
-				  EPOCH_FILE, proposer_id, PAXOS_PROPOSER_EPOCH_LIMIT);
+			paxos_error_format(err, errlen, "%s/%s: proposer %u used up its %u epochs",
+					   dir, EPOCH_FILE, proposer_id,
+					   PAXOS_PROPOSER_EPOCH_LIMIT);
 			rc = PAXOS_E_STORAGE;
 		} else {
 			rc = write_epoch(dirfd, dir, stored + 1, err, errlen);

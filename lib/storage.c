@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "storage_backend.h"
 
 #define STORAGE_META_MAGIC 0x50585354u /* "PXST" */
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* --- layout ----------------------------------------------------------------------------- */
 
@@ -134,27 +120,29 @@ bool storage_meta_check(const uint8_t *data, size_t size, bool has_records,
 			*create = true;
 			return true;
 		}
-		set_error(err, errlen,
-			  "store format version 1 (32-bit ballots, no format record), but this "
-			  "libpaxos reads format version %u: start the acceptor with an empty "
-			  "store (storage-fresh yes) or use the libpaxos that wrote it",
-			  STORAGE_FORMAT_VERSION);
+		paxos_error_format(
+		    err, errlen,
+		    "store format version 1 (32-bit ballots, no format record), but this "
+		    "libpaxos reads format version %u: start the acceptor with an empty "
+		    "store (storage-fresh yes) or use the libpaxos that wrote it",
+		    STORAGE_FORMAT_VERSION);
 		return false;
 	}
 	switch (storage_meta_decode(data, size, meta)) {
 	case STORAGE_META_OK:
 		return true;
 	case STORAGE_META_OTHER_VERSION:
-		set_error(err, errlen,
-			  "store format version %u, but this libpaxos reads format version %u: "
-			  "start the acceptor with an empty store (storage-fresh yes) or use the "
-			  "libpaxos that wrote it",
-			  meta->version, STORAGE_FORMAT_VERSION);
+		paxos_error_format(
+		    err, errlen,
+		    "store format version %u, but this libpaxos reads format version %u: "
+		    "start the acceptor with an empty store (storage-fresh yes) or use the "
+		    "libpaxos that wrote it",
+		    meta->version, STORAGE_FORMAT_VERSION);
 		return false;
 	case STORAGE_META_CORRUPT:
 		break;
 	}
-	set_error(err, errlen, "corrupt database: bad metadata record");
+	paxos_error_format(err, errlen, "corrupt database: bad metadata record");
 	return false;
 }
 
@@ -166,15 +154,15 @@ int storage_lock_dir(const char *dir, char *err, size_t errlen)
 	char text[32];
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORAGE_LOCK_FILE) >= (int)sizeof(path)) {
-		set_error(err, errlen, "%s: path too long", dir);
+		paxos_error_format(err, errlen, "%s: path too long", dir);
 		return -1;
 	}
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int e = errno;
-		set_error(err, errlen, "%s: %s (cannot create %s: %s)", dir,
-			  e == EACCES || e == EROFS ? "not writable" : "unusable", path,
-			  strerror(e));
+		paxos_error_format(err, errlen, "%s: %s (cannot create %s: %s)", dir,
+				   e == EACCES || e == EROFS ? "not writable" : "unusable", path,
+				   strerror(e));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -184,11 +172,13 @@ int storage_lock_dir(const char *dir, char *err, size_t errlen)
 		text[strcspn(text, "\n")] = '\0';
 		close(fd);
 		if (e == EWOULDBLOCK)
-			set_error(err, errlen,
-				  "%s is locked: another acceptor has this store open (pid %s)",
-				  dir, text[0] ? text : "unknown");
+			paxos_error_format(
+			    err, errlen,
+			    "%s is locked: another acceptor has this store open (pid %s)", dir,
+			    text[0] ? text : "unknown");
 		else
-			set_error(err, errlen, "%s: cannot lock %s: %s", dir, path, strerror(e));
+			paxos_error_format(err, errlen, "%s: cannot lock %s: %s", dir, path,
+					   strerror(e));
 		return -1;
 	}
 	/* Who holds it, for the message above; best effort. */
@@ -227,8 +217,8 @@ int storage_make_dirs(const char *path, char *err, size_t errlen)
 		*p = '\0';
 		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
 			int e = errno;
-			set_error(err, errlen, "cannot create %s: %s%s", buf, strerror(e),
-				  e == EACCES || e == EROFS ? " (not writable)" : "");
+			paxos_error_format(err, errlen, "cannot create %s: %s%s", buf, strerror(e),
+					   e == EACCES || e == EROFS ? " (not writable)" : "");
 			return PAXOS_E_IO;
 		}
 		*p = saved;
@@ -236,7 +226,7 @@ int storage_make_dirs(const char *path, char *err, size_t errlen)
 			break;
 	}
 	if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		set_error(err, errlen, "%s: not a directory", buf);
+		paxos_error_format(err, errlen, "%s: not a directory", buf);
 		return PAXOS_E_IO;
 	}
 	return PAXOS_OK;
@@ -248,7 +238,7 @@ static int wipe_dir(const char *dir, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
-		set_error(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+		paxos_error_format(err, errlen, "cannot read %s: %s", dir, strerror(errno));
 		return PAXOS_E_IO;
 	}
 	int rc = PAXOS_OK;
@@ -258,9 +248,9 @@ static int wipe_dir(const char *dir, char *err, size_t errlen)
 		    strcmp(e->d_name, STORAGE_LOCK_FILE) == 0)
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
-			set_error(err, errlen, "cannot delete %s/%s: %s", dir, e->d_name,
-				  errno == EISDIR ? "it is a directory (not deleting it)"
-						  : strerror(errno));
+			paxos_error_format(err, errlen, "cannot delete %s/%s: %s", dir, e->d_name,
+					   errno == EISDIR ? "it is a directory (not deleting it)"
+							   : strerror(errno));
 			rc = PAXOS_E_IO;
 			break;
 		}
@@ -287,24 +277,24 @@ struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg, uint32_
 	char dir[PATH_MAX];
 	struct paxos_storage *st;
 
-	set_error(err, errlen, "%s", "");
+	paxos_error_format(err, errlen, "%s", "");
 	if (!cfg) {
-		set_error(err, errlen, "invalid arguments");
+		paxos_error_format(err, errlen, "invalid arguments");
 		return NULL;
 	}
 	if (strcmp(cfg->storage, "memory") == 0) {
 		st = paxos_storage_memory_new();
 		if (!st)
-			set_error(err, errlen, "memory storage: %s", strerror(ENOMEM));
+			paxos_error_format(err, errlen, "memory storage: %s", strerror(ENOMEM));
 		return st;
 	}
 	bool lmdb = strcmp(cfg->storage, "lmdb") == 0;
 	if (!lmdb && strcmp(cfg->storage, "bdb") != 0) {
-		set_error(err, errlen, "unknown storage backend '%s'", cfg->storage);
+		paxos_error_format(err, errlen, "unknown storage backend '%s'", cfg->storage);
 		return NULL;
 	}
 	if (paxos_storage_dir(cfg, acceptor_id, dir, sizeof(dir)) != PAXOS_OK) {
-		set_error(err, errlen, "storage-path %s: too long", cfg->storage_path);
+		paxos_error_format(err, errlen, "storage-path %s: too long", cfg->storage_path);
 		return NULL;
 	}
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
