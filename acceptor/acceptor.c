@@ -41,6 +41,7 @@ struct paxos_acceptor {
 
 	/* The batch in progress. */
 	bool in_txn;
+	bool changed; /* the transaction holds a put or a trim: its commit reaches the disk */
 	uint64_t trims_applied;
 	struct held_reply *held;
 	size_t held_count;
@@ -72,13 +73,26 @@ struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
 	return a;
 }
 
+/* Commits the open transaction, if any, counting the ones that wrote something. */
+static int commit_txn(struct paxos_acceptor *a)
+{
+	if (!a->in_txn)
+		return PAXOS_OK;
+	int rc = a->st->ops->commit(a->st);
+	a->in_txn = false;
+	if (rc == PAXOS_OK && a->changed)
+		a->counters->storage_commits++;
+	a->changed = false;
+	return rc;
+}
+
 void paxos_acceptor_free(struct paxos_acceptor *a)
 {
 	if (!a)
 		return;
 	/* Final marks still pending (paxos_acceptor_learned); losing them would be safe too. */
-	if (a->in_txn && !a->stopped)
-		(void)a->st->ops->commit(a->st);
+	if (!a->stopped)
+		(void)commit_txn(a);
 	free(a->held);
 	free(a->arena);
 	free(a);
@@ -91,6 +105,7 @@ static void drop_held(struct paxos_acceptor *a)
 	a->arena_used = 0;
 	a->trims_applied = 0;
 	a->in_txn = false;
+	a->changed = false;
 }
 
 /* Any storage error stops the acceptor for good; the caller sees the first error. */
@@ -136,6 +151,8 @@ static int store(struct paxos_acceptor *a, const struct paxos_record *rec, bool 
 {
 	int rc = a->st->ops->put(a->st, rec);
 	*dropped = rc == PAXOS_E_FULL;
+	if (rc == PAXOS_OK)
+		a->changed = true;
 	if (*dropped) {
 		a->counters->instances_out_of_window++;
 		return PAXOS_OK;
@@ -390,8 +407,10 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 	int rc = ensure_txn(a);
 	if (rc == PAXOS_OK)
 		rc = a->st->ops->trim(a->st, t->iid);
-	if (rc == PAXOS_OK)
+	if (rc == PAXOS_OK) {
 		a->trims_applied++;
+		a->changed = true;
+	}
 	return rc;
 }
 
@@ -453,12 +472,9 @@ static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *ms
 		if (rc != PAXOS_OK)
 			return fail(a, rc);
 	}
-	if (a->in_txn) {
-		int rc = a->st->ops->commit(a->st);
-		a->in_txn = false;
-		if (rc != PAXOS_OK)
-			return fail(a, rc);
-	}
+	int rc = commit_txn(a);
+	if (rc != PAXOS_OK)
+		return fail(a, rc);
 	emit_held(a, out);
 	return PAXOS_OK;
 }
@@ -524,8 +540,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 			emit_accepted_now(a, &rec, out);
 		}
 	}
-	rc = a->st->ops->commit(a->st);
-	a->in_txn = false;
+	rc = commit_txn(a);
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 

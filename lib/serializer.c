@@ -124,6 +124,8 @@ int paxos_serializer_handle_batch(struct paxos_serializer *s, const struct paxos
 		rc = s->st->ops->commit(s->st);
 	if (rc != PAXOS_OK)
 		return fail(s, rc);
+	if (s->next != first)
+		s->counters->storage_commits++;
 	/* ... and only then announce them, framed again from the caller's datagram. */
 	paxos_iid iid = first;
 	for (size_t i = 0; i < n; i++) {
@@ -142,6 +144,7 @@ int paxos_serializer_handle_batch(struct paxos_serializer *s, const struct paxos
 			    (rc = s->st->ops->trim(s->st, upto)) != PAXOS_OK ||
 			    (rc = s->st->ops->commit(s->st)) != PAXOS_OK)
 				return fail(s, rc);
+			s->counters->storage_commits++;
 			s->counters->instances_trimmed++;
 		}
 	}

@@ -703,6 +703,7 @@ START_TEST(batch_is_one_group_commit)
 	ck_assert_int_eq(accept_text(9, 101, "old"), PAXOS_OK);
 	recorder_clear(out);
 	f->begins = f->commits = 0;
+	counters.storage_commits = 0;
 
 	const struct paxos_message msgs[] = {
 	    prepare_msg(1, 101),
@@ -718,6 +719,7 @@ START_TEST(batch_is_one_group_commit)
 	ck_assert_int_eq(batch(msgs, sizeof(msgs) / sizeof(msgs[0])), PAXOS_OK);
 	ck_assert_uint_eq(f->begins, 1);
 	ck_assert_uint_eq(f->commits, 1);
+	ck_assert_uint_eq(counters.storage_commits, 1);
 	ck_assert_uint_eq(emitted_before_commit, 0);
 
 	/* Every reply, in message order. */
@@ -748,7 +750,16 @@ START_TEST(batch_is_one_group_commit)
 	ck_assert_int_eq(paxos_acceptor_handle(acc, &msgs[0], &watched_out), PAXOS_OK);
 	ck_assert_uint_eq(f->begins, 1);
 	ck_assert_uint_eq(f->commits, 1);
+	ck_assert_uint_eq(counters.storage_commits, 1); /* promised already: nothing written */
 	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+
+	/* Reads only (a repeat): a transaction, but no commit that writes. */
+	const struct paxos_message read_only = repeat_msg(1, 2);
+	ck_assert_int_eq(batch(&read_only, 1), PAXOS_OK);
+	ck_assert_uint_eq(counters.storage_commits, 1);
+	const struct paxos_message write = prepare_msg(4, 303);
+	ck_assert_int_eq(batch(&write, 1), PAXOS_OK);
+	ck_assert_uint_eq(counters.storage_commits, 2);
 }
 END_TEST
 

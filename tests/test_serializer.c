@@ -61,6 +61,7 @@ START_TEST(test_values_get_consecutive_final_instances)
 	}
 	ck_assert_uint_eq(paxos_serializer_next_iid(ser), 4);
 	ck_assert_uint_eq(st->ops->highest_accepted(st), 3);
+	ck_assert_uint_eq(counters.storage_commits, 1); /* the batch is one group commit */
 }
 END_TEST
 
@@ -76,6 +77,7 @@ START_TEST(test_repeat_answers_from_storage)
 	ck_assert_uint_eq(a->iid, 2);
 	ck_assert(frame_holds(&a->value, "y"));
 	ck_assert_uint_eq(counters.repeats_answered, 1);
+	ck_assert_uint_eq(counters.storage_commits, 1); /* a repeat writes nothing */
 }
 END_TEST
 

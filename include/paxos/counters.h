@@ -28,6 +28,7 @@
 	X(rejects_sent, "rejects sent")                                                            \
 	X(promises_sent, "promises sent")                                                          \
 	X(accepteds_sent, "accepted messages sent")                                                \
+	X(storage_commits, "storage transactions committed with changes (group commits)")          \
 	X(repeats_requested, "instances asked for again (learner)")                                \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
