@@ -93,8 +93,13 @@ static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_ti
 	put_u32(s->buf, TAG_MAGIC);
 	put_u32(s->buf + 4, c->id);
 	put_u64(s->buf + 8, s->seq);
-	for (uint32_t i = TAG_SIZE; i < s->len; i++)
-		s->buf[i] = (uint8_t)next_random(c);
+	/* Eight payload bytes per random number: at 1 kB values a byte each took a fifth of
+	 * the cluster's CPU (perf). */
+	uint32_t i = TAG_SIZE;
+	for (; i + 8 <= s->len; i += 8)
+		put_u64(s->buf + i, next_random(c));
+	for (uint64_t r = next_random(c); i < s->len; i++, r >>= 8)
+		s->buf[i] = (uint8_t)r;
 	s->first_sent = due;
 	if (c->log) {
 		struct paxos_value v = {s->buf, s->len};

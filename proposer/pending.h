@@ -47,6 +47,8 @@ static inline uint32_t pending_count(const struct pending *q)
 
 /* A client value: PAXOS_OK, PAXOS_E_TOO_BIG, or PAXOS_E_FULL when `limit` values wait. */
 int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len);
+/* The same with hash = pending_hash(data, len) already computed by the caller. */
+int pending_push_back_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash);
 
 /* A value to propose again, ahead of the others: PAXOS_OK, PAXOS_E_TOO_BIG, or PAXOS_E_FULL
  * when `capacity` values wait. */

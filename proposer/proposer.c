@@ -334,12 +334,14 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
-	if (v->len <= p->pending.max_value &&
-	    settled_take(&p->settled, pending_hash(v->data, v->len))) {
+	if (v->len > p->pending.max_value)
+		return PAXOS_E_TOO_BIG;
+	uint64_t hash = pending_hash(v->data, v->len); /* once: values are up to a datagram */
+	if (settled_take(&p->settled, hash)) {
 		p->counters->values_settled++; /* delivered already: proposing it would repeat it */
 		return PAXOS_OK;
 	}
-	int rc = pending_push_back(&p->pending, v->data, v->len);
+	int rc = pending_push_back_hashed(&p->pending, v->data, v->len, hash);
 	if (rc == PAXOS_E_FULL)
 		p->counters->pending_dropped++;
 	return rc;

@@ -181,6 +181,32 @@ START_TEST(test_random_against_model)
 }
 END_TEST
 
+/* Every length up to a few blocks of the hash's lanes, every single-byte change and a
+ * swap of two words of one value give different hashes. */
+START_TEST(test_hash_sees_every_byte)
+{
+	uint8_t a[200], b[200];
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (uint8_t)(i * 37 + 11);
+	for (uint32_t len = 0; len <= sizeof(a); len++) {
+		uint64_t h = pending_hash(a, len);
+		if (len > 0)
+			ck_assert_uint_ne(h, pending_hash(a, len - 1));
+		for (uint32_t i = 0; i < len; i++) {
+			memcpy(b, a, len);
+			b[i] ^= 0x40;
+			ck_assert_uint_ne(h, pending_hash(b, len));
+		}
+		if (len >= 16) {
+			memcpy(b, a, len);
+			memcpy(b, a + 8, 8);
+			memcpy(b + 8, a, 8);
+			ck_assert_uint_ne(h, pending_hash(b, len));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_settled_credits)
 {
 	struct settled st;
@@ -247,6 +273,7 @@ static Suite *pending_suite(void)
 	tcase_add_test(t, test_equal_values_one_at_a_time);
 	tcase_add_test(t, test_limits_count_values_not_holes);
 	tcase_add_test(t, test_random_against_model);
+	tcase_add_test(t, test_hash_sees_every_byte);
 	tcase_add_test(t, test_settled_credits);
 	tcase_add_test(t, test_settled_random);
 	suite_add_tcase(s, t);
