@@ -1,11 +1,14 @@
 /*
  * Volatile acceptor storage (thesis "ND"): records live in a growable array indexed by
- * iid - trim - 1, so get and put are O(1) and trimming slides the array down.
+ * iid - trim - 1, so get and put are O(1) and trimming slides the array down. Values live in
+ * big chunks filled front to back (see value_alloc), so a new instance costs no malloc.
  */
 #include <paxos/storage.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Most instances the array spans past the trim point. A put further out is refused with
@@ -14,20 +17,24 @@
  */
 #define MEMORY_MAX_SPAN (1ull << 24)
 #define MEMORY_MIN_SLOTS 64u
-#define MEMORY_MIN_BUFFER 16u
+/* Value chunks: aligned to their size, so a value's chunk is found from its address. */
+#define CHUNK_SIZE (2u << 20)
+#define VALUE_ALIGN 16u
+#define MEMORY_MAX_VALUE (CHUNK_SIZE / 4)
 
 enum { SLOT_STORED = 1, SLOT_FINAL = 2 };
 
 /* One instance; the iid is implicit in the position. Kept at 32 bytes (two 64-bit ballots)
  * so that a sparse array of a million slots stays around 32 MiB. */
 struct slot {
-	uint8_t *data; /* NULL, or a buffer of 1 << cap_log2 bytes, reused across puts */
+	uint8_t *data; /* NULL, or cap_units * VALUE_ALIGN bytes in a chunk, reused across puts */
 	paxos_ballot promised;
 	paxos_ballot accepted;
 	uint32_t len;
 	uint8_t flags;
-	uint8_t cap_log2;
+	uint16_t cap_units;
 };
+_Static_assert(MEMORY_MAX_VALUE / VALUE_ALIGN <= UINT16_MAX, "cap_units too small");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 32, "slot grew");
 
 struct memory_storage {
@@ -37,6 +44,14 @@ struct memory_storage {
 	size_t used;               /* slots at or past this index are all empty */
 	paxos_iid trim;
 	paxos_iid highest_accepted;
+	struct chunk *current; /* values are cut from here */
+	size_t current_used;   /* bytes of current in use, header included */
+};
+
+/* A chunk's header: how many values point into it, plus one while it is current. */
+struct chunk {
+	uint32_t live;
+	uint8_t pad[VALUE_ALIGN - sizeof(uint32_t)];
 };
 
 static struct memory_storage *of(struct paxos_storage *st)
@@ -95,22 +110,66 @@ static int reserve(struct memory_storage *m, size_t i)
 	return PAXOS_OK;
 }
 
-/* Copies the value into the slot's buffer, growing it only for a longer value. The source
- * may be the slot's own buffer (a record read with get and put back), hence memmove and
- * freeing the old buffer only after the copy. */
-static int store_value(struct slot *s, struct paxos_value v)
+static struct chunk *chunk_of(const uint8_t *value)
 {
-	if (v.len > 0 && (!s->data || v.len > (1ull << s->cap_log2))) {
-		uint8_t log2 = 0;
-		while ((1ull << log2) < v.len || (1ull << log2) < MEMORY_MIN_BUFFER)
-			log2++;
-		uint8_t *data = malloc(1ull << log2);
+	return (struct chunk *)((uintptr_t)value & ~(uintptr_t)(CHUNK_SIZE - 1));
+}
+
+static void chunk_release(struct chunk *c)
+{
+	if (--c->live == 0)
+		free(c);
+}
+
+/*
+ * Room for len bytes, cut from the current chunk; a new chunk when it is full. A chunk goes
+ * back to the system once no value points into it (trim, overwrite): instances are trimmed
+ * in order, so chunks empty in order too. Huge pages, where the kernel gives them, save the
+ * page faults a growing store would take every 4 kB.
+ */
+static uint8_t *value_alloc(struct memory_storage *m, size_t need)
+{
+	if (!m->current || CHUNK_SIZE - m->current_used < need) {
+		struct chunk *c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
+		if (!c)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(c, CHUNK_SIZE, MADV_HUGEPAGE); /* a hint: fine if refused */
+#endif
+		c->live = 1;
+		if (m->current)
+			chunk_release(m->current);
+		m->current = c;
+		m->current_used = sizeof(*c);
+	}
+	uint8_t *p = (uint8_t *)m->current + m->current_used;
+	m->current_used += need;
+	m->current->live++;
+	return p;
+}
+
+static void value_free(uint8_t *value)
+{
+	if (value)
+		chunk_release(chunk_of(value));
+}
+
+/* Copies the value into the slot's space, taking new space only for a longer value. The
+ * source may be the slot's own space (a record read with get and put back), hence memmove
+ * and releasing the old space only after the copy. */
+static int store_value(struct memory_storage *m, struct slot *s, struct paxos_value v)
+{
+	if (v.len > MEMORY_MAX_VALUE)
+		return PAXOS_E_TOO_BIG;
+	if (v.len > 0 && (!s->data || v.len > (size_t)s->cap_units * VALUE_ALIGN)) {
+		size_t need = (v.len + VALUE_ALIGN - 1) / VALUE_ALIGN * VALUE_ALIGN;
+		uint8_t *data = value_alloc(m, need);
 		if (!data)
 			return PAXOS_E_NOMEM;
 		memcpy(data, v.data, v.len);
-		free(s->data);
+		value_free(s->data);
 		s->data = data;
-		s->cap_log2 = log2;
+		s->cap_units = (uint16_t)(need / VALUE_ALIGN);
 	} else if (v.len > 0) {
 		memmove(s->data, v.data, v.len);
 	}
@@ -132,7 +191,7 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 	if (rc != PAXOS_OK)
 		return rc;
 	struct slot *s = &m->slots[i];
-	rc = store_value(s, rec->value);
+	rc = store_value(m, s, rec->value);
 	if (rc != PAXOS_OK)
 		return rc;
 	s->promised = rec->promised;
@@ -153,7 +212,7 @@ static int memory_trim(struct paxos_storage *st, paxos_iid iid)
 	paxos_iid shift = iid - m->trim;
 	size_t dropped = shift < m->used ? (size_t)shift : m->used;
 	for (size_t i = 0; i < dropped; i++)
-		free(m->slots[i].data);
+		value_free(m->slots[i].data);
 	size_t kept = m->used - dropped;
 	if (kept) {
 		memmove(m->slots, m->slots + dropped, kept * sizeof(*m->slots));
@@ -180,7 +239,9 @@ static void memory_destroy(struct paxos_storage *st)
 {
 	struct memory_storage *m = of(st);
 	for (size_t i = 0; i < m->used; i++)
-		free(m->slots[i].data);
+		value_free(m->slots[i].data);
+	if (m->current)
+		chunk_release(m->current);
 	free(m->slots);
 	free(m);
 }
