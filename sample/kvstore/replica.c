@@ -304,6 +304,7 @@ static int load_state(struct replica *r)
 			r->dir);
 	else
 		return -1;
+	kv_store_set_client_expiry(r->store, r->kcfg.client_expiry);
 	r->last_iid = r->snapshot_iid;
 	return 0;
 }

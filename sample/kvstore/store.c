@@ -16,9 +16,13 @@ struct kv_store {
 	uint32_t replicas;
 	uint64_t *announced; /* per replica */
 	uint64_t commands, duplicates;
+	uint64_t client_expiry; /* instances; 0: client records are kept for ever */
 };
 
 #define CLIENT_RECORD 17 /* bytes before the cached result */
+/* Expired client records are looked for once per this many commands: a whole-table pass,
+ * at the same command on every replica, so every replica drops the same records. */
+#define CLIENT_SCAN_EVERY 1024
 
 static void be_put(uint8_t *p, uint64_t v, int bytes)
 {
@@ -110,6 +114,35 @@ static void reply_from_record(const struct kv_entry *rec, uint64_t client, struc
 				     (uint16_t)(rec->value_len - CLIENT_RECORD)};
 }
 
+void kv_store_set_client_expiry(struct kv_store *s, uint64_t instances)
+{
+	s->client_expiry = instances;
+}
+
+/* Drops the records of clients whose last command is more than client_expiry instances
+ * before iid. Returns -1 when out of memory (nothing dropped then). */
+static int expire_clients(struct kv_store *s, uint64_t iid)
+{
+	size_t n = kv_map_size(s->clients);
+	const struct kv_entry **all = kv_map_sorted(s->clients);
+	if (!all)
+		return n ? -1 : 0;
+	uint8_t(*old)[8] = malloc(n * sizeof(*old));
+	if (!old) {
+		free(all);
+		return -1;
+	}
+	size_t found = 0;
+	for (size_t i = 0; i < n; i++)
+		if (be_get(all[i]->value + 8, 8) + s->client_expiry < iid)
+			memcpy(old[found++], all[i]->key, 8);
+	free(all);
+	for (size_t i = 0; i < found; i++)
+		kv_map_delete(s->clients, old[i], 8);
+	free(old);
+	return 0;
+}
+
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,
 			       struct kv_reply *reply)
 {
@@ -151,6 +184,8 @@ enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, u
 	if (rc != 0)
 		return KV_NOMEM;
 	s->commands++;
+	if (s->client_expiry && s->commands % CLIENT_SCAN_EVERY == 0 && expire_clients(s, iid) != 0)
+		return KV_NOMEM;
 	reply_from_record(kv_map_get(s->clients, id, sizeof(id)), c->client, reply);
 	return KV_APPLIED;
 }

@@ -26,6 +26,12 @@ enum kv_outcome {
 struct kv_store *kv_store_new(uint32_t replicas);
 void kv_store_free(struct kv_store *s);
 
+/* Forget a client's last command once `instances` instances passed since it (0: never, the
+ * default). A client that resubmits a command after that gets it applied again, so this
+ * must be far longer than any client retries. Every replica must use the same value: the
+ * records are dropped at the same command everywhere, so the stores stay equal. */
+void kv_store_set_client_expiry(struct kv_store *s, uint64_t instances);
+
 /* Applies one command delivered in instance iid. reply's value stays valid until the next
  * call. */
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,

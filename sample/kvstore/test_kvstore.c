@@ -206,6 +206,44 @@ static char *dump_text(const struct kv_store *s)
 	return text_buf;
 }
 
+/* Client records older than the expiry are dropped at the same command on every replica;
+ * with expiry 0 they are kept for ever. */
+START_TEST(store_client_records_expire)
+{
+	struct kv_store *kept = kv_store_new(3), *expiring = kv_store_new(3);
+	struct kv_store *twin = kv_store_new(3);
+	kv_store_set_client_expiry(expiring, 100);
+	kv_store_set_client_expiry(twin, 100);
+	struct kv_reply r;
+	struct kv_store *all[] = {kept, expiring, twin};
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(run(all[k], command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r),
+				 KV_APPLIED);
+	/* 2047 commands of client 2 in instances 2..2048: two scans, the second past the expiry
+	 * of client 1's record (instance 1), the first (at instance 1024) too. */
+	for (uint64_t i = 2; i <= 2048; i++)
+		for (int k = 0; k < 3; k++)
+			ck_assert_int_eq(run(all[k], command(KV_GET, 2, i, "a", NULL, NULL), i, &r),
+					 KV_APPLIED);
+	/* Client 1 resubmits its first command: still known where nothing expires ... */
+	ck_assert_int_eq(run(kept, command(KV_PUT, 1, 1, "a", "x", NULL), 2049, &r), KV_DUPLICATE);
+	/* ... forgotten, so applied again, where records expire: on both replicas alike. */
+	for (int k = 1; k < 3; k++)
+		ck_assert_int_eq(run(all[k], command(KV_PUT, 1, 1, "a", "x", NULL), 2049, &r),
+				 KV_APPLIED);
+	/* Client 2's record is recent: kept. */
+	for (int k = 1; k < 3; k++)
+		ck_assert_int_eq(run(all[k], command(KV_GET, 2, 2048, "a", NULL, NULL), 2050, &r),
+				 KV_DUPLICATE);
+	char *a = dump_text(expiring), *b = dump_text(twin);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	for (int k = 0; k < 3; k++)
+		kv_store_free(all[k]);
+}
+END_TEST
+
 START_TEST(store_snapshot_round_trip)
 {
 	char dir[] = "/tmp/kvstore-test-XXXXXX", path[64], err[256];
@@ -277,13 +315,15 @@ START_TEST(config_parses_and_refuses)
 	char err[256];
 	ck_assert_int_eq(load_text(&c,
 				   "# comment\nreply-group 239.1.2.3:9000\nreplicas 5\n"
-				   "snapshot-every 0  # never\ntrim own\nresubmit-ms 20\n",
+				   "snapshot-every 0  # never\ntrim own\nresubmit-ms 20\n"
+				   "client-expiry 0\n",
 				   err, sizeof(err)),
 			 0);
 	ck_assert_uint_eq(c.replicas, 5);
 	ck_assert_uint_eq(c.snapshot_every, 0);
 	ck_assert_int_eq(c.trim, KV_TRIM_OWN);
 	ck_assert_uint_eq(c.resubmit_ms, 20);
+	ck_assert_uint_eq(c.client_expiry, 0);
 	ck_assert_uint_eq(ntohs(c.reply_group.sin_port), 9000);
 	static const char *const bad[] = {"replicas 0\n",
 					  "replicas 101\n",
@@ -291,6 +331,8 @@ START_TEST(config_parses_and_refuses)
 					  "reply-group 10.0.0.1:7000\n",
 					  "reply-group 239.1.1.1\n",
 					  "resubmit-ms -1\n",
+					  "client-expiry 5000000000\n",
+					  "client-expiry soon\n",
 					  "colour blue\n",
 					  "replicas 3 4\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -312,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, store_operations);
 	tcase_add_test(tc, store_applies_each_command_once);
 	tcase_add_test(tc, store_snapshot_announcements);
+	tcase_add_test(tc, store_client_records_expire);
 	tcase_add_test(tc, store_snapshot_round_trip);
 	tcase_add_test(tc, config_parses_and_refuses);
 	suite_add_tcase(s, tc);
