@@ -12,12 +12,14 @@
 
 #include "clock.h"
 
+#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,22 @@ struct workload {
 	long size;
 	bool final;
 };
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A benchmark store is scratch: it goes when the writer is done (it may be gigabytes). */
+static void remove_store(const struct paxos_config *cfg, uint32_t id)
+{
+	char dir[PAXOS_STORAGE_PATH_MAX + 32];
+	if (paxos_storage_dir(cfg, id, dir, sizeof(dir)) == PAXOS_OK)
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
 
 static int put_records(struct paxos_storage *st, paxos_iid first, long n, uint8_t *value,
 		       size_t size, bool final)
@@ -69,6 +87,7 @@ static int run_writer(const struct paxos_config *cfg, int index, const struct wo
 	uint8_t *value = calloc(1, (size_t)w->size);
 	if (!value) {
 		paxos_storage_destroy(st);
+		remove_store(cfg, FIRST_STORE_ID + (uint32_t)index);
 		sh->failed = 1;
 		return 1;
 	}
@@ -101,6 +120,7 @@ static int run_writer(const struct paxos_config *cfg, int index, const struct wo
 	sh->commits[index] = done;
 	free(value);
 	paxos_storage_destroy(st);
+	remove_store(cfg, FIRST_STORE_ID + (uint32_t)index);
 	return rc == PAXOS_OK ? 0 : 1;
 }
 
@@ -190,6 +210,12 @@ int main(int argc, char **argv)
 		pids[i] = fork();
 		if (pids[i] == 0)
 			_exit(run_writer(&cfg, (int)i, &w, sh));
+		if (pids[i] < 0) {
+			perror("paxos-storage-bench: fork");
+			sh->failed = 1;
+			writers = i; /* wait for the ones started, then fail */
+			break;
+		}
 	}
 	/* Everyone starts together once every store is open (or a writer gave up). */
 	siginfo_t gone = {0};

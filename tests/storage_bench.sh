@@ -19,6 +19,11 @@ for mode in memory:none lmdb:sync bdb:sync; do
 		echo "storage_bench: unexpected report for $mode" >&2
 		exit 1
 	}
+	# Its scratch stores are gone afterwards.
+	[ -z "$(ls -A "$DIR/store" 2>/dev/null)" ] || {
+		echo "storage_bench: $mode left $(ls "$DIR/store") behind" >&2
+		exit 1
+	}
 done
 
 # Stores that cannot be created: exit status 1 and the reason.
