@@ -127,9 +127,8 @@ static uint32_t offset_of(const struct pending *q, uint32_t b)
 
 /* The copy of the value nearest the front (copies are equal, but order is not), or
  * PENDING_GONE. */
-static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_t len)
+static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_t len, uint64_t h)
 {
-	uint64_t h = pending_hash(data, len);
 	uint32_t found = PENDING_GONE;
 	for (uint32_t i = (uint32_t)h & q->index_mask; q->index[i]; i = (i + 1) & q->index_mask) {
 		uint32_t b = q->index[i] - 1;
@@ -255,9 +254,15 @@ bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len)
 
 bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len)
 {
+	return len <= q->max_value && (len == 0 || data) &&
+	       pending_remove_hashed(q, data, len, pending_hash(data, len));
+}
+
+bool pending_remove_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash)
+{
 	if (q->count == 0 || len > q->max_value || (len && !data))
 		return false;
-	uint32_t b = index_find(q, data, len);
+	uint32_t b = index_find(q, data, len, hash);
 	if (b == PENDING_GONE)
 		return false;
 	q->order[q->where[b]] = PENDING_GONE;

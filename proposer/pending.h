@@ -60,6 +60,8 @@ bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len);
 /* Removes the value equal to data/len nearest the front, wherever it is. Returns whether
  * there was one. */
 bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len);
+/* The same with hash = pending_hash(data, len) already computed by the caller. */
+bool pending_remove_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash);
 
 /* The content hash the list indexes values by (also used for settled.h). */
 uint64_t pending_hash(const uint8_t *data, uint32_t len);

@@ -446,10 +446,11 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 		struct paxos_value one;
 		paxos_batch_iter_init(&it, v);
 		while (paxos_batch_next(&it, &one) == 1) {
-			if (pending_remove(&p->pending, one.data, one.len))
+			uint64_t hash = pending_hash(one.data, one.len); /* once per value */
+			if (pending_remove_hashed(&p->pending, one.data, one.len, hash))
 				p->counters->values_settled++;
 			else
-				settled_add(&p->settled, pending_hash(one.data, one.len));
+				settled_add(&p->settled, hash);
 		}
 	}
 	assign_pending(p, now, out);
