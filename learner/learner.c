@@ -47,6 +47,8 @@ struct paxos_learner {
 	bool asked;
 	paxos_iid last_asked_to;
 	paxos_time last_asked_at;
+	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
+	uint32_t stalled_checks;
 	struct slot *slots;
 	uint8_t *values;
 	paxos_ballot *votes; /* window x acceptors */
@@ -494,6 +496,30 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 	}
 }
 
+/*
+ * Stalled for PAXOS_REPAIR_AFTER hole checks although the repeats were answered: the acceptors
+ * this learner hears hold no quorum ballot for next (a quorum that chose it lost a member, and
+ * none of the rest learned it as final). Only the leader can close such an instance, by
+ * running it again (PAXOS_MSG_REPAIR); asked again every PAXOS_REPAIR_EVERY checks while
+ * stalled. The request names next and the last instance up to PAXOS_REPAIR_SPAN - 1 above it
+ * that is not closed either.
+ */
+static void ask_repair(struct paxos_learner *l, const struct paxos_emitter *out)
+{
+	paxos_iid span = min_iid(l->highest_seen - l->next, PAXOS_REPAIR_SPAN - 1);
+	span = min_iid(span, l->opt.window - 1);
+	paxos_iid to = l->next;
+	for (paxos_iid k = 1; k <= span; k++)
+		if (!slot_closed(l, l->next + k))
+			to = l->next + k;
+	struct paxos_message m = {.type = PAXOS_MSG_REPAIR};
+	m.u.repair.from = l->next;
+	m.u.repair.to = to;
+	l->counters->repairs_requested++;
+	if (out)
+		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
+}
+
 void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
 {
 	if (!l)
@@ -506,18 +532,24 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 		l->next_at_last_check = l->next;
 		return;
 	}
+	bool check_due = now - l->last_check >= l->opt.hole_check;
+	/* Stalled: next did not move for a whole hole check, and something above it exists. */
+	bool stalled = l->next == l->next_at_last_check && l->started && l->highest_seen >= l->next;
+	if (check_due) {
+		l->last_check = now;
+		l->next_at_last_check = l->next;
+		l->stalled_checks = stalled ? l->stalled_checks + 1 : 0;
+		if (l->stalled_checks >= PAXOS_REPAIR_AFTER &&
+		    (l->stalled_checks - PAXOS_REPAIR_AFTER) % PAXOS_REPAIR_EVERY == 0)
+			ask_repair(l, out);
+	}
 	if (may_catch_up(l, now)) {
 		ask_from_next(l, now, out);
 		return;
 	}
-	if (now - l->last_check < l->opt.hole_check)
-		return;
 	/* Otherwise only a stalled learner asks: a busy one's "holes" are mostly instances in
 	 * flight. */
-	bool stalled = l->next == l->next_at_last_check;
-	l->last_check = now;
-	l->next_at_last_check = l->next;
-	if (!stalled || !l->started || l->highest_seen < l->next || asked_recently(l, now))
+	if (!check_due || !stalled || asked_recently(l, now))
 		return;
 	ask_from_next(l, now, out);
 }

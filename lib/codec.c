@@ -15,6 +15,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_ACCEPTED] = 6, [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
     [PAXOS_MSG_TRIM] = 2,     [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
     [PAXOS_MSG_TRIMMED] = 3,  [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
+    [PAXOS_MSG_REPAIR] = 3,
 };
 
 #define HEADER_FIELDS 4u
@@ -70,6 +71,8 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.reject.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_REPEAT:
 		return m->u.repeat.from <= m->u.repeat.to;
+	case PAXOS_MSG_REPAIR:
+		return m->u.repair.from <= m->u.repair.to;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_CLIENT_VALUE:
@@ -124,6 +127,10 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_REPEAT:
 		msgpack_pack_uint64(pk, m->u.repeat.from);
 		msgpack_pack_uint64(pk, m->u.repeat.to);
+		break;
+	case PAXOS_MSG_REPAIR:
+		msgpack_pack_uint64(pk, m->u.repair.from);
+		msgpack_pack_uint64(pk, m->u.repair.to);
 		break;
 	case PAXOS_MSG_TRIM:
 		msgpack_pack_uint64(pk, m->u.trim.iid);
@@ -414,6 +421,9 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	case PAXOS_MSG_REPEAT:
 		return get_u64(&f[1], &m->u.repeat.from) && get_u64(&f[2], &m->u.repeat.to) &&
 		       m->u.repeat.from <= m->u.repeat.to;
+	case PAXOS_MSG_REPAIR:
+		return get_u64(&f[1], &m->u.repair.from) && get_u64(&f[2], &m->u.repair.to) &&
+		       m->u.repair.from <= m->u.repair.to;
 	case PAXOS_MSG_TRIM:
 		return get_u64(&f[1], &m->u.trim.iid);
 	case PAXOS_MSG_ACCEPTOR_STATE:

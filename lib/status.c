@@ -58,6 +58,8 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "heartbeat";
 	case PAXOS_MSG_LEADER:
 		return "leader";
+	case PAXOS_MSG_REPAIR:
+		return "repair";
 	}
 	return "unknown";
 }
@@ -74,6 +76,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_REJECT:
 	case PAXOS_MSG_HEARTBEAT:
 	case PAXOS_MSG_LEADER:
+	case PAXOS_MSG_REPAIR:
 		return PAXOS_GROUP_PROPOSERS;
 	case PAXOS_MSG_ACCEPTED:
 	case PAXOS_MSG_ACCEPTOR_STATE:

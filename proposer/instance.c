@@ -146,6 +146,8 @@ static void restart_phase1(const struct instance_ctx *ctx, struct instance *inst
 {
 	inst->state = INSTANCE_P1_PENDING;
 	inst->ballot = b;
+	if (ctx->highest && b > *ctx->highest)
+		*ctx->highest = b;
 	inst->pset = 0;
 	inst->v1_len = 0;
 	inst->vb = 0;
@@ -376,6 +378,10 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_D:
 		on_delivered(ctx, inst, arg ? arg->value : NULL);
 		break;
+	case EV_REPAIR:
+		if (s == INSTANCE_P1_READY && !inst->has_v2)
+			retry_with(ctx, inst, ballot_increment(inst->ballot), now, out);
+		break;
 	case EV_REJECT:
 		if ((s == INSTANCE_P1_PENDING || s == INSTANCE_P2_PENDING) && arg &&
 		    reject_applies(inst, arg->reject)) {
@@ -418,9 +424,10 @@ const char *instance_state_name(enum instance_state s)
 const char *instance_event_name(enum instance_event e)
 {
 	static const char *const names[] = {
-	    [EV_S] = "S",   [EV_TO1] = "TO1", [EV_P] = "P", [EV_R0] = "R0",
-	    [EV_R1] = "R1", [EV_NV] = "NV",   [EV_A] = "A", [EV_E] = "E",
-	    [EV_C] = "C",   [EV_TO2] = "TO2", [EV_D] = "D", [EV_REJECT] = "REJECT",
+	    [EV_S] = "S",           [EV_TO1] = "TO1", [EV_P] = "P", [EV_R0] = "R0",
+	    [EV_R1] = "R1",         [EV_NV] = "NV",   [EV_A] = "A", [EV_E] = "E",
+	    [EV_C] = "C",           [EV_TO2] = "TO2", [EV_D] = "D", [EV_REJECT] = "REJECT",
+	    [EV_REPAIR] = "REPAIR",
 	};
 	if ((unsigned)e >= INSTANCE_EVENT_COUNT)
 		return "unknown";

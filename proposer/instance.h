@@ -28,6 +28,13 @@ enum instance_state {
  * D stands for the figure's D0..D5: one delivery arrow out of each state, all handled by
  * the same rule (thesis 3.5, "independently of the current state"), so it is one event.
  *
+ * REPAIR is not in the figure either. A learner asks for it when the acceptors it hears hold
+ * no quorum ballot for the instance: someone accepted values there, so a P1_READY record
+ * without a value, which would wait for a client value for ever, is outdated and runs phase 1
+ * again (the next ballot), which finds that value. In every other state it changes nothing
+ * (phases in flight finish or time out by themselves; decided instances are repaired apart,
+ * see repair.h).
+ *
  * REJECT is not in the figure. Thesis 3.5.2 says a reject carries the ballot to beat and the
  * proposer jumps past it with INCREMENTSKIP. It behaves like TO1/TO2 (back to P1_PENDING,
  * keep v2/cv, prepare again) except for the new ballot and the staleness check, so it is
@@ -46,6 +53,7 @@ enum instance_event {
 	EV_TO2,    /* phase 2 timeout */
 	EV_D,      /* the learner delivered the instance (D0..D5) */
 	EV_REJECT, /* an acceptor rejected us with a higher ballot (3.5.2) */
+	EV_REPAIR, /* a learner cannot close the instance (PAXOS_MSG_REPAIR) */
 	INSTANCE_EVENT_COUNT
 };
 
@@ -100,6 +108,9 @@ struct instance_ctx {
 	/* Whether ballot b may be used (its epoch is durable, see ballot.h). NULL: always. */
 	bool (*may_use_ballot)(void *arg, paxos_ballot b);
 	void *may_use_ballot_arg;
+	/* The highest ballot any instance prepared with, kept up to date here (NULL: not kept):
+	 * a repair starts above it, so its ballot is new for its instance too. */
+	paxos_ballot *highest;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

@@ -13,6 +13,7 @@
 #include "batch.h"
 #include "instance.h"
 #include "pending.h"
+#include "repair.h"
 #include "settled.h"
 
 struct paxos_proposer {
@@ -22,6 +23,8 @@ struct paxos_proposer {
 	struct pending pending;
 	struct settled settled; /* delivered before they reached us */
 	struct instance_ctx ctx;
+	struct repairs repairs; /* decided instances run again for stalled learners */
+	paxos_ballot highest;   /* the highest ballot prepared with (ctx.highest) */
 	struct instance *slots; /* instance iid lives in slots[iid % window] */
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
 	uint32_t *scratch;      /* batch_limit entries for the instances (requeue) */
@@ -209,8 +212,11 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .may_assign_arg = p,
 	    .may_use_ballot = may_use_ballot,
 	    .may_use_ballot_arg = p,
+	    .highest = &p->highest,
 	};
 	p->epoch = o->epoch;
+	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
+		goto fail;
 	return p;
 fail:
 	paxos_proposer_free(p);
@@ -223,6 +229,7 @@ void paxos_proposer_free(struct paxos_proposer *p)
 		return;
 	pending_destroy(&p->pending);
 	settled_destroy(&p->settled);
+	repairs_destroy(&p->repairs);
 	free(p->slots);
 	free(p->values);
 	free(p->scratch);
@@ -315,6 +322,7 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		}
 		p->frontier = p->first; /* values may go anywhere again */
 		p->leader = false;
+		repairs_clear(&p->repairs);
 		return;
 	}
 	p->leader = true;
@@ -372,6 +380,11 @@ static void on_instance_message(struct paxos_proposer *p, paxos_iid iid, enum in
 				const struct instance_arg *arg, paxos_time now,
 				const struct paxos_emitter *out)
 {
+	struct instance *repairing = repairs_find(&p->repairs, iid);
+	if (repairing) {
+		repairs_step(&p->repairs, repairing, ev, arg, now, out);
+		return;
+	}
 	if (!live(p, iid)) {
 		if (iid >= p->first)
 			p->counters->instances_out_of_window++;
@@ -381,6 +394,31 @@ static void on_instance_message(struct paxos_proposer *p, paxos_iid iid, enum in
 	enum instance_state before = inst->state;
 	if (fire(p, inst, ev, arg, now, out) != before)
 		assign_pending(p, now, out);
+}
+
+/*
+ * A learner cannot close r->from .. r->to. The leader repairs those it has decided (below the
+ * window) or its learner closed (waiting in the window behind a hole): nothing else would ever
+ * run them again. The others are live instances it drives anyway, or not yet opened.
+ */
+static void repair(struct paxos_proposer *p, const struct paxos_repair *r, paxos_time now,
+		   const struct paxos_emitter *out)
+{
+	if (!p->leader || r->from == 0 || r->from > r->to)
+		return;
+	paxos_iid to = r->to;
+	if (to - r->from >= REPAIR_SLOTS)
+		to = r->from + REPAIR_SLOTS - 1;
+	for (paxos_iid iid = r->from; iid <= to; iid++) {
+		bool decided =
+		    iid < p->first || (live(p, iid) && slot_of(p, iid)->state == INSTANCE_CLOSED);
+		if (decided)
+			repairs_start(&p->repairs, iid, p->highest, now, out);
+		else if (live(p, iid))
+			fire(p, slot_of(p, iid), EV_REPAIR, NULL, now, out);
+		if (iid == UINT64_MAX)
+			break;
+	}
 }
 
 void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
@@ -401,6 +439,9 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 	}
 	case PAXOS_MSG_CLIENT_VALUE:
 		paxos_proposer_submit(p, &m->u.client_value.value, now, out);
+		break;
+	case PAXOS_MSG_REPAIR:
+		repair(p, &m->u.repair, now, out);
 		break;
 	default:
 		break; /* not for proposers */
@@ -463,6 +504,7 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	p->counters->phase2_timeout_us = instance_timeout(&p->ctx, &fresh, 2);
 	if (!p->leader)
 		return;
+	repairs_tick(&p->repairs, now, out);
 	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_P1_PENDING && now >= inst->deadline)

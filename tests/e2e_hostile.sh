@@ -51,7 +51,7 @@ start learner paxos-learner -c "$CONF" -o "$WORK/learner.out"
 wait_joined
 
 # --- the datagrams (msgpack, see lib/codec.h) --------------------------------------------
-hdr() { echo "94cd505801$(printf %02x "$1")00"; } # [magic, version 1, role $1, id 0]
+hdr() { echo "94cd505802$(printf %02x "$1")00"; } # [magic, version 2, role $1, id 0]
 IID_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 BALLOT_MAX=ceffffffff                             # 2^32-1 as uint32
 EVIL=c4046576696c                                 # bin8 "evil"
@@ -66,11 +66,11 @@ empty:
 truncated-header:94cd5058
 truncated-message:$(hdr 1)9301cf00000000
 wrong-magic:94cd505901010093010165
-wrong-version:94cd505802010093010165
-wrong-role:94cd505801070093010165
-header-not-array:cd505801010093010165
-header-too-long:95cd50580101000093010165
-unknown-type:$(hdr 1)930d0165
+wrong-version:94cd505803010093010165
+wrong-role:94cd505802070093010165
+header-not-array:cd505802010093010165
+header-too-long:95cd50580201000093010165
+unknown-type:$(hdr 1)930e0165
 type-zero:$(hdr 1)93000165
 wrong-field-count:$(hdr 1)94010165ff
 field-wrong-type:$(hdr 1)9301a17865

@@ -53,7 +53,7 @@ rejects() { # the last rejects_sent the recovered acceptor reported
 sleep 0.5
 before=$(rejects)
 GROUP=$(awk '$1 == "acceptors-group" { print $2 }' "$CONF")
-"$BUILD/paxos-send" "$GROUP" 94cd505801010093010101 ||
+"$BUILD/paxos-send" "$GROUP" 94cd505802010093010101 ||
 	fail "paxos-send failed"
 sleep 0.3
 kill -TERM "$PID_acceptor1b"

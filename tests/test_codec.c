@@ -90,6 +90,10 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 	case PAXOS_MSG_LEADER:
 		ck_assert_uint_eq(a->u.leader.leader_id, b->u.leader.leader_id);
 		break;
+	case PAXOS_MSG_REPAIR:
+		ck_assert_uint_eq(a->u.repair.from, b->u.repair.from);
+		ck_assert_uint_eq(a->u.repair.to, b->u.repair.to);
+		break;
 	}
 	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
@@ -167,6 +171,7 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
 	return i;
 }
 
@@ -314,7 +319,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
-								2, 4, 2, 3, 3, 2};
+								2, 4, 2, 3, 3, 2, 3};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -375,6 +380,10 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		return;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		return;
+	case PAXOS_MSG_REPAIR:
+		msgpack_pack_uint64(pk, m->u.repair.from);
+		msgpack_pack_uint64(pk, m->u.repair.to);
 		return;
 	}
 }
@@ -907,7 +916,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
-								2, 4, 2, 3, 3, 2};
+								2, 4, 2, 3, 3, 2, 3};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1243,9 +1252,9 @@ START_TEST(test_status_strings)
 	}
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
 
-	const char *names[] = {"prepare",      "promise", "accept",    "accepted",
-			       "reject",       "repeat",  "trim",      "acceptor_state",
-			       "client_value", "trimmed", "heartbeat", "leader"};
+	const char *names[] = {"prepare",   "promise", "accept",         "accepted",     "reject",
+			       "repeat",    "trim",    "acceptor_state", "client_value", "trimmed",
+			       "heartbeat", "leader",  "repair"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

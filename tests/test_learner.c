@@ -414,6 +414,47 @@ START_TEST(test_hole_asks_again_after_stall)
 }
 END_TEST
 
+/*
+ * Stalled on instance 1 although the repeats were asked for: after PAXOS_REPAIR_AFTER hole
+ * checks the learner asks the proposers for a repair of its first missing instances (1 and 3
+ * here: 2 is closed, 4 is the last it has seen and missing too), then every
+ * PAXOS_REPAIR_EVERY checks; progress stops it.
+ */
+START_TEST(test_stalled_learner_asks_for_repair)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 2, "x");
+	send_accepted(f, 3, 101, 0, "y"); /* one vote only: not closed */
+	send_accepted(f, 4, 101, 2, "z");
+	tick(f, 0);
+	size_t repairs = 0;
+	paxos_time now = 0;
+	for (uint32_t check = 1; check <= PAXOS_REPAIR_AFTER + 2 * PAXOS_REPAIR_EVERY; check++) {
+		now += 1000;
+		tick(f, now);
+		if (check < PAXOS_REPAIR_AFTER)
+			ck_assert_uint_eq(recorder_count(f->rec, PAXOS_MSG_REPAIR, -1), 0);
+	}
+	repairs = recorder_count(f->rec, PAXOS_MSG_REPAIR, PAXOS_GROUP_PROPOSERS);
+	ck_assert_uint_eq(repairs, 3); /* at checks 2, 4 and 6 */
+	ck_assert_uint_eq(f->counters.repairs_requested, 3);
+	const struct paxos_message *m = recorder_find(f->rec, PAXOS_MSG_REPAIR, 0);
+	ck_assert_uint_eq(m->u.repair.from, 1);
+	ck_assert_uint_eq(m->u.repair.to, 4);
+	/* A leader's repair closes 1, 3 and 4: delivered, no more requests. */
+	close_instance(f, 1, "a");
+	close_instance(f, 3, "y");
+	close_instance(f, 4, "z");
+	ck_assert_uint_eq(f->sink->delivered, 4);
+	for (int k = 0; k < 6; k++) {
+		now += 1000;
+		tick(f, now);
+	}
+	ck_assert_uint_eq(recorder_count(f->rec, PAXOS_MSG_REPAIR, -1), repairs);
+	fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_no_repeat_while_progressing)
 {
 	struct fixture *f = fixture_default();
@@ -1433,6 +1474,7 @@ static Suite *learner_suite(void)
 	tcase_add_test(tc, test_closed_callback_out_of_order);
 	tcase_add_test(tc, test_deliver_sees_consistent_state);
 	tcase_add_test(tc, test_hole_asks_again_after_stall);
+	tcase_add_test(tc, test_stalled_learner_asks_for_repair);
 	tcase_add_test(tc, test_no_repeat_while_progressing);
 	tcase_add_test(tc, test_repeat_bounded_by_window);
 	tcase_add_test(tc, test_out_of_window_counted);

@@ -349,6 +349,56 @@ static void seed_accepted(struct sim *s, uint32_t a, paxos_iid iid, paxos_ballot
 	memcpy(st->value, f.data, f.len);
 }
 
+static void send_repair(struct sim *s, paxos_iid from, paxos_iid to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_REPAIR};
+	m.u.repair = (struct paxos_repair){from, to};
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+}
+
+/*
+ * A learner stalled on instance 1, which the leader decided and delivered: the leader runs it
+ * again, phase 1 above every ballot it used, then phase 2 with the value phase 1 finds (the
+ * learner of this test checks that a second quorum agrees with the first). A follower ignores
+ * the request; the leader ignores instances it has not opened.
+ */
+START_TEST(test_repair_runs_a_decided_instance_again)
+{
+	struct sim *s = sim_new(4, 4, 8);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	send_repair(s, 1, 1); /* not leading yet */
+	ck_assert_uint_eq(s->net_len, 0);
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	paxos_ballot used = 0;
+	for (paxos_iid iid = 1; iid <= 4; iid++)
+		for (uint32_t k = 0; k < s->nprepares[iid]; k++)
+			if (s->prepares[iid][k] > used)
+				used = s->prepares[iid][k];
+	uint32_t before = s->nprepares[1];
+	send_repair(s, 1, 1);
+	send_repair(s, 1, 1); /* a second learner: one repair runs */
+	ck_assert_uint_eq(s->nprepares[1], before + 1);
+	ck_assert_uint_gt(s->prepares[1][before], used);
+	s->accept_sent[1] = false;
+	run(s);
+	ck_assert(s->accept_sent[1]);
+	ck_assert_uint_eq(s->counters.instances_repaired, 1);
+	ck_assert_uint_eq(s->ndelivered, 1); /* nothing new, nothing twice */
+	/* Once its phase 2 wait passed, the repair is over; a new request starts another. */
+	advance(s, PHASE2_TIMEOUT);
+	send_repair(s, 1, 1);
+	ck_assert_uint_eq(s->nprepares[1], before + 2);
+	run(s);
+	ck_assert_uint_eq(s->counters.instances_repaired, 2);
+	/* Beyond the window: not opened yet, nothing to repair. */
+	send_repair(s, 50, 60);
+	ck_assert_uint_eq(s->net_len, 0);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_options_from_config)
 {
 	struct paxos_config cfg;
@@ -1137,6 +1187,7 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_options_from_config);
 	tcase_add_test(t, test_bad_options);
 	tcase_add_test(t, test_leader_preexecutes_window);
+	tcase_add_test(t, test_repair_runs_a_decided_instance_again);
 	tcase_add_test(t, test_non_leader_sends_nothing);
 	tcase_add_test(t, test_accept_right_after_phase1);
 	tcase_add_test(t, test_value_waits_for_phase1);

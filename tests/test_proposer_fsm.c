@@ -80,6 +80,7 @@ static const struct row table[] = {
     {E_, PLAIN, EV_TO2, NULL, E_, NO_MSG, NULL, KEEP, SAME},
     {E_, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
     {E_, PLAIN, EV_REJECT, NULL, E_, NO_MSG, NULL, KEEP, SAME},
+    {E_, PLAIN, EV_REPAIR, NULL, E_, NO_MSG, NULL, KEEP, SAME},
     /* p1_pending */
     {P1, PLAIN, EV_S, NULL, P1, NO_MSG, NULL, KEEP, SAME},
     {P1, PLAIN, EV_TO1, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
@@ -93,6 +94,7 @@ static const struct row table[] = {
     {P1, PLAIN, EV_TO2, NULL, P1, NO_MSG, NULL, KEEP, SAME},
     {P1, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
     {P1, PLAIN, EV_REJECT, NULL, P1, PREPARE, NULL, KEEP, SKIP},
+    {P1, PLAIN, EV_REPAIR, NULL, P1, NO_MSG, NULL, KEEP, SAME},
     /* p1_ready, no value yet */
     {RD, PLAIN, EV_S, NULL, RD, NO_MSG, NULL, KEEP, SAME},
     {RD, PLAIN, EV_TO1, NULL, RD, NO_MSG, NULL, KEEP, SAME},
@@ -106,6 +108,7 @@ static const struct row table[] = {
     {RD, PLAIN, EV_TO2, NULL, RD, NO_MSG, NULL, KEEP, SAME},
     {RD, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
     {RD, PLAIN, EV_REJECT, NULL, RD, NO_MSG, NULL, KEEP, SAME},
+    {RD, PLAIN, EV_REPAIR, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
     /* p2_pending with the client value "mine" */
     {P2, PLAIN, EV_S, NULL, P2, NO_MSG, NULL, KEEP, SAME},
     {P2, PLAIN, EV_TO1, NULL, P2, NO_MSG, NULL, KEEP, SAME},
@@ -119,6 +122,7 @@ static const struct row table[] = {
     {P2, PLAIN, EV_TO2, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
     {P2, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
     {P2, PLAIN, EV_REJECT, NULL, P1, PREPARE, NULL, KEEP, SKIP},
+    {P2, PLAIN, EV_REPAIR, NULL, P2, NO_MSG, NULL, KEEP, SAME},
     /* closed with the client value "mine" */
     {CL, PLAIN, EV_S, NULL, CL, NO_MSG, NULL, KEEP, SAME},
     {CL, PLAIN, EV_TO1, NULL, CL, NO_MSG, NULL, KEEP, SAME},
@@ -132,9 +136,11 @@ static const struct row table[] = {
     {CL, PLAIN, EV_TO2, NULL, CL, NO_MSG, NULL, KEEP, SAME},
     {CL, PLAIN, EV_D, NULL, E_, NO_MSG, NULL, KEEP, RESET},
     {CL, PLAIN, EV_REJECT, NULL, CL, NO_MSG, NULL, KEEP, SAME},
+    {CL, PLAIN, EV_REPAIR, NULL, CL, NO_MSG, NULL, KEEP, SAME},
     /* records that carry a value */
     {RD, CLIENT_V2, EV_A, NULL, P2, ACCEPT, "mine", KEEP, SAME},
     {RD, CLIENT_V2, EV_E, NULL, P2, ACCEPT, "mine", KEEP, SAME},
+    {RD, CLIENT_V2, EV_REPAIR, NULL, RD, NO_MSG, NULL, KEEP, SAME},
     {P1, CLIENT_V2, EV_R0, NULL, P2, ACCEPT, "mine", KEEP, SAME},
     {P1, CLIENT_V2, EV_TO1, NULL, P1, PREPARE, NULL, KEEP, INCREMENT},
     {P2, PLAIN, EV_D, "other", E_, NO_MSG, NULL, PUSH_FRONT, RESET},

@@ -30,6 +30,8 @@
 	X(accepteds_sent, "accepted messages sent")                                                \
 	X(storage_commits, "storage transactions committed with changes (group commits)")          \
 	X(repeats_requested, "instances asked for again (learner)")                                \
+	X(repairs_requested, "repair requests sent: stalled on instances no repeat closed")        \
+	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
 	X(values_delivered, "instances delivered (each a batch of client values)")                 \

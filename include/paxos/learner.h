@@ -34,6 +34,13 @@ typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 typedef void (*paxos_fetch_fn)(void *arg, paxos_iid iid, int status,
 			       const struct paxos_value *value);
 
+/* Repair (PAXOS_MSG_REPAIR): a learner stalled for PAXOS_REPAIR_AFTER hole checks asks the
+ * leader to run its first missing instances again (at most PAXOS_REPAIR_SPAN from the next
+ * to deliver), and again every PAXOS_REPAIR_EVERY hole checks while it stays stalled. */
+#define PAXOS_REPAIR_AFTER 2u
+#define PAXOS_REPAIR_EVERY 2u
+#define PAXOS_REPAIR_SPAN 16u
+
 /* Fetches outstanding at once; each holds a value buffer, allocated with the learner. */
 #define PAXOS_LEARNER_MAX_FETCHES 16u
 
@@ -74,7 +81,8 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
  * to exist and none of it closed, e.g. restarted on a long-running cluster) asks for a batch
  * at once and for the next one as soon as that is delivered (from paxos_learner_handle), so
  * that it can overtake a busy cluster; one request is outstanding at a time and a lost answer
- * is asked for again after hole_check (paced, thesis 4.6.1). Also resends and times out
+ * is asked for again after hole_check (paced, thesis 4.6.1). A learner that repeats do not
+ * unstall asks the leader for a repair (see PAXOS_REPAIR_AFTER). Also resends and times out
  * fetches. Call it a few times per hole_check.
  */
 void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out);

@@ -17,7 +17,8 @@ enum paxos_msg_type {
 	PAXOS_MSG_TRIMMED = 10,       /* acceptor -> learners: asked for trimmed instances */
 	PAXOS_MSG_HEARTBEAT = 11,     /* proposer -> proposers: failure detection */
 	PAXOS_MSG_LEADER = 12,        /* oracle -> proposers: force the leader */
-	PAXOS_MSG_TYPE_MAX = 12
+	PAXOS_MSG_REPAIR = 13,        /* learner -> proposers: re-run instances it cannot close */
+	PAXOS_MSG_TYPE_MAX = 13
 };
 
 struct paxos_prepare {
@@ -89,6 +90,17 @@ struct paxos_heartbeat {
 	paxos_iid next_iid;
 };
 
+/*
+ * A learner stalled on instances from..to (inclusive) that repeats did not close: no ballot has
+ * a quorum among the acceptors it hears, e.g. the quorum that chose a value lost a member. The
+ * leader runs phase 1 and 2 again for those it has decided or closed already (the others it
+ * drives anyway), with the acceptors that are up.
+ */
+struct paxos_repair {
+	paxos_iid from;
+	paxos_iid to;
+};
+
 /* Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
 struct paxos_leader {
@@ -110,6 +122,7 @@ struct paxos_message {
 		struct paxos_trimmed trimmed;
 		struct paxos_heartbeat heartbeat;
 		struct paxos_leader leader;
+		struct paxos_repair repair;
 	} u;
 };
 

@@ -81,6 +81,8 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		       a->u.heartbeat.next_iid == b->u.heartbeat.next_iid;
 	case PAXOS_MSG_LEADER:
 		return a->u.leader.leader_id == b->u.leader.leader_id;
+	case PAXOS_MSG_REPAIR:
+		return a->u.repair.from == b->u.repair.from && a->u.repair.to == b->u.repair.to;
 	}
 	return false;
 }
@@ -126,6 +128,9 @@ static void check_message(const struct paxos_message *m, const uint8_t *buf, siz
 	case PAXOS_MSG_LEADER:
 		CHECK(m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 		      m->u.leader.leader_id == PAXOS_LEADER_AUTO);
+		break;
+	case PAXOS_MSG_REPAIR:
+		CHECK(m->u.repair.from <= m->u.repair.to);
 		break;
 	default:
 		break;

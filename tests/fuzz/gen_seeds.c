@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100}},
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
 	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO}},
+	    {.type = PAXOS_MSG_REPAIR, .u.repair = {40, 52}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_TRIMMED] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_HEARTBEAT] = PAXOS_ROLE_PROPOSER,
 	    [PAXOS_MSG_LEADER] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_REPAIR] = PAXOS_ROLE_LEARNER,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

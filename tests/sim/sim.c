@@ -62,6 +62,7 @@ enum sim_event_kind {
 	SE_PARTITION_END,
 	SE_DEMOTE, /* target: a proposer that led alongside another */
 	SE_HEAL,
+	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
 };
 
 struct sim_acceptor {
@@ -79,6 +80,7 @@ struct sim_proposer {
 	struct paxos_proposer *core;
 	struct paxos_learner *learner; /* its internal learner */
 	bool up;
+	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch file holds: the highest epoch it used */
 	struct endpoint ep;
 	struct paxos_counters counters;
@@ -110,7 +112,8 @@ struct sim {
 	struct sim_result *r;
 };
 
-static const char *const fault_names[] = {"crash", "pcrash", "leader", "dual", "partition"};
+static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
+							 "partition", "lose",   "pcut"};
 static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
 
 static void trace(struct sim *s, int level, const char *fmt, ...)
@@ -176,6 +179,8 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		return;
 	}
 	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
+		return;
+	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
 		return;
 	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
 	if (slot == UINT32_MAX) {
@@ -503,10 +508,56 @@ static void end_partition(struct sim *s)
 		s->acc[i].cut = false;
 }
 
+/* The leader (or any proposer) loses the network with its learner but keeps leading; another
+ * proposer is promoted meanwhile, as the failure detector of the others would. */
+static void fault_cut_proposer(struct sim *s)
+{
+	uint32_t i = pick_proposer(s, 1);
+	if (i == UINT32_MAX)
+		i = pick_proposer(s, -1);
+	if (i == UINT32_MAX || s->prop[i].cut)
+		return;
+	trace(s, 1, "proposer %u is cut off%s", i, leads(s, i) ? " (it leads, and goes on)" : "");
+	s->prop[i].cut = true;
+	uint32_t other = UINT32_MAX;
+	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
+		if (k != i && s->prop[k].up && !s->prop[k].cut)
+			other = k;
+	if (other != UINT32_MAX)
+		promote(s, other);
+	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_UNCUT, i, 0);
+}
+
+static void uncut_proposer(struct sim *s, uint32_t i)
+{
+	if (!s->prop[i].cut)
+		return;
+	trace(s, 1, "proposer %u is back%s", i, leads(s, i) ? " and still believes it leads" : "");
+	s->prop[i].cut = false;
+	/* Its heartbeats and the others' reach each other again: the higher id steps down. */
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, 0);
+}
+
+/* When the network heals: a random minority of acceptors is lost for good. */
+static void lose_minority(struct sim *s)
+{
+	if (s->o.acceptors < 3)
+		return;
+	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->o.acceptors - 1) / 2);
+	for (uint32_t n = 0; n < k;) {
+		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
+		if (!s->acc[i].cut) {
+			s->acc[i].cut = true;
+			trace(s, 1, "acceptor %u is lost for good", i);
+			n++;
+		}
+	}
+}
+
 static void inject_fault(struct sim *s)
 {
-	uint32_t kinds[5], n = 0;
-	for (uint32_t k = 0; k < 5; k++)
+	uint32_t kinds[SIM_FAULT_KINDS], n = 0;
+	for (uint32_t k = 0; k < SIM_FAULT_KINDS; k++)
 		if (s->o.faults & (1u << k))
 			kinds[n++] = 1u << k;
 	if (n > 0) {
@@ -526,7 +577,10 @@ static void inject_fault(struct sim *s)
 		case SIM_FAULT_PARTITION:
 			fault_partition(s);
 			break;
-		default:
+		case SIM_FAULT_PCUT:
+			fault_cut_proposer(s);
+			break;
+		default: /* SIM_FAULT_LOSE acts when the network heals */
 			break;
 		}
 	}
@@ -546,6 +600,10 @@ static void heal(struct sim *s)
 	end_partition(s);
 	for (uint32_t i = 0; i < s->o.acceptors; i++)
 		acceptor_restart(s, i);
+	if (s->o.faults & SIM_FAULT_LOSE)
+		lose_minority(s);
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		s->prop[i].cut = false;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
 		if (!s->prop[i].up) {
 			trace(s, 1, "proposer %u restarts", i);
@@ -649,7 +707,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		break;
 	case EP_PROPOSER: {
 		struct sim_proposer *p = &s->prop[i];
-		if (!p->up)
+		if (!p->up || p->cut)
 			break;
 		if (g == PAXOS_GROUP_LEARNERS) {
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
@@ -726,61 +784,16 @@ static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t ca
 	return best;
 }
 
-/*
- * KNOWN LIMITATION without learning acceptors (stuck learner): a learner that missed the
- * accepted messages of instance iid asks the acceptors to repeat them, but repeats only carry
- * each acceptor's latest ballot. After proposers re-ran a chosen instance at higher ballots
- * that reached only a minority (a phase 2 timeout just before the learner closed it, a new
- * leader pre-executing its window), no ballot may have a quorum among the acceptors' records
- * any more, so no repeat can close the instance (nobody re-proposes it: the leader delivered
- * it). Learning acceptors (thesis 3.7.5, on by default) resolve it: an acceptor that learned
- * the instance answers repeats with the value flagged final, so with them on a stuck learner
- * is never excused. Returns a description when the learner stuck at iid is in this case
- * (another learner delivered iid, so it was chosen), or NULL.
- */
-static const char *diagnose_stuck(struct sim *s, paxos_iid iid, char *buf, size_t cap)
-{
-	uint32_t quorum = s->o.acceptors / 2 + 1;
-	if (s->o.learning_acceptors || iid >= s->check.chosen_cap || !s->check.chosen[iid].known)
-		return NULL;
-	for (uint32_t i = 0; i < s->o.acceptors; i++) {
-		struct paxos_record rec;
-		struct paxos_storage *st = s->acc[i].st;
-		if (st->ops->get(st, iid, &rec) != 1 || rec.accepted == 0)
-			continue;
-		uint32_t same = 0;
-		for (uint32_t k = 0; k < s->o.acceptors; k++) {
-			struct paxos_record other;
-			struct paxos_storage *ot = s->acc[k].st;
-			same +=
-			    ot->ops->get(ot, iid, &other) == 1 && other.accepted == rec.accepted;
-		}
-		if (same >= quorum)
-			return NULL; /* the learner counts any quorum ballot: not this limitation */
-	}
-	snprintf(buf, cap,
-		 "instance %" PRIu64 " was chosen but no ballot has a quorum among the acceptors "
-		 "any more: repeats cannot close it without learning acceptors",
-		 iid);
-	return buf;
-}
-
 static const struct paxos_learner *view_learner(const struct sim *s, uint32_t v)
 {
 	return v < s->o.learners ? s->lrn[v].core : s->prop[v - s->o.learners].learner;
 }
 
+/* Liveness is strict: with learning acceptors or without, a learner that has not delivered
+ * everything once the network healed is a failure (a stalled learner gets its instances
+ * repaired by the leader, see PAXOS_MSG_REPAIR). */
 static void report_liveness(struct sim *s)
 {
-	/* Known issues only excuse a run in which every incomplete learner is stuck on one. */
-	bool all_known = !s->o.strict;
-	for (uint32_t v = 0; v < s->check.view_count && all_known; v++) {
-		char why[256];
-		if (!checker_view_complete(&s->check, v) &&
-		    !diagnose_stuck(s, paxos_learner_next_iid(view_learner(s, v)), why,
-				    sizeof(why)))
-			all_known = false;
-	}
 	for (uint32_t v = 0; v < s->check.view_count; v++) {
 		if (checker_view_complete(&s->check, v))
 			continue;
@@ -791,15 +804,6 @@ static void report_liveness(struct sim *s)
 				first = id;
 			}
 		const struct paxos_learner *l = view_learner(s, v);
-		char why[256];
-		if (all_known) {
-			snprintf(s->r->known, sizeof(s->r->known), "%s %u stuck: %s",
-				 v < s->o.learners ? "learner" : "proposer's learner",
-				 v < s->o.learners ? v : v - s->o.learners,
-				 diagnose_stuck(s, paxos_learner_next_iid(l), why, sizeof(why)));
-			trace(s, 1, "known issue: %s", s->r->known);
-			return;
-		}
 		char acc[400];
 		uint32_t best = acceptor_view(s, paxos_learner_next_iid(l), acc, sizeof(acc));
 		checker_fail(
@@ -868,6 +872,10 @@ static void step(struct sim *s, const struct sim_event *e)
 		break;
 	case SE_HEAL:
 		heal(s);
+		break;
+	case SE_PROPOSER_UNCUT:
+		if (!s->healed)
+			uncut_proposer(s, e->target);
 		break;
 	}
 }
@@ -993,8 +1001,9 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	} else if (build(s)) {
 		/* Duplicates are bounded only while one proposer leads throughout; a new leader
 		 * may propose values its predecessor already got chosen (at-least-once). */
-		s->check.integrity = (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL)) == 0 &&
-				     (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
+		s->check.integrity =
+		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&
+		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
 		run(s);
 	} else {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot build the cluster");
@@ -1012,8 +1021,6 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 			s->window, s->concurrency, r->messages, r->deliveries, r->duplicates,
 			r->submissions, (double)s->now / 1000.0, sim_violation_name(r->violation),
 			r->violation ? ": " : "", r->message);
-	if (o->verbose && r->known[0])
-		fprintf(stderr, "sim: known issue: %s\n", r->known);
 	teardown(s);
 	free(s);
 	return r->violation;
@@ -1053,9 +1060,9 @@ void sim_options_default(struct sim_options *o)
 
 void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
 {
-	char faults[64] = "";
+	char faults[96] = "";
 	size_t n = 0;
-	for (uint32_t k = 0; k < 5; k++)
+	for (uint32_t k = 0; k < SIM_FAULT_KINDS; k++)
 		if (o->faults & (1u << k))
 			n += (size_t)snprintf(faults + n, sizeof(faults) - n, "%s%s", n ? "," : "",
 					      fault_names[k]);
@@ -1069,8 +1076,6 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
 	if (!o->learning_acceptors && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --learning-acceptors no");
-	if (o->strict && w < cap)
-		snprintf(buf + w, cap - w, " --strict");
 }
 
 static int parse_faults(const char *text, uint32_t *mask)
@@ -1087,9 +1092,9 @@ static int parse_faults(const char *text, uint32_t *mask)
 	char *save = NULL;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint32_t k = 0;
-		while (k < 5 && strcmp(tok, fault_names[k]) != 0)
+		while (k < SIM_FAULT_KINDS && strcmp(tok, fault_names[k]) != 0)
 			k++;
-		if (k == 5)
+		if (k == SIM_FAULT_KINDS)
 			return -1;
 		*mask |= 1u << k;
 	}
@@ -1131,10 +1136,6 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 			o->verbose = 2;
 			continue;
 		}
-		if (strcmp(arg, "--strict") == 0) {
-			o->strict = true;
-			continue;
-		}
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!val) {
 			snprintf(err, errlen, "%s needs a value", arg);
@@ -1145,7 +1146,7 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 			if (parse_faults(val, &o->faults) != 0) {
 				snprintf(err, errlen,
 					 "--faults: expected none, all or a list of "
-					 "crash,pcrash,leader,dual,partition, not \"%s\"",
+					 "crash,pcrash,leader,dual,partition,lose,pcut, not \"%s\"",
 					 val);
 				return -1;
 			}
