@@ -11,17 +11,18 @@
 
 /* Fields per message array, the type included; indexed by type. */
 static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
-    [PAXOS_MSG_PREPARE] = 3,  [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
-    [PAXOS_MSG_ACCEPTED] = 6, [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
-    [PAXOS_MSG_TRIM] = 2,     [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
-    [PAXOS_MSG_TRIMMED] = 3,  [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
-    [PAXOS_MSG_REPAIR] = 3,
+    [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
+    [PAXOS_MSG_ACCEPTED] = 6,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
+    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
+    [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
+    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 4, [PAXOS_MSG_RECOVER_ASK] = 3,
+    [PAXOS_MSG_RECOVER_INFO] = 7,
 };
 
 #define HEADER_FIELDS 4u
 
 /* The widest array we ever decode; bounds what msgpack allocates per object. */
-#define MAX_FIELDS 6u
+#define MAX_FIELDS 7u
 
 /* ---- encoding ---- */
 
@@ -52,6 +53,13 @@ static bool value_ok(const struct paxos_value *v)
 	return v->len == 0 || v->data != NULL;
 }
 
+static bool recover_info_ok(const struct paxos_recover_info *r)
+{
+	return r->acceptor_id < PAXOS_MAX_ACCEPTORS &&
+	       ((r->role == PAXOS_ROLE_ACCEPTOR && r->sender_id < PAXOS_MAX_ACCEPTORS) ||
+		(r->role == PAXOS_ROLE_PROPOSER && r->sender_id < PAXOS_MAX_PROPOSERS));
+}
+
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
 static bool message_ok(const struct paxos_message *m)
 {
@@ -73,6 +81,12 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.repeat.from <= m->u.repeat.to;
 	case PAXOS_MSG_REPAIR:
 		return m->u.repair.from <= m->u.repair.to;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		return m->u.acceptor_hello.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_RECOVER_ASK:
+		return m->u.recover_ask.acceptor_id < PAXOS_MAX_ACCEPTORS;
+	case PAXOS_MSG_RECOVER_INFO:
+		return recover_info_ok(&m->u.recover_info);
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_CLIENT_VALUE:
@@ -131,6 +145,26 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_REPAIR:
 		msgpack_pack_uint64(pk, m->u.repair.from);
 		msgpack_pack_uint64(pk, m->u.repair.to);
+		break;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		msgpack_pack_uint32(pk, m->u.acceptor_hello.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.incarnation);
+		if (m->u.acceptor_hello.recovering)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		break;
+	case PAXOS_MSG_RECOVER_ASK:
+		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.recover_ask.incarnation);
+		break;
+	case PAXOS_MSG_RECOVER_INFO:
+		msgpack_pack_uint32(pk, m->u.recover_info.role);
+		msgpack_pack_uint32(pk, m->u.recover_info.sender_id);
+		msgpack_pack_uint32(pk, m->u.recover_info.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
+		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
+		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
 		break;
 	case PAXOS_MSG_TRIM:
 		msgpack_pack_uint64(pk, m->u.trim.iid);
@@ -424,6 +458,21 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	case PAXOS_MSG_REPAIR:
 		return get_u64(&f[1], &m->u.repair.from) && get_u64(&f[2], &m->u.repair.to) &&
 		       m->u.repair.from <= m->u.repair.to;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		return get_acceptor_id(&f[1], &m->u.acceptor_hello.acceptor_id) &&
+		       get_u64(&f[2], &m->u.acceptor_hello.incarnation) &&
+		       get_bool(&f[3], &m->u.acceptor_hello.recovering);
+	case PAXOS_MSG_RECOVER_ASK:
+		return get_acceptor_id(&f[1], &m->u.recover_ask.acceptor_id) &&
+		       get_u64(&f[2], &m->u.recover_ask.incarnation);
+	case PAXOS_MSG_RECOVER_INFO:
+		return get_u32(&f[1], &m->u.recover_info.role) &&
+		       get_u32(&f[2], &m->u.recover_info.sender_id) &&
+		       get_acceptor_id(&f[3], &m->u.recover_info.acceptor_id) &&
+		       get_u64(&f[4], &m->u.recover_info.incarnation) &&
+		       get_u64(&f[5], &m->u.recover_info.highest_iid) &&
+		       get_u64(&f[6], &m->u.recover_info.highest_ballot) &&
+		       recover_info_ok(&m->u.recover_info);
 	case PAXOS_MSG_TRIM:
 		return get_u64(&f[1], &m->u.trim.iid);
 	case PAXOS_MSG_ACCEPTOR_STATE:

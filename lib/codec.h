@@ -10,7 +10,8 @@
 #include <paxos/message.h>
 
 #define PAXOS_WIRE_MAGIC 0x5058u /* "PX" */
-/* 2: the repair message. Nodes of different versions drop each other's datagrams as malformed. */
+/* 2: repair, acceptor hello and recovery messages. Nodes of different versions drop each other's
+ * datagrams as malformed. */
 #define PAXOS_WIRE_VERSION 2u
 
 /* Bytes a datagram needs besides its values: header plus one message's fields. Values up

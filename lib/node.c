@@ -6,12 +6,14 @@
 
 #include "batch.h"
 #include "clock.h"
+#include "recovery_fence.h"
 #include "transport.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
@@ -61,11 +63,9 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->acceptor && !n->failed) {
-		int rc = paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
-		if (rc != PAXOS_OK)
-			node_fail(n, rc, "acceptor storage");
-	}
+	if (n->acceptor && !n->failed)
+		node_acceptor_status(
+		    n, paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
 	if (n->serializer && !n->failed) {
 		int rc = paxos_serializer_tick(n->serializer, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)
@@ -252,6 +252,114 @@ static int set_learner_reading(struct paxos_node *n)
 	return PAXOS_OK;
 }
 
+/* Proposers that never answer a recovering acceptor are waited for this long (acceptor
+ * ticks): by then none of their datagrams from before its start can still be on the way. */
+#define RECOVERY_WAIT_MS 2000u
+
+static uint64_t wall_clock_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * Hellos with this start's incarnation, and recovery when the acceptor starts without
+ * earlier state: volatile storage, or a store with nothing in it (a new or --fresh one, or
+ * one that lost its disk: the same to us). A durable store that recovered before keeps its
+ * floor and fence beside it.
+ */
+static int join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
+{
+	bool memory = strcmp(n->cfg.storage, "memory") == 0;
+	struct paxos_acceptor_membership m = {
+	    .acceptors = n->cfg.acceptors,
+	    .proposers = n->cfg.proposers,
+	    .incarnation = wall_clock_us(),
+	    .amnesiac =
+		memory || (st->ops->highest_accepted(st) == 0 && st->ops->trim_iid(st) == 0),
+	    .recovery_ticks = RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
+	};
+	char err[512];
+	if (!memory &&
+	    paxos_storage_dir(&n->cfg, id, n->store_dir, sizeof(n->store_dir)) == PAXOS_OK &&
+	    !m.amnesiac &&
+	    paxos_recovery_fence_read(n->store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
+		PAXOS_OK) {
+		node_set_error(n, "acceptor %u: %s", id, err);
+		return PAXOS_E_IO;
+	}
+	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
+		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
+			       m.acceptors, m.proposers);
+		return PAXOS_E_INVALID;
+	}
+	n->acceptor_recovering = m.amnesiac;
+	n->acceptor_incarnation = m.incarnation;
+	if (m.amnesiac)
+		fprintf(stderr,
+			"paxos: acceptor %u: started without earlier state (incarnation %llu): "
+			"recovering, no votes until the other acceptors and the proposers answer\n",
+			id, (unsigned long long)m.incarnation);
+	else if (m.floor || m.fence)
+		fprintf(stderr,
+			"paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
+			"its recovery set (%s/recovery)\n",
+			id, (unsigned long long)m.floor, (unsigned long long)m.fence, n->store_dir);
+	return PAXOS_OK;
+}
+
+void node_acceptor_status(struct paxos_node *n, int rc)
+{
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (rc == PAXOS_E_DUPLICATE) {
+		node_set_error(
+		    n,
+		    "acceptor %u: another acceptor %u (incarnation %llu) runs since before "
+		    "this one (incarnation %llu) started",
+		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor),
+		    (unsigned long long)n->acceptor_incarnation);
+		/* Our hello, once more before stopping: the running one hears of us and logs it. */
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+		m.u.acceptor_hello.acceptor_id = id;
+		m.u.acceptor_hello.incarnation = n->acceptor_incarnation;
+		node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_ACCEPTORS, &m);
+		node_flush_all(n);
+		n->failed = rc;
+		fprintf(stderr, "paxos: fatal: %s; this one stops\n", n->error);
+		event_base_loopbreak(n->base);
+		return;
+	}
+	if (rc != PAXOS_OK) {
+		node_fail(n, rc, "acceptor storage");
+		return;
+	}
+	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
+	if (c->duplicate_acceptors > n->duplicates_logged) {
+		/* At most once a second's worth of hellos: one line per newer duplicate start. */
+		if (n->duplicates_logged == 0 ||
+		    c->duplicate_acceptors - n->duplicates_logged >= 10)
+			fprintf(
+			    stderr,
+			    "paxos: acceptor %u: another acceptor %u (incarnation %llu) started "
+			    "while this one runs; the newer one stops\n",
+			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
+		n->duplicates_logged = c->duplicate_acceptors;
+	}
+	if (!n->acceptor_recovering || paxos_acceptor_recovering(n->acceptor))
+		return;
+	n->acceptor_recovering = false;
+	paxos_iid floor = paxos_acceptor_floor(n->acceptor);
+	paxos_ballot fence = paxos_acceptor_fence(n->acceptor);
+	fprintf(stderr,
+		"paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu\n",
+		id, (unsigned long long)floor, (unsigned long long)fence);
+	char err[512];
+	if (n->store_dir[0] &&
+	    paxos_recovery_fence_write(n->store_dir, floor, fence, err, sizeof(err)) != PAXOS_OK)
+		node_fail(n, PAXOS_E_IO, err);
+}
+
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->serializer) {
@@ -275,7 +383,10 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	int rc = join(n, PAXOS_GROUP_ACCEPTORS);
+	int rc = join_acceptors(n, id, st);
+	if (rc != PAXOS_OK)
+		return rc;
+	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
@@ -362,8 +473,8 @@ static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
 	/* Learning acceptors: the node's acceptor keeps the decision as final. */
 	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
 		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
-		if (rc != PAXOS_OK && rc != PAXOS_E_INVALID)
-			node_fail(n, rc, "acceptor storage");
+		if (rc != PAXOS_E_INVALID)
+			node_acceptor_status(n, rc);
 	}
 }
 

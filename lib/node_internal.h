@@ -97,6 +97,12 @@ struct paxos_node {
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 
+	/* Acceptor recovery and duplicates (see paxos_acceptor_join), for the log. */
+	bool acceptor_recovering;
+	uint64_t acceptor_incarnation;
+	uint64_t duplicates_logged;
+	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+
 	int failed;
 	char error[256];
 };
@@ -113,6 +119,10 @@ void node_flush_all(struct paxos_node *n);
 
 /* Stops the node after a fatal error (acceptor storage): breaks its event loop. */
 void node_fail(struct paxos_node *n, int status, const char *what);
+
+/* After the acceptor handled a batch or a tick with status rc: stops the node on an error
+ * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
+void node_acceptor_status(struct paxos_node *n, int rc);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */

@@ -114,12 +114,10 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		return;
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
-		if (n->acceptor && !n->failed) {
-			int rc = paxos_acceptor_handle(n->acceptor, m,
-						       &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
-			if (rc != PAXOS_OK)
-				node_fail(n, rc, "acceptor storage");
-		}
+		if (n->acceptor && !n->failed)
+			node_acceptor_status(
+			    n, paxos_acceptor_handle(n->acceptor, m,
+						     &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
 		if (n->election &&
@@ -156,9 +154,8 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
-		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out);
-		if (rc != PAXOS_OK)
-			node_fail(n, rc, "acceptor storage");
+		node_acceptor_status(
+		    n, paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out));
 	} else if (*batched && n->serializer && !n->failed) {
 		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)

@@ -128,12 +128,11 @@ static struct paxos_storage *open_storage(const char *p, const char *who,
 		return NULL;
 	}
 	if (strcmp(cfg->storage, "memory") == 0) {
-		/* Thesis 3.7.6: an acceptor that forgot its promises must not rejoin; a serializer
-		 * that forgot its values would number new ones from 1 again. */
-		fprintf(stderr,
-			"%s: %s, storage memory (volatile: never restart it into a "
-			"running cluster)\n",
-			p, who);
+		/* Thesis 3.7.6: an acceptor that forgot its promises must not vote as if it had
+		 * none (it recovers first, see paxos_acceptor_join); a serializer that forgot its
+		 * values would number new ones from 1 again. */
+		fprintf(stderr, "%s: %s, storage memory (volatile: state is lost at exit)\n", p,
+			who);
 		return st;
 	}
 	paxos_storage_dir(cfg, id, dir, sizeof(dir));

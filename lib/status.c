@@ -27,6 +27,8 @@ const char *paxos_strerror(int status)
 		return "instance trimmed";
 	case PAXOS_E_TIMEOUT:
 		return "timed out";
+	case PAXOS_E_DUPLICATE:
+		return "another acceptor with this id is running";
 	}
 	return "unknown status";
 }
@@ -60,6 +62,12 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "leader";
 	case PAXOS_MSG_REPAIR:
 		return "repair";
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		return "acceptor_hello";
+	case PAXOS_MSG_RECOVER_ASK:
+		return "recover_ask";
+	case PAXOS_MSG_RECOVER_INFO:
+		return "recover_info";
 	}
 	return "unknown";
 }
@@ -71,12 +79,15 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_ACCEPT:
 	case PAXOS_MSG_REPEAT:
 	case PAXOS_MSG_TRIM:
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+	case PAXOS_MSG_RECOVER_INFO:
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
 	case PAXOS_MSG_HEARTBEAT:
 	case PAXOS_MSG_LEADER:
 	case PAXOS_MSG_REPAIR:
+	case PAXOS_MSG_RECOVER_ASK:
 		return PAXOS_GROUP_PROPOSERS;
 	case PAXOS_MSG_ACCEPTED:
 	case PAXOS_MSG_ACCEPTOR_STATE:

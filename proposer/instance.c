@@ -282,6 +282,8 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	m.u.accept.ballot = inst->ballot;
 	m.u.accept.value.data = inst->v2;
 	m.u.accept.value.len = inst->v2_len;
+	if (ctx->highest_iid && inst->iid > *ctx->highest_iid)
+		*ctx->highest_iid = inst->iid;
 	inst->state = INSTANCE_P2_PENDING;
 	inst->sent_at = now;
 	inst->deadline = now + instance_timeout(ctx, inst, 2);

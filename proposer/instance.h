@@ -111,6 +111,9 @@ struct instance_ctx {
 	/* The highest ballot any instance prepared with, kept up to date here (NULL: not kept):
 	 * a repair starts above it, so its ballot is new for its instance too. */
 	paxos_ballot *highest;
+	/* The highest instance an accept went out for (NULL: not kept): what a recovering
+	 * acceptor asks the proposers (PAXOS_MSG_RECOVER_ASK). */
+	paxos_iid *highest_iid;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

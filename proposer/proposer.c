@@ -25,6 +25,7 @@ struct paxos_proposer {
 	struct instance_ctx ctx;
 	struct repairs repairs; /* decided instances run again for stalled learners */
 	paxos_ballot highest;   /* the highest ballot prepared with (ctx.highest) */
+	paxos_iid highest_iid;  /* the highest instance an accept went to (ctx.highest_iid) */
 	struct instance *slots; /* instance iid lives in slots[iid % window] */
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
 	uint32_t *scratch;      /* batch_limit entries for the instances (requeue) */
@@ -213,6 +214,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .may_use_ballot = may_use_ballot,
 	    .may_use_ballot_arg = p,
 	    .highest = &p->highest,
+	    .highest_iid = &p->highest_iid,
 	};
 	p->epoch = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
@@ -421,6 +423,27 @@ static void repair(struct paxos_proposer *p, const struct paxos_repair *r, paxos
 	}
 }
 
+/* An acceptor that lost its state asks every proposer, leading or not, how far its ballots
+ * and accepts went: it must not vote at or below them (see paxos_acceptor_join); an accept
+ * still on its way could make its earlier life part of a quorum. Earlier
+ * incarnations of this proposer used lower epochs: the ballot just below our first covers
+ * them even before we prepared anything. */
+static void answer_recovering(const struct paxos_proposer *p, const struct paxos_recover_ask *r,
+			      const struct paxos_emitter *out)
+{
+	paxos_ballot below_ours = ballot_first(p->o.id, p->o.epoch) - 1;
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){
+	    .role = PAXOS_ROLE_PROPOSER,
+	    .sender_id = p->o.id,
+	    .acceptor_id = r->acceptor_id,
+	    .incarnation = r->incarnation,
+	    .highest_iid = p->highest_iid,
+	    .highest_ballot = p->highest > below_ours ? p->highest : below_ours,
+	};
+	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+}
+
 void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
 			   const struct paxos_emitter *out)
 {
@@ -442,6 +465,9 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 		break;
 	case PAXOS_MSG_REPAIR:
 		repair(p, &m->u.repair, now, out);
+		break;
+	case PAXOS_MSG_RECOVER_ASK:
+		answer_recovering(p, &m->u.recover_ask, out);
 		break;
 	default:
 		break; /* not for proposers */

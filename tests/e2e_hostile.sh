@@ -70,7 +70,7 @@ wrong-version:94cd505803010093010165
 wrong-role:94cd505802070093010165
 header-not-array:cd505802010093010165
 header-too-long:95cd50580201000093010165
-unknown-type:$(hdr 1)930e0165
+unknown-type:$(hdr 1)93110165
 type-zero:$(hdr 1)93000165
 wrong-field-count:$(hdr 1)94010165ff
 field-wrong-type:$(hdr 1)9301a17865

@@ -94,6 +94,24 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.repair.from, b->u.repair.from);
 		ck_assert_uint_eq(a->u.repair.to, b->u.repair.to);
 		break;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		ck_assert_uint_eq(a->u.acceptor_hello.acceptor_id, b->u.acceptor_hello.acceptor_id);
+		ck_assert_uint_eq(a->u.acceptor_hello.incarnation, b->u.acceptor_hello.incarnation);
+		ck_assert_int_eq(a->u.acceptor_hello.recovering, b->u.acceptor_hello.recovering);
+		break;
+	case PAXOS_MSG_RECOVER_ASK:
+		ck_assert_uint_eq(a->u.recover_ask.acceptor_id, b->u.recover_ask.acceptor_id);
+		ck_assert_uint_eq(a->u.recover_ask.incarnation, b->u.recover_ask.incarnation);
+		break;
+	case PAXOS_MSG_RECOVER_INFO:
+		ck_assert_uint_eq(a->u.recover_info.role, b->u.recover_info.role);
+		ck_assert_uint_eq(a->u.recover_info.sender_id, b->u.recover_info.sender_id);
+		ck_assert_uint_eq(a->u.recover_info.acceptor_id, b->u.recover_info.acceptor_id);
+		ck_assert_uint_eq(a->u.recover_info.incarnation, b->u.recover_info.incarnation);
+		ck_assert_uint_eq(a->u.recover_info.highest_iid, b->u.recover_info.highest_iid);
+		ck_assert_uint_eq(a->u.recover_info.highest_ballot,
+				  b->u.recover_info.highest_ballot);
+		break;
 	}
 	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
@@ -172,6 +190,12 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_HELLO,
+					.u.acceptor_hello = {2, 1700000000123456ull, true}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_RECOVER_ASK, .u.recover_ask = {2, 77}};
+	m[i++] = (struct paxos_message){
+	    PAXOS_MSG_RECOVER_INFO,
+	    .u.recover_info = {PAXOS_ROLE_PROPOSER, 1, 2, 77, 4000, 4294967398ull}};
 	return i;
 }
 
@@ -244,7 +268,7 @@ static void craft_expect(struct craft *c, int rc)
 
 START_TEST(test_roundtrip_each_type)
 {
-	struct paxos_message m[16];
+	struct paxos_message m[24];
 	size_t count = sample_messages(m);
 	for (size_t i = 0; i < count; i++)
 		roundtrip(&m[i]);
@@ -318,8 +342,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
-								2, 4, 2, 3, 3, 2, 3};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
+								2, 3, 3, 2, 3, 4, 3, 7};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -384,6 +408,26 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_REPAIR:
 		msgpack_pack_uint64(pk, m->u.repair.from);
 		msgpack_pack_uint64(pk, m->u.repair.to);
+		return;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		msgpack_pack_uint32(pk, m->u.acceptor_hello.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.incarnation);
+		if (m->u.acceptor_hello.recovering)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		return;
+	case PAXOS_MSG_RECOVER_ASK:
+		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.recover_ask.incarnation);
+		return;
+	case PAXOS_MSG_RECOVER_INFO:
+		msgpack_pack_uint32(pk, m->u.recover_info.role);
+		msgpack_pack_uint32(pk, m->u.recover_info.sender_id);
+		msgpack_pack_uint32(pk, m->u.recover_info.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
+		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
+		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
 		return;
 	}
 }
@@ -508,7 +552,7 @@ END_TEST
 START_TEST(test_several_messages)
 {
 	static uint8_t buf[4096];
-	struct paxos_message m[16];
+	struct paxos_message m[24];
 	size_t count = sample_messages(m);
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -570,7 +614,7 @@ END_TEST
 START_TEST(test_decoder_reuses_zone)
 {
 	static uint8_t buf[1024];
-	struct paxos_message m[16], out[16];
+	struct paxos_message m[24], out[24];
 	size_t count = sample_messages(m), n;
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -695,7 +739,7 @@ END_TEST
 START_TEST(test_encoder_reset)
 {
 	uint8_t buf[512];
-	struct paxos_message m[16];
+	struct paxos_message m[24];
 	size_t count = sample_messages(m), n;
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -779,7 +823,7 @@ END_TEST
 START_TEST(test_every_truncation)
 {
 	static uint8_t buf[1024];
-	struct paxos_message m[16];
+	struct paxos_message m[24];
 	size_t count = sample_messages(m);
 	size_t boundary[17];
 	struct paxos_encoder e;
@@ -915,8 +959,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3,
-								2, 4, 2, 3, 3, 2, 3};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
+								2, 3, 3, 2, 3, 4, 3, 7};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -933,7 +977,8 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1);
 				if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
-				else if (t == PAXOS_MSG_ACCEPTED && i == 5)
+				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
+					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3))
 					msgpack_pack_true(&c.pk);
 				else
 					msgpack_pack_uint32(&c.pk, 1);
@@ -1200,7 +1245,7 @@ START_TEST(test_random_bit_flips)
 {
 	static uint8_t valid[1024];
 	uint8_t buf[1024];
-	struct paxos_message m[16];
+	struct paxos_message m[24];
 	size_t count = sample_messages(m);
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -1235,9 +1280,9 @@ END_TEST
 
 START_TEST(test_status_strings)
 {
-	const int codes[] = {PAXOS_OK,      PAXOS_E_INVALID,   PAXOS_E_TOO_BIG,
-			     PAXOS_E_NOMEM, PAXOS_E_IO,        PAXOS_E_CONFIG,
-			     PAXOS_E_FULL,  PAXOS_E_MALFORMED, PAXOS_E_STORAGE};
+	const int codes[] = {PAXOS_OK,        PAXOS_E_INVALID, PAXOS_E_TOO_BIG, PAXOS_E_NOMEM,
+			     PAXOS_E_IO,      PAXOS_E_CONFIG,  PAXOS_E_FULL,    PAXOS_E_MALFORMED,
+			     PAXOS_E_STORAGE, PAXOS_E_TRIMMED, PAXOS_E_TIMEOUT, PAXOS_E_DUPLICATE};
 	const size_t ncodes = sizeof(codes) / sizeof(codes[0]);
 	const char *unknown = paxos_strerror(12345);
 
@@ -1252,9 +1297,10 @@ START_TEST(test_status_strings)
 	}
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
 
-	const char *names[] = {"prepare",   "promise", "accept",         "accepted",     "reject",
-			       "repeat",    "trim",    "acceptor_state", "client_value", "trimmed",
-			       "heartbeat", "leader",  "repair"};
+	const char *names[] = {"prepare",      "promise",        "accept",      "accepted",
+			       "reject",       "repeat",         "trim",        "acceptor_state",
+			       "client_value", "trimmed",        "heartbeat",   "leader",
+			       "repair",       "acceptor_hello", "recover_ask", "recover_info"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

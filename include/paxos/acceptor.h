@@ -46,6 +46,48 @@ int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *
  */
 int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v);
 
+/*
+ * Membership and recovery from lost state. An acceptor that starts without its earlier state
+ * (volatile storage, a fresh or new store) must not vote again in any instance or ballot it
+ * may have promised or accepted before (thesis 3.7.6): a restarted memory acceptor would
+ * otherwise let two values be chosen. Such an acceptor (amnesiac) first recovers: until then
+ * it answers only with values it learned as final. It asks the other acceptors (every tick,
+ * with its hello) for the highest instance they hold any state for, and the proposers for the
+ * highest ballot they used. With answers from acceptors - quorum + 1 other acceptors (any
+ * quorum that promised or accepted with it before shares one with them) and from every
+ * proposer (or, for proposers that never answer, after recovery_ticks ticks: their datagrams
+ * are assumed gone by then), it votes again, but only in instances above the highest reported
+ * (floor) and at ballots above every one reported (fence); lower ballots are rejected with the
+ * fence, so proposers skip past it. Every acceptor sends a hello with its incarnation each
+ * tick: one that still hears its own id with an older incarnation two ticks after it first
+ * did stops (PAXOS_E_DUPLICATE from paxos_acceptor_handle_batch: a crashed predecessor's
+ * last hello may arrive late, a live one goes on); every one counts them
+ * (duplicate_acceptors).
+ */
+struct paxos_acceptor_membership {
+	uint32_t acceptors;      /* in the configuration: quorum is acceptors / 2 + 1 */
+	uint32_t proposers;      /* in the configuration: each is asked for its ballots */
+	uint64_t incarnation;    /* grows with every start of this acceptor id (a clock) */
+	bool amnesiac;           /* started without earlier state: recover first */
+	uint32_t recovery_ticks; /* 0: wait for every proposer for ever */
+	/* What an earlier recovery of this store set (kept beside it; 0 when it never
+	 * recovered): a restart on the same store keeps voting only above them. */
+	paxos_iid floor;
+	paxos_ballot fence;
+};
+
+/* Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
+ * and sends no hellos, as the unit tests want. Returns PAXOS_E_INVALID for bad numbers. */
+int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_membership *m);
+
+/* Whether the acceptor still recovers (votes withheld); floor and fence once it recovered. */
+bool paxos_acceptor_recovering(const struct paxos_acceptor *a);
+paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a);
+paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
+
+/* The incarnation of the last other acceptor with this id heard (0: none). */
+uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
+
 /* Periodic: resend the highest accepted instance and the acceptor state to the learners, so
  * they find their holes when traffic is low. */
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);

@@ -32,6 +32,9 @@
 	X(repeats_requested, "instances asked for again (learner)")                                \
 	X(repairs_requested, "repair requests sent: stalled on instances no repeat closed")        \
 	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \
+	X(votes_withheld, "prepares and accepts not answered: acceptor recovering lost state")     \
+	X(recoveries, "times this acceptor recovered from lost state and voted again")             \
+	X(duplicate_acceptors, "hellos from another acceptor with this id (a newer one stops)")    \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
 	X(values_delivered, "instances delivered (each a batch of client values)")                 \

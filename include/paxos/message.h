@@ -5,20 +5,23 @@
 #include <paxos/types.h>
 
 enum paxos_msg_type {
-	PAXOS_MSG_PREPARE = 1,        /* proposer -> acceptors */
-	PAXOS_MSG_PROMISE = 2,        /* acceptor -> proposers */
-	PAXOS_MSG_ACCEPT = 3,         /* proposer -> acceptors */
-	PAXOS_MSG_ACCEPTED = 4,       /* acceptor -> learners */
-	PAXOS_MSG_REJECT = 5,         /* acceptor -> proposers */
-	PAXOS_MSG_REPEAT = 6,         /* learner -> acceptors */
-	PAXOS_MSG_TRIM = 7,           /* application/learner -> acceptors */
-	PAXOS_MSG_ACCEPTOR_STATE = 8, /* acceptor -> learners, periodically */
-	PAXOS_MSG_CLIENT_VALUE = 9,   /* client -> proposers (submit group) */
-	PAXOS_MSG_TRIMMED = 10,       /* acceptor -> learners: asked for trimmed instances */
-	PAXOS_MSG_HEARTBEAT = 11,     /* proposer -> proposers: failure detection */
-	PAXOS_MSG_LEADER = 12,        /* oracle -> proposers: force the leader */
-	PAXOS_MSG_REPAIR = 13,        /* learner -> proposers: re-run instances it cannot close */
-	PAXOS_MSG_TYPE_MAX = 13
+	PAXOS_MSG_PREPARE = 1,         /* proposer -> acceptors */
+	PAXOS_MSG_PROMISE = 2,         /* acceptor -> proposers */
+	PAXOS_MSG_ACCEPT = 3,          /* proposer -> acceptors */
+	PAXOS_MSG_ACCEPTED = 4,        /* acceptor -> learners */
+	PAXOS_MSG_REJECT = 5,          /* acceptor -> proposers */
+	PAXOS_MSG_REPEAT = 6,          /* learner -> acceptors */
+	PAXOS_MSG_TRIM = 7,            /* application/learner -> acceptors */
+	PAXOS_MSG_ACCEPTOR_STATE = 8,  /* acceptor -> learners, periodically */
+	PAXOS_MSG_CLIENT_VALUE = 9,    /* client -> proposers (submit group) */
+	PAXOS_MSG_TRIMMED = 10,        /* acceptor -> learners: asked for trimmed instances */
+	PAXOS_MSG_HEARTBEAT = 11,      /* proposer -> proposers: failure detection */
+	PAXOS_MSG_LEADER = 12,         /* oracle -> proposers: force the leader */
+	PAXOS_MSG_REPAIR = 13,         /* learner -> proposers: re-run instances it cannot close */
+	PAXOS_MSG_ACCEPTOR_HELLO = 14, /* acceptor -> acceptors, periodically: id and incarnation */
+	PAXOS_MSG_RECOVER_ASK = 15,    /* recovering acceptor -> proposers: your highest ballot? */
+	PAXOS_MSG_RECOVER_INFO = 16,   /* acceptor or proposer -> acceptors: the answer */
+	PAXOS_MSG_TYPE_MAX = 16
 };
 
 struct paxos_prepare {
@@ -101,6 +104,35 @@ struct paxos_repair {
 	paxos_iid to;
 };
 
+/*
+ * Acceptor recovery (see acceptor.h): every acceptor says it is alive with its incarnation
+ * (a number that grows with each start), so that two acceptors with one id are found; one that
+ * lost its state says it is recovering, and the others answer with a RECOVER_INFO. So do the
+ * proposers, asked with a RECOVER_ASK.
+ */
+struct paxos_acceptor_hello {
+	uint32_t acceptor_id;
+	uint64_t incarnation;
+	bool recovering;
+};
+
+struct paxos_recover_ask {
+	uint32_t acceptor_id;
+	uint64_t incarnation;
+};
+
+/* role is PAXOS_ROLE_ACCEPTOR or PAXOS_ROLE_PROPOSER; highest_iid: the highest instance the
+ * sender accepted a value for (an acceptor) or sent an accept for (a proposer);
+ * highest_ballot: the highest ballot it promised (an acceptor, since its start) or used. */
+struct paxos_recover_info {
+	uint32_t role;
+	uint32_t sender_id;
+	uint32_t acceptor_id; /* the recovering acceptor */
+	uint64_t incarnation; /* its incarnation, as it asked */
+	paxos_iid highest_iid;
+	paxos_ballot highest_ballot;
+};
+
 /* Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
 struct paxos_leader {
@@ -123,6 +155,9 @@ struct paxos_message {
 		struct paxos_heartbeat heartbeat;
 		struct paxos_leader leader;
 		struct paxos_repair repair;
+		struct paxos_acceptor_hello acceptor_hello;
+		struct paxos_recover_ask recover_ask;
+		struct paxos_recover_info recover_info;
 	} u;
 };
 

@@ -43,16 +43,17 @@ enum paxos_group {
 /* Status codes: 0 is success, errors are negative. */
 enum paxos_status {
 	PAXOS_OK = 0,
-	PAXOS_E_INVALID = -1,   /* bad argument */
-	PAXOS_E_TOO_BIG = -2,   /* value larger than the configured maximum */
-	PAXOS_E_NOMEM = -3,     /* allocation failed */
-	PAXOS_E_IO = -4,        /* socket or file error */
-	PAXOS_E_CONFIG = -5,    /* bad configuration */
-	PAXOS_E_FULL = -6,      /* a bounded buffer or list is full */
-	PAXOS_E_MALFORMED = -7, /* undecodable datagram */
-	PAXOS_E_STORAGE = -8,   /* storage backend failed */
-	PAXOS_E_TRIMMED = -9,   /* the instance was trimmed (thesis 3.4.1): load a snapshot */
-	PAXOS_E_TIMEOUT = -10,  /* no answer in time */
+	PAXOS_E_INVALID = -1,    /* bad argument */
+	PAXOS_E_TOO_BIG = -2,    /* value larger than the configured maximum */
+	PAXOS_E_NOMEM = -3,      /* allocation failed */
+	PAXOS_E_IO = -4,         /* socket or file error */
+	PAXOS_E_CONFIG = -5,     /* bad configuration */
+	PAXOS_E_FULL = -6,       /* a bounded buffer or list is full */
+	PAXOS_E_MALFORMED = -7,  /* undecodable datagram */
+	PAXOS_E_STORAGE = -8,    /* storage backend failed */
+	PAXOS_E_TRIMMED = -9,    /* the instance was trimmed (thesis 3.4.1): load a snapshot */
+	PAXOS_E_TIMEOUT = -10,   /* no answer in time */
+	PAXOS_E_DUPLICATE = -11, /* another acceptor with this id runs (and started earlier) */
 };
 
 /* A readable description of a status code. */

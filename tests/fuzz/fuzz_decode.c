@@ -83,6 +83,20 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		return a->u.leader.leader_id == b->u.leader.leader_id;
 	case PAXOS_MSG_REPAIR:
 		return a->u.repair.from == b->u.repair.from && a->u.repair.to == b->u.repair.to;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		return a->u.acceptor_hello.acceptor_id == b->u.acceptor_hello.acceptor_id &&
+		       a->u.acceptor_hello.incarnation == b->u.acceptor_hello.incarnation &&
+		       a->u.acceptor_hello.recovering == b->u.acceptor_hello.recovering;
+	case PAXOS_MSG_RECOVER_ASK:
+		return a->u.recover_ask.acceptor_id == b->u.recover_ask.acceptor_id &&
+		       a->u.recover_ask.incarnation == b->u.recover_ask.incarnation;
+	case PAXOS_MSG_RECOVER_INFO:
+		return a->u.recover_info.role == b->u.recover_info.role &&
+		       a->u.recover_info.sender_id == b->u.recover_info.sender_id &&
+		       a->u.recover_info.acceptor_id == b->u.recover_info.acceptor_id &&
+		       a->u.recover_info.incarnation == b->u.recover_info.incarnation &&
+		       a->u.recover_info.highest_iid == b->u.recover_info.highest_iid &&
+		       a->u.recover_info.highest_ballot == b->u.recover_info.highest_ballot;
 	}
 	return false;
 }
@@ -131,6 +145,17 @@ static void check_message(const struct paxos_message *m, const uint8_t *buf, siz
 		break;
 	case PAXOS_MSG_REPAIR:
 		CHECK(m->u.repair.from <= m->u.repair.to);
+		break;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		CHECK(m->u.acceptor_hello.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_RECOVER_ASK:
+		CHECK(m->u.recover_ask.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		break;
+	case PAXOS_MSG_RECOVER_INFO:
+		CHECK(m->u.recover_info.acceptor_id < PAXOS_MAX_ACCEPTORS);
+		CHECK(m->u.recover_info.role == PAXOS_ROLE_ACCEPTOR ||
+		      m->u.recover_info.role == PAXOS_ROLE_PROPOSER);
 		break;
 	default:
 		break;

@@ -55,6 +55,11 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
 	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO}},
 	    {.type = PAXOS_MSG_REPAIR, .u.repair = {40, 52}},
+	    {.type = PAXOS_MSG_ACCEPTOR_HELLO, .u.acceptor_hello = {1, 1700000000000001ull, true}},
+	    {.type = PAXOS_MSG_RECOVER_ASK, .u.recover_ask = {1, 1700000000000001ull}},
+	    {.type = PAXOS_MSG_RECOVER_INFO,
+	     .u.recover_info = {PAXOS_ROLE_ACCEPTOR, 2, 1, 1700000000000001ull, 900,
+				4294967398ull}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -70,6 +75,9 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_HEARTBEAT] = PAXOS_ROLE_PROPOSER,
 	    [PAXOS_MSG_LEADER] = PAXOS_ROLE_CLIENT,
 	    [PAXOS_MSG_REPAIR] = PAXOS_ROLE_LEARNER,
+	    [PAXOS_MSG_ACCEPTOR_HELLO] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_RECOVER_ASK] = PAXOS_ROLE_ACCEPTOR,
+	    [PAXOS_MSG_RECOVER_INFO] = PAXOS_ROLE_PROPOSER,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

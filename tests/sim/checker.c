@@ -291,6 +291,13 @@ void checker_promise(struct checker *c, uint32_t acceptor, struct paxos_storage 
 		*seen = now_b;
 }
 
+void checker_forget_promises(struct checker *c, uint32_t acceptor)
+{
+	if (acceptor < SIM_MAX_ACCEPTORS && c->promised[acceptor])
+		memset(c->promised[acceptor], 0,
+		       c->promised_cap[acceptor] * sizeof(c->promised[acceptor][0]));
+}
+
 void checker_promises_all(struct checker *c, uint32_t acceptor, struct paxos_storage *st,
 			  paxos_time now)
 {

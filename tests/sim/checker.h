@@ -74,6 +74,8 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 /* A learning acceptor learned v for iid: it must agree with every learner's delivery. */
 void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
 		     const struct paxos_value *v, paxos_time now);
+/* An acceptor lost its storage (a fault, not a mutant): its promise history starts again. */
+void checker_forget_promises(struct checker *c, uint32_t acceptor);
 /* A learner restarted (a proposer's internal learner): it delivers from instance 1 again. */
 void checker_view_reset(struct checker *c, uint32_t view);
 /* Whether the view delivered every value submitted so far. */

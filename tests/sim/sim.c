@@ -70,7 +70,10 @@ struct sim_acceptor {
 	struct paxos_acceptor *core;
 	struct paxos_learner *learner; /* learning acceptors: the node's learner, else NULL */
 	bool up;
-	bool cut; /* partitioned away */
+	bool cut;        /* partitioned away */
+	bool lose_state; /* its storage is lost: it restarts empty and recovers */
+	paxos_iid floor; /* what its last recovery set, kept with its storage */
+	paxos_ballot fence;
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -105,6 +108,8 @@ struct sim {
 	bool partitioned;
 	uint32_t window, concurrency; /* the proposers', drawn from the seed */
 	uint32_t submitted_distinct;
+	uint64_t incarnations; /* the last incarnation number given to an acceptor */
+	uint32_t amnesias;     /* acceptors that lost their storage during the run */
 	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
 	struct sim_proposer prop[SIM_MAX_PROPOSERS];
 	struct sim_learner lrn[SIM_MAX_LEARNERS];
@@ -112,8 +117,8 @@ struct sim {
 	struct sim_result *r;
 };
 
-static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
-							 "partition", "lose",   "pcut"};
+static const char *const fault_names[SIM_FAULT_KINDS] = {
+    "crash", "pcrash", "leader", "dual", "partition", "lose", "pcut", "amnesia"};
 static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
 
 static void trace(struct sim *s, int level, const char *fmt, ...)
@@ -394,10 +399,18 @@ static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_val
 	(void)v;
 }
 
-static bool acceptor_start(struct sim *s, uint32_t i)
+static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	a->core = paxos_acceptor_new(i, a->st, &a->counters);
+	struct paxos_acceptor_membership m = {.acceptors = s->o.acceptors,
+					      .proposers = s->o.proposers,
+					      .incarnation = ++s->incarnations,
+					      .amnesiac = amnesiac,
+					      .floor = a->floor,
+					      .fence = a->fence};
+	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
+		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
 	if (a->core && s->o.learning_acceptors)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
 					 &a->learner_counters);
@@ -413,6 +426,14 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	trace(s, 1, "acceptor %u crashes", i);
+	/* A recovery's floor and fence are kept with the storage (the node writes them beside
+	 * a durable store); one still recovering recovers again. */
+	if (a->core && !paxos_acceptor_recovering(a->core)) {
+		a->floor = paxos_acceptor_floor(a->core);
+		a->fence = paxos_acceptor_fence(a->core);
+	} else if (a->core) {
+		a->lose_state = true;
+	}
 	paxos_acceptor_free(a->core);
 	paxos_learner_free(a->learner);
 	a->core = NULL;
@@ -425,13 +446,23 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 	struct sim_acceptor *a = &s->acc[i];
 	if (a->up)
 		return;
-	trace(s, 1, "acceptor %u restarts", i);
-	a->st = mutant_restart_storage(s->o.mutant, a->st);
+	bool amnesiac = a->lose_state;
+	trace(s, 1, "acceptor %u restarts%s", i, amnesiac ? " with empty storage" : "");
+	if (amnesiac) {
+		paxos_storage_destroy(a->st);
+		a->st = paxos_storage_memory_new();
+		a->floor = 0;
+		a->fence = 0;
+		a->lose_state = false;
+		checker_forget_promises(&s->check, i);
+	} else {
+		a->st = mutant_restart_storage(s->o.mutant, a->st);
+	}
 	if (!a->st) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot create storage");
 		return;
 	}
-	if (acceptor_start(s, i))
+	if (acceptor_start(s, i, amnesiac))
 		checker_promises_all(&s->check, i, a->st, s->now);
 }
 
@@ -538,12 +569,49 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, 0);
 }
 
-/* When the network heals: a random minority of acceptors is lost for good. */
+/* Acceptors without their state: recovering, or down and to restart empty. */
+static uint32_t amnesiacs(const struct sim *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		n += s->acc[i].lose_state ||
+		     (s->acc[i].up && paxos_acceptor_recovering(s->acc[i].core));
+	return n;
+}
+
+/* An acceptor crashes and loses its storage: it comes back empty and recovers. At most a
+ * minority of acceptors per run: an instance left open below the floors of more than that
+ * may have been chosen by their earlier lives alone, and nobody could safely decide it. */
+static void fault_amnesia(struct sim *s)
+{
+	if (amnesiacs(s) > 0 || s->amnesias >= (s->o.acceptors - 1) / 2)
+		return;
+	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		if (s->acc[i].up)
+			cand[n++] = i;
+	if (n == 0)
+		return;
+	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
+	acceptor_crash(s, i);
+	s->acc[i].lose_state = true;
+	s->amnesias++;
+	trace(s, 1, "acceptor %u lost its storage", i);
+	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
+}
+
+/*
+ * When the network heals: a random minority of acceptors is lost for good. An acceptor that
+ * lost its storage counts against that minority: it needs answers from acceptors - quorum + 1
+ * others to recover, and instances below its floor that were still open need a quorum of the
+ * others (its earlier life's vote may have been part of a choice nobody else remembers).
+ */
 static void lose_minority(struct sim *s)
 {
-	if (s->o.acceptors < 3)
+	uint32_t budget = (s->o.acceptors - 1) / 2;
+	if (s->o.acceptors < 3 || budget <= s->amnesias)
 		return;
-	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->o.acceptors - 1) / 2);
+	uint32_t k = (uint32_t)rng_range(&s->rng, 1, budget - s->amnesias);
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
 		if (!s->acc[i].cut) {
@@ -579,6 +647,9 @@ static void inject_fault(struct sim *s)
 			break;
 		case SIM_FAULT_PCUT:
 			fault_cut_proposer(s);
+			break;
+		case SIM_FAULT_AMNESIA:
+			fault_amnesia(s);
 			break;
 		default: /* SIM_FAULT_LOSE acts when the network heals */
 			break;
@@ -675,7 +746,12 @@ static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_me
 	struct sim_acceptor *a = &s->acc[i];
 	if (!a->up || a->cut)
 		return;
+	bool recovering = paxos_acceptor_recovering(a->core);
 	int rc = mutant_handle(s->o.mutant, a->core, i, a->st, m, &a->ep.emitter);
+	if (recovering && !paxos_acceptor_recovering(a->core))
+		trace(s, 1,
+		      "acceptor %u recovered: votes above instance %" PRIu64 " and ballot %" PRIu64,
+		      i, paxos_acceptor_floor(a->core), paxos_acceptor_fence(a->core));
 	if (rc != PAXOS_OK) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
 		return;
@@ -834,9 +910,16 @@ static void step(struct sim *s, const struct sim_event *e)
 		break;
 	case SE_ACCEPTOR_TICK: {
 		struct sim_acceptor *a = &s->acc[e->target];
+		bool recovering = a->up && paxos_acceptor_recovering(a->core);
 		if (a->up && paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
 			checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
 				     e->target);
+		if (recovering && !paxos_acceptor_recovering(a->core))
+			trace(s, 1,
+			      "acceptor %u recovered: votes above instance %" PRIu64
+			      " and ballot %" PRIu64,
+			      e->target, paxos_acceptor_floor(a->core),
+			      paxos_acceptor_fence(a->core));
 		schedule(s, s->now + ACCEPTOR_REPEAT, SE_ACCEPTOR_TICK, e->target, 0);
 		break;
 	}
@@ -890,7 +973,7 @@ static bool build(struct sim *s)
 		struct sim_acceptor *a = &s->acc[i];
 		a->ep = (struct endpoint){s, EP_ACCEPTOR, i, {on_emit, &a->ep}};
 		a->st = paxos_storage_memory_new();
-		if (!a->st || !acceptor_start(s, i))
+		if (!a->st || !acceptor_start(s, i, false))
 			return false;
 	}
 	for (uint32_t i = 0; i < s->o.proposers; i++) {

@@ -33,9 +33,13 @@ enum sim_fault {
 	 * another is promoted; it comes back and steps down a little later, as the election
 	 * makes it do once it hears the other's heartbeats. */
 	SIM_FAULT_PCUT = 1u << 6,
-	SIM_FAULT_ALL = (1u << 7) - 1,
+	/* An acceptor crashes and loses its storage; it restarts empty and must recover (see
+	 * paxos_acceptor_join) before it votes again. One at a time: more than a minority
+	 * without state could not be made safe. */
+	SIM_FAULT_AMNESIA = 1u << 7,
+	SIM_FAULT_ALL = (1u << 8) - 1,
 };
-#define SIM_FAULT_KINDS 7u
+#define SIM_FAULT_KINDS 8u
 
 /* Deliberately broken acceptors, to show that the checker catches unsafe behaviour. */
 enum sim_mutant {

@@ -1,0 +1,19 @@
+/*
+ * The floor and fence of an acceptor that recovered from lost state (see
+ * paxos_acceptor_join), kept beside its durable store as DIR/recovery: a restart on that store
+ * must go on voting only above them, or it could vote where its lost earlier life did.
+ */
+#ifndef PAXOS_RECOVERY_FENCE_H
+#define PAXOS_RECOVERY_FENCE_H
+
+#include <paxos/types.h>
+
+/* 0 and 0 when there is no file (the store never recovered). */
+int paxos_recovery_fence_read(const char *dir, paxos_iid *floor, paxos_ballot *fence, char *err,
+			      size_t errlen);
+
+/* Write to a temporary file, fsync, rename, fsync of the directory. */
+int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fence, char *err,
+			       size_t errlen);
+
+#endif
