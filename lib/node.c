@@ -272,23 +272,24 @@ static uint64_t wall_clock_us(void)
 static int join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	bool memory = strcmp(n->cfg.storage, "memory") == 0;
+	bool empty = st->ops->highest_accepted(st) == 0 && st->ops->trim_iid(st) == 0;
 	struct paxos_acceptor_membership m = {
 	    .acceptors = n->cfg.acceptors,
 	    .proposers = n->cfg.proposers,
 	    .incarnation = wall_clock_us(),
-	    .amnesiac =
-		memory || (st->ops->highest_accepted(st) == 0 && st->ops->trim_iid(st) == 0),
 	    .recovery_ticks = RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
 	};
 	char err[512];
 	if (!memory &&
 	    paxos_storage_dir(&n->cfg, id, n->store_dir, sizeof(n->store_dir)) == PAXOS_OK &&
-	    !m.amnesiac &&
 	    paxos_recovery_fence_read(n->store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
 		PAXOS_OK) {
 		node_set_error(n, "acceptor %u: %s", id, err);
 		return PAXOS_E_IO;
 	}
+	/* A store that recovered before and accepted nothing since is still that store: its
+	 * promises are in it and its fence beside it (--fresh deletes both). */
+	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
 	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
 			       m.acceptors, m.proposers);

@@ -3,12 +3,14 @@
 # network namespace. Under load, acceptor 1 is killed with SIGKILL and restarted on the same
 # storage: it must recover (log says so), still reject a ballot below its promises, and the
 # cluster must keep delivering; both learners must end identical, holding every value.
+# Acceptor 2, killed meanwhile, comes back --fresh as after a lost disk: it must recover
+# before it votes, and a restart on its new store must keep that recovery's floor and fence.
 # Usage: e2e_recovery.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
 SRC=$2
 WORK=$(mktemp -d)
-trap 'stop_all; rm -rf "$WORK"' EXIT
+trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=20000
 CONF=$WORK/paxos.conf
@@ -44,6 +46,28 @@ wait "$PID_acceptor2" 2>/dev/null || true
 
 wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
 cat "$WORK/client.log"
+# Acceptor 2 lost its disk: started --fresh, it must recover before it votes and keep its
+# floor and fence beside its store; a later restart on that store reads them back.
+start acceptor2b paxos-acceptor -c "$CONF" -i 2 --fresh
+i=0
+until grep -q "acceptor 2: recovered: votes again above instance [1-9]" "$WORK/acceptor2b.log"; do
+	i=$((i + 1))
+	[ "$i" -le 100 ] || fail "the fresh acceptor 2 did not recover"
+	sleep 0.1
+done
+grep -q "acceptor 2: started without earlier state" "$WORK/acceptor2b.log" ||
+	fail "the fresh acceptor 2 did not say it lost its state"
+floor=$(sed -n 's/.*recovered: votes again above instance \([0-9]*\) and ballot \([0-9]*\).*/\1 \2/p' \
+	"$WORK/acceptor2b.log")
+[ "$(cat "$WORK/store/acceptor-2/recovery")" = "$floor" ] ||
+	fail "the recovery file does not hold '$floor'"
+kill -KILL "$PID_acceptor2b"
+wait "$PID_acceptor2b" 2>/dev/null || true
+start acceptor2c paxos-acceptor -c "$CONF" -i 2
+sleep 0.3
+grep -q "acceptor 2: votes only above instance $(echo "$floor" | cut -d' ' -f1) and ballot" \
+	"$WORK/acceptor2c.log" || fail "acceptor 2 restarted on its store forgot its recovery fence"
+echo "e2e_recovery: acceptor 2 restarted --fresh recovered (floor and fence $floor) and kept them"
 # A prepare for instance 1 with ballot 1: the recovered acceptor promised far higher, so
 # its count of rejects sent must grow by exactly one.
 rejects() { # the last rejects_sent the recovered acceptor reported
