@@ -193,6 +193,8 @@ static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxo
 {
 	paxos_ballot b = inst->ballot ? ballot_increment(inst->ballot)
 				      : ballot_first(ctx->proposer_id, ctx->epoch);
+	if (ctx->to_beat && *ctx->to_beat >= b)
+		b = ballot_increment_skip(b, *ctx->to_beat, ctx->proposer_id);
 	if (may_use(ctx, inst, b))
 		restart_phase1(ctx, inst, b, now, out);
 }
@@ -388,6 +390,8 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 		if ((s == INSTANCE_P1_PENDING || s == INSTANCE_P2_PENDING) && arg &&
 		    reject_applies(inst, arg->reject)) {
 			ctx->counters->rejects_received++;
+			if (ctx->to_beat && arg->reject->ballot > *ctx->to_beat)
+				*ctx->to_beat = arg->reject->ballot;
 			paxos_ballot b = ballot_increment_skip(inst->ballot, arg->reject->ballot,
 							       ctx->proposer_id);
 			if (may_use(ctx, inst, b))

@@ -114,6 +114,11 @@ struct instance_ctx {
 	/* The highest instance an accept went out for (NULL: not kept): what a recovering
 	 * acceptor asks the proposers (PAXOS_MSG_RECOVER_ASK). */
 	paxos_iid *highest_iid;
+	/* The highest ballot a reject told any instance to beat (NULL: not kept): instances
+	 * started later (S) start above it at once, as a Multi-Paxos leader keeps one ballot
+	 * for the instances ahead, instead of each being rejected once (a recovered acceptor's
+	 * fence, a former leader's window). */
+	paxos_ballot *to_beat;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

@@ -26,6 +26,7 @@ struct paxos_proposer {
 	struct repairs repairs; /* decided instances run again for stalled learners */
 	paxos_ballot highest;   /* the highest ballot prepared with (ctx.highest) */
 	paxos_iid highest_iid;  /* the highest instance an accept went to (ctx.highest_iid) */
+	paxos_ballot to_beat;   /* the highest ballot a reject named (ctx.to_beat) */
 	struct instance *slots; /* instance iid lives in slots[iid % window] */
 	uint8_t *values;        /* v1 and v2 buffers of every slot */
 	uint32_t *scratch;      /* batch_limit entries for the instances (requeue) */
@@ -215,6 +216,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .may_use_ballot_arg = p,
 	    .highest = &p->highest,
 	    .highest_iid = &p->highest_iid,
+	    .to_beat = &p->to_beat,
 	};
 	p->epoch = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
