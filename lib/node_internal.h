@@ -98,7 +98,8 @@ struct paxos_node {
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 
 	int failed;
-	char error[256];
+	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
+	char error[1280];
 };
 
 /* Records the sentence paxos_node_error() returns. */
@@ -111,7 +112,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
 /* Sends every datagram filled so far. */
 void node_flush_all(struct paxos_node *n);
 
-/* Stops the node after a fatal error (acceptor storage): breaks its event loop. */
+/* Stops the node after a fatal error (acceptor storage): breaks its event loop. The message,
+ * printed and kept for paxos_node_error(), ends with the storage backend's reason. */
 void node_fail(struct paxos_node *n, int status, const char *what);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy

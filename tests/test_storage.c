@@ -800,7 +800,8 @@ START_TEST(lmdb_map_full)
 	ck_assert_int_eq(rc, PAXOS_E_STORAGE);
 	ck_assert_uint_gt(i, 10);
 	const char *msg = paxos_storage_error(st);
-	ck_assert_msg(strstr(msg, "full") && strstr(msg, "lmdb-map-size") && strstr(msg, "1048576"),
+	ck_assert_msg(strstr(msg, "full") && strstr(msg, "lmdb-map-size") &&
+			  strstr(msg, "1048576") && strstr(msg, "MDB_MAP_FULL"),
 		      "%s", msg);
 	struct paxos_record rec;
 	ck_assert_int_eq(st->ops->get(st, 1, &rec), PAXOS_E_STORAGE); /* stopped for good */

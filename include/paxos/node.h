@@ -77,7 +77,8 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 void paxos_node_report_counters(const struct paxos_node *n);
 
 /* Non-zero once the node stopped because of a fatal error (e.g. acceptor storage failed);
- * the node has then broken its event loop. */
+ * the node has then broken its event loop, and paxos_node_error() says what failed and why,
+ * in the storage backend's words ("acceptor storage: storage error: lmdb ...: MDB_MAP_FULL"). */
 int paxos_node_failed(const struct paxos_node *n);
 
 /* Lowest instance this node's learner has not delivered yet (0 without a learner). */
