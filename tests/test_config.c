@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <paxos/config.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
 
 #include "codec.h"
 
@@ -253,7 +255,8 @@ static const struct u32_case u32_cases[] = {
     U32_CASE("proposer-window 65536", proposer_window, 65536),
     U32_CASE("proposer-concurrency 1", proposer_concurrency, 1),
     U32_CASE("proposer-concurrency 128", proposer_concurrency, 128),
-    U32_CASE("pending-list-size 1048576", pending_size, 1048576),
+    /* Small values: a million of the largest would not fit in every machine (check_memory). */
+    U32_CASE("pending-list-size 1048576\nmax-datagram 512", pending_size, 1048576),
     U32_CASE("phase1-timeout-ms 600000", phase1_timeout_ms, 600000),
     U32_CASE("phase2-timeout-ms 1", phase2_timeout_ms, 1),
     U32_CASE("learner-window 16", learner_window, 16),
@@ -527,6 +530,55 @@ START_TEST(test_storage_errors)
 }
 END_TEST
 
+/* Limits whose buffers the machine cannot hold are refused, naming the keys and the size. */
+START_TEST(test_memory_limits)
+{
+	uint64_t ceiling = paxos_config_memory_ceiling();
+	struct paxos_config cfg;
+	char want[512];
+	/* 1 Mi instances of 64 kB: 64 GiB of learner buffers. */
+	struct paxos_learner_options lo;
+	paxos_config_defaults(&cfg);
+	cfg.learner_window = 1048576;
+	cfg.max_datagram = 65507;
+	paxos_learner_options_from_config(&lo, &cfg);
+	uint64_t need = paxos_learner_memory(&lo);
+	ck_assert_uint_ge(need, 1048576ull * (65507 - 64));
+	const char *text = "learner-window 1048576\nmax-datagram 65507\n";
+	if (need <= ceiling) {
+		ck_assert_int_eq(parse(&cfg, text), PAXOS_OK); /* a machine that has it */
+	} else {
+		snprintf(
+		    want, sizeof(want),
+		    "test.conf:2: learner-window: 1048576 instances x max-datagram 65507 bytes "
+		    "need %.1f GiB (%llu bytes) of learner buffers, more than half this "
+		    "machine's memory (%.1f GiB); lower learner-window or max-datagram",
+		    (double)need / (1 << 30), (unsigned long long)need,
+		    (double)ceiling / (1 << 30));
+		expect_error(text, want);
+	}
+	/* 2 Mi pending values of 64 kB: 128 GiB of proposer buffers. */
+	text = "pending-list-size 1048576\nproposer-window 65536\n# x\nmax-datagram 65507\n";
+	if (ceiling < (128ull << 30)) {
+		expect_error_prefix(text, "test.conf:4: pending-list-size: 1048576 values and "
+					  "proposer-window 65536 x max-datagram 65507 bytes need ");
+		ck_assert_msg(strstr(err, "bytes) of proposer buffers, more than half this "
+					  "machine's memory (") &&
+				  strstr(err, "lower one of them"),
+			      "%s", err);
+	}
+	/* The defaults fit anywhere a node runs: well under 200 MiB each. */
+	paxos_config_defaults(&cfg);
+	paxos_learner_options_from_config(&lo, &cfg);
+	ck_assert_uint_lt(paxos_learner_memory(&lo), 200u << 20);
+	struct paxos_proposer_options po;
+	paxos_proposer_options_from_config(&po, &cfg, 0);
+	ck_assert_uint_lt(paxos_proposer_memory(&po), 200u << 20);
+	ck_assert_uint_gt(paxos_proposer_memory(&po), (uint64_t)cfg.pending_size * 8000);
+	ck_assert_uint_gt(ceiling, 200u << 20);
+}
+END_TEST
+
 START_TEST(test_non_multicast_groups)
 {
 	expect_error_prefix("learners-group 127.0.0.1:7103",
@@ -765,6 +817,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_error_messages_exact);
 	tcase_add_test(tc, test_storage_keys);
 	tcase_add_test(tc, test_storage_errors);
+	tcase_add_test(tc, test_memory_limits);
 	tcase_add_test(tc, test_non_multicast_groups);
 	tcase_add_test(tc, test_comments_and_blanks);
 	tcase_add_test(tc, test_keys_are_case_sensitive);

@@ -95,4 +95,9 @@ uint32_t paxos_config_max_value(const struct paxos_config *cfg);
 /* Largest instance value (a frame of client values) under this configuration. */
 uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg);
 
+/* Most bytes the buffers of one learner, or of one proposer, may take: half this machine's
+ * physical memory, so that a node hosting both (every proposer has a learner) fits in it.
+ * The parser refuses limits whose buffers need more (UINT64_MAX when unknown). */
+uint64_t paxos_config_memory_ceiling(void);
+
 #endif
