@@ -49,6 +49,7 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
 	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
 	       a->learning_acceptors == b->learning_acceptors &&
+	       a->memory_retention == b->memory_retention &&
 	       a->value_batch_limit == b->value_batch_limit &&
 	       a->proposer_max_backlog == b->proposer_max_backlog;
 }
@@ -112,6 +113,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_NONE);
 	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 30);
 	ck_assert(!cfg.storage_fresh);
+	ck_assert_uint_eq(cfg.memory_retention, 1000000);
 	ck_assert(cfg.learning_acceptors);
 	ck_assert_uint_eq(cfg.value_batch_limit, 64);
 	ck_assert_uint_eq(cfg.proposer_max_backlog, 32);
@@ -199,6 +201,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "storage-path",
 	    "lmdb-map-size",
 	    "storage-fresh",
+	    "memory-retention",
 	    "learning-acceptors",
 	};
 	char path[1200], line[2048];
@@ -266,6 +269,8 @@ static const struct u32_case u32_cases[] = {
     U32_CASE("counters-interval-ms 0", counters_interval_ms, 0),
     U32_CASE("counters-interval-ms 3600000", counters_interval_ms, 3600000),
     U32_CASE("max-datagram 0001024", max_datagram, 1024),
+    U32_CASE("memory-retention 0", memory_retention, 0),
+    U32_CASE("memory-retention 8388608", memory_retention, 8388608),
 };
 
 START_TEST(test_u32_key_applied)
@@ -361,6 +366,7 @@ static const struct bad_case bad_cases[] = {
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
     {"storage-fresh", "no", "maybe", NULL, NULL},
+    {"memory-retention", "1000000", "1M", NULL, "8388609"},
     {"learning-acceptors", "yes", "on", NULL, NULL},
 };
 

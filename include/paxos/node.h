@@ -19,7 +19,8 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 				  char *err, size_t errlen);
 void paxos_node_free(struct paxos_node *n);
 
-/* Host an acceptor with this id; the node takes ownership of st. */
+/* Host an acceptor with this id; the node takes ownership of st. A memory store keeps only
+ * the last memory-retention instances (paxos.conf); older ones are trimmed as they age. */
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
 /* Host the serializer (thesis 4.2, include/paxos/serializer.h) in place of the acceptors and
