@@ -339,15 +339,31 @@ static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+	if (errno || end == text || *end || text[0] == '-' || text[0] == '+' || text[0] == ' ' ||
+	    v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
 }
 
+/* A number option: on a bad value says which option, what it takes and what it got. */
+static int option_u64(const char *option, const char *text, uint64_t min, uint64_t max,
+		      uint64_t *out)
+{
+	if (parse_u64(text, min, max, out) == 0)
+		return 0;
+	fprintf(stderr,
+		"paxos-client: %s: expected a number in %" PRIu64 "..%" PRIu64 ", not '%s'\n",
+		option, min, max, text);
+	return -1;
+}
+
+/* "N" or "MIN-MAX" bytes, TAG_SIZE..max_value each, MIN <= MAX. */
 static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32_t *hi)
 {
 	char buf[64];
+	if (strlen(text) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", text);
 	char *dash = strchr(buf, '-');
 	uint64_t a, b;
@@ -387,7 +403,8 @@ int main(int argc, char **argv)
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
 	bool json = false;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "c:n:s:k:r:t:l:h", options, NULL)) != -1) {
+	opterr = 0; /* its messages name the program by its path: ours name the option */
+	while ((opt = getopt_long(argc, argv, ":c:n:s:k:r:t:l:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config = optarg;
@@ -428,35 +445,59 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			fprintf(stderr, "paxos-client: %s: needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			/* getopt sets optopt for a known long option given a value it does not
+			 * take (--json=1), 0 for an unknown one, the letter for a short one. */
+			if (strncmp(argv[optind - 1], "--", 2) != 0)
+				fprintf(stderr, "paxos-client: unknown option '-%c' (see --help)\n",
+					optopt);
+			else if (optopt)
+				fprintf(stderr, "paxos-client: %s: takes no value (see --help)\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "paxos-client: unknown option '%s' (see --help)\n",
+					argv[optind - 1]);
 			return 2;
 		}
 	}
-	if (!config || optind != argc) {
-		usage(stderr);
+	if (optind != argc) {
+		fprintf(stderr,
+			"paxos-client: unexpected argument '%s' (options take the forms in "
+			"--help)\n",
+			argv[optind]);
 		return 2;
 	}
+	if (!config) {
+		fprintf(stderr, "paxos-client: -c/--config FILE is required (see --help)\n");
+		return 2;
+	}
+	struct client c = {0};
+	uint64_t k, resubmit_ms, limit_s, warmup_ms, id = (uint64_t)getpid();
+	if (!k_text)
+		k_text = rate_text ? "1024" : "1";
+	if (option_u64("--count", count_text, 1, 100000000, &c.count) ||
+	    option_u64("--outstanding", k_text, 1, 100000, &k) ||
+	    (rate_text && option_u64("--rate", rate_text, 1, 10000000, &c.rate)) ||
+	    option_u64("--warmup-ms", warmup_text, 0, 3600000, &warmup_ms) ||
+	    option_u64("--resubmit-ms", resubmit_text, 1, 3600000, &resubmit_ms) ||
+	    option_u64("--time-limit", limit_text, 1, 86400, &limit_s) ||
+	    (id_text && option_u64("--id", id_text, 0, UINT32_MAX, &id)))
+		return 2;
 	struct paxos_config cfg;
 	if (paxos_runner_config("paxos-client", config, &cfg))
 		return 2;
-	struct client c = {0};
-	uint64_t k, resubmit_ms, limit_s, warmup_ms, id = (uint64_t)getpid();
+	/* The largest value follows max-datagram: known only once the configuration is read. */
 	uint32_t max_value = paxos_config_max_value(&cfg);
-	if (!k_text)
-		k_text = rate_text ? "1024" : "1";
-	if (parse_u64(count_text, 1, 100000000, &c.count) || parse_u64(k_text, 1, 100000, &k) ||
-	    (rate_text && parse_u64(rate_text, 1, 10000000, &c.rate)) ||
-	    parse_u64(warmup_text, 0, 3600000, &warmup_ms) ||
-	    parse_u64(resubmit_text, 1, 3600000, &resubmit_ms) ||
-	    parse_u64(limit_text, 1, 86400, &limit_s) ||
-	    (id_text && parse_u64(id_text, 0, UINT32_MAX, &id)) ||
-	    parse_size(size, max_value, &c.size_min, &c.size_max)) {
-		fprintf(stderr,
-			"paxos-client: bad option value (count 1..1e8, outstanding 1..100000, "
-			"rate 1..1e7, warmup-ms 0..3600000, size %u..%u, resubmit-ms 1..3600000, "
-			"time-limit 1..86400)\n",
-			TAG_SIZE, max_value);
+	if (parse_size(size, max_value, &c.size_min, &c.size_max)) {
+		fprintf(
+		    stderr,
+		    "paxos-client: --size: expected N or MIN-MAX bytes, each %u..%u (max-datagram "
+		    "%u), not '%s'\n",
+		    TAG_SIZE, max_value, cfg.max_datagram, size);
 		return 2;
 	}
 	c.outstanding = (uint32_t)k;
