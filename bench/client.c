@@ -5,6 +5,8 @@
  * With --rate it runs open-loop instead (the load of 004_... sec. 5): it submits values on a
  * timer at a fixed rate, whatever the deliveries, and measures each latency from the moment
  * the value was due, so a value that waited for a free slot counts its wait.
+ * Its learner starts at the current instance (learner-start current): a client that joins
+ * a long-running cluster does not replay its history, which would hold back its own values.
  */
 #include <paxos/paxos.h>
 
@@ -37,6 +39,10 @@ struct client {
 	struct event_base *base;
 	uint32_t id;
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
+	paxos_iid first_iid; /* the first instance delivered (0: none yet) */
+	/* Before the first value: how long to wait for the learner to start, and until when. */
+	paxos_time learner_wait, learner_wait_until;
+	struct event *start_ev;
 	uint32_t size_min, size_max, outstanding;
 	paxos_time resubmit, started, finished;
 	/* --warmup-ms: values first sent (or due) before started + warmup are delivered but
@@ -145,9 +151,10 @@ static void submit_due(struct client *c, paxos_time now)
 
 static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
-	(void)iid;
 	(void)position;
 	struct client *c = arg;
+	if (!c->first_iid)
+		c->first_iid = iid;
 	uint32_t magic, id;
 	uint64_t seq;
 	if (v->len < TAG_SIZE) {
@@ -201,15 +208,31 @@ static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	submit_due(arg, paxos_now());
+	struct client *c = arg;
+	if (c->started)
+		submit_due(c, paxos_now());
 }
 
+/*
+ * The learner starts at the first instance it hears of. Values sent before that could land
+ * below it and never be seen delivered (then resubmitted: delivered twice). So the client
+ * waits until its learner started, from the highest accepted instance the acceptors resend
+ * every acceptor-repeat-ms, or, on a cluster that has accepted nothing, for two of those.
+ */
 static void on_start(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct client *c = arg;
-	c->started = paxos_now();
+	paxos_time now = paxos_now();
+	if (!c->learner_wait_until)
+		c->learner_wait_until = now + c->learner_wait;
+	if (paxos_node_next_iid(c->node) <= 1 && now < c->learner_wait_until) {
+		struct timeval again = {0, 2000};
+		event_add(c->start_ev, &again);
+		return;
+	}
+	c->started = now;
 	if (c->rate) {
 		submit_due(c, c->started);
 		return;
@@ -285,10 +308,12 @@ static void report(const struct client *c, bool json)
 		       "\"rate\":%" PRIu64 ",\"warmup_ms\":%" PRIu64 ",\"measured\":%" PRIu64
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
-		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64 "}\n",
+		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64
+		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64 "}\n",
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
-		       c->resubmits, c->duplicates, c->submit_errors);
+		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
+		       c->foreign);
 		return;
 	}
 	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
@@ -304,6 +329,8 @@ static void report(const struct client *c, bool json)
 	       min, p50, p90, p99, max, p5, p95);
 	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "\n",
 	       c->resubmits, c->duplicates, c->submit_errors);
+	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
+	       (uint64_t)c->first_iid, c->foreign);
 }
 
 static void usage(FILE *out)
@@ -330,7 +357,8 @@ static void usage(FILE *out)
 		"      --warmup-ms T       leave the values sent in the first T ms out of the\n"
 		"                          latencies (default 0)\n"
 		"  -h, --help              this text\n"
-		"Exits 0 only when all N values were delivered.\n",
+		"Its learner starts at the current instance: it does not replay the cluster's\n"
+		"history. Exits 0 only when all N values were delivered.\n",
 		TAG_SIZE);
 }
 
@@ -490,6 +518,10 @@ int main(int argc, char **argv)
 	struct paxos_config cfg;
 	if (paxos_runner_config("paxos-client", config, &cfg))
 		return 2;
+	/* Only its own values matter to the client: replaying the history of a long-running
+	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
+	 * as the replay takes. */
+	cfg.learner_start = PAXOS_START_FROM_CURRENT;
 	/* The largest value follows max-datagram: known only once the configuration is read. */
 	uint32_t max_value = paxos_config_max_value(&cfg);
 	if (parse_size(size, max_value, &c.size_min, &c.size_max)) {
@@ -547,6 +579,10 @@ int main(int argc, char **argv)
 	struct timeval limit = {(time_t)limit_s, 0}, zero = {0, 0};
 	struct event *resubmit_ev = event_new(c.base, -1, EV_PERSIST, on_resubmit_check, &c);
 	struct event *start_ev = evtimer_new(c.base, on_start, &c);
+	c.start_ev = start_ev;
+	/* Two acceptor ticks (each resends the highest accepted instance), at most a second. */
+	c.learner_wait =
+	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
