@@ -44,7 +44,8 @@ struct paxos_acceptor {
 	uint32_t id;
 	struct paxos_storage *st;
 	struct paxos_counters *counters;
-	bool stopped; /* storage failed: answering anything now could break safety */
+	bool stopped;       /* storage failed: answering anything now could break safety */
+	uint64_t retention; /* instances kept below the highest accepted; 0: all */
 
 	/* The batch in progress. */
 	bool in_txn;
@@ -667,6 +668,29 @@ int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *
 	return paxos_acceptor_handle_batch(a, m, 1, out);
 }
 
+void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances)
+{
+	if (a)
+		a->retention = instances;
+}
+
+/* Trims what the retention bound leaves out, inside the tick's transaction. Once per tick,
+ * not per message: a trim then drops a tick's worth of instances at once. */
+static int apply_retention(struct paxos_acceptor *a, paxos_iid highest)
+{
+	if (a->retention == 0 || highest <= a->retention)
+		return PAXOS_OK;
+	paxos_iid keep_from = highest - a->retention + 1;
+	if (keep_from - 1 <= a->st->ops->trim_iid(a->st))
+		return PAXOS_OK;
+	int rc = a->st->ops->trim(a->st, keep_from - 1);
+	if (rc == PAXOS_OK) {
+		a->changed = true;
+		a->counters->instances_trimmed++;
+	}
+	return rc;
+}
+
 static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_record *rec,
 			      const struct paxos_emitter *out)
 {
@@ -755,6 +779,8 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	/* The transaction may be open already with final marks (paxos_acceptor_learned): this
 	 * commit makes them durable. */
 	int rc = ensure_txn(a);
+	if (rc == PAXOS_OK)
+		rc = apply_retention(a, highest);
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 	if (highest > a->st->ops->trim_iid(a->st)) {

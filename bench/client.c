@@ -5,6 +5,8 @@
  * With --rate it runs open-loop instead (the load of 004_... sec. 5): it submits values on a
  * timer at a fixed rate, whatever the deliveries, and measures each latency from the moment
  * the value was due, so a value that waited for a free slot counts its wait.
+ * Its learner starts at the current instance (learner-start current): a client that joins
+ * a long-running cluster does not replay its history, which would hold back its own values.
  */
 #include <paxos/paxos.h>
 
@@ -37,6 +39,10 @@ struct client {
 	struct event_base *base;
 	uint32_t id;
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
+	paxos_iid first_iid; /* the first instance delivered (0: none yet) */
+	/* Before the first value: how long to wait for the learner to start, and until when. */
+	paxos_time learner_wait, learner_wait_until;
+	struct event *start_ev;
 	uint32_t size_min, size_max, outstanding;
 	paxos_time resubmit, started, finished;
 	/* --warmup-ms: values first sent (or due) before started + warmup are delivered but
@@ -145,9 +151,10 @@ static void submit_due(struct client *c, paxos_time now)
 
 static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
-	(void)iid;
 	(void)position;
 	struct client *c = arg;
+	if (!c->first_iid)
+		c->first_iid = iid;
 	uint32_t magic, id;
 	uint64_t seq;
 	if (v->len < TAG_SIZE) {
@@ -201,15 +208,31 @@ static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	submit_due(arg, paxos_now());
+	struct client *c = arg;
+	if (c->started)
+		submit_due(c, paxos_now());
 }
 
+/*
+ * The learner starts at the first instance it hears of. Values sent before that could land
+ * below it and never be seen delivered (then resubmitted: delivered twice). So the client
+ * waits until its learner started, from the highest accepted instance the acceptors resend
+ * every acceptor-repeat-ms, or, on a cluster that has accepted nothing, for two of those.
+ */
 static void on_start(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct client *c = arg;
-	c->started = paxos_now();
+	paxos_time now = paxos_now();
+	if (!c->learner_wait_until)
+		c->learner_wait_until = now + c->learner_wait;
+	if (paxos_node_next_iid(c->node) <= 1 && now < c->learner_wait_until) {
+		struct timeval again = {0, 2000};
+		event_add(c->start_ev, &again);
+		return;
+	}
+	c->started = now;
 	if (c->rate) {
 		submit_due(c, c->started);
 		return;
@@ -285,10 +308,12 @@ static void report(const struct client *c, bool json)
 		       "\"rate\":%" PRIu64 ",\"warmup_ms\":%" PRIu64 ",\"measured\":%" PRIu64
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
-		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64 "}\n",
+		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64
+		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64 "}\n",
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
-		       c->resubmits, c->duplicates, c->submit_errors);
+		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
+		       c->foreign);
 		return;
 	}
 	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
@@ -304,6 +329,8 @@ static void report(const struct client *c, bool json)
 	       min, p50, p90, p99, max, p5, p95);
 	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "\n",
 	       c->resubmits, c->duplicates, c->submit_errors);
+	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
+	       (uint64_t)c->first_iid, c->foreign);
 }
 
 static void usage(FILE *out)
@@ -330,7 +357,8 @@ static void usage(FILE *out)
 		"      --warmup-ms T       leave the values sent in the first T ms out of the\n"
 		"                          latencies (default 0)\n"
 		"  -h, --help              this text\n"
-		"Exits 0 only when all N values were delivered.\n",
+		"Its learner starts at the current instance: it does not replay the cluster's\n"
+		"history. Exits 0 only when all N values were delivered.\n",
 		TAG_SIZE);
 }
 
@@ -339,15 +367,31 @@ static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+	if (errno || end == text || *end || text[0] == '-' || text[0] == '+' || text[0] == ' ' ||
+	    v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
 }
 
+/* A number option: on a bad value says which option, what it takes and what it got. */
+static int option_u64(const char *option, const char *text, uint64_t min, uint64_t max,
+		      uint64_t *out)
+{
+	if (parse_u64(text, min, max, out) == 0)
+		return 0;
+	fprintf(stderr,
+		"paxos-client: %s: expected a number in %" PRIu64 "..%" PRIu64 ", not '%s'\n",
+		option, min, max, text);
+	return -1;
+}
+
+/* "N" or "MIN-MAX" bytes, TAG_SIZE..max_value each, MIN <= MAX. */
 static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32_t *hi)
 {
 	char buf[64];
+	if (strlen(text) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", text);
 	char *dash = strchr(buf, '-');
 	uint64_t a, b;
@@ -387,7 +431,8 @@ int main(int argc, char **argv)
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
 	bool json = false;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "c:n:s:k:r:t:l:h", options, NULL)) != -1) {
+	opterr = 0; /* its messages name the program by its path: ours name the option */
+	while ((opt = getopt_long(argc, argv, ":c:n:s:k:r:t:l:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config = optarg;
@@ -428,35 +473,63 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			fprintf(stderr, "paxos-client: %s: needs a value (see --help)\n",
+				argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			/* getopt sets optopt for a known long option given a value it does not
+			 * take (--json=1), 0 for an unknown one, the letter for a short one. */
+			if (strncmp(argv[optind - 1], "--", 2) != 0)
+				fprintf(stderr, "paxos-client: unknown option '-%c' (see --help)\n",
+					optopt);
+			else if (optopt)
+				fprintf(stderr, "paxos-client: %s: takes no value (see --help)\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "paxos-client: unknown option '%s' (see --help)\n",
+					argv[optind - 1]);
 			return 2;
 		}
 	}
-	if (!config || optind != argc) {
-		usage(stderr);
+	if (optind != argc) {
+		fprintf(stderr,
+			"paxos-client: unexpected argument '%s' (options take the forms in "
+			"--help)\n",
+			argv[optind]);
 		return 2;
 	}
+	if (!config) {
+		fprintf(stderr, "paxos-client: -c/--config FILE is required (see --help)\n");
+		return 2;
+	}
+	struct client c = {0};
+	uint64_t k, resubmit_ms, limit_s, warmup_ms, id = (uint64_t)getpid();
+	if (!k_text)
+		k_text = rate_text ? "1024" : "1";
+	if (option_u64("--count", count_text, 1, 100000000, &c.count) ||
+	    option_u64("--outstanding", k_text, 1, 100000, &k) ||
+	    (rate_text && option_u64("--rate", rate_text, 1, 10000000, &c.rate)) ||
+	    option_u64("--warmup-ms", warmup_text, 0, 3600000, &warmup_ms) ||
+	    option_u64("--resubmit-ms", resubmit_text, 1, 3600000, &resubmit_ms) ||
+	    option_u64("--time-limit", limit_text, 1, 86400, &limit_s) ||
+	    (id_text && option_u64("--id", id_text, 0, UINT32_MAX, &id)))
+		return 2;
 	struct paxos_config cfg;
 	if (paxos_runner_config("paxos-client", config, &cfg))
 		return 2;
-	struct client c = {0};
-	uint64_t k, resubmit_ms, limit_s, warmup_ms, id = (uint64_t)getpid();
+	/* Only its own values matter to the client: replaying the history of a long-running
+	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
+	 * as the replay takes. */
+	cfg.learner_start = PAXOS_START_FROM_CURRENT;
+	/* The largest value follows max-datagram: known only once the configuration is read. */
 	uint32_t max_value = paxos_config_max_value(&cfg);
-	if (!k_text)
-		k_text = rate_text ? "1024" : "1";
-	if (parse_u64(count_text, 1, 100000000, &c.count) || parse_u64(k_text, 1, 100000, &k) ||
-	    (rate_text && parse_u64(rate_text, 1, 10000000, &c.rate)) ||
-	    parse_u64(warmup_text, 0, 3600000, &warmup_ms) ||
-	    parse_u64(resubmit_text, 1, 3600000, &resubmit_ms) ||
-	    parse_u64(limit_text, 1, 86400, &limit_s) ||
-	    (id_text && parse_u64(id_text, 0, UINT32_MAX, &id)) ||
-	    parse_size(size, max_value, &c.size_min, &c.size_max)) {
-		fprintf(stderr,
-			"paxos-client: bad option value (count 1..1e8, outstanding 1..100000, "
-			"rate 1..1e7, warmup-ms 0..3600000, size %u..%u, resubmit-ms 1..3600000, "
-			"time-limit 1..86400)\n",
-			TAG_SIZE, max_value);
+	if (parse_size(size, max_value, &c.size_min, &c.size_max)) {
+		fprintf(
+		    stderr,
+		    "paxos-client: --size: expected N or MIN-MAX bytes, each %u..%u (max-datagram "
+		    "%u), not '%s'\n",
+		    TAG_SIZE, max_value, cfg.max_datagram, size);
 		return 2;
 	}
 	c.outstanding = (uint32_t)k;
@@ -506,6 +579,10 @@ int main(int argc, char **argv)
 	struct timeval limit = {(time_t)limit_s, 0}, zero = {0, 0};
 	struct event *resubmit_ev = event_new(c.base, -1, EV_PERSIST, on_resubmit_check, &c);
 	struct event *start_ev = evtimer_new(c.base, on_start, &c);
+	c.start_ev = start_ev;
+	/* Two acceptor ticks (each resends the highest accepted instance), at most a second. */
+	c.learner_wait =
+	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);

@@ -81,6 +81,17 @@ static bool options_valid(const struct paxos_learner_options *o)
 	       (o->start == PAXOS_START_FROM_FIRST || o->start == PAXOS_START_FROM_CURRENT);
 }
 
+uint64_t paxos_learner_memory(const struct paxos_learner_options *o)
+{
+	if (!o)
+		return 0;
+	struct paxos_learner *l = NULL; /* for the sizes of the arrays' elements only */
+	uint64_t per_instance =
+	    sizeof(*l->slots) + (uint64_t)o->max_value + (uint64_t)o->acceptors * sizeof(*l->votes);
+	return sizeof(*l) + o->window * per_instance + 1 +
+	       (uint64_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1;
+}
+
 struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 					struct paxos_counters *counters)
 {

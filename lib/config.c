@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <paxos/acceptor.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
+#include <paxos/storage.h>
 
 #include "error.h"
 #include "batch.h"
@@ -86,6 +90,8 @@ static const struct config_key config_keys[] = {
     {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
     {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
     {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
+    {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION,
+     "1000000"},
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},
 };
 
@@ -137,7 +143,7 @@ static int parse_error(struct config_parse *p, unsigned line, const struct confi
 static int parse_error(struct config_parse *p, unsigned line, const struct config_key *key,
 		       const char *fmt, ...)
 {
-	char msg[256];
+	char msg[384];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -514,6 +520,56 @@ static int resolve_durability(struct config_parse *p)
 			   durability_names[c->durability], b->name, names);
 }
 
+uint64_t paxos_config_memory_ceiling(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page_size <= 0)
+		return UINT64_MAX;
+	return (uint64_t)pages * (uint64_t)page_size / 2;
+}
+
+static double gib(uint64_t bytes)
+{
+	return (double)bytes / (double)(1ull << 30);
+}
+
+/*
+ * The learner's and the proposer's buffers are allocated whole when they start, and filled as
+ * instances go by: limits whose product the machine cannot hold would fail there ("out of
+ * memory"), or later with the OOM killer. Refused here instead, naming the keys and the size.
+ */
+static int check_memory(struct config_parse *p)
+{
+	const struct paxos_config *c = &p->cfg;
+	uint64_t ceiling = paxos_config_memory_ceiling();
+	struct paxos_learner_options lo;
+	paxos_learner_options_from_config(&lo, c);
+	uint64_t need = paxos_learner_memory(&lo);
+	if (need > ceiling)
+		return parse_error(
+		    p, later_line(p, "learner-window", "max-datagram"), find_key("learner-window"),
+		    "%u instances x max-datagram %u bytes need %.1f GiB (%llu bytes) of "
+		    "learner buffers, more than half this machine's memory (%.1f GiB); "
+		    "lower learner-window or max-datagram",
+		    c->learner_window, c->max_datagram, gib(need), (unsigned long long)need,
+		    gib(ceiling));
+	struct paxos_proposer_options po;
+	paxos_proposer_options_from_config(&po, c, 0);
+	need = paxos_proposer_memory(&po);
+	if (need > ceiling) {
+		unsigned line = later_line(p, "pending-list-size", "proposer-window");
+		unsigned datagram = later_line(p, "max-datagram", "max-datagram");
+		return parse_error(
+		    p, line > datagram ? line : datagram, find_key("pending-list-size"),
+		    "%u values and proposer-window %u x max-datagram %u bytes need %.1f "
+		    "GiB (%llu bytes) of proposer buffers, more than half this machine's "
+		    "memory (%.1f GiB); lower one of them",
+		    c->pending_size, c->proposer_window, c->max_datagram, gib(need),
+		    (unsigned long long)need, gib(ceiling));
+	}
+	return PAXOS_OK;
+}
+
 /* Rules that involve more than one key, checked once the whole file is read. */
 static int check_cross(struct config_parse *p)
 {
@@ -551,7 +607,7 @@ static int check_cross(struct config_parse *p)
 					   kj->name);
 		}
 	}
-	return PAXOS_OK;
+	return check_memory(p);
 }
 
 static void parse_init(struct config_parse *p, const char *name, char *err, size_t errlen)

@@ -387,6 +387,10 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	int rc = join_acceptors(n, id, st);
 	if (rc != PAXOS_OK)
 		return rc;
+	/* A store in memory would grow with every instance: it keeps memory-retention of them.
+	 * Durable stores keep everything until the application trims (paxos_node_trim). */
+	if (strcmp(st->ops->name, "memory") == 0)
+		paxos_acceptor_set_retention(n->acceptor, n->cfg.memory_retention);
 	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);

@@ -104,7 +104,8 @@ struct paxos_node {
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
 
 	int failed;
-	char error[256];
+	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
+	char error[1280];
 };
 
 /* Records the sentence paxos_node_error() returns. */
@@ -117,7 +118,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
 /* Sends every datagram filled so far. */
 void node_flush_all(struct paxos_node *n);
 
-/* Stops the node after a fatal error (acceptor storage): breaks its event loop. */
+/* Stops the node after a fatal error (acceptor storage): breaks its event loop. The message,
+ * printed and kept for paxos_node_error(), ends with the storage backend's reason. */
 void node_fail(struct paxos_node *n, int status, const char *what);
 
 /* After the acceptor handled a batch or a tick with status rc: stops the node on an error

@@ -65,9 +65,9 @@ static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
 	va_end(ap);
 	if (rc == MDB_MAP_FULL)
 		snprintf(l->error, sizeof(l->error),
-			 "lmdb %s: %s: the store is full: it reached lmdb-map-size (%llu bytes); "
-			 "raise lmdb-map-size or trim more often",
-			 l->dir, what, (unsigned long long)l->map_size);
+			 "lmdb %s: %s: %s: the store is full: it reached lmdb-map-size (%llu "
+			 "bytes); raise lmdb-map-size or trim more often",
+			 l->dir, what, mdb_strerror(rc), (unsigned long long)l->map_size);
 	else if (rc != 0)
 		snprintf(l->error, sizeof(l->error), "lmdb %s: %s: %s", l->dir, what,
 			 mdb_strerror(rc));

@@ -1,26 +1,31 @@
 /*
- * Volatile acceptor storage (thesis "ND"): records live in a growable array indexed by
- * iid - trim - 1, so get and put are O(1) and trimming slides the array down. Values live in
- * big chunks filled front to back (see value_alloc), so a new instance costs no malloc.
+ * Volatile acceptor storage (thesis "ND"): records live in a ring of slots, instance iid at
+ * iid mod capacity, spanning trim + 1 onwards, so get and put are O(1) and trimming costs
+ * only the instances dropped (an acceptor with a retention bound trims at every tick). Values
+ * live in big chunks filled front to back (see value_alloc), so a new instance costs no malloc.
  */
 #include <paxos/storage.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 /*
- * Most instances the array spans past the trim point. A put further out is refused with
+ * Most instances the ring spans past the trim point. A put further out is refused with
  * PAXOS_E_FULL instead of allocating for it: one bogus iid must not cost gigabytes
  * (16 Mi slots of 32 bytes are 512 MiB of mostly untouched, lazily zeroed pages).
  */
 #define MEMORY_MAX_SPAN (1ull << 24)
-#define MEMORY_MIN_SLOTS 64u
+#define MEMORY_MIN_SLOTS 64u /* a power of two, as every capacity */
 /* Value chunks: aligned to their size, so a value's chunk is found from its address. */
 #define CHUNK_SIZE (2u << 20)
 #define VALUE_ALIGN 16u
 #define MEMORY_MAX_VALUE (CHUNK_SIZE / 4)
+
+/* A retention bound leaves room in the span for what arrives between two trims. */
+_Static_assert(PAXOS_MEMORY_MAX_RETENTION <= MEMORY_MAX_SPAN / 2, "retention past the span");
 
 enum { SLOT_STORED = 1, SLOT_FINAL = 2 };
 
@@ -39,13 +44,14 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 32, "slot grew");
 
 struct memory_storage {
 	struct paxos_storage base; /* first, so the storage pointer is the container */
-	struct slot *slots;        /* slots[i] is instance trim + 1 + i */
-	size_t cap;                /* slots allocated */
-	size_t used;               /* slots at or past this index are all empty */
+	struct slot *slots;        /* instance iid is slots[iid & (cap - 1)] */
+	size_t cap;                /* slots allocated, a power of two */
+	size_t used;               /* instances past trim + used are all empty; used <= cap */
 	paxos_iid trim;
 	paxos_iid highest_accepted;
 	struct chunk *current; /* values are cut from here */
 	size_t current_used;   /* bytes of current in use, header included */
+	char error[128];       /* why the last failed call failed */
 };
 
 /* A chunk's header: how many values point into it, plus one while it is current. */
@@ -57,6 +63,20 @@ struct chunk {
 static struct memory_storage *of(struct paxos_storage *st)
 {
 	return (struct memory_storage *)st;
+}
+
+static struct slot *slot_of(struct memory_storage *m, paxos_iid iid)
+{
+	return &m->slots[iid & (m->cap - 1)];
+}
+
+/* Records why a call failed (paxos_storage_error) and returns rc. */
+static int failed(struct memory_storage *m, int rc, paxos_iid iid, size_t len)
+{
+	snprintf(m->error, sizeof(m->error), "memory storage: instance %llu (%zu bytes): %s",
+		 (unsigned long long)iid, len,
+		 rc == PAXOS_E_TOO_BIG ? "value larger than a chunk holds" : "out of memory");
+	return rc;
 }
 
 static int memory_begin(struct paxos_storage *st)
@@ -78,7 +98,7 @@ static int memory_get(struct paxos_storage *st, paxos_iid iid, struct paxos_reco
 		return PAXOS_E_INVALID;
 	if (iid <= m->trim || iid - m->trim - 1 >= m->used)
 		return 0;
-	const struct slot *s = &m->slots[iid - m->trim - 1];
+	const struct slot *s = slot_of(m, iid);
 	if (!(s->flags & SLOT_STORED))
 		return 0;
 	rec->iid = iid;
@@ -90,8 +110,9 @@ static int memory_get(struct paxos_storage *st, paxos_iid iid, struct paxos_reco
 	return 1;
 }
 
-/* Makes room for index i. Growing copies into fresh zeroed memory rather than realloc and
- * memset, so the untouched tail of a big sparse array is never paged in. */
+/* Makes room for instance trim + 1 + i. Growing copies the stored slots into fresh zeroed
+ * memory, each to its place under the new capacity; untouched parts of a big sparse ring are
+ * never paged in. */
 static int reserve(struct memory_storage *m, size_t i)
 {
 	if (i < m->cap)
@@ -102,8 +123,12 @@ static int reserve(struct memory_storage *m, size_t i)
 	struct slot *slots = calloc(cap, sizeof(*slots));
 	if (!slots)
 		return PAXOS_E_NOMEM;
-	if (m->used)
-		memcpy(slots, m->slots, m->used * sizeof(*slots));
+	for (size_t k = 0; k < m->used; k++) {
+		paxos_iid iid = m->trim + 1 + k;
+		const struct slot *s = slot_of(m, iid);
+		if (s->flags || s->data)
+			slots[iid & (cap - 1)] = *s;
+	}
 	free(m->slots);
 	m->slots = slots;
 	m->cap = cap;
@@ -189,11 +214,11 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 	size_t i = (size_t)(rec->iid - m->trim - 1);
 	int rc = reserve(m, i);
 	if (rc != PAXOS_OK)
-		return rc;
-	struct slot *s = &m->slots[i];
+		return failed(m, rc, rec->iid, rec->value.len);
+	struct slot *s = slot_of(m, rec->iid);
 	rc = store_value(m, s, rec->value);
 	if (rc != PAXOS_OK)
-		return rc;
+		return failed(m, rc, rec->iid, rec->value.len);
 	s->promised = rec->promised;
 	s->accepted = rec->accepted;
 	s->flags = SLOT_STORED | (rec->final ? SLOT_FINAL : 0);
@@ -204,6 +229,8 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 	return PAXOS_OK;
 }
 
+/* Costs the instances dropped, not the ones kept. Empty slots are only read, so the untouched
+ * pages of a sparse ring stay unmapped. */
 static int memory_trim(struct paxos_storage *st, paxos_iid iid)
 {
 	struct memory_storage *m = of(st);
@@ -211,16 +238,14 @@ static int memory_trim(struct paxos_storage *st, paxos_iid iid)
 		return PAXOS_OK;
 	paxos_iid shift = iid - m->trim;
 	size_t dropped = shift < m->used ? (size_t)shift : m->used;
-	for (size_t i = 0; i < dropped; i++)
-		value_free(m->slots[i].data);
-	size_t kept = m->used - dropped;
-	if (kept) {
-		memmove(m->slots, m->slots + dropped, kept * sizeof(*m->slots));
-		memset(m->slots + kept, 0, dropped * sizeof(*m->slots));
-	} else if (dropped) {
-		memset(m->slots, 0, dropped * sizeof(*m->slots));
+	for (size_t k = 0; k < dropped; k++) {
+		struct slot *s = slot_of(m, m->trim + 1 + k);
+		if (s->flags || s->data) {
+			value_free(s->data);
+			memset(s, 0, sizeof(*s));
+		}
 	}
-	m->used = kept;
+	m->used -= dropped;
 	m->trim = iid;
 	return PAXOS_OK;
 }
@@ -235,11 +260,16 @@ static paxos_iid memory_highest_accepted(struct paxos_storage *st)
 	return of(st)->highest_accepted;
 }
 
+static const char *memory_error(struct paxos_storage *st)
+{
+	return of(st)->error;
+}
+
 static void memory_destroy(struct paxos_storage *st)
 {
 	struct memory_storage *m = of(st);
-	for (size_t i = 0; i < m->used; i++)
-		value_free(m->slots[i].data);
+	for (size_t k = 0; k < m->used; k++)
+		value_free(slot_of(m, m->trim + 1 + k)->data);
 	if (m->current)
 		chunk_release(m->current);
 	free(m->slots);
@@ -256,6 +286,7 @@ static const struct paxos_storage_ops memory_ops = {
     .trim_iid = memory_trim_iid,
     .highest_accepted = memory_highest_accepted,
     .destroy = memory_destroy,
+    .error = memory_error,
 };
 
 struct paxos_storage *paxos_storage_memory_new(void)

@@ -44,14 +44,29 @@ uint64_t pending_hash(const uint8_t *data, uint32_t len)
 	return h ^ (h >> 29);
 }
 
+/* The hash index: a power of two >= 2 * capacity. */
+static uint32_t index_size_for(uint32_t capacity)
+{
+	uint32_t index_size = 2;
+	while (index_size < 2 * capacity)
+		index_size *= 2;
+	return index_size;
+}
+
+uint64_t pending_memory(uint32_t capacity, uint32_t max_value)
+{
+	struct pending *q = NULL; /* for the sizes of the arrays' elements only */
+	uint64_t per_value = (uint64_t)max_value + sizeof(*q->len) + sizeof(*q->hash) +
+			     sizeof(*q->where) + sizeof(*q->free_bufs) + 2 * sizeof(*q->order);
+	return capacity * per_value + (uint64_t)index_size_for(capacity) * sizeof(*q->index);
+}
+
 int pending_init(struct pending *q, uint32_t limit, uint32_t capacity, uint32_t max_value)
 {
 	memset(q, 0, sizeof(*q));
 	if (limit == 0 || capacity < limit || capacity > PENDING_MAX_CAPACITY || max_value == 0)
 		return PAXOS_E_INVALID;
-	uint32_t index_size = 2;
-	while (index_size < 2 * capacity)
-		index_size *= 2;
+	uint32_t index_size = index_size_for(capacity);
 	q->data = malloc((size_t)capacity * max_value);
 	q->len = calloc(capacity, sizeof(*q->len));
 	q->hash = calloc(capacity, sizeof(*q->hash));

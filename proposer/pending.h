@@ -36,6 +36,9 @@ struct pending {
 	uint32_t count; /* values waiting */
 };
 
+/* Bytes pending_init allocates for this capacity and value size. */
+uint64_t pending_memory(uint32_t capacity, uint32_t max_value);
+
 /* Returns PAXOS_OK, PAXOS_E_INVALID or PAXOS_E_NOMEM. */
 int pending_init(struct pending *q, uint32_t limit, uint32_t capacity, uint32_t max_value);
 void pending_destroy(struct pending *q);

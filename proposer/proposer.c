@@ -164,6 +164,21 @@ static bool may_use_ballot(void *arg, paxos_ballot b)
 	return true;
 }
 
+uint64_t paxos_proposer_memory(const struct paxos_proposer_options *o)
+{
+	if (!o || !options_valid(o))
+		return 0;
+	struct paxos_proposer *p = NULL; /* for the sizes of the arrays' elements only */
+	uint32_t batch_limit = o->batch_limit ? o->batch_limit : 1;
+	return sizeof(*p) +
+	       pending_memory(o->pending_size + in_flight_max(o),
+			      o->max_value - PAXOS_BATCH_HEADER) +
+	       settled_memory(o->pending_size) +
+	       (uint64_t)o->window * (sizeof(*p->slots) + 2 * (uint64_t)o->max_value) +
+	       (uint64_t)batch_limit * sizeof(*p->scratch) +
+	       (uint64_t)REPAIR_SLOTS * 2 * o->max_value;
+}
+
 struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
 					  struct paxos_counters *counters)
 {

@@ -11,14 +11,28 @@ static uint64_t key_of(uint64_t hash)
 	return hash ? hash : 1;
 }
 
+/* The hash index: a power of two >= 2 * size. */
+static uint32_t index_size_for(uint32_t size)
+{
+	uint32_t index_size = 2;
+	while (index_size < 2 * size)
+		index_size *= 2;
+	return index_size;
+}
+
+uint64_t settled_memory(uint32_t size)
+{
+	struct settled *s = NULL; /* for the sizes of the arrays' elements only */
+	return (uint64_t)size * sizeof(*s->ring) +
+	       (uint64_t)index_size_for(size) * sizeof(*s->index);
+}
+
 int settled_init(struct settled *s, uint32_t size)
 {
 	memset(s, 0, sizeof(*s));
 	if (size == 0 || size > SETTLED_MAX_SIZE)
 		return PAXOS_E_INVALID;
-	uint32_t index_size = 2;
-	while (index_size < 2 * size)
-		index_size *= 2;
+	uint32_t index_size = index_size_for(size);
 	s->ring = calloc(size, sizeof(*s->ring));
 	s->index = calloc(index_size, sizeof(*s->index));
 	if (!s->ring || !s->index) {

@@ -21,6 +21,9 @@ struct settled {
 	uint32_t index_mask; /* index size - 1; a power of two >= 2 * size */
 };
 
+/* Bytes settled_init allocates for this size. */
+uint64_t settled_memory(uint32_t size);
+
 /* Returns PAXOS_OK, PAXOS_E_INVALID or PAXOS_E_NOMEM. */
 int settled_init(struct settled *s, uint32_t size);
 void settled_destroy(struct settled *s);

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "support.h"
 
@@ -986,6 +989,80 @@ START_TEST(repeat_of_trimmed_answers_trimmed)
 }
 END_TEST
 
+/*
+ * A memory acceptor with a retention bound: every tick trims what lies more than R instances
+ * below the highest accepted one, so the store holds at most R plus a tick's worth, its
+ * memory stays flat, and repeats for older instances are answered with TRIMMED.
+ */
+START_TEST(retention_bounds_the_store)
+{
+	enum { R = 1000, TICK_EVERY = 250, N = 20000, LEN = 2000 };
+	paxos_acceptor_set_retention(acc, R);
+	static uint8_t v[LEN];
+#ifdef __GLIBC__
+	struct mallinfo2 before = mallinfo2();
+#endif
+	for (paxos_iid i = 1; i <= N; i++) {
+		memcpy(v, &i, sizeof(i));
+		recorder_clear(out);
+		ck_assert_int_eq(accept_value(i, 101, (struct paxos_value){v, LEN}), PAXOS_OK);
+		ck_assert_uint_le(i - st->ops->trim_iid(st), R + TICK_EVERY);
+		if (i % TICK_EVERY == 0) {
+			recorder_clear(out);
+			ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+			ck_assert_uint_eq(st->ops->trim_iid(st), i > R ? i - R : 0);
+			const struct paxos_message *m =
+			    recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0);
+			ck_assert_uint_eq(m->u.acceptor_state.trim_iid, st->ops->trim_iid(st));
+		}
+	}
+#ifdef __GLIBC__
+	/* Unbounded, the values alone would take N x LEN = 40 MB in 20 chunks of 2 MiB (each
+	 * aligned one is an mmap of twice that); bounded, a few chunks stay live. */
+	struct mallinfo2 after = mallinfo2();
+	size_t used = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+	ck_assert_msg(used < (16u << 20), "%zu bytes held for %d instances", used, R);
+#endif
+	ck_assert_uint_eq(st->ops->trim_iid(st), N - R);
+	ck_assert_uint_eq(counters.instances_trimmed, N / TICK_EVERY - R / TICK_EVERY);
+	/* The oldest kept instance is served; anything older is reported trimmed. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(N - R + 1, N - R + 1), PAXOS_OK);
+	const struct paxos_accepted *a =
+	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	ck_assert_uint_eq(a->iid, N - R + 1);
+	ck_assert_int_eq(memcmp(a->value.data, &(paxos_iid){N - R + 1}, sizeof(paxos_iid)), 0);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(1, 10), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS)->u.trimmed.iid, N - R);
+	/* Nothing is trimmed between ticks, nor by a tick with nothing new. */
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), N - R);
+}
+END_TEST
+
+/* Retention 0, the default of the core: nothing is trimmed but by request. */
+START_TEST(no_retention_keeps_everything)
+{
+	for (paxos_iid i = 1; i <= 3000; i++) {
+		recorder_clear(out);
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	}
+	paxos_acceptor_set_retention(acc, 0);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 0);
+	ck_assert_uint_eq(stored(1).accepted, 101);
+	/* A bound larger than the history trims nothing either. */
+	paxos_acceptor_set_retention(acc, 3000);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 0);
+	paxos_acceptor_set_retention(acc, 2999);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 1);
+	paxos_acceptor_set_retention(NULL, 1); /* ignored */
+}
+END_TEST
+
 /* A trim earlier in the same batch already counts for the repeats after it. */
 START_TEST(trim_in_batch_applies_to_later_messages)
 {
@@ -1426,6 +1503,8 @@ static Suite *acceptor_suite(void)
 	tcase_add_checked_fixture(trimmed, setup, teardown);
 	tcase_add_test(trimmed, repeat_of_trimmed_answers_trimmed);
 	tcase_add_test(trimmed, trim_in_batch_applies_to_later_messages);
+	tcase_add_test(trimmed, retention_bounds_the_store);
+	tcase_add_test(trimmed, no_retention_keeps_everything);
 	suite_add_tcase(s, trimmed);
 
 	TCase *learning = tcase_create("learning");

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <paxos/config.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
 
 #include "codec.h"
 
@@ -47,6 +49,7 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
 	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
 	       a->learning_acceptors == b->learning_acceptors &&
+	       a->memory_retention == b->memory_retention &&
 	       a->value_batch_limit == b->value_batch_limit &&
 	       a->proposer_max_backlog == b->proposer_max_backlog;
 }
@@ -110,6 +113,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.durability, PAXOS_DURABILITY_NONE);
 	ck_assert_uint_eq(cfg.lmdb_map_size, 1ull << 30);
 	ck_assert(!cfg.storage_fresh);
+	ck_assert_uint_eq(cfg.memory_retention, 1000000);
 	ck_assert(cfg.learning_acceptors);
 	ck_assert_uint_eq(cfg.value_batch_limit, 64);
 	ck_assert_uint_eq(cfg.proposer_max_backlog, 32);
@@ -197,6 +201,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "storage-path",
 	    "lmdb-map-size",
 	    "storage-fresh",
+	    "memory-retention",
 	    "learning-acceptors",
 	};
 	char path[1200], line[2048];
@@ -253,7 +258,8 @@ static const struct u32_case u32_cases[] = {
     U32_CASE("proposer-window 65536", proposer_window, 65536),
     U32_CASE("proposer-concurrency 1", proposer_concurrency, 1),
     U32_CASE("proposer-concurrency 128", proposer_concurrency, 128),
-    U32_CASE("pending-list-size 1048576", pending_size, 1048576),
+    /* Small values: a million of the largest would not fit in every machine (check_memory). */
+    U32_CASE("pending-list-size 1048576\nmax-datagram 512", pending_size, 1048576),
     U32_CASE("phase1-timeout-ms 600000", phase1_timeout_ms, 600000),
     U32_CASE("phase2-timeout-ms 1", phase2_timeout_ms, 1),
     U32_CASE("learner-window 16", learner_window, 16),
@@ -263,6 +269,8 @@ static const struct u32_case u32_cases[] = {
     U32_CASE("counters-interval-ms 0", counters_interval_ms, 0),
     U32_CASE("counters-interval-ms 3600000", counters_interval_ms, 3600000),
     U32_CASE("max-datagram 0001024", max_datagram, 1024),
+    U32_CASE("memory-retention 0", memory_retention, 0),
+    U32_CASE("memory-retention 8388608", memory_retention, 8388608),
 };
 
 START_TEST(test_u32_key_applied)
@@ -358,6 +366,7 @@ static const struct bad_case bad_cases[] = {
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
     {"storage-fresh", "no", "maybe", NULL, NULL},
+    {"memory-retention", "1000000", "1M", NULL, "8388609"},
     {"learning-acceptors", "yes", "on", NULL, NULL},
 };
 
@@ -524,6 +533,55 @@ START_TEST(test_storage_errors)
 	struct paxos_config cfg;
 	ck_assert_int_eq(parse(&cfg, text), PAXOS_OK);
 	ck_assert_uint_eq(strlen(cfg.storage_path), 255);
+}
+END_TEST
+
+/* Limits whose buffers the machine cannot hold are refused, naming the keys and the size. */
+START_TEST(test_memory_limits)
+{
+	uint64_t ceiling = paxos_config_memory_ceiling();
+	struct paxos_config cfg;
+	char want[512];
+	/* 1 Mi instances of 64 kB: 64 GiB of learner buffers. */
+	struct paxos_learner_options lo;
+	paxos_config_defaults(&cfg);
+	cfg.learner_window = 1048576;
+	cfg.max_datagram = 65507;
+	paxos_learner_options_from_config(&lo, &cfg);
+	uint64_t need = paxos_learner_memory(&lo);
+	ck_assert_uint_ge(need, 1048576ull * (65507 - 64));
+	const char *text = "learner-window 1048576\nmax-datagram 65507\n";
+	if (need <= ceiling) {
+		ck_assert_int_eq(parse(&cfg, text), PAXOS_OK); /* a machine that has it */
+	} else {
+		snprintf(
+		    want, sizeof(want),
+		    "test.conf:2: learner-window: 1048576 instances x max-datagram 65507 bytes "
+		    "need %.1f GiB (%llu bytes) of learner buffers, more than half this "
+		    "machine's memory (%.1f GiB); lower learner-window or max-datagram",
+		    (double)need / (1 << 30), (unsigned long long)need,
+		    (double)ceiling / (1 << 30));
+		expect_error(text, want);
+	}
+	/* 2 Mi pending values of 64 kB: 128 GiB of proposer buffers. */
+	text = "pending-list-size 1048576\nproposer-window 65536\n# x\nmax-datagram 65507\n";
+	if (ceiling < (128ull << 30)) {
+		expect_error_prefix(text, "test.conf:4: pending-list-size: 1048576 values and "
+					  "proposer-window 65536 x max-datagram 65507 bytes need ");
+		ck_assert_msg(strstr(err, "bytes) of proposer buffers, more than half this "
+					  "machine's memory (") &&
+				  strstr(err, "lower one of them"),
+			      "%s", err);
+	}
+	/* The defaults fit anywhere a node runs: well under 200 MiB each. */
+	paxos_config_defaults(&cfg);
+	paxos_learner_options_from_config(&lo, &cfg);
+	ck_assert_uint_lt(paxos_learner_memory(&lo), 200u << 20);
+	struct paxos_proposer_options po;
+	paxos_proposer_options_from_config(&po, &cfg, 0);
+	ck_assert_uint_lt(paxos_proposer_memory(&po), 200u << 20);
+	ck_assert_uint_gt(paxos_proposer_memory(&po), (uint64_t)cfg.pending_size * 8000);
+	ck_assert_uint_gt(ceiling, 200u << 20);
 }
 END_TEST
 
@@ -765,6 +823,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_error_messages_exact);
 	tcase_add_test(tc, test_storage_keys);
 	tcase_add_test(tc, test_storage_errors);
+	tcase_add_test(tc, test_memory_limits);
 	tcase_add_test(tc, test_non_multicast_groups);
 	tcase_add_test(tc, test_comments_and_blanks);
 	tcase_add_test(tc, test_keys_are_case_sensitive);

@@ -1,4 +1,6 @@
-/* The node's application interface: argument checks that must fail before anything is sent. */
+/* The node's application interface: argument checks that must fail before anything is sent,
+ * and the fatal stop of an acceptor whose storage fails. Joins multicast groups: ctest runs it
+ * in a private network namespace (tests/netns-run.sh). */
 #include <check.h>
 #include <event2/event.h>
 #include <paxos/paxos.h>
@@ -57,6 +59,72 @@ START_TEST(test_bad_role_arguments)
 }
 END_TEST
 
+/* A store that fails at its first transaction, as a full disk would. */
+static int failing_begin(struct paxos_storage *st)
+{
+	(void)st;
+	return PAXOS_E_STORAGE;
+}
+
+static paxos_iid failing_iid(struct paxos_storage *st)
+{
+	(void)st;
+	return 0;
+}
+
+static const char *failing_error(struct paxos_storage *st)
+{
+	(void)st;
+	return "test store: writing instance 7: No space left on device";
+}
+
+static void failing_destroy(struct paxos_storage *st)
+{
+	free(st);
+}
+
+static const struct paxos_storage_ops failing_ops = {
+    .name = "failing",
+    .begin = failing_begin,
+    .commit = failing_begin,
+    .trim_iid = failing_iid,
+    .highest_accepted = failing_iid,
+    .destroy = failing_destroy,
+    .error = failing_error,
+};
+
+static void on_give_up(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* The acceptor's first tick opens a transaction, which fails: the node stops and says why,
+ * in the backend's words. */
+START_TEST(test_storage_failure_says_why)
+{
+	cfg.acceptor_repeat_ms = 1;
+	char err[256];
+	struct event_base *b = event_base_new();
+	struct paxos_node *n = paxos_node_new(b, &cfg, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	struct paxos_storage *st = calloc(1, sizeof(*st));
+	st->ops = &failing_ops;
+	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, st), PAXOS_OK);
+	struct timeval limit = {5, 0};
+	struct event *give_up = evtimer_new(b, on_give_up, b);
+	evtimer_add(give_up, &limit);
+	event_base_dispatch(b);
+	ck_assert_int_eq(paxos_node_failed(n), PAXOS_E_STORAGE);
+	ck_assert_str_eq(paxos_node_error(n), "acceptor storage: storage error: test store: "
+					      "writing instance 7: No space left on device");
+	event_free(give_up);
+	paxos_node_free(n);
+	event_base_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node");
@@ -65,6 +133,7 @@ int main(void)
 	tcase_add_test(tc, test_submit_too_big_is_refused_with_a_reason);
 	tcase_add_test(tc, test_submit_null_value_is_invalid);
 	tcase_add_test(tc, test_bad_role_arguments);
+	tcase_add_test(tc, test_storage_failure_says_why);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -389,9 +389,38 @@ START_TEST(memory_values_span_chunks)
 	uint8_t *big = calloc(1, huge);
 	ck_assert_int_eq(put(N + 1, 101, 101, big, (uint32_t)huge, false), PAXOS_E_TOO_BIG);
 	free(big);
+	ck_assert_str_eq(paxos_storage_error(st), "memory storage: instance 4001 (614400 bytes): "
+						  "value larger than a chunk holds");
 	ck_assert_int_eq(put(N + 1, 101, 101, "after", 5, false), PAXOS_OK);
 	ck_assert_int_eq(get(N + 1, &rec), 1);
 	expect_value(&rec, "after");
+	close_backend();
+}
+END_TEST
+
+/* The ring wraps as the trim point moves, and grows while wrapped: every record keeps its
+ * place under the new capacity. */
+START_TEST(memory_ring_wraps_and_grows)
+{
+	open_backend(0);
+	struct paxos_record rec;
+	paxos_iid lo = 1;
+	for (paxos_iid i = 1; i <= 5000; i++) {
+		ck_assert_int_eq(put(i, 101, 101, &i, sizeof(i), false), PAXOS_OK);
+		/* The span first stays within 64 slots, then widens to 1000. */
+		paxos_iid keep = i < 2000 ? 40 : 1000;
+		if (i > keep && i % 7 == 0) {
+			ck_assert_int_eq(st->ops->trim(st, i - keep), PAXOS_OK);
+			lo = i - keep + 1;
+		}
+	}
+	ck_assert_int_eq(get(lo - 1, &rec), 0);
+	for (paxos_iid i = lo; i <= 5000; i++) {
+		ck_assert_int_eq(get(i, &rec), 1);
+		ck_assert_int_eq(memcmp(rec.value.data, &i, sizeof(i)), 0);
+	}
+	/* Far past the span: refused, not allocated. */
+	ck_assert_int_eq(put(5000 + (1u << 24) + 1000, 101, 101, "far", 3, false), PAXOS_E_FULL);
 	close_backend();
 }
 END_TEST
@@ -800,7 +829,8 @@ START_TEST(lmdb_map_full)
 	ck_assert_int_eq(rc, PAXOS_E_STORAGE);
 	ck_assert_uint_gt(i, 10);
 	const char *msg = paxos_storage_error(st);
-	ck_assert_msg(strstr(msg, "full") && strstr(msg, "lmdb-map-size") && strstr(msg, "1048576"),
+	ck_assert_msg(strstr(msg, "full") && strstr(msg, "lmdb-map-size") &&
+			  strstr(msg, "1048576") && strstr(msg, "MDB_MAP_FULL"),
 		      "%s", msg);
 	struct paxos_record rec;
 	ck_assert_int_eq(st->ops->get(st, 1, &rec), PAXOS_E_STORAGE); /* stopped for good */
@@ -959,6 +989,7 @@ static Suite *storage_suite(void)
 
 	TCase *memory = tcase_create("memory");
 	tcase_add_test(memory, memory_values_span_chunks);
+	tcase_add_test(memory, memory_ring_wraps_and_grows);
 	suite_add_tcase(s, memory);
 
 	TCase *durable = tcase_create("durable");

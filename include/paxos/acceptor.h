@@ -88,8 +88,16 @@ paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 /* The incarnation of the last other acceptor with this id heard (0: none). */
 uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
 
-/* Periodic: resend the highest accepted instance and the acceptor state to the learners, so
- * they find their holes when traffic is low. */
+/*
+ * Keep at most about this many instances below the highest accepted one: each tick trims the
+ * rest, as a trim request would (repeats for them are answered with PAXOS_MSG_TRIMMED). For a
+ * store that lives in memory, which would otherwise grow with every instance. 0 (the
+ * default): keep everything until trimmed by request.
+ */
+void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
+
+/* Periodic: apply the retention bound, then resend the highest accepted instance and the
+ * acceptor state to the learners, so they find their holes when traffic is low. */
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);
 
 #endif

@@ -70,8 +70,9 @@ struct paxos_config {
 	char storage_path[PAXOS_STORAGE_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
 	enum paxos_durability durability;              /* valid for storage once parsed */
 	uint64_t lmdb_map_size;                        /* bytes */
-	bool storage_fresh;                            /* wipe the acceptor's store at start */
-	bool learning_acceptors; /* acceptors also learn and keep decisions final (3.7.5) */
+	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
+	bool storage_fresh;        /* wipe the acceptor's store at start */
+	bool learning_acceptors;   /* acceptors also learn and keep decisions final (3.7.5) */
 };
 
 /* The defaults the shipped paxos.conf documents. */
@@ -94,5 +95,10 @@ uint32_t paxos_config_max_value(const struct paxos_config *cfg);
 
 /* Largest instance value (a frame of client values) under this configuration. */
 uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg);
+
+/* Most bytes the buffers of one learner, or of one proposer, may take: half this machine's
+ * physical memory, so that a node hosting both (every proposer has a learner) fits in it.
+ * The parser refuses limits whose buffers need more (UINT64_MAX when unknown). */
+uint64_t paxos_config_memory_ceiling(void);
 
 #endif

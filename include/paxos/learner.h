@@ -65,6 +65,11 @@ struct paxos_learner_options {
 void paxos_learner_options_from_config(struct paxos_learner_options *o,
 				       const struct paxos_config *cfg);
 
+/* Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
+ * buffer per instance tracked. The configuration check refuses more than the machine can
+ * hold. */
+uint64_t paxos_learner_memory(const struct paxos_learner_options *o);
+
 struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 					struct paxos_counters *counters);
 void paxos_learner_free(struct paxos_learner *l);

@@ -19,7 +19,8 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 				  char *err, size_t errlen);
 void paxos_node_free(struct paxos_node *n);
 
-/* Host an acceptor with this id; the node takes ownership of st. */
+/* Host an acceptor with this id; the node takes ownership of st. A memory store keeps only
+ * the last memory-retention instances (paxos.conf); older ones are trimmed as they age. */
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
 /* Host the serializer (thesis 4.2, include/paxos/serializer.h) in place of the acceptors and
@@ -77,7 +78,8 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 void paxos_node_report_counters(const struct paxos_node *n);
 
 /* Non-zero once the node stopped because of a fatal error (e.g. acceptor storage failed);
- * the node has then broken its event loop. */
+ * the node has then broken its event loop, and paxos_node_error() says what failed and why,
+ * in the storage backend's words ("acceptor storage: storage error: lmdb ...: MDB_MAP_FULL"). */
 int paxos_node_failed(const struct paxos_node *n);
 
 /* Lowest instance this node's learner has not delivered yet (0 without a learner). */

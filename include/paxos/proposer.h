@@ -44,6 +44,11 @@ struct paxos_proposer_options {
 void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 					const struct paxos_config *cfg, uint32_t id);
 
+/* Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
+ * pending list, (pending_size + values in flight) x max_value, and the window's values,
+ * window x 2 x max_value. The configuration check refuses more than the machine can hold. */
+uint64_t paxos_proposer_memory(const struct paxos_proposer_options *o);
+
 struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
 					  struct paxos_counters *counters);
 void paxos_proposer_free(struct paxos_proposer *p);

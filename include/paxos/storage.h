@@ -44,7 +44,11 @@ struct paxos_storage {
 	const struct paxos_storage_ops *ops;
 };
 
-/* Volatile storage (thesis "ND"): nothing survives the process. */
+/* Volatile storage (thesis "ND"): nothing survives the process. Its records span at most
+ * 16 Mi instances past the trim point (a put further out is refused with PAXOS_E_FULL); an
+ * acceptor bounds it with a retention (paxos_acceptor_set_retention, paxos.conf
+ * memory-retention), at most PAXOS_MEMORY_MAX_RETENTION instances. */
+#define PAXOS_MEMORY_MAX_RETENTION (1u << 23)
 struct paxos_storage *paxos_storage_memory_new(void);
 
 /*

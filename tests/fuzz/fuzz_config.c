@@ -6,6 +6,9 @@
  */
 #include <paxos/acceptor.h>
 #include <paxos/config.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
+#include <paxos/storage.h>
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -60,6 +63,14 @@ static void check_config(const struct paxos_config *c)
 	/* The parser resolves durability to the backend's default when the file names none. */
 	CHECK(c->durability > PAXOS_DURABILITY_UNSET && c->durability < PAXOS_DURABILITY_COUNT);
 	CHECK(c->lmdb_map_size >= (1ull << 20) && c->lmdb_map_size <= (1ull << 40));
+	CHECK(c->memory_retention <= PAXOS_MEMORY_MAX_RETENTION);
+	/* Accepted limits leave buffers the machine can hold (check_memory). */
+	struct paxos_learner_options lo;
+	paxos_learner_options_from_config(&lo, c);
+	CHECK(paxos_learner_memory(&lo) <= paxos_config_memory_ceiling());
+	struct paxos_proposer_options po;
+	paxos_proposer_options_from_config(&po, c, 0);
+	CHECK(paxos_proposer_memory(&po) <= paxos_config_memory_ceiling());
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
