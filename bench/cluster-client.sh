@@ -5,7 +5,9 @@
 # acceptors and proposer (default PAXOS_SYSTEM=paxos).
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
-# writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there.
+# writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there;
+# PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
+# auth-key-file in a copy of the configuration: authenticated datagrams.
 # Usage: bench/cluster-client.sh BUILD_DIR [paxos-client options...]
 # Example: bench/cluster-client.sh build --count 100000 --size 64 --outstanding 64
 set -eu
@@ -20,6 +22,12 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 CONF=${PAXOS_CONF:-$SRC/paxos.conf}
 [ -z "${PAXOS_LOG_DIR:-}" ] || trap 'stop_all; cp "$WORK"/*.log "$PAXOS_LOG_DIR"/ 2>/dev/null; rm -rf "$WORK"' EXIT
+if [ "${PAXOS_AUTH:-0}" = 1 ]; then
+	"$BUILD/paxos-keygen" "$WORK/auth.key" 2>/dev/null || fail "paxos-keygen failed"
+	grep -v '^auth-key-file[[:blank:]]' "$CONF" >"$WORK/auth.conf" || true
+	echo "auth-key-file $WORK/auth.key" >>"$WORK/auth.conf"
+	CONF=$WORK/auth.conf
+fi
 ACCEPTORS=${PAXOS_ACCEPTORS:-$(awk '$1 == "acceptors" { print $2 }' "$CONF")}
 ACCEPTORS=${ACCEPTORS:-3}
 case ${PAXOS_SYSTEM:-paxos} in

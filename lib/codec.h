@@ -1,7 +1,9 @@
 /*
  * Wire format. A datagram is a sequence of msgpack objects: first the header array
  * [magic, version, sender role, sender id], then one array per message [type, fields...].
- * Several messages share a datagram, so batching needs no other format.
+ * Several messages share a datagram, so batching needs no other format. With an
+ * auth-key-file the datagram then ends with a tag over all of it (lib/auth.h), added after
+ * encoding and checked and cut off before decoding: this codec never sees it.
  */
 #ifndef PAXOS_CODEC_H
 #define PAXOS_CODEC_H
@@ -15,7 +17,8 @@
 #define PAXOS_WIRE_VERSION 2u
 
 /* Bytes a datagram needs besides its values: header plus one message's fields. Values up
- * to max_datagram - PAXOS_WIRE_OVERHEAD always fit in a datagram of their own. */
+ * to max_datagram - PAXOS_WIRE_OVERHEAD (less PAXOS_AUTH_TAG_BYTES with a key) always fit in
+ * a datagram of their own. */
 #define PAXOS_WIRE_OVERHEAD 64u
 
 /* Most messages decoded from one datagram; more is malformed. */

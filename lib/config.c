@@ -21,6 +21,7 @@
 
 #include "error.h"
 #include "batch.h"
+#include "auth.h"
 #include "codec.h"
 
 #define CONFIG_MAX_LINE 1024
@@ -34,7 +35,8 @@ enum key_type {
 	KEY_LEARNER_START, /* one of learner_start_names */
 	KEY_STORAGE,       /* one of storage_backends */
 	KEY_U64,           /* decimal number in [min, max], 64-bit field */
-	KEY_PATH,          /* a file system path without blanks */
+	KEY_PATH,          /* a directory path without blanks */
+	KEY_FILE,          /* a file path without blanks */
 	KEY_DURABILITY,    /* one of durability_names; checked against the backend later */
 	KEY_BOOL,          /* yes or no */
 	KEY_ELECTION,      /* one of election_names */
@@ -93,6 +95,8 @@ static const struct config_key config_keys[] = {
     {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION,
      "1000000"},
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},
+    /* Not set: datagrams are not authenticated. The file is read when a node starts. */
+    {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL},
 };
 
 #define CONFIG_KEY_COUNT (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -339,10 +343,11 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_U64:
 		return parse_u64(p, key, "", text, key->min, key->max, (uint64_t *)(void *)field);
 	case KEY_PATH:
-		if (strlen(text) > PAXOS_STORAGE_PATH_MAX)
+	case KEY_FILE:
+		if (strlen(text) > PAXOS_PATH_MAX)
 			return parse_error(p, p->line, key, "path is longer than %d characters",
-					   PAXOS_STORAGE_PATH_MAX);
-		snprintf(field, sizeof(p->cfg.storage_path), "%s", text);
+					   PAXOS_PATH_MAX);
+		snprintf(field, PAXOS_PATH_MAX + 1, "%s", text);
 		return PAXOS_OK;
 	case KEY_DURABILITY:
 		i = find_name(durability_names, COUNT_OF(durability_names), text);
@@ -393,6 +398,9 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 		return;
 	case KEY_PATH:
 		snprintf(buf, cap, "a directory");
+		return;
+	case KEY_FILE:
+		snprintf(buf, cap, "a file");
 		return;
 	case KEY_DURABILITY:
 		join_modes(~0u, names, sizeof(names));
@@ -719,9 +727,12 @@ const char *paxos_durability_name(enum paxos_durability mode)
 
 uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg)
 {
-	if (cfg->max_datagram <= PAXOS_WIRE_OVERHEAD)
+	/* Only a keyed cluster pays for the tag. */
+	uint32_t overhead =
+	    PAXOS_WIRE_OVERHEAD + (cfg->auth_key_file[0] ? PAXOS_AUTH_TAG_BYTES : 0);
+	if (cfg->max_datagram <= overhead)
 		return 0;
-	return cfg->max_datagram - PAXOS_WIRE_OVERHEAD;
+	return cfg->max_datagram - overhead;
 }
 
 uint32_t paxos_config_max_value(const struct paxos_config *cfg)

@@ -136,7 +136,7 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 	struct role_out *o = &n->out[role];
 	o->header = (struct paxos_header){role, id};
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->cfg.max_datagram, &o->header);
+		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->payload_cap, &o->header);
 }
 
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
@@ -150,10 +150,23 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	n->base = base;
 	n->cfg = *cfg;
 	n->max_value = paxos_config_max_value(cfg);
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+	n->payload_cap = cfg->max_datagram;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 		n->recv_fd[g] = -1;
-		paxos_transport_address(cfg, (enum paxos_group)g, &n->dest[g]);
+	n->send_fd = -1;
+	/* Before any socket: a key that cannot be used stops the node before it sends. */
+	if (cfg->auth_key_file[0]) {
+		char why[2 * PAXOS_PATH_MAX + 128]; /* the sentence names the file twice */
+		n->auth = paxos_auth_load(cfg->auth_key_file, why, sizeof(why));
+		if (!n->auth) {
+			snprintf(err, errlen, "auth-key-file %s", why);
+			paxos_node_free(n);
+			return NULL;
+		}
+		n->payload_cap -= PAXOS_AUTH_TAG_BYTES;
 	}
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+		paxos_transport_address(cfg, (enum paxos_group)g, &n->dest[g]);
 	size_t dg = cfg->max_datagram;
 	n->rx_buf = malloc(dg * READS_PER_EVENT);
 	n->tx_buf = malloc(dg * (ENCODERS + TX_QUEUE));
@@ -168,7 +181,10 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	}
 	for (int i = 0; i < READS_PER_EVENT; i++) {
 		n->rx_iov[i] = (struct iovec){n->rx_buf + dg * (size_t)i, dg};
-		n->rx_hdr[i].msg_hdr = (struct msghdr){.msg_iov = &n->rx_iov[i], .msg_iovlen = 1};
+		n->rx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->rx_from[i],
+						       .msg_namelen = sizeof(n->rx_from[i]),
+						       .msg_iov = &n->rx_iov[i],
+						       .msg_iovlen = 1};
 	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
 		struct role_out *o = &n->out[r];
@@ -220,6 +236,7 @@ void paxos_node_free(struct paxos_node *n)
 	free(n->rx_buf);
 	free(n->tx_buf);
 	free(n->rx_msgs);
+	paxos_auth_free(n->auth);
 	free(n);
 }
 

@@ -10,6 +10,7 @@
 #include <paxos/proposer.h>
 #include <paxos/serializer.h>
 
+#include "auth.h"
 #include "codec.h"
 
 #include <event2/event.h>
@@ -28,6 +29,9 @@
 
 /* Datagrams queued for one sendmmsg at the end of a round; a full queue is sent at once. */
 #define TX_QUEUE 32
+
+/* A flood of forged datagrams must not flood the log: one line at most this often. */
+#define AUTH_LOG_INTERVAL_US 1000000u
 
 /* Encoders: one per (role, group), each filling a datagram buffer of its own. */
 #define ENCODERS (PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT)
@@ -54,6 +58,12 @@ struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
 	uint32_t max_value;
+	/* auth-key-file: a tag is added to each datagram as it is sealed and checked as soon as
+	 * one is read, before decoding. NULL: no key, no tags. */
+	struct paxos_auth *auth;
+	uint32_t payload_cap;          /* max_datagram less the tag's room: what encoders fill */
+	paxos_time auth_log_due;       /* when the next authentication failure may be logged */
+	uint64_t auth_failures_logged; /* auth_failures counted by the last log line */
 	int send_fd;
 	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
 	int recv_fd[PAXOS_GROUP_COUNT];
@@ -65,6 +75,7 @@ struct paxos_node {
 	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
 	struct mmsghdr rx_hdr[READS_PER_EVENT];
 	struct iovec rx_iov[READS_PER_EVENT];
+	struct sockaddr_in rx_from[READS_PER_EVENT]; /* senders, named when a datagram is refused */
 	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
 	 * Everything a round sends goes out together at its end (sendmmsg), so that the
 	 * datagrams of one batch reach their readers together: one read, one group commit. */

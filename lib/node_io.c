@@ -7,6 +7,7 @@
 
 #include "clock.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,14 +44,19 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	if (n->tx_count == TX_QUEUE)
 		send_queued(n);
 	uint32_t i = n->tx_count++;
-	n->tx_iov[i] = (struct iovec){e->buf, e->len};
+	size_t len = e->len;
+	if (n->auth) {
+		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
+		len += PAXOS_AUTH_TAG_BYTES;
+	}
+	n->tx_iov[i] = (struct iovec){e->buf, len};
 	n->tx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->dest[g],
 					       .msg_namelen = sizeof(n->dest[g]),
 					       .msg_iov = &n->tx_iov[i],
 					       .msg_iovlen = 1};
 	n->tx_messages[i] = e->count;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
-	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->cfg.max_datagram, &o->header);
+	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
 }
 
 void node_flush_all(struct paxos_node *n)
@@ -170,11 +176,56 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 	*batched = 0;
 }
 
+static const char *const group_names[PAXOS_GROUP_COUNT] = {"acceptors", "proposers", "learners",
+							   "submit"};
+
+/* Counts a datagram that failed authentication and logs it, at most one line every
+ * AUTH_LOG_INTERVAL_US saying how many failed since the line before. */
+static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct sockaddr_in *from,
+			paxos_time now)
+{
+	n->transport.auth_failures++;
+	if (now < n->auth_log_due)
+		return;
+	char addr[INET_ADDRSTRLEN] = "?";
+	inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+	fprintf(stderr,
+		"paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
+		"the latest from %s:%u to the %s group\n",
+		(unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), addr,
+		(unsigned)ntohs(from->sin_port), group_names[g]);
+	n->auth_failures_logged = n->transport.auth_failures;
+	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
+}
+
+/* The payload of datagram i: its length without the tag, or false if it is to be dropped
+ * (counted): cut short by the socket, or, with a key, without a valid tag. */
+static bool datagram_payload(struct paxos_node *n, enum paxos_group g, int i, paxos_time now,
+			     size_t *len)
+{
+	const struct mmsghdr *h = &n->rx_hdr[i];
+	*len = h->msg_len;
+	/* With a key, anything not proven to come from a key holder is an authentication
+	 * failure; a cut datagram cannot be checked. */
+	if (n->auth && ((h->msg_hdr.msg_flags & MSG_TRUNC) ||
+			!paxos_auth_verify(n->auth, n->rx_iov[i].iov_base, h->msg_len, len))) {
+		auth_failed(n, g, &n->rx_from[i], now);
+		return false;
+	}
+	if (h->msg_hdr.msg_flags & MSG_TRUNC) {
+		n->transport.malformed_datagrams++;
+		return false;
+	}
+	return true;
+}
+
 /* One recvmmsg on group g's socket, every message handled; returns the datagrams read. */
 static int read_once(struct paxos_node *n, enum paxos_group g)
 {
-	for (int i = 0; i < READS_PER_EVENT; i++)
+	for (int i = 0; i < READS_PER_EVENT; i++) {
 		n->rx_hdr[i].msg_hdr.msg_flags = 0;
+		n->rx_hdr[i].msg_hdr.msg_namelen = sizeof(n->rx_from[i]);
+	}
 	int got = recvmmsg(n->recv_fd[g], n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
 	if (got <= 0)
 		return 0;
@@ -184,11 +235,12 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 	paxos_time now = paxos_now();
 	for (int i = 0; i < got && !n->failed; i++) {
 		n->transport.datagrams_received++;
-		size_t count = 0;
+		size_t count = 0, len;
 		struct paxos_header h;
 		struct paxos_message *msgs = n->rx_msgs + batched;
-		if ((n->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    paxos_decode(&n->decoder, n->rx_iov[i].iov_base, n->rx_hdr[i].msg_len, &h, msgs,
+		if (!datagram_payload(n, g, i, now, &len))
+			continue;
+		if (paxos_decode(&n->decoder, n->rx_iov[i].iov_base, len, &h, msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
 			continue;

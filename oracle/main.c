@@ -6,6 +6,7 @@
 #include <paxos/config.h>
 #include <paxos/message.h>
 
+#include "auth.h"
 #include "codec.h"
 #include "runner.h"
 #include "transport.h"
@@ -106,21 +107,34 @@ int main(int argc, char **argv)
 					   &m.u.leader.leader_id))
 		return 2;
 
-	char err[256];
+	char err[512];
+	/* A keyed cluster drops orders without a tag: sign them like any node does. */
+	struct paxos_auth *auth = NULL;
+	uint32_t payload_cap = cfg.max_datagram;
+	if (cfg.auth_key_file[0]) {
+		auth = paxos_auth_load(cfg.auth_key_file, err, sizeof(err));
+		if (!auth) {
+			fprintf(stderr, "paxos-oracle: auth-key-file %s\n", err);
+			return 1;
+		}
+		payload_cap -= PAXOS_AUTH_TAG_BYTES;
+	}
 	int fd = paxos_transport_sender(&cfg, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "paxos-oracle: %s\n", err);
+		paxos_auth_free(auth);
 		return 1;
 	}
 	uint8_t *buf = malloc(cfg.max_datagram);
 	if (!buf) {
 		fprintf(stderr, "paxos-oracle: out of memory\n");
 		close(fd);
+		paxos_auth_free(auth);
 		return 1;
 	}
 	struct paxos_encoder enc;
 	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
-	paxos_encoder_init(&enc, buf, cfg.max_datagram, &h);
+	paxos_encoder_init(&enc, buf, payload_cap, &h);
 	struct sockaddr_in dest;
 	paxos_transport_address(&cfg, PAXOS_GROUP_PROPOSERS, &dest);
 	int status = 1;
@@ -128,11 +142,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paxos-oracle: cannot encode the order\n");
 		goto out;
 	}
+	size_t len = enc.len;
+	if (auth) {
+		paxos_auth_seal(auth, buf, len);
+		len += PAXOS_AUTH_TAG_BYTES;
+	}
 	unsigned long sent = 0;
 	for (unsigned long k = 0; k < repeat; k++) {
 		if (k && interval)
 			sleep_ms(interval);
-		if (sendto(fd, enc.buf, enc.len, 0, (struct sockaddr *)&dest, sizeof(dest)) >= 0)
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&dest, sizeof(dest)) >= 0)
 			sent++;
 	}
 	if (sent == 0) {
@@ -149,5 +168,6 @@ int main(int argc, char **argv)
 out:
 	free(buf);
 	close(fd);
+	paxos_auth_free(auth);
 	return status;
 }

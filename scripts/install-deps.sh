@@ -3,7 +3,7 @@
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
 # tests/e2e_valgrind.sh.
 set -eu
-pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev check
+pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
       iproute2 iptables util-linux xxd clang clang-format valgrind"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

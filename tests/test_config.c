@@ -10,6 +10,7 @@
 #include <paxos/learner.h>
 #include <paxos/proposer.h>
 
+#include "auth.h"
 #include "codec.h"
 
 static char err[512];
@@ -51,7 +52,8 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->learning_acceptors == b->learning_acceptors &&
 	       a->memory_retention == b->memory_retention &&
 	       a->value_batch_limit == b->value_batch_limit &&
-	       a->proposer_max_backlog == b->proposer_max_backlog;
+	       a->proposer_max_backlog == b->proposer_max_backlog &&
+	       strcmp(a->auth_key_file, b->auth_key_file) == 0;
 }
 
 static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
@@ -117,6 +119,7 @@ START_TEST(test_defaults)
 	ck_assert(cfg.learning_acceptors);
 	ck_assert_uint_eq(cfg.value_batch_limit, 64);
 	ck_assert_uint_eq(cfg.proposer_max_backlog, 32);
+	ck_assert_str_eq(cfg.auth_key_file, ""); /* no key: datagrams are not authenticated */
 	/* A client value is framed in an instance value with a 4-byte length (lib/batch.h). */
 	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
 	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD - 4);
@@ -230,6 +233,15 @@ START_TEST(test_shipped_file_sets_every_key)
 			durability_shown = true;
 	fclose(f);
 	ck_assert_msg(durability_shown, "durability is not documented in paxos.conf");
+	/* Nor has auth-key-file: without it datagrams are not authenticated. */
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	bool auth_shown = false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "#auth-key-file ", 15) == 0 && strstr(line, "(default"))
+			auth_shown = true;
+	fclose(f);
+	ck_assert_msg(auth_shown, "auth-key-file is not documented in paxos.conf");
 }
 END_TEST
 
@@ -585,6 +597,42 @@ START_TEST(test_memory_limits)
 }
 END_TEST
 
+/* auth-key-file: a path, read only when a node starts; a key costs the tag's bytes. */
+START_TEST(test_auth_key_file)
+{
+	struct paxos_config cfg;
+	ck_assert_int_eq(parse(&cfg, "auth-key-file /etc/paxos/cluster.key\n"), PAXOS_OK);
+	ck_assert_str_eq(cfg.auth_key_file, "/etc/paxos/cluster.key");
+	/* The parser does not open it: a config is checked without the key at hand. */
+	ck_assert_int_eq(parse(&cfg, "auth-key-file relative/key   # comment\n"), PAXOS_OK);
+	ck_assert_str_eq(cfg.auth_key_file, "relative/key");
+
+	ck_assert_int_eq(parse(&cfg, "max-datagram 512\nauth-key-file k\n"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 512 - 64 - 16);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64 - 16 - 4);
+	ck_assert_uint_eq(PAXOS_WIRE_OVERHEAD + PAXOS_AUTH_TAG_BYTES + 4, 84); /* paxos.conf */
+	ck_assert_int_eq(parse(&cfg, "max-datagram 8192\nauth-key-file k\n"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - 84);
+	ck_assert_int_eq(parse(&cfg, "max-datagram 8192\n"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - 68);
+
+	expect_error("auth-key-file\n",
+		     "test.conf:1: auth-key-file: missing value (expected a file)");
+	expect_error("auth-key-file a b\n", "test.conf:1: auth-key-file: unexpected 'b' after "
+					    "the value");
+	expect_error("auth-key-file a\nauth-key-file b\n",
+		     "test.conf:2: auth-key-file: already set on line 1");
+	char text[400];
+	memset(text, 'k', sizeof(text));
+	memcpy(text, "auth-key-file /", 15);
+	text[15 + 255] = '\0'; /* a 256-character path */
+	expect_error(text, "test.conf:1: auth-key-file: path is longer than 255 characters");
+	text[15 + 254] = '\0';
+	ck_assert_int_eq(parse(&cfg, text), PAXOS_OK);
+	ck_assert_uint_eq(strlen(cfg.auth_key_file), 255);
+}
+END_TEST
+
 START_TEST(test_non_multicast_groups)
 {
 	expect_error_prefix("learners-group 127.0.0.1:7103",
@@ -824,6 +872,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_storage_keys);
 	tcase_add_test(tc, test_storage_errors);
 	tcase_add_test(tc, test_memory_limits);
+	tcase_add_test(tc, test_auth_key_file);
 	tcase_add_test(tc, test_non_multicast_groups);
 	tcase_add_test(tc, test_comments_and_blanks);
 	tcase_add_test(tc, test_keys_are_case_sensitive);

@@ -3,9 +3,12 @@
  * in a private network namespace (tests/netns-run.sh). */
 #include <check.h>
 #include <event2/event.h>
+#include <fcntl.h>
 #include <paxos/paxos.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static struct event_base *base;
 static struct paxos_node *node;
@@ -125,6 +128,51 @@ START_TEST(test_storage_failure_says_why)
 }
 END_TEST
 
+/* A key file the node cannot use stops it in paxos_node_new, before it has a socket. */
+START_TEST(test_auth_key_checked_at_start)
+{
+	char dir[] = "/tmp/test_node.XXXXXX", path[64], err[512], want[600];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	snprintf(c.auth_key_file, sizeof(c.auth_key_file), "%s", path);
+	struct event_base *b = event_base_new();
+
+	ck_assert_ptr_null(paxos_node_new(b, &c, err, sizeof(err)));
+	snprintf(want, sizeof(want), "auth-key-file %s: No such file or directory", path);
+	ck_assert_str_eq(err, want);
+
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789abcdef0123456789abcdef", 32), 32);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	close(fd);
+	ck_assert_ptr_null(paxos_node_new(b, &c, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "auth-key-file %s: mode 0644 lets others than its owner at the key; refused "
+		 "(chmod 600 %s)",
+		 path, path);
+	ck_assert_str_eq(err, want);
+
+	/* Private: the node starts, and a value that would leave no room for the tag is
+	 * refused before anything is sent. */
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	struct paxos_node *keyed = paxos_node_new(b, &c, err, sizeof(err));
+	ck_assert_msg(keyed != NULL, "%s", err);
+	size_t max = paxos_config_max_value(&c);
+	ck_assert_uint_eq(max, c.max_datagram - 84);
+	char *big = calloc(1, max + 1);
+	ck_assert_int_eq(paxos_submit(keyed, big, max + 1), PAXOS_E_TOO_BIG);
+	ck_assert_uint_eq(paxos_node_transport_counters(keyed)->auth_failures, 0);
+	free(big);
+	paxos_node_free(keyed);
+	event_base_free(b);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node");
@@ -135,6 +183,9 @@ int main(void)
 	tcase_add_test(tc, test_bad_role_arguments);
 	tcase_add_test(tc, test_storage_failure_says_why);
 	suite_add_tcase(s, tc);
+	TCase *auth = tcase_create("auth");
+	tcase_add_test(auth, test_auth_key_checked_at_start);
+	suite_add_tcase(s, auth);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -34,8 +34,9 @@ enum paxos_durability {
 	PAXOS_DURABILITY_COUNT
 };
 
-/* Longest storage-path, without the terminating NUL. */
-#define PAXOS_STORAGE_PATH_MAX 255
+/* Longest path a key takes (storage-path, auth-key-file), without the terminating NUL. */
+#define PAXOS_PATH_MAX 255
+#define PAXOS_STORAGE_PATH_MAX PAXOS_PATH_MAX
 
 struct paxos_config {
 	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
@@ -63,16 +64,19 @@ struct paxos_config {
 	uint32_t hole_check_ms;      /* learner: how often to ask for missing instances */
 	uint32_t repeat_batch;       /* learner: most instances asked for in one repeat */
 	enum paxos_learner_start learner_start;
-	uint32_t acceptor_repeat_ms;   /* acceptor: repeat highest accepted this often */
-	uint32_t counters_interval_ms; /* 0: never report */
-	bool counters_json;            /* report counters as JSON lines */
-	char storage[16];              /* "memory", "lmdb" or "bdb" */
-	char storage_path[PAXOS_STORAGE_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
-	enum paxos_durability durability;              /* valid for storage once parsed */
-	uint64_t lmdb_map_size;                        /* bytes */
+	uint32_t acceptor_repeat_ms;           /* acceptor: repeat highest accepted this often */
+	uint32_t counters_interval_ms;         /* 0: never report */
+	bool counters_json;                    /* report counters as JSON lines */
+	char storage[16];                      /* "memory", "lmdb" or "bdb" */
+	char storage_path[PAXOS_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
+	enum paxos_durability durability;      /* valid for storage once parsed */
+	uint64_t lmdb_map_size;                /* bytes */
 	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
 	bool storage_fresh;        /* wipe the acceptor's store at start */
 	bool learning_acceptors;   /* acceptors also learn and keep decisions final (3.7.5) */
+	/* The cluster's key: every datagram carries a tag under it (lib/auth.h). Empty: none,
+	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
+	char auth_key_file[PAXOS_PATH_MAX + 1];
 };
 
 /* The defaults the shipped paxos.conf documents. */
@@ -90,7 +94,7 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 const char *paxos_durability_name(enum paxos_durability mode);
 
 /* Largest value a client may submit under this configuration: an instance value frames it
- * with a 4-byte length (lib/batch.h). */
+ * with a 4-byte length (lib/batch.h), and a datagram with an auth-key-file ends with a tag. */
 uint32_t paxos_config_max_value(const struct paxos_config *cfg);
 
 /* Largest instance value (a frame of client values) under this configuration. */

@@ -11,6 +11,7 @@
 	X(messages_received, "messages received")                                                  \
 	X(messages_sent, "messages sent")                                                          \
 	X(malformed_datagrams, "malformed datagrams dropped")                                      \
+	X(auth_failures, "datagrams dropped: no valid tag (auth-key-file), forged or other key")   \
 	X(send_errors, "datagrams the socket refused")                                             \
 	X(phase1_timeouts, "phase 1 timeouts (TO1)")                                               \
 	X(phase2_timeouts, "phase 2 timeouts (TO2)")                                               \

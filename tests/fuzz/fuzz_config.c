@@ -60,6 +60,7 @@ static void check_config(const struct paxos_config *c)
 	CHECK(strcmp(c->storage, "memory") == 0 || strcmp(c->storage, "lmdb") == 0 ||
 	      strcmp(c->storage, "bdb") == 0);
 	CHECK(memchr(c->storage_path, '\0', sizeof(c->storage_path)) != NULL);
+	CHECK(memchr(c->auth_key_file, '\0', sizeof(c->auth_key_file)) != NULL);
 	/* The parser resolves durability to the backend's default when the file names none. */
 	CHECK(c->durability > PAXOS_DURABILITY_UNSET && c->durability < PAXOS_DURABILITY_COUNT);
 	CHECK(c->lmdb_map_size >= (1ull << 20) && c->lmdb_map_size <= (1ull << 40));

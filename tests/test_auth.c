@@ -1,0 +1,311 @@
+/* Authenticated datagrams (lib/auth.h): tags that verify only untouched under the same key,
+ * key files that are refused unless private and exactly one key long. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <paxos/types.h>
+
+#include "auth.h"
+#include "codec.h"
+
+static char dir[] = "/tmp/test_auth.XXXXXX";
+static char err[512];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/test_auth.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* dir/name into out. */
+static void in_dir(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* Writes n bytes of fill to path with exactly mode (whatever the umask). */
+static void write_file(const char *path, size_t n, uint8_t fill, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	uint8_t buf[256];
+	memset(buf, fill, sizeof(buf));
+	ck_assert_uint_le(n, sizeof(buf));
+	ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void key_of(uint8_t key[PAXOS_AUTH_KEY_BYTES], uint8_t fill)
+{
+	memset(key, fill, PAXOS_AUTH_KEY_BYTES);
+	key[0] = 0x42; /* not all one byte: a key of any shape works */
+}
+
+/* A real datagram (header and two messages) in buf, room left for the tag; its length. */
+static size_t make_datagram(uint8_t *buf, size_t cap)
+{
+	struct paxos_encoder e;
+	struct paxos_header h = {PAXOS_ROLE_PROPOSER, 1};
+	paxos_encoder_init(&e, buf, cap - PAXOS_AUTH_TAG_BYTES, &h);
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = 7;
+	m.u.accept.ballot = 101;
+	m.u.accept.value = (struct paxos_value){(const uint8_t *)"value", 5};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	m = (struct paxos_message){.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.iid = 8;
+	m.u.prepare.ballot = 101;
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	return e.len;
+}
+
+START_TEST(test_seal_verify_round_trip)
+{
+	struct paxos_auth a;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 1);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload = 0;
+	paxos_auth_seal(&a, buf, len);
+	ck_assert(paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert_uint_eq(payload, len);
+
+	/* What verifies decodes as it was sent. */
+	struct paxos_decoder d;
+	struct paxos_header h;
+	struct paxos_message msgs[4];
+	size_t n;
+	paxos_decoder_init(&d);
+	ck_assert_int_eq(paxos_decode(&d, buf, payload, &h, msgs, 4, &n), PAXOS_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(msgs[0].u.accept.iid, 7);
+	/* The decoder alone takes the tag for trailing garbage: it must be stripped first. */
+	ck_assert_int_eq(paxos_decode(&d, buf, len + PAXOS_AUTH_TAG_BYTES, &h, msgs, 4, &n),
+			 PAXOS_E_MALFORMED);
+	paxos_decoder_destroy(&d);
+
+	/* Sealing is deterministic: the same bytes under the same key, the same tag. */
+	uint8_t again[256];
+	memcpy(again, buf, len);
+	paxos_auth_seal(&a, again, len);
+	ck_assert_mem_eq(again, buf, len + PAXOS_AUTH_TAG_BYTES);
+	/* An empty payload has a tag too. */
+	paxos_auth_seal(&a, again, 0);
+	ck_assert(paxos_auth_verify(&a, again, PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert_uint_eq(payload, 0);
+}
+END_TEST
+
+START_TEST(test_every_flipped_bit_fails)
+{
+	struct paxos_auth a;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 2);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)) + PAXOS_AUTH_TAG_BYTES, payload = 12345;
+	paxos_auth_seal(&a, buf, len - PAXOS_AUTH_TAG_BYTES);
+	/* Payload and tag alike. */
+	for (size_t bit = 0; bit < len * 8; bit++) {
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		ck_assert_msg(!paxos_auth_verify(&a, buf, len, &payload), "bit %zu", bit);
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	ck_assert_uint_eq(payload, 12345); /* untouched by a failure */
+	ck_assert(paxos_auth_verify(&a, buf, len, &payload));
+}
+END_TEST
+
+START_TEST(test_truncated_or_extended_fails)
+{
+	struct paxos_auth a;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 3);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)) + PAXOS_AUTH_TAG_BYTES, payload;
+	paxos_auth_seal(&a, buf, len - PAXOS_AUTH_TAG_BYTES);
+	for (size_t cut = 0; cut < len; cut++)
+		ck_assert_msg(!paxos_auth_verify(&a, buf, cut, &payload), "cut to %zu", cut);
+	buf[len] = 0;
+	ck_assert(!paxos_auth_verify(&a, buf, len + 1, &payload));
+	/* No tag at all (a datagram of an unkeyed node) fails too. */
+	len = make_datagram(buf, sizeof(buf));
+	ck_assert(!paxos_auth_verify(&a, buf, len, &payload));
+}
+END_TEST
+
+START_TEST(test_wrong_key_fails)
+{
+	struct paxos_auth a, b;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 4);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	key[PAXOS_AUTH_KEY_BYTES - 1] ^= 1; /* one bit apart */
+	ck_assert_int_eq(paxos_auth_init(&b, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload;
+	paxos_auth_seal(&a, buf, len);
+	ck_assert(!paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	paxos_auth_seal(&b, buf, len);
+	ck_assert(!paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert(paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+}
+END_TEST
+
+START_TEST(test_keygen_writes_private_random_keys)
+{
+	char path[300], other[300];
+	in_dir(path, sizeof(path), "key");
+	in_dir(other, sizeof(other), "other");
+	mode_t old = umask(0); /* the file's mode must not depend on the umask */
+	ck_assert_int_eq(paxos_auth_write_key(path, false, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_write_key(other, false, err, sizeof(err)), PAXOS_OK);
+	umask(old);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, PAXOS_AUTH_KEY_BYTES);
+
+	uint8_t a[PAXOS_AUTH_KEY_BYTES], b[PAXOS_AUTH_KEY_BYTES];
+	ck_assert_int_eq(paxos_auth_read_key(path, a, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_read_key(other, b, err, sizeof(err)), PAXOS_OK);
+	ck_assert(memcmp(a, b, sizeof(a)) != 0);
+
+	/* An existing file is kept unless forced; forced, it is replaced with mode 0600. */
+	ck_assert_int_eq(paxos_auth_write_key(path, false, err, sizeof(err)), PAXOS_E_IO);
+	char want[600];
+	snprintf(want, sizeof(want), "%s: exists; not overwritten (--force replaces it)", path);
+	ck_assert_str_eq(err, want);
+	ck_assert_int_eq(paxos_auth_read_key(path, b, err, sizeof(err)), PAXOS_OK);
+	ck_assert_mem_eq(a, b, sizeof(a));
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(paxos_auth_write_key(path, true, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(paxos_auth_read_key(path, b, err, sizeof(err)), PAXOS_OK);
+	ck_assert(memcmp(a, b, sizeof(a)) != 0);
+
+	/* Nowhere to write: the reason, naming the file. */
+	in_dir(path, sizeof(path), "missing-dir/key");
+	ck_assert_int_eq(paxos_auth_write_key(path, false, err, sizeof(err)), PAXOS_E_IO);
+	snprintf(want, sizeof(want), "%s: No such file or directory", path);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(test_loose_key_file_refused)
+{
+	char path[300], want[900];
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	in_dir(path, sizeof(path), "key");
+	write_file(path, PAXOS_AUTH_KEY_BYTES, 7, 0644);
+	ck_assert_int_eq(paxos_auth_read_key(path, key, err, sizeof(err)), PAXOS_E_CONFIG);
+	snprintf(want, sizeof(want),
+		 "%s: mode 0644 lets others than its owner at the key; refused (chmod 600 %s)",
+		 path, path);
+	ck_assert_str_eq(err, want);
+	ck_assert_ptr_null(paxos_auth_load(path, err, sizeof(err)));
+	ck_assert_str_eq(err, want);
+	/* Any bit for the group or others is too many; the owner's own bits are its business. */
+	static const mode_t refused[] = {0640, 0604, 0620, 0602, 0610, 0601, 0660, 0666};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		ck_assert_int_eq(chmod(path, refused[i]), 0);
+		ck_assert_int_eq(paxos_auth_read_key(path, key, err, sizeof(err)), PAXOS_E_CONFIG);
+		ck_assert_ptr_nonnull(strstr(err, "lets others than its owner"));
+	}
+	static const mode_t accepted[] = {0600, 0400, 0700};
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(*accepted); i++) {
+		ck_assert_int_eq(chmod(path, accepted[i]), 0);
+		ck_assert_msg(paxos_auth_read_key(path, key, err, sizeof(err)) == PAXOS_OK, "%s",
+			      err);
+	}
+}
+END_TEST
+
+START_TEST(test_wrong_size_refused)
+{
+	char path[300], want[600];
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	in_dir(path, sizeof(path), "key");
+	static const size_t sizes[] = {0,  1, PAXOS_AUTH_KEY_BYTES - 1, PAXOS_AUTH_KEY_BYTES + 1,
+				       64, 65};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		write_file(path, sizes[i], 9, 0600);
+		ck_assert_int_eq(paxos_auth_read_key(path, key, err, sizeof(err)), PAXOS_E_CONFIG);
+		snprintf(want, sizeof(want),
+			 "%s: holds %zu bytes, a key is exactly 32 (paxos-keygen writes one)", path,
+			 sizes[i]);
+		ck_assert_str_eq(err, want);
+	}
+}
+END_TEST
+
+START_TEST(test_unreadable_key_file_refused)
+{
+	char path[300], want[600];
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	in_dir(path, sizeof(path), "none");
+	ck_assert_int_eq(paxos_auth_read_key(path, key, err, sizeof(err)), PAXOS_E_IO);
+	snprintf(want, sizeof(want), "%s: No such file or directory", path);
+	ck_assert_str_eq(err, want);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	ck_assert_int_eq(paxos_auth_read_key(dir, key, err, sizeof(err)), PAXOS_E_CONFIG);
+	snprintf(want, sizeof(want), "%s: is not a regular file (a key file is 32 bytes)", dir);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(test_loaded_key_tags_like_its_bytes)
+{
+	char path[300];
+	in_dir(path, sizeof(path), "key");
+	write_file(path, PAXOS_AUTH_KEY_BYTES, 5, 0600);
+	struct paxos_auth *loaded = paxos_auth_load(path, err, sizeof(err));
+	ck_assert_msg(loaded != NULL, "%s", err);
+	ck_assert_uint_eq((uintptr_t)loaded % _Alignof(struct paxos_auth), 0);
+	struct paxos_auth direct;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	memset(key, 5, sizeof(key));
+	ck_assert_int_eq(paxos_auth_init(&direct, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload;
+	paxos_auth_seal(loaded, buf, len);
+	ck_assert(paxos_auth_verify(&direct, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	paxos_auth_free(loaded);
+	paxos_auth_free(NULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("auth");
+	TCase *tags = tcase_create("tags");
+	tcase_add_test(tags, test_seal_verify_round_trip);
+	tcase_add_test(tags, test_every_flipped_bit_fails);
+	tcase_add_test(tags, test_truncated_or_extended_fails);
+	tcase_add_test(tags, test_wrong_key_fails);
+	suite_add_tcase(s, tags);
+	TCase *files = tcase_create("key files");
+	tcase_add_checked_fixture(files, setup, teardown);
+	tcase_add_test(files, test_keygen_writes_private_random_keys);
+	tcase_add_test(files, test_loose_key_file_refused);
+	tcase_add_test(files, test_wrong_size_refused);
+	tcase_add_test(files, test_unreadable_key_file_refused);
+	tcase_add_test(files, test_loaded_key_tags_like_its_bytes);
+	suite_add_tcase(s, files);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
