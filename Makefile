@@ -6,10 +6,18 @@ JOBS ?= $(shell nproc)
 
 all: build
 
+# The Debian packages: `make deps` installs what is missing; the other targets do it only the
+# first time on a machine (or when the list changes), then remember it in a stamp.
+DEPS_STAMP = .deps-installed
 deps:
 	@scripts/install-deps.sh
+	@touch $(DEPS_STAMP)
 
-build: deps
+$(DEPS_STAMP): scripts/install-deps.sh
+	@scripts/install-deps.sh
+	@touch $@
+
+build: $(DEPS_STAMP)
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
@@ -25,14 +33,14 @@ test: build
 NO_ASLR = $(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R)
 
 # Unit tests (and fuzz corpus replays) under AddressSanitizer + UBSan, in build-asan/.
-sanitize: deps
+sanitize: $(DEPS_STAMP)
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPAXOS_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && $(NO_ASLR) ctest --output-on-failure -j $(JOBS) -R '^(test_|fuzz_replay_)'
 
 # libFuzzer targets (clang) in build-fuzz/, each run FUZZ_SECONDS on a copy of its corpus.
 FUZZ_SECONDS ?= 30
-fuzz: deps
+fuzz: $(DEPS_STAMP)
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DPAXOS_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_decode fuzz_config
@@ -44,7 +52,7 @@ install: build
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
 
-format-check: deps
+format-check: $(DEPS_STAMP)
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:

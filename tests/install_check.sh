@@ -55,4 +55,18 @@ for bin in "$WORK/kvstore" "$WORK/kvstore-build"; do
 	"$bin/kvstore-replica" --help >/dev/null
 	"$bin/kvstore-cli" --help >/dev/null
 done
-echo "install_check: pkg-config and find_package(paxos) builds work, sample/kvstore included"
+# Installed binaries run from the prefix alone (their RPATH is $ORIGIN/../lib...).
+env -u LD_LIBRARY_PATH "$PREFIX/bin/paxos-client" --help >/dev/null ||
+	{ echo "FAIL: the installed paxos-client does not run"; exit 1; }
+env -u LD_LIBRARY_PATH "$PREFIX/bin/paxos-acceptor" --help >/dev/null ||
+	{ echo "FAIL: the installed paxos-acceptor does not run"; exit 1; }
+
+# The README's C example ("Using the library") compiles as it is, warnings as errors.
+awk '/^## Using the library/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit }
+	c { print }' "$SRC/README.md" >"$WORK/readme.c"
+[ -s "$WORK/readme.c" ] || { echo "FAIL: no C example in README.md"; exit 1; }
+cc -std=c11 -Wall -Wextra -Werror -o "$WORK/readme" "$WORK/readme.c" \
+	$(pkg-config --cflags --libs libpaxos) -Wl,-rpath,"$LIBDIR" ||
+	{ echo "FAIL: the README's C example does not compile against the installed copy"; exit 1; }
+echo "install_check: pkg-config and find_package(paxos) builds work, sample/kvstore and the" \
+	"README example included; installed binaries run from the prefix"
