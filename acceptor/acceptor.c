@@ -417,6 +417,11 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 		      size_t messages_after)
 {
+	if (!paxos_msg_plausible(m)) {
+		/* Promising it would lock every proposer out of the instance for good. */
+		a->counters->implausible_ballots++;
+		return PAXOS_OK;
+	}
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
 		return handle_prepare(a, &m->u.prepare);

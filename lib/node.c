@@ -149,6 +149,7 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	n->rx_from.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
 		n->recv_fd[g] = -1;
@@ -453,14 +454,26 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
-/* A skip past a later incarnation's ballot: make its epoch durable before using it. */
+/* A skip past a later incarnation's ballot: make its epoch durable before using it. Every
+ * change is logged with the datagram that asked for it: a forged reject shows up here. */
 static bool raise_epoch(void *arg, uint32_t epoch)
 {
 	struct paxos_node *n = arg;
 	char err[256];
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK)
+	uint32_t was = paxos_proposer_epoch(n->proposer);
+	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK) {
+		if (n->rx_from.role < PAXOS_ROLE_COUNT)
+			fprintf(stderr,
+				"paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
+				"from %s %u)\n",
+				id, was, epoch, node_role_name(n->rx_from.role),
+				n->rx_from.sender_id);
+		else
+			fprintf(stderr, "paxos: proposer %u: epoch %u -> %u (rounds used up)\n", id,
+				was, epoch);
 		return true;
+	}
 	fprintf(stderr, "paxos: proposer %u: cannot use epoch %u: %s\n", id, epoch, err);
 	return false;
 }
@@ -567,7 +580,7 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 
 void paxos_node_report_counters(const struct paxos_node *n)
 {
-	char line[2048];
+	char line[4096]; /* every counter as JSON, at 20 digits each */
 	if (n->cfg.counters_json) {
 		for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 			if (n->hosted[r] && r != PAXOS_ROLE_CLIENT) {

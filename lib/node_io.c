@@ -191,20 +191,23 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 			continue;
 		}
 		n->transport.messages_received += count;
+		n->rx_from = h;
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
-				dispatch(n, g, &msgs[k], now);
+				if (node_screen(n, &h, &msgs[k]))
+					dispatch(n, g, &msgs[k], now);
 			continue;
 		}
 		/* Keep only messages for this group; the datagram buffers stay valid until the
 		 * next read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
-			if (paxos_msg_group(msgs[k].type) == g)
+			if (paxos_msg_group(msgs[k].type) == g && node_screen(n, &h, &msgs[k]))
 				n->rx_msgs[batched++] = msgs[k];
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched);
 	}
 	acceptor_batch(n, &batched);
+	n->rx_from.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	if (n->assign_due) {
 		n->assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);

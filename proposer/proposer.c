@@ -80,7 +80,7 @@ static uint32_t in_flight_max(const struct paxos_proposer_options *o)
 
 static bool options_valid(const struct paxos_proposer_options *o)
 {
-	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PROPOSER_EPOCH_LIMIT &&
+	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PLAUSIBLE_EPOCHS &&
 	       o->acceptors >= 1 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window >= 1 &&
 	       o->concurrency >= 1 && o->pending_size >= 1 && o->max_value > PAXOS_BATCH_HEADER &&
 	       o->pending_size <= UINT32_MAX / 2 && o->window <= UINT32_MAX / 2;
@@ -148,17 +148,19 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 
 /* A ballot in a later epoch's range (after a skip) may only be used once that epoch is
  * durable: else our next incarnation, starting one epoch above ours, could reach the same
- * ballot again. */
+ * ballot again. The raise goes to that ballot's epoch, never further, and never to an
+ * implausible one (see PAXOS_PLAUSIBLE_EPOCHS): the epochs left for restarts stay. */
 static bool may_use_ballot(void *arg, paxos_ballot b)
 {
 	struct paxos_proposer *p = arg;
 	uint32_t epoch = ballot_epoch(b);
 	if (epoch <= p->epoch)
 		return true;
-	if (epoch >= PAXOS_PROPOSER_EPOCH_LIMIT || !p->o.raise_epoch ||
+	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.raise_epoch ||
 	    !p->o.raise_epoch(p->o.raise_epoch_arg, epoch))
 		return false;
 	p->epoch = epoch;
+	p->counters->epochs_raised++;
 	return true;
 }
 
@@ -426,6 +428,11 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 {
 	if (!m)
 		return;
+	if (!paxos_msg_plausible(m)) {
+		/* Following it would raise our epoch to the end of the ballot space. */
+		p->counters->implausible_ballots++;
+		return;
+	}
 	switch (m->type) {
 	case PAXOS_MSG_PROMISE: {
 		struct instance_arg arg = {.promise = &m->u.promise};

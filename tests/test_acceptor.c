@@ -392,6 +392,30 @@ START_TEST(bad_input_ignored)
 END_TEST
 
 /* An instance the memory backend will not reach for is dropped, not a storage failure. */
+/* A ballot beyond every plausible epoch is a forgery or a bug: promising it would lock the
+ * proposers out of the instance for good (for a durable store, even across restarts). */
+START_TEST(implausible_ballot_dropped)
+{
+	paxos_ballot last_plausible =
+	    (((uint64_t)PAXOS_PLAUSIBLE_EPOCHS << 32) - 1) * PAXOS_MAX_PROPOSERS + 99;
+	ck_assert_int_eq(prepare(1, UINT64_MAX), PAXOS_OK);
+	ck_assert_int_eq(prepare(2, last_plausible + 1), PAXOS_OK);
+	ck_assert_int_eq(accept_text(3, UINT64_MAX, "forged"), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(counters.implausible_ballots, 3);
+	struct paxos_record rec;
+	for (paxos_iid iid = 1; iid <= 3; iid++)
+		ck_assert_int_eq(st->ops->get(st, iid, &rec), 0);
+	/* The proposers still get their promise. */
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise.ballot, 101);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(2, last_plausible), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise.ballot,
+			  last_plausible);
+}
+END_TEST
+
 START_TEST(far_instance_dropped)
 {
 	ck_assert_int_eq(prepare(1ull << 40, 101), PAXOS_OK);
@@ -1268,6 +1292,7 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(tc, other_messages_ignored);
 	tcase_add_test(tc, bad_input_ignored);
 	tcase_add_test(tc, far_instance_dropped);
+	tcase_add_test(tc, implausible_ballot_dropped);
 	suite_add_tcase(s, tc);
 
 	TCase *failures = tcase_create("storage contract");

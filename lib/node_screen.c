@@ -1,0 +1,66 @@
+/*
+ * What the node refuses of a decoded datagram before any core sees it, and saying so: a
+ * message that names an acceptor the datagram's header does not come from (one datagram must
+ * not speak for several acceptors), and a ballot beyond any epoch a proposer can reach. Each
+ * refusal is counted, and logged with the sender at a bounded rate: a flood of forged
+ * datagrams must not become a flood of log lines.
+ */
+#include "node_internal.h"
+
+#include "clock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const char *const sender_roles[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
+							   "client"};
+
+const char *node_role_name(enum paxos_role role)
+{
+	return (unsigned)role < PAXOS_ROLE_COUNT ? sender_roles[role] : "unknown";
+}
+
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+{
+	paxos_time now = paxos_now();
+	if (now < n->refusals_since || now - n->refusals_since >= NODE_REFUSAL_PERIOD) {
+		if (n->refusals_unlogged)
+			fprintf(stderr, "paxos: %llu more refusals not logged\n",
+				(unsigned long long)n->refusals_unlogged);
+		n->refusals_since = now;
+		n->refusals_logged = 0;
+		n->refusals_unlogged = 0;
+	}
+	if (n->refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
+		n->refusals_unlogged++;
+		return;
+	}
+	n->refusals_logged++;
+	char what[192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "paxos: refused: %s (datagram from %s %u)\n", what,
+		node_role_name(from->role), from->sender_id);
+}
+
+bool node_screen(struct paxos_node *n, const struct paxos_header *from,
+		 const struct paxos_message *m)
+{
+	uint32_t acceptor;
+	if (paxos_msg_acceptor(m, &acceptor) &&
+	    (from->role != PAXOS_ROLE_ACCEPTOR || from->sender_id != acceptor)) {
+		n->transport.forged_senders++;
+		node_refused(n, from, "%s naming acceptor %u", paxos_msg_type_name(m->type),
+			     acceptor);
+		return false;
+	}
+	if (!paxos_msg_plausible(m)) {
+		n->transport.implausible_ballots++;
+		node_refused(n, from, "%s with a ballot beyond epoch %u",
+			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
+		return false;
+	}
+	return true;
+}
