@@ -52,11 +52,9 @@ struct paxos_learner {
 	struct slot *slots;
 	uint8_t *values;
 	paxos_ballot *votes; /* window x acceptors */
-	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
+	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none;
+	 * never above highest_seen when reported (see handle_trim_report). */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
-	/* Acceptors that must have trimmed an instance before it is lost: fewer than a quorum
-	 * are left to answer for it. */
-	uint32_t lost_after;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;
@@ -94,7 +92,6 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->opt = *o;
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
-	l->lost_after = o->acceptors - l->quorum + 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -256,8 +253,13 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	deliver_ready(l);
 }
 
-/* The highest instance at least lost_after acceptors have trimmed: the lost_after-th largest
- * trim point reported. */
+/*
+ * The highest instance a quorum of acceptors has trimmed: the quorum-th largest trim point
+ * reported. Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer,
+ * but skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
+ * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
+ * learners skip what can still be learned.
+ */
 static paxos_iid lost_up_to(const struct paxos_learner *l)
 {
 	paxos_iid lost = 0;
@@ -269,7 +271,7 @@ static paxos_iid lost_up_to(const struct paxos_learner *l)
 		for (uint32_t b = 0; b < l->opt.acceptors; b++)
 			if (l->acceptor_trim[b] >= t)
 				at_least++;
-		if (at_least >= l->lost_after)
+		if (at_least >= l->quorum)
 			lost = t;
 	}
 	return lost;
@@ -295,9 +297,18 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	deliver_ready(l);
 }
 
+/* An acceptor reports it trimmed up to trim. Evidence only counts for instances known to
+ * exist (highest_seen): a report of 2^64-1 is a bug or a forgery, and so is the part of any
+ * report beyond what the cluster has ever reached. */
 static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
 {
-	if (!l->started || acceptor >= l->opt.acceptors || trim <= l->acceptor_trim[acceptor])
+	if (!l->started || acceptor >= l->opt.acceptors)
+		return;
+	if (trim > l->highest_seen) {
+		l->counters->trim_reports_clamped++;
+		trim = l->highest_seen;
+	}
+	if (trim <= l->acceptor_trim[acceptor])
 		return;
 	l->acceptor_trim[acceptor] = trim;
 	paxos_iid lost = lost_up_to(l);
@@ -370,8 +381,8 @@ static void fetch_accepted(struct paxos_learner *l, const struct paxos_accepted 
 	}
 }
 
-/* An acceptor trimmed everything up to trim: once lost_after acceptors did so for an
- * instance, no quorum can answer for it. */
+/* An acceptor trimmed everything up to trim: once a quorum did so for an instance (see
+ * lost_up_to), it cannot be fetched any more. */
 static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
 {
 	if (acceptor >= l->opt.acceptors)
@@ -381,7 +392,7 @@ static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid 
 		if (f->s.iid == 0 || f->s.iid > trim)
 			continue;
 		f->trimmed_by |= 1u << acceptor;
-		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->lost_after)
+		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->quorum)
 			fetch_finish(l, f, PAXOS_E_TRIMMED);
 	}
 }
@@ -472,6 +483,10 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		return;
 	switch (m->type) {
 	case PAXOS_MSG_ACCEPTED:
+		if (!paxos_msg_plausible(m)) {
+			l->counters->implausible_ballots++;
+			break;
+		}
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			fetch_accepted(l, &m->u.accepted);
 		handle_accepted(l, &m->u.accepted);

@@ -837,6 +837,7 @@ START_TEST(test_trimmed_beyond_window)
 	struct fixture *f = fixture_default(); /* window 16 */
 	close_instance(f, 3, "c");
 	close_instance(f, 10, "j");
+	send_acceptor_state(f, 2, 100); /* instances up to 100 exist */
 	send_trimmed(f, 0, 100);
 	send_trimmed(f, 1, 100);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
@@ -877,14 +878,59 @@ START_TEST(test_trimmed_bad_input_ignored)
 	send_acceptor_trim(f, 7, 0, 70);
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
-	/* The largest iid skips to the largest representable next, without wrapping. */
+	/* Trim points beyond every instance heard of count only up to it (60 here). */
 	send_trimmed(f, 0, UINT64_MAX);
 	send_trimmed(f, 2, UINT64_MAX);
+	ck_assert_uint_eq(f->counters.trim_reports_clamped, 2);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 60);
-	ck_assert_uint_eq(f->sink->trimmed_to[0], UINT64_MAX - 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 60);
+	/* The largest iid, once it exists, skips to the largest representable next, without
+	 * wrapping. */
+	send_acceptor_state(f, 1, UINT64_MAX);
+	send_trimmed(f, 0, UINT64_MAX);
+	send_trimmed(f, 2, UINT64_MAX);
+	ck_assert_uint_eq(f->sink->trimmed, 2);
+	ck_assert_uint_eq(f->sink->trimmed_from[1], 61);
+	ck_assert_uint_eq(f->sink->trimmed_to[1], UINT64_MAX - 1);
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), UINT64_MAX);
 	fixture_free(f);
+}
+END_TEST
+
+/* Skipping loses instances for good, so it takes the word of a quorum: with 4 acceptors two
+ * reports would leave no quorum to answer, but only the third one skips. */
+START_TEST(test_trimmed_needs_a_quorum)
+{
+	struct paxos_counters c = {0};
+	struct sink *s = calloc(1, sizeof(*s));
+	struct paxos_learner_options o = {.acceptors = 4,
+					  .window = 8,
+					  .max_value = 8,
+					  .repeat_batch = 4,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .deliver_arg = s,
+					  .trimmed = on_trimmed,
+					  .trimmed_arg = s};
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_ptr_nonnull(l);
+	s->learner = l;
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state = (struct paxos_acceptor_state){0, 9, 4};
+	paxos_learner_handle(l, &m, 0, NULL);
+	m.u.acceptor_state.acceptor_id = 3;
+	paxos_learner_handle(l, &m, 0, NULL);
+	paxos_learner_handle(l, &m, 0, NULL); /* the same acceptor again */
+	ck_assert_uint_eq(s->trimmed, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 1);
+	m.u.acceptor_state.acceptor_id = 1;
+	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->trimmed, 1);
+	ck_assert_uint_eq(s->trimmed_to[0], 4);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
+	paxos_learner_free(l);
+	free(s);
 }
 END_TEST
 
@@ -905,7 +951,10 @@ START_TEST(test_trimmed_single_acceptor)
 	struct paxos_learner *l = paxos_learner_new(&o, &c);
 	ck_assert_ptr_nonnull(l);
 	s->learner = l;
-	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state.highest_accepted = 6; /* instances up to 6 exist */
+	paxos_learner_handle(l, &m, 0, NULL);
+	m = (struct paxos_message){.type = PAXOS_MSG_TRIMMED};
 	m.u.trimmed.acceptor_id = 0;
 	m.u.trimmed.iid = 4;
 	paxos_learner_handle(l, &m, 0, NULL);
@@ -1495,6 +1544,7 @@ static Suite *learner_suite(void)
 	tcase_add_test(trimmed, test_trimmed_beyond_window);
 	tcase_add_test(trimmed, test_trimmed_bad_input_ignored);
 	tcase_add_test(trimmed, test_trimmed_single_acceptor);
+	tcase_add_test(trimmed, test_trimmed_needs_a_quorum);
 	suite_add_tcase(s, trimmed);
 
 	TCase *fetching = tcase_create("fetch");

@@ -18,10 +18,11 @@ typedef void (*paxos_deliver_fn)(void *arg, paxos_iid iid, const struct paxos_va
 typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
 /*
- * Called once when instances from..to can no longer be learned: enough acceptors trimmed
- * them (thesis 3.4.1) that no quorum can answer for them, and the learner has not delivered
- * them. The learner skips them (next becomes to + 1, already during the call); the
- * application should load a snapshot covering at least instance to.
+ * Called once when instances from..to can no longer be learned: a quorum of acceptors
+ * reported them trimmed (thesis 3.4.1), and the learner has not delivered them. Reports count
+ * only up to the highest instance the learner has heard of. The learner skips them (next becomes to
+ * + 1, already during the call); the application should load a snapshot covering at least instance
+ * to.
  */
 typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 
