@@ -271,11 +271,15 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	}
 	n->storage = st;
 	host(n, PAXOS_ROLE_ACCEPTOR, id);
-	n->acceptor = paxos_acceptor_new(id, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
+	struct paxos_acceptor_options o;
+	paxos_acceptor_options_from_config(&o, &n->cfg, id);
+	n->acceptor = paxos_acceptor_new(&o, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
 	if (!n->acceptor) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+	if (n->learner) /* trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	int rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
@@ -336,6 +340,8 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
 	struct paxos_node *n = arg;
+	if (n->acceptor)
+		paxos_acceptor_decided(n->acceptor, iid);
 	if (n->proposer)
 		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -350,6 +356,8 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		"paxos: learner: instances %llu..%llu were trimmed before they were "
 		"learned\n",
 		(unsigned long long)from, (unsigned long long)to);
+	if (n->acceptor) /* a quorum trimmed them: so may this acceptor */
+		paxos_acceptor_decided(n->acceptor, to);
 	if (n->trimmed)
 		n->trimmed(n->trimmed_arg, from, to);
 }
@@ -388,6 +396,8 @@ static int ensure_learner(struct paxos_node *n)
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+	if (n->acceptor) /* from now on trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	int rc = join(n, PAXOS_GROUP_LEARNERS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->tick_ev, tick_ms(&n->cfg), on_tick);

@@ -104,6 +104,7 @@ struct paxos_node {
 
 	/* The header of the datagram whose messages are being handled (see raise_epoch). */
 	struct paxos_header rx_from;
+	struct paxos_header repeat_from; /* the last repeat request's sender */
 	/* Rate limit of refusal log lines (node_refused). */
 	paxos_time refusals_since;
 	uint32_t refusals_logged;
@@ -144,6 +145,10 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
  * ballot (paxos_msg_plausible). */
 bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m);
+
+/* Logs repeat requests the acceptor left unanswered (its repeats_deferred counter was before),
+ * naming the last sender of one. */
+void node_note_deferred_repeats(struct paxos_node *n, uint64_t before);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

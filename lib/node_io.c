@@ -156,9 +156,11 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
+		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
 		int rc = paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "acceptor storage");
+		node_note_deferred_repeats(n, deferred);
 	} else if (*batched && n->serializer && !n->failed) {
 		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)

@@ -45,6 +45,36 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 		node_role_name(from->role), from->sender_id);
 }
 
+/* What the acceptor core will cut down (and count) is said here, where the sender is known. */
+static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header *from,
+				 const struct paxos_message *m)
+{
+	if (m->type == PAXOS_MSG_TRIM) {
+		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor);
+		if (m->u.trim.iid > limit)
+			node_refused(n, from,
+				     "trim to %llu cut to %llu: later instances are not known "
+				     "decided",
+				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
+	} else if (m->type == PAXOS_MSG_REPEAT) {
+		n->repeat_from = *from;
+		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
+			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",
+				     (unsigned long long)m->u.repeat.from,
+				     (unsigned long long)m->u.repeat.to, n->cfg.repeat_batch);
+	}
+}
+
+void node_note_deferred_repeats(struct paxos_node *n, uint64_t before)
+{
+	uint64_t now = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
+	if (now > before)
+		node_refused(n, &n->repeat_from,
+			     "%llu repeat requests left unanswered: the repeat budget until the "
+			     "next acceptor tick is spent",
+			     (unsigned long long)(now - before));
+}
+
 bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m)
 {
@@ -62,5 +92,7 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
 		return false;
 	}
+	if (n->acceptor)
+		note_acceptor_limits(n, from, m);
 	return true;
 }

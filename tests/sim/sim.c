@@ -397,7 +397,8 @@ static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_val
 static bool acceptor_start(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
-	a->core = paxos_acceptor_new(i, a->st, &a->counters);
+	a->core =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = i}, a->st, &a->counters);
 	if (a->core && s->o.learning_acceptors)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
 					 &a->learner_counters);
