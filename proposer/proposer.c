@@ -34,7 +34,7 @@ struct paxos_proposer {
 	/* Running totals over the live instances, kept by fire() (see account), so that the
 	 * per-value checks of may_assign cost O(1) rather than a scan of the window. */
 	uint32_t in_phase2; /* instance_in_phase2 */
-	uint32_t closed;    /* state CLOSED */
+	uint32_t closed;    /* state CLOSED, and opened by us (see may_assign) */
 	uint32_t held;      /* client values held (has_v2 && cv) */
 	/* No live instance below it lacks a value unless closed (the ordering rule of 3.7.2).
 	 * While we lead, an instance that has a value or is closed keeps it until it leaves the
@@ -102,7 +102,7 @@ static void account(struct paxos_proposer *p, const struct instance *inst, int s
 	uint32_t d = (uint32_t)sign; /* modulo 2^32: adding -1 subtracts one */
 	if (instance_in_phase2(inst))
 		p->in_phase2 += d;
-	if (inst->state == INSTANCE_CLOSED)
+	if (inst->state == INSTANCE_CLOSED && inst->opened)
 		p->closed += d;
 	if (inst->has_v2 && inst->cv)
 		p->held += d * inst->values;
@@ -127,7 +127,9 @@ static paxos_iid frontier(struct paxos_proposer *p)
  * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
  * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
  * behind a hole of our own learner (it lost messages and is asking for repeats, like the
- * other learners probably are), and no more values than in_flight_max in the window.
+ * other learners probably are), and no more values than in_flight_max in the window. Only
+ * instances we sent phase 2 for count: instances closed by (forged or stray) final accepteds
+ * that no proposer of ours ran cannot hold new values back for ever.
  * Returns how many values inst may take. inst itself is out of the totals while it steps
  * (see fire); it holds nothing then, so they are those of the other instances.
  */

@@ -1228,6 +1228,28 @@ START_TEST(test_flow_control)
 }
 END_TEST
 
+/* Flow control counts only instances we ran phase 2 for: instances closed by final accepteds
+ * nobody sent (forged, or a bug) do not hold new values back, even past max_backlog. */
+START_TEST(test_flow_control_ignores_instances_not_opened)
+{
+	sim_max_backlog = 2;
+	struct sim *s = sim_new(8, 8, 16);
+	sim_max_backlog = 0;
+	lead(s);
+	run(s);
+	for (paxos_iid iid = 2; iid <= 6; iid++)
+		paxos_proposer_closed(s->p, iid, &(struct paxos_value){0}, s->now, &s->out);
+	uint64_t holds = s->counters.flow_control_holds;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert(s->accept_sent[1]);
+	ck_assert_uint_eq(s->counters.flow_control_holds, holds);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	sim_free(s);
+}
+END_TEST
+
 static Suite *proposer_suite(void)
 {
 	Suite *s = suite_create("proposer");
@@ -1251,6 +1273,7 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_far_reject_raises_only_as_needed);
+	tcase_add_test(t, test_flow_control_ignores_instances_not_opened);
 	tcase_add_test(t, test_implausible_ballots_dropped);
 	tcase_add_test(t, test_found_value_proposed_without_client);
 	tcase_add_test(t, test_other_proposers_value_wins_client_value_moves);
