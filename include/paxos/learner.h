@@ -103,7 +103,8 @@ int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, 
 /* The lowest instance not yet delivered. */
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
-/* Highest instance the learner knows exists (from any message); 0 if none. */
+/* Highest instance the acceptors report having accepted (accepted messages, and each
+ * acceptor's last state, which replaces its earlier reports); 0 if none. */
 paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);
 
 #endif
