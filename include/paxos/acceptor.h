@@ -13,7 +13,7 @@ struct paxos_acceptor;
 #define PAXOS_ACCEPTOR_MAX_REPEAT 512u
 
 /* The default repeat budget: this many full repeat requests between two ticks. */
-#define PAXOS_ACCEPTOR_REPEAT_BURST 16u
+#define PAXOS_ACCEPTOR_REPEAT_BURST 4u
 
 struct paxos_acceptor_options {
 	uint32_t id;
