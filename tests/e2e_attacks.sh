@@ -125,27 +125,31 @@ logged "refused: prepare with a ballot beyond epoch 1048575 (datagram from propo
 	acceptor0_1 || fail "acceptor 0 did not log the implausible prepares with their sender"
 report "1, 2: $dropped implausible prepares dropped by the acceptors, and logged"
 
-# A plausible one, far ahead: the leader jumps to epoch 1000 exactly, once, and says why.
+# A plausible one, far ahead: the leader jumps to epoch 1000 exactly, once, and says why (a
+# busy host may move the leadership meanwhile: then the other proposer may do the same).
 next=$(($(last_iid) + 1))
 prepares "$next" 200 "$BALLOT_EPOCH_1000"
 serve 100
-grep -q "paxos: proposer 0: epoch 1 -> 1000, to beat a ballot (datagram from acceptor" \
-	"$WORK/proposer0_1.log" || fail "proposer 0 did not log its epoch raise to 1000"
-grep "epoch .* -> " "$WORK/proposer0_1.log" | grep -qv " -> 1000," &&
-	fail "proposer 0 changed its epoch to something else than 1000"
+cat "$WORK/proposer0_1.log" "$WORK/proposer1_1.log" | grep "^paxos: proposer .: epoch" \
+	>"$WORK/raises" || true
+grep -q "epoch 1 -> 1000, to beat a ballot (datagram from acceptor" "$WORK/raises" ||
+	fail "no proposer logged its epoch raise to 1000"
+grep -qv "epoch 1 -> 1000, " "$WORK/raises" && fail "an epoch went elsewhere than 1000"
 stop_all
 epoch0=$(cat "$WORK/store/proposer-0/epoch")
 epoch1=$(cat "$WORK/store/proposer-1/epoch")
-[ "$epoch0" -eq 1000 ] && [ "$epoch1" -eq 1 ] ||
-	fail "epoch files hold $epoch0 and $epoch1, want 1000 and 1"
-report "2: a far plausible ballot raised proposer 0 to epoch $epoch0 only, logged"
+[ "$epoch0" -le 1000 ] && [ "$epoch1" -le 1000 ] && [ $((epoch0 + epoch1)) -ge 1001 ] ||
+	fail "epoch files hold $epoch0 and $epoch1, want 1000 for the leader, at most 1000"
+report "2: a far plausible ballot raised the leader to epoch 1000 only, logged"
 
 # Every process restarts on its store: nothing forged was kept, the proposers start.
 start_cluster
-grep -q "epoch 1001$" "$WORK/proposer0_2.log" || fail "proposer 0 did not restart in epoch 1001"
-grep -q "epoch 2$" "$WORK/proposer1_2.log" || fail "proposer 1 did not restart in epoch 2"
+grep -q "epoch $((epoch0 + 1))$" "$WORK/proposer0_2.log" ||
+	fail "proposer 0 did not restart in epoch $((epoch0 + 1))"
+grep -q "epoch $((epoch1 + 1))$" "$WORK/proposer1_2.log" ||
+	fail "proposer 1 did not restart in epoch $((epoch1 + 1))"
 serve 300
-report "1, 2: after a restart of every process on LMDB the leader is served (epochs 1001, 2)"
+report "1, 2: after a restart of every process on LMDB the leader is served (epochs $((epoch0 + 1)), $((epoch1 + 1)))"
 
 # --- 3: repeat requests as amplifiers --------------------------------------------------------
 sleep 0.3
