@@ -42,6 +42,11 @@ struct held_reply {
 
 struct paxos_acceptor {
 	uint32_t id;
+	uint32_t repeat_batch;  /* most instances per repeat request */
+	uint32_t repeat_budget; /* most instances repeated per tick */
+	uint32_t repeat_left;   /* of the budget, until the next tick */
+	bool decided_known;     /* paxos_acceptor_decided was called: trims stop at decided */
+	paxos_iid decided;
 	struct paxos_storage *st;
 	struct paxos_counters *counters;
 	bool stopped;       /* storage failed: answering anything now could break safety */
@@ -77,10 +82,18 @@ struct paxos_acceptor {
 	uint64_t duplicate_since;  /* ticks when an older duplicate was first heard */
 };
 
-struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
-					  struct paxos_counters *counters)
+void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
+					const struct paxos_config *cfg, uint32_t id)
 {
-	if (!st || !counters)
+	memset(o, 0, sizeof(*o));
+	o->id = id;
+	o->repeat_batch = cfg->repeat_batch;
+}
+
+struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
+					  struct paxos_storage *st, struct paxos_counters *counters)
+{
+	if (!o || !st || !counters)
 		return NULL;
 	struct paxos_acceptor *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -92,7 +105,13 @@ struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
 		return NULL;
 	}
 	a->arena_cap = ARENA_INITIAL;
-	a->id = id;
+	a->id = o->id;
+	a->repeat_batch = o->repeat_batch && o->repeat_batch < PAXOS_ACCEPTOR_MAX_REPEAT
+			      ? o->repeat_batch
+			      : PAXOS_ACCEPTOR_MAX_REPEAT;
+	a->repeat_budget =
+	    o->repeat_budget ? o->repeat_budget : PAXOS_ACCEPTOR_REPEAT_BURST * a->repeat_batch;
+	a->repeat_left = a->repeat_budget;
 	a->st = st;
 	a->counters = counters;
 	return a;
@@ -302,7 +321,8 @@ static void maybe_recovered(struct paxos_acceptor *a)
 
 static void handle_recover_info(struct paxos_acceptor *a, const struct paxos_recover_info *r)
 {
-	if (!a->recovering || r->acceptor_id != a->id || r->incarnation != a->m.incarnation)
+	if (!a->recovering || r->acceptor_id != a->id || r->incarnation != a->m.incarnation ||
+	    !paxos_ballot_plausible(r->highest_ballot))
 		return;
 	if (r->role == PAXOS_ROLE_ACCEPTOR) {
 		if (r->sender_id == a->id || r->sender_id >= a->m.acceptors)
@@ -504,15 +524,23 @@ static size_t repeat_budget(const struct paxos_acceptor *a, size_t messages_afte
 }
 
 /*
- * Read-only. The range is clipped to live, accepted instances, to PAXOS_ACCEPTOR_MAX_REPEAT
- * of them and to what the batch can hold, so an absurd request costs no more than a fair one;
- * the learner asks again for the rest. Trimmed instances cannot be sent: the learner is told
- * so once (thesis 3.4.1), then gets whatever is left of the range.
+ * Read-only. The range is clipped to live, accepted instances, to repeat_batch of them, to the
+ * tick's repeat budget and to what the batch can hold, so an absurd request costs no more than
+ * a fair one, and a flood of them no more than the budget; the learner asks again for the
+ * rest. Trimmed instances cannot be sent: the learner is told so once (thesis 3.4.1), then
+ * gets whatever is left of the range.
  */
 static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 			 size_t messages_after)
 {
+	if (a->repeat_left == 0) {
+		a->counters->repeats_deferred++;
+		return PAXOS_OK;
+	}
 	size_t budget = repeat_budget(a, messages_after);
+	if (budget > a->repeat_left)
+		budget = a->repeat_left;
+	size_t budget_at_start = budget;
 	paxos_iid trim = a->st->ops->trim_iid(a->st);
 	paxos_iid asked = r->from ? r->from : 1; /* from 0 means from the first instance */
 	if (budget > 0 && trim != 0 && asked <= r->to && asked <= trim) {
@@ -527,10 +555,14 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 	paxos_iid first = asked > trim ? asked : trim + 1;
 	if (r->to < last)
 		last = r->to;
-	if (first > last || trim == UINT64_MAX || budget == 0)
+	if (r->to >= asked && r->to - asked >= a->repeat_batch)
+		a->counters->repeats_capped++; /* no learner asks for more */
+	if (first > last || trim == UINT64_MAX || budget == 0) {
+		a->repeat_left -= (uint32_t)(budget_at_start - budget);
 		return PAXOS_OK;
-	if (last - first >= PAXOS_ACCEPTOR_MAX_REPEAT)
-		last = first + PAXOS_ACCEPTOR_MAX_REPEAT - 1;
+	}
+	if (last - first >= a->repeat_batch)
+		last = first + a->repeat_batch - 1;
 
 	int rc = ensure_txn(a);
 	if (rc != PAXOS_OK)
@@ -554,16 +586,36 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 		h->value_off = off;
 		budget--;
 	}
+	a->repeat_left -= (uint32_t)(budget_at_start - budget);
 	return PAXOS_OK;
 }
 
+paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a)
+{
+	return a->decided_known ? a->decided : a->st->ops->highest_accepted(a->st);
+}
+
+void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid)
+{
+	if (!a->decided_known || iid > a->decided)
+		a->decided = iid;
+	a->decided_known = true;
+}
+
+/* A trim drops instances for good: an undecided one trimmed by a quorum can never be learned,
+ * so it goes no further than the instances known decided (paxos_acceptor_decided). */
 static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 {
-	if (t->iid <= a->st->ops->trim_iid(a->st))
+	paxos_iid to = t->iid, limit = paxos_acceptor_trim_limit(a);
+	if (to > limit) {
+		a->counters->trims_clamped++;
+		to = limit;
+	}
+	if (to <= a->st->ops->trim_iid(a->st))
 		return PAXOS_OK;
 	int rc = ensure_txn(a);
 	if (rc == PAXOS_OK)
-		rc = a->st->ops->trim(a->st, t->iid);
+		rc = a->st->ops->trim(a->st, to);
 	if (rc == PAXOS_OK) {
 		a->trims_applied++;
 		a->changed = true;
@@ -574,6 +626,11 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 		      size_t messages_after)
 {
+	if (!paxos_msg_plausible(m)) {
+		/* Promising it would lock every proposer out of the instance for good. */
+		a->counters->implausible_ballots++;
+		return PAXOS_OK;
+	}
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
 		return handle_prepare(a, &m->u.prepare);
@@ -771,6 +828,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 		return PAXOS_E_INVALID;
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
+	a->repeat_left = a->repeat_budget;
 	if (a->joined) {
 		a->ticks++;
 		say_hello(a, out);

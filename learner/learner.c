@@ -38,7 +38,13 @@ struct paxos_learner {
 	uint32_t quorum;
 	bool started; /* false only while FROM_CURRENT waits for its first accepted */
 	paxos_iid next;
+	/* The highest instance an acceptor reports: the most of acceptor_highest. */
 	paxos_iid highest_seen;
+	/* Per acceptor, the highest instance it accepted as its last acceptor state says, raised
+	 * by its accepted messages since. Each state replaces the report: a forged or buggy one
+	 * (2^64-1) lasts until that acceptor's next state, not for ever, so the learner does not
+	 * take itself for behind or stalled, asking for repeats and repairs, for good. */
+	paxos_iid acceptor_highest[PAXOS_MAX_ACCEPTORS];
 	bool checked_once; /* the first tick only records the hole check baseline */
 	paxos_time last_check;
 	paxos_iid next_at_last_check;
@@ -54,9 +60,6 @@ struct paxos_learner {
 	paxos_ballot *votes; /* window x acceptors */
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
-	/* Acceptors that must have trimmed an instance before it is lost: fewer than a quorum
-	 * are left to answer for it. */
-	uint32_t lost_after;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;
@@ -105,7 +108,6 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->opt = *o;
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
-	l->lost_after = o->acceptors - l->quorum + 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -219,6 +221,43 @@ static void report_closed(struct paxos_learner *l, const struct slot *s)
 	}
 }
 
+/* The highest point a quorum of acceptors reported reaching: the quorum-th largest report. */
+static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *reports)
+{
+	paxos_iid point = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
+		paxos_iid t = reports[a];
+		if (t <= point)
+			continue;
+		uint32_t at_least = 0;
+		for (uint32_t b = 0; b < l->opt.acceptors; b++)
+			if (reports[b] >= t)
+				at_least++;
+		if (at_least >= l->quorum)
+			point = t;
+	}
+	return point;
+}
+
+/* Acceptor a sent an accepted message for iid: it accepted that far. */
+static void note_accepted(struct paxos_learner *l, uint32_t acceptor, paxos_iid iid)
+{
+	if (iid > l->acceptor_highest[acceptor])
+		l->acceptor_highest[acceptor] = iid;
+	if (iid > l->highest_seen)
+		l->highest_seen = iid;
+}
+
+/* Acceptor a's state says it accepted up to highest: its report, replacing the last one. */
+static void note_state(struct paxos_learner *l, uint32_t acceptor, paxos_iid highest)
+{
+	l->acceptor_highest[acceptor] = highest;
+	l->highest_seen = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->acceptor_highest[a] > l->highest_seen)
+			l->highest_seen = l->acceptor_highest[a];
+}
+
 static bool accepted_valid(const struct paxos_learner *l, const struct paxos_accepted *a)
 {
 	return a->iid != 0 && a->acceptor_id < l->opt.acceptors &&
@@ -234,8 +273,7 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 		l->started = true;
 		l->next = a->iid;
 	}
-	if (a->iid > l->highest_seen)
-		l->highest_seen = a->iid;
+	note_accepted(l, a->acceptor_id, a->iid);
 	if (a->iid < l->next)
 		return;
 	if (a->iid - l->next >= l->opt.window) {
@@ -267,23 +305,16 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	deliver_ready(l);
 }
 
-/* The highest instance at least lost_after acceptors have trimmed: the lost_after-th largest
- * trim point reported. */
+/*
+ * The highest instance a quorum of acceptors has trimmed: the quorum-th largest trim point
+ * reported. Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer,
+ * but skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
+ * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
+ * learners skip what can still be learned.
+ */
 static paxos_iid lost_up_to(const struct paxos_learner *l)
 {
-	paxos_iid lost = 0;
-	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
-		paxos_iid t = l->acceptor_trim[a];
-		if (t <= lost)
-			continue;
-		uint32_t at_least = 0;
-		for (uint32_t b = 0; b < l->opt.acceptors; b++)
-			if (l->acceptor_trim[b] >= t)
-				at_least++;
-		if (at_least >= l->lost_after)
-			lost = t;
-	}
-	return lost;
+	return quorum_point(l, l->acceptor_trim);
 }
 
 /*
@@ -306,12 +337,21 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	deliver_ready(l);
 }
 
+/* An acceptor reports it trimmed up to trim. Evidence only counts for instances known to
+ * exist (highest_seen): a report of 2^64-1 is a bug or a forgery, and so is the part of any
+ * report beyond what the acceptors have reached. Reports are kept as sent and checked again
+ * at every report, so one that ran ahead counts once the acceptors are there. */
 static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
 {
-	if (!l->started || acceptor >= l->opt.acceptors || trim <= l->acceptor_trim[acceptor])
+	if (!l->started || acceptor >= l->opt.acceptors)
 		return;
-	l->acceptor_trim[acceptor] = trim;
+	if (trim > l->highest_seen)
+		l->counters->trim_reports_clamped++;
+	if (trim > l->acceptor_trim[acceptor])
+		l->acceptor_trim[acceptor] = trim;
 	paxos_iid lost = lost_up_to(l);
+	if (lost > l->highest_seen)
+		lost = l->highest_seen;
 	if (lost == UINT64_MAX)
 		lost--; /* next must stay representable */
 	if (lost >= l->next)
@@ -320,8 +360,8 @@ static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos
 
 static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
 {
-	if (l->started && st->highest_accepted > l->highest_seen)
-		l->highest_seen = st->highest_accepted;
+	if (l->started && st->acceptor_id < l->opt.acceptors)
+		note_state(l, st->acceptor_id, st->highest_accepted);
 	handle_trim_report(l, st->acceptor_id, st->trim_iid);
 }
 
@@ -381,8 +421,8 @@ static void fetch_accepted(struct paxos_learner *l, const struct paxos_accepted 
 	}
 }
 
-/* An acceptor trimmed everything up to trim: once lost_after acceptors did so for an
- * instance, no quorum can answer for it. */
+/* An acceptor trimmed everything up to trim: once a quorum did so for an instance (see
+ * lost_up_to), it cannot be fetched any more. */
 static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
 {
 	if (acceptor >= l->opt.acceptors)
@@ -392,7 +432,7 @@ static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid 
 		if (f->s.iid == 0 || f->s.iid > trim)
 			continue;
 		f->trimmed_by |= 1u << acceptor;
-		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->lost_after)
+		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->quorum)
 			fetch_finish(l, f, PAXOS_E_TRIMMED);
 	}
 }
@@ -483,6 +523,10 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		return;
 	switch (m->type) {
 	case PAXOS_MSG_ACCEPTED:
+		if (!paxos_msg_plausible(m)) {
+			l->counters->implausible_ballots++;
+			break;
+		}
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			fetch_accepted(l, &m->u.accepted);
 		handle_accepted(l, &m->u.accepted);

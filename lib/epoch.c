@@ -106,7 +106,7 @@ static int update_epoch(const struct paxos_config *cfg, uint32_t proposer_id, bo
 
 	paxos_error_format(err, errlen, "%s", "");
 	if (!cfg || !epoch || proposer_id >= PAXOS_MAX_PROPOSERS ||
-	    (!take_next && *epoch >= PAXOS_PROPOSER_EPOCH_LIMIT)) {
+	    (!take_next && *epoch >= PAXOS_PLAUSIBLE_EPOCHS)) {
 		paxos_error_format(err, errlen, "invalid arguments");
 		return PAXOS_E_INVALID;
 	}
@@ -131,10 +131,10 @@ static int update_epoch(const struct paxos_config *cfg, uint32_t proposer_id, bo
 	uint32_t stored;
 	rc = read_epoch(dirfd, dir, &stored, err, errlen);
 	if (rc == PAXOS_OK && take_next) {
-		if (stored + 1 >= PAXOS_PROPOSER_EPOCH_LIMIT) {
+		/* Ballots of later epochs are dropped as implausible (paxos/types.h). */
+		if (stored + 1 >= PAXOS_PLAUSIBLE_EPOCHS) {
 			paxos_error_format(err, errlen, "%s/%s: proposer %u used up its %u epochs",
-					   dir, EPOCH_FILE, proposer_id,
-					   PAXOS_PROPOSER_EPOCH_LIMIT);
+					   dir, EPOCH_FILE, proposer_id, PAXOS_PLAUSIBLE_EPOCHS);
 			rc = PAXOS_E_STORAGE;
 		} else {
 			rc = write_epoch(dirfd, dir, stored + 1, err, errlen);

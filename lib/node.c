@@ -149,6 +149,7 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	n->rx_header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
 	n->payload_cap = cfg->max_datagram;
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
@@ -396,7 +397,9 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	}
 	n->storage = st;
 	host(n, PAXOS_ROLE_ACCEPTOR, id);
-	n->acceptor = paxos_acceptor_new(id, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
+	struct paxos_acceptor_options o;
+	paxos_acceptor_options_from_config(&o, &n->cfg, id);
+	n->acceptor = paxos_acceptor_new(&o, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
 	if (!n->acceptor) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
@@ -408,6 +411,8 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	 * Durable stores keep everything until the application trims (paxos_node_trim). */
 	if (strcmp(st->ops->name, "memory") == 0)
 		paxos_acceptor_set_retention(n->acceptor, n->cfg.memory_retention);
+	if (n->learner) /* trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
@@ -468,6 +473,8 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
 	struct paxos_node *n = arg;
+	if (n->acceptor)
+		paxos_acceptor_decided(n->acceptor, iid);
 	if (n->proposer)
 		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -482,6 +489,8 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		"paxos: learner: instances %llu..%llu were trimmed before they were "
 		"learned\n",
 		(unsigned long long)from, (unsigned long long)to);
+	if (n->acceptor) /* a quorum trimmed them: so may this acceptor */
+		paxos_acceptor_decided(n->acceptor, to);
 	if (n->trimmed)
 		n->trimmed(n->trimmed_arg, from, to);
 }
@@ -520,6 +529,8 @@ static int ensure_learner(struct paxos_node *n)
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+	if (n->acceptor) /* from now on trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	int rc = join(n, PAXOS_GROUP_LEARNERS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->tick_ev, tick_ms(&n->cfg), on_tick);
@@ -586,14 +597,26 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
-/* A skip past a later incarnation's ballot: make its epoch durable before using it. */
+/* A skip past a later incarnation's ballot: make its epoch durable before using it. Every
+ * change is logged with the datagram that asked for it: a forged reject shows up here. */
 static bool raise_epoch(void *arg, uint32_t epoch)
 {
 	struct paxos_node *n = arg;
 	char err[256];
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK)
+	uint32_t was = paxos_proposer_epoch(n->proposer);
+	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK) {
+		if (n->rx_header.role < PAXOS_ROLE_COUNT)
+			fprintf(stderr,
+				"paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
+				"from %s %u)\n",
+				id, was, epoch, node_role_name(n->rx_header.role),
+				n->rx_header.sender_id);
+		else
+			fprintf(stderr, "paxos: proposer %u: epoch %u -> %u (rounds used up)\n", id,
+				was, epoch);
 		return true;
+	}
 	fprintf(stderr, "paxos: proposer %u: cannot use epoch %u: %s\n", id, epoch, err);
 	return false;
 }
@@ -700,7 +723,7 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 
 void paxos_node_report_counters(const struct paxos_node *n)
 {
-	char line[2048];
+	char line[4096]; /* every counter as JSON, at 20 digits each */
 	if (n->cfg.counters_json) {
 		for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 			if (n->hosted[r] && r != PAXOS_ROLE_CLIENT) {

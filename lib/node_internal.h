@@ -39,6 +39,11 @@
 /* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
 #define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
+/* Refusals (node_screen.c) are logged at most NODE_REFUSALS_PER_PERIOD times per
+ * NODE_REFUSAL_PERIOD microseconds; the rest are counted and summed up in one line. */
+#define NODE_REFUSALS_PER_PERIOD 10u
+#define NODE_REFUSAL_PERIOD 1000000u
+
 /* Where one role's messages go: a pending datagram per destination group. */
 struct role_out {
 	struct paxos_node *node;
@@ -113,6 +118,13 @@ struct paxos_node {
 	uint64_t acceptor_incarnation;
 	uint64_t duplicates_logged;
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	/* The header of the datagram whose messages are being handled (see raise_epoch). */
+	struct paxos_header rx_header;
+	struct paxos_header repeat_from; /* the last repeat request's sender */
+	/* Rate limit of refusal log lines (node_refused). */
+	paxos_time refusals_since;
+	uint32_t refusals_logged;
+	uint64_t refusals_unlogged;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -142,6 +154,23 @@ void node_acceptor_status(struct paxos_node *n, int rc);
 void node_on_readable(evutil_socket_t fd, short what, void *arg);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
+
+/* "acceptor", "proposer", ...: a header's role. */
+const char *node_role_name(enum paxos_role role);
+
+/* Logs a refusal of something the datagram from sent, rate-limited (NODE_REFUSALS_...). */
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether m, from a datagram with header from, may go to the cores: false (counted and
+ * logged) for a message naming an acceptor the datagram is not from, or an implausible
+ * ballot (paxos_msg_plausible). */
+bool node_screen(struct paxos_node *n, const struct paxos_header *from,
+		 const struct paxos_message *m);
+
+/* Logs repeat requests the acceptor left unanswered (its repeats_deferred counter was before),
+ * naming the last sender of one. */
+void node_note_deferred_repeats(struct paxos_node *n, uint64_t before);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

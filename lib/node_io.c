@@ -166,8 +166,10 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
+		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
 		node_acceptor_status(
 		    n, paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out));
+		node_note_deferred_repeats(n, deferred);
 	} else if (*batched && n->serializer && !n->failed) {
 		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)
@@ -246,20 +248,23 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 			continue;
 		}
 		n->transport.messages_received += count;
+		n->rx_header = h;
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
-				dispatch(n, g, &msgs[k], now);
+				if (node_screen(n, &h, &msgs[k]))
+					dispatch(n, g, &msgs[k], now);
 			continue;
 		}
 		/* Keep only messages for this group; the datagram buffers stay valid until the
 		 * next read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
-			if (paxos_msg_group(msgs[k].type) == g)
+			if (paxos_msg_group(msgs[k].type) == g && node_screen(n, &h, &msgs[k]))
 				n->rx_msgs[batched++] = msgs[k];
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched);
 	}
 	acceptor_batch(n, &batched);
+	n->rx_header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	if (n->assign_due) {
 		n->assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);

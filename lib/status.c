@@ -99,6 +99,56 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	return PAXOS_GROUP_COUNT;
 }
 
+bool paxos_msg_plausible(const struct paxos_message *m)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		return paxos_ballot_plausible(m->u.prepare.ballot);
+	case PAXOS_MSG_PROMISE:
+		return paxos_ballot_plausible(m->u.promise.ballot) &&
+		       paxos_ballot_plausible(m->u.promise.value_ballot);
+	case PAXOS_MSG_ACCEPT:
+		return paxos_ballot_plausible(m->u.accept.ballot);
+	case PAXOS_MSG_ACCEPTED:
+		return paxos_ballot_plausible(m->u.accepted.ballot);
+	case PAXOS_MSG_REJECT:
+		return paxos_ballot_plausible(m->u.reject.ballot);
+	case PAXOS_MSG_RECOVER_INFO:
+		return paxos_ballot_plausible(m->u.recover_info.highest_ballot);
+	default:
+		return true;
+	}
+}
+
+bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PROMISE:
+		*id = m->u.promise.acceptor_id;
+		return true;
+	case PAXOS_MSG_ACCEPTED:
+		*id = m->u.accepted.acceptor_id;
+		return true;
+	case PAXOS_MSG_REJECT:
+		*id = m->u.reject.acceptor_id;
+		return true;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		*id = m->u.acceptor_state.acceptor_id;
+		return true;
+	case PAXOS_MSG_TRIMMED:
+		*id = m->u.trimmed.acceptor_id;
+		return true;
+	case PAXOS_MSG_ACCEPTOR_HELLO:
+		*id = m->u.acceptor_hello.acceptor_id;
+		return true;
+	case PAXOS_MSG_RECOVER_ASK:
+		*id = m->u.recover_ask.acceptor_id;
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct paxos_value *paxos_msg_value(const struct paxos_message *m)
 {
 	struct paxos_message *w = (struct paxos_message *)m;

@@ -25,6 +25,7 @@ void instance_reset(struct instance *inst, paxos_iid iid)
 	inst->has_v2 = false;
 	inst->cv = false;
 	inst->values = 0;
+	inst->opened = false;
 	inst->deadline = 0;
 	inst->sent_at = 0;
 	inst->timeouts = 0;
@@ -287,6 +288,7 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	if (ctx->highest_iid && inst->iid > *ctx->highest_iid)
 		*ctx->highest_iid = inst->iid;
 	inst->state = INSTANCE_P2_PENDING;
+	inst->opened = true;
 	inst->sent_at = now;
 	inst->deadline = now + instance_timeout(ctx, inst, 2);
 	if (inst->cv) {

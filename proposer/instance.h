@@ -72,6 +72,7 @@ struct instance {
 	bool has_v2;
 	bool cv;         /* v2 came from a client (the pending list): a frame we packed */
 	uint32_t values; /* with cv: client values in v2 (lib/batch.h frame) */
+	bool opened;     /* phase 2 sent at least once: a closed instance we ran ourselves */
 	paxos_time deadline;
 	paxos_time sent_at; /* when the current prepare or accept went out */
 	uint32_t timeouts;  /* TO1/TO2 so far: each doubles the next wait */

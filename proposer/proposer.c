@@ -36,7 +36,7 @@ struct paxos_proposer {
 	/* Running totals over the live instances, kept by fire() (see account), so that the
 	 * per-value checks of may_assign cost O(1) rather than a scan of the window. */
 	uint32_t in_phase2; /* instance_in_phase2 */
-	uint32_t closed;    /* state CLOSED */
+	uint32_t closed;    /* state CLOSED, and opened by us (see may_assign) */
 	uint32_t held;      /* client values held (has_v2 && cv) */
 	/* No live instance below it lacks a value unless closed (the ordering rule of 3.7.2).
 	 * While we lead, an instance that has a value or is closed keeps it until it leaves the
@@ -82,7 +82,7 @@ static uint32_t in_flight_max(const struct paxos_proposer_options *o)
 
 static bool options_valid(const struct paxos_proposer_options *o)
 {
-	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PROPOSER_EPOCH_LIMIT &&
+	return o->id < PAXOS_MAX_PROPOSERS && o->epoch < PAXOS_PLAUSIBLE_EPOCHS &&
 	       o->acceptors >= 1 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window >= 1 &&
 	       o->concurrency >= 1 && o->pending_size >= 1 && o->max_value > PAXOS_BATCH_HEADER &&
 	       o->pending_size <= UINT32_MAX / 2 && o->window <= UINT32_MAX / 2;
@@ -104,7 +104,7 @@ static void account(struct paxos_proposer *p, const struct instance *inst, int s
 	uint32_t d = (uint32_t)sign; /* modulo 2^32: adding -1 subtracts one */
 	if (instance_in_phase2(inst))
 		p->in_phase2 += d;
-	if (inst->state == INSTANCE_CLOSED)
+	if (inst->state == INSTANCE_CLOSED && inst->opened)
 		p->closed += d;
 	if (inst->has_v2 && inst->cv)
 		p->held += d * inst->values;
@@ -129,7 +129,9 @@ static paxos_iid frontier(struct paxos_proposer *p)
  * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
  * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
  * behind a hole of our own learner (it lost messages and is asking for repeats, like the
- * other learners probably are), and no more values than in_flight_max in the window.
+ * other learners probably are), and no more values than in_flight_max in the window. Only
+ * instances we sent phase 2 for count: instances closed by (forged or stray) final accepteds
+ * that no proposer of ours ran cannot hold new values back for ever.
  * Returns how many values inst may take. inst itself is out of the totals while it steps
  * (see fire); it holds nothing then, so they are those of the other instances.
  */
@@ -150,17 +152,19 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 
 /* A ballot in a later epoch's range (after a skip) may only be used once that epoch is
  * durable: else our next incarnation, starting one epoch above ours, could reach the same
- * ballot again. */
+ * ballot again. The raise goes to that ballot's epoch, never further, and never to an
+ * implausible one (see PAXOS_PLAUSIBLE_EPOCHS): the epochs left for restarts stay. */
 static bool may_use_ballot(void *arg, paxos_ballot b)
 {
 	struct paxos_proposer *p = arg;
 	uint32_t epoch = ballot_epoch(b);
 	if (epoch <= p->epoch)
 		return true;
-	if (epoch >= PAXOS_PROPOSER_EPOCH_LIMIT || !p->o.raise_epoch ||
+	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.raise_epoch ||
 	    !p->o.raise_epoch(p->o.raise_epoch_arg, epoch))
 		return false;
 	p->epoch = epoch;
+	p->counters->epochs_raised++;
 	return true;
 }
 
@@ -466,6 +470,11 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 {
 	if (!m)
 		return;
+	if (!paxos_msg_plausible(m)) {
+		/* Following it would raise our epoch to the end of the ballot space. */
+		p->counters->implausible_ballots++;
+		return;
+	}
 	switch (m->type) {
 	case PAXOS_MSG_PROMISE: {
 		struct instance_arg arg = {.promise = &m->u.promise};

@@ -23,7 +23,8 @@ static void setup(void)
 	st = paxos_storage_memory_new();
 	ck_assert_ptr_nonnull(st);
 	memset(&counters, 0, sizeof(counters));
-	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
 	ck_assert_ptr_nonnull(acc);
 	out = recorder_new();
 }
@@ -328,6 +329,80 @@ START_TEST(trim_drops_instances)
 }
 END_TEST
 
+/* A trim drops instances for good: it goes no further than the instances known decided, or,
+ * for an acceptor never told what is decided, than the highest instance it accepted. */
+START_TEST(trim_limited_to_decided)
+{
+	for (paxos_iid i = 1; i <= 5; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_acceptor_trim_limit(acc), 5);
+	ck_assert_int_eq(trim(UINT64_MAX), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 5);
+	ck_assert_uint_eq(counters.trims_clamped, 1);
+	ck_assert_int_eq(accept_text(6, 101, "v"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(9, 101, "v"), PAXOS_OK);
+	/* Told what is decided (its learner delivered up to 7): trims stop there. */
+	paxos_acceptor_decided(acc, 7);
+	paxos_acceptor_decided(acc, 6); /* never goes back */
+	ck_assert_uint_eq(paxos_acceptor_trim_limit(acc), 7);
+	ck_assert_int_eq(trim(3000), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 7);
+	ck_assert_uint_eq(counters.trims_clamped, 2);
+	ck_assert_uint_eq(counters.instances_trimmed, 2);
+	/* 9 is still there for the learners that have not learned it. */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(9, 9), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 9);
+	/* Within the limit: applied as asked, not counted. */
+	paxos_acceptor_decided(acc, 9);
+	ck_assert_int_eq(trim(8), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 8);
+	ck_assert_uint_eq(counters.trims_clamped, 2);
+}
+END_TEST
+
+/* An acceptor answers one repeat request for learner-repeat-batch instances at most, and all
+ * requests together for its budget per tick at most: a forged request for 0..2^64-1, or a
+ * flood of them, is no amplifier. */
+START_TEST(repeat_capped_and_budgeted)
+{
+	paxos_acceptor_free(acc);
+	struct paxos_acceptor_options o = {
+	    .id = ACCEPTOR_ID, .repeat_batch = 8, .repeat_budget = 20};
+	acc = paxos_acceptor_new(&o, st, &counters);
+	ck_assert_ptr_nonnull(acc);
+	for (paxos_iid i = 1; i <= 40; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK); /* a fresh budget */
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(0, UINT64_MAX), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 8);
+	ck_assert_uint_eq(out->msg[7].u.accepted.iid, 8);
+	ck_assert_uint_eq(counters.repeats_capped, 1);
+	/* A fair request is not capped. */
+	ck_assert_int_eq(repeat(9, 16), PAXOS_OK);
+	ck_assert_uint_eq(counters.repeats_capped, 1);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 16);
+	/* 16 of the budget of 20 are spent: 4 more, then nothing until the next tick. */
+	ck_assert_int_eq(repeat(17, 24), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 20);
+	ck_assert_int_eq(repeat(21, 28), PAXOS_OK);
+	ck_assert_int_eq(repeat(21, 28), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 20);
+	ck_assert_uint_eq(counters.repeats_deferred, 2);
+	ck_assert_uint_eq(counters.repeats_answered, 20);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(21, 28), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS), 8);
+	/* Defaults: PAXOS_ACCEPTOR_MAX_REPEAT per request, a burst of requests per tick. */
+	paxos_acceptor_free(acc);
+	o = (struct paxos_acceptor_options){.id = ACCEPTOR_ID, .repeat_batch = 100000};
+	acc = paxos_acceptor_new(&o, st, &counters);
+	ck_assert_ptr_nonnull(acc);
+}
+END_TEST
+
 START_TEST(tick_reports_highest_and_state)
 {
 	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
@@ -387,7 +462,8 @@ START_TEST(bad_input_ignored)
 	ck_assert_uint_eq(out->count, 0);
 	ck_assert_int_eq(paxos_acceptor_handle(NULL, NULL, NULL), PAXOS_E_INVALID);
 	ck_assert_int_eq(paxos_acceptor_tick(NULL, &out->emitter), PAXOS_E_INVALID);
-	ck_assert_ptr_null(paxos_acceptor_new(0, NULL, &counters));
+	ck_assert_ptr_null(
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 0}, NULL, &counters));
 	/* Still working. */
 	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
 	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
@@ -395,6 +471,30 @@ START_TEST(bad_input_ignored)
 END_TEST
 
 /* An instance the memory backend will not reach for is dropped, not a storage failure. */
+/* A ballot beyond every plausible epoch is a forgery or a bug: promising it would lock the
+ * proposers out of the instance for good (for a durable store, even across restarts). */
+START_TEST(implausible_ballot_dropped)
+{
+	paxos_ballot last_plausible =
+	    (((uint64_t)PAXOS_PLAUSIBLE_EPOCHS << 32) - 1) * PAXOS_MAX_PROPOSERS + 99;
+	ck_assert_int_eq(prepare(1, UINT64_MAX), PAXOS_OK);
+	ck_assert_int_eq(prepare(2, last_plausible + 1), PAXOS_OK);
+	ck_assert_int_eq(accept_text(3, UINT64_MAX, "forged"), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(counters.implausible_ballots, 3);
+	struct paxos_record rec;
+	for (paxos_iid iid = 1; iid <= 3; iid++)
+		ck_assert_int_eq(st->ops->get(st, iid, &rec), 0);
+	/* The proposers still get their promise. */
+	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise.ballot, 101);
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(2, last_plausible), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS)->u.promise.ballot,
+			  last_plausible);
+}
+END_TEST
+
 START_TEST(far_instance_dropped)
 {
 	ck_assert_int_eq(prepare(1ull << 40, 101), PAXOS_OK);
@@ -531,7 +631,8 @@ static struct failing_storage *use_failing_storage(void)
 	f->inner = st;
 	f->fail = OP_NONE;
 	st = &f->base;
-	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
 	ck_assert_ptr_nonnull(acc);
 	return f;
 }
@@ -770,6 +871,7 @@ END_TEST
 START_TEST(batch_without_storage_work_opens_nothing)
 {
 	struct failing_storage *f = use_watched_storage();
+	paxos_acceptor_decided(acc, 3);
 	ck_assert_int_eq(trim(3), PAXOS_OK);
 	f->begins = f->commits = 0;
 	const struct paxos_message msgs[] = {prepare_msg(2, 101),
@@ -1305,7 +1407,8 @@ START_TEST(learned_joins_the_next_commit)
 	ck_assert(f->open);
 	paxos_acceptor_free(acc);
 	ck_assert(!f->open);
-	acc = paxos_acceptor_new(ACCEPTOR_ID, st, &counters);
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
 	ck_assert(stored(2).final);
 }
 END_TEST
@@ -1479,6 +1582,9 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(tc, other_messages_ignored);
 	tcase_add_test(tc, bad_input_ignored);
 	tcase_add_test(tc, far_instance_dropped);
+	tcase_add_test(tc, implausible_ballot_dropped);
+	tcase_add_test(tc, trim_limited_to_decided);
+	tcase_add_test(tc, repeat_capped_and_budgeted);
 	suite_add_tcase(s, tc);
 
 	TCase *failures = tcase_create("storage contract");

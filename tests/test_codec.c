@@ -1278,6 +1278,65 @@ END_TEST
 
 /* ---- status strings ---- */
 
+/* The node's screening helpers: which ballots are plausible, which acceptor a message names. */
+START_TEST(test_message_screening_helpers)
+{
+	const paxos_ballot implausible = ((uint64_t)PAXOS_PLAUSIBLE_EPOCHS << 32) * 100;
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.ballot = implausible - 1;
+	ck_assert(paxos_msg_plausible(&m));
+	m.u.prepare.ballot = implausible;
+	ck_assert(!paxos_msg_plausible(&m));
+	m = (struct paxos_message){.type = PAXOS_MSG_PROMISE};
+	m.u.promise.ballot = 101;
+	m.u.promise.value_ballot = UINT64_MAX;
+	ck_assert(!paxos_msg_plausible(&m));
+	m = (struct paxos_message){.type = PAXOS_MSG_ACCEPT, .u.accept.ballot = UINT64_MAX};
+	ck_assert(!paxos_msg_plausible(&m));
+	m = (struct paxos_message){.type = PAXOS_MSG_ACCEPTED, .u.accepted.ballot = UINT64_MAX};
+	ck_assert(!paxos_msg_plausible(&m));
+	m = (struct paxos_message){.type = PAXOS_MSG_REJECT, .u.reject.ballot = UINT64_MAX};
+	ck_assert(!paxos_msg_plausible(&m));
+	m = (struct paxos_message){.type = PAXOS_MSG_TRIM, .u.trim.iid = UINT64_MAX};
+	ck_assert(paxos_msg_plausible(&m)); /* no ballot */
+
+	uint32_t id = 99;
+	const enum paxos_msg_type naming[] = {PAXOS_MSG_PROMISE, PAXOS_MSG_ACCEPTED,
+					      PAXOS_MSG_REJECT, PAXOS_MSG_ACCEPTOR_STATE,
+					      PAXOS_MSG_TRIMMED};
+	for (size_t i = 0; i < sizeof(naming) / sizeof(naming[0]); i++) {
+		m = (struct paxos_message){.type = naming[i]};
+		switch (naming[i]) {
+		case PAXOS_MSG_PROMISE:
+			m.u.promise.acceptor_id = 5;
+			break;
+		case PAXOS_MSG_ACCEPTED:
+			m.u.accepted.acceptor_id = 5;
+			break;
+		case PAXOS_MSG_REJECT:
+			m.u.reject.acceptor_id = 5;
+			break;
+		case PAXOS_MSG_ACCEPTOR_STATE:
+			m.u.acceptor_state.acceptor_id = 5;
+			break;
+		default:
+			m.u.trimmed.acceptor_id = 5;
+			break;
+		}
+		id = 99;
+		ck_assert(paxos_msg_acceptor(&m, &id));
+		ck_assert_uint_eq(id, 5);
+	}
+	const enum paxos_msg_type anonymous[] = {PAXOS_MSG_PREPARE,   PAXOS_MSG_ACCEPT,
+						 PAXOS_MSG_REPEAT,    PAXOS_MSG_TRIM,
+						 PAXOS_MSG_HEARTBEAT, PAXOS_MSG_CLIENT_VALUE};
+	for (size_t i = 0; i < sizeof(anonymous) / sizeof(anonymous[0]); i++) {
+		m = (struct paxos_message){.type = anonymous[i]};
+		ck_assert(!paxos_msg_acceptor(&m, &id));
+	}
+}
+END_TEST
+
 START_TEST(test_status_strings)
 {
 	const int codes[] = {PAXOS_OK,        PAXOS_E_INVALID, PAXOS_E_TOO_BIG, PAXOS_E_NOMEM,
@@ -1357,6 +1416,7 @@ static Suite *codec_suite(void)
 
 	tc = tcase_create("status");
 	tcase_add_test(tc, test_status_strings);
+	tcase_add_test(tc, test_message_screening_helpers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -103,6 +103,13 @@ START_TEST(raise_only_goes_up)
 	ck_assert_int_eq(
 	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PROPOSER_EPOCH_LIMIT, err, sizeof(err)),
 	    PAXOS_E_INVALID);
+	/* Nor to an implausible epoch: a forged ballot must not use up the epochs. */
+	ck_assert_int_eq(
+	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PLAUSIBLE_EPOCHS, err, sizeof(err)),
+	    PAXOS_E_INVALID);
+	ck_assert_int_eq(
+	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PLAUSIBLE_EPOCHS - 1, err, sizeof(err)),
+	    PAXOS_OK);
 }
 END_TEST
 
@@ -134,10 +141,14 @@ START_TEST(corrupt_file_refused)
 		read_file(2, text, sizeof(text));
 		ck_assert_str_eq(text, bad[i]);
 	}
-	/* The last epoch below the limit is the last one a proposer can take. */
-	write_file(2, "33554430\n");
-	ck_assert_uint_eq(next(2), 33554431);
+	/* The last plausible epoch (paxos/types.h) is the last one a proposer can take. */
+	write_file(2, "1048574\n");
+	ck_assert_uint_eq(next(2), PAXOS_PLAUSIBLE_EPOCHS - 1);
 	uint32_t e;
+	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 2, &e, err, sizeof(err)), PAXOS_E_STORAGE);
+	ck_assert_msg(strstr(err, "used up its 1048576 epochs"), "%s", err);
+	/* A file beyond it (from an older version) is read, but no epoch follows it. */
+	write_file(2, "33554430\n");
 	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 2, &e, err, sizeof(err)), PAXOS_E_STORAGE);
 	ck_assert_msg(strstr(err, "epochs"), "%s", err);
 }

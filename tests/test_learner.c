@@ -143,6 +143,13 @@ static void send_acceptor_state(struct fixture *f, uint32_t acceptor, paxos_iid 
 	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
 }
 
+/* Acceptors 0 and 1, a quorum of the 3, report instances up to highest. */
+static void send_quorum_state(struct fixture *f, paxos_iid highest)
+{
+	send_acceptor_state(f, 0, highest);
+	send_acceptor_state(f, 1, highest);
+}
+
 static void send_trimmed(struct fixture *f, uint32_t acceptor, paxos_iid iid)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
@@ -426,6 +433,7 @@ START_TEST(test_stalled_learner_asks_for_repair)
 	close_instance(f, 2, "x");
 	send_accepted(f, 3, 101, 0, "y"); /* one vote only: not closed */
 	send_accepted(f, 4, 101, 2, "z");
+	send_acceptor_state(f, 1, 4); /* a quorum knows of 4 */
 	tick(f, 0);
 	size_t repairs = 0;
 	paxos_time now = 0;
@@ -461,6 +469,7 @@ START_TEST(test_no_repeat_while_progressing)
 	tick(f, 0);
 	close_instance(f, 1, "a");
 	send_accepted(f, 3, 101, 0, "c"); /* 2 and 3 in flight */
+	send_acceptor_state(f, 2, 3);
 	tick(f, 1000);
 	ck_assert_uint_eq(repeats(f), 0); /* next moved since the baseline */
 	close_instance(f, 2, "b");
@@ -480,7 +489,7 @@ START_TEST(test_repeat_bounded_by_window)
 	struct fixture *f = fixture_new(16, 100, PAXOS_START_FROM_FIRST);
 	send_acceptor_state(f, 0, 50);
 	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 50);
-	send_acceptor_state(f, 1, 20); /* never lowers it */
+	send_acceptor_state(f, 1, 20); /* another acceptor's lower report does not lower it */
 	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 50);
 	close_instance(f, 3, "c");
 	tick(f, 0);
@@ -531,7 +540,7 @@ START_TEST(test_start_from_current)
 	ck_assert_uint_eq(f->sink->delivered_iid[0], 100);
 	ck_assert_str_eq(f->sink->delivered_value[0], "first");
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 101);
-	send_acceptor_state(f, 0, 105);
+	send_quorum_state(f, 105);
 	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 105);
 	fixture_free(f);
 }
@@ -837,6 +846,7 @@ START_TEST(test_trimmed_beyond_window)
 	struct fixture *f = fixture_default(); /* window 16 */
 	close_instance(f, 3, "c");
 	close_instance(f, 10, "j");
+	send_quorum_state(f, 100); /* instances up to 100 exist */
 	send_trimmed(f, 0, 100);
 	send_trimmed(f, 1, 100);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
@@ -866,6 +876,7 @@ START_TEST(test_trimmed_bad_input_ignored)
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	send_accepted(f, 60, 101, 0, "first");
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 60);
+	send_quorum_state(f, 60);
 	/* Below the anchor: nothing lost. */
 	send_trimmed(f, 0, 55);
 	send_trimmed(f, 1, 55);
@@ -877,13 +888,81 @@ START_TEST(test_trimmed_bad_input_ignored)
 	send_acceptor_trim(f, 7, 0, 70);
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
-	/* The largest iid skips to the largest representable next, without wrapping. */
+	/* Trim points beyond every instance heard of count only up to it (60 here). */
 	send_trimmed(f, 0, UINT64_MAX);
 	send_trimmed(f, 2, UINT64_MAX);
+	ck_assert_uint_eq(f->counters.trim_reports_clamped, 2);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 60);
-	ck_assert_uint_eq(f->sink->trimmed_to[0], UINT64_MAX - 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 60);
+	/* The largest iid, once it exists, skips to the largest representable next, without
+	 * wrapping. */
+	send_quorum_state(f, UINT64_MAX);
+	send_trimmed(f, 0, UINT64_MAX);
+	send_trimmed(f, 2, UINT64_MAX);
+	ck_assert_uint_eq(f->sink->trimmed, 2);
+	ck_assert_uint_eq(f->sink->trimmed_from[1], 61);
+	ck_assert_uint_eq(f->sink->trimmed_to[1], UINT64_MAX - 1);
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), UINT64_MAX);
+	fixture_free(f);
+}
+END_TEST
+
+/* Skipping loses instances for good, so it takes the word of a quorum: with 4 acceptors two
+ * reports would leave no quorum to answer, but only the third one skips. */
+START_TEST(test_trimmed_needs_a_quorum)
+{
+	struct paxos_counters c = {0};
+	struct sink *s = calloc(1, sizeof(*s));
+	struct paxos_learner_options o = {.acceptors = 4,
+					  .window = 8,
+					  .max_value = 8,
+					  .repeat_batch = 4,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .deliver_arg = s,
+					  .trimmed = on_trimmed,
+					  .trimmed_arg = s};
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_ptr_nonnull(l);
+	s->learner = l;
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state = (struct paxos_acceptor_state){0, 9, 4};
+	paxos_learner_handle(l, &m, 0, NULL);
+	m.u.acceptor_state.acceptor_id = 3;
+	paxos_learner_handle(l, &m, 0, NULL);
+	paxos_learner_handle(l, &m, 0, NULL); /* the same acceptor again */
+	ck_assert_uint_eq(s->trimmed, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 1);
+	m.u.acceptor_state.acceptor_id = 1;
+	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->trimmed, 1);
+	ck_assert_uint_eq(s->trimmed_to[0], 4);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
+	paxos_learner_free(l);
+	free(s);
+}
+END_TEST
+
+/* One acceptor's report of instances far ahead (forged, or a bug) lasts until that acceptor's
+ * next state: then the learner no longer takes itself for behind or stalled, and sends no more
+ * repeats or repairs. Its trim report alone is no quorum: nothing is skipped. */
+START_TEST(test_one_acceptor_cannot_claim_the_future)
+{
+	struct fixture *f = fixture_default();
+	for (paxos_iid iid = 1; iid <= 3; iid++)
+		close_instance(f, iid, "x");
+	send_acceptor_trim(f, 2, UINT64_MAX, UINT64_MAX - 1);
+	send_accepted_value(f, UINT64_MAX - 5, 101, 2, value_of("far"), false);
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), UINT64_MAX);
+	send_acceptor_trim(f, 2, 3, 0); /* the acceptor's own next state */
+	ck_assert_uint_eq(paxos_learner_highest_seen(f->l), 3);
+	for (paxos_time now = 0; now <= 10000; now += 250)
+		tick(f, now);
+	ck_assert_uint_eq(repeats(f), 0);
+	ck_assert_uint_eq(recorder_count(f->rec, PAXOS_MSG_REPAIR, -1), 0);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 4);
 	fixture_free(f);
 }
 END_TEST
@@ -905,7 +984,10 @@ START_TEST(test_trimmed_single_acceptor)
 	struct paxos_learner *l = paxos_learner_new(&o, &c);
 	ck_assert_ptr_nonnull(l);
 	s->learner = l;
-	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state.highest_accepted = 6; /* instances up to 6 exist */
+	paxos_learner_handle(l, &m, 0, NULL);
+	m = (struct paxos_message){.type = PAXOS_MSG_TRIMMED};
 	m.u.trimmed.acceptor_id = 0;
 	m.u.trimmed.iid = 4;
 	paxos_learner_handle(l, &m, 0, NULL);
@@ -1004,13 +1086,20 @@ START_TEST(test_randomized_recovery)
 
 	paxos_time now = 0;
 	size_t pos = 0;
+	paxos_iid sent_up_to = 0;
 	int rounds = 0;
 	tick(f, now);
 	while (paxos_learner_next_iid(f->l) <= RANDOM_INSTANCES && rounds < 100000) {
 		rounds++;
-		for (int k = 0; k < 40 && pos < n; k++, pos++)
+		for (int k = 0; k < 40 && pos < n; k++, pos++) {
+			if (stream[pos].iid > sent_up_to)
+				sent_up_to = stream[pos].iid;
 			if (!chance(25)) /* lost */
 				send_vote(f, &stream[pos]);
+		}
+		/* Every acceptor's periodic state: how far it accepted. */
+		for (uint32_t a = 0; a < 3; a++)
+			send_acceptor_state(f, a, sent_up_to);
 		recorder_clear(f->rec);
 		now += f->opt.hole_check;
 		tick(f, now);
@@ -1314,7 +1403,7 @@ START_TEST(test_catch_up_asks_batch_after_batch)
 {
 	struct fixture *f = fixture_new(64, 8, PAXOS_START_FROM_FIRST); /* hole_check 1000 */
 	tick(f, 0);
-	send_acceptor_state(f, 0, 1000);
+	send_quorum_state(f, 1000);
 	tick(f, 1);
 	ck_assert_uint_eq(repeats(f), 1);
 	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
@@ -1351,7 +1440,7 @@ START_TEST(test_stalled_learner_paced)
 {
 	struct fixture *f = fixture_new(64, 8, PAXOS_START_FROM_FIRST);
 	tick(f, 0);
-	send_acceptor_state(f, 1, 100000);
+	send_quorum_state(f, 100000);
 	for (paxos_time t = 1; t <= 10000; t += 10)
 		tick(f, t);
 	ck_assert_uint_ge(repeats(f), 10);
@@ -1495,6 +1584,8 @@ static Suite *learner_suite(void)
 	tcase_add_test(trimmed, test_trimmed_beyond_window);
 	tcase_add_test(trimmed, test_trimmed_bad_input_ignored);
 	tcase_add_test(trimmed, test_trimmed_single_acceptor);
+	tcase_add_test(trimmed, test_trimmed_needs_a_quorum);
+	tcase_add_test(trimmed, test_one_acceptor_cannot_claim_the_future);
 	suite_add_tcase(s, trimmed);
 
 	TCase *fetching = tcase_create("fetch");

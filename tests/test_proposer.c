@@ -456,7 +456,9 @@ START_TEST(test_bad_options)
 	o = good;
 	o.epoch = PAXOS_PROPOSER_EPOCH_LIMIT;
 	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
-	o.epoch = PAXOS_PROPOSER_EPOCH_LIMIT - 1;
+	o.epoch = PAXOS_PLAUSIBLE_EPOCHS; /* its ballots would be dropped as implausible */
+	ck_assert_ptr_null(paxos_proposer_new(&o, NULL));
+	o.epoch = PAXOS_PLAUSIBLE_EPOCHS - 1;
 	struct paxos_proposer *last = paxos_proposer_new(&o, NULL);
 	ck_assert_ptr_nonnull(last);
 	paxos_proposer_free(last);
@@ -758,7 +760,7 @@ static bool note_raise(void *arg, uint32_t epoch)
 /* A reject from a later incarnation's ballot: INCREMENTSKIP lands in that epoch's range, so
  * the proposer makes the epoch durable (the callback) before it uses the ballot, or, when it
  * cannot, does not use it at all. */
-static struct sim *sim_behind_later_epoch(bool allow)
+static struct sim *sim_behind(paxos_ballot theirs, bool allow)
 {
 	struct sim *s = sim_new(1, 1, 4);
 	paxos_proposer_free(s->p);
@@ -768,7 +770,6 @@ static struct sim *sim_behind_later_epoch(bool allow)
 	s->p = paxos_proposer_new(&o, &s->counters);
 	raised_to = 0;
 	allow_raise = allow;
-	paxos_ballot theirs = ((3ull << 32) + 7) * PAXOS_MAX_PROPOSERS + 1; /* epoch 3, round 7 */
 	for (uint32_t a = 0; a < NACC; a++)
 		s->acc[a][1].promised = theirs;
 	lead(s);
@@ -777,11 +778,18 @@ static struct sim *sim_behind_later_epoch(bool allow)
 	return s;
 }
 
+static struct sim *sim_behind_later_epoch(bool allow)
+{
+	/* epoch 3, round 7 */
+	return sim_behind(((3ull << 32) + 7) * PAXOS_MAX_PROPOSERS + 1, allow);
+}
+
 START_TEST(test_skip_into_later_epoch_raises_epoch)
 {
 	struct sim *s = sim_behind_later_epoch(true);
 	ck_assert_uint_eq(raised_to, 3);
 	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 3);
+	ck_assert_uint_eq(s->counters.epochs_raised, 1);
 	ck_assert_uint_eq(s->nprepares[1], 2);
 	ck_assert_uint_eq(s->prepares[1][1], ((3ull << 32) + 8) * PAXOS_MAX_PROPOSERS + 2);
 	ck_assert_uint_eq(s->ndelivered, 1);
@@ -804,6 +812,47 @@ START_TEST(test_skip_into_later_epoch_refused)
 	for (uint32_t k = 0; k < s->nprepares[1]; k++)
 		ck_assert_uint_lt(s->prepares[1][k], (2ull << 32) * PAXOS_MAX_PROPOSERS);
 	ck_assert_uint_eq(s->ndelivered, 0);
+	sim_free(s);
+}
+END_TEST
+
+/* A reject far ahead, yet plausible: the proposer raises to exactly the epoch that ballot
+ * needs, once, not to the end of the epoch space. */
+START_TEST(test_far_reject_raises_only_as_needed)
+{
+	uint64_t far = PAXOS_PLAUSIBLE_EPOCHS - 1000;
+	struct sim *s = sim_behind(((far << 32) + 7) * PAXOS_MAX_PROPOSERS + 1, true);
+	ck_assert_uint_eq(raised_to, far);
+	ck_assert_uint_eq(paxos_proposer_epoch(s->p), far);
+	ck_assert_uint_eq(s->counters.epochs_raised, 1);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	sim_free(s);
+}
+END_TEST
+
+/* Rejects and promises with a ballot beyond every plausible epoch (a forgery or a bug) are
+ * dropped and counted: the epoch is not raised, and nothing else changes. */
+START_TEST(test_implausible_ballots_dropped)
+{
+	paxos_ballot forged = ((uint64_t)(PAXOS_PROPOSER_EPOCH_LIMIT - 1) << 32) * 100 + 1;
+	ck_assert(!paxos_ballot_plausible(forged));
+	ck_assert(!paxos_ballot_plausible(UINT64_MAX));
+	ck_assert(paxos_ballot_plausible(
+	    (((uint64_t)PAXOS_PLAUSIBLE_EPOCHS << 32) - 1) * PAXOS_MAX_PROPOSERS + 99));
+	ck_assert(!paxos_ballot_plausible(((uint64_t)PAXOS_PLAUSIBLE_EPOCHS << 32) *
+					  PAXOS_MAX_PROPOSERS));
+	struct sim *s = sim_behind(forged, true);
+	ck_assert_uint_eq(raised_to, 0);
+	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 1);
+	ck_assert_uint_eq(s->counters.epochs_raised, 0);
+	ck_assert_uint_ge(s->counters.implausible_ballots, 2); /* a quorum rejected */
+	ck_assert_uint_eq(s->counters.rejects_received, 0);
+	/* A promise with an implausible value ballot is dropped too. */
+	struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+	m.u.promise = (struct paxos_promise){.iid = 1, .ballot = 102, .value_ballot = UINT64_MAX};
+	uint64_t before = s->counters.implausible_ballots;
+	paxos_proposer_handle(s->p, &m, s->now, &s->out);
+	ck_assert_uint_eq(s->counters.implausible_ballots, before + 1);
 	sim_free(s);
 }
 END_TEST
@@ -1179,6 +1228,28 @@ START_TEST(test_flow_control)
 }
 END_TEST
 
+/* Flow control counts only instances we ran phase 2 for: instances closed by final accepteds
+ * nobody sent (forged, or a bug) do not hold new values back, even past max_backlog. */
+START_TEST(test_flow_control_ignores_instances_not_opened)
+{
+	sim_max_backlog = 2;
+	struct sim *s = sim_new(8, 8, 16);
+	sim_max_backlog = 0;
+	lead(s);
+	run(s);
+	for (paxos_iid iid = 2; iid <= 6; iid++)
+		paxos_proposer_closed(s->p, iid, &(struct paxos_value){0}, s->now, &s->out);
+	uint64_t holds = s->counters.flow_control_holds;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert(s->accept_sent[1]);
+	ck_assert_uint_eq(s->counters.flow_control_holds, holds);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	sim_free(s);
+}
+END_TEST
+
 static Suite *proposer_suite(void)
 {
 	Suite *s = suite_create("proposer");
@@ -1201,6 +1272,9 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_epoch_sets_first_ballot);
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
+	tcase_add_test(t, test_far_reject_raises_only_as_needed);
+	tcase_add_test(t, test_flow_control_ignores_instances_not_opened);
+	tcase_add_test(t, test_implausible_ballots_dropped);
 	tcase_add_test(t, test_found_value_proposed_without_client);
 	tcase_add_test(t, test_other_proposers_value_wins_client_value_moves);
 	tcase_add_test(t, test_stop_leading_requeues_in_order);

@@ -332,7 +332,7 @@ START_TEST(test_restarted_proposer_does_not_reuse_ballots)
 	struct paxos_acceptor *acc[3];
 	for (uint32_t a = 0; a < 3; a++) {
 		st[a] = paxos_storage_memory_new();
-		acc[a] = paxos_acceptor_new(a, st[a], &c);
+		acc[a] = paxos_acceptor_new(&(struct paxos_acceptor_options){.id = a}, st[a], &c);
 	}
 	struct recorder *out = recorder_new(), *answers = recorder_new();
 	struct paxos_proposer_options o = {.id = 0,
@@ -466,7 +466,7 @@ static void run_without_quorum(bool learning)
 	struct paxos_acceptor *acc[3];
 	for (uint32_t a = 0; a < 3; a++) {
 		st[a] = paxos_storage_memory_new();
-		acc[a] = paxos_acceptor_new(a, st[a], &c);
+		acc[a] = paxos_acceptor_new(&(struct paxos_acceptor_options){.id = a}, st[a], &c);
 	}
 	struct recorder *answers = recorder_new();
 	/* a0's own learner, as lib/node.c runs it for a learning acceptor. */

@@ -2,17 +2,38 @@
 #ifndef PAXOS_ACCEPTOR_H
 #define PAXOS_ACCEPTOR_H
 
+#include <paxos/config.h>
 #include <paxos/counters.h>
 #include <paxos/message.h>
 #include <paxos/storage.h>
 
 struct paxos_acceptor;
 
-/* Most instances one repeat request is answered for; the rest must be asked again. */
+/* Most instances one repeat request is ever answered for; the rest must be asked again. */
 #define PAXOS_ACCEPTOR_MAX_REPEAT 512u
 
+/* The default repeat budget: this many full repeat requests between two ticks. */
+#define PAXOS_ACCEPTOR_REPEAT_BURST 4u
+
+struct paxos_acceptor_options {
+	uint32_t id;
+	/* Most instances one repeat request is answered for (learner-repeat-batch: what an
+	 * honest learner asks for at most); 0 or above PAXOS_ACCEPTOR_MAX_REPEAT: that. */
+	uint32_t repeat_batch;
+	/* Most instances answered again between two ticks, over all requests: a flood of
+	 * requests costs the acceptor, and the network, no more than this per tick. Requests
+	 * beyond it are dropped (counted as repeats_deferred); learners ask again. 0:
+	 * PAXOS_ACCEPTOR_REPEAT_BURST * repeat_batch. */
+	uint32_t repeat_budget;
+};
+
+/* Fills options from a configuration. */
+void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
 /* The acceptor does not own st or counters; both must outlive it. */
-struct paxos_acceptor *paxos_acceptor_new(uint32_t id, struct paxos_storage *st,
+struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
+					  struct paxos_storage *st,
 					  struct paxos_counters *counters);
 void paxos_acceptor_free(struct paxos_acceptor *a);
 
@@ -96,8 +117,23 @@ uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
  */
 void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
 
+/*
+ * Trims (PAXOS_MSG_TRIM) drop instances for good, so the acceptor applies them only as far as
+ * instances are known decided: a trim beyond is cut down to that point (counted as
+ * trims_clamped). decided tells it that every instance up to iid is decided (its node's
+ * learner delivered them, or skipped them as trimmed by a quorum). An acceptor never told so
+ * (no learner beside it: learning-acceptors no) cannot know what is decided; it trims at most
+ * up to the highest instance it accepted, which stops trims far ahead of the cluster but not
+ * one that reaches in-flight instances.
+ */
+void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid);
+
+/* The highest instance a trim may reach now (see paxos_acceptor_decided). */
+paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a);
+
 /* Periodic: apply the retention bound, then resend the highest accepted instance and the
- * acceptor state to the learners, so they find their holes when traffic is low. */
+ * acceptor state to the learners, so they find their holes when traffic is low; the repeat
+ * budget starts afresh. */
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);
 
 #endif

@@ -12,6 +12,8 @@
 	X(messages_sent, "messages sent")                                                          \
 	X(malformed_datagrams, "malformed datagrams dropped")                                      \
 	X(auth_failures, "datagrams dropped: no valid tag (auth-key-file), forged or other key")   \
+	X(implausible_ballots, "messages dropped: a ballot beyond PAXOS_PLAUSIBLE_EPOCHS")         \
+	X(forged_senders, "messages dropped: they name an acceptor that did not send them")        \
 	X(send_errors, "datagrams the socket refused")                                             \
 	X(phase1_timeouts, "phase 1 timeouts (TO1)")                                               \
 	X(phase2_timeouts, "phase 2 timeouts (TO2)")                                               \
@@ -38,12 +40,17 @@
 	X(duplicate_acceptors, "hellos from another acceptor with this id (a newer one stops)")    \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
+	X(trims_clamped, "trim requests cut down to the instances known decided")                  \
+	X(repeats_capped, "repeat requests cut down to learner-repeat-batch instances")            \
+	X(repeats_deferred, "repeat instances left unanswered: the tick's repeat budget is spent") \
+	X(epochs_raised, "proposer epoch raised to beat a later incarnation's ballot")             \
 	X(values_delivered, "instances delivered (each a batch of client values)")                 \
 	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
 	X(client_values_delivered, "client values unpacked from instances for the application")    \
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
-	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")
+	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
+	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")
 
 struct paxos_counters {
 #define PAXOS_COUNTER_FIELD(name, text) uint64_t name;

@@ -18,10 +18,11 @@ typedef void (*paxos_deliver_fn)(void *arg, paxos_iid iid, const struct paxos_va
 typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
 /*
- * Called once when instances from..to can no longer be learned: enough acceptors trimmed
- * them (thesis 3.4.1) that no quorum can answer for them, and the learner has not delivered
- * them. The learner skips them (next becomes to + 1, already during the call); the
- * application should load a snapshot covering at least instance to.
+ * Called once when instances from..to can no longer be learned: a quorum of acceptors
+ * reported them trimmed (thesis 3.4.1), and the learner has not delivered them. Reports count
+ * only up to the highest instance the learner has heard of. The learner skips them (next becomes to
+ * + 1, already during the call); the application should load a snapshot covering at least instance
+ * to.
  */
 typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 
@@ -107,7 +108,8 @@ int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, 
 /* The lowest instance not yet delivered. */
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
-/* Highest instance the learner knows exists (from any message); 0 if none. */
+/* Highest instance the acceptors report having accepted (accepted messages, and each
+ * acceptor's last state, which replaces its earlier reports); 0 if none. */
 paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);
 
 #endif

@@ -11,7 +11,8 @@
 
 struct paxos_proposer;
 
-/* Epochs (incarnation numbers) stay below this, so that every ballot fits in 64 bits. */
+/* Ballots have room for this many epochs (incarnation numbers), so that every ballot fits in
+ * 64 bits; a proposer uses only the first PAXOS_PLAUSIBLE_EPOCHS of them (paxos/types.h). */
 #define PAXOS_PROPOSER_EPOCH_LIMIT (1u << 25)
 
 /* Called before the proposer first uses a ballot in the range of a later epoch than any it
@@ -22,7 +23,7 @@ typedef bool (*paxos_raise_epoch_fn)(void *arg, uint32_t epoch);
 
 struct paxos_proposer_options {
 	uint32_t id; /* 0 .. PAXOS_MAX_PROPOSERS-1 */
-	/* This incarnation, below PAXOS_PROPOSER_EPOCH_LIMIT: a restarted proposer must get a
+	/* This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
 	 * higher one (paxos_proposer_next_epoch), or it could reuse its earlier ballots. */
 	uint32_t epoch;
 	paxos_raise_epoch_fn raise_epoch;
@@ -99,7 +100,8 @@ uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
  * Durable incarnation numbers (lib/epoch.c), in <storage-path>/proposer-<id>/epoch.
  * next_epoch reads the stored epoch (0 when there is none), stores it plus one (temporary
  * file, fsync, rename, fsync of the directory) and returns that in *epoch: the epoch of the
- * proposer starting now. raise_epoch stores epoch unless a higher one is stored already.
+ * proposer starting now, below PAXOS_PLAUSIBLE_EPOCHS. raise_epoch stores epoch (below
+ * PAXOS_PLAUSIBLE_EPOCHS) unless a higher one is stored already.
  * Both return PAXOS_OK, or an error with a message in err (a corrupt file is not overwritten).
  */
 int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t *epoch,

@@ -14,6 +14,21 @@ typedef uint64_t paxos_time;   /* monotonic time in microseconds */
  * carries the proposer's incarnation (epoch) above its round (see proposer/ballot.h). */
 #define PAXOS_MAX_PROPOSERS 100u
 
+/*
+ * Ballots have room for 2^25 proposer epochs (PAXOS_PROPOSER_EPOCH_LIMIT), but no proposer
+ * restarts a million times: a ballot in epoch PAXOS_PLAUSIBLE_EPOCHS or later is a forgery or a
+ * bug. Every core drops such a ballot as malformed (counted as implausible_ballots), so one bad
+ * datagram cannot make acceptors promise, or a proposer jump, to the end of the ballot space.
+ * Proposers never take or raise to an epoch at or beyond it either.
+ */
+#define PAXOS_PLAUSIBLE_EPOCHS (1u << 20)
+
+/* Whether ballot b lies below epoch PAXOS_PLAUSIBLE_EPOCHS (seq = b / n, epoch = seq >> 32). */
+static inline bool paxos_ballot_plausible(paxos_ballot b)
+{
+	return (b / PAXOS_MAX_PROPOSERS) >> 32 < PAXOS_PLAUSIBLE_EPOCHS;
+}
+
 /* Acceptor ids must fit in the 32-bit quorum masks the cores use. */
 #define PAXOS_MAX_ACCEPTORS 32u
 

@@ -402,7 +402,8 @@ static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_val
 static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 {
 	struct sim_acceptor *a = &s->acc[i];
-	a->core = paxos_acceptor_new(i, a->st, &a->counters);
+	a->core =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = i}, a->st, &a->counters);
 	struct paxos_acceptor_membership m = {.acceptors = s->o.acceptors,
 					      .proposers = s->o.proposers,
 					      .incarnation = ++s->incarnations,

@@ -1,0 +1,108 @@
+/*
+ * What the node refuses of a decoded datagram before any core sees it, and saying so: a
+ * message that names an acceptor the datagram's header does not come from (one datagram must
+ * not speak for several acceptors), and a ballot beyond any epoch a proposer can reach. Each
+ * refusal is counted, and logged with the sender at a bounded rate: a flood of forged
+ * datagrams must not become a flood of log lines.
+ */
+#include "node_internal.h"
+
+#include "clock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const char *const sender_roles[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
+							   "client"};
+
+const char *node_role_name(enum paxos_role role)
+{
+	return (unsigned)role < PAXOS_ROLE_COUNT ? sender_roles[role] : "unknown";
+}
+
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+{
+	paxos_time now = paxos_now();
+	if (now < n->refusals_since || now - n->refusals_since >= NODE_REFUSAL_PERIOD) {
+		if (n->refusals_unlogged)
+			fprintf(stderr, "paxos: %llu more refusals not logged\n",
+				(unsigned long long)n->refusals_unlogged);
+		n->refusals_since = now;
+		n->refusals_logged = 0;
+		n->refusals_unlogged = 0;
+	}
+	if (n->refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
+		n->refusals_unlogged++;
+		return;
+	}
+	n->refusals_logged++;
+	char what[192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "paxos: refused: %s (datagram from %s %u)\n", what,
+		node_role_name(from->role), from->sender_id);
+}
+
+/* What the acceptor core will cut down (and count) is said here, where the sender is known. */
+static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header *from,
+				 const struct paxos_message *m)
+{
+	if (m->type == PAXOS_MSG_TRIM) {
+		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor);
+		if (m->u.trim.iid > limit)
+			node_refused(n, from,
+				     "trim to %llu cut to %llu: later instances are not known "
+				     "decided",
+				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
+	} else if (m->type == PAXOS_MSG_REPEAT) {
+		n->repeat_from = *from;
+		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
+			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",
+				     (unsigned long long)m->u.repeat.from,
+				     (unsigned long long)m->u.repeat.to, n->cfg.repeat_batch);
+	}
+}
+
+void node_note_deferred_repeats(struct paxos_node *n, uint64_t before)
+{
+	uint64_t now = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
+	if (now > before)
+		node_refused(n, &n->repeat_from,
+			     "%llu repeat requests left unanswered: the repeat budget until the "
+			     "next acceptor tick is spent",
+			     (unsigned long long)(now - before));
+}
+
+bool node_screen(struct paxos_node *n, const struct paxos_header *from,
+		 const struct paxos_message *m)
+{
+	uint32_t acceptor;
+	if (paxos_msg_acceptor(m, &acceptor) &&
+	    (from->role != PAXOS_ROLE_ACCEPTOR || from->sender_id != acceptor)) {
+		n->transport.forged_senders++;
+		node_refused(n, from, "%s naming acceptor %u", paxos_msg_type_name(m->type),
+			     acceptor);
+		return false;
+	}
+	/* An answer to a recovering acceptor names its sender apart from the acceptor asking. */
+	if (m->type == PAXOS_MSG_RECOVER_INFO && (from->role != m->u.recover_info.role ||
+						  from->sender_id != m->u.recover_info.sender_id)) {
+		n->transport.forged_senders++;
+		node_refused(n, from, "recover_info naming %s %u",
+			     m->u.recover_info.role == PAXOS_ROLE_ACCEPTOR ? "acceptor"
+									   : "proposer",
+			     m->u.recover_info.sender_id);
+		return false;
+	}
+	if (!paxos_msg_plausible(m)) {
+		n->transport.implausible_ballots++;
+		node_refused(n, from, "%s with a ballot beyond epoch %u",
+			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
+		return false;
+	}
+	if (n->acceptor)
+		note_acceptor_limits(n, from, m);
+	return true;
+}
