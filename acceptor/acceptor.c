@@ -82,14 +82,6 @@ struct paxos_acceptor {
 	uint64_t duplicate_since;  /* ticks when an older duplicate was first heard */
 };
 
-void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
-					const struct paxos_config *cfg, uint32_t id)
-{
-	memset(o, 0, sizeof(*o));
-	o->id = id;
-	o->repeat_batch = cfg->repeat_batch;
-}
-
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
 					  struct paxos_storage *st, struct paxos_counters *counters)
 {
@@ -343,6 +335,15 @@ static void handle_recover_info(struct paxos_acceptor *a, const struct paxos_rec
 	if (r->highest_ballot > a->heard_ballot)
 		a->heard_ballot = r->highest_ballot;
 	maybe_recovered(a);
+}
+
+static void emit_hello(struct paxos_acceptor *a, const struct paxos_emitter *out)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello.acceptor_id = a->id;
+	m.u.acceptor_hello.incarnation = a->m.incarnation;
+	m.u.acceptor_hello.recovering = a->recovering;
+	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
 /* Another acceptor's hello: a duplicate of ours stops the newer of the two; a recovering one
@@ -689,6 +690,8 @@ static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *ms
 {
 	for (size_t i = 0; i < n; i++) {
 		int rc = handle_one(a, &msgs[i], n - i - 1);
+		if (rc == PAXOS_E_DUPLICATE)
+			emit_hello(a, out); /* once more, so that the running one hears of us */
 		if (rc != PAXOS_OK)
 			return fail(a, rc);
 	}
@@ -764,13 +767,10 @@ static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_recor
  * proposers too (answers may be lost: asked until recovered). */
 static void say_hello(struct paxos_acceptor *a, const struct paxos_emitter *out)
 {
-	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-	m.u.acceptor_hello.acceptor_id = a->id;
-	m.u.acceptor_hello.incarnation = a->m.incarnation;
-	m.u.acceptor_hello.recovering = a->recovering;
-	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+	emit_hello(a, out);
 	if (!a->recovering)
 		return;
+	struct paxos_message m;
 	a->recovery_age++;
 	maybe_recovered(a);
 	if (!a->recovering)

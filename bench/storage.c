@@ -7,6 +7,7 @@
  * acceptor does. With values outstanding fixed, a commit on the path of every value bounds
  * what Paxos can deliver: see docs/BENCHMARKS.md.
  */
+#include <paxos/storage_backends.h>
 #include <paxos/config.h>
 #include <paxos/storage.h>
 

@@ -65,18 +65,6 @@ struct paxos_learner {
 	uint8_t *fetch_values;
 };
 
-void paxos_learner_options_from_config(struct paxos_learner_options *o,
-				       const struct paxos_config *cfg)
-{
-	memset(o, 0, sizeof(*o));
-	o->acceptors = cfg->acceptors;
-	o->window = cfg->learner_window;
-	o->max_value = paxos_config_max_instance_value(cfg);
-	o->repeat_batch = cfg->repeat_batch;
-	o->hole_check = (paxos_time)cfg->hole_check_ms * 1000;
-	o->start = cfg->learner_start;
-}
-
 static bool options_valid(const struct paxos_learner_options *o)
 {
 	return o->acceptors > 0 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window > 0 &&

@@ -20,18 +20,6 @@ struct paxos_election {
 	uint32_t leader;
 };
 
-void paxos_election_options_from_config(struct paxos_election_options *o,
-					const struct paxos_config *cfg, uint32_t id)
-{
-	memset(o, 0, sizeof(*o));
-	o->id = id;
-	o->proposers = cfg->proposers;
-	o->heartbeat_interval = (paxos_time)cfg->heartbeat_interval_ms * 1000;
-	o->heartbeat_timeout = (paxos_time)cfg->heartbeat_timeout_ms * 1000;
-	o->manual = cfg->election == PAXOS_ELECTION_MANUAL;
-	o->manual_leader = cfg->leader;
-}
-
 static bool options_valid(const struct paxos_election_options *o)
 {
 	return o->proposers >= 1 && o->proposers <= PAXOS_MAX_PROPOSERS && o->id < o->proposers &&

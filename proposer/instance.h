@@ -71,7 +71,7 @@ struct instance {
 	uint32_t v2_len;
 	bool has_v2;
 	bool cv;         /* v2 came from a client (the pending list): a frame we packed */
-	uint32_t values; /* with cv: client values in v2 (lib/batch.h frame) */
+	uint32_t values; /* with cv: client values in v2 (lib/core/batch.h frame) */
 	bool opened;     /* phase 2 sent at least once: a closed instance we ran ourselves */
 	paxos_time deadline;
 	paxos_time sent_at; /* when the current prepare or accept went out */
@@ -87,7 +87,7 @@ struct rtt_estimate {
 };
 
 /* What every instance shares: configuration, the pending list and the counters.
- * Instance values are frames of client values (lib/batch.h, thesis 3.7.4). */
+ * Instance values are frames of client values (lib/core/batch.h, thesis 3.7.4). */
 struct instance_ctx {
 	uint32_t proposer_id;
 	uint32_t epoch;            /* first ballots are ballot_first(proposer_id, epoch) */

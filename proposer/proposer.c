@@ -47,25 +47,6 @@ struct paxos_proposer {
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 };
 
-void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
-					const struct paxos_config *cfg, uint32_t id)
-{
-	memset(o, 0, sizeof(*o));
-	o->id = id;
-	o->acceptors = cfg->acceptors;
-	o->window = cfg->proposer_window;
-	o->concurrency = cfg->proposer_concurrency;
-	o->pending_size = cfg->pending_size;
-	o->max_value = paxos_config_max_instance_value(cfg);
-	o->batch_limit = cfg->value_batch_limit;
-	o->max_backlog = cfg->proposer_max_backlog;
-	o->phase1_timeout = (paxos_time)cfg->phase1_timeout_ms * 1000;
-	o->phase2_timeout = (paxos_time)cfg->phase2_timeout_ms * 1000;
-	o->adaptive = cfg->adaptive_timeouts;
-	o->timeout_floor = (paxos_time)cfg->timeout_floor_ms * 1000;
-	o->timeout_ceiling = (paxos_time)cfg->timeout_ceiling_ms * 1000;
-}
-
 /*
  * Values in flight (flow control, thesis 4.6.1): the instances hold at most this many client
  * values, max(window, pending_size) but no more than window full batches. The pending list has

@@ -50,7 +50,7 @@ start proposer paxos-proposer -c "$CONF" -i 0
 start learner paxos-learner -c "$CONF" -o "$WORK/learner.out"
 wait_joined
 
-# --- the datagrams (msgpack, see lib/codec.h) --------------------------------------------
+# --- the datagrams (msgpack, see lib/net/codec.h) --------------------------------------------
 hdr() { echo "94cd505802$(printf %02x "$1")00"; } # [magic, version 2, role $1, id 0]
 IID_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 BALLOT_MAX=ceffffffff                             # 2^32-1 as uint32

@@ -1,5 +1,6 @@
 /* The acceptor core against the memory backend and a storage that fails on demand. */
 #include <check.h>
+#include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Authenticated datagrams (lib/auth.h): tags that verify only untouched under the same key,
+/* Authenticated datagrams (lib/net/auth.h): tags that verify only untouched under the same key,
  * key files that are refused unless private and exactly one key long. */
 #include <check.h>
 #include <fcntl.h>

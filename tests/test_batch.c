@@ -1,4 +1,4 @@
-/* Value batching frames (lib/batch.h): round trip, bounds, malformed input. */
+/* Value batching frames (lib/core/batch.h): round trip, bounds, malformed input. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

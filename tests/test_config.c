@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <paxos/options.h>
 #include <paxos/config.h>
 #include <paxos/learner.h>
 #include <paxos/proposer.h>
@@ -120,7 +121,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.value_batch_limit, 64);
 	ck_assert_uint_eq(cfg.proposer_max_backlog, 32);
 	ck_assert_str_eq(cfg.auth_key_file, ""); /* no key: datagrams are not authenticated */
-	/* A client value is framed in an instance value with a 4-byte length (lib/batch.h). */
+	/* A client value is framed in an instance value with a 4-byte length (lib/core/batch.h). */
 	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD);
 	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - PAXOS_WIRE_OVERHEAD - 4);
 }

@@ -7,6 +7,7 @@
  * one instance.
  */
 #include <check.h>
+#include <paxos/options.h>
 #include <paxos/election.h>
 #include <paxos/proposer.h>
 #include <stdio.h>
@@ -414,7 +415,8 @@ static void learn(uint32_t a, paxos_iid iid, paxos_ballot b, const uint8_t *v, u
 	while (C->next < MAXI && C->learn[C->next].chosen) {
 		struct learner_slot *d = &C->learn[C->next];
 		struct paxos_value dv = {d->chosen_value, d->chosen_len};
-		/* An instance value is a frame (lib/batch.h); batching is off here: one value. */
+		/* An instance value is a frame (lib/core/batch.h); batching is off here: one value.
+		 */
 		struct paxos_batch_iter it;
 		struct paxos_value one = {NULL, 0};
 		paxos_batch_iter_init(&it, &dv);

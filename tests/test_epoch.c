@@ -1,6 +1,7 @@
-/* Durable proposer epochs (lib/epoch.c): <storage-path>/proposer-<id>/epoch. */
+/* Durable proposer epochs (lib/storage/epoch.c): <storage-path>/proposer-<id>/epoch. */
 #include <check.h>
 #include <ftw.h>
+#include <paxos/epoch.h>
 #include <paxos/proposer.h>
 #include <limits.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <paxos/storage_backends.h>
 #include <paxos/paxos.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,10 +3,11 @@
  * the ballot is at least the promised one, accept likewise, reject otherwise) and a tiny
  * quorum learner that reports closed/delivered instances back, like the internal learner.
  * Messages travel through a simulated network that can lose, drop by type and reorder.
- * Instance values are frames of client values (lib/batch.h); the learner here unpacks them
+ * Instance values are frames of client values (lib/core/batch.h); the learner here unpacks them
  * and records each client value with its instance and position.
  */
 #include <check.h>
+#include <paxos/options.h>
 #include <paxos/proposer.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
  * "next1", "next2". Event inputs: P = promise from acceptor 1 for ballot 102 without a value;
  * REJECT = ballot 507; C = "mine"; D = the row's delivered value ("mine" unless stated).
  *
- * Instance values are frames of client values (lib/batch.h): "mine", "found", the accept
+ * Instance values are frames of client values (lib/core/batch.h): "mine", "found", the accept
  * values and D's value below are frames of that one value; the pending list holds the
  * client values themselves. The table runs with batch_limit 1 (one value per instance);
  * the batch_* cases after it pack several.

@@ -1,4 +1,5 @@
 #include <check.h>
+#include <paxos/storage_backends.h>
 #include <paxos/serializer.h>
 #include <stdlib.h>
 
@@ -28,7 +29,7 @@ static void teardown(void)
 	recorder_free(rec);
 }
 
-/* Instance values are frames (lib/batch.h): this one must hold exactly the client value s. */
+/* Instance values are frames (lib/core/batch.h): this one must hold exactly the client value s. */
 static int frame_holds(const struct paxos_value *frame, const char *s)
 {
 	struct paxos_batch_iter it;

@@ -9,6 +9,8 @@
  * Acceptors are learning acceptors (thesis 3.7.5) unless --learning-acceptors no.
  */
 #include <check.h>
+#include <paxos/epoch.h>
+#include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
 #include <paxos/proposer.h>
@@ -286,7 +288,7 @@ static void route_to_proposer(struct recorder *from, struct paxos_proposer *p, s
 
 static char delivered_text[64];
 
-/* Remembers the first client value of a frame (lib/batch.h: what proposers propose), or the
+/* Remembers the first client value of a frame (lib/core/batch.h: what proposers propose), or the
  * bytes themselves (the learner-only tests hand values to the learner core directly). */
 static void remember_delivery(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
@@ -469,7 +471,7 @@ static void run_without_quorum(bool learning)
 		acc[a] = paxos_acceptor_new(&(struct paxos_acceptor_options){.id = a}, st[a], &c);
 	}
 	struct recorder *answers = recorder_new();
-	/* a0's own learner, as lib/node.c runs it for a learning acceptor. */
+	/* a0's own learner, as lib/node/node.c runs it for a learning acceptor. */
 	struct paxos_learner_options lo = {.acceptors = 3,
 					   .window = 16,
 					   .max_value = 64,

@@ -1,6 +1,7 @@
 /* Storage conformance: every backend in the table must pass the same suite, written against
  * include/paxos/storage.h only. */
 #include <check.h>
+#include <paxos/storage_backends.h>
 #include <paxos/storage.h>
 
 #include <fcntl.h>

@@ -2,7 +2,6 @@
 #ifndef PAXOS_ACCEPTOR_H
 #define PAXOS_ACCEPTOR_H
 
-#include <paxos/config.h>
 #include <paxos/counters.h>
 #include <paxos/message.h>
 #include <paxos/storage.h>
@@ -26,10 +25,6 @@ struct paxos_acceptor_options {
 	 * PAXOS_ACCEPTOR_REPEAT_BURST * repeat_batch. */
 	uint32_t repeat_budget;
 };
-
-/* Fills options from a configuration. */
-void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
-					const struct paxos_config *cfg, uint32_t id);
 
 /* The acceptor does not own st or counters; both must outlive it. */
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
@@ -81,7 +76,8 @@ int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct
  * (floor) and at ballots above every one reported (fence); lower ballots are rejected with the
  * fence, so proposers skip past it. Every acceptor sends a hello with its incarnation each
  * tick: one that still hears its own id with an older incarnation two ticks after it first
- * did stops (PAXOS_E_DUPLICATE from paxos_acceptor_handle_batch: a crashed predecessor's
+ * did stops (PAXOS_E_DUPLICATE from paxos_acceptor_handle_batch, after its hello once more
+ * so that the other logs it: a crashed predecessor's
  * last hello may arrive late, a live one goes on); every one counts them
  * (duplicate_acceptors).
  */

@@ -3,16 +3,12 @@
 #define PAXOS_CONFIG_H
 
 #include <netinet/in.h>
+#include <paxos/learner.h>
 #include <paxos/types.h>
 
 struct paxos_endpoint {
 	struct in_addr addr; /* multicast group */
 	uint16_t port;
-};
-
-enum paxos_learner_start {
-	PAXOS_START_FROM_FIRST = 0,   /* fill everything from instance 1 */
-	PAXOS_START_FROM_CURRENT = 1, /* start at the first instance it can close */
 };
 
 /* Who chooses the leader among the proposers (thesis 3.6.3, 4.7). */
@@ -74,7 +70,7 @@ struct paxos_config {
 	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
 	bool storage_fresh;        /* wipe the acceptor's store at start */
 	bool learning_acceptors;   /* acceptors also learn and keep decisions final (3.7.5) */
-	/* The cluster's key: every datagram carries a tag under it (lib/auth.h). Empty: none,
+	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
 	char auth_key_file[PAXOS_PATH_MAX + 1];
 };
@@ -94,7 +90,7 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 const char *paxos_durability_name(enum paxos_durability mode);
 
 /* Largest value a client may submit under this configuration: an instance value frames it
- * with a 4-byte length (lib/batch.h), and a datagram with an auth-key-file ends with a tag. */
+ * with a 4-byte length (lib/core/batch.h), and a datagram with an auth-key-file ends with a tag. */
 uint32_t paxos_config_max_value(const struct paxos_config *cfg);
 
 /* Largest instance value (a frame of client values) under this configuration. */

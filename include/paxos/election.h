@@ -7,7 +7,6 @@
 #ifndef PAXOS_ELECTION_H
 #define PAXOS_ELECTION_H
 
-#include <paxos/config.h>
 #include <paxos/message.h>
 
 struct paxos_election;
@@ -26,10 +25,6 @@ struct paxos_election_options {
 	paxos_leader_fn changed; /* may be NULL */
 	void *changed_arg;
 };
-
-/* Fills options from a configuration (callback left NULL). */
-void paxos_election_options_from_config(struct paxos_election_options *o,
-					const struct paxos_config *cfg, uint32_t id);
 
 /*
  * Every proposer is presumed alive at creation (as if just heard), so a starting cluster

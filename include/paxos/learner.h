@@ -2,11 +2,15 @@
 #ifndef PAXOS_LEARNER_H
 #define PAXOS_LEARNER_H
 
-#include <paxos/config.h>
 #include <paxos/counters.h>
 #include <paxos/message.h>
 
 struct paxos_learner;
+
+enum paxos_learner_start {
+	PAXOS_START_FROM_FIRST = 0,   /* fill everything from instance 1 */
+	PAXOS_START_FROM_CURRENT = 1, /* start at the first instance it can close */
+};
 
 /* Called in instance order, exactly once per instance; value is valid during the call. */
 typedef void (*paxos_deliver_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
@@ -61,10 +65,6 @@ struct paxos_learner_options {
 	paxos_trimmed_fn trimmed; /* may be NULL: the instances are skipped all the same */
 	void *trimmed_arg;
 };
-
-/* Fills options from a configuration (callbacks left NULL). */
-void paxos_learner_options_from_config(struct paxos_learner_options *o,
-				       const struct paxos_config *cfg);
 
 /* Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
  * buffer per instance tracked. The configuration check refuses more than the machine can

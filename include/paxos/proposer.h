@@ -5,7 +5,6 @@
 #ifndef PAXOS_PROPOSER_H
 #define PAXOS_PROPOSER_H
 
-#include <paxos/config.h>
 #include <paxos/counters.h>
 #include <paxos/message.h>
 
@@ -32,18 +31,16 @@ struct paxos_proposer_options {
 	uint32_t window;       /* instances with phase 1 pre-executed */
 	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */
 	uint32_t pending_size; /* bounded pending list of client values */
-	uint32_t max_value;    /* largest instance value: a frame of client values (lib/batch.h) */
-	uint32_t batch_limit;  /* client values per instance; 0 or 1 = one (thesis 3.7.4) */
-	uint32_t max_backlog;  /* flow control: see paxos.conf proposer-max-backlog; 0 = off */
+	uint32_t
+	    max_value; /* largest instance value: a frame of client values (lib/core/batch.h) */
+	uint32_t batch_limit;      /* client values per instance; 0 or 1 = one (thesis 3.7.4) */
+	uint32_t max_backlog;      /* flow control: see paxos.conf proposer-max-backlog; 0 = off */
 	paxos_time phase1_timeout; /* microseconds */
 	paxos_time phase2_timeout;
 	bool adaptive;              /* timeouts follow measured round trips */
 	paxos_time timeout_floor;   /* adaptive timeouts stay above; 0: none */
 	paxos_time timeout_ceiling; /* no timeout exceeds it; 0: no ceiling */
 };
-
-void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
-					const struct paxos_config *cfg, uint32_t id);
 
 /* Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
  * pending list, (pending_size + values in flight) x max_value, and the window's values,
@@ -95,18 +92,5 @@ uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 
 /* The highest epoch the proposer uses ballots of: its own, or one it raised to. */
 uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
-
-/*
- * Durable incarnation numbers (lib/epoch.c), in <storage-path>/proposer-<id>/epoch.
- * next_epoch reads the stored epoch (0 when there is none), stores it plus one (temporary
- * file, fsync, rename, fsync of the directory) and returns that in *epoch: the epoch of the
- * proposer starting now, below PAXOS_PLAUSIBLE_EPOCHS. raise_epoch stores epoch (below
- * PAXOS_PLAUSIBLE_EPOCHS) unless a higher one is stored already.
- * Both return PAXOS_OK, or an error with a message in err (a corrupt file is not overwritten).
- */
-int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t *epoch,
-			      char *err, size_t errlen);
-int paxos_proposer_raise_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t epoch,
-			       char *err, size_t errlen);
 
 #endif

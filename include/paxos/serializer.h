@@ -14,7 +14,7 @@
 struct paxos_serializer;
 
 /* Resumes after the highest instance st holds. Neither st nor counters is owned. Each client
- * value becomes the frame of one value (lib/batch.h), as proposers frame theirs; values longer
+ * value becomes the frame of one value (lib/core/batch.h), as proposers frame theirs; values longer
  * than max_value (paxos_config_max_value) are dropped, their frame would not fit in a
  * datagram. NULL if max_value is 0 or out of memory. */
 struct paxos_serializer *paxos_serializer_new(struct paxos_storage *st, uint32_t max_value,

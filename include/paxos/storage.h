@@ -3,7 +3,6 @@
 #ifndef PAXOS_STORAGE_H
 #define PAXOS_STORAGE_H
 
-#include <paxos/config.h>
 #include <paxos/types.h>
 
 /* What an acceptor remembers about one instance. */
@@ -43,40 +42,6 @@ struct paxos_storage_ops {
 struct paxos_storage {
 	const struct paxos_storage_ops *ops;
 };
-
-/* Volatile storage (thesis "ND"): nothing survives the process. Its records span at most
- * 16 Mi instances past the trim point (a put further out is refused with PAXOS_E_FULL); an
- * acceptor bounds it with a retention (paxos_acceptor_set_retention, paxos.conf
- * memory-retention), at most PAXOS_MEMORY_MAX_RETENTION instances. */
-#define PAXOS_MEMORY_MAX_RETENTION (1u << 23)
-struct paxos_storage *paxos_storage_memory_new(void);
-
-/*
- * Durable backends keep one store per directory, which must exist. A second open of the same
- * directory, from this process or another, is refused while the first is open (a lock on
- * DIR/paxos.lock). On failure they return NULL with the reason in err.
- */
-
-/* LMDB; mode PAXOS_DURABILITY_SYNC or PAXOS_DURABILITY_NOSYNC; map_size bounds the store
- * (a put past it fails with PAXOS_E_STORAGE). */
-struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durability mode,
-					     uint64_t map_size, char *err, size_t errlen);
-
-/* Berkeley DB transactional B-tree; mode PAXOS_DURABILITY_INMEMORY_LOG, _NOSYNC,
- * _WRITE_NOSYNC, _SYNC or _DBSYNC. With _INMEMORY_LOG the store survives only a clean
- * destroy: reopening one that was not closed cleanly fails. */
-struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durability mode, char *err,
-					    size_t errlen);
-
-/* Where paxos_storage_open keeps an acceptor's store: cfg->storage_path/acceptor-<id>.
- * Returns PAXOS_OK, or PAXOS_E_INVALID if it does not fit in cap. */
-int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char *buf, size_t cap);
-
-/* Opens the store cfg->storage names for an acceptor, creating its directory (and parents)
- * if needed. fresh (or cfg->storage_fresh) deletes what the directory held first; the caller
- * says so in its log. Otherwise existing state is recovered. NULL with err on failure. */
-struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg, uint32_t acceptor_id,
-					 bool fresh, char *err, size_t errlen);
 
 /* The backend's description of its last failure, "" if it has none. */
 static inline const char *paxos_storage_error(struct paxos_storage *st)

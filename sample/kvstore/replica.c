@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <paxos/storage_backends.h>
 #include <paxos/paxos.h>
 
 #include "command.h"

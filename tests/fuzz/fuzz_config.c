@@ -4,6 +4,8 @@
  * that succeeds must yield a configuration inside the documented ranges; one that fails must
  * leave the caller's configuration untouched and say why.
  */
+#include <paxos/storage_backends.h>
+#include <paxos/options.h>
 #include <paxos/acceptor.h>
 #include <paxos/config.h>
 #include <paxos/learner.h>

@@ -3,6 +3,7 @@
  * that the checker catches what an unsafe acceptor causes: a checker that passes these would
  * prove nothing about the real one.
  */
+#include <paxos/storage_backends.h>
 #include "mutant.h"
 
 #include <string.h>

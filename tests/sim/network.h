@@ -9,7 +9,7 @@
 #include <paxos/message.h>
 
 /* Largest instance value the simulated cores are configured for: a frame of client values
- * (lib/batch.h), room for several of the checker's values (up to 47 bytes, 51 framed). */
+ * (lib/core/batch.h), room for several of the checker's values (up to 47 bytes, 51 framed). */
 #define SIM_MAX_VALUE 256u
 
 /* A message with its value bytes inline. */

@@ -1,5 +1,5 @@
 /*
- * The simulated cluster (see sim.h). Cores are driven the way lib/node.c drives them:
+ * The simulated cluster (see sim.h). Cores are driven the way lib/node/node.c drives them:
  * messages are routed by group (acceptors, proposers, learners and the proposers' internal
  * learners, submit to the proposers), the internal learner's deliveries and closed instances
  * go to its proposer, a learning acceptor's learner tells its acceptor what it closed, and
@@ -13,6 +13,8 @@
 #include "network.h"
 #include "rng.h"
 
+#include <paxos/epoch.h>
+#include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
 #include <paxos/proposer.h>
@@ -29,7 +31,7 @@
 #define DELAY_MAX 2000u
 #define PHASE_TIMEOUT 10000u
 #define HOLE_CHECK 10000u
-#define TICK (PHASE_TIMEOUT / 4) /* as lib/node.c: a quarter of the shortest timeout */
+#define TICK (PHASE_TIMEOUT / 4) /* as lib/node/node.c: a quarter of the shortest timeout */
 #define ACCEPTOR_REPEAT 20000u
 #define SUBMIT_SPAN 200000u      /* clients submit their values during the first 200 ms */
 #define RESUBMIT_AFTER 120000u   /* a value not delivered by then is submitted again */
@@ -379,7 +381,7 @@ static void ensure_leader(struct sim *s)
 
 /* ---- acceptors ---- */
 
-/* Learning acceptors, as lib/node.c runs them: what the acceptor's learner closes becomes
+/* Learning acceptors, as lib/node/node.c runs them: what the acceptor's learner closes becomes
  * final in the acceptor. */
 static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
 {

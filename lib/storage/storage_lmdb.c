@@ -5,6 +5,7 @@
  * transaction use one reusable read transaction, kept open until the next change or commit so
  * that the values get returns (pointers into the map, no copy) stay valid as storage.h says.
  */
+#include <paxos/storage_backends.h>
 #include <paxos/storage.h>
 
 #include <errno.h>

@@ -105,20 +105,6 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 
 /* ---- receiving ---- */
 
-void node_fail(struct paxos_node *n, int status, const char *what)
-{
-	n->failed = status;
-	/* The status says only "storage error"; the backend's sentence says which and why
-	 * (map full, disk full, I/O error), which is what an operator needs to act. */
-	const char *why = paxos_storage_error(n->storage);
-	if (why[0])
-		node_set_error(n, "%s: %s: %s", what, paxos_strerror(status), why);
-	else
-		node_set_error(n, "%s: %s", what, paxos_strerror(status));
-	fprintf(stderr, "paxos: fatal: %s; stopping\n", n->error);
-	event_base_loopbreak(n->base);
-}
-
 static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
 		     paxos_time now)
 {

@@ -4,6 +4,8 @@
  * for a terminating NUL) and stops at the first error, leaving the caller's configuration
  * untouched.
  */
+#include <paxos/storage_backends.h>
+#include <paxos/options.h>
 #include <paxos/config.h>
 
 #include <arpa/inet.h>
@@ -723,20 +725,4 @@ const char *paxos_durability_name(enum paxos_durability mode)
 	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
 		return "unknown";
 	return durability_names[mode];
-}
-
-uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg)
-{
-	/* Only a keyed cluster pays for the tag. */
-	uint32_t overhead =
-	    PAXOS_WIRE_OVERHEAD + (cfg->auth_key_file[0] ? PAXOS_AUTH_TAG_BYTES : 0);
-	if (cfg->max_datagram <= overhead)
-		return 0;
-	return cfg->max_datagram - overhead;
-}
-
-uint32_t paxos_config_max_value(const struct paxos_config *cfg)
-{
-	uint32_t frame = paxos_config_max_instance_value(cfg);
-	return frame > PAXOS_BATCH_HEADER ? frame - PAXOS_BATCH_HEADER : 0;
 }

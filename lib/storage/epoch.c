@@ -5,6 +5,7 @@
  * (proposer/ballot.h). Updates are write-to-temporary, fsync, rename, fsync of the directory,
  * under a lock on the directory so that two processes never take the same epoch.
  */
+#include <paxos/epoch.h>
 #include <paxos/proposer.h>
 
 #include <errno.h>

@@ -2,6 +2,9 @@
  * The libevent adapter's set-up, roles, timers and application interface; datagrams in and
  * out are lib/node_io.c. Both share lib/node_internal.h.
  */
+#include <paxos/epoch.h>
+#include <paxos/storage_backends.h>
+#include <paxos/options.h>
 #include "node_internal.h"
 
 #include "batch.h"
@@ -18,14 +21,6 @@
 
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
 							 "client"};
-
-void node_set_error(struct paxos_node *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(n->error, sizeof(n->error), fmt, ap);
-	va_end(ap);
-}
 
 /* ---- timers ---- */
 
@@ -270,115 +265,6 @@ static int set_learner_reading(struct paxos_node *n)
 	return PAXOS_OK;
 }
 
-/* Proposers that never answer a recovering acceptor are waited for this long (acceptor
- * ticks): by then none of their datagrams from before its start can still be on the way. */
-#define RECOVERY_WAIT_MS 2000u
-
-static uint64_t wall_clock_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/*
- * Hellos with this start's incarnation, and recovery when the acceptor starts without
- * earlier state: volatile storage, or a store with nothing in it (a new or --fresh one, or
- * one that lost its disk: the same to us). A durable store that recovered before keeps its
- * floor and fence beside it.
- */
-static int join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
-{
-	bool memory = strcmp(n->cfg.storage, "memory") == 0;
-	bool empty = st->ops->highest_accepted(st) == 0 && st->ops->trim_iid(st) == 0;
-	struct paxos_acceptor_membership m = {
-	    .acceptors = n->cfg.acceptors,
-	    .proposers = n->cfg.proposers,
-	    .incarnation = wall_clock_us(),
-	    .recovery_ticks = RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
-	};
-	char err[512];
-	if (!memory &&
-	    paxos_storage_dir(&n->cfg, id, n->store_dir, sizeof(n->store_dir)) == PAXOS_OK &&
-	    paxos_recovery_fence_read(n->store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
-		PAXOS_OK) {
-		node_set_error(n, "acceptor %u: %s", id, err);
-		return PAXOS_E_IO;
-	}
-	/* A store that recovered before and accepted nothing since is still that store: its
-	 * promises are in it and its fence beside it (--fresh deletes both). */
-	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
-	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
-		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
-			       m.acceptors, m.proposers);
-		return PAXOS_E_INVALID;
-	}
-	n->acceptor_recovering = m.amnesiac;
-	n->acceptor_incarnation = m.incarnation;
-	if (m.amnesiac)
-		fprintf(stderr,
-			"paxos: acceptor %u: started without earlier state (incarnation %llu): "
-			"recovering, no votes until the other acceptors and the proposers answer\n",
-			id, (unsigned long long)m.incarnation);
-	else if (m.floor || m.fence)
-		fprintf(stderr,
-			"paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
-			"its recovery set (%s/recovery)\n",
-			id, (unsigned long long)m.floor, (unsigned long long)m.fence, n->store_dir);
-	return PAXOS_OK;
-}
-
-void node_acceptor_status(struct paxos_node *n, int rc)
-{
-	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (rc == PAXOS_E_DUPLICATE) {
-		node_set_error(
-		    n,
-		    "acceptor %u: another acceptor %u (incarnation %llu) runs since before "
-		    "this one (incarnation %llu) started",
-		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor),
-		    (unsigned long long)n->acceptor_incarnation);
-		/* Our hello, once more before stopping: the running one hears of us and logs it. */
-		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-		m.u.acceptor_hello.acceptor_id = id;
-		m.u.acceptor_hello.incarnation = n->acceptor_incarnation;
-		node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_ACCEPTORS, &m);
-		node_flush_all(n);
-		n->failed = rc;
-		fprintf(stderr, "paxos: fatal: %s; this one stops\n", n->error);
-		event_base_loopbreak(n->base);
-		return;
-	}
-	if (rc != PAXOS_OK) {
-		node_fail(n, rc, "acceptor storage");
-		return;
-	}
-	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
-	if (c->duplicate_acceptors > n->duplicates_logged) {
-		/* At most once a second's worth of hellos: one line per newer duplicate start. */
-		if (n->duplicates_logged == 0 ||
-		    c->duplicate_acceptors - n->duplicates_logged >= 10)
-			fprintf(
-			    stderr,
-			    "paxos: acceptor %u: another acceptor %u (incarnation %llu) started "
-			    "while this one runs; the newer one stops\n",
-			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
-		n->duplicates_logged = c->duplicate_acceptors;
-	}
-	if (!n->acceptor_recovering || paxos_acceptor_recovering(n->acceptor))
-		return;
-	n->acceptor_recovering = false;
-	paxos_iid floor = paxos_acceptor_floor(n->acceptor);
-	paxos_ballot fence = paxos_acceptor_fence(n->acceptor);
-	fprintf(stderr,
-		"paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu\n",
-		id, (unsigned long long)floor, (unsigned long long)fence);
-	char err[512];
-	if (n->store_dir[0] &&
-	    paxos_recovery_fence_write(n->store_dir, floor, fence, err, sizeof(err)) != PAXOS_OK)
-		node_fail(n, PAXOS_E_IO, err);
-}
-
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->serializer) {
@@ -404,7 +290,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	int rc = join_acceptors(n, id, st);
+	int rc = node_join_acceptors(n, id, st);
 	if (rc != PAXOS_OK)
 		return rc;
 	/* A store in memory would grow with every instance: it keeps memory-retention of them.
@@ -451,7 +337,7 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	return rc;
 }
 
-/* An instance value is a frame of client values (lib/batch.h): the application gets each
+/* An instance value is a frame of client values (lib/core/batch.h): the application gets each
  * one with its position. A malformed frame is checked whole first, counted and skipped. */
 static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
 {

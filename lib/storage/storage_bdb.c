@@ -8,6 +8,7 @@
  * put, trim or commit: values stay valid exactly as long as storage.h promises, and the arena's
  * chunks are reused, so the steady state does not allocate.
  */
+#include <paxos/storage_backends.h>
 #include <paxos/storage.h>
 
 #include <db.h>

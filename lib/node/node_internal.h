@@ -145,6 +145,10 @@ void node_flush_all(struct paxos_node *n);
  * printed and kept for paxos_node_error(), ends with the storage backend's reason. */
 void node_fail(struct paxos_node *n, int status, const char *what);
 
+/* Gives the node's acceptor its membership: incarnation, recovery when st holds nothing of an
+ * earlier life, the floor and fence kept beside a durable store. */
+int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
+
 /* After the acceptor handled a batch or a tick with status rc: stops the node on an error
  * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
 void node_acceptor_status(struct paxos_node *n, int rc);

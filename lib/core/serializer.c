@@ -58,7 +58,7 @@ static void emit_final(struct paxos_serializer *s, paxos_iid iid, struct paxos_v
 	s->counters->accepteds_sent++;
 }
 
-/* The instance value of one client value: a frame of one (lib/batch.h), like the proposer's
+/* The instance value of one client value: a frame of one (lib/core/batch.h), like the proposer's
  * frames, so learners unpack both alike. Valid until the next call. */
 static struct paxos_value frame_of(struct paxos_serializer *s, const struct paxos_value *v)
 {

@@ -4,6 +4,7 @@
  * only the instances dropped (an acceptor with a retention bound trims at every tick). Values
  * live in big chunks filled front to back (see value_alloc), so a new instance costs no malloc.
  */
+#include <paxos/storage_backends.h>
 #include <paxos/storage.h>
 
 #include <stdint.h>

@@ -1,3 +1,4 @@
+#include <paxos/storage_backends.h>
 #include "runner.h"
 
 #include <errno.h>

@@ -1,0 +1,27 @@
+/* The cores' option structs filled from a configuration (lib/config/options.c): the cores
+ * themselves take only their own options and know nothing of paxos.conf. */
+#ifndef PAXOS_OPTIONS_H
+#define PAXOS_OPTIONS_H
+
+#include <paxos/acceptor.h>
+#include <paxos/config.h>
+#include <paxos/election.h>
+#include <paxos/learner.h>
+#include <paxos/proposer.h>
+
+/* Fills options from a configuration. */
+void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
+/* Fills options from a configuration (callbacks left NULL). */
+void paxos_learner_options_from_config(struct paxos_learner_options *o,
+				       const struct paxos_config *cfg);
+
+void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
+/* Fills options from a configuration (callback left NULL). */
+void paxos_election_options_from_config(struct paxos_election_options *o,
+					const struct paxos_config *cfg, uint32_t id);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# The library's layers (CMakeLists.txt) only use the ones below them. Each file's includes are
+# checked against what its layer may see:
+#   core     acceptor/ proposer/ learner/ lib/core/  the public core headers, libc
+#   storage  lib/storage/                            + core, LMDB, Berkeley DB
+#   net      lib/net/                                + core, msgpack, libsodium
+#   config   lib/config/                             + core, storage interface, net
+#   node     lib/node/                               + everything above, libevent
+# and the public headers of the cores do not include the configuration, the node, storage
+# backends or the network. Usage: layering.sh SOURCE_DIR
+set -eu
+SRC=$1
+cd "$SRC"
+bad=0
+
+# check LAYER FILES... -- ALLOWED-INCLUDE-REGEX: every #include of FILES must match
+check() {
+	layer=$1
+	shift
+	files=""
+	while [ "$1" != "--" ]; do
+		files="$files $1"
+		shift
+	done
+	allowed=$2
+	for f in $files; do
+		grep -h '^#include' "$f" | sed 's/^#include *//; s/[<>"]//g; s/ .*//' |
+			while read -r inc; do
+				echo "$inc" | grep -Eqx "$allowed" ||
+					echo "layering: $f ($layer) includes $inc"
+			done
+	done >>"$TMP"
+}
+TMP=$(mktemp)
+trap 'rm -f "$TMP"' EXIT
+
+LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
+CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage)\.h'
+CORE_LOCAL='batch\.h|error\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
+CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
+
+check core acceptor/*.c learner/*.c proposer/*.c proposer/*.h lib/core/*.c lib/core/*.h -- "$CORE"
+check core-headers include/paxos/types.h include/paxos/message.h include/paxos/counters.h \
+	include/paxos/acceptor.h include/paxos/learner.h include/paxos/proposer.h \
+	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h -- "$CORE"
+check storage lib/storage/*.c lib/storage/*.h -- \
+	"$CORE|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|lmdb\.h|db\.h"
+check net lib/net/*.c lib/net/*.h -- "$CORE|paxos/config\.h|codec\.h|auth\.h|transport\.h|msgpack\.h|sodium\.h"
+check config lib/config/*.c -- \
+	"$CORE|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|transport\.h|msgpack\.h|sodium\.h"
+
+if [ -s "$TMP" ]; then
+	cat "$TMP"
+	echo "FAIL: a layer includes a header of a layer above it (see tests/layering.sh)"
+	exit 1
+fi
+echo "layering: core, storage, net and config include nothing from the layers above them"
