@@ -35,8 +35,8 @@ TMP=$(mktemp)
 trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
-CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage)\.h'
-CORE_LOCAL='batch\.h|error\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
+CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log)\.h'
+CORE_LOCAL='batch\.h|error\.h|log_line\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
 check core acceptor/*.c learner/*.c proposer/*.c proposer/*.h lib/core/*.c lib/core/*.h -- "$CORE"

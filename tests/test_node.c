@@ -174,6 +174,48 @@ START_TEST(test_auth_key_checked_at_start)
 }
 END_TEST
 
+static unsigned log_lines;
+static char last_line[512];
+
+static void count_line(void *arg, enum paxos_log_level level, const char *line)
+{
+	(void)arg;
+	ck_assert_int_le(level, PAXOS_LOG_INFO);
+	ck_assert_ptr_null(strchr(line, '\n'));
+	snprintf(last_line, sizeof(last_line), "%s", line);
+	log_lines++;
+}
+
+/* The library logs only through the function the application sets, one line per call. */
+START_TEST(test_log_goes_to_the_function_set)
+{
+	char dir[] = "/tmp/test_node_log.XXXXXX", err[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	snprintf(c.storage_path, sizeof(c.storage_path), "%s", dir);
+	struct event_base *b = event_base_new();
+	paxos_set_log(count_line, NULL);
+	struct paxos_node *n = paxos_node_new(b, &c, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer(n, 0), PAXOS_OK);
+	ck_assert_uint_ge(log_lines, 1);
+	ck_assert_msg(strstr(last_line, "paxos: proposer 0: leader is 0 at start"), "%s",
+		      last_line);
+	paxos_node_report_counters(n);
+	unsigned seen = log_lines;
+	ck_assert_uint_gt(seen, 1);
+	paxos_set_log(NULL, NULL); /* the default: nothing is written anywhere */
+	paxos_node_report_counters(n);
+	ck_assert_uint_eq(log_lines, seen);
+	paxos_node_free(n);
+	event_base_free(b);
+	char path[300];
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node");
@@ -182,6 +224,7 @@ int main(void)
 	tcase_add_test(tc, test_submit_too_big_is_refused_with_a_reason);
 	tcase_add_test(tc, test_submit_null_value_is_invalid);
 	tcase_add_test(tc, test_bad_role_arguments);
+	tcase_add_test(tc, test_log_goes_to_the_function_set);
 	tcase_add_test(tc, test_storage_failure_says_why);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");

@@ -1,6 +1,8 @@
 #include <paxos/storage_backends.h>
 #include "runner.h"
 
+#include <paxos/log.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
@@ -12,6 +14,8 @@
 int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg)
 {
 	char err[512];
+	/* The library logs nothing by itself: the binaries print its lines, as before. */
+	paxos_set_log(paxos_log_stderr, NULL);
 	paxos_config_defaults(cfg);
 	if (paxos_config_load(cfg, path, err, sizeof(err)) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", program, err);

@@ -9,6 +9,7 @@
 #include <paxos/election.h>
 #include <paxos/epoch.h>
 #include <paxos/learner.h>
+#include <paxos/log.h>
 #include <paxos/message.h>
 #include <paxos/node.h>
 #include <paxos/options.h>

@@ -5,6 +5,7 @@
 #include <paxos/epoch.h>
 #include <paxos/storage_backends.h>
 #include <paxos/options.h>
+#include "log_line.h"
 #include "node_internal.h"
 
 #include "batch.h"
@@ -371,10 +372,10 @@ static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 {
 	struct paxos_node *n = arg;
-	fprintf(stderr,
-		"paxos: learner: instances %llu..%llu were trimmed before they were "
-		"learned\n",
-		(unsigned long long)from, (unsigned long long)to);
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: learner: instances %llu..%llu were trimmed before they were "
+		   "learned",
+		   (unsigned long long)from, (unsigned long long)to);
 	if (n->acceptor) /* a quorum trimmed them: so may this acceptor */
 		paxos_acceptor_decided(n->acceptor, to);
 	if (n->trimmed)
@@ -476,8 +477,9 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	paxos_iid first = first_undelivered(n);
 	n->role_counters[PAXOS_ROLE_PROPOSER].leader_changes++;
-	fprintf(stderr, "paxos: proposer %u: leader is now %u (was %u) from instance %llu\n", id,
-		leader, previous, (unsigned long long)first);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: proposer %u: leader is now %u (was %u) from instance %llu", id, leader,
+		   previous, (unsigned long long)first);
 	if (leader == id || previous == id)
 		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -493,17 +495,19 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 	uint32_t was = paxos_proposer_epoch(n->proposer);
 	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK) {
 		if (n->rx_header.role < PAXOS_ROLE_COUNT)
-			fprintf(stderr,
-				"paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
-				"from %s %u)\n",
-				id, was, epoch, node_role_name(n->rx_header.role),
-				n->rx_header.sender_id);
+			paxos_logf(PAXOS_LOG_INFO,
+				   "paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
+				   "from %s %u)",
+				   id, was, epoch, node_role_name(n->rx_header.role),
+				   n->rx_header.sender_id);
 		else
-			fprintf(stderr, "paxos: proposer %u: epoch %u -> %u (rounds used up)\n", id,
-				was, epoch);
+			paxos_logf(PAXOS_LOG_INFO,
+				   "paxos: proposer %u: epoch %u -> %u (rounds used up)", id, was,
+				   epoch);
 		return true;
 	}
-	fprintf(stderr, "paxos: proposer %u: cannot use epoch %u: %s\n", id, epoch, err);
+	paxos_logf(PAXOS_LOG_WARNING, "paxos: proposer %u: cannot use epoch %u: %s", id, epoch,
+		   err);
 	return false;
 }
 
@@ -555,11 +559,11 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 	}
 	uint32_t leader = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
-	fprintf(stderr,
-		"paxos: proposer %u: leader is %u at start (%s election) from instance %llu, "
-		"epoch %u\n",
-		id, leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
-		(unsigned long long)first, o.epoch);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: proposer %u: leader is %u at start (%s election) from instance %llu, "
+		   "epoch %u",
+		   id, leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
+		   (unsigned long long)first, o.epoch);
 	if (leader == id)
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -615,10 +619,10 @@ void paxos_node_report_counters(const struct paxos_node *n)
 			if (n->hosted[r] && r != PAXOS_ROLE_CLIENT) {
 				paxos_counters_json(&n->role_counters[r], role_names[r],
 						    n->role_id[r], line, sizeof(line));
-				fprintf(stderr, "%s\n", line);
+				paxos_logf(PAXOS_LOG_INFO, "%s", line);
 			}
 		paxos_counters_json(&n->transport, "transport", 0, line, sizeof(line));
-		fprintf(stderr, "%s\n", line);
+		paxos_logf(PAXOS_LOG_INFO, "%s", line);
 		return;
 	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
@@ -630,8 +634,8 @@ void paxos_node_report_counters(const struct paxos_node *n)
 		if (c->instances_proposed) /* value batching at work (thesis 3.7.4) */
 			snprintf(derived, sizeof(derived), " (values/instance %.2f)",
 				 (double)c->values_proposed / (double)c->instances_proposed);
-		fprintf(stderr, "paxos: counters %s %u: %s%s\n", role_names[r], n->role_id[r],
-			line[0] ? line : "(none)", derived);
+		paxos_logf(PAXOS_LOG_INFO, "paxos: counters %s %u: %s%s", role_names[r],
+			   n->role_id[r], line[0] ? line : "(none)", derived);
 	}
 	paxos_counters_format(&n->transport, line, sizeof(line));
 	const struct paxos_counters *t = &n->transport;
@@ -640,9 +644,9 @@ void paxos_node_report_counters(const struct paxos_node *n)
 			 ? (double)t->messages_received / (double)t->datagrams_received
 			 : 0;
 	/* Message batching at work (thesis 3.7.3). */
-	fprintf(stderr,
-		"paxos: counters transport: %s (messages/datagram sent %.2f received %.2f)\n",
-		line[0] ? line : "(none)", sent, got);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: counters transport: %s (messages/datagram sent %.2f received %.2f)",
+		   line[0] ? line : "(none)", sent, got);
 }
 
 int paxos_node_failed(const struct paxos_node *n)

@@ -4,6 +4,7 @@
  * the acceptor's results (a duplicate stops the process, a finished recovery is logged and
  * kept, a storage failure is fatal).
  */
+#include "log_line.h"
 #include "node_internal.h"
 
 #include <paxos/storage_backends.h>
@@ -60,15 +61,17 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	n->acceptor_recovering = m.amnesiac;
 	n->acceptor_incarnation = m.incarnation;
 	if (m.amnesiac)
-		fprintf(stderr,
-			"paxos: acceptor %u: started without earlier state (incarnation %llu): "
-			"recovering, no votes until the other acceptors and the proposers answer\n",
-			id, (unsigned long long)m.incarnation);
+		paxos_logf(
+		    PAXOS_LOG_INFO,
+		    "paxos: acceptor %u: started without earlier state (incarnation %llu): "
+		    "recovering, no votes until the other acceptors and the proposers answer",
+		    id, (unsigned long long)m.incarnation);
 	else if (m.floor || m.fence)
-		fprintf(stderr,
-			"paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
-			"its recovery set (%s/recovery)\n",
-			id, (unsigned long long)m.floor, (unsigned long long)m.fence, n->store_dir);
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
+			   "its recovery set (%s/recovery)",
+			   id, (unsigned long long)m.floor, (unsigned long long)m.fence,
+			   n->store_dir);
 	return PAXOS_OK;
 }
 
@@ -83,7 +86,7 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor),
 		    (unsigned long long)n->acceptor_incarnation);
 		n->failed = rc;
-		fprintf(stderr, "paxos: fatal: %s; this one stops\n", n->error);
+		paxos_logf(PAXOS_LOG_ERROR, "paxos: fatal: %s; this one stops", n->error);
 		event_base_loopbreak(n->base);
 		return;
 	}
@@ -99,10 +102,10 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		/* At most once a second's worth of hellos: one line per newer duplicate start. */
 		if (n->duplicates_logged == 0 ||
 		    c->duplicate_acceptors - n->duplicates_logged >= 10)
-			fprintf(
-			    stderr,
+			paxos_logf(
+			    PAXOS_LOG_INFO,
 			    "paxos: acceptor %u: another acceptor %u (incarnation %llu) started "
-			    "while this one runs; the newer one stops\n",
+			    "while this one runs; the newer one stops",
 			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
 		n->duplicates_logged = c->duplicate_acceptors;
 	}
@@ -111,9 +114,9 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	n->acceptor_recovering = false;
 	paxos_iid floor = paxos_acceptor_floor(n->acceptor);
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor);
-	fprintf(stderr,
-		"paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu\n",
-		id, (unsigned long long)floor, (unsigned long long)fence);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
+		   id, (unsigned long long)floor, (unsigned long long)fence);
 	char err[512];
 	if (n->store_dir[0] &&
 	    paxos_recovery_fence_write(n->store_dir, floor, fence, err, sizeof(err)) != PAXOS_OK)

@@ -1,4 +1,5 @@
 /* The node's error sentence and its fatal stop, below everything else of the node. */
+#include "log_line.h"
 #include "node_internal.h"
 
 #include <stdarg.h>
@@ -22,6 +23,6 @@ void node_fail(struct paxos_node *n, int status, const char *what)
 		node_set_error(n, "%s: %s: %s", what, paxos_strerror(status), why);
 	else
 		node_set_error(n, "%s: %s", what, paxos_strerror(status));
-	fprintf(stderr, "paxos: fatal: %s; stopping\n", n->error);
+	paxos_logf(PAXOS_LOG_ERROR, "paxos: fatal: %s; stopping", n->error);
 	event_base_loopbreak(n->base);
 }

@@ -3,6 +3,7 @@
  * storage transaction per read for an acceptor; messages out of the cores, packed per (sender
  * role, group) into datagrams sent together (sendmmsg) once the current round is done.
  */
+#include "log_line.h"
 #include "node_internal.h"
 
 #include "clock.h"
@@ -177,11 +178,11 @@ static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct s
 		return;
 	char addr[INET_ADDRSTRLEN] = "?";
 	inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
-	fprintf(stderr,
-		"paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
-		"the latest from %s:%u to the %s group\n",
-		(unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), addr,
-		(unsigned)ntohs(from->sin_port), group_names[g]);
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
+		   "the latest from %s:%u to the %s group",
+		   (unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), addr,
+		   (unsigned)ntohs(from->sin_port), group_names[g]);
 	n->auth_failures_logged = n->transport.auth_failures;
 	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }

@@ -5,6 +5,7 @@
  * refusal is counted, and logged with the sender at a bounded rate: a flood of forged
  * datagrams must not become a flood of log lines.
  */
+#include "log_line.h"
 #include "node_internal.h"
 
 #include "clock.h"
@@ -25,8 +26,8 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 	paxos_time now = paxos_now();
 	if (now < n->refusals_since || now - n->refusals_since >= NODE_REFUSAL_PERIOD) {
 		if (n->refusals_unlogged)
-			fprintf(stderr, "paxos: %llu more refusals not logged\n",
-				(unsigned long long)n->refusals_unlogged);
+			paxos_logf(PAXOS_LOG_WARNING, "paxos: %llu more refusals not logged",
+				   (unsigned long long)n->refusals_unlogged);
 		n->refusals_since = now;
 		n->refusals_logged = 0;
 		n->refusals_unlogged = 0;
@@ -41,8 +42,8 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "paxos: refused: %s (datagram from %s %u)\n", what,
-		node_role_name(from->role), from->sender_id);
+	paxos_logf(PAXOS_LOG_WARNING, "paxos: refused: %s (datagram from %s %u)", what,
+		   node_role_name(from->role), from->sender_id);
 }
 
 /* What the acceptor core will cut down (and count) is said here, where the sender is known. */

@@ -299,6 +299,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	c.client = new_client_id();
 	c.base = event_base_new();
+	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
 	c.node = c.base ? paxos_node_new(c.base, &c.pcfg, err, sizeof(err)) : NULL;
 	if (!c.node) {
 		fprintf(stderr, PROGRAM ": %s\n", c.base ? err : "event_base_new failed");

@@ -356,6 +356,7 @@ int main(int argc, char **argv)
 	r.base = event_base_new();
 	if (!r.base)
 		return 1;
+	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
 	r.node = paxos_node_new(r.base, &r.pcfg, err, sizeof(err));
 	if (!r.node) {
 		fprintf(stderr, PROGRAM " %u: %s\n", r.id, err);

@@ -1,0 +1,34 @@
+#include <paxos/log.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "log_line.h"
+
+static paxos_log_fn log_fn;
+static void *log_arg;
+
+void paxos_set_log(paxos_log_fn fn, void *arg)
+{
+	log_fn = fn;
+	log_arg = arg;
+}
+
+void paxos_log_stderr(void *arg, enum paxos_log_level level, const char *line)
+{
+	(void)arg;
+	(void)level;
+	fprintf(stderr, "%s\n", line);
+}
+
+void paxos_logf(enum paxos_log_level level, const char *fmt, ...)
+{
+	if (!log_fn)
+		return;
+	char line[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_fn(log_arg, level, line);
+}
