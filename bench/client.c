@@ -82,7 +82,7 @@ static void put_u64(uint8_t *p, uint64_t v)
 
 static void send_slot(struct client *c, struct slot *s, paxos_time now)
 {
-	if (paxos_submit(c->node, s->buf, s->len) != PAXOS_OK) {
+	if (paxos_node_submit(c->node, s->buf, s->len) != PAXOS_OK) {
 		c->submit_errors++;
 		fprintf(stderr, "paxos-client: %s\n", paxos_node_error(c->node));
 	}

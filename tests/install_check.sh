@@ -61,6 +61,10 @@ env -u LD_LIBRARY_PATH "$PREFIX/bin/paxos-client" --help >/dev/null ||
 env -u LD_LIBRARY_PATH "$PREFIX/bin/paxos-acceptor" --help >/dev/null ||
 	{ echo "FAIL: the installed paxos-acceptor does not run"; exit 1; }
 
+# libpaxos.so exports its public API only: every symbol carries the paxos_ prefix.
+others=$(nm -D --defined-only "$LIBDIR/libpaxos.so" | awk '{ print $3 }' | grep -v '^paxos_' || true)
+[ -z "$others" ] || { echo "FAIL: libpaxos.so exports symbols outside the API: $others"; exit 1; }
+
 # The README's C example ("Using the library") compiles as it is, warnings as errors.
 awk '/^## Using the library/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit }
 	c { print }' "$SRC/README.md" >"$WORK/readme.c"

@@ -34,7 +34,7 @@ START_TEST(test_submit_too_big_is_refused_with_a_reason)
 {
 	size_t max = paxos_config_max_value(&cfg);
 	char *big = calloc(1, max + 1);
-	ck_assert_int_eq(paxos_submit(node, big, max + 1), PAXOS_E_TOO_BIG);
+	ck_assert_int_eq(paxos_node_submit(node, big, max + 1), PAXOS_E_TOO_BIG);
 	ck_assert_ptr_nonnull(strstr(paxos_node_error(node), "exceeds the maximum"));
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_TOO_BIG),
 			 "value larger than the configured maximum");
@@ -45,8 +45,8 @@ END_TEST
 
 START_TEST(test_submit_null_value_is_invalid)
 {
-	ck_assert_int_eq(paxos_submit(node, NULL, 5), PAXOS_E_INVALID);
-	ck_assert_int_eq(paxos_submit(NULL, "x", 1), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_submit(node, NULL, 5), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_submit(NULL, "x", 1), PAXOS_E_INVALID);
 }
 END_TEST
 
@@ -164,7 +164,7 @@ START_TEST(test_auth_key_checked_at_start)
 	size_t max = paxos_config_max_value(&c);
 	ck_assert_uint_eq(max, c.max_datagram - 84);
 	char *big = calloc(1, max + 1);
-	ck_assert_int_eq(paxos_submit(keyed, big, max + 1), PAXOS_E_TOO_BIG);
+	ck_assert_int_eq(paxos_node_submit(keyed, big, max + 1), PAXOS_E_TOO_BIG);
 	ck_assert_uint_eq(paxos_node_transport_counters(keyed)->auth_failures, 0);
 	free(big);
 	paxos_node_free(keyed);

@@ -27,10 +27,10 @@ struct paxos_acceptor_options {
 };
 
 /* The acceptor does not own st or counters; both must outlive it. */
-struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
-					  struct paxos_storage *st,
-					  struct paxos_counters *counters);
-void paxos_acceptor_free(struct paxos_acceptor *a);
+PAXOS_API struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
+						    struct paxos_storage *st,
+						    struct paxos_counters *counters);
+PAXOS_API void paxos_acceptor_free(struct paxos_acceptor *a);
 
 /* Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).
  * A longer batch is handled in chunks of this size, each with its own commit. */
@@ -44,12 +44,13 @@ void paxos_acceptor_free(struct paxos_acceptor *a);
  * out must not call back into the acceptor. Returns PAXOS_OK, or a storage error: then
  * nothing of the batch is emitted and the acceptor must not answer anything again.
  */
-int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
-				size_t n, const struct paxos_emitter *out);
+PAXOS_API int paxos_acceptor_handle_batch(struct paxos_acceptor *a,
+					  const struct paxos_message *msgs, size_t n,
+					  const struct paxos_emitter *out);
 
 /* A batch of one. */
-int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
-			  const struct paxos_emitter *out);
+PAXOS_API int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
+				    const struct paxos_emitter *out);
 
 /*
  * Learning acceptors (thesis 3.7.5): v was chosen for iid (the node's learner closed it).
@@ -60,7 +61,8 @@ int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *
  * instances are ignored. Must not be called from the emitter of a batch. Returns PAXOS_OK or
  * a storage error (the acceptor is then stopped, as after a failed batch).
  */
-int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v);
+PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
+				     const struct paxos_value *v);
 
 /*
  * Membership and recovery from lost state. An acceptor that starts without its earlier state
@@ -95,15 +97,16 @@ struct paxos_acceptor_membership {
 
 /* Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
  * and sends no hellos, as the unit tests want. Returns PAXOS_E_INVALID for bad numbers. */
-int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_membership *m);
+PAXOS_API int paxos_acceptor_join(struct paxos_acceptor *a,
+				  const struct paxos_acceptor_membership *m);
 
 /* Whether the acceptor still recovers (votes withheld); floor and fence once it recovered. */
-bool paxos_acceptor_recovering(const struct paxos_acceptor *a);
-paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a);
-paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
+PAXOS_API bool paxos_acceptor_recovering(const struct paxos_acceptor *a);
+PAXOS_API paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a);
+PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 
 /* The incarnation of the last other acceptor with this id heard (0: none). */
-uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
+PAXOS_API uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
 
 /*
  * Keep at most about this many instances below the highest accepted one: each tick trims the
@@ -111,7 +114,7 @@ uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
  * store that lives in memory, which would otherwise grow with every instance. 0 (the
  * default): keep everything until trimmed by request.
  */
-void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
+PAXOS_API void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
 
 /*
  * Trims (PAXOS_MSG_TRIM) drop instances for good, so the acceptor applies them only as far as
@@ -122,14 +125,14 @@ void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
  * up to the highest instance it accepted, which stops trims far ahead of the cluster but not
  * one that reaches in-flight instances.
  */
-void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid);
+PAXOS_API void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid);
 
 /* The highest instance a trim may reach now (see paxos_acceptor_decided). */
-paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a);
+PAXOS_API paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a);
 
 /* Periodic: apply the retention bound, then resend the highest accepted instance and the
  * acceptor state to the learners, so they find their holes when traffic is low; the repeat
  * budget starts afresh. */
-int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);
+PAXOS_API int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);
 
 #endif

@@ -76,29 +76,30 @@ struct paxos_config {
 };
 
 /* The defaults the shipped paxos.conf documents. */
-void paxos_config_defaults(struct paxos_config *cfg);
+PAXOS_API void paxos_config_defaults(struct paxos_config *cfg);
 
 /* Read a file on top of the defaults. On error returns PAXOS_E_CONFIG (or PAXOS_E_IO) and
  * writes "FILE:LINE: what is wrong" into err. */
-int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, size_t errlen);
+PAXOS_API int paxos_config_load(struct paxos_config *cfg, const char *path, char *err,
+				size_t errlen);
 
 /* Same, from text in memory; name is used in error messages. */
-int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, const char *name,
-		       char *err, size_t errlen);
+PAXOS_API int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len,
+				 const char *name, char *err, size_t errlen);
 
 /* "sync", "nosync", ... as written in paxos.conf; "unset" for PAXOS_DURABILITY_UNSET. */
-const char *paxos_durability_name(enum paxos_durability mode);
+PAXOS_API const char *paxos_durability_name(enum paxos_durability mode);
 
 /* Largest value a client may submit under this configuration: an instance value frames it
  * with a 4-byte length (lib/core/batch.h), and a datagram with an auth-key-file ends with a tag. */
-uint32_t paxos_config_max_value(const struct paxos_config *cfg);
+PAXOS_API uint32_t paxos_config_max_value(const struct paxos_config *cfg);
 
 /* Largest instance value (a frame of client values) under this configuration. */
-uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg);
+PAXOS_API uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg);
 
 /* Most bytes the buffers of one learner, or of one proposer, may take: half this machine's
  * physical memory, so that a node hosting both (every proposer has a learner) fits in it.
  * The parser refuses limits whose buffers need more (UINT64_MAX when unknown). */
-uint64_t paxos_config_memory_ceiling(void);
+PAXOS_API uint64_t paxos_config_memory_ceiling(void);
 
 #endif

@@ -60,10 +60,10 @@ struct paxos_counters {
 
 /* "name=value name=value ...": only the counters that are not zero. Returns the length
  * written (truncated to cap - 1), like snprintf. */
-size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
+PAXOS_API size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
 
 /* {"role":"...","id":N,"name":value,...}: every counter, as one JSON line. */
-size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id, char *buf,
-			   size_t cap);
+PAXOS_API size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id,
+				     char *buf, size_t cap);
 
 #endif

@@ -32,29 +32,31 @@ struct paxos_election_options {
  * others. The first leader is paxos_election_leader(); changed is not called for it.
  * NULL on bad options or no memory.
  */
-struct paxos_election *paxos_election_new(const struct paxos_election_options *o, paxos_time now);
-void paxos_election_free(struct paxos_election *e);
+PAXOS_API struct paxos_election *paxos_election_new(const struct paxos_election_options *o,
+						    paxos_time now);
+PAXOS_API void paxos_election_free(struct paxos_election *e);
 
 /* A message sent to the proposers group: heartbeats, oracle orders and promises (which show
  * the owner of their ballot alive) are used, anything else (and anything out of range) is
  * ignored. */
-void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m, paxos_time now);
+PAXOS_API void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m,
+				     paxos_time now);
 
 /* Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest
  * instance our learner has not delivered), when one is due, and expires silent proposers. */
-void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
-			 const struct paxos_emitter *out);
+PAXOS_API void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
+				   const struct paxos_emitter *out);
 
-uint32_t paxos_election_leader(const struct paxos_election *e);
-bool paxos_election_is_leader(const struct paxos_election *e);
+PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);
+PAXOS_API bool paxos_election_is_leader(const struct paxos_election *e);
 
 /* Whether the oracle (or the manual configuration) fixes the leader right now. */
-bool paxos_election_forced(const struct paxos_election *e);
+PAXOS_API bool paxos_election_forced(const struct paxos_election *e);
 
 /* Whether proposer id counts as alive at time now (this proposer always does). */
-bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now);
+PAXOS_API bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now);
 
 /* The next_iid the last heartbeat of proposer id carried (0: none heard). */
-paxos_iid paxos_election_next_iid_of(const struct paxos_election *e, uint32_t id);
+PAXOS_API paxos_iid paxos_election_next_iid_of(const struct paxos_election *e, uint32_t id);
 
 #endif

@@ -14,9 +14,9 @@
  * PAXOS_PLAUSIBLE_EPOCHS) unless a higher one is stored already.
  * Both return PAXOS_OK, or an error with a message in err (a corrupt file is not overwritten).
  */
-int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t *epoch,
-			      char *err, size_t errlen);
-int paxos_proposer_raise_epoch(const struct paxos_config *cfg, uint32_t proposer_id, uint32_t epoch,
-			       char *err, size_t errlen);
+PAXOS_API int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id,
+					uint32_t *epoch, char *err, size_t errlen);
+PAXOS_API int paxos_proposer_raise_epoch(const struct paxos_config *cfg, uint32_t proposer_id,
+					 uint32_t epoch, char *err, size_t errlen);
 
 #endif

@@ -69,17 +69,17 @@ struct paxos_learner_options {
 /* Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
  * buffer per instance tracked. The configuration check refuses more than the machine can
  * hold. */
-uint64_t paxos_learner_memory(const struct paxos_learner_options *o);
+PAXOS_API uint64_t paxos_learner_memory(const struct paxos_learner_options *o);
 
-struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
-					struct paxos_counters *counters);
-void paxos_learner_free(struct paxos_learner *l);
+PAXOS_API struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
+						  struct paxos_counters *counters);
+PAXOS_API void paxos_learner_free(struct paxos_learner *l);
 
 /* Handle one message sent to the learners group (accepted, acceptor state, trimmed; anything
  * else is ignored). Deliveries, the trimmed callback and fetch answers happen inside this
  * call; a learner catching up may send its next repeat request through out. */
-void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
-			  const struct paxos_emitter *out);
+PAXOS_API void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m,
+				    paxos_time now, const struct paxos_emitter *out);
 
 /*
  * Periodic hole check: asks the acceptors again for instances it is missing. A stalled
@@ -91,7 +91,8 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
  * unstall asks the leader for a repair (see PAXOS_REPAIR_AFTER). Also resends and times out
  * fetches. Call it a few times per hole_check.
  */
-void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out);
+PAXOS_API void paxos_learner_tick(struct paxos_learner *l, paxos_time now,
+				  const struct paxos_emitter *out);
 
 /*
  * Fetch the value of one instance, typically one delivered in the past (thesis 3.3): asks the
@@ -102,14 +103,14 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
  * NULL) or PAXOS_E_FULL (PAXOS_LEARNER_MAX_FETCHES outstanding). Outstanding fetches are
  * dropped without a call by paxos_learner_free.
  */
-int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, paxos_fetch_fn done,
-			void *arg, const struct paxos_emitter *out);
+PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now,
+				  paxos_fetch_fn done, void *arg, const struct paxos_emitter *out);
 
 /* The lowest instance not yet delivered. */
-paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
+PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
 /* Highest instance the acceptors report having accepted (accepted messages, and each
  * acceptor's last state, which replaces its earlier reports); 0 if none. */
-paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);
+PAXOS_API paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);
 
 #endif

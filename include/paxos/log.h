@@ -3,6 +3,8 @@
 #ifndef PAXOS_LOG_H
 #define PAXOS_LOG_H
 
+#include <paxos/types.h>
+
 enum paxos_log_level {
 	PAXOS_LOG_ERROR = 0,   /* the node stops (storage failure, duplicate acceptor, ...) */
 	PAXOS_LOG_WARNING = 1, /* refused input, a peer misbehaving */
@@ -15,9 +17,9 @@ typedef void (*paxos_log_fn)(void *arg, enum paxos_log_level level, const char *
 
 /* Where the log lines of every node of this process go; NULL (the default) drops them.
  * Set it before creating nodes; it is not synchronised with nodes running on threads. */
-void paxos_set_log(paxos_log_fn fn, void *arg);
+PAXOS_API void paxos_set_log(paxos_log_fn fn, void *arg);
 
 /* A log function that writes each line to stderr, as the role binaries do. */
-void paxos_log_stderr(void *arg, enum paxos_log_level level, const char *line);
+PAXOS_API void paxos_log_stderr(void *arg, enum paxos_log_level level, const char *line);
 
 #endif

@@ -162,25 +162,25 @@ struct paxos_message {
 };
 
 /* The name of a message type ("prepare", ...), or "unknown". */
-const char *paxos_msg_type_name(enum paxos_msg_type type);
+PAXOS_API const char *paxos_msg_type_name(enum paxos_msg_type type);
 
 /* The group a message type is sent to (PAXOS_GROUP_COUNT for an unknown type); a message
  * that arrives on another group is ignored. */
-enum paxos_group paxos_msg_group(enum paxos_msg_type type);
+PAXOS_API enum paxos_group paxos_msg_group(enum paxos_msg_type type);
 
 /* Whether every ballot m carries is plausible (paxos_ballot_plausible); true for types that
  * carry none. */
-bool paxos_msg_plausible(const struct paxos_message *m);
+PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
 
 /* The acceptor m names as its sender (promise, accepted, reject, acceptor state, trimmed,
  * acceptor hello, recover ask) in *id; false for types that name none. The node drops such a
  * message unless the datagram's header says it comes from that acceptor, so one datagram
  * cannot speak for several. */
-bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
+PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 
 /* The value field of m (promise, accept, accepted, client value), or NULL for a type that
  * carries none. Like strchr, the result is writable when m is. */
-struct paxos_value *paxos_msg_value(const struct paxos_message *m);
+PAXOS_API struct paxos_value *paxos_msg_value(const struct paxos_message *m);
 
 /*
  * The cores never do I/O: they hand each outgoing message to an emitter with the group it

@@ -15,24 +15,24 @@ struct event_base;
 struct paxos_node;
 
 /* Opens the sender socket. cfg is copied. NULL on error, with err filled. */
-struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
-				  char *err, size_t errlen);
-void paxos_node_free(struct paxos_node *n);
+PAXOS_API struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
+					    char *err, size_t errlen);
+PAXOS_API void paxos_node_free(struct paxos_node *n);
 
 /* Host an acceptor with this id; the node takes ownership of st. A memory store keeps only
  * the last memory-retention instances (paxos.conf); older ones are trimmed as they age. */
-int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
+PAXOS_API int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
 /* Host the serializer (thesis 4.2, include/paxos/serializer.h) in place of the acceptors and
  * proposers: it takes the clients' values, stores them in st (owned by the node from now on)
  * and sends them to the learners as final, speaking as acceptor 0. Not on a node that hosts
  * an acceptor or a proposer. */
-int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st);
+PAXOS_API int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st);
 
 /* Host a proposer with this id. It brings an internal learner, shared with
  * paxos_node_add_learner, and takes part in leader election (paxos.conf `election`): it leads
  * while it is the lowest-id live proposer, or while the oracle says so. */
-int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
+PAXOS_API int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
 
 /* Called for every value delivered, in instance order: iid is its instance, position its
  * place among the values batched into that instance (0 for the first). value is valid during
@@ -41,21 +41,21 @@ typedef void (*paxos_value_fn)(void *arg, paxos_iid iid, uint32_t position,
 			       const struct paxos_value *value);
 
 /* Host a learner that delivers every value, in order, to deliver. */
-int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg);
+PAXOS_API int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg);
 
 /* Start learning at instance first rather than where paxos.conf says (learner-start), e.g.
  * after loading a snapshot that covers everything below first. Call it before adding a
  * learner or a proposer. */
-int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first);
+PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first);
 
 /* Called when instances from..to can no longer be learned because the acceptors trimmed
  * them (thesis 3.4.1): the application should load a snapshot. The learner then goes on
  * from to + 1. Call it before adding a learner or a proposer. */
-void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg);
+PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg);
 
 /* snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to iid.
  * Unreliable like paxos_submit; repeat it now and then. */
-int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
+PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
 
 /*
  * Atomic broadcast, thesis 3.2.2: sends value to the proposers without blocking and without
@@ -63,27 +63,31 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  * for a NULL value with a non-zero length, or PAXOS_E_TOO_BIG when len exceeds
  * paxos_config_max_value(); on error nothing is sent and paxos_node_error() says why.
  */
-int paxos_submit(struct paxos_node *n, const void *value, size_t len);
+PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
+
+/* The former name of paxos_node_submit, kept for programs written against 0.1. */
+PAXOS_API int paxos_submit(struct paxos_node *n, const void *value, size_t len);
 
 /* The last error this node reported, as a sentence. */
-const char *paxos_node_error(const struct paxos_node *n);
+PAXOS_API const char *paxos_node_error(const struct paxos_node *n);
 
 /* Counters of a hosted role (NULL if the role is not hosted); the transport's counters
  * (datagrams, messages, malformed input) are paxos_node_transport_counters(). */
-const struct paxos_counters *paxos_node_counters(const struct paxos_node *n, enum paxos_role role);
-const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n);
+PAXOS_API const struct paxos_counters *paxos_node_counters(const struct paxos_node *n,
+							   enum paxos_role role);
+PAXOS_API const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n);
 
 /* Write every hosted role's counters as one line each to stderr (also done every
  * counters-interval-ms). */
-void paxos_node_report_counters(const struct paxos_node *n);
+PAXOS_API void paxos_node_report_counters(const struct paxos_node *n);
 
 /* Non-zero once the node stopped because of a fatal error (e.g. acceptor storage failed);
  * the node has then broken its event loop, and paxos_node_error() says what failed and why,
  * in the storage backend's words ("acceptor storage: storage error: lmdb ...: MDB_MAP_FULL"). */
-int paxos_node_failed(const struct paxos_node *n);
+PAXOS_API int paxos_node_failed(const struct paxos_node *n);
 
 /* Lowest instance this node's learner has not delivered yet (0 without a learner). */
-paxos_iid paxos_node_next_iid(const struct paxos_node *n);
+PAXOS_API paxos_iid paxos_node_next_iid(const struct paxos_node *n);
 
 /*
  * The answer to paxos_node_fetch. On success it is called once per value the instance holds
@@ -105,6 +109,7 @@ typedef void (*paxos_fetched_fn)(void *arg, paxos_iid iid, int status, uint32_t 
  * (PAXOS_LEARNER_MAX_FETCHES outstanding); on error paxos_node_error() says why.
  * paxos_node_free drops outstanding fetches without calling done.
  */
-int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done, void *arg);
+PAXOS_API int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done,
+			       void *arg);
 
 #endif

@@ -10,18 +10,18 @@
 #include <paxos/proposer.h>
 
 /* Fills options from a configuration. */
-void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
-					const struct paxos_config *cfg, uint32_t id);
+PAXOS_API void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
+						  const struct paxos_config *cfg, uint32_t id);
 
 /* Fills options from a configuration (callbacks left NULL). */
-void paxos_learner_options_from_config(struct paxos_learner_options *o,
-				       const struct paxos_config *cfg);
+PAXOS_API void paxos_learner_options_from_config(struct paxos_learner_options *o,
+						 const struct paxos_config *cfg);
 
-void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
-					const struct paxos_config *cfg, uint32_t id);
+PAXOS_API void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
+						  const struct paxos_config *cfg, uint32_t id);
 
 /* Fills options from a configuration (callback left NULL). */
-void paxos_election_options_from_config(struct paxos_election_options *o,
-					const struct paxos_config *cfg, uint32_t id);
+PAXOS_API void paxos_election_options_from_config(struct paxos_election_options *o,
+						  const struct paxos_config *cfg, uint32_t id);
 
 #endif

@@ -45,52 +45,55 @@ struct paxos_proposer_options {
 /* Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
  * pending list, (pending_size + values in flight) x max_value, and the window's values,
  * window x 2 x max_value. The configuration check refuses more than the machine can hold. */
-uint64_t paxos_proposer_memory(const struct paxos_proposer_options *o);
+PAXOS_API uint64_t paxos_proposer_memory(const struct paxos_proposer_options *o);
 
-struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
-					  struct paxos_counters *counters);
-void paxos_proposer_free(struct paxos_proposer *p);
+PAXOS_API struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
+						    struct paxos_counters *counters);
+PAXOS_API void paxos_proposer_free(struct paxos_proposer *p);
 
 /* Become leader from instance first (the lowest not delivered) and pre-execute phase 1 for
  * the window; or stop leading (leader false), keeping pending values. */
-void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,
-			       paxos_time now, const struct paxos_emitter *out);
-bool paxos_proposer_is_leader(const struct paxos_proposer *p);
+PAXOS_API void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,
+					 paxos_time now, const struct paxos_emitter *out);
+PAXOS_API bool paxos_proposer_is_leader(const struct paxos_proposer *p);
 
 /* A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
  * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. Every proposer,
  * leader or not, queues client values; a value seen delivered (and not proposed by us) leaves
  * the queue, or is not queued when it arrives after its delivery (values_settled). */
-int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v, paxos_time now,
-			  const struct paxos_emitter *out);
+PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
+				    paxos_time now, const struct paxos_emitter *out);
 
 /* The two halves of paxos_proposer_submit: queue takes a value without giving it to an
  * instance yet (same returns as submit); assign gives queued values to the instances ready
  * for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
-int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
-void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
-			   const struct paxos_emitter *out);
+PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
+PAXOS_API void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
+				     const struct paxos_emitter *out);
 
 /* Handle one message sent to the proposers group (promise, reject) or a client value. */
-void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
-			   const struct paxos_emitter *out);
+PAXOS_API void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m,
+				     paxos_time now, const struct paxos_emitter *out);
 
 /* The internal learner closed instance iid (event C). */
-void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
-			   paxos_time now, const struct paxos_emitter *out);
+PAXOS_API void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid,
+				     const struct paxos_value *v, paxos_time now,
+				     const struct paxos_emitter *out);
 
 /* The internal learner delivered instance iid (events D0..D5); the window slides. */
-void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
-			      paxos_time now, const struct paxos_emitter *out);
+PAXOS_API void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
+					const struct paxos_value *v, paxos_time now,
+					const struct paxos_emitter *out);
 
 /* Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
-void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out);
+PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
+				   const struct paxos_emitter *out);
 
 /* Values waiting in the pending list. */
-uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
+PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 
 /* The highest epoch the proposer uses ballots of: its own, or one it raised to. */
-uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
+PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
 
 #endif

@@ -17,9 +17,9 @@ struct paxos_serializer;
  * value becomes the frame of one value (lib/core/batch.h), as proposers frame theirs; values longer
  * than max_value (paxos_config_max_value) are dropped, their frame would not fit in a
  * datagram. NULL if max_value is 0 or out of memory. */
-struct paxos_serializer *paxos_serializer_new(struct paxos_storage *st, uint32_t max_value,
-					      struct paxos_counters *counters);
-void paxos_serializer_free(struct paxos_serializer *s);
+PAXOS_API struct paxos_serializer *
+paxos_serializer_new(struct paxos_storage *st, uint32_t max_value, struct paxos_counters *counters);
+PAXOS_API void paxos_serializer_free(struct paxos_serializer *s);
 
 /*
  * Handle the messages of one datagram: client values are numbered and stored in one storage
@@ -27,13 +27,14 @@ void paxos_serializer_free(struct paxos_serializer *s);
  * storage; trim requests trim it. Returns PAXOS_OK or a storage error, after which the
  * serializer refuses to do anything else.
  */
-int paxos_serializer_handle_batch(struct paxos_serializer *s, const struct paxos_message *msgs,
-				  size_t n, const struct paxos_emitter *out);
+PAXOS_API int paxos_serializer_handle_batch(struct paxos_serializer *s,
+					    const struct paxos_message *msgs, size_t n,
+					    const struct paxos_emitter *out);
 
 /* Periodic: tell the learners the highest instance, so they find holes at low load. */
-int paxos_serializer_tick(struct paxos_serializer *s, const struct paxos_emitter *out);
+PAXOS_API int paxos_serializer_tick(struct paxos_serializer *s, const struct paxos_emitter *out);
 
 /* The next instance a value will get. */
-paxos_iid paxos_serializer_next_iid(const struct paxos_serializer *s);
+PAXOS_API paxos_iid paxos_serializer_next_iid(const struct paxos_serializer *s);
 
 #endif

@@ -11,7 +11,7 @@
  * acceptor bounds it with a retention (paxos_acceptor_set_retention, paxos.conf
  * memory-retention), at most PAXOS_MEMORY_MAX_RETENTION instances. */
 #define PAXOS_MEMORY_MAX_RETENTION (1u << 23)
-struct paxos_storage *paxos_storage_memory_new(void);
+PAXOS_API struct paxos_storage *paxos_storage_memory_new(void);
 
 /*
  * Durable backends keep one store per directory, which must exist. A second open of the same
@@ -21,23 +21,25 @@ struct paxos_storage *paxos_storage_memory_new(void);
 
 /* LMDB; mode PAXOS_DURABILITY_SYNC or PAXOS_DURABILITY_NOSYNC; map_size bounds the store
  * (a put past it fails with PAXOS_E_STORAGE). */
-struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durability mode,
-					     uint64_t map_size, char *err, size_t errlen);
+PAXOS_API struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durability mode,
+						       uint64_t map_size, char *err, size_t errlen);
 
 /* Berkeley DB transactional B-tree; mode PAXOS_DURABILITY_INMEMORY_LOG, _NOSYNC,
  * _WRITE_NOSYNC, _SYNC or _DBSYNC. With _INMEMORY_LOG the store survives only a clean
  * destroy: reopening one that was not closed cleanly fails. */
-struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durability mode, char *err,
-					    size_t errlen);
+PAXOS_API struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durability mode,
+						      char *err, size_t errlen);
 
 /* Where paxos_storage_open keeps an acceptor's store: cfg->storage_path/acceptor-<id>.
  * Returns PAXOS_OK, or PAXOS_E_INVALID if it does not fit in cap. */
-int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char *buf, size_t cap);
+PAXOS_API int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char *buf,
+				size_t cap);
 
 /* Opens the store cfg->storage names for an acceptor, creating its directory (and parents)
  * if needed. fresh (or cfg->storage_fresh) deletes what the directory held first; the caller
  * says so in its log. Otherwise existing state is recovered. NULL with err on failure. */
-struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg, uint32_t acceptor_id,
-					 bool fresh, char *err, size_t errlen);
+PAXOS_API struct paxos_storage *paxos_storage_open(const struct paxos_config *cfg,
+						   uint32_t acceptor_id, bool fresh, char *err,
+						   size_t errlen);
 
 #endif

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Marks the library's public functions: libpaxos.so exports these and nothing else (it is
+ * built with -fvisibility=hidden). */
+#define PAXOS_API __attribute__((visibility("default")))
+
 typedef uint64_t paxos_iid;    /* instance id; the first instance is 1 */
 typedef uint64_t paxos_ballot; /* 0 means "none" (real ballots are >= PAXOS_MAX_PROPOSERS) */
 typedef uint64_t paxos_time;   /* monotonic time in microseconds */
@@ -72,6 +76,6 @@ enum paxos_status {
 };
 
 /* A readable description of a status code. */
-const char *paxos_strerror(int status);
+PAXOS_API const char *paxos_strerror(int status);
 
 #endif

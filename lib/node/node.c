@@ -573,18 +573,19 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 
 /* ---- application interface ---- */
 
-int paxos_submit(struct paxos_node *n, const void *value, size_t len)
+int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
 {
 	if (!n || (!value && len)) {
 		if (n)
-			node_set_error(n, "paxos_submit: value is NULL");
+			node_set_error(n, "paxos_node_submit: value is NULL");
 		return PAXOS_E_INVALID;
 	}
 	if (len > n->max_value) {
-		node_set_error(n,
-			       "paxos_submit: value of %zu bytes exceeds the maximum of %u bytes "
-			       "(max-datagram %u)",
-			       len, n->max_value, n->cfg.max_datagram);
+		node_set_error(
+		    n,
+		    "paxos_node_submit: value of %zu bytes exceeds the maximum of %u bytes "
+		    "(max-datagram %u)",
+		    len, n->max_value, n->cfg.max_datagram);
 		return PAXOS_E_TOO_BIG;
 	}
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
@@ -592,6 +593,11 @@ int paxos_submit(struct paxos_node *n, const void *value, size_t len)
 	m.u.client_value.value.len = (uint32_t)len;
 	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
 	return PAXOS_OK;
+}
+
+int paxos_submit(struct paxos_node *n, const void *value, size_t len)
+{
+	return paxos_node_submit(n, value, len);
 }
 
 const char *paxos_node_error(const struct paxos_node *n)

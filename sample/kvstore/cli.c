@@ -1,6 +1,6 @@
 /*
  * kvstore-cli: runs commands against the replicated store. Each command is submitted through
- * the client API (paxos_submit) with this client's id and the next sequence number; the
+ * the client API (paxos_node_submit) with this client's id and the next sequence number; the
  * first reply for it, from any replica, is its result. A command not answered within
  * resubmit-ms is submitted again with the same number: the replicas apply it once.
  */
@@ -64,7 +64,7 @@ static double since(const struct timespec *t)
 static void submit(struct cli *c)
 {
 	for (int i = 0; i < c->copies; i++)
-		if (paxos_submit(c->node, c->cmd, c->cmd_len) != PAXOS_OK)
+		if (paxos_node_submit(c->node, c->cmd, c->cmd_len) != PAXOS_OK)
 			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(c->node));
 	struct timeval tv = {c->kcfg.resubmit_ms / 1000, (c->kcfg.resubmit_ms % 1000) * 1000};
 	event_add(c->timer, &tv);

@@ -74,7 +74,7 @@ static void announce(struct replica *r)
 {
 	struct kv_command c = {.op = KV_SNAPSHOT, .client = r->id, .seq = r->snapshot_iid};
 	size_t len = kv_command_encode(&c, r->buf, sizeof(r->buf));
-	if (paxos_submit(r->node, r->buf, len) != PAXOS_OK)
+	if (paxos_node_submit(r->node, r->buf, len) != PAXOS_OK)
 		fprintf(stderr, PROGRAM " %u: %s\n", r->id, paxos_node_error(r->node));
 }
 
