@@ -164,10 +164,37 @@ START_TEST(test_zero_capacity_writes_nothing)
 }
 END_TEST
 
+/* Counters read by name or index, as a program built against another release would. */
+START_TEST(test_counters_by_name_and_index)
+{
+	struct paxos_counters c = {0};
+	c.datagrams_sent = 7;
+	c.instances_repaired = 3;
+	uint64_t v = 0;
+	ck_assert_int_eq(paxos_counter_get(&c, "datagrams_sent", &v), PAXOS_OK);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_int_eq(paxos_counter_get(&c, "instances_repaired", &v), PAXOS_OK);
+	ck_assert_uint_eq(v, 3);
+	ck_assert_int_eq(paxos_counter_get(&c, "no_such_counter", &v), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_counter_get(&c, NULL, &v), PAXOS_E_INVALID);
+	size_t n = paxos_counter_count();
+	ck_assert_uint_eq(n, sizeof(c) / sizeof(uint64_t));
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(paxos_counter_name(i));
+		sum += paxos_counter_value(&c, i);
+	}
+	ck_assert_uint_eq(sum, 10);
+	ck_assert_ptr_null(paxos_counter_name(n));
+	ck_assert_uint_eq(paxos_counter_value(&c, n), 0);
+}
+END_TEST
+
 static Suite *counters_suite(void)
 {
 	Suite *s = suite_create("counters");
 	TCase *tc = tcase_create("counters");
+	tcase_add_test(tc, test_counters_by_name_and_index);
 	tcase_add_test(tc, test_format_all_zero_is_empty);
 	tcase_add_test(tc, test_format_only_non_zero_in_list_order);
 	tcase_add_test(tc, test_format_names_every_counter);

@@ -62,6 +62,21 @@ struct paxos_counters {
  * written (truncated to cap - 1), like snprintf. */
 PAXOS_API size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
 
+/*
+ * Reading counters without depending on the struct's layout, which grows from release to
+ * release (counters are added where they belong in the list): by name, or by index from 0
+ * to paxos_counter_count() - 1. A program built against an older header keeps working with a
+ * newer library this way; reading the fields directly ties it to one release.
+ */
+PAXOS_API size_t paxos_counter_count(void);
+/* The name of counter i ("datagrams_received", ...), NULL past the last. */
+PAXOS_API const char *paxos_counter_name(size_t i);
+/* The value of counter i in c, 0 past the last. */
+PAXOS_API uint64_t paxos_counter_value(const struct paxos_counters *c, size_t i);
+/* PAXOS_OK and the value of the counter called name, or PAXOS_E_INVALID for a name this
+ * library does not have. */
+PAXOS_API int paxos_counter_get(const struct paxos_counters *c, const char *name, uint64_t *value);
+
 /* {"role":"...","id":N,"name":value,...}: every counter, as one JSON line. */
 PAXOS_API size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id,
 				     char *buf, size_t cap);

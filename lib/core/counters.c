@@ -9,6 +9,9 @@
  */
 #include <paxos/counters.h>
 
+#include <stddef.h>
+#include <string.h>
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,4 +95,43 @@ size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uin
 #undef PAXOS_COUNTER_JSON
 	out_printf(&o, "}");
 	return o.len;
+}
+
+#define PAXOS_COUNTER_NAME(name, text) #name,
+static const char *const counter_names[] = {PAXOS_COUNTER_LIST(PAXOS_COUNTER_NAME)};
+#undef PAXOS_COUNTER_NAME
+#define PAXOS_COUNTER_OFFSET(name, text) offsetof(struct paxos_counters, name),
+static const size_t counter_offsets[] = {PAXOS_COUNTER_LIST(PAXOS_COUNTER_OFFSET)};
+#undef PAXOS_COUNTER_OFFSET
+#define COUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+
+size_t paxos_counter_count(void)
+{
+	return COUNTERS;
+}
+
+const char *paxos_counter_name(size_t i)
+{
+	return i < COUNTERS ? counter_names[i] : NULL;
+}
+
+uint64_t paxos_counter_value(const struct paxos_counters *c, size_t i)
+{
+	if (!c || i >= COUNTERS)
+		return 0;
+	uint64_t v;
+	memcpy(&v, (const char *)c + counter_offsets[i], sizeof(v));
+	return v;
+}
+
+int paxos_counter_get(const struct paxos_counters *c, const char *name, uint64_t *value)
+{
+	if (!c || !name || !value)
+		return PAXOS_E_INVALID;
+	for (size_t i = 0; i < COUNTERS; i++)
+		if (strcmp(counter_names[i], name) == 0) {
+			*value = paxos_counter_value(c, i);
+			return PAXOS_OK;
+		}
+	return PAXOS_E_INVALID;
 }
