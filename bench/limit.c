@@ -6,7 +6,7 @@
 #include <paxos/config.h>
 
 #include "clock.h"
-#include "transport.h"
+#include "udp.h"
 
 #include <errno.h>
 #include <getopt.h>

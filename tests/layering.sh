@@ -5,7 +5,7 @@
 #   storage  lib/storage/                            + core, LMDB, Berkeley DB
 #   net      lib/net/                                + core, msgpack, libsodium
 #   config   lib/config/                             + core, storage interface, net
-#   node     lib/node/                               + everything above, libevent
+#   node     lib/node/                               + everything above, libevent; no socket
 # and the public headers of the cores do not include the configuration, the node, storage
 # backends or the network. Usage: layering.sh SOURCE_DIR
 set -eu
@@ -45,9 +45,14 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h -- "$CORE"
 check storage lib/storage/*.c lib/storage/*.h -- \
 	"$CORE|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|lmdb\.h|db\.h"
-check net lib/net/*.c lib/net/*.h -- "$CORE|paxos/config\.h|codec\.h|auth\.h|transport\.h|msgpack\.h|sodium\.h"
+check net lib/net/*.c lib/net/*.h -- \
+	"$CORE|paxos/(config|transport)\.h|codec\.h|auth\.h|udp\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c -- \
-	"$CORE|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|transport\.h|msgpack\.h|sodium\.h"
+	"$CORE|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
+
+# The node knows no socket: the network is the transport's (paxos/transport.h).
+grep -Hn '^#include <\(sys/socket\|netinet/[a-z]*\|arpa/inet\)\.h>\|^#include "udp\.h"' \
+	lib/node/*.c lib/node/*.h | sed 's/^/layering: the node uses sockets: /' >>"$TMP" || true
 
 if [ -s "$TMP" ]; then
 	cat "$TMP"

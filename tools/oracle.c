@@ -9,7 +9,7 @@
 #include "auth.h"
 #include "codec.h"
 #include "runner.h"
-#include "transport.h"
+#include "udp.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -11,7 +11,6 @@
 #include "batch.h"
 #include "clock.h"
 #include "recovery_fence.h"
-#include "transport.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,18 +110,11 @@ static uint32_t tick_ms(const struct paxos_config *c)
 
 static int join(struct paxos_node *n, enum paxos_group g)
 {
-	if (n->recv_fd[g] >= 0)
+	if (n->joined[g])
 		return PAXOS_OK;
-	int fd = paxos_transport_receiver(&n->cfg, g, n->error, sizeof(n->error));
-	if (fd < 0)
-		return PAXOS_E_IO;
-	n->recv_fd[g] = fd;
-	n->recv_ev[g] = event_new(n->base, fd, EV_READ | EV_PERSIST, node_on_readable, n);
-	if (!n->recv_ev[g] || event_add(n->recv_ev[g], NULL) != 0) {
-		node_set_error(n, "cannot add a socket to the event loop");
-		return PAXOS_E_NOMEM;
-	}
-	return PAXOS_OK;
+	int rc = n->net->ops->join(n->net, g, n->error, sizeof(n->error));
+	n->joined[g] = rc == PAXOS_OK;
+	return rc;
 }
 
 static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
@@ -148,9 +140,6 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	n->rx_header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
 	n->payload_cap = cfg->max_datagram;
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-		n->recv_fd[g] = -1;
-	n->send_fd = -1;
 	/* Before any socket: a key that cannot be used stops the node before it sends. */
 	if (cfg->auth_key_file[0]) {
 		char why[2 * PAXOS_PATH_MAX + 128]; /* the sentence names the file twice */
@@ -162,26 +151,17 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 		}
 		n->payload_cap -= PAXOS_AUTH_TAG_BYTES;
 	}
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-		paxos_transport_address(cfg, (enum paxos_group)g, &n->dest[g]);
 	size_t dg = cfg->max_datagram;
-	n->rx_buf = malloc(dg * READS_PER_EVENT);
 	n->tx_buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
 	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->decoder);
-	n->send_fd = paxos_transport_sender(cfg, n->error, sizeof(n->error));
-	if (!n->rx_buf || !n->tx_buf || !n->rx_msgs || !n->flush_ev || n->send_fd < 0) {
-		snprintf(err, errlen, "%s", n->send_fd < 0 ? n->error : "out of memory");
+	n->net =
+	    paxos_transport_multicast_new(base, cfg, node_deliver, n, n->error, sizeof(n->error));
+	if (!n->tx_buf || !n->rx_msgs || !n->flush_ev || !n->net) {
+		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
-	}
-	for (int i = 0; i < READS_PER_EVENT; i++) {
-		n->rx_iov[i] = (struct iovec){n->rx_buf + dg * (size_t)i, dg};
-		n->rx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->rx_from[i],
-						       .msg_namelen = sizeof(n->rx_from[i]),
-						       .msg_iov = &n->rx_iov[i],
-						       .msg_iovlen = 1};
 	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
 		struct role_out *o = &n->out[r];
@@ -208,21 +188,15 @@ void paxos_node_free(struct paxos_node *n)
 {
 	if (!n)
 		return;
-	if (n->send_fd >= 0 && n->flush_ev)
+	if (n->net && n->flush_ev)
 		node_flush_all(n);
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
-		if (n->recv_ev[g])
-			event_free(n->recv_ev[g]);
-		if (n->recv_fd[g] >= 0)
-			close(n->recv_fd[g]);
-	}
 	struct event *timers[] = {n->flush_ev,  n->tick_ev,     n->acceptor_ev,
 				  n->report_ev, n->election_ev, n->learn_ev};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
-	if (n->send_fd >= 0)
-		close(n->send_fd);
+	if (n->net)
+		n->net->ops->destroy(n->net);
 	paxos_acceptor_free(n->acceptor);
 	paxos_serializer_free(n->serializer);
 	paxos_storage_destroy(n->storage);
@@ -230,7 +204,6 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	paxos_decoder_destroy(&n->decoder);
-	free(n->rx_buf);
 	free(n->tx_buf);
 	free(n->rx_msgs);
 	paxos_auth_free(n->auth);
@@ -248,17 +221,16 @@ static bool learner_lazy(const struct paxos_node *n)
 /* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
 static int set_learner_reading(struct paxos_node *n)
 {
-	struct event *ev = n->recv_ev[PAXOS_GROUP_LEARNERS];
-	if (!ev)
+	if (!n->joined[PAXOS_GROUP_LEARNERS])
 		return PAXOS_OK;
 	if (learner_lazy(n) && !n->learn_ev) {
-		event_del(ev);
+		n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, true);
 		return add_timer(n, &n->learn_ev, LAZY_LEARN_MS, node_on_learn_tick);
 	}
 	if (!learner_lazy(n) && n->learn_ev) {
 		event_free(n->learn_ev);
 		n->learn_ev = NULL;
-		if (event_add(ev, NULL) != 0) {
+		if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, false) != PAXOS_OK) {
 			node_set_error(n, "cannot add a socket to the event loop");
 			return PAXOS_E_NOMEM;
 		}

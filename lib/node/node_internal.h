@@ -9,16 +9,12 @@
 #include <paxos/election.h>
 #include <paxos/proposer.h>
 #include <paxos/serializer.h>
+#include <paxos/transport.h>
 
 #include "auth.h"
 #include "codec.h"
 
 #include <event2/event.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
-/* Datagrams read per readiness event (one recvmmsg) before yielding to the other sockets. */
-#define READS_PER_EVENT 64
 
 /* A learner that only serves its learning acceptor reads at the end of the rounds the
  * acceptor is woken for anyway, and at least this often (see learner_lazy). */
@@ -27,7 +23,7 @@
 /* Most reads of one lazy drain: bounds a round even under a flood. */
 #define LAZY_LEARN_READS 16
 
-/* Datagrams queued for one sendmmsg at the end of a round; a full queue is sent at once. */
+/* Datagrams queued for the transport at the end of a round; a full queue is sent at once. */
 #define TX_QUEUE 32
 
 /* A flood of forged datagrams must not flood the log: one line at most this often. */
@@ -69,26 +65,19 @@ struct paxos_node {
 	uint32_t payload_cap;          /* max_datagram less the tag's room: what encoders fill */
 	paxos_time auth_log_due;       /* when the next authentication failure may be logged */
 	uint64_t auth_failures_logged; /* auth_failures counted by the last log line */
-	int send_fd;
-	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
-	int recv_fd[PAXOS_GROUP_COUNT];
-	struct event *recv_ev[PAXOS_GROUP_COUNT];
+	struct paxos_transport *net;   /* the network seam (paxos/transport.h) */
+	bool joined[PAXOS_GROUP_COUNT];
 	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
 	bool flush_scheduled;
 	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
 	bool assign_due; /* client values queued in the proposer during this read */
-	uint8_t *rx_buf; /* READS_PER_EVENT datagrams of max_datagram bytes */
-	struct mmsghdr rx_hdr[READS_PER_EVENT];
-	struct iovec rx_iov[READS_PER_EVENT];
-	struct sockaddr_in rx_from[READS_PER_EVENT]; /* senders, named when a datagram is refused */
 	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
-	 * Everything a round sends goes out together at its end (sendmmsg), so that the
+	 * Everything a round sends goes out together at its end (one send), so that the
 	 * datagrams of one batch reach their readers together: one read, one group commit. */
 	uint8_t *tx_buf;
 	uint8_t *tx_free[TX_QUEUE];
 	uint32_t tx_free_count;
-	struct mmsghdr tx_hdr[TX_QUEUE];
-	struct iovec tx_iov[TX_QUEUE];
+	struct paxos_tx_datagram tx[TX_QUEUE];
 	uint32_t tx_messages[TX_QUEUE];
 	uint32_t tx_count;
 	struct role_out out[PAXOS_ROLE_COUNT];
@@ -155,7 +144,7 @@ void node_acceptor_status(struct paxos_node *n, int rc);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */
-void node_on_readable(evutil_socket_t fd, short what, void *arg);
+void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t count);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 

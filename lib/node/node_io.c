@@ -1,38 +1,32 @@
 /*
- * The libevent adapter's datagrams: sockets in (recvmmsg), decoded messages to the cores, one
- * storage transaction per read for an acceptor; messages out of the cores, packed per (sender
- * role, group) into datagrams sent together (sendmmsg) once the current round is done.
+ * The node's datagrams: what the transport delivers is decoded and handed to the cores, one
+ * storage transaction per read for an acceptor; messages out of the cores are packed per
+ * (sender role, group) into datagrams handed to the transport together once the current round
+ * is done.
  */
 #include "log_line.h"
 #include "node_internal.h"
 
 #include "clock.h"
 
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 /* ---- sending ---- */
 
-/* Sends the queued datagrams, as many per sendmmsg as the kernel takes. */
+/* Sends the queued datagrams through the transport, counting what the network took. */
 static void send_queued(struct paxos_node *n)
 {
-	uint32_t done = 0;
-	while (done < n->tx_count) {
-		int sent = sendmmsg(n->send_fd, n->tx_hdr + done, n->tx_count - done, 0);
-		if (sent <= 0) {
-			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
-			done++;
-			continue;
-		}
-		for (int i = 0; i < sent; i++) {
+	n->net->ops->send(n->net, n->tx, n->tx_count);
+	for (uint32_t i = 0; i < n->tx_count; i++) {
+		if (n->tx[i].sent) {
 			n->transport.datagrams_sent++;
-			n->transport.messages_sent += n->tx_messages[done + (uint32_t)i];
+			n->transport.messages_sent += n->tx_messages[i];
+		} else {
+			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
 		}
-		done += (uint32_t)sent;
+		n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
 	}
-	for (uint32_t i = 0; i < n->tx_count; i++)
-		n->tx_free[n->tx_free_count++] = n->tx_iov[i].iov_base;
 	n->tx_count = 0;
 }
 
@@ -50,11 +44,7 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
-	n->tx_iov[i] = (struct iovec){e->buf, len};
-	n->tx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &n->dest[g],
-					       .msg_namelen = sizeof(n->dest[g]),
-					       .msg_iov = &n->tx_iov[i],
-					       .msg_iovlen = 1};
+	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
 	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
@@ -170,66 +160,59 @@ static const char *const group_names[PAXOS_GROUP_COUNT] = {"acceptors", "propose
 
 /* Counts a datagram that failed authentication and logs it, at most one line every
  * AUTH_LOG_INTERVAL_US saying how many failed since the line before. */
-static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct sockaddr_in *from,
+static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct paxos_rx_datagram *d,
 			paxos_time now)
 {
 	n->transport.auth_failures++;
 	if (now < n->auth_log_due)
 		return;
-	char addr[INET_ADDRSTRLEN] = "?";
-	inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+	char from[64];
+	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
-		   "the latest from %s:%u to the %s group",
-		   (unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), addr,
-		   (unsigned)ntohs(from->sin_port), group_names[g]);
+		   "the latest from %s to the %s group",
+		   (unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), from,
+		   group_names[g]);
 	n->auth_failures_logged = n->transport.auth_failures;
 	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
-/* The payload of datagram i: its length without the tag, or false if it is to be dropped
- * (counted): cut short by the socket, or, with a key, without a valid tag. */
-static bool datagram_payload(struct paxos_node *n, enum paxos_group g, int i, paxos_time now,
-			     size_t *len)
+/* The payload of datagram d: its length without the tag, or false if it is to be dropped
+ * (counted): cut short, or, with a key, without a valid tag. */
+static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
+			     const struct paxos_rx_datagram *d, paxos_time now, size_t *len)
 {
-	const struct mmsghdr *h = &n->rx_hdr[i];
-	*len = h->msg_len;
+	*len = d->len;
 	/* With a key, anything not proven to come from a key holder is an authentication
 	 * failure; a cut datagram cannot be checked. */
-	if (n->auth && ((h->msg_hdr.msg_flags & MSG_TRUNC) ||
-			!paxos_auth_verify(n->auth, n->rx_iov[i].iov_base, h->msg_len, len))) {
-		auth_failed(n, g, &n->rx_from[i], now);
+	if (n->auth && (d->truncated || !paxos_auth_verify(n->auth, d->data, d->len, len))) {
+		auth_failed(n, g, d, now);
 		return false;
 	}
-	if (h->msg_hdr.msg_flags & MSG_TRUNC) {
+	if (d->truncated) {
 		n->transport.malformed_datagrams++;
 		return false;
 	}
 	return true;
 }
 
-/* One recvmmsg on group g's socket, every message handled; returns the datagrams read. */
-static int read_once(struct paxos_node *n, enum paxos_group g)
+/* What one read of group g brought (the transport's deliver): every message handled, one
+ * storage transaction per read for an acceptor. */
+void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
 {
-	for (int i = 0; i < READS_PER_EVENT; i++) {
-		n->rx_hdr[i].msg_hdr.msg_flags = 0;
-		n->rx_hdr[i].msg_hdr.msg_namelen = sizeof(n->rx_from[i]);
-	}
-	int got = recvmmsg(n->recv_fd[g], n->rx_hdr, READS_PER_EVENT, MSG_DONTWAIT, NULL);
-	if (got <= 0)
-		return 0;
+	struct paxos_node *n = arg;
 	/* A serializer takes client values in batches too: one transaction per read. */
 	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
 	size_t batched = 0;
 	paxos_time now = paxos_now();
-	for (int i = 0; i < got && !n->failed; i++) {
+	for (size_t i = 0; i < got && !n->failed; i++) {
 		n->transport.datagrams_received++;
 		size_t count = 0, len;
 		struct paxos_header h;
 		struct paxos_message *msgs = n->rx_msgs + batched;
-		if (!datagram_payload(n, g, i, now, &len))
+		if (!datagram_payload(n, g, &d[i], now, &len))
 			continue;
-		if (paxos_decode(&n->decoder, n->rx_iov[i].iov_base, len, &h, msgs,
+		if (paxos_decode(&n->decoder, d[i].data, len, &h, msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
 			continue;
@@ -242,8 +225,8 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 					dispatch(n, g, &msgs[k], now);
 			continue;
 		}
-		/* Keep only messages for this group; the datagram buffers stay valid until the
-		 * next read, so the batch may point into all of them. */
+		/* Keep only messages for this group; the datagrams stay valid until the next
+		 * read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++)
 			if (paxos_msg_group(msgs[k].type) == g && node_screen(n, &h, &msgs[k]))
 				n->rx_msgs[batched++] = msgs[k];
@@ -256,22 +239,10 @@ static int read_once(struct paxos_node *n, enum paxos_group g)
 		n->assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	}
-	return got;
-}
-
-void node_on_readable(evutil_socket_t fd, short what, void *arg)
-{
-	(void)what;
-	struct paxos_node *n = arg;
-	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
-		if (n->recv_fd[g] != fd)
-			continue;
-		read_once(n, (enum paxos_group)g);
-		if (n->learn_ev) {
-			n->learn_due = true;
-			schedule_flush(n);
-		}
-		return;
+	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
+	if (n->learn_ev && g != PAXOS_GROUP_LEARNERS) {
+		n->learn_due = true;
+		schedule_flush(n);
 	}
 }
 
@@ -285,8 +256,9 @@ void node_on_readable(evutil_socket_t fd, short what, void *arg)
  */
 void node_drain_learners(struct paxos_node *n)
 {
+	size_t batch = n->net->ops->batch(n->net);
 	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (read_once(n, PAXOS_GROUP_LEARNERS) < READS_PER_EVENT)
+		if (n->net->ops->read(n->net, PAXOS_GROUP_LEARNERS) < batch)
 			return;
 }
 

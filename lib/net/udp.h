@@ -1,6 +1,6 @@
 /* UDP multicast sockets: one sender per node, one receiver per group the node listens to. */
-#ifndef PAXOS_TRANSPORT_H
-#define PAXOS_TRANSPORT_H
+#ifndef PAXOS_UDP_H
+#define PAXOS_UDP_H
 
 #include <netinet/in.h>
 #include <paxos/config.h>

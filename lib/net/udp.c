@@ -1,4 +1,4 @@
-#include "transport.h"
+#include "udp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

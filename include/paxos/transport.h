@@ -1,0 +1,67 @@
+/*
+ * The network seam: a node hands whole datagrams to a transport and gets whole datagrams back
+ * from it, per role group (paxos/types.h); it knows no socket. The transport reads and sends
+ * in batches: everything one read returns is delivered together (an acceptor makes it one
+ * group commit). libpaxos ships the UDP multicast transport; another (kernel bypass, a
+ * simulated network) fills in the same table.
+ */
+#ifndef PAXOS_TRANSPORT_H
+#define PAXOS_TRANSPORT_H
+
+#include <paxos/config.h>
+#include <paxos/types.h>
+
+struct event_base;
+struct paxos_transport;
+
+/* A datagram received: valid during the deliver call only. */
+struct paxos_rx_datagram {
+	uint8_t *data;
+	size_t len;
+	bool truncated;   /* longer than max-datagram: cut, not to be decoded */
+	const void *from; /* the sender, for paxos_transport_ops.sender_name */
+};
+
+/* A datagram to send to a group; sent says whether the network took it. */
+struct paxos_tx_datagram {
+	enum paxos_group to;
+	const uint8_t *data;
+	size_t len;
+	bool sent;
+};
+
+/* The node's side: n datagrams read from group g at once. */
+typedef void (*paxos_transport_deliver_fn)(void *arg, enum paxos_group g,
+					   struct paxos_rx_datagram *d, size_t n);
+
+struct paxos_transport_ops {
+	const char *name;
+	/* Receive group g from now on, delivering as datagrams arrive. */
+	int (*join)(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen);
+	/* Lazy: do not deliver group g as it arrives; the node reads it with read(). */
+	int (*set_lazy)(struct paxos_transport *t, enum paxos_group g, bool lazy);
+	/* One batch of what waits on group g, delivered now; returns how many were read. */
+	size_t (*read)(struct paxos_transport *t, enum paxos_group g);
+	/* The most datagrams one read returns. */
+	size_t (*batch)(const struct paxos_transport *t);
+	/* Sends d[0..n) (any number), setting each one's sent. */
+	void (*send)(struct paxos_transport *t, struct paxos_tx_datagram *d, size_t n);
+	/* The sender of a datagram read, in words ("10.0.0.1:7103"). */
+	void (*sender_name)(const struct paxos_transport *t, const void *from, char *buf,
+			    size_t cap);
+	void (*destroy)(struct paxos_transport *t);
+};
+
+struct paxos_transport {
+	const struct paxos_transport_ops *ops;
+};
+
+/* UDP multicast on base's event loop: one group per role (paxos.conf's *-group addresses),
+ * sent from multicast-interface with multicast-ttl; datagrams of up to max-datagram bytes. */
+PAXOS_API struct paxos_transport *paxos_transport_multicast_new(struct event_base *base,
+								const struct paxos_config *cfg,
+								paxos_transport_deliver_fn deliver,
+								void *arg, char *err,
+								size_t errlen);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * The UDP multicast transport (paxos/transport.h): one sending socket, one receiving socket
+ * per joined group (lib/net/transport.c opens them), read with recvmmsg when libevent says a
+ * socket is readable (or when the node asks, for a lazy group) and written with sendmmsg.
+ */
+#include <paxos/transport.h>
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "udp.h"
+
+/* Datagrams one recvmmsg reads; datagrams one sendmmsg writes. */
+#define READ_BATCH 64
+#define SEND_BATCH 32
+
+struct multicast {
+	struct paxos_transport t;
+	struct event_base *base;
+	size_t max_datagram;
+	paxos_transport_deliver_fn deliver;
+	void *arg;
+	struct paxos_config cfg;
+	int send_fd;
+	struct sockaddr_in dest[PAXOS_GROUP_COUNT];
+	int recv_fd[PAXOS_GROUP_COUNT];
+	struct event *recv_ev[PAXOS_GROUP_COUNT];
+	bool lazy[PAXOS_GROUP_COUNT];
+	uint8_t *rx_buf; /* READ_BATCH datagrams of max_datagram bytes */
+	struct mmsghdr rx_hdr[READ_BATCH];
+	struct iovec rx_iov[READ_BATCH];
+	struct sockaddr_in rx_from[READ_BATCH];
+	struct paxos_rx_datagram rx[READ_BATCH];
+	struct mmsghdr tx_hdr[SEND_BATCH];
+	struct iovec tx_iov[SEND_BATCH];
+};
+
+static struct multicast *of(const struct paxos_transport *t)
+{
+	return (struct multicast *)t;
+}
+
+static size_t read_group(struct multicast *m, enum paxos_group g)
+{
+	if (m->recv_fd[g] < 0)
+		return 0;
+	for (int i = 0; i < READ_BATCH; i++) {
+		m->rx_hdr[i].msg_hdr.msg_flags = 0;
+		m->rx_hdr[i].msg_hdr.msg_namelen = sizeof(m->rx_from[i]);
+	}
+	int got = recvmmsg(m->recv_fd[g], m->rx_hdr, READ_BATCH, MSG_DONTWAIT, NULL);
+	if (got <= 0)
+		return 0;
+	for (int i = 0; i < got; i++)
+		m->rx[i] = (struct paxos_rx_datagram){
+		    .data = m->rx_iov[i].iov_base,
+		    .len = m->rx_hdr[i].msg_len,
+		    .truncated = (m->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0,
+		    .from = &m->rx_from[i],
+		};
+	m->deliver(m->arg, g, m->rx, (size_t)got);
+	return (size_t)got;
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct multicast *m = arg;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+		if (m->recv_fd[g] == fd) {
+			read_group(m, (enum paxos_group)g);
+			return;
+		}
+}
+
+static int mc_join(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen)
+{
+	struct multicast *m = of(t);
+	if (m->recv_fd[g] >= 0)
+		return PAXOS_OK;
+	int fd = paxos_transport_receiver(&m->cfg, g, err, errlen);
+	if (fd < 0)
+		return PAXOS_E_IO;
+	m->recv_fd[g] = fd;
+	m->recv_ev[g] = event_new(m->base, fd, EV_READ | EV_PERSIST, on_readable, m);
+	if (!m->recv_ev[g] || (!m->lazy[g] && event_add(m->recv_ev[g], NULL) != 0)) {
+		snprintf(err, errlen, "cannot add a socket to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	return PAXOS_OK;
+}
+
+static int mc_set_lazy(struct paxos_transport *t, enum paxos_group g, bool lazy)
+{
+	struct multicast *m = of(t);
+	if (m->lazy[g] == lazy)
+		return PAXOS_OK;
+	m->lazy[g] = lazy;
+	if (!m->recv_ev[g])
+		return PAXOS_OK;
+	if (lazy)
+		return event_del(m->recv_ev[g]) == 0 ? PAXOS_OK : PAXOS_E_IO;
+	return event_add(m->recv_ev[g], NULL) == 0 ? PAXOS_OK : PAXOS_E_NOMEM;
+}
+
+static size_t mc_read(struct paxos_transport *t, enum paxos_group g)
+{
+	return read_group(of(t), g);
+}
+
+static size_t mc_batch(const struct paxos_transport *t)
+{
+	(void)t;
+	return READ_BATCH;
+}
+
+/* As many per sendmmsg as the kernel takes; a datagram it refuses is skipped (UDP may lose
+ * it anyway: Paxos retries). */
+static void mc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size_t n)
+{
+	struct multicast *m = of(t);
+	for (size_t base = 0; base < n; base += SEND_BATCH) {
+		size_t count = n - base < SEND_BATCH ? n - base : SEND_BATCH;
+		for (size_t i = 0; i < count; i++) {
+			struct paxos_tx_datagram *x = &d[base + i];
+			x->sent = false;
+			m->tx_iov[i] = (struct iovec){(void *)x->data, x->len};
+			m->tx_hdr[i].msg_hdr =
+			    (struct msghdr){.msg_name = &m->dest[x->to],
+					    .msg_namelen = sizeof(m->dest[x->to]),
+					    .msg_iov = &m->tx_iov[i],
+					    .msg_iovlen = 1};
+		}
+		size_t done = 0;
+		while (done < count) {
+			int sent =
+			    sendmmsg(m->send_fd, m->tx_hdr + done, (unsigned)(count - done), 0);
+			if (sent <= 0) {
+				done++;
+				continue;
+			}
+			for (int i = 0; i < sent; i++)
+				d[base + done + (size_t)i].sent = true;
+			done += (size_t)sent;
+		}
+	}
+}
+
+static void mc_sender_name(const struct paxos_transport *t, const void *from, char *buf, size_t cap)
+{
+	(void)t;
+	const struct sockaddr_in *a = from;
+	char addr[INET_ADDRSTRLEN] = "?";
+	inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
+	snprintf(buf, cap, "%s:%u", addr, (unsigned)ntohs(a->sin_port));
+}
+
+static void mc_destroy(struct paxos_transport *t)
+{
+	struct multicast *m = of(t);
+	if (!m)
+		return;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		if (m->recv_ev[g])
+			event_free(m->recv_ev[g]);
+		if (m->recv_fd[g] >= 0)
+			close(m->recv_fd[g]);
+	}
+	if (m->send_fd >= 0)
+		close(m->send_fd);
+	free(m->rx_buf);
+	free(m);
+}
+
+static const struct paxos_transport_ops multicast_ops = {
+    .name = "multicast",
+    .join = mc_join,
+    .set_lazy = mc_set_lazy,
+    .read = mc_read,
+    .batch = mc_batch,
+    .send = mc_send,
+    .sender_name = mc_sender_name,
+    .destroy = mc_destroy,
+};
+
+struct paxos_transport *paxos_transport_multicast_new(struct event_base *base,
+						      const struct paxos_config *cfg,
+						      paxos_transport_deliver_fn deliver, void *arg,
+						      char *err, size_t errlen)
+{
+	struct multicast *m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->t.ops = &multicast_ops;
+	m->base = base;
+	m->cfg = *cfg;
+	m->max_datagram = cfg->max_datagram;
+	m->deliver = deliver;
+	m->arg = arg;
+	m->send_fd = -1;
+	for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+		m->recv_fd[g] = -1;
+		paxos_transport_address(cfg, (enum paxos_group)g, &m->dest[g]);
+	}
+	m->rx_buf = malloc(m->max_datagram * READ_BATCH);
+	if (!m->rx_buf) {
+		snprintf(err, errlen, "out of memory");
+		mc_destroy(&m->t);
+		return NULL;
+	}
+	for (int i = 0; i < READ_BATCH; i++) {
+		m->rx_iov[i] =
+		    (struct iovec){m->rx_buf + m->max_datagram * (size_t)i, m->max_datagram};
+		m->rx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &m->rx_from[i],
+						       .msg_namelen = sizeof(m->rx_from[i]),
+						       .msg_iov = &m->rx_iov[i],
+						       .msg_iovlen = 1};
+	}
+	m->send_fd = paxos_transport_sender(cfg, err, errlen);
+	if (m->send_fd < 0) {
+		mc_destroy(&m->t);
+		return NULL;
+	}
+	return &m->t;
+}
