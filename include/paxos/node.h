@@ -7,6 +7,7 @@
 #define PAXOS_NODE_H
 
 #include <paxos/config.h>
+#include <paxos/transport.h>
 #include <paxos/counters.h>
 #include <paxos/learner.h>
 #include <paxos/storage.h>
@@ -17,6 +18,13 @@ struct paxos_node;
 /* Opens the sender socket. cfg is copied. NULL on error, with err filled. */
 PAXOS_API struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
 					    char *err, size_t errlen);
+
+/* A node on another transport (paxos/transport.h): open(open_arg, ...) gives it one, which the
+ * node owns from then on. paxos_node_new is this with the UDP multicast transport. */
+PAXOS_API struct paxos_node *paxos_node_new_on(struct event_base *base,
+					       const struct paxos_config *cfg,
+					       paxos_transport_open_fn open, void *open_arg,
+					       char *err, size_t errlen);
 PAXOS_API void paxos_node_free(struct paxos_node *n);
 
 /* Host an acceptor with this id; the node takes ownership of st. A memory store keeps only

@@ -56,6 +56,13 @@ struct paxos_transport {
 	const struct paxos_transport_ops *ops;
 };
 
+/* Opens a transport for a node: deliver(deliver_arg, ...) is where it hands what it reads. */
+typedef struct paxos_transport *(*paxos_transport_open_fn)(void *arg, struct event_base *base,
+							   const struct paxos_config *cfg,
+							   paxos_transport_deliver_fn deliver,
+							   void *deliver_arg, char *err,
+							   size_t errlen);
+
 /* UDP multicast on base's event loop: one group per role (paxos.conf's *-group addresses),
  * sent from multicast-interface with multicast-ttl; datagrams of up to max-datagram bytes. */
 PAXOS_API struct paxos_transport *paxos_transport_multicast_new(struct event_base *base,
@@ -63,5 +70,12 @@ PAXOS_API struct paxos_transport *paxos_transport_multicast_new(struct event_bas
 								paxos_transport_deliver_fn deliver,
 								void *arg, char *err,
 								size_t errlen);
+
+/* paxos_transport_multicast_new as a paxos_transport_open_fn (arg unused). */
+PAXOS_API struct paxos_transport *paxos_transport_multicast_open(void *arg, struct event_base *base,
+								 const struct paxos_config *cfg,
+								 paxos_transport_deliver_fn deliver,
+								 void *deliver_arg, char *err,
+								 size_t errlen);
 
 #endif

@@ -230,3 +230,12 @@ struct paxos_transport *paxos_transport_multicast_new(struct event_base *base,
 	}
 	return &m->t;
 }
+
+struct paxos_transport *paxos_transport_multicast_open(void *arg, struct event_base *base,
+						       const struct paxos_config *cfg,
+						       paxos_transport_deliver_fn deliver,
+						       void *deliver_arg, char *err, size_t errlen)
+{
+	(void)arg;
+	return paxos_transport_multicast_new(base, cfg, deliver, deliver_arg, err, errlen);
+}

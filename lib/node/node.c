@@ -130,6 +130,13 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
 				  char *err, size_t errlen)
 {
+	return paxos_node_new_on(base, cfg, paxos_transport_multicast_open, NULL, err, errlen);
+}
+
+struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos_config *cfg,
+				     paxos_transport_open_fn open, void *open_arg, char *err,
+				     size_t errlen)
+{
 	struct paxos_node *n = calloc(1, sizeof(*n));
 	if (!n) {
 		snprintf(err, errlen, "out of memory");
@@ -156,8 +163,10 @@ struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_co
 	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
 	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->decoder);
+	if (!open)
+		snprintf(n->error, sizeof(n->error), "no transport to open");
 	n->net =
-	    paxos_transport_multicast_new(base, cfg, node_deliver, n, n->error, sizeof(n->error));
+	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
 	if (!n->tx_buf || !n->rx_msgs || !n->flush_ev || !n->net) {
 		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
 		paxos_node_free(n);
