@@ -69,33 +69,17 @@ static int write_epoch(int dirfd, const char *dir, uint32_t epoch, char *err, si
 {
 	char text[16];
 	int len = snprintf(text, sizeof(text), "%u\n", epoch);
-
-	int fd = openat(dirfd, EPOCH_TEMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	bool created;
+	int e = storage_replace_file(dirfd, EPOCH_FILE, EPOCH_TEMP, text, (size_t)len, &created);
+	if (e == 0)
+		return PAXOS_OK;
+	if (!created)
 		paxos_error_format(err, errlen, "cannot create %s/%s: %s", dir, EPOCH_TEMP,
-				   strerror(errno));
-		return PAXOS_E_IO;
-	}
-	bool ok = write(fd, text, (size_t)len) == len && fsync(fd) == 0;
-	int e = errno;
-	if (close(fd) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && renameat(dirfd, EPOCH_TEMP, dirfd, EPOCH_FILE) != 0) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && fsync(dirfd) != 0) { /* the rename itself must survive a crash */
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
+				   strerror(e));
+	else
 		paxos_error_format(err, errlen, "cannot store epoch %u in %s/%s: %s", epoch, dir,
 				   EPOCH_FILE, strerror(e));
-		return PAXOS_E_IO;
-	}
-	return PAXOS_OK;
+	return PAXOS_E_IO;
 }
 
 /* Locks the proposer's directory, reads the stored epoch and stores next(stored) when that is

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "storage_backend.h"
 
 #define FENCE_FILE "recovery"
 #define FENCE_TEMP "recovery.tmp"
@@ -52,30 +53,18 @@ int paxos_recovery_fence_read(const char *dir, paxos_iid *floor, paxos_ballot *f
 int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fence, char *err,
 			       size_t errlen)
 {
-	char tmp[512], path[512], text[64];
-	snprintf(tmp, sizeof(tmp), "%s/%s", dir, FENCE_TEMP);
-	snprintf(path, sizeof(path), "%s/%s", dir, FENCE_FILE);
+	char text[64];
 	int len = snprintf(text, sizeof(text), "%" PRIu64 " %" PRIu64 "\n", floor, fence);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	bool ok = fd >= 0 && write(fd, text, (size_t)len) == len && fsync(fd) == 0;
-	int e = errno;
-	if (fd >= 0 && close(fd) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		e = errno;
-	}
-	if (ok) {
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		ok = dfd >= 0 && fsync(dfd) == 0;
-		e = errno;
-		if (dfd >= 0)
-			close(dfd);
-	}
-	if (!ok) {
-		paxos_error_format(err, errlen, "cannot write %s: %s", path, strerror(e));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool created = false;
+	int e = dfd < 0 ? errno
+			: storage_replace_file(dfd, FENCE_FILE, FENCE_TEMP, text, (size_t)len,
+					       &created);
+	if (dfd >= 0)
+		close(dfd);
+	if (e != 0) {
+		paxos_error_format(err, errlen, "cannot write %s/%s: %s", dir, FENCE_FILE,
+				   strerror(e));
 		return PAXOS_E_IO;
 	}
 	return PAXOS_OK;

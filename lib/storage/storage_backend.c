@@ -222,3 +222,22 @@ int storage_make_dirs(const char *path, char *err, size_t errlen)
 	}
 	return PAXOS_OK;
 }
+
+int storage_replace_file(int dirfd, const char *name, const char *temp, const char *text,
+			 size_t len, bool *created)
+{
+	int fd = openat(dirfd, temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	*created = fd >= 0;
+	if (fd < 0)
+		return errno;
+	int e = 0;
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0)
+		e = errno ? errno : EIO;
+	if (close(fd) != 0 && e == 0)
+		e = errno;
+	if (e == 0 && renameat(dirfd, temp, dirfd, name) != 0)
+		e = errno;
+	if (e == 0 && fsync(dirfd) != 0) /* the rename itself must survive a crash */
+		e = errno;
+	return e;
+}

@@ -40,6 +40,12 @@ void storage_unlock_dir(int fd);
  * private). Returns PAXOS_OK, or PAXOS_E_IO with err set. */
 int storage_make_dirs(const char *path, char *err, size_t errlen);
 
+/* Replaces dirfd/name with text so that a crash leaves the old or the new file, never a
+ * mix: written to dirfd/temp (mode 0600), fsync, rename, fsync of the directory. Returns 0,
+ * or an errno; *created says whether the temporary file could be made at all. */
+int storage_replace_file(int dirfd, const char *name, const char *temp, const char *text,
+			 size_t len, bool *created);
+
 void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid);
 paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE]);
 
