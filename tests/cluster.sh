@@ -62,3 +62,34 @@ check_outputs() {
 	cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
 		fail "delivered values differ from submitted values"
 }
+
+# converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 20 s until every output has the same
+# number of lines, at least COUNT (files are flushed every 100 ms); stops the cluster; then the
+# outputs must be identical, consecutive from instance 1 and hold every submitted value (a
+# leader change may deliver one twice: at-least-once). Sets LINES to the outputs' length.
+converged() {
+	count=$1
+	submitted=$2
+	shift 2
+	i=0
+	while :; do
+		LINES=$(wc -l <"$1")
+		same=1
+		for out in "$@"; do
+			[ "$(wc -l <"$out")" -eq "$LINES" ] || same=0
+		done
+		[ "$same" -eq 1 ] && [ "$LINES" -ge "$count" ] && break
+		i=$((i + 1))
+		[ "$i" -le 200 ] || fail "learners did not converge ($(wc -l "$@" | head -n -1 | tr -s ' \n' ' '))"
+		sleep 0.1
+	done
+	stop_all
+	for out in "$@"; do
+		cmp -s "$1" "$out" || fail "learner outputs $1 and $out differ"
+	done
+	consecutive "$1" || fail "learner instances are not consecutive from 1"
+	cut -d' ' -f2 "$1" | sort -u >"$WORK/delivered.set"
+	cut -d' ' -f2 "$submitted" | sort -u >"$WORK/submitted.set"
+	missing=$(comm -23 "$WORK/submitted.set" "$WORK/delivered.set" | wc -l)
+	[ "$missing" -eq 0 ] || fail "$missing submitted values were never delivered"
+}

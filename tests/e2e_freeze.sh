@@ -52,7 +52,7 @@ until grep -q "proposer 1: leader is now 0 (was 1)" "$WORK/proposer1.log"; do
 	[ "$i" -le 200 ] || fail "proposer 1 still leads 10 s after proposer 0 came back"
 	sleep 0.05
 done
-converged=$(now)
+one_leader_at=$(now)
 grep -q "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" ||
 	fail "proposer 1 did not take over while proposer 0 was frozen"
 last0=$(grep "leader is now" "$WORK/proposer0.log" | tail -1)
@@ -62,30 +62,12 @@ case $last0 in "" | *"leader is now 0"*) ;; *) fail "proposer 0 ended with: $las
 wait_lines "$WORK/submitted" $((COUNT * 3 / 4)) 20 || fail "no progress after the freeze"
 wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
-check_outputs_wait() {
-	i=0
-	while :; do
-		n0=$(wc -l <"$WORK/learner0.out")
-		n1=$(wc -l <"$WORK/learner1.out")
-		[ "$n0" -eq "$n1" ] && [ "$n0" -ge "$COUNT" ] && break
-		i=$((i + 1))
-		[ "$i" -gt 100 ] && fail "learners did not converge ($n0 and $n1 lines)"
-		sleep 0.1
-	done
-}
-check_outputs_wait
-stop_all
-cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
-consecutive "$WORK/learner0.out" || fail "learner instances are not consecutive from 1"
-cut -d' ' -f2 "$WORK/learner0.out" | sort -u >"$WORK/delivered.set"
-cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.set"
-missing=$(comm -23 "$WORK/submitted.set" "$WORK/delivered.set" | wc -l)
-[ "$missing" -eq 0 ] || fail "$missing submitted values were never delivered"
+converged $COUNT "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out"
 
 # The longest pause between deliveries that ended within 2 s after the freeze began, the
 # longest one before it, and values/s in the second before the freeze and the second after
 # convergence (from the monitor's 100 ms rows: time, values/s, kB/s, total, in interval, pause).
-awk -F, -v t0="$T0" -v s="$stopped" -v c="$converged" '
+awk -F, -v t0="$T0" -v s="$stopped" -v c="$one_leader_at" '
 	NR > 1 {
 		t = $1 + t0
 		if (t <= s && $6 + 0 > before) before = $6 + 0
@@ -97,7 +79,7 @@ awk -F, -v t0="$T0" -v s="$stopped" -v c="$converged" '
 		printf "e2e_freeze: longest delivery pause %.1f ms around the freeze (%.1f ms before it);", gap, before
 		printf " values/s %d in the second before, %d in the second after convergence\n", vb, va
 	}' "$WORK/monitor.csv"
-awk -v s="$stopped" -v r="$resumed" -v c="$converged" -v f="$freeze_ms" -v at="$at" 'BEGIN {
+awk -v s="$stopped" -v r="$resumed" -v c="$one_leader_at" -v f="$freeze_ms" -v at="$at" 'BEGIN {
 	printf "e2e_freeze: proposer 0 frozen %.0f ms (target %d), at value %d; one leader again %.0f ms after SIGCONT\n",
 		(r - s) * 1000, f, at, (c - r) * 1000 }'
 grep -E "latency|resubmits" "$WORK/client.log"
