@@ -8,6 +8,8 @@
  */
 #include <paxos/acceptor.h>
 
+#include "recovery.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,22 +66,7 @@ struct paxos_acceptor {
 	size_t arena_cap;
 	size_t arena_used;
 
-	/* Membership and recovery from lost state (paxos_acceptor_join). */
-	bool joined;
-	struct paxos_acceptor_membership m;
-	bool recovering;
-	uint32_t recovery_age;       /* ticks spent recovering */
-	uint32_t acceptors_answered; /* one bit per acceptor id */
-	uint32_t proposers_answered; /* how many of answered[] are set */
-	bool answered[PAXOS_MAX_PROPOSERS];
-	paxos_iid heard_iid;       /* the highest instance reported while recovering */
-	paxos_ballot heard_ballot; /* the highest ballot reported while recovering */
-	paxos_iid floor;           /* votes only above this instance */
-	paxos_ballot fence;        /* and only above this ballot */
-	paxos_ballot voted_ballot; /* the highest ballot promised in this life */
-	uint64_t duplicate;        /* another acceptor with our id, by its incarnation */
-	uint64_t ticks;            /* paxos_acceptor_tick calls since join */
-	uint64_t duplicate_since;  /* ticks when an older duplicate was first heard */
+	struct recovery recovery; /* membership and recovery from lost state */
 };
 
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
@@ -106,6 +93,7 @@ struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o
 	a->repeat_left = a->repeat_budget;
 	a->st = st;
 	a->counters = counters;
+	recovery_init(&a->recovery, a->id, counters);
 	return a;
 }
 
@@ -254,136 +242,6 @@ static struct held_reply *hold_accepted(struct paxos_acceptor *a, const struct p
 	return r;
 }
 
-/* ---- recovery from lost state (see paxos_acceptor_join) ---- */
-
-enum vote { VOTE, WITHHOLD, REJECT_BELOW_FENCE };
-
-/* Whether (iid, ballot) may get a vote: not while recovering, not at or below the floor (an
- * earlier life may have accepted there), not at or below the fence (it may have promised). */
-static enum vote may_vote(const struct paxos_acceptor *a, paxos_iid iid, paxos_ballot ballot)
-{
-	if (a->recovering || iid <= a->floor)
-		return WITHHOLD;
-	return ballot <= a->fence ? REJECT_BELOW_FENCE : VOTE;
-}
-
-static void note_vote(struct paxos_acceptor *a, paxos_ballot ballot)
-{
-	if (ballot > a->voted_ballot)
-		a->voted_ballot = ballot;
-}
-
-/*
- * The highest instance this acceptor accepted (or, below its own floor, may have) a value for.
- * A recovering acceptor's earlier life accepted only in instances where a quorum promised
- * first, and enough of the others answer that one of them is in that quorum: its promise was
- * followed by the accept, which the proposer's answer covers while it is on its way, and which
- * this acceptor's record shows once it arrived here. Promises alone (phase 1 runs a window
- * ahead) do not raise the floor: below the fence they cannot be used again.
- */
-static paxos_iid highest_state(struct paxos_acceptor *a)
-{
-	paxos_iid h = a->st->ops->highest_accepted(a->st);
-	paxos_iid t = a->st->ops->trim_iid(a->st);
-	if (t > h)
-		h = t;
-	return a->floor > h ? a->floor : h;
-}
-
-/* Other acceptors that must answer: enough to share one with every quorum that includes us. */
-static uint32_t acceptors_needed(const struct paxos_acceptor *a)
-{
-	uint32_t n = a->m.acceptors, need = n - (n / 2 + 1) + 1;
-	return need > n - 1 ? n - 1 : need;
-}
-
-static void maybe_recovered(struct paxos_acceptor *a)
-{
-	if (!a->recovering ||
-	    (uint32_t)__builtin_popcount(a->acceptors_answered) < acceptors_needed(a))
-		return;
-	if (a->proposers_answered < a->m.proposers &&
-	    (a->m.recovery_ticks == 0 || a->recovery_age < a->m.recovery_ticks))
-		return;
-	a->recovering = false;
-	a->floor = a->heard_iid;
-	a->fence = a->heard_ballot;
-	a->counters->recoveries++;
-}
-
-static void handle_recover_info(struct paxos_acceptor *a, const struct paxos_recover_info *r)
-{
-	if (!a->recovering || r->acceptor_id != a->id || r->incarnation != a->m.incarnation ||
-	    !paxos_ballot_plausible(r->highest_ballot))
-		return;
-	if (r->role == PAXOS_ROLE_ACCEPTOR) {
-		if (r->sender_id == a->id || r->sender_id >= a->m.acceptors)
-			return;
-		a->acceptors_answered |= 1u << r->sender_id;
-	} else if (r->role == PAXOS_ROLE_PROPOSER) {
-		if (r->sender_id >= a->m.proposers)
-			return;
-		if (!a->answered[r->sender_id]) {
-			a->answered[r->sender_id] = true;
-			a->proposers_answered++;
-		}
-	} else {
-		return;
-	}
-	if (r->highest_iid > a->heard_iid)
-		a->heard_iid = r->highest_iid;
-	if (r->highest_ballot > a->heard_ballot)
-		a->heard_ballot = r->highest_ballot;
-	maybe_recovered(a);
-}
-
-static void emit_hello(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-	m.u.acceptor_hello.acceptor_id = a->id;
-	m.u.acceptor_hello.incarnation = a->m.incarnation;
-	m.u.acceptor_hello.recovering = a->recovering;
-	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
-}
-
-/* Another acceptor's hello: a duplicate of ours stops the newer of the two; a recovering one
- * gets what we hold. */
-static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_hello *h)
-{
-	if (!a->joined)
-		return PAXOS_OK;
-	if (h->acceptor_id == a->id) {
-		if (h->incarnation == a->m.incarnation)
-			return PAXOS_OK; /* our own, looped back */
-		a->counters->duplicate_acceptors++;
-		if (h->incarnation > a->m.incarnation) {
-			a->duplicate = h->incarnation; /* a newer one: it stops */
-			return PAXOS_OK;
-		}
-		/* An older one: stop only if it still speaks two of our ticks after we first
-		 * heard it; a predecessor that crashed may have a hello still on its way. */
-		if (a->duplicate != h->incarnation) {
-			a->duplicate = h->incarnation;
-			a->duplicate_since = a->ticks;
-			return PAXOS_OK;
-		}
-		return a->ticks - a->duplicate_since >= 2 ? PAXOS_E_DUPLICATE : PAXOS_OK;
-	}
-	if (!h->recovering || h->acceptor_id >= a->m.acceptors)
-		return PAXOS_OK;
-	struct held_reply *r =
-	    hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_RECOVER_INFO);
-	r->m.u.recover_info = (struct paxos_recover_info){
-	    .role = PAXOS_ROLE_ACCEPTOR,
-	    .sender_id = a->id,
-	    .acceptor_id = h->acceptor_id,
-	    .incarnation = h->incarnation,
-	    .highest_iid = highest_state(a),
-	    .highest_ballot = a->voted_ballot > a->fence ? a->voted_ballot : a->fence,
-	};
-	return PAXOS_OK;
-}
-
 /*
  * A prepare for a final instance gets a promise for any ballot, carrying the chosen value
  * with value ballot p->ballot, and the record stays as it is. Safe: the proposer adopts the
@@ -441,13 +299,14 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		return rc;
 	if (rec.final)
 		return promise_final(a, p, &rec);
-	enum vote vote = may_vote(a, p->iid, p->ballot);
+	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || p->ballot < rec.promised) {
-		hold_reject(a, p->iid, rec.promised > a->fence ? rec.promised : a->fence);
+		hold_reject(a, p->iid,
+			    rec.promised > a->recovery.fence ? rec.promised : a->recovery.fence);
 		return PAXOS_OK;
 	}
 	/* Copied before the put, which may overwrite what get returned. */
@@ -467,7 +326,7 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 			return rc;
 		}
 	}
-	note_vote(a, p->ballot);
+	recovery_note_vote(&a->recovery, p->ballot);
 	struct held_reply *r = hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE);
 	r->m.u.promise.iid = p->iid;
 	r->m.u.promise.ballot = p->ballot;
@@ -493,13 +352,14 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		return rc;
 	if (rec.final)
 		return accepted_final(a, &rec);
-	enum vote vote = may_vote(a, acc->iid, acc->ballot);
+	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || acc->ballot < rec.promised) {
-		hold_reject(a, acc->iid, rec.promised > a->fence ? rec.promised : a->fence);
+		hold_reject(a, acc->iid,
+			    rec.promised > a->recovery.fence ? rec.promised : a->recovery.fence);
 		return PAXOS_OK;
 	}
 	bool dropped;
@@ -509,7 +369,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	rc = store(a, &rec, &dropped);
 	if (rc != PAXOS_OK || dropped)
 		return rc;
-	note_vote(a, acc->ballot);
+	recovery_note_vote(&a->recovery, acc->ballot);
 	hold_accepted(a, &rec, REPLY_ACCEPTED);
 	return PAXOS_OK;
 }
@@ -624,6 +484,21 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 	return rc;
 }
 
+/* Another acceptor's hello: a recovering one gets what this one accepted and promised. */
+static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_hello *h)
+{
+	bool answer;
+	int rc = recovery_handle_hello(&a->recovery, h, &answer);
+	if (rc != PAXOS_OK || !answer)
+		return rc;
+	paxos_iid highest = a->st->ops->highest_accepted(a->st);
+	paxos_iid trim = a->st->ops->trim_iid(a->st);
+	struct held_reply *r =
+	    hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_RECOVER_INFO);
+	recovery_answer(&a->recovery, h, trim > highest ? trim : highest, &r->m.u.recover_info);
+	return PAXOS_OK;
+}
+
 static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 		      size_t messages_after)
 {
@@ -644,7 +519,7 @@ static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 	case PAXOS_MSG_ACCEPTOR_HELLO:
 		return handle_hello(a, &m->u.acceptor_hello);
 	case PAXOS_MSG_RECOVER_INFO:
-		handle_recover_info(a, &m->u.recover_info);
+		recovery_handle_info(&a->recovery, &m->u.recover_info);
 		return PAXOS_OK;
 	default:
 		return PAXOS_OK; /* not for acceptors */
@@ -690,8 +565,8 @@ static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *ms
 {
 	for (size_t i = 0; i < n; i++) {
 		int rc = handle_one(a, &msgs[i], n - i - 1);
-		if (rc == PAXOS_E_DUPLICATE)
-			emit_hello(a, out); /* once more, so that the running one hears of us */
+		if (rc == PAXOS_E_DUPLICATE) /* once more, so that the running one hears of us */
+			recovery_emit_hello(&a->recovery, out);
 		if (rc != PAXOS_OK)
 			return fail(a, rc);
 	}
@@ -763,63 +638,29 @@ static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_recor
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 }
 
-/* Every tick: our incarnation to the acceptors; while recovering, the question to the
- * proposers too (answers may be lost: asked until recovered). */
-static void say_hello(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	emit_hello(a, out);
-	if (!a->recovering)
-		return;
-	struct paxos_message m;
-	a->recovery_age++;
-	maybe_recovered(a);
-	if (!a->recovering)
-		return;
-	m = (struct paxos_message){.type = PAXOS_MSG_RECOVER_ASK};
-	m.u.recover_ask.acceptor_id = a->id;
-	m.u.recover_ask.incarnation = a->m.incarnation;
-	paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
-}
-
 int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_membership *m)
 {
-	if (!a || !m || m->acceptors == 0 || m->acceptors > PAXOS_MAX_ACCEPTORS ||
-	    a->id >= m->acceptors || m->proposers > PAXOS_MAX_PROPOSERS || m->incarnation == 0)
-		return PAXOS_E_INVALID;
-	a->joined = true;
-	a->m = *m;
-	a->recovering = m->amnesiac;
-	a->recovery_age = 0;
-	a->acceptors_answered = 0;
-	a->proposers_answered = 0;
-	memset(a->answered, 0, sizeof(a->answered));
-	a->heard_iid = 0;
-	a->heard_ballot = 0;
-	a->floor = m->floor;
-	a->fence = m->fence;
-	if (a->recovering)
-		maybe_recovered(a); /* a single acceptor with no proposers has no one to ask */
-	return PAXOS_OK;
+	return a ? recovery_join(&a->recovery, m) : PAXOS_E_INVALID;
 }
 
 bool paxos_acceptor_recovering(const struct paxos_acceptor *a)
 {
-	return a->recovering;
+	return a->recovery.recovering;
 }
 
 paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a)
 {
-	return a->floor;
+	return a->recovery.floor;
 }
 
 paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a)
 {
-	return a->fence;
+	return a->recovery.fence;
 }
 
 uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a)
 {
-	return a->duplicate;
+	return a->recovery.duplicate;
 }
 
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
@@ -829,10 +670,8 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	a->repeat_left = a->repeat_budget;
-	if (a->joined) {
-		a->ticks++;
-		say_hello(a, out);
-	}
+	if (a->recovery.joined)
+		recovery_tick(&a->recovery, out);
 	paxos_iid highest = a->st->ops->highest_accepted(a->st);
 	/* The transaction may be open already with final marks (paxos_acceptor_learned): this
 	 * commit makes them durable. */

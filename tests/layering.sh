@@ -36,10 +36,10 @@ trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log)\.h'
-CORE_LOCAL='batch\.h|error\.h|log_line\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
+CORE_LOCAL='batch\.h|error\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
-check core acceptor/*.c learner/*.c proposer/*.c proposer/*.h lib/core/*.c lib/core/*.h -- "$CORE"
+check core acceptor/*.c acceptor/*.h learner/*.c proposer/*.c proposer/*.h lib/core/*.c lib/core/*.h -- "$CORE"
 check core-headers include/paxos/types.h include/paxos/message.h include/paxos/counters.h \
 	include/paxos/acceptor.h include/paxos/learner.h include/paxos/proposer.h \
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h -- "$CORE"

@@ -744,6 +744,16 @@ static paxos_iid iid_of(const struct paxos_message *m)
 	}
 }
 
+/* Traces an acceptor's recovery as it ends (it was recovering before the step). */
+static void trace_recovery(struct sim *s, uint32_t i, bool was_recovering)
+{
+	const struct paxos_acceptor *core = s->acc[i].core;
+	if (was_recovering && core && !paxos_acceptor_recovering(core))
+		trace(s, 1,
+		      "acceptor %u recovered: votes above instance %" PRIu64 " and ballot %" PRIu64,
+		      i, paxos_acceptor_floor(core), paxos_acceptor_fence(core));
+}
+
 static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_message *m)
 {
 	struct sim_acceptor *a = &s->acc[i];
@@ -751,10 +761,7 @@ static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_me
 		return;
 	bool recovering = paxos_acceptor_recovering(a->core);
 	int rc = mutant_handle(s->o.mutant, a->core, i, a->st, m, &a->ep.emitter);
-	if (recovering && !paxos_acceptor_recovering(a->core))
-		trace(s, 1,
-		      "acceptor %u recovered: votes above instance %" PRIu64 " and ballot %" PRIu64,
-		      i, paxos_acceptor_floor(a->core), paxos_acceptor_fence(a->core));
+	trace_recovery(s, i, recovering);
 	if (rc != PAXOS_OK) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
 		return;
@@ -917,12 +924,7 @@ static void step(struct sim *s, const struct sim_event *e)
 		if (a->up && paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
 			checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
 				     e->target);
-		if (recovering && !paxos_acceptor_recovering(a->core))
-			trace(s, 1,
-			      "acceptor %u recovered: votes above instance %" PRIu64
-			      " and ballot %" PRIu64,
-			      e->target, paxos_acceptor_floor(a->core),
-			      paxos_acceptor_fence(a->core));
+		trace_recovery(s, e->target, recovering);
 		schedule(s, s->now + ACCEPTOR_REPEAT, SE_ACCEPTOR_TICK, e->target, 0);
 		break;
 	}
