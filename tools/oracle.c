@@ -5,20 +5,19 @@
  */
 #include <paxos/config.h>
 #include <paxos/message.h>
+#include <paxos/transport.h>
 
 #include "auth.h"
 #include "codec.h"
 #include "runner.h"
-#include "udp.h"
 
 #include <errno.h>
+#include <event2/event.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -41,6 +40,15 @@ static int parse_number(const char *text, unsigned long max, unsigned long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* The oracle only sends. */
+static void ignore_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
+{
+	(void)arg;
+	(void)g;
+	(void)d;
+	(void)n;
 }
 
 static void sleep_ms(unsigned long ms)
@@ -119,25 +127,23 @@ int main(int argc, char **argv)
 		}
 		payload_cap -= PAXOS_AUTH_TAG_BYTES;
 	}
-	int fd = paxos_transport_sender(&cfg, err, sizeof(err));
-	if (fd < 0) {
-		fprintf(stderr, "paxos-oracle: %s\n", err);
-		paxos_auth_free(auth);
-		return 1;
-	}
+	/* The configured transport (multicast or unicast) reaches every proposer. */
+	struct event_base *base = event_base_new();
+	struct paxos_transport *net =
+	    base ? paxos_transport_open(NULL, base, &cfg, ignore_datagrams, NULL, err, sizeof(err))
+		 : NULL;
 	uint8_t *buf = malloc(cfg.max_datagram);
-	if (!buf) {
-		fprintf(stderr, "paxos-oracle: out of memory\n");
-		close(fd);
-		paxos_auth_free(auth);
-		return 1;
+	int status = 1;
+	if (!net || !buf) {
+		fprintf(stderr, "paxos-oracle: %s\n",
+			!base  ? "cannot create an event loop"
+			: !net ? err
+			       : "out of memory");
+		goto out;
 	}
 	struct paxos_encoder enc;
 	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
 	paxos_encoder_init(&enc, buf, payload_cap, &h);
-	struct sockaddr_in dest;
-	paxos_transport_address(&cfg, PAXOS_GROUP_PROPOSERS, &dest);
-	int status = 1;
 	if (paxos_encoder_add(&enc, &m) != PAXOS_OK) {
 		fprintf(stderr, "paxos-oracle: cannot encode the order\n");
 		goto out;
@@ -151,11 +157,12 @@ int main(int argc, char **argv)
 	for (unsigned long k = 0; k < repeat; k++) {
 		if (k && interval)
 			sleep_ms(interval);
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&dest, sizeof(dest)) >= 0)
-			sent++;
+		struct paxos_tx_datagram d = {PAXOS_GROUP_PROPOSERS, buf, len, false};
+		net->ops->send(net, &d, 1);
+		sent += d.sent;
 	}
 	if (sent == 0) {
-		fprintf(stderr, "paxos-oracle: cannot send: %s\n", strerror(errno));
+		fprintf(stderr, "paxos-oracle: cannot send to the proposers\n");
 		goto out;
 	}
 	if (automatic)
@@ -167,7 +174,10 @@ int main(int argc, char **argv)
 	status = 0;
 out:
 	free(buf);
-	close(fd);
+	if (net)
+		net->ops->destroy(net);
+	if (base)
+		event_base_free(base);
 	paxos_auth_free(auth);
 	return status;
 }

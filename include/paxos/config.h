@@ -6,9 +6,16 @@
 #include <paxos/learner.h>
 #include <paxos/types.h>
 
+/* An IPv4 address and port: a multicast group, or a member's unicast address. */
 struct paxos_endpoint {
-	struct in_addr addr; /* multicast group */
+	struct in_addr addr;
 	uint16_t port;
+};
+
+/* How datagrams travel (paxos.conf "transport"; paxos/transport.h). */
+enum paxos_transport_kind {
+	PAXOS_TRANSPORT_MULTICAST = 0, /* one IP multicast group per role group */
+	PAXOS_TRANSPORT_UNICAST = 1,   /* UDP to each member's address; learners subscribe */
 };
 
 /* Who chooses the leader among the proposers (thesis 3.6.3, 4.7). */
@@ -35,14 +42,19 @@ enum paxos_durability {
 #define PAXOS_STORAGE_PATH_MAX PAXOS_PATH_MAX
 
 struct paxos_config {
+	enum paxos_transport_kind transport;
 	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
 	struct in_addr multicast_interface;
 	uint32_t multicast_ttl;
 	uint32_t max_datagram;  /* bytes; bounds the value size */
 	uint32_t socket_buffer; /* bytes, SO_RCVBUF/SO_SNDBUF */
-	uint32_t acceptors;     /* number of acceptors, ids 0..acceptors-1 */
-	uint32_t proposers;     /* number of proposers, ids 0..proposers-1 */
-	uint32_t leader;        /* manual election: the proposer that leads at start */
+	/* Unicast: where acceptor i and proposer i receive (port 0: not given). */
+	struct paxos_endpoint acceptor_address[PAXOS_MAX_ACCEPTORS];
+	struct paxos_endpoint proposer_address[PAXOS_MAX_PROPOSERS];
+	uint32_t subscription_lease_ms; /* unicast: a learner's subscription lasts this long */
+	uint32_t acceptors;             /* number of acceptors, ids 0..acceptors-1 */
+	uint32_t proposers;             /* number of proposers, ids 0..proposers-1 */
+	uint32_t leader;                /* manual election: the proposer that leads at start */
 	enum paxos_election_mode election;
 	uint32_t heartbeat_interval_ms; /* proposers multicast a heartbeat this often */
 	uint32_t heartbeat_timeout_ms;  /* a proposer not heard for this long is dead */

@@ -2,7 +2,8 @@
  * The network seam: a node hands whole datagrams to a transport and gets whole datagrams back
  * from it, per role group (paxos/types.h); it knows no socket. The transport reads and sends
  * in batches: everything one read returns is delivered together (an acceptor makes it one
- * group commit). libpaxos ships the UDP multicast transport; another (kernel bypass, a
+ * group commit). libpaxos ships two: UDP multicast (one group per role group) and UDP
+ * unicast (each member at its own address, learners subscribing); another (kernel bypass, a
  * simulated network) fills in the same table.
  */
 #ifndef PAXOS_TRANSPORT_H
@@ -36,6 +37,11 @@ typedef void (*paxos_transport_deliver_fn)(void *arg, enum paxos_group g,
 
 struct paxos_transport_ops {
 	const char *name;
+	/* The node hosts role id (an acceptor or a proposer; the serializer is both acceptor 0 and
+	 * proposer 0): receive what is sent to that member from now on. Called before the joins
+	 * that need it. NULL: the transport needs no member addresses (multicast). */
+	int (*host)(struct paxos_transport *t, enum paxos_role role, uint32_t id, char *err,
+		    size_t errlen);
 	/* Receive group g from now on, delivering as datagrams arrive. */
 	int (*join)(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen);
 	/* Lazy: do not deliver group g as it arrives; the node reads it with read(). */
@@ -70,6 +76,21 @@ PAXOS_API struct paxos_transport *paxos_transport_multicast_new(struct event_bas
 								paxos_transport_deliver_fn deliver,
 								void *arg, char *err,
 								size_t errlen);
+
+/* UDP unicast on base's event loop: a hosted acceptor or proposer receives on its configured
+ * address (paxos.conf "acceptor ID HOST:PORT"); a learner receives on a port of its own and
+ * subscribes to every acceptor with a lease of subscription-lease-ms, renewed while it runs.
+ * Sending to a group sends to each of its members (learners: each live subscriber). */
+PAXOS_API struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,
+							      const struct paxos_config *cfg,
+							      paxos_transport_deliver_fn deliver,
+							      void *arg, char *err, size_t errlen);
+
+/* The transport cfg names (paxos.conf "transport"), as a paxos_transport_open_fn (arg unused). */
+PAXOS_API struct paxos_transport *paxos_transport_open(void *arg, struct event_base *base,
+						       const struct paxos_config *cfg,
+						       paxos_transport_deliver_fn deliver,
+						       void *deliver_arg, char *err, size_t errlen);
 
 /* paxos_transport_multicast_new as a paxos_transport_open_fn (arg unused). */
 PAXOS_API struct paxos_transport *paxos_transport_multicast_open(void *arg, struct event_base *base,

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ enum key_type {
 	KEY_DURABILITY,    /* one of durability_names; checked against the backend later */
 	KEY_BOOL,          /* yes or no */
 	KEY_ELECTION,      /* one of election_names */
+	KEY_TRANSPORT,     /* one of transport_names */
+	KEY_MEMBER,        /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
 };
 
 struct config_key {
@@ -55,6 +58,11 @@ struct config_key {
 #define FIELD(f) offsetof(struct paxos_config, f)
 
 static const struct config_key config_keys[] = {
+    {"transport", KEY_TRANSPORT, FIELD(transport), 0, 0, "multicast"},
+    /* Members' unicast addresses: the range is the id's; ids must also be below the counts. */
+    {"acceptor", KEY_MEMBER, FIELD(acceptor_address), 0, PAXOS_MAX_ACCEPTORS - 1, NULL},
+    {"proposer", KEY_MEMBER, FIELD(proposer_address), 0, PAXOS_MAX_PROPOSERS - 1, NULL},
+    {"subscription-lease-ms", KEY_U32, FIELD(subscription_lease_ms), 100, 600000, "3000"},
     {"acceptors-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_ACCEPTORS]), 0, 0, "239.255.11.1:7101"},
     {"proposers-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_PROPOSERS]), 0, 0, "239.255.11.2:7102"},
     {"learners-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_LEARNERS]), 0, 0, "239.255.11.3:7103"},
@@ -109,6 +117,8 @@ static const struct config_key config_keys[] = {
 static const char *const learner_start_names[] = {"first", "current"};
 /* Indexed by enum paxos_election_mode. */
 static const char *const election_names[] = {"auto", "manual"};
+/* Indexed by enum paxos_transport_kind. */
+static const char *const transport_names[] = {"multicast", "unicast"};
 /* Indexed by enum paxos_durability. */
 static const char *const durability_names[PAXOS_DURABILITY_COUNT] = {
     "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
@@ -135,7 +145,9 @@ static const char *const bool_names[] = {"no", "yes"};
 /* What a parse is doing: the configuration being built and where each key was set. */
 struct config_parse {
 	struct paxos_config cfg;
-	unsigned set_on_line[CONFIG_KEY_COUNT]; /* 0: not set in the file */
+	unsigned set_on_line[CONFIG_KEY_COUNT]; /* 0: not set in the file (member keys: first) */
+	unsigned acceptor_line[PAXOS_MAX_ACCEPTORS]; /* where "acceptor ID" was set, 0: not */
+	unsigned proposer_line[PAXOS_MAX_PROPOSERS];
 	const char *name;
 	unsigned line;
 	char *err;
@@ -249,6 +261,79 @@ static int parse_group(struct config_parse *p, const struct config_key *key, con
 	return PAXOS_OK;
 }
 
+/* A member's host: a dotted IPv4 address or a name resolving to one. */
+static int parse_host(struct config_parse *p, const struct config_key *key, const char *text,
+		      struct in_addr *out)
+{
+	if (!parse_ipv4(text, out)) {
+		struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
+		struct addrinfo *res = NULL;
+		int rc = getaddrinfo(text, NULL, &hints, &res);
+		if (rc != 0 || !res)
+			return parse_error(p, p->line, key,
+					   "'%.*s' is neither an IPv4 address nor a host name that "
+					   "resolves to one (%s)",
+					   CONFIG_QUOTE_MAX, text,
+					   rc ? gai_strerror(rc) : "no address");
+		*out = ((const struct sockaddr_in *)(const void *)res->ai_addr)->sin_addr;
+		freeaddrinfo(res);
+	}
+	uint32_t a = ntohl(out->s_addr);
+	if (IN_MULTICAST(a) || a == INADDR_ANY || a == INADDR_BROADCAST)
+		return parse_error(p, p->line, key,
+				   "%.*s is not a unicast address (a member needs its own address)",
+				   CONFIG_QUOTE_MAX, text);
+	return PAXOS_OK;
+}
+
+/* "acceptor 0 10.0.0.1:7201" (or "... 10.0.0.1 7201", as libpaxos3 wrote it): tokens after the
+ * key. Each id once; the ids are checked against the counts once the file is read. */
+static int parse_member(struct config_parse *p, const struct config_key *key, char **tokens,
+			size_t n)
+{
+	bool is_acceptor = key->offset == FIELD(acceptor_address);
+	uint32_t id;
+	if (n < 2 || n > 3)
+		return parse_error(p, p->line, key,
+				   n < 2 ? "missing address (expected '%s ID HOST:PORT')"
+					 : "unexpected text after the address (expected '%s ID "
+					   "HOST:PORT')",
+				   key->name);
+	int rc = parse_u32(p, key, "id ", tokens[0], key->min, key->max, &id);
+	if (rc != PAXOS_OK)
+		return rc;
+	unsigned *line = is_acceptor ? &p->acceptor_line[id] : &p->proposer_line[id];
+	if (*line)
+		return parse_error(p, p->line, key, "%u already has an address, on line %u", id,
+				   *line);
+	char host[256];
+	const char *port_text;
+	if (n == 3) {
+		snprintf(host, sizeof(host), "%s", tokens[1]);
+		port_text = tokens[2];
+	} else {
+		const char *colon = strrchr(tokens[1], ':');
+		if (!colon || colon == tokens[1] || colon[1] == '\0')
+			return parse_error(p, p->line, key, "'%.*s' is not HOST:PORT",
+					   CONFIG_QUOTE_MAX, tokens[1]);
+		size_t len = (size_t)(colon - tokens[1]);
+		if (len >= sizeof(host))
+			return parse_error(p, p->line, key, "host name is too long");
+		memcpy(host, tokens[1], len);
+		host[len] = '\0';
+		port_text = colon + 1;
+	}
+	struct paxos_endpoint *out =
+	    is_acceptor ? &p->cfg.acceptor_address[id] : &p->cfg.proposer_address[id];
+	uint32_t port;
+	if ((rc = parse_host(p, key, host, &out->addr)) != PAXOS_OK ||
+	    (rc = parse_u32(p, key, "port ", port_text, 1, 65535, &port)) != PAXOS_OK)
+		return rc;
+	out->port = (uint16_t)port;
+	*line = p->line;
+	return PAXOS_OK;
+}
+
 /* Index of text in names[0..count), or -1. */
 static int find_name(const char *const *names, size_t count, const char *text)
 {
@@ -333,6 +418,15 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 					   CONFIG_QUOTE_MAX, text);
 		*(enum paxos_election_mode *)(void *)field = (enum paxos_election_mode)i;
 		return PAXOS_OK;
+	case KEY_TRANSPORT:
+		i = find_name(transport_names, COUNT_OF(transport_names), text);
+		if (i < 0)
+			return parse_error(p, p->line, key, "'%.*s' is not multicast or unicast",
+					   CONFIG_QUOTE_MAX, text);
+		*(enum paxos_transport_kind *)(void *)field = (enum paxos_transport_kind)i;
+		return PAXOS_OK;
+	case KEY_MEMBER: /* parse_member takes the whole line */
+		break;
 	case KEY_STORAGE:
 		if (!find_backend(text)) {
 			join_backends(names, sizeof(names));
@@ -394,6 +488,12 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 	case KEY_ELECTION:
 		snprintf(buf, cap, "auto or manual");
 		return;
+	case KEY_TRANSPORT:
+		snprintf(buf, cap, "multicast or unicast");
+		return;
+	case KEY_MEMBER:
+		snprintf(buf, cap, "ID HOST:PORT");
+		return;
 	case KEY_STORAGE:
 		join_backends(names, sizeof(names));
 		snprintf(buf, cap, "a storage backend: %s", names);
@@ -451,7 +551,7 @@ static size_t split_tokens(char *s, char **tokens, size_t max)
 static int parse_line(struct config_parse *p, const char *line, size_t len)
 {
 	char buf[CONFIG_MAX_LINE + 1];
-	char *tokens[3];
+	char *tokens[4];
 	char expected[192];
 	char *hash;
 	size_t n;
@@ -467,7 +567,7 @@ static int parse_line(struct config_parse *p, const char *line, size_t len)
 	if (hash)
 		*hash = '\0';
 
-	n = split_tokens(buf, tokens, 3);
+	n = split_tokens(buf, tokens, 4);
 	if (n == 0)
 		return PAXOS_OK;
 	const struct config_key *key = find_key(tokens[0]);
@@ -475,6 +575,12 @@ static int parse_line(struct config_parse *p, const char *line, size_t len)
 		return parse_error(p, p->line, NULL, "unknown key '%.*s'", CONFIG_QUOTE_MAX,
 				   tokens[0]);
 	size_t k = (size_t)(key - config_keys);
+	if (key->type == KEY_MEMBER) {
+		int rc = parse_member(p, key, tokens + 1, n - 1);
+		if (rc == PAXOS_OK && !p->set_on_line[k])
+			p->set_on_line[k] = p->line;
+		return rc;
+	}
 	if (p->set_on_line[k])
 		return parse_error(p, p->line, key, "already set on line %u", p->set_on_line[k]);
 	if (n == 1) {
@@ -483,7 +589,7 @@ static int parse_line(struct config_parse *p, const char *line, size_t len)
 	}
 	if (n > 2)
 		return parse_error(p, p->line, key, "unexpected '%.*s' after the value",
-				   CONFIG_QUOTE_MAX, tokens[2]);
+				   CONFIG_QUOTE_MAX, n > 3 ? "..." : tokens[2]);
 	int rc = apply_value(p, key, tokens[1]);
 	if (rc != PAXOS_OK)
 		return rc;
@@ -580,6 +686,64 @@ static int check_memory(struct config_parse *p)
 	return PAXOS_OK;
 }
 
+/* "acceptor 1" or "proposer 0" for the member i of all acceptors then all proposers. */
+static const struct paxos_endpoint *member(const struct paxos_config *c, size_t i, char *name,
+					   size_t cap)
+{
+	bool acceptor = i < PAXOS_MAX_ACCEPTORS;
+	size_t id = acceptor ? i : i - PAXOS_MAX_ACCEPTORS;
+	snprintf(name, cap, "%s %zu", acceptor ? "acceptor" : "proposer", id);
+	return acceptor ? &c->acceptor_address[id] : &c->proposer_address[id];
+}
+
+static unsigned member_line(const struct config_parse *p, size_t i)
+{
+	return i < PAXOS_MAX_ACCEPTORS ? p->acceptor_line[i]
+				       : p->proposer_line[i - PAXOS_MAX_ACCEPTORS];
+}
+
+/* Member addresses: known ids only, each address once, and with transport unicast one for
+ * every acceptor and proposer. */
+static int check_members(struct config_parse *p)
+{
+	const struct paxos_config *c = &p->cfg;
+	const size_t total = PAXOS_MAX_ACCEPTORS + PAXOS_MAX_PROPOSERS;
+	const struct config_key *transport = find_key("transport");
+	char name[32], other[32], addr[INET_ADDRSTRLEN];
+
+	for (size_t i = 0; i < total; i++) {
+		const struct paxos_endpoint *e = member(c, i, name, sizeof(name));
+		bool acceptor = i < PAXOS_MAX_ACCEPTORS;
+		size_t id = acceptor ? i : i - PAXOS_MAX_ACCEPTORS;
+		uint32_t count = acceptor ? c->acceptors : c->proposers;
+		if (e->port && id >= count)
+			return parse_error(p, member_line(p, i),
+					   find_key(acceptor ? "acceptor" : "proposer"),
+					   "unknown id %zu: ids are below %s (%u)", id,
+					   acceptor ? "acceptors" : "proposers", count);
+		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST)
+			return parse_error(p, p->set_on_line[transport - config_keys], transport,
+					   "unicast needs every member's address, and %s has none "
+					   "(add a line '%s HOST:PORT')",
+					   name, name);
+		for (size_t j = 0; e->port && j < i; j++) {
+			const struct paxos_endpoint *f = member(c, j, other, sizeof(other));
+			if (f->port != e->port || f->addr.s_addr != e->addr.s_addr)
+				continue;
+			inet_ntop(AF_INET, &e->addr, addr, sizeof(addr));
+			return parse_error(
+			    p, member_line(p, i), find_key(acceptor ? "acceptor" : "proposer"),
+			    "%s:%u of %s is also the address of %s", addr, e->port, name, other);
+		}
+	}
+	/* The unicast transport puts one byte before every datagram (lib/net/unicast.c). */
+	if (c->transport == PAXOS_TRANSPORT_UNICAST && c->max_datagram > 65506)
+		return parse_error(
+		    p, later_line(p, "max-datagram", "transport"), find_key("max-datagram"),
+		    "%u is above 65506, the most the unicast transport carries", c->max_datagram);
+	return PAXOS_OK;
+}
+
 /* Rules that involve more than one key, checked once the whole file is read. */
 static int check_cross(struct config_parse *p)
 {
@@ -617,6 +781,9 @@ static int check_cross(struct config_parse *p)
 					   kj->name);
 		}
 	}
+	rc = check_members(p);
+	if (rc != PAXOS_OK)
+		return rc;
 	return check_memory(p);
 }
 

@@ -77,3 +77,18 @@ int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group gr
 		return fail(fd, "IP_ADD_MEMBERSHIP", err, errlen);
 	return fd;
 }
+
+int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct sockaddr_in *at,
+				   char *err, size_t errlen)
+{
+	int fd = open_socket(cfg, err, errlen);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) < 0) {
+		char what[64], addr[INET_ADDRSTRLEN] = "?";
+		inet_ntop(AF_INET, &at->sin_addr, addr, sizeof(addr));
+		snprintf(what, sizeof(what), "bind %s:%u", addr, (unsigned)ntohs(at->sin_port));
+		return fail(fd, what, err, errlen);
+	}
+	return fd;
+}

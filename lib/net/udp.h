@@ -1,4 +1,5 @@
-/* UDP multicast sockets: one sender per node, one receiver per group the node listens to. */
+/* UDP sockets: the multicast sender and group receivers, and the unicast transport's bound sockets.
+ */
 #ifndef PAXOS_UDP_H
 #define PAXOS_UDP_H
 
@@ -13,6 +14,11 @@ int paxos_transport_sender(const struct paxos_config *cfg, char *err, size_t err
  * configured interface. Several processes on a host may join the same group. */
 int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group group, char *err,
 			     size_t errlen);
+
+/* Opens a non-blocking socket bound to at (port 0: any), for the unicast transport. Returns the
+ * socket or -1 with err filled ("bind 10.0.0.1:7201: Cannot assign requested address"). */
+int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct sockaddr_in *at,
+				   char *err, size_t errlen);
 
 /* The destination address of a group. */
 void paxos_transport_address(const struct paxos_config *cfg, enum paxos_group group,

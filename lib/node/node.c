@@ -127,10 +127,18 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->payload_cap, &o->header);
 }
 
+/* Tells the transport that this node is member id of role: where it must receive. */
+static int host_member(struct paxos_node *n, enum paxos_role role, uint32_t id)
+{
+	if (!n->net->ops->host)
+		return PAXOS_OK;
+	return n->net->ops->host(n->net, role, id, n->error, sizeof(n->error));
+}
+
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
 				  char *err, size_t errlen)
 {
-	return paxos_node_new_on(base, cfg, paxos_transport_multicast_open, NULL, err, errlen);
+	return paxos_node_new_on(base, cfg, paxos_transport_open, NULL, err, errlen);
 }
 
 struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos_config *cfg,
@@ -265,6 +273,9 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	}
 	n->storage = st;
 	host(n, PAXOS_ROLE_ACCEPTOR, id);
+	int rc = host_member(n, PAXOS_ROLE_ACCEPTOR, id);
+	if (rc != PAXOS_OK)
+		return rc;
 	struct paxos_acceptor_options o;
 	paxos_acceptor_options_from_config(&o, &n->cfg, id);
 	n->acceptor = paxos_acceptor_new(&o, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
@@ -272,7 +283,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	int rc = node_join_acceptors(n, id, st);
+	rc = node_join_acceptors(n, id, st);
 	if (rc != PAXOS_OK)
 		return rc;
 	/* A store in memory would grow with every instance: it keeps memory-retention of them.
@@ -311,7 +322,12 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	int rc = join(n, PAXOS_GROUP_SUBMIT);
+	/* Clients send to it as proposer 0 where members have addresses (unicast). */
+	int rc = host_member(n, PAXOS_ROLE_ACCEPTOR, 0);
+	if (rc == PAXOS_OK)
+		rc = host_member(n, PAXOS_ROLE_PROPOSER, 0);
+	if (rc == PAXOS_OK)
+		rc = join(n, PAXOS_GROUP_SUBMIT);
 	if (rc == PAXOS_OK)
 		rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
@@ -506,7 +522,9 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 			       id, n->cfg.proposers);
 		return PAXOS_E_INVALID;
 	}
-	int rc = ensure_learner(n);
+	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
+	if (rc == PAXOS_OK)
+		rc = ensure_learner(n);
 	if (rc != PAXOS_OK)
 		return rc;
 	struct paxos_proposer_options o;
