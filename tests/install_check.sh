@@ -8,7 +8,7 @@ trap 'rm -rf "$WORK"' EXIT
 PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
 for f in bin/paxos-acceptor bin/paxos-proposer bin/paxos-learner bin/paxos-replica bin/paxos-keygen \
-	bin/paxos-client include/paxos/paxos.h share/paxos/paxos.conf; do
+	bin/paxos-client include/paxos/paxos.h share/paxos/paxos.conf share/paxos/paxos-unicast.conf; do
 	[ -e "$PREFIX/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 LIBDIR=$(dirname "$(find "$PREFIX" -name libpaxos.pc)")/..

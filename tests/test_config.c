@@ -32,7 +32,15 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 		if (!endpoint_equal(&a->groups[g], &b->groups[g]))
 			return false;
-	return a->multicast_interface.s_addr == b->multicast_interface.s_addr &&
+	for (unsigned i = 0; i < PAXOS_MAX_ACCEPTORS; i++)
+		if (!endpoint_equal(&a->acceptor_address[i], &b->acceptor_address[i]))
+			return false;
+	for (unsigned i = 0; i < PAXOS_MAX_PROPOSERS; i++)
+		if (!endpoint_equal(&a->proposer_address[i], &b->proposer_address[i]))
+			return false;
+	return a->transport == b->transport &&
+	       a->subscription_lease_ms == b->subscription_lease_ms &&
+	       a->multicast_interface.s_addr == b->multicast_interface.s_addr &&
 	       a->multicast_ttl == b->multicast_ttl && a->max_datagram == b->max_datagram &&
 	       a->socket_buffer == b->socket_buffer && a->acceptors == b->acceptors &&
 	       a->proposers == b->proposers && a->leader == b->leader &&
@@ -175,6 +183,8 @@ END_TEST
 START_TEST(test_shipped_file_sets_every_key)
 {
 	static const char *const keys[] = {
+	    "transport",
+	    "subscription-lease-ms",
 	    "acceptors-group",
 	    "proposers-group",
 	    "learners-group",
@@ -446,6 +456,69 @@ START_TEST(test_error_messages_exact)
 		     "test.conf:1: submit-group: port 0 is out of range 1..65535");
 	expect_error("submit-group 239.1.1.1",
 		     "test.conf:1: submit-group: '239.1.1.1' is not ADDRESS:PORT");
+}
+END_TEST
+
+/* transport unicast and the members' addresses: the shipped file, both line forms, and every
+ * mistake named. */
+START_TEST(test_unicast_members)
+{
+	char path[1200];
+	struct paxos_config cfg;
+	source_path(path, sizeof(path), "paxos-unicast.conf");
+	ck_assert_msg(paxos_config_load(&cfg, path, err, sizeof(err)) == PAXOS_OK, "%s", err);
+	ck_assert_int_eq(cfg.transport, PAXOS_TRANSPORT_UNICAST);
+	expect_endpoint(&cfg.acceptor_address[0], "127.0.0.1", 7201);
+	expect_endpoint(&cfg.acceptor_address[2], "127.0.0.1", 7203);
+	expect_endpoint(&cfg.proposer_address[1], "127.0.0.1", 7302);
+	ck_assert_uint_eq(cfg.acceptor_address[3].port, 0);
+	ck_assert_uint_eq(cfg.subscription_lease_ms, 3000);
+
+	ck_assert_msg(parse(&cfg,
+			    "transport unicast\nacceptors 1\nproposers 1\n"
+			    "acceptor 0 10.0.0.1 8800\nproposer 0 127.0.0.1:8801\n") == PAXOS_OK,
+		      "%s", err);
+	expect_endpoint(&cfg.acceptor_address[0], "10.0.0.1", 8800);
+	expect_endpoint(&cfg.proposer_address[0], "127.0.0.1", 8801);
+	/* Addresses may be given with multicast too: switching is one line. */
+	ck_assert_msg(parse(&cfg, "acceptor 1 10.0.0.2:1\n") == PAXOS_OK, "%s", err);
+	ck_assert_int_eq(cfg.transport, PAXOS_TRANSPORT_MULTICAST);
+
+	const char *members = "acceptors 1\nproposers 1\nacceptor 0 10.0.0.1:7201\n";
+	char text[512];
+	expect_error("transport tcp", "test.conf:1: transport: 'tcp' is not multicast or unicast");
+	expect_error("transport unicast\nacceptors 1\nproposers 1\nacceptor 0 10.0.0.1:7201\n",
+		     "test.conf:1: transport: unicast needs every member's address, and proposer "
+		     "0 has none (add a line 'proposer 0 HOST:PORT')");
+	snprintf(text, sizeof(text), "%sacceptor 1 10.0.0.2:7201\n", members);
+	expect_error(text, "test.conf:4: acceptor: unknown id 1: ids are below acceptors (1)");
+	snprintf(text, sizeof(text), "%sacceptor 0 10.0.0.2:7201\n", members);
+	expect_error(text, "test.conf:4: acceptor: 0 already has an address, on line 3");
+	snprintf(text, sizeof(text), "%sproposer 0 10.0.0.1:7201\n", members);
+	expect_error(text, "test.conf:4: proposer: 10.0.0.1:7201 of proposer 0 is also the "
+			   "address of acceptor 0");
+	expect_error("acceptor 0 239.1.1.1:7201",
+		     "test.conf:1: acceptor: 239.1.1.1 is not a unicast address (a member needs "
+		     "its own address)");
+	expect_error("acceptor 0 0.0.0.0:7201", "test.conf:1: acceptor: 0.0.0.0 is not a unicast "
+						"address (a member needs its own address)");
+	expect_error("acceptor 0 localhost:7201",
+		     "test.conf:1: acceptor: 'localhost' is not an IPv4 address");
+	expect_error("acceptor 0 10.0.0.1:0",
+		     "test.conf:1: acceptor: port 0 is out of range 1..65535");
+	expect_error("acceptor 0 10.0.0.1", "test.conf:1: acceptor: '10.0.0.1' is not HOST:PORT");
+	expect_error("acceptor 0", "test.conf:1: acceptor: missing address (expected 'acceptor ID "
+				   "HOST:PORT')");
+	expect_error("acceptor x 10.0.0.1:1", "test.conf:1: acceptor: id 'x' is not a decimal "
+					      "number");
+	expect_error("proposer 100 10.0.0.1:1", "test.conf:1: proposer: id 100 is out of range "
+						"0..99");
+	expect_error("acceptor 0 10.0.0.1 1 2", "test.conf:1: acceptor: unexpected text after the "
+						"address (expected 'acceptor ID HOST:PORT')");
+	snprintf(text, sizeof(text),
+		 "transport unicast\n%sproposer 0 10.0.0.1:7301\nmax-datagram 65507\n", members);
+	expect_error(text, "test.conf:6: max-datagram: 65507 is above 65506, the most the "
+			   "unicast transport carries");
 }
 END_TEST
 
@@ -870,6 +943,7 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_bad_values_rejected, 0,
 			    sizeof(bad_cases) / sizeof(*bad_cases));
 	tcase_add_test(tc, test_error_messages_exact);
+	tcase_add_test(tc, test_unicast_members);
 	tcase_add_test(tc, test_storage_keys);
 	tcase_add_test(tc, test_storage_errors);
 	tcase_add_test(tc, test_memory_limits);

@@ -10,7 +10,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,23 +260,13 @@ static int parse_group(struct config_parse *p, const struct config_key *key, con
 	return PAXOS_OK;
 }
 
-/* A member's host: a dotted IPv4 address or a name resolving to one. */
+/* A member's host: a dotted IPv4 address of its own (no name: parsing never waits on DNS). */
 static int parse_host(struct config_parse *p, const struct config_key *key, const char *text,
 		      struct in_addr *out)
 {
-	if (!parse_ipv4(text, out)) {
-		struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
-		struct addrinfo *res = NULL;
-		int rc = getaddrinfo(text, NULL, &hints, &res);
-		if (rc != 0 || !res)
-			return parse_error(p, p->line, key,
-					   "'%.*s' is neither an IPv4 address nor a host name that "
-					   "resolves to one (%s)",
-					   CONFIG_QUOTE_MAX, text,
-					   rc ? gai_strerror(rc) : "no address");
-		*out = ((const struct sockaddr_in *)(const void *)res->ai_addr)->sin_addr;
-		freeaddrinfo(res);
-	}
+	if (!parse_ipv4(text, out))
+		return parse_error(p, p->line, key, "'%.*s' is not an IPv4 address",
+				   CONFIG_QUOTE_MAX, text);
 	uint32_t a = ntohl(out->s_addr);
 	if (IN_MULTICAST(a) || a == INADDR_ANY || a == INADDR_BROADCAST)
 		return parse_error(p, p->line, key,

@@ -1,0 +1,258 @@
+/*
+ * The unicast transport (lib/net/unicast.c) on loopback sockets, inside a private network
+ * namespace: members receive on their configured addresses, a learner gets the learners group
+ * only once it subscribed, a subscription ends with its lease or when the learner goes away,
+ * and a member's address that this host does not have is a clear error.
+ */
+#include <check.h>
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include <paxos/paxos.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static char logged[4096];
+
+static void keep_log(void *arg, enum paxos_log_level level, const char *line)
+{
+	(void)arg;
+	(void)level;
+	size_t len = strlen(logged);
+	snprintf(logged + len, sizeof(logged) - len, "%s\n", line);
+}
+
+struct inbox {
+	size_t count[PAXOS_GROUP_COUNT];
+	uint8_t last[64];
+	size_t last_len;
+};
+
+static void to_inbox(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
+{
+	struct inbox *in = arg;
+	for (size_t i = 0; i < n; i++) {
+		in->count[g]++;
+		in->last_len = d[i].len < sizeof(in->last) ? d[i].len : sizeof(in->last);
+		memcpy(in->last, d[i].data, in->last_len);
+	}
+}
+
+static struct paxos_config unicast_config(void)
+{
+	struct paxos_config cfg;
+	char err[256];
+	const char *text = "transport unicast\nacceptors 2\nproposers 1\n"
+			   "acceptor 0 127.0.0.1:7401\nacceptor 1 127.0.0.1:7402\n"
+			   "proposer 0 127.0.0.1:7501\nsubscription-lease-ms 200\n";
+	ck_assert_msg(paxos_config_parse(&cfg, text, strlen(text), "test", err, sizeof(err)) ==
+			  PAXOS_OK,
+		      "%s", err);
+	return cfg;
+}
+
+static struct paxos_transport *open_unicast(struct event_base *base, const struct paxos_config *cfg,
+					    struct inbox *in)
+{
+	char err[256];
+	struct paxos_transport *t =
+	    paxos_transport_open(NULL, base, cfg, to_inbox, in, err, sizeof(err));
+	ck_assert_msg(t != NULL, "%s", err);
+	ck_assert_str_eq(t->ops->name, "unicast");
+	return t;
+}
+
+static void run_ms(struct event_base *base, int ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+static void send_to(struct paxos_transport *t, enum paxos_group g, const char *text)
+{
+	struct paxos_tx_datagram d = {g, (const uint8_t *)text, strlen(text), false};
+	t->ops->send(t, &d, 1);
+	ck_assert(d.sent);
+}
+
+/* Datagrams to the acceptors group reach both acceptors; to the proposers and submit groups
+ * the proposer, each delivered as the group it was sent to. */
+START_TEST(test_members_receive_their_groups)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	struct inbox a0 = {0}, a1 = {0}, p0 = {0}, client = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	struct paxos_transport *ta1 = open_unicast(base, &cfg, &a1);
+	struct paxos_transport *tp0 = open_unicast(base, &cfg, &p0);
+	struct paxos_transport *tc = open_unicast(base, &cfg, &client);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->host(ta1, PAXOS_ROLE_ACCEPTOR, 1, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tp0->ops->host(tp0, PAXOS_ROLE_PROPOSER, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta0->ops->join(ta0, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->join(ta1, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tp0->ops->join(tp0, PAXOS_GROUP_PROPOSERS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tp0->ops->join(tp0, PAXOS_GROUP_SUBMIT, err, sizeof(err)), PAXOS_OK);
+
+	send_to(tc, PAXOS_GROUP_ACCEPTORS, "prepare");
+	send_to(tc, PAXOS_GROUP_SUBMIT, "value");
+	send_to(ta0, PAXOS_GROUP_PROPOSERS, "promise");
+	run_ms(base, 100);
+	ck_assert_uint_eq(a0.count[PAXOS_GROUP_ACCEPTORS], 1);
+	ck_assert_uint_eq(a1.count[PAXOS_GROUP_ACCEPTORS], 1);
+	ck_assert_uint_eq(p0.count[PAXOS_GROUP_SUBMIT], 1);
+	ck_assert_uint_eq(p0.count[PAXOS_GROUP_PROPOSERS], 1);
+	ck_assert_uint_eq(p0.last_len, strlen("promise"));
+	ck_assert(memcmp(p0.last, "promise", p0.last_len) == 0);
+	ck_assert_uint_eq(client.count[PAXOS_GROUP_ACCEPTORS] + client.count[PAXOS_GROUP_SUBMIT],
+			  0);
+
+	/* Only a hosted member receives its group; an address this host lacks is named. */
+	ck_assert_int_eq(tc->ops->join(tc, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)),
+			 PAXOS_E_INVALID);
+	ck_assert_str_eq(err, "unicast: only a hosted acceptor receives the acceptors group");
+	ck_assert_int_eq(tc->ops->host(tc, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_E_IO);
+	ck_assert_msg(strstr(err, "acceptor 0: bind 127.0.0.1:7401: Address already in use"), "%s",
+		      err);
+	ck_assert_int_eq(tc->ops->host(tc, PAXOS_ROLE_ACCEPTOR, 2, err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "unicast: no address for acceptor 2 in the configuration");
+
+	struct paxos_config far = cfg;
+	inet_pton(AF_INET, "10.1.2.3", &far.acceptor_address[0].addr);
+	struct inbox none = {0};
+	struct paxos_transport *tf = open_unicast(base, &far, &none);
+	ck_assert_int_eq(tf->ops->host(tf, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_E_IO);
+	ck_assert_str_eq(err, "acceptor 0: bind 10.1.2.3:7401: Cannot assign requested address");
+
+	struct paxos_transport *all[] = {ta0, ta1, tp0, tc, tf};
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		all[i]->ops->destroy(all[i]);
+	event_base_free(base);
+}
+END_TEST
+
+/* Learner traffic goes to subscribers only, and stops when the learner goes away. */
+START_TEST(test_learners_subscribe)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	struct inbox a0 = {0}, a1 = {0}, l = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	struct paxos_transport *ta1 = open_unicast(base, &cfg, &a1);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->host(ta1, PAXOS_ROLE_ACCEPTOR, 1, err, sizeof(err)), PAXOS_OK);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "accepted"); /* no subscriber: sent to no one */
+
+	struct paxos_transport *tl = open_unicast(base, &cfg, &l);
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	run_ms(base, 50); /* the subscriptions arrive */
+	ck_assert_uint_eq(l.count[PAXOS_GROUP_LEARNERS], 0);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "accepted 0");
+	send_to(ta1, PAXOS_GROUP_LEARNERS, "accepted 1");
+	run_ms(base, 50);
+	ck_assert_uint_eq(l.count[PAXOS_GROUP_LEARNERS], 2);
+	/* Renewed every 50 ms: still subscribed after several leases. */
+	run_ms(base, 600);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "accepted 2");
+	run_ms(base, 50);
+	ck_assert_uint_eq(l.count[PAXOS_GROUP_LEARNERS], 3);
+
+	/* An acceptor that never confirms is named once its silence lasts a lease. */
+	ta1->ops->destroy(ta1);
+	logged[0] = '\0';
+	paxos_set_log(keep_log, NULL);
+	run_ms(base, 400);
+	paxos_set_log(NULL, NULL);
+	ck_assert_msg(strstr(logged, "paxos: unicast: acceptor 1 (127.0.0.1:7402) has not renewed "
+				     "this learner's subscription for "),
+		      "%s", logged);
+	tl->ops->destroy(tl);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
+static int subscriber_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in any = {.sin_family = AF_INET};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&any, sizeof(any)), 0);
+	return fd;
+}
+
+/* Control datagrams as a learner's transport writes them: frame (0x40 subscribe, 0x42
+ * unsubscribe), version 1, then the lease in ms, big-endian. */
+static void control(int fd, uint8_t frame, uint16_t lease_ms)
+{
+	struct sockaddr_in acceptor = {.sin_family = AF_INET, .sin_port = htons(7401)};
+	inet_pton(AF_INET, "127.0.0.1", &acceptor.sin_addr);
+	const uint8_t msg[] = {frame, 1, 0, 0, (uint8_t)(lease_ms >> 8), (uint8_t)lease_ms};
+	ck_assert_int_eq(
+	    sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&acceptor, sizeof(acceptor)),
+	    (ssize_t)sizeof(msg));
+}
+
+/* A subscriber that goes silent (crashed: no unsubscription) is dropped when its lease ends. */
+START_TEST(test_lease_expires)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	cfg.subscription_lease_ms = 5000;
+	struct inbox a0 = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+
+	int fd = subscriber_socket();
+	control(fd, 0x40, 1000);
+	run_ms(base, 30);
+	uint8_t buf[64];
+	/* The confirmation names acceptor 0. */
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 6);
+	ck_assert_uint_eq(buf[0], 0x41);
+	ck_assert_uint_eq(buf[5], 0);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "x");
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 2); /* group byte, then the datagram */
+	ck_assert_uint_eq(buf[0], PAXOS_GROUP_LEARNERS);
+	ck_assert_uint_eq(buf[1], 'x');
+	run_ms(base, 1100);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "y");
+	ck_assert_int_lt(recv(fd, buf, sizeof(buf), 0), 0);
+	close(fd);
+
+	/* A learner that stops says so, and gets nothing more. */
+	fd = subscriber_socket();
+	control(fd, 0x40, 60000); /* more than this acceptor grants: 5000 ms */
+	run_ms(base, 30);
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 6);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "z");
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 2);
+	control(fd, 0x42, 0);
+	run_ms(base, 30);
+	send_to(ta0, PAXOS_GROUP_LEARNERS, "w");
+	ck_assert_int_lt(recv(fd, buf, sizeof(buf), 0), 0);
+	close(fd);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("unicast");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_members_receive_their_groups);
+	tcase_add_test(tc, test_learners_subscribe);
+	tcase_add_test(tc, test_lease_expires);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
