@@ -25,7 +25,7 @@ struct slot {
 /* One outstanding fetch: a slot of its own (same vote counting) outside the window. */
 struct fetch {
 	struct slot s; /* s.iid 0: free; s.data in the fetch buffer, s.votes in votes */
-	paxos_fetch_fn done;
+	paxos_instance_fetched_fn done;
 	void *arg;
 	paxos_time started, last_sent;
 	uint32_t trimmed_by; /* acceptors that said they trimmed s.iid, one bit each */
@@ -375,8 +375,8 @@ static void fetch_finish(struct paxos_learner *l, struct fetch *f, int status)
 	f->done(f->arg, iid, status, status == PAXOS_OK ? &v : NULL);
 }
 
-int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now, paxos_fetch_fn done,
-			void *arg, const struct paxos_emitter *out)
+int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now,
+			paxos_instance_fetched_fn done, void *arg, const struct paxos_emitter *out)
 {
 	if (!l || iid == 0 || !done)
 		return PAXOS_E_INVALID;

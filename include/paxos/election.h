@@ -13,7 +13,7 @@ struct paxos_election;
 
 /* The leader changed from previous to leader (either may be any proposer id). Called from
  * inside paxos_election_handle() and paxos_election_tick(). */
-typedef void (*paxos_leader_fn)(void *arg, uint32_t leader, uint32_t previous);
+typedef void (*paxos_leader_changed_fn)(void *arg, uint32_t leader, uint32_t previous);
 
 struct paxos_election_options {
 	uint32_t id;                   /* this proposer, below proposers */
@@ -22,7 +22,7 @@ struct paxos_election_options {
 	paxos_time heartbeat_timeout;  /* microseconds of silence after which a proposer is dead */
 	bool manual;                   /* start forced to manual_leader instead of electing */
 	uint32_t manual_leader;
-	paxos_leader_fn changed; /* may be NULL */
+	paxos_leader_changed_fn changed; /* may be NULL */
 	void *changed_arg;
 };
 

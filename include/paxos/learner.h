@@ -13,13 +13,14 @@ enum paxos_learner_start {
 };
 
 /* Called in instance order, exactly once per instance; value is valid during the call. */
-typedef void (*paxos_deliver_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
+typedef void (*paxos_instance_delivered_fn)(void *arg, paxos_iid iid,
+					    const struct paxos_value *value);
 
 /* Called when an instance becomes closed (a quorum accepted it, or an acceptor said its value
  * is final), possibly before the instances below it are delivered, and again for each accepted
  * message that arrives for it while it waits for those: a proposer that re-runs it (its window
  * reached it after the first call) hears of it that way. The proposer uses it for event C. */
-typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
+typedef void (*paxos_instance_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
 /*
  * Called once when instances from..to can no longer be learned: a quorum of acceptors
@@ -28,7 +29,7 @@ typedef void (*paxos_closed_fn)(void *arg, paxos_iid iid, const struct paxos_val
  * + 1, already during the call); the application should load a snapshot covering at least instance
  * to.
  */
-typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
+typedef void (*paxos_instances_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 
 /*
  * The answer to paxos_learner_fetch: status PAXOS_OK with the value chosen for iid (valid
@@ -36,8 +37,8 @@ typedef void (*paxos_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
  * for it any more: load a snapshot), or PAXOS_E_TIMEOUT when no answer came in fetch_timeout;
  * value is NULL unless status is PAXOS_OK.
  */
-typedef void (*paxos_fetch_fn)(void *arg, paxos_iid iid, int status,
-			       const struct paxos_value *value);
+typedef void (*paxos_instance_fetched_fn)(void *arg, paxos_iid iid, int status,
+					  const struct paxos_value *value);
 
 /* Repair (PAXOS_MSG_REPAIR): a learner stalled for PAXOS_REPAIR_AFTER hole checks asks the
  * leader to run its first missing instances again (at most PAXOS_REPAIR_SPAN from the next
@@ -58,11 +59,12 @@ struct paxos_learner_options {
 	paxos_time fetch_timeout; /* a fetch gives up after this long; 0: 50 hole checks */
 	enum paxos_learner_start start;
 	paxos_iid start_iid; /* non-zero: deliver from this instance on, whatever start says */
-	paxos_deliver_fn deliver;
+	paxos_instance_delivered_fn deliver;
 	void *deliver_arg;
-	paxos_closed_fn closed; /* may be NULL */
+	paxos_instance_closed_fn closed; /* may be NULL */
 	void *closed_arg;
-	paxos_trimmed_fn trimmed; /* may be NULL: the instances are skipped all the same */
+	paxos_instances_trimmed_fn
+	    trimmed; /* may be NULL: the instances are skipped all the same */
 	void *trimmed_arg;
 };
 
@@ -99,12 +101,13 @@ PAXOS_API void paxos_learner_tick(struct paxos_learner *l, paxos_time now,
  * acceptors again for iid (repeat iid..iid, resent every hole_check), and calls done once,
  * from a later paxos_learner_handle or paxos_learner_tick: with the value when a quorum
  * reports one ballot or an acceptor says it is final, else with an error (see
- * paxos_fetch_fn). Does not affect delivery. Returns PAXOS_OK, PAXOS_E_INVALID (iid 0, done
- * NULL) or PAXOS_E_FULL (PAXOS_LEARNER_MAX_FETCHES outstanding). Outstanding fetches are
+ * paxos_instance_fetched_fn). Does not affect delivery. Returns PAXOS_OK, PAXOS_E_INVALID (iid 0,
+ * done NULL) or PAXOS_E_FULL (PAXOS_LEARNER_MAX_FETCHES outstanding). Outstanding fetches are
  * dropped without a call by paxos_learner_free.
  */
 PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now,
-				  paxos_fetch_fn done, void *arg, const struct paxos_emitter *out);
+				  paxos_instance_fetched_fn done, void *arg,
+				  const struct paxos_emitter *out);
 
 /* The lowest instance not yet delivered. */
 PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);

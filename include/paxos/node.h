@@ -45,11 +45,12 @@ PAXOS_API int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
 /* Called for every value delivered, in instance order: iid is its instance, position its
  * place among the values batched into that instance (0 for the first). value is valid during
  * the call only. */
-typedef void (*paxos_value_fn)(void *arg, paxos_iid iid, uint32_t position,
-			       const struct paxos_value *value);
+typedef void (*paxos_value_delivered_fn)(void *arg, paxos_iid iid, uint32_t position,
+					 const struct paxos_value *value);
 
 /* Host a learner that delivers every value, in order, to deliver. */
-PAXOS_API int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg);
+PAXOS_API int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver,
+				     void *arg);
 
 /* Start learning at instance first rather than where paxos.conf says (learner-start), e.g.
  * after loading a snapshot that covers everything below first. Call it before adding a
@@ -59,7 +60,8 @@ PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first
 /* Called when instances from..to can no longer be learned because the acceptors trimmed
  * them (thesis 3.4.1): the application should load a snapshot. The learner then goes on
  * from to + 1. Call it before adding a learner or a proposer. */
-PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg);
+PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed,
+				     void *arg);
 
 /* snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to iid.
  * Unreliable like paxos_submit; repeat it now and then. */
@@ -105,8 +107,8 @@ PAXOS_API paxos_iid paxos_node_next_iid(const struct paxos_node *n);
  * answer within 50 learner-hole-checks) or PAXOS_E_MALFORMED (the instance's value is not a
  * valid batch).
  */
-typedef void (*paxos_fetched_fn)(void *arg, paxos_iid iid, int status, uint32_t position,
-				 uint32_t count, const struct paxos_value *value);
+typedef void (*paxos_value_fetched_fn)(void *arg, paxos_iid iid, int status, uint32_t position,
+				       uint32_t count, const struct paxos_value *value);
 
 /*
  * Fetch the values chosen for one instance closed in the past (thesis 3.3), e.g. for a
@@ -117,7 +119,7 @@ typedef void (*paxos_fetched_fn)(void *arg, paxos_iid iid, int status, uint32_t 
  * (PAXOS_LEARNER_MAX_FETCHES outstanding); on error paxos_node_error() says why.
  * paxos_node_free drops outstanding fetches without calling done.
  */
-PAXOS_API int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done,
+PAXOS_API int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_value_fetched_fn done,
 			       void *arg);
 
 #endif

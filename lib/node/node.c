@@ -432,7 +432,7 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 	return PAXOS_OK;
 }
 
-void paxos_node_on_trimmed(struct paxos_node *n, paxos_trimmed_fn trimmed, void *arg)
+void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed, void *arg)
 {
 	n->trimmed = trimmed;
 	n->trimmed_arg = arg;
@@ -449,7 +449,7 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 	return PAXOS_OK;
 }
 
-int paxos_node_add_learner(struct paxos_node *n, paxos_value_fn deliver, void *arg)
+int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver, void *arg)
 {
 	if (n->deliver || !deliver) {
 		node_set_error(n, deliver ? "this node already hosts a learner"
@@ -668,7 +668,7 @@ paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_value *v)
 {
 	struct node_fetch *f = arg;
-	paxos_fetched_fn done = f->done;
+	paxos_value_fetched_fn done = f->done;
 	void *done_arg = f->arg;
 	f->done = NULL; /* free before the calls, which may fetch again */
 	uint32_t count = 0;
@@ -685,7 +685,7 @@ static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_
 		done(done_arg, iid, PAXOS_OK, position, count, &one);
 }
 
-int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_fetched_fn done, void *arg)
+int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_value_fetched_fn done, void *arg)
 {
 	if (!n->learner || iid == 0 || !done) {
 		node_set_error(n, "paxos_node_fetch: %s",

@@ -51,7 +51,7 @@ struct role_out {
 
 /* An outstanding paxos_node_fetch: the learner's fetch answers through it. */
 struct node_fetch {
-	paxos_fetched_fn done; /* NULL: free */
+	paxos_value_fetched_fn done; /* NULL: free */
 	void *arg;
 };
 
@@ -95,9 +95,9 @@ struct paxos_node {
 	struct paxos_proposer *proposer;
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
-	paxos_value_fn deliver;
+	paxos_value_delivered_fn deliver;
 	void *deliver_arg;
-	paxos_trimmed_fn trimmed;
+	paxos_instances_trimmed_fn trimmed;
 	void *trimmed_arg;
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];

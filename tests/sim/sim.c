@@ -254,8 +254,8 @@ static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
-static struct paxos_learner *learner_new(struct sim *s, paxos_deliver_fn deliver,
-					 paxos_closed_fn closed, struct endpoint *ep,
+static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
+					 paxos_instance_closed_fn closed, struct endpoint *ep,
 					 struct paxos_counters *counters)
 {
 	struct paxos_learner_options o = {
