@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 /* Every value starts with a tag that names its client and sequence number. */
 #define TAG_MAGIC 0x4c435850u /* "PXCL" */

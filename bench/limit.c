@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 struct result {
 	volatile uint64_t received;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config_fields.h"
 
 struct monitor {
 	uint64_t values, bytes, last_values, last_bytes;

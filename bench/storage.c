@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 enum { MAX_WRITERS = 16, MAX_SAMPLES = 1 << 18, FIRST_STORE_ID = 1000 };
 

@@ -21,9 +21,11 @@ cat >"$WORK/app.c" <<'C'
 #include <stdio.h>
 int main(void)
 {
-	struct paxos_config cfg;
-	paxos_config_defaults(&cfg);
-	printf("max value %u: %s\n", paxos_config_max_value(&cfg), paxos_strerror(PAXOS_E_TOO_BIG));
+	struct paxos_config *cfg = paxos_config_new();
+	if (!cfg)
+		return 1;
+	printf("max value %u: %s\n", paxos_config_max_value(cfg), paxos_strerror(PAXOS_E_TOO_BIG));
+	paxos_config_free(cfg);
 	return 0;
 }
 C

@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "codec.h"
+#include "config_fields.h"
 
 static char err[512];
 
@@ -522,6 +523,77 @@ START_TEST(test_unicast_members)
 }
 END_TEST
 
+/* The opaque configuration: new, set and get by key name, free. */
+START_TEST(test_keys_by_name)
+{
+	struct paxos_config *cfg = paxos_config_new();
+	char buf[64];
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(paxos_config_get(cfg, "acceptors-group", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "239.255.11.1:7101");
+	ck_assert_int_eq(paxos_config_get(cfg, "learning-acceptors", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "yes");
+	ck_assert_int_eq(paxos_config_get(cfg, "durability", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "none");
+	ck_assert_int_eq(paxos_config_get(cfg, "lmdb-map-size", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "1073741824");
+	ck_assert_int_eq(paxos_config_get(cfg, "acceptor 0", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(paxos_config_get(cfg, "no-such-key", buf, sizeof(buf)), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_config_get(cfg, "acceptor 32", buf, sizeof(buf)), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_config_get(cfg, "storage-path", buf, 4), PAXOS_E_FULL);
+
+	ck_assert_int_eq(paxos_config_set(cfg, "phase1-timeout-ms", "35", err, sizeof(err)),
+			 PAXOS_OK);
+	ck_assert_int_eq(paxos_config_get(cfg, "phase1-timeout-ms", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "35");
+	/* A backend brings its default durability. */
+	ck_assert_int_eq(paxos_config_set(cfg, "storage", "lmdb", err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_config_get(cfg, "durability", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "sync");
+	/* Members, then the transport that needs them. */
+	ck_assert_int_eq(paxos_config_set(cfg, "transport", "unicast", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "transport: unicast needs every member's address, and acceptor 0 "
+			      "has none (add a line 'acceptor 0 HOST:PORT')");
+	const char *members[][2] = {{"acceptor", "0 127.0.0.1:7201"},
+				    {"acceptor", "1 127.0.0.1:7202"},
+				    {"acceptor", "2 127.0.0.1:7203"},
+				    {"proposer", "0 127.0.0.1:7301"},
+				    {"proposer", "1 127.0.0.1:7302"}};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_msg(paxos_config_set(cfg, members[i][0], members[i][1], err,
+					       sizeof(err)) == PAXOS_OK,
+			      "%s", err);
+	ck_assert_int_eq(paxos_config_set(cfg, "transport", "unicast", err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_config_get(cfg, "proposer 1", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "127.0.0.1:7302");
+	/* A setting the whole refuses leaves cfg as it was. */
+	ck_assert_int_eq(paxos_config_set(cfg, "acceptors", "2", err, sizeof(err)), PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "acceptor: unknown id 2: ids are below acceptors (2)");
+	ck_assert_int_eq(paxos_config_get(cfg, "acceptors", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "3");
+	ck_assert_int_eq(paxos_config_set(cfg, "acceptors-group", "10.0.0.1:1", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "acceptors-group: 10.0.0.1 is not an IPv4 multicast address "
+			      "(224.0.0.0/4)");
+	ck_assert_int_eq(paxos_config_set(cfg, "bad key", "1", err, sizeof(err)), PAXOS_E_CONFIG);
+	ck_assert_int_eq(paxos_config_set(cfg, "acceptors", "3 # 4", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_int_eq(paxos_config_set(cfg, "no-such-key", "1", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "unknown key 'no-such-key'");
+	/* Loading a file starts from the defaults again. */
+	char path[1200];
+	source_path(path, sizeof(path), "paxos.conf");
+	ck_assert_int_eq(paxos_config_load(cfg, path, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_config_get(cfg, "transport", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "multicast");
+	paxos_config_free(cfg);
+	paxos_config_free(NULL);
+}
+END_TEST
+
 /* Storage keys: backend, path, durability resolved per backend, map size, fresh start. */
 START_TEST(test_storage_keys)
 {
@@ -944,6 +1016,7 @@ static Suite *config_suite(void)
 			    sizeof(bad_cases) / sizeof(*bad_cases));
 	tcase_add_test(tc, test_error_messages_exact);
 	tcase_add_test(tc, test_unicast_members);
+	tcase_add_test(tc, test_keys_by_name);
 	tcase_add_test(tc, test_storage_keys);
 	tcase_add_test(tc, test_storage_errors);
 	tcase_add_test(tc, test_memory_limits);

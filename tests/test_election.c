@@ -16,6 +16,7 @@
 
 #include "batch.h"
 #include "support.h"
+#include "config_fields.h"
 
 #define MS 1000u /* paxos_time is in microseconds */
 #define INTERVAL (20 * MS)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 static char base[64];
 static struct paxos_config cfg;

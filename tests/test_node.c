@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 static struct event_base *base;
 static struct paxos_node *node;

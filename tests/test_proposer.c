@@ -15,6 +15,7 @@
 
 #include "batch.h"
 #include "support.h"
+#include "config_fields.h"
 
 #define NACC 3u
 #define QUORUM 2u

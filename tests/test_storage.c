@@ -15,6 +15,7 @@
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
+#include "config_fields.h"
 #endif
 
 #define LMDB_TEST_MAP_SIZE (64ull << 20)

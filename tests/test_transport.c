@@ -13,6 +13,7 @@
 #include "batch.h"
 #include "codec.h"
 #include "support.h"
+#include "config_fields.h"
 
 #define STUB_MAX 64
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 static char logged[4096];
 

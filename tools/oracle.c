@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "config_fields.h"
 
 static void usage(FILE *out)
 {

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "config_fields.h"
 
 int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg)
 {

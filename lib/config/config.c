@@ -25,6 +25,7 @@
 #include "batch.h"
 #include "auth.h"
 #include "codec.h"
+#include "config_fields.h"
 
 #define CONFIG_MAX_LINE 1024
 /* Longest piece of a bad value quoted back in an error message. */
@@ -147,7 +148,7 @@ struct config_parse {
 	unsigned set_on_line[CONFIG_KEY_COUNT]; /* 0: not set in the file (member keys: first) */
 	unsigned acceptor_line[PAXOS_MAX_ACCEPTORS]; /* where "acceptor ID" was set, 0: not */
 	unsigned proposer_line[PAXOS_MAX_PROPOSERS];
-	const char *name;
+	const char *name; /* NULL: errors name no file and line (paxos_config_set) */
 	unsigned line;
 	char *err;
 	size_t errlen;
@@ -166,7 +167,10 @@ static int parse_error(struct config_parse *p, unsigned line, const struct confi
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (key)
+	if (!p->name)
+		paxos_error_format(p->err, p->errlen, "%s%s%s", key ? key->name : "",
+				   key ? ": " : "", msg);
+	else if (key)
 		paxos_error_format(p->err, p->errlen, "%s:%u: %s: %s", p->name, line, key->name,
 				   msg);
 	else
@@ -881,4 +885,128 @@ const char *paxos_durability_name(enum paxos_durability mode)
 	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
 		return "unknown";
 	return durability_names[mode];
+}
+
+struct paxos_config *paxos_config_new(void)
+{
+	struct paxos_config *cfg = malloc(sizeof(*cfg));
+	if (cfg)
+		paxos_config_defaults(cfg);
+	return cfg;
+}
+
+void paxos_config_free(struct paxos_config *cfg)
+{
+	free(cfg);
+}
+
+int paxos_config_set(struct paxos_config *cfg, const char *key, const char *value, char *err,
+		     size_t errlen)
+{
+	char line[CONFIG_MAX_LINE + 1];
+	if (!cfg || !key || !value) {
+		paxos_error_format(err, errlen, "paxos_config_set: invalid arguments");
+		return PAXOS_E_INVALID;
+	}
+	/* One word for the key: "a b" would set key a to "b ...". */
+	if (!*key || strpbrk(key, " \t#\n")) {
+		paxos_error_format(err, errlen, "paxos_config_set: '%.*s' is not a key",
+				   CONFIG_QUOTE_MAX, key);
+		return PAXOS_E_CONFIG;
+	}
+	int len = snprintf(line, sizeof(line), "%s %s", key, value);
+	struct config_parse p;
+	parse_init(&p, NULL, err, errlen);
+	p.name = NULL;
+	p.cfg = *cfg;
+	p.line = 1;
+	if (len < 0 || (size_t)len >= sizeof(line) || strpbrk(value, "#\n"))
+		return parse_error(&p, 1, find_key(key), "'%.*s' is not a value", CONFIG_QUOTE_MAX,
+				   value);
+	if (strcmp(key, "storage") == 0)
+		p.cfg.durability = PAXOS_DURABILITY_UNSET; /* the new backend's default */
+	int rc = parse_line(&p, line, (size_t)len);
+	if (rc == PAXOS_OK)
+		rc = check_cross(&p);
+	if (rc != PAXOS_OK)
+		return rc;
+	*cfg = p.cfg;
+	paxos_error_format(err, errlen, "%s", "");
+	return PAXOS_OK;
+}
+
+/* "A.B.C.D:PORT" of e, or "" for a member without an address. */
+static int format_endpoint(const struct paxos_endpoint *e, bool member, char *buf, size_t cap)
+{
+	char addr[INET_ADDRSTRLEN];
+	if (member && !e->port)
+		return snprintf(buf, cap, "%s", "");
+	inet_ntop(AF_INET, &e->addr, addr, sizeof(addr));
+	return snprintf(buf, cap, "%s:%u", addr, e->port);
+}
+
+int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf, size_t cap)
+{
+	if (!cfg || !key || !buf || cap == 0)
+		return PAXOS_E_INVALID;
+	/* "acceptor 2": a member's address. */
+	char name[32];
+	unsigned id;
+	char extra;
+	if (sscanf(key, "%31s %u %c", name, &id, &extra) == 2) {
+		const struct config_key *k = find_key(name);
+		if (!k || k->type != KEY_MEMBER || id > k->max)
+			return PAXOS_E_INVALID;
+		const struct paxos_endpoint *e = k->offset == FIELD(acceptor_address)
+						     ? &cfg->acceptor_address[id]
+						     : &cfg->proposer_address[id];
+		int n = format_endpoint(e, true, buf, cap);
+		return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_FULL;
+	}
+	const struct config_key *k = find_key(key);
+	if (!k || k->type == KEY_MEMBER)
+		return PAXOS_E_INVALID;
+	const char *field = (const char *)cfg + k->offset;
+	char addr[INET_ADDRSTRLEN];
+	int n = -1;
+	switch (k->type) {
+	case KEY_U32:
+		n = snprintf(buf, cap, "%u", *(const uint32_t *)(const void *)field);
+		break;
+	case KEY_U64:
+		n = snprintf(buf, cap, "%llu",
+			     (unsigned long long)*(const uint64_t *)(const void *)field);
+		break;
+	case KEY_GROUP:
+		n = format_endpoint((const struct paxos_endpoint *)(const void *)field, false, buf,
+				    cap);
+		break;
+	case KEY_IPV4:
+		inet_ntop(AF_INET, field, addr, sizeof(addr));
+		n = snprintf(buf, cap, "%s", addr);
+		break;
+	case KEY_LEARNER_START:
+		n = snprintf(buf, cap, "%s", learner_start_names[cfg->learner_start]);
+		break;
+	case KEY_ELECTION:
+		n = snprintf(buf, cap, "%s", election_names[cfg->election]);
+		break;
+	case KEY_TRANSPORT:
+		n = snprintf(buf, cap, "%s", transport_names[cfg->transport]);
+		break;
+	case KEY_DURABILITY:
+		n = snprintf(buf, cap, "%s", durability_names[cfg->durability]);
+		break;
+	case KEY_BOOL:
+		n = snprintf(buf, cap, "%s", bool_names[*(const bool *)(const void *)field]);
+		break;
+	case KEY_STORAGE:
+	case KEY_PATH:
+	case KEY_FILE:
+		n = snprintf(buf, cap, "%s", field);
+		break;
+	case KEY_MEMBER:
+		break;
+	}
+	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_FULL;
 }

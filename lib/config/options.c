@@ -7,6 +7,7 @@
 #include "auth.h"
 #include "batch.h"
 #include "codec.h"
+#include "config_fields.h"
 
 uint32_t paxos_config_max_instance_value(const struct paxos_config *cfg)
 {

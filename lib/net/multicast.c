@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "udp.h"
+#include "config_fields.h"
 
 /* Datagrams one recvmmsg reads; datagrams one sendmmsg writes. */
 #define READ_BATCH 64

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 void paxos_transport_address(const struct paxos_config *cfg, enum paxos_group group,
 			     struct sockaddr_in *out)

@@ -25,6 +25,7 @@
 #include "auth.h"
 #include "log_line.h"
 #include "udp.h"
+#include "config_fields.h"
 
 #define READ_BATCH 64
 #define SEND_BATCH 32

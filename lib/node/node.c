@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "config_fields.h"
 
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
 							 "client"};

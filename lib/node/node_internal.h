@@ -15,6 +15,7 @@
 #include "codec.h"
 
 #include <event2/event.h>
+#include "config_fields.h"
 
 /* A learner that only serves its learning acceptor reads at the end of the rounds the
  * acceptor is woken for anyway, and at least this often (see learner_lazy). */

@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "storage_backend.h"
+#include "config_fields.h"
 
 #define EPOCH_FILE "epoch"
 #define EPOCH_TEMP "epoch.tmp"

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "storage_backend.h"
+#include "config_fields.h"
 
 int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char *buf, size_t cap)
 {

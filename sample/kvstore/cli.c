@@ -20,6 +20,7 @@
 #include "command.h"
 #include "kvconf.h"
 #include "net.h"
+#include "reply_conf.h"
 
 #define PROGRAM "kvstore-cli"
 #define MAX_LINE 4096
@@ -27,7 +28,7 @@
 enum { EXIT_OK = 0, EXIT_NOT_OK = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
 
 struct cli {
-	struct paxos_config pcfg;
+	struct paxos_config *pcfg;
 	struct kv_config kcfg;
 	struct event_base *base;
 	struct paxos_node *node;
@@ -96,7 +97,7 @@ static int encode(struct cli *c, int argc, char **argv)
 	c->op = cmd.op;
 	cmd.client = c->client;
 	cmd.seq = ++c->seq;
-	size_t cap = paxos_config_max_value(&c->pcfg);
+	size_t cap = paxos_config_max_value(c->pcfg);
 	c->cmd_len = kv_command_encode(&cmd, c->cmd, cap < sizeof(c->cmd) ? cap : sizeof(c->cmd));
 	if (!c->cmd_len) {
 		fprintf(stderr, PROGRAM ": command longer than the %zu bytes a value may have\n",
@@ -257,14 +258,15 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		usage(stderr);
 		return -1;
 	}
-	paxos_config_defaults(&c->pcfg);
+	c->pcfg = paxos_config_new();
 	kv_config_defaults(&c->kcfg);
-	if (paxos_config_load(&c->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
-	    kv_config_load(&c->kcfg, kconf, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROGRAM ": %s\n", err);
+	if (!c->pcfg || paxos_config_load(c->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
+	    kv_config_load(&c->kcfg, kconf, err, sizeof(err)) != 0 ||
+	    /* a client has no counters worth a line */
+	    paxos_config_set(c->pcfg, "counters-interval-ms", "0", err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, PROGRAM ": %s\n", c->pcfg ? err : "out of memory");
 		return -1;
 	}
-	c->pcfg.counters_interval_ms = 0; /* a client has no counters worth a line */
 	if (file) {
 		c->script = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
 		if (!c->script) {
@@ -300,14 +302,14 @@ int main(int argc, char **argv)
 	c.client = new_client_id();
 	c.base = event_base_new();
 	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
-	c.node = c.base ? paxos_node_new(c.base, &c.pcfg, err, sizeof(err)) : NULL;
+	c.node = c.base ? paxos_node_new(c.base, c.pcfg, err, sizeof(err)) : NULL;
 	if (!c.node) {
 		fprintf(stderr, PROGRAM ": %s\n", c.base ? err : "event_base_new failed");
 		return 1;
 	}
 	/* Listen before the first submit, so that no reply can come too early. */
 	c.reply_fd =
-	    kv_net_receiver(&c.kcfg.reply_group, c.pcfg.multicast_interface, err, sizeof(err));
+	    kv_net_receiver(&c.kcfg.reply_group, kv_multicast_interface(c.pcfg), err, sizeof(err));
 	if (c.reply_fd < 0) {
 		fprintf(stderr, PROGRAM ": reply group: %s\n", err);
 		return 1;
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
 	close(c.reply_fd);
 	paxos_node_free(c.node); /* sends what is still buffered */
 	event_base_free(c.base);
+	paxos_config_free(c.pcfg);
 	if (c.script && c.script != stdin)
 		fclose(c.script);
 	return c.exit_code;

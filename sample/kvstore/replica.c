@@ -22,6 +22,7 @@
 #include "command.h"
 #include "kvconf.h"
 #include "net.h"
+#include "reply_conf.h"
 #include "store.h"
 
 #define PROGRAM "kvstore-replica"
@@ -29,7 +30,7 @@
 struct replica {
 	uint32_t id;
 	const char *dir;
-	struct paxos_config pcfg;
+	struct paxos_config *pcfg;
 	struct kv_config kcfg;
 	struct event_base *base;
 	struct paxos_node *node;
@@ -261,9 +262,9 @@ static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, 
 		usage(stderr);
 		return -1;
 	}
-	paxos_config_defaults(&r->pcfg);
+	r->pcfg = paxos_config_new();
 	kv_config_defaults(&r->kcfg);
-	if (paxos_config_load(&r->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
+	if (!r->pcfg || paxos_config_load(r->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
 	    kv_config_load(&r->kcfg, kconf, err, sizeof(err)) != 0) {
 		fprintf(stderr, PROGRAM ": %s\n", err);
 		return -1;
@@ -320,15 +321,16 @@ static int host_roles(struct replica *r, bool acceptor, bool proposer)
 	paxos_node_on_trimmed(n, trimmed, r);
 	if (acceptor) {
 		struct paxos_storage *st =
-		    paxos_storage_open(&r->pcfg, r->id, false, err, sizeof(err));
+		    paxos_storage_open(r->pcfg, r->id, false, err, sizeof(err));
 		if (!st) {
 			fprintf(stderr, PROGRAM " %u: acceptor: %s\n", r->id, err);
 			return -1;
 		}
 		if (paxos_node_add_acceptor(n, r->id, st) != PAXOS_OK)
 			goto fail;
-		fprintf(stderr, PROGRAM " %u: acceptor %u, storage %s\n", r->id, r->id,
-			r->pcfg.storage);
+		char storage[16];
+		paxos_config_get(r->pcfg, "storage", storage, sizeof(storage));
+		fprintf(stderr, PROGRAM " %u: acceptor %u, storage %s\n", r->id, r->id, storage);
 	}
 	if (proposer && paxos_node_add_proposer(n, r->id) != PAXOS_OK)
 		goto fail;
@@ -357,13 +359,13 @@ int main(int argc, char **argv)
 	if (!r.base)
 		return 1;
 	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
-	r.node = paxos_node_new(r.base, &r.pcfg, err, sizeof(err));
+	r.node = paxos_node_new(r.base, r.pcfg, err, sizeof(err));
 	if (!r.node) {
 		fprintf(stderr, PROGRAM " %u: %s\n", r.id, err);
 		return 1;
 	}
-	r.reply_fd =
-	    kv_net_sender(r.pcfg.multicast_interface, r.pcfg.multicast_ttl, err, sizeof(err));
+	r.reply_fd = kv_net_sender(kv_multicast_interface(r.pcfg), kv_multicast_ttl(r.pcfg), err,
+				   sizeof(err));
 	if (r.reply_fd < 0) {
 		fprintf(stderr, PROGRAM " %u: reply group: %s\n", r.id, err);
 		return 1;
@@ -395,5 +397,6 @@ int main(int argc, char **argv)
 	close(r.reply_fd);
 	kv_store_free(r.store);
 	event_base_free(r.base);
+	paxos_config_free(r.pcfg);
 	return code;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config_fields.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
