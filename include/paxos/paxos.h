@@ -17,6 +17,7 @@
 #include <paxos/serializer.h>
 #include <paxos/storage.h>
 #include <paxos/storage_backends.h>
+#include <paxos/transport.h>
 #include <paxos/types.h>
 
 #endif
