@@ -1,4 +1,5 @@
-/* Durable proposer epochs (lib/storage/epoch.c): <storage-path>/proposer-<id>/epoch. */
+/* The file epoch store (lib/storage/epoch.c): DIR/epoch, and where a node keeps it,
+ * <storage-path>/proposer-<id>. */
 #include <check.h>
 #include <ftw.h>
 #include <paxos/epoch.h>
@@ -57,11 +58,39 @@ static void read_file(uint32_t id, char *buf, size_t cap)
 	fclose(f);
 }
 
+/* Proposer id's store, as a node opens it. */
+static struct paxos_epoch_store *open_store(uint32_t id)
+{
+	char dir[PATH_MAX];
+	ck_assert_int_eq(paxos_epoch_store_dir(&cfg, id, dir, sizeof(dir)), PAXOS_OK);
+	struct paxos_epoch_store *es = paxos_epoch_store_open(dir, err, sizeof(err));
+	ck_assert_msg(es != NULL, "%s", err);
+	return es;
+}
+
+/* What a start takes, through a store of its own as each process opens one. */
+static int take_next(uint32_t id, uint32_t *epoch)
+{
+	struct paxos_epoch_store *es = open_store(id);
+	int rc = es->ops->next(es, epoch);
+	snprintf(err, sizeof(err), "%s", paxos_epoch_store_error(es));
+	paxos_epoch_store_destroy(es);
+	return rc;
+}
+
+static int raise_to(uint32_t id, uint32_t epoch)
+{
+	struct paxos_epoch_store *es = open_store(id);
+	int rc = es->ops->store(es, epoch);
+	snprintf(err, sizeof(err), "%s", paxos_epoch_store_error(es));
+	paxos_epoch_store_destroy(es);
+	return rc;
+}
+
 static uint32_t next(uint32_t id)
 {
 	uint32_t e = 12345;
-	ck_assert_msg(paxos_proposer_next_epoch(&cfg, id, &e, err, sizeof(err)) == PAXOS_OK, "%s",
-		      err);
+	ck_assert_msg(take_next(id, &e) == PAXOS_OK, "%s", err);
 	return e;
 }
 
@@ -92,26 +121,21 @@ END_TEST
 START_TEST(raise_only_goes_up)
 {
 	ck_assert_uint_eq(next(0), 1);
-	ck_assert_int_eq(paxos_proposer_raise_epoch(&cfg, 0, 10, err, sizeof(err)), PAXOS_OK);
-	ck_assert_int_eq(paxos_proposer_raise_epoch(&cfg, 0, 5, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(raise_to(0, 10), PAXOS_OK);
+	ck_assert_int_eq(raise_to(0, 5), PAXOS_OK);
 	char text[32];
 	read_file(0, text, sizeof(text));
 	ck_assert_str_eq(text, "10\n");
 	/* A restart goes above every epoch used, raised ones included. */
 	ck_assert_uint_eq(next(0), 11);
 	/* Raising a proposer that never started creates the file. */
-	ck_assert_int_eq(paxos_proposer_raise_epoch(&cfg, 9, 2, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(raise_to(9, 2), PAXOS_OK);
 	ck_assert_uint_eq(next(9), 3);
-	ck_assert_int_eq(
-	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PROPOSER_EPOCH_LIMIT, err, sizeof(err)),
-	    PAXOS_E_INVALID);
+	ck_assert_int_eq(raise_to(0, PAXOS_PROPOSER_EPOCH_LIMIT), PAXOS_E_INVALID);
 	/* Nor to an implausible epoch: a forged ballot must not use up the epochs. */
-	ck_assert_int_eq(
-	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PLAUSIBLE_EPOCHS, err, sizeof(err)),
-	    PAXOS_E_INVALID);
-	ck_assert_int_eq(
-	    paxos_proposer_raise_epoch(&cfg, 0, PAXOS_PLAUSIBLE_EPOCHS - 1, err, sizeof(err)),
-	    PAXOS_OK);
+	ck_assert_int_eq(raise_to(0, PAXOS_PLAUSIBLE_EPOCHS), PAXOS_E_INVALID);
+	ck_assert_msg(strstr(err, "beyond the last plausible"), "%s", err);
+	ck_assert_int_eq(raise_to(0, PAXOS_PLAUSIBLE_EPOCHS - 1), PAXOS_OK);
 }
 END_TEST
 
@@ -133,12 +157,10 @@ START_TEST(corrupt_file_refused)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(2, bad[i]);
 		uint32_t e = 7;
-		ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 2, &e, err, sizeof(err)),
-				 PAXOS_E_STORAGE);
+		ck_assert_int_eq(take_next(2, &e), PAXOS_E_STORAGE);
 		ck_assert_uint_eq(e, 7);
 		ck_assert_msg(strstr(err, "corrupt") && strstr(err, "proposer-2/epoch"), "%s", err);
-		ck_assert_int_eq(paxos_proposer_raise_epoch(&cfg, 2, 9, err, sizeof(err)),
-				 PAXOS_E_STORAGE);
+		ck_assert_int_eq(raise_to(2, 9), PAXOS_E_STORAGE);
 		char text[32];
 		read_file(2, text, sizeof(text));
 		ck_assert_str_eq(text, bad[i]);
@@ -147,11 +169,11 @@ START_TEST(corrupt_file_refused)
 	write_file(2, "1048574\n");
 	ck_assert_uint_eq(next(2), PAXOS_PLAUSIBLE_EPOCHS - 1);
 	uint32_t e;
-	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 2, &e, err, sizeof(err)), PAXOS_E_STORAGE);
+	ck_assert_int_eq(take_next(2, &e), PAXOS_E_STORAGE);
 	ck_assert_msg(strstr(err, "used up its 1048576 epochs"), "%s", err);
 	/* A file beyond it (from an older version) is read, but no epoch follows it. */
 	write_file(2, "33554430\n");
-	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 2, &e, err, sizeof(err)), PAXOS_E_STORAGE);
+	ck_assert_int_eq(take_next(2, &e), PAXOS_E_STORAGE);
 	ck_assert_msg(strstr(err, "epochs"), "%s", err);
 }
 END_TEST
@@ -163,15 +185,43 @@ START_TEST(unusable_path_refused)
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	fclose(f);
-	snprintf(cfg.storage_path, sizeof(cfg.storage_path), "%s/x", file);
-	uint32_t e;
-	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 0, &e, err, sizeof(err)), PAXOS_E_IO);
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/x/proposer-0", file);
+	ck_assert_ptr_null(paxos_epoch_store_open(dir, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "cannot create") && strstr(err, "Not a directory"), "%s", err);
-	ck_assert_int_eq(paxos_proposer_next_epoch(NULL, 0, &e, err, sizeof(err)), PAXOS_E_INVALID);
-	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, PAXOS_MAX_PROPOSERS, &e, err, sizeof(err)),
-			 PAXOS_E_INVALID);
-	ck_assert_int_eq(paxos_proposer_next_epoch(&cfg, 0, NULL, err, sizeof(err)),
-			 PAXOS_E_INVALID);
+	ck_assert_ptr_null(paxos_epoch_store_open(NULL, err, sizeof(err)));
+	ck_assert_ptr_null(paxos_epoch_store_open("", err, sizeof(err)));
+	/* A store path that does not fit is refused, not cut short. */
+	char small[8];
+	ck_assert_int_eq(paxos_epoch_store_dir(&cfg, 0, small, sizeof(small)), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_epoch_store_dir(NULL, 0, dir, sizeof(dir)), PAXOS_E_INVALID);
+	struct paxos_epoch_store *es = open_store(0);
+	ck_assert_int_eq(es->ops->next(es, NULL), PAXOS_E_INVALID);
+	paxos_epoch_store_destroy(es);
+}
+END_TEST
+
+/* One store serves a whole life: a start, then raises, each durable at once. */
+START_TEST(one_store_for_a_life)
+{
+	struct paxos_epoch_store *es = open_store(5);
+	ck_assert_str_eq(es->ops->name, "file");
+	uint32_t e = 0;
+	ck_assert_int_eq(es->ops->next(es, &e), PAXOS_OK);
+	ck_assert_uint_eq(e, 1);
+	ck_assert_int_eq(es->ops->store(es, 4), PAXOS_OK);
+	char text[32];
+	read_file(5, text, sizeof(text));
+	ck_assert_str_eq(text, "4\n");
+	ck_assert_int_eq(es->ops->store(es, 6), PAXOS_OK);
+	read_file(5, text, sizeof(text));
+	ck_assert_str_eq(text, "6\n");
+	ck_assert_str_eq(paxos_epoch_store_error(es), "");
+	/* Another process (another store on the same directory) starts above it. */
+	ck_assert_uint_eq(next(5), 7);
+	ck_assert_int_eq(es->ops->next(es, &e), PAXOS_OK);
+	ck_assert_uint_eq(e, 8);
+	paxos_epoch_store_destroy(es);
 }
 END_TEST
 
@@ -185,6 +235,7 @@ static Suite *epoch_suite(void)
 	tcase_add_test(tc, file_without_newline_accepted);
 	tcase_add_test(tc, corrupt_file_refused);
 	tcase_add_test(tc, unusable_path_refused);
+	tcase_add_test(tc, one_store_for_a_life);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -324,7 +324,7 @@ static struct paxos_learner *known_bug_learner(uint32_t acceptors, struct paxos_
  * got "old" accepted by a0 and crashed; incarnation 2 prepared the same ballot, a1 and a2
  * promised without a value, "new" was chosen by a1 and a2 at that ballot, and a learner that
  * heard a0 first counted a1's vote for the same ballot as a vote for "old": two values for
- * one instance. Now every incarnation has its own epoch (paxos_proposer_next_epoch) and
+ * one instance. Now every incarnation has its own epoch (paxos_epoch_store_ops.next) and
  * starts above every ballot of the ones before it.
  */
 START_TEST(test_restarted_proposer_does_not_reuse_ballots)

@@ -1,22 +1,62 @@
-/* Proposer epochs kept on disk (lib/storage/epoch.c): the proposer core only asks for them
- * through paxos_proposer_options.epoch and .raise_epoch. */
+/*
+ * Proposer epochs (incarnation numbers) kept durable: one interface, and the file store
+ * (lib/storage/epoch.c) libpaxos ships. The proposer core never calls it: it reports the
+ * epochs it takes (paxos_proposer_options.epoch_due), and the node stores them before any of
+ * the proposer's datagrams leaves.
+ */
 #ifndef PAXOS_EPOCH_H
 #define PAXOS_EPOCH_H
 
 #include <paxos/config.h>
-#include <paxos/proposer.h>
+#include <paxos/types.h>
+
+struct paxos_epoch_store;
+
+/* Every function returns PAXOS_OK or a negative status; error() says why in words. */
+struct paxos_epoch_store_ops {
+	const char *name;
+	/* A new incarnation: stores the stored epoch plus one (1 when none is stored yet) and
+	 * returns it in *epoch, below PAXOS_PLAUSIBLE_EPOCHS. Reading and storing are one step
+	 * for every user of the store, so that no two incarnations get the same epoch. */
+	int (*next)(struct paxos_epoch_store *es, uint32_t *epoch);
+	/* Makes epoch (below PAXOS_PLAUSIBLE_EPOCHS) durable, unless a higher one is stored
+	 * already; returns once it is. */
+	int (*store)(struct paxos_epoch_store *es, uint32_t epoch);
+	void (*destroy)(struct paxos_epoch_store *es);
+	/* Why the last call failed ("" if nothing failed). NULL: never says more than the
+	 * status code. Use paxos_epoch_store_error(). */
+	const char *(*error)(struct paxos_epoch_store *es);
+};
+
+struct paxos_epoch_store {
+	const struct paxos_epoch_store_ops *ops;
+};
+
+static inline const char *paxos_epoch_store_error(struct paxos_epoch_store *es)
+{
+	if (!es || !es->ops->error)
+		return "";
+	return es->ops->error(es);
+}
+
+static inline void paxos_epoch_store_destroy(struct paxos_epoch_store *es)
+{
+	if (es)
+		es->ops->destroy(es);
+}
 
 /*
- * Durable incarnation numbers (lib/storage/epoch.c), in <storage-path>/proposer-<id>/epoch.
- * next_epoch reads the stored epoch (0 when there is none), stores it plus one (temporary
- * file, fsync, rename, fsync of the directory) and returns that in *epoch: the epoch of the
- * proposer starting now, below PAXOS_PLAUSIBLE_EPOCHS. raise_epoch stores epoch (below
- * PAXOS_PLAUSIBLE_EPOCHS) unless a higher one is stored already.
- * Both return PAXOS_OK, or an error with a message in err (a corrupt file is not overwritten).
+ * The file store: dir/epoch holds, in decimal, the highest epoch any incarnation used ballots
+ * of. dir is created (mode 0700, with its parents) if missing. Every update is
+ * write-to-temporary, fsync, rename, fsync of the directory, under a lock on the directory;
+ * a corrupt file is an error and is never overwritten. NULL with err on failure.
  */
-PAXOS_API int paxos_proposer_next_epoch(const struct paxos_config *cfg, uint32_t proposer_id,
-					uint32_t *epoch, char *err, size_t errlen);
-PAXOS_API int paxos_proposer_raise_epoch(const struct paxos_config *cfg, uint32_t proposer_id,
-					 uint32_t epoch, char *err, size_t errlen);
+PAXOS_API struct paxos_epoch_store *paxos_epoch_store_open(const char *dir, char *err,
+							   size_t errlen);
+
+/* Where a node keeps proposer proposer_id's epochs: cfg->storage_path/proposer-<id>.
+ * Returns PAXOS_OK, or PAXOS_E_INVALID if it does not fit in cap. */
+PAXOS_API int paxos_epoch_store_dir(const struct paxos_config *cfg, uint32_t proposer_id, char *buf,
+				    size_t cap);
 
 #endif

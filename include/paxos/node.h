@@ -9,6 +9,7 @@
 #include <paxos/config.h>
 #include <paxos/transport.h>
 #include <paxos/counters.h>
+#include <paxos/epoch.h>
 #include <paxos/learner.h>
 #include <paxos/storage.h>
 
@@ -41,6 +42,12 @@ PAXOS_API int paxos_node_add_serializer(struct paxos_node *n, struct paxos_stora
  * paxos_node_add_learner, and takes part in leader election (paxos.conf `election`): it leads
  * while it is the lowest-id live proposer, or while the oracle says so. */
 PAXOS_API int paxos_node_add_proposer(struct paxos_node *n, uint32_t id);
+
+/* paxos_node_add_proposer with the proposer's epochs in es (paxos/epoch.h), which the node
+ * owns from now on; paxos_node_add_proposer opens the file store in
+ * storage-path/proposer-<id> (paxos_epoch_store_dir). */
+PAXOS_API int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id,
+					   struct paxos_epoch_store *es);
 
 /* Called for every value delivered, in instance order: iid is its instance, position its
  * place among the values batched into that instance (0 for the first). value is valid during

@@ -16,14 +16,15 @@ struct paxos_proposer;
 
 /* Called before the proposer first uses a ballot in the range of a later epoch than any it
  * used so far (INCREMENTSKIP past a proposer of a later incarnation, rare). It must make
- * epoch durable where paxos_proposer_next_epoch reads it, so that a restart starts above that
- * ballot, and return true; false (or no callback) keeps the proposer from using the ballot. */
+ * epoch durable in the proposer's epoch store (paxos/epoch.h), so that a restart starts
+ * above that ballot, and return true; false (or no callback) keeps the proposer from using
+ * the ballot. */
 typedef bool (*paxos_raise_epoch_fn)(void *arg, uint32_t epoch);
 
 struct paxos_proposer_options {
 	uint32_t id; /* 0 .. PAXOS_MAX_PROPOSERS-1 */
 	/* This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
-	 * higher one (paxos_proposer_next_epoch), or it could reuse its earlier ballots. */
+	 * higher one (paxos_epoch_store_ops.next), or it could reuse its earlier ballots. */
 	uint32_t epoch;
 	paxos_raise_epoch_fn raise_epoch;
 	void *raise_epoch_arg;

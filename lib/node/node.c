@@ -219,6 +219,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_serializer_free(n->serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer);
+	paxos_epoch_store_destroy(n->epochs);
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	paxos_decoder_destroy(&n->decoder);
@@ -488,10 +489,9 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 static bool raise_epoch(void *arg, uint32_t epoch)
 {
 	struct paxos_node *n = arg;
-	char err[256];
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	uint32_t was = paxos_proposer_epoch(n->proposer);
-	if (paxos_proposer_raise_epoch(&n->cfg, id, epoch, err, sizeof(err)) == PAXOS_OK) {
+	if (n->epochs->ops->store(n->epochs, epoch) == PAXOS_OK) {
 		if (n->rx_header.role < PAXOS_ROLE_COUNT)
 			paxos_logf(PAXOS_LOG_INFO,
 				   "paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
@@ -505,24 +505,55 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 		return true;
 	}
 	paxos_logf(PAXOS_LOG_WARNING, "paxos: proposer %u: cannot use epoch %u: %s", id, epoch,
-		   err);
+		   paxos_epoch_store_error(n->epochs));
 	return false;
 }
 
-int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
+/* Whether a proposer with this id cannot join the node (the reason recorded). */
+static bool proposer_refused(struct paxos_node *n, uint32_t id)
 {
 	if (n->serializer) {
 		node_set_error(n,
 			       "this node hosts a serializer, which takes the proposers' values");
-		return PAXOS_E_INVALID;
+		return true;
 	}
 	if (n->proposer || id >= n->cfg.proposers) {
 		node_set_error(n,
 			       n->proposer ? "this node already hosts a proposer"
 					   : "proposer id %u is not below proposers (%u)",
 			       id, n->cfg.proposers);
+		return true;
+	}
+	return false;
+}
+
+int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
+{
+	if (proposer_refused(n, id))
+		return PAXOS_E_INVALID;
+	char dir[PAXOS_PATH_MAX + 32], err[PAXOS_PATH_MAX + 256];
+	if (paxos_epoch_store_dir(&n->cfg, id, dir, sizeof(dir)) != PAXOS_OK) {
+		node_set_error(n, "proposer %u: storage-path %s: too long", id,
+			       n->cfg.storage_path);
 		return PAXOS_E_INVALID;
 	}
+	struct paxos_epoch_store *es = paxos_epoch_store_open(dir, err, sizeof(err));
+	if (!es) {
+		node_set_error(n, "proposer %u: %s", id, err);
+		return PAXOS_E_IO;
+	}
+	return paxos_node_add_proposer_with(n, id, es);
+}
+
+int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos_epoch_store *es)
+{
+	if (!es || proposer_refused(n, id)) {
+		if (!es)
+			node_set_error(n, "a proposer needs an epoch store");
+		paxos_epoch_store_destroy(es);
+		return PAXOS_E_INVALID;
+	}
+	n->epochs = es;
 	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
 	if (rc == PAXOS_OK)
 		rc = ensure_learner(n);
@@ -530,10 +561,9 @@ int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
 		return rc;
 	struct paxos_proposer_options o;
 	paxos_proposer_options_from_config(&o, &n->cfg, id);
-	char err[256];
-	rc = paxos_proposer_next_epoch(&n->cfg, id, &o.epoch, err, sizeof(err));
+	rc = es->ops->next(es, &o.epoch);
 	if (rc != PAXOS_OK) {
-		node_set_error(n, "proposer %u: %s", id, err);
+		node_set_error(n, "proposer %u: %s", id, paxos_epoch_store_error(es));
 		return rc;
 	}
 	o.raise_epoch = raise_epoch;

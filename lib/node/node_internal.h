@@ -7,6 +7,7 @@
 
 #include <paxos/acceptor.h>
 #include <paxos/election.h>
+#include <paxos/epoch.h>
 #include <paxos/proposer.h>
 #include <paxos/serializer.h>
 #include <paxos/transport.h>
@@ -94,7 +95,8 @@ struct paxos_node {
 	struct paxos_storage *storage;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
-	struct paxos_election *election; /* with the proposer: who leads */
+	struct paxos_epoch_store *epochs; /* the proposer's */
+	struct paxos_election *election;  /* with the proposer: who leads */
 	struct paxos_learner *learner;
 	paxos_value_delivered_fn deliver;
 	void *deliver_arg;

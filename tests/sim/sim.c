@@ -278,7 +278,7 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 
 /* ---- proposers and the leader oracle ---- */
 
-/* As paxos_proposer_raise_epoch does with the epoch file. */
+/* As the epoch store's store does (paxos/epoch.h). */
 static bool raise_epoch(void *arg, uint32_t epoch)
 {
 	struct sim_proposer *p = arg;
@@ -287,7 +287,7 @@ static bool raise_epoch(void *arg, uint32_t epoch)
 	return true;
 }
 
-/* A (re)started proposer keeps its id and takes the next epoch, as paxos_proposer_next_epoch
+/* A (re)started proposer keeps its id and takes the next epoch, as the epoch store's next
  * does, so it never reuses a ballot of an earlier incarnation. */
 static bool proposer_start(struct sim *s, uint32_t i)
 {
