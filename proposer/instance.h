@@ -106,7 +106,7 @@ struct instance_ctx {
 	 * rule of 3.7.2 and the flow control, which need the whole window). NULL: batch_limit. */
 	uint32_t (*may_assign)(void *arg, const struct instance *inst);
 	void *may_assign_arg;
-	/* Whether ballot b may be used (its epoch is durable, see ballot.h). NULL: always. */
+	/* Whether ballot b may be used (its epoch is taken, see ballot.h). NULL: always. */
 	bool (*may_use_ballot)(void *arg, paxos_ballot b);
 	void *may_use_ballot_arg;
 	/* The highest ballot any instance prepared with, kept up to date here (NULL: not kept):

@@ -131,19 +131,21 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 	return room < p->batch_limit ? room : p->batch_limit;
 }
 
-/* A ballot in a later epoch's range (after a skip) may only be used once that epoch is
+/* A ballot in a later epoch's range (after a skip) may only leave once that epoch is
  * durable: else our next incarnation, starting one epoch above ours, could reach the same
- * ballot again. The raise goes to that ballot's epoch, never further, and never to an
- * implausible one (see PAXOS_PLAUSIBLE_EPOCHS): the epochs left for restarts stay. */
+ * ballot again. The proposer takes it at once and emits the storage write (epoch_due); the
+ * sender stores it before our messages leave. The raise goes to that ballot's epoch, never
+ * further, and never to an implausible one (see PAXOS_PLAUSIBLE_EPOCHS): the epochs left for
+ * restarts stay. */
 static bool may_use_ballot(void *arg, paxos_ballot b)
 {
 	struct paxos_proposer *p = arg;
 	uint32_t epoch = ballot_epoch(b);
 	if (epoch <= p->epoch)
 		return true;
-	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.raise_epoch ||
-	    !p->o.raise_epoch(p->o.raise_epoch_arg, epoch))
+	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.epoch_due)
 		return false;
+	p->o.epoch_due(p->o.epoch_due_arg, epoch);
 	p->epoch = epoch;
 	p->counters->epochs_raised++;
 	return true;

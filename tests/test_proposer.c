@@ -750,28 +750,37 @@ START_TEST(test_epoch_sets_first_ballot)
 END_TEST
 
 static uint32_t raised_to;
-static bool allow_raise;
+static uint32_t prepares_before_raise; /* prepares emitted before the epoch was reported */
 
-static bool note_raise(void *arg, uint32_t epoch)
+static uint32_t prepares_seen(const struct sim *s)
 {
-	(void)arg;
+	uint32_t n = 0;
+	for (paxos_iid iid = 0; iid < MAX_IID; iid++)
+		n += s->nprepares[iid];
+	return n;
+}
+
+static void note_due(void *arg, uint32_t epoch)
+{
 	raised_to = epoch;
-	return allow_raise;
+	prepares_before_raise = prepares_seen(arg);
 }
 
 /* A reject from a later incarnation's ballot: INCREMENTSKIP lands in that epoch's range, so
- * the proposer makes the epoch durable (the callback) before it uses the ballot, or, when it
- * cannot, does not use it at all. */
-static struct sim *sim_behind(paxos_ballot theirs, bool allow)
+ * the proposer takes that epoch and reports it (epoch_due, a storage write its sender makes
+ * before the ballot leaves) before it emits the ballot; or, with nobody to report to, does
+ * not use it at all. */
+static struct sim *sim_behind(paxos_ballot theirs, bool report)
 {
 	struct sim *s = sim_new(1, 1, 4);
 	paxos_proposer_free(s->p);
 	struct paxos_proposer_options o = sim_options(1, 1, 4);
 	o.epoch = 1;
-	o.raise_epoch = note_raise;
+	o.epoch_due = report ? note_due : NULL;
+	o.epoch_due_arg = s;
 	s->p = paxos_proposer_new(&o, &s->counters);
 	raised_to = 0;
-	allow_raise = allow;
+	prepares_before_raise = UINT32_MAX;
 	for (uint32_t a = 0; a < NACC; a++)
 		s->acc[a][1].promised = theirs;
 	lead(s);
@@ -780,10 +789,10 @@ static struct sim *sim_behind(paxos_ballot theirs, bool allow)
 	return s;
 }
 
-static struct sim *sim_behind_later_epoch(bool allow)
+static struct sim *sim_behind_later_epoch(bool report)
 {
 	/* epoch 3, round 7 */
-	return sim_behind(((3ull << 32) + 7) * PAXOS_MAX_PROPOSERS + 1, allow);
+	return sim_behind(((3ull << 32) + 7) * PAXOS_MAX_PROPOSERS + 1, report);
 }
 
 START_TEST(test_skip_into_later_epoch_raises_epoch)
@@ -794,6 +803,8 @@ START_TEST(test_skip_into_later_epoch_raises_epoch)
 	ck_assert_uint_eq(s->counters.epochs_raised, 1);
 	ck_assert_uint_eq(s->nprepares[1], 2);
 	ck_assert_uint_eq(s->prepares[1][1], ((3ull << 32) + 8) * PAXOS_MAX_PROPOSERS + 2);
+	/* Reported while only the prepare of epoch 1 had gone out: the write comes first. */
+	ck_assert_uint_eq(prepares_before_raise, 1);
 	ck_assert_uint_eq(s->ndelivered, 1);
 	ck_assert_str_eq(s->delivered[0], "a");
 	sim_free(s);
@@ -803,7 +814,7 @@ END_TEST
 START_TEST(test_skip_into_later_epoch_refused)
 {
 	struct sim *s = sim_behind_later_epoch(false);
-	ck_assert_uint_eq(raised_to, 3);
+	ck_assert_uint_eq(raised_to, 0);
 	ck_assert_uint_eq(paxos_proposer_epoch(s->p), 1);
 	for (int round = 0; round < 3; round++) {
 		advance(s, PHASE1_TIMEOUT);
@@ -813,6 +824,7 @@ START_TEST(test_skip_into_later_epoch_refused)
 	ck_assert_uint_ge(s->nprepares[1], 2);
 	for (uint32_t k = 0; k < s->nprepares[1]; k++)
 		ck_assert_uint_lt(s->prepares[1][k], (2ull << 32) * PAXOS_MAX_PROPOSERS);
+	ck_assert_uint_eq(s->counters.epochs_raised, 0);
 	ck_assert_uint_eq(s->ndelivered, 0);
 	sim_free(s);
 }

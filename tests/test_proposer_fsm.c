@@ -572,8 +572,8 @@ START_TEST(test_epoch_ballots)
 	ck_assert_uint_eq(ballot_epoch(end), 5);
 	ck_assert_uint_eq(ballot_epoch(ballot_increment(end)), 6);
 	/* INCREMENTSKIP on seq, across epochs: proposer 3 in epoch 0 beating proposer 7's ballot
-	 * of epoch 2, round 9 lands in epoch 2, round 10 (the proposer core must then make epoch
-	 * 2 durable before using it). */
+	 * of epoch 2, round 9 lands in epoch 2, round 10 (the proposer core must then take epoch
+	 * 2, which the node makes durable before the ballot leaves). */
 	paxos_ballot beat = (2 * round + 9) * n + 7;
 	paxos_ballot skip = ballot_increment_skip(ballot_first(3, 0), beat, 3);
 	ck_assert_uint_eq(skip, (2 * round + 10) * n + 3);
@@ -604,7 +604,7 @@ static bool refuse_ballot(void *arg, paxos_ballot b)
 	return false;
 }
 
-/* A ballot the proposer may not use (an epoch it could not make durable) is not used: no
+/* A ballot the proposer may not use (an epoch it cannot take) is not used: no
  * prepare, the ballot stays, and a timeout only re-arms the deadline. */
 START_TEST(test_refused_ballot_not_used)
 {

@@ -9,7 +9,6 @@
  * Acceptors are learning acceptors (thesis 3.7.5) unless --learning-acceptors no.
  */
 #include <check.h>
-#include <paxos/epoch.h>
 #include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
@@ -366,7 +365,7 @@ START_TEST(test_restarted_proposer_does_not_reuse_ballots)
 	recorder_clear(out);
 	recorder_clear(answers);
 
-	o.epoch = 2; /* restart: the next epoch, as the epoch file gives it */
+	o.epoch = 2; /* restart: the next epoch, as the epoch store gives it */
 	p = paxos_proposer_new(&o, NULL);
 	paxos_proposer_set_leader(p, true, 1, 0, &out->emitter);
 	const struct paxos_message *prep = recorder_find(out, PAXOS_MSG_PREPARE, 0);

@@ -44,6 +44,7 @@
 	X(repeats_capped, "repeat requests cut down to learner-repeat-batch instances")            \
 	X(repeats_deferred, "repeat instances left unanswered: the tick's repeat budget is spent") \
 	X(epochs_raised, "proposer epoch raised to beat a later incarnation's ballot")             \
+	X(epoch_drops, "proposer datagrams dropped: their epoch was not durable yet")              \
 	X(values_delivered, "instances delivered (each a batch of client values)")                 \
 	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
 	X(client_values_delivered, "client values unpacked from instances for the application")    \

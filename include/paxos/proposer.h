@@ -14,20 +14,24 @@ struct paxos_proposer;
  * 64 bits; a proposer uses only the first PAXOS_PLAUSIBLE_EPOCHS of them (paxos/types.h). */
 #define PAXOS_PROPOSER_EPOCH_LIMIT (1u << 25)
 
-/* Called before the proposer first uses a ballot in the range of a later epoch than any it
- * used so far (INCREMENTSKIP past a proposer of a later incarnation, rare). It must make
- * epoch durable in the proposer's epoch store (paxos/epoch.h), so that a restart starts
- * above that ballot, and return true; false (or no callback) keeps the proposer from using
- * the ballot. */
-typedef bool (*paxos_raise_epoch_fn)(void *arg, uint32_t epoch);
+/*
+ * The proposer takes epoch: it is about to use a ballot in the range of a later epoch than any
+ * it used so far (INCREMENTSKIP past a proposer of a later incarnation, or its rounds used up;
+ * rare). The proposer does not wait for storage: this is a storage write it emits, like its
+ * messages. Whoever sends what it emits must make epoch durable in the proposer's epoch store
+ * (paxos/epoch.h) before any message emitted from this call on leaves, and drop those
+ * messages if it cannot; else a restart, starting one epoch above the stored one, could reuse
+ * the ballot. No callback: the proposer never uses a ballot beyond its own epoch.
+ */
+typedef void (*paxos_epoch_due_fn)(void *arg, uint32_t epoch);
 
 struct paxos_proposer_options {
 	uint32_t id; /* 0 .. PAXOS_MAX_PROPOSERS-1 */
 	/* This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
 	 * higher one (paxos_epoch_store_ops.next), or it could reuse its earlier ballots. */
 	uint32_t epoch;
-	paxos_raise_epoch_fn raise_epoch;
-	void *raise_epoch_arg;
+	paxos_epoch_due_fn epoch_due;
+	void *epoch_due_arg;
 	uint32_t acceptors;    /* quorum is acceptors / 2 + 1 */
 	uint32_t window;       /* instances with phase 1 pre-executed */
 	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */

@@ -484,31 +484,6 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
-/* A skip past a later incarnation's ballot: make its epoch durable before using it. Every
- * change is logged with the datagram that asked for it: a forged reject shows up here. */
-static bool raise_epoch(void *arg, uint32_t epoch)
-{
-	struct paxos_node *n = arg;
-	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	uint32_t was = paxos_proposer_epoch(n->proposer);
-	if (n->epochs->ops->store(n->epochs, epoch) == PAXOS_OK) {
-		if (n->rx_header.role < PAXOS_ROLE_COUNT)
-			paxos_logf(PAXOS_LOG_INFO,
-				   "paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram "
-				   "from %s %u)",
-				   id, was, epoch, node_role_name(n->rx_header.role),
-				   n->rx_header.sender_id);
-		else
-			paxos_logf(PAXOS_LOG_INFO,
-				   "paxos: proposer %u: epoch %u -> %u (rounds used up)", id, was,
-				   epoch);
-		return true;
-	}
-	paxos_logf(PAXOS_LOG_WARNING, "paxos: proposer %u: cannot use epoch %u: %s", id, epoch,
-		   paxos_epoch_store_error(n->epochs));
-	return false;
-}
-
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
 static bool proposer_refused(struct paxos_node *n, uint32_t id)
 {
@@ -566,8 +541,9 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		node_set_error(n, "proposer %u: %s", id, paxos_epoch_store_error(es));
 		return rc;
 	}
-	o.raise_epoch = raise_epoch;
-	o.raise_epoch_arg = n;
+	o.epoch_due = node_epoch_due;
+	o.epoch_due_arg = n;
+	n->epoch_durable = n->epoch_due = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {

@@ -81,6 +81,7 @@ struct paxos_node {
 	uint32_t tx_free_count;
 	struct paxos_tx_datagram tx[TX_QUEUE];
 	uint32_t tx_messages[TX_QUEUE];
+	enum paxos_role tx_role[TX_QUEUE]; /* the sender of each */
 	uint32_t tx_count;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;
@@ -95,8 +96,14 @@ struct paxos_node {
 	struct paxos_storage *storage;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
-	struct paxos_epoch_store *epochs; /* the proposer's */
-	struct paxos_election *election;  /* with the proposer: who leads */
+	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, the
+	 * highest it took (more is due while it is higher), and the datagram that asked. */
+	struct paxos_epoch_store *epochs;
+	uint32_t epoch_durable;
+	uint32_t epoch_due;
+	struct paxos_header epoch_cause;
+	bool epoch_failing;              /* the last store failed (logged once) */
+	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
 	paxos_value_delivered_fn deliver;
 	void *deliver_arg;
@@ -110,7 +117,7 @@ struct paxos_node {
 	uint64_t acceptor_incarnation;
 	uint64_t duplicates_logged;
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
-	/* The header of the datagram whose messages are being handled (see raise_epoch). */
+	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
 	struct paxos_header rx_header;
 	struct paxos_header repeat_from; /* the last repeat request's sender */
 	/* Rate limit of refusal log lines (node_refused). */
@@ -167,6 +174,17 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 /* Logs repeat requests the acceptor left unanswered (its repeats_deferred counter was before),
  * naming the last sender of one. */
 void node_note_deferred_repeats(struct paxos_node *n, uint64_t before);
+
+/* paxos_proposer_options.epoch_due of the node's proposer: notes epoch as due. */
+void node_epoch_due(void *arg, uint32_t epoch);
+
+/* Whether the proposer took an epoch not stored yet: its datagrams must wait. */
+bool node_epoch_pending(const struct paxos_node *n);
+
+/* Stores the due epoch (end of a round, outside the cores' steps). Returns whether the
+ * proposer's datagrams may leave now; false (logged once per failing spell) if the store
+ * failed. */
+bool node_epoch_store(struct paxos_node *n);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

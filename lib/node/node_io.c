@@ -14,9 +14,35 @@
 
 /* ---- sending ---- */
 
-/* Sends the queued datagrams through the transport, counting what the network took. */
-static void send_queued(struct paxos_node *n)
+static bool proposer_queued(const struct paxos_node *n)
 {
+	for (uint32_t i = 0; i < n->tx_count; i++)
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER)
+			return true;
+	return false;
+}
+
+/* Sends the queued datagrams through the transport, counting what the network took. The
+ * proposer's leave only once the epoch it took is durable (node_epoch.c): stored here at the
+ * end of a round (round_end), never from inside a core's step. So when the queue fills up
+ * during a step, the proposer's datagrams queued so far are dropped; as when the store fails,
+ * Paxos sends them again. */
+static void send_queued(struct paxos_node *n, bool round_end)
+{
+	bool drop =
+	    node_epoch_pending(n) && proposer_queued(n) && !(round_end && node_epoch_store(n));
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n->tx_count; i++) {
+		if (drop && n->tx_role[i] == PAXOS_ROLE_PROPOSER) {
+			n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
+			n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
+			continue;
+		}
+		n->tx[kept] = n->tx[i];
+		n->tx_messages[kept] = n->tx_messages[i];
+		n->tx_role[kept++] = n->tx_role[i];
+	}
+	n->tx_count = kept;
 	n->net->ops->send(n->net, n->tx, n->tx_count);
 	for (uint32_t i = 0; i < n->tx_count; i++) {
 		if (n->tx[i].sent) {
@@ -37,7 +63,7 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	if (e->count == 0)
 		return;
 	if (n->tx_count == TX_QUEUE)
-		send_queued(n);
+		send_queued(n, false);
 	uint32_t i = n->tx_count++;
 	size_t len = e->len;
 	if (n->auth) {
@@ -46,6 +72,7 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	}
 	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
+	n->tx_role[i] = o->role;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
 	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
 }
@@ -56,7 +83,7 @@ void node_flush_all(struct paxos_node *n)
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			seal(n, &n->out[r], (enum paxos_group)g);
-	send_queued(n);
+	send_queued(n, true);
 }
 
 void node_on_flush(evutil_socket_t fd, short what, void *arg)

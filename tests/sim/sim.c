@@ -13,7 +13,6 @@
 #include "network.h"
 #include "rng.h"
 
-#include <paxos/epoch.h>
 #include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
@@ -86,7 +85,8 @@ struct sim_proposer {
 	struct paxos_learner *learner; /* its internal learner */
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
-	uint32_t epoch; /* what its durable epoch file holds: the highest epoch it used */
+	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
+	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -189,6 +189,13 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
 		return;
+	/* As the node does: the epoch the proposer took is stored before anything it sends
+	 * leaves. One that sent nothing since stores nothing (a crash then forgets it). */
+	if (ep->kind == EP_PROPOSER && s->prop[ep->index].due > s->prop[ep->index].epoch) {
+		struct sim_proposer *p = &s->prop[ep->index];
+		trace(s, 1, "proposer %u stores epoch %u", ep->index, p->due);
+		p->epoch = p->due;
+	}
 	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
 	if (slot == UINT32_MAX) {
 		checker_fail(&s->check, SIM_V_INTERNAL,
@@ -278,13 +285,12 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 
 /* ---- proposers and the leader oracle ---- */
 
-/* As the epoch store's store does (paxos/epoch.h). */
-static bool raise_epoch(void *arg, uint32_t epoch)
+/* The core's storage write: noted, and stored before the proposer's next send (on_emit). */
+static void epoch_due(void *arg, uint32_t epoch)
 {
 	struct sim_proposer *p = arg;
-	if (epoch > p->epoch)
-		p->epoch = epoch;
-	return true;
+	if (epoch > p->due)
+		p->due = epoch;
 }
 
 /* A (re)started proposer keeps its id and takes the next epoch, as the epoch store's next
@@ -293,11 +299,12 @@ static bool proposer_start(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	p->epoch++;
+	p->due = p->epoch;
 	struct paxos_proposer_options o = {
 	    .id = i,
 	    .epoch = p->epoch,
-	    .raise_epoch = raise_epoch,
-	    .raise_epoch_arg = p,
+	    .epoch_due = epoch_due,
+	    .epoch_due_arg = p,
 	    .acceptors = s->o.acceptors,
 	    .window = s->window,
 	    .concurrency = s->concurrency,
