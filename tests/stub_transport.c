@@ -1,0 +1,84 @@
+#include "stub_transport.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int stub_join(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	((struct stub *)t)->joined[g] = true;
+	return PAXOS_OK;
+}
+
+static int stub_set_lazy(struct paxos_transport *t, enum paxos_group g, bool lazy)
+{
+	((struct stub *)t)->lazy[g] = lazy;
+	return PAXOS_OK;
+}
+
+static size_t stub_read(struct paxos_transport *t, enum paxos_group g)
+{
+	(void)t;
+	(void)g;
+	return 0;
+}
+
+static size_t stub_batch(const struct paxos_transport *t)
+{
+	(void)t;
+	return 1;
+}
+
+static void stub_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size_t n)
+{
+	struct stub *s = (struct stub *)t;
+	for (size_t i = 0; i < n; i++) {
+		d[i].sent = s->sent < STUB_MAX && d[i].len <= sizeof(s->sent_data[0]);
+		if (!d[i].sent)
+			continue;
+		s->sent_to[s->sent] = d[i].to;
+		memcpy(s->sent_data[s->sent], d[i].data, d[i].len);
+		s->sent_len[s->sent++] = d[i].len;
+	}
+}
+
+static void stub_sender_name(const struct paxos_transport *t, const void *from, char *buf,
+			     size_t cap)
+{
+	(void)t;
+	(void)from;
+	snprintf(buf, cap, "stub");
+}
+
+static void stub_destroy(struct paxos_transport *t)
+{
+	((struct stub *)t)->destroyed = true;
+}
+
+static const struct paxos_transport_ops stub_ops = {
+    .name = "stub",
+    .join = stub_join,
+    .set_lazy = stub_set_lazy,
+    .read = stub_read,
+    .batch = stub_batch,
+    .send = stub_send,
+    .sender_name = stub_sender_name,
+    .destroy = stub_destroy,
+};
+
+struct paxos_transport *stub_open(void *arg, struct event_base *base,
+				  const struct paxos_config *cfg,
+				  paxos_transport_deliver_fn deliver, void *deliver_arg, char *err,
+				  size_t errlen)
+{
+	(void)base;
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	struct stub *s = arg;
+	s->t.ops = &stub_ops;
+	s->deliver = deliver;
+	s->deliver_arg = deliver_arg;
+	return &s->t;
+}

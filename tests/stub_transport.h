@@ -1,0 +1,30 @@
+/* An in-process transport for node tests (paxos/transport.h): it keeps what the node sends
+ * and hands the node whatever a test delivers, with no socket anywhere. */
+#ifndef PAXOS_TEST_STUB_TRANSPORT_H
+#define PAXOS_TEST_STUB_TRANSPORT_H
+
+#include <paxos/transport.h>
+
+#define STUB_MAX 64
+#define STUB_DATAGRAM 2048
+
+struct stub {
+	struct paxos_transport t;
+	paxos_transport_deliver_fn deliver;
+	void *deliver_arg;
+	bool joined[PAXOS_GROUP_COUNT];
+	bool lazy[PAXOS_GROUP_COUNT];
+	size_t sent; /* datagrams kept: up to STUB_MAX of up to STUB_DATAGRAM bytes */
+	enum paxos_group sent_to[STUB_MAX];
+	uint8_t sent_data[STUB_MAX][STUB_DATAGRAM];
+	size_t sent_len[STUB_MAX];
+	bool destroyed;
+};
+
+/* A paxos_transport_open_fn: arg is a zeroed struct stub, which the test owns. */
+struct paxos_transport *stub_open(void *arg, struct event_base *base,
+				  const struct paxos_config *cfg,
+				  paxos_transport_deliver_fn deliver, void *deliver_arg, char *err,
+				  size_t errlen);
+
+#endif
