@@ -35,6 +35,7 @@ static void stub_send(struct paxos_transport *t, struct paxos_tx_datagram *d, si
 	struct stub *s = (struct stub *)t;
 	for (size_t i = 0; i < n; i++) {
 		d[i].sent = s->sent < STUB_MAX && d[i].len <= sizeof(s->sent_data[0]);
+		d[i].copies = d[i].sent;
 		if (!d[i].sent)
 			continue;
 		s->sent_to[s->sent] = d[i].to;

@@ -47,6 +47,7 @@ START_TEST(test_node_runs_on_a_stub_transport)
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	ck_assert_uint_eq(s->sent, 1);
 	ck_assert_int_eq(s->sent_to[0], PAXOS_GROUP_SUBMIT);
+	ck_assert_uint_eq(paxos_node_transport_counters(n)->bytes_sent, s->sent_len[0]);
 	struct paxos_decoder dec;
 	paxos_decoder_init(&dec);
 	struct paxos_header h;
@@ -75,6 +76,7 @@ START_TEST(test_node_runs_on_a_stub_transport)
 	ck_assert_uint_eq(delivered_iid, 1);
 	ck_assert_str_eq(delivered, "world");
 	ck_assert_uint_eq(paxos_node_transport_counters(n)->datagrams_received, 1);
+	ck_assert_uint_eq(paxos_node_transport_counters(n)->bytes_received, e.len);
 
 	paxos_node_free(n);
 	ck_assert(s->destroyed);

@@ -72,9 +72,13 @@ static void run_ms(struct event_base *base, int ms)
 
 static void send_to(struct paxos_transport *t, enum paxos_group g, const char *text)
 {
-	struct paxos_tx_datagram d = {g, (const uint8_t *)text, strlen(text), false};
+	struct paxos_tx_datagram d = {.to = g, .data = (const uint8_t *)text, .len = strlen(text)};
 	t->ops->send(t, &d, 1);
 	ck_assert(d.sent);
+	uint32_t members = g == PAXOS_GROUP_ACCEPTORS  ? 2
+			   : g == PAXOS_GROUP_LEARNERS ? d.copies
+						       : 1;
+	ck_assert_uint_eq(d.copies, members);
 }
 
 /* Datagrams to the acceptors group reach both acceptors; to the proposers and submit groups

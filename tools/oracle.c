@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	for (unsigned long k = 0; k < repeat; k++) {
 		if (k && interval)
 			sleep_ms(interval);
-		struct paxos_tx_datagram d = {PAXOS_GROUP_PROPOSERS, buf, len, false};
+		struct paxos_tx_datagram d = {.to = PAXOS_GROUP_PROPOSERS, .data = buf, .len = len};
 		net->ops->send(net, &d, 1);
 		sent += d.sent;
 	}

@@ -10,6 +10,8 @@
 	X(datagrams_sent, "datagrams sent")                                                        \
 	X(messages_received, "messages received")                                                  \
 	X(messages_sent, "messages sent")                                                          \
+	X(bytes_received, "bytes of datagrams received, tags included")                            \
+	X(bytes_sent, "bytes of datagrams sent, once per copy the network took (multicast: one)")  \
 	X(malformed_datagrams, "malformed datagrams dropped")                                      \
 	X(auth_failures, "datagrams dropped: no valid tag (auth-key-file), forged or other key")   \
 	X(implausible_ballots, "messages dropped: a ballot beyond PAXOS_PLAUSIBLE_EPOCHS")         \

@@ -23,12 +23,14 @@ struct paxos_rx_datagram {
 	const void *from; /* the sender, for paxos_transport_ops.sender_name */
 };
 
-/* A datagram to send to a group; sent says whether the network took it. */
+/* A datagram to send to a group; sent says whether the network took it, copies how many
+ * times (1 for a multicast group, once per member it reached for unicast). */
 struct paxos_tx_datagram {
 	enum paxos_group to;
 	const uint8_t *data;
 	size_t len;
 	bool sent;
+	uint32_t copies;
 };
 
 /* The node's side: n datagrams read from group g at once. */

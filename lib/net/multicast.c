@@ -130,6 +130,7 @@ static void mc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 		for (size_t i = 0; i < count; i++) {
 			struct paxos_tx_datagram *x = &d[base + i];
 			x->sent = false;
+			x->copies = 0;
 			m->tx_iov[i] = (struct iovec){(void *)x->data, x->len};
 			m->tx_hdr[i].msg_hdr =
 			    (struct msghdr){.msg_name = &m->dest[x->to],
@@ -145,8 +146,10 @@ static void mc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 				done++;
 				continue;
 			}
-			for (int i = 0; i < sent; i++)
+			for (int i = 0; i < sent; i++) {
 				d[base + done + (size_t)i].sent = true;
+				d[base + done + (size_t)i].copies = 1;
+			}
 			done += (size_t)sent;
 		}
 	}

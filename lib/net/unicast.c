@@ -504,6 +504,8 @@ static void flush_entries(struct unicast *u, int fd, struct paxos_tx_datagram *d
 			done++;
 			continue;
 		}
+		for (int i = 0; i < sent; i++)
+			d[u->tx_owner[done + (size_t)i]].copies++;
 		done += (size_t)sent;
 	}
 }
@@ -518,6 +520,7 @@ static void uc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 	for (size_t i = 0; i < n; i++) {
 		struct paxos_tx_datagram *x = &d[i];
 		x->sent = fd >= 0;
+		x->copies = 0;
 		const struct sockaddr_in *list;
 		size_t stride;
 		size_t members = destinations(u, x->to, &list, &stride);

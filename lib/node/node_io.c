@@ -48,6 +48,7 @@ static void send_queued(struct paxos_node *n, bool round_end)
 		if (n->tx[i].sent) {
 			n->transport.datagrams_sent++;
 			n->transport.messages_sent += n->tx_messages[i];
+			n->transport.bytes_sent += n->tx[i].len * n->tx[i].copies;
 		} else {
 			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
 		}
@@ -234,6 +235,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	paxos_time now = paxos_now();
 	for (size_t i = 0; i < got && !n->failed; i++) {
 		n->transport.datagrams_received++;
+		n->transport.bytes_received += d[i].len;
 		size_t count = 0, len;
 		struct paxos_header h;
 		struct paxos_message *msgs = n->rx_msgs + batched;
