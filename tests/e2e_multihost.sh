@@ -230,7 +230,7 @@ scenario_acceptor() {
 	mh_kill acceptor1
 	mh_start 2 acceptor1b paxos-acceptor -c "$WORK/acceptor/h2.conf" -i 1
 	i=0
-	until grep -q "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log"; do
+	until grep -qs "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log"; do
 		i=$((i + 1))
 		[ "$i" -le 50 ] || fail "acceptor: acceptor 1 did not recover its LMDB store"
 		sleep 0.1
