@@ -3,13 +3,19 @@
 # leading, from paxos.conf or $PAXOS_CONF) inside a private network namespace, and prints its
 # report. With PAXOS_SYSTEM=serializer it runs paxos-serializer (thesis 4.2) in place of the
 # acceptors and proposer (default PAXOS_SYSTEM=paxos).
+# --transport multicast|unicast (or PAXOS_TRANSPORT=...; the option wins) runs the cluster over
+# that transport, whatever the configuration says (default: the configuration's transport).
+# With unicast, every member the configuration counts runs on 127.0.0.1, acceptor i at port
+# 7201+i and proposer i at 7301+i (as in paxos-unicast.conf); its own member lines give way.
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there;
 # PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
 # auth-key-file in a copy of the configuration: authenticated datagrams.
-# Usage: bench/cluster-client.sh BUILD_DIR [paxos-client options...]
+# Usage: bench/cluster-client.sh BUILD_DIR [--transport multicast|unicast]
+#                                [paxos-client options...]
 # Example: bench/cluster-client.sh build --count 100000 --size 64 --outstanding 64
+#          bench/cluster-client.sh build --transport unicast --count 100000 --outstanding 64
 set -eu
 BUILD=$(cd "$1" && pwd)
 shift
@@ -21,11 +27,40 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 CONF=${PAXOS_CONF:-$SRC/paxos.conf}
+TRANSPORT=${PAXOS_TRANSPORT:-}
+case ${1:-} in
+--transport)
+	[ $# -ge 2 ] || fail "--transport needs multicast or unicast"
+	TRANSPORT=$2
+	shift 2
+	;;
+--transport=*)
+	TRANSPORT=${1#--transport=}
+	shift
+	;;
+esac
+if [ -n "$TRANSPORT" ]; then
+	case $TRANSPORT in
+	multicast | unicast) ;;
+	*) fail "the transport must be multicast or unicast, not '$TRANSPORT'" ;;
+	esac
+	# A key may appear only once: the configuration's transport and members give way.
+	grep -Ev '^(transport|acceptor|proposer)[[:blank:]]' "$CONF" >"$WORK/transport.conf" || true
+	echo "transport $TRANSPORT" >>"$WORK/transport.conf"
+	CONF=$WORK/transport.conf
+fi
 if [ "${PAXOS_SYSTEM:-paxos}" = paxos ]; then
 	# Only proposer 0 runs: say so, or acceptors starting without state (memory storage)
 	# would wait 2 s for proposer 1 before voting, and the machine would idle meanwhile.
 	sed 's/^proposers .*/proposers 1/' "$CONF" >"$WORK/paxos.conf"
 	CONF=$WORK/paxos.conf
+fi
+# Unicast: an address for each member the file counts now, and none for another (in a copy:
+# the caller's file stays as it is).
+if is_unicast "$CONF"; then
+	cp "$CONF" "$WORK/members.conf"
+	CONF=$WORK/members.conf
+	local_members "$CONF" || fail "cannot write the member addresses"
 fi
 [ -z "${PAXOS_LOG_DIR:-}" ] || trap 'stop_all; cp "$WORK"/*.log "$PAXOS_LOG_DIR"/ 2>/dev/null; rm -rf "$WORK"' EXIT
 if [ "${PAXOS_AUTH:-0}" = 1 ]; then

@@ -1,18 +1,23 @@
 #!/bin/sh
-# A local cluster from paxos.conf: 3 acceptors, 2 proposers (0 leads), a learner and a
-# benchmark client. Runs inside a private network namespace when it can, so nothing can
-# leave the host (paxos.conf also keeps multicast on loopback with TTL 0).
-# Usage: demo.sh BUILD_DIR
+# A local cluster from paxos.conf (or CONF, e.g. paxos-unicast.conf for the unicast
+# transport): 3 acceptors, 2 proposers (0 leads), a learner and a benchmark client. Runs inside
+# a private network namespace when it can, so nothing can leave the host (paxos.conf also
+# keeps multicast on loopback with TTL 0, paxos-unicast.conf its members on 127.0.0.1).
+# Usage: demo.sh BUILD_DIR [CONF]
 set -eu
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+CONF=${2:-$SRC/paxos.conf}
+[ -f "$CONF" ] || {
+	echo "demo.sh: no configuration file $CONF" >&2
+	exit 1
+}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ] && "$SRC/tests/netns-run.sh" true 2>/dev/null; then
-	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD"
+	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$CONF"
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
-CONF=$SRC/paxos.conf
 
 echo "== starting 3 acceptors, 2 proposers and a learner from $CONF"
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done

@@ -93,3 +93,45 @@ converged() {
 	missing=$(comm -23 "$WORK/submitted.set" "$WORK/delivered.set" | wc -l)
 	[ "$missing" -eq 0 ] || fail "$missing submitted values were never delivered"
 }
+
+# base_conf: prints the configuration a test starts from, for the transport PAXOS_TRANSPORT
+# (multicast, the default, or unicast): $SRC/paxos.conf, or for unicast $WORK/unicast.conf,
+# paxos.conf plus the transport, member and lease lines of $SRC/paxos-unicast.conf (the same
+# local cluster). Tests derive their configurations from it with sed, as from paxos.conf.
+UNICAST_KEYS='^(transport|acceptor|proposer|subscription-lease-ms)[[:blank:]]'
+base_conf() {
+	case ${PAXOS_TRANSPORT:-multicast} in
+	multicast) echo "$SRC/paxos.conf" ;;
+	unicast)
+		# A key may appear only once: paxos.conf's own lines of these keys give way.
+		grep -Ev "$UNICAST_KEYS" "$SRC/paxos.conf" >"$WORK/unicast.conf" &&
+			grep -E "$UNICAST_KEYS" "$SRC/paxos-unicast.conf" >>"$WORK/unicast.conf" &&
+			grep -q '^transport[[:blank:]]\{1,\}unicast' "$WORK/unicast.conf" || {
+			echo "FAIL: cannot write $WORK/unicast.conf" >&2
+			return 1
+		}
+		echo "$WORK/unicast.conf"
+		;;
+	*)
+		echo "FAIL: PAXOS_TRANSPORT is '$PAXOS_TRANSPORT', not multicast or unicast" >&2
+		return 1
+		;;
+	esac
+}
+
+# is_unicast FILE: FILE sets transport unicast.
+is_unicast() { grep -q '^transport[[:blank:]]\{1,\}unicast' "$1"; }
+
+# local_members FILE: for a unicast FILE, one member line per acceptor and proposer it counts
+# (after a test changed `acceptors` or `proposers`: the ids must match the counts), all on
+# 127.0.0.1 with the ports of paxos-unicast.conf (acceptor i 7201+i, proposer i 7301+i). A
+# multicast FILE stays as it is.
+local_members() {
+	is_unicast "$1" || return 0
+	awk 'BEGIN { a = 3; p = 2 } # the defaults
+		$1 == "acceptors" { a = $2 } $1 == "proposers" { p = $2 }
+		$1 != "acceptor" && $1 != "proposer" { print }
+		END { for (i = 0; i < a; i++) print "acceptor " i " 127.0.0.1:" 7201 + i
+			for (i = 0; i < p; i++) print "proposer " i " 127.0.0.1:" 7301 + i }' \
+		"$1" >"$1.members" && mv "$1.members" "$1"
+}

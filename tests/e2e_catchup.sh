@@ -1,6 +1,7 @@
 #!/bin/sh
-# Learner catch-up over real multicast (inside a private network namespace): 3 acceptors,
-# 2 proposers and a client that keeps the cluster loaded throughout.
+# Learner catch-up over real multicast, or unicast with PAXOS_TRANSPORT=unicast (inside a
+# private network namespace): 3 acceptors, 2 proposers and a client that keeps the cluster
+# loaded throughout.
 #  (a) learner 1 is killed with SIGKILL and restarted (learner-start first, a new output
 #      file): while the load goes on it must catch up from instance 1 (batched repeats,
 #      thesis 3.6.2) and follow the live traffic; at the end its output equals learner 0's.
@@ -16,7 +17,7 @@ SRC=$2
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
-CONF=$SRC/paxos.conf
+CONF=$(base_conf)
 sed -e 's/^learner-start .*/learner-start current/' "$CONF" >"$WORK/current.conf"
 grep -q "^learner-start current" "$WORK/current.conf" || fail "cannot set learner-start current"
 

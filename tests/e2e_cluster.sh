@@ -1,7 +1,8 @@
 #!/bin/sh
-# End to end over real multicast (inside a private network namespace): 3 acceptors, 2
-# proposers (0 leads), 2 learners and a client submitting 10000 values. Both learners must
-# write identical sequences holding every submitted value exactly once.
+# End to end over real multicast, or unicast with PAXOS_TRANSPORT=unicast (inside a private
+# network namespace): 3 acceptors, 2 proposers (0 leads), 2 learners and a client submitting
+# 10000 values. Both learners must write identical sequences holding every submitted value
+# exactly once.
 # Usage: e2e_cluster.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -10,7 +11,7 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=10000
-CONF=$SRC/paxos.conf
+CONF=$(base_conf)
 
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done

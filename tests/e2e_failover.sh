@@ -1,7 +1,7 @@
 #!/bin/sh
-# Leader election and failover over real multicast (inside a private network namespace): 3
-# acceptors, 2 proposers, 2 learners, and a client under load that resubmits values not
-# delivered within 200 ms.
+# Leader election and failover over real multicast, or unicast with PAXOS_TRANSPORT=unicast
+# (inside a private network namespace): 3 acceptors, 2 proposers, 2 learners, and a client
+# under load that resubmits values not delivered within 200 ms.
 #  (b) the oracle moves the leadership to proposer 1, then back to election (proposer 0);
 #  (a) proposer 0, the leader, is killed with SIGKILL: proposer 1 must take over.
 # One client runs through all of it and must get every value delivered; both learners'
@@ -17,7 +17,7 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=100000
-CONF=$SRC/paxos.conf
+CONF=$(base_conf)
 
 start_cluster() { # start_cluster PROPOSER0_CONF PROPOSER1_CONF
 	rm -f "$WORK"/*.out

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The sample key-value store (sample/kvstore) end to end, over real multicast in a private
-# network namespace: three replicas, each hosting acceptor, proposer and learner, with LMDB
-# storage and snapshots every 50 commands.
+# The sample key-value store (sample/kvstore) end to end, over real multicast (or unicast with
+# PAXOS_TRANSPORT=unicast; the store's replies use its multicast reply group either way) in a
+# private network namespace: three replicas, each hosting acceptor, proposer and learner, with
+# LMDB storage and snapshots every 50 commands.
 #  1. Three concurrent clients (one submitting every command twice): each gets the results it
 #     expects, and all replicas end with identical state holding each command exactly once.
 #  2. Replica 0 (the leader) is killed with SIGKILL, clients keep writing, it restarts: it
@@ -18,11 +19,14 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 KV=sample/kvstore
 [ -x "$BUILD/$KV/kvstore-replica" ] || fail "$BUILD/$KV/kvstore-replica is not built"
+BASE=$(base_conf)
 CONF=$WORK/paxos.conf
 KCONF=$WORK/kvstore.conf
 sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store|" \
 	-e "s|^proposers .*|proposers 3|" -e "s|^counters-interval-ms .*|counters-interval-ms 200|" \
-	"$SRC/paxos.conf" >"$CONF"
+	"$BASE" >"$CONF"
+# Unicast: proposer 2 needs an address too.
+local_members "$CONF" || fail "cannot write the member addresses"
 sed -e "s|^snapshot-every .*|snapshot-every 50|" "$SRC/$KV/kvstore.conf" >"$KCONF"
 grep -q "^storage lmdb" "$CONF" && grep -q "^snapshot-every 50" "$KCONF" ||
 	fail "cannot write the test configuration"

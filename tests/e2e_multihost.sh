@@ -1,7 +1,8 @@
 #!/bin/sh
 # Multi-host tests over real sockets: 5 network namespaces ("hosts") on one bridge, inside the
 # private namespace of tests/netns-run.sh, multicast between them (each host's configuration
-# sends and joins on its own address, TTL 1):
+# sends and joins on its own address, TTL 1), or with PAXOS_TRANSPORT=unicast unicast (each
+# member at its host's address: acceptor i port 7201+i, proposer i port 7301+i):
 #   h1: acceptor 0, proposer 0 (the leader)   h2: acceptor 1, proposer 1   h3: acceptor 2
 #   h4: learner A                             h5: learner B and the client
 # Acceptors keep their state in LMDB, per host. Scenarios, each on a fresh cluster with a client
@@ -57,6 +58,21 @@ iptables) echo "e2e_multihost: no netem ($(mh_netem_why)): loss by iptables stat
 *) BACKEND=none ;;
 esac
 
+BASE=$(base_conf) || fail "no base configuration"
+if is_unicast "$BASE"; then
+	# Every host's file lists the same member addresses, each on the host that runs it.
+	grep -Ev '^(acceptor|proposer)[[:blank:]]' "$BASE" >"$WORK/base.conf"
+	for i in 0 1 2; do echo "acceptor $i $(mh_addr $((i + 1))):$((7201 + i))"; done \
+		>>"$WORK/base.conf"
+	for i in 0 1; do echo "proposer $i $(mh_addr $((i + 1))):$((7301 + i))"; done \
+		>>"$WORK/base.conf"
+	BASE=$WORK/base.conf
+	# Learners renew their subscriptions every quarter lease (in seconds, plus a margin): one
+	# renewal after every acceptor is up, each learner gets each acceptor's traffic.
+	RENEWAL=$(awk '$1 == "subscription-lease-ms" { s = $2 }
+		END { print (s ? s : 3000) / 4000 + 0.25 }' "$BASE")
+fi
+
 group() { awk -v k="$1-group" '$1 == k { print $2 }' "$SRC/paxos.conf"; }
 ACCEPTORS=$(group acceptors)
 PROPOSERS=$(group proposers)
@@ -64,15 +80,16 @@ LEARNERS=$(group learners)
 SUBMIT=$(group submit)
 
 # start_cluster NAME [SED-EXPRESSION...]: a fresh cluster for scenario NAME, in $WORK/NAME/
-# (configurations, LMDB stores, learner outputs), with paxos.conf edited by the expressions;
-# returns once every process has joined its groups.
+# (configurations, LMDB stores, learner outputs), with the base configuration edited by the
+# expressions; returns once every process has joined its groups (multicast), or bound its
+# address and subscribed (unicast).
 start_cluster() {
 	name=$1
 	shift
 	dir=$WORK/$name
 	mkdir -p "$dir"
 	for h in 1 2 3 4 5; do
-		mh_conf "$SRC/paxos.conf" $h "$dir/h$h.conf" -e "s|^storage .*|storage lmdb|" \
+		mh_conf "$BASE" $h "$dir/h$h.conf" -e "s|^storage .*|storage lmdb|" \
 			-e "s|^storage-path .*|storage-path $dir/store-h$h|" \
 			-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$@" ||
 			fail "cannot write the configuration of h$h"
@@ -85,6 +102,12 @@ start_cluster() {
 	done
 	mh_start 4 learnerA paxos-learner -c "$dir/h4.conf" -o "$dir/learnerA.out"
 	mh_start 5 learnerB paxos-learner -c "$dir/h5.conf" -o "$dir/learnerB.out"
+	if [ -n "${RENEWAL:-}" ]; then
+		mh_wait_bound 10 1:7201 1:7301 2:7202 2:7302 3:7203 4:any 5:any ||
+			fail "$name: the roles did not bind their addresses"
+		sleep "$RENEWAL"
+		return
+	fi
 	# A learning acceptor is in the acceptors and learners groups; a proposer in the
 	# proposers, submit and learners groups.
 	mh_wait_joined 10 "1:$ACCEPTORS:1" "1:$PROPOSERS:1" "1:$SUBMIT:1" "1:$LEARNERS:2" \
@@ -207,12 +230,16 @@ scenario_acceptor() {
 	mh_kill acceptor1
 	mh_start 2 acceptor1b paxos-acceptor -c "$WORK/acceptor/h2.conf" -i 1
 	i=0
-	until grep -q "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log"; do
+	until grep -qs "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log"; do
 		i=$((i + 1))
 		[ "$i" -le 50 ] || fail "acceptor: acceptor 1 did not recover its LMDB store"
 		sleep 0.1
 	done
-	mh_wait_joined 5 "2:$ACCEPTORS:1" || fail "acceptor: restarted acceptor did not join"
+	if [ -n "${RENEWAL:-}" ]; then
+		mh_wait_bound 5 2:7202 || fail "acceptor: restarted acceptor did not bind its address"
+	else
+		mh_wait_joined 5 "2:$ACCEPTORS:1" || fail "acceptor: restarted acceptor did not join"
+	fi
 	event acceptor "acceptor 1 restarted"
 	progress acceptor 1 2
 	event acceptor "acceptor 2 killed"

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Crash recovery with durable acceptors (LMDB, sync), over real multicast in a private
-# network namespace. Under load, acceptor 1 is killed with SIGKILL and restarted on the same
-# storage: it must recover (log says so), still reject a ballot below its promises, and the
-# cluster must keep delivering; both learners must end identical, holding every value.
+# Crash recovery with durable acceptors (LMDB, sync), over real multicast (or unicast with
+# PAXOS_TRANSPORT=unicast) in a private network namespace. Under load, acceptor 1 is killed
+# with SIGKILL and restarted on the same storage: it must recover (log says so), still reject
+# a ballot below its promises, and the cluster must keep delivering; both learners must end
+# identical, holding every value.
 # Acceptor 2, killed meanwhile, comes back --fresh as after a lost disk: it must recover
 # before it votes, and a restart on its new store must keep that recovery's floor and fence.
 # Usage: e2e_recovery.sh BUILD_DIR SOURCE_DIR
@@ -13,13 +14,14 @@ WORK=$(mktemp -d)
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=20000
+BASE=$(base_conf)
 CONF=$WORK/paxos.conf
 # Classic acceptors: a learning one answers any prepare for a decided instance with a promise
 # carrying the chosen value, so the low-ballot prepare below would not be rejected.
 sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store|" \
 	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" \
 	-e "s|^learning-acceptors .*|learning-acceptors no|" \
-	"$SRC/paxos.conf" >"$CONF"
+	"$BASE" >"$CONF"
 grep -q "^learning-acceptors no" "$CONF" || fail "cannot turn learning acceptors off"
 
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
@@ -76,9 +78,16 @@ rejects() { # the last rejects_sent the recovered acceptor reported
 }
 sleep 0.5
 before=$(rejects)
-GROUP=$(awk '$1 == "acceptors-group" { print $2 }' "$CONF")
-"$BUILD/paxos-send" "$GROUP" 94cd505802010093010101 ||
-	fail "paxos-send failed"
+PREPARE=94cd505802010093010101
+if is_unicast "$CONF"; then
+	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
+	# acceptors group (0) from the others.
+	TO=$(awk '$1 == "acceptor" && $2 == 1 { print $3 }' "$CONF")
+	PREPARE=00$PREPARE
+else
+	TO=$(awk '$1 == "acceptors-group" { print $2 }' "$CONF")
+fi
+"$BUILD/paxos-send" "$TO" "$PREPARE" || fail "paxos-send failed"
 sleep 0.3
 kill -TERM "$PID_acceptor1b"
 wait "$PID_acceptor1b" 2>/dev/null || true

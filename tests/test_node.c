@@ -1,6 +1,7 @@
 /* The node's application interface: argument checks that must fail before anything is sent,
- * and the fatal stop of an acceptor whose storage fails. Joins multicast groups: ctest runs it
- * in a private network namespace (tests/netns-run.sh). */
+ * and the fatal stop of an acceptor whose storage fails; the unicast transport's
+ * subscriptions. Joins multicast groups and binds 127.0.0.1 ports: ctest runs it in a private
+ * network namespace (tests/netns-run.sh). */
 #include <check.h>
 #include <event2/event.h>
 #include <fcntl.h>
@@ -217,6 +218,62 @@ START_TEST(test_log_goes_to_the_function_set)
 }
 END_TEST
 
+/* Unicast: a learner that subscribed before its acceptor was up gets that acceptor's learner
+ * traffic soon after the acceptor starts, not only at the next renewal (a quarter lease). */
+static void count_learner_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d,
+				    size_t n)
+{
+	(void)d;
+	if (g == PAXOS_GROUP_LEARNERS)
+		*(size_t *)arg += n;
+}
+
+static void run_for_ms(struct event_base *b, long ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_base_loopexit(b, &tv);
+	event_base_dispatch(b);
+}
+
+START_TEST(test_unicast_learner_reaches_a_late_acceptor)
+{
+	static const char text[] = "transport unicast\nacceptors 1\nproposers 1\n"
+				   "acceptor 0 127.0.0.1:7201\nproposer 0 127.0.0.1:7301\n"
+				   "subscription-lease-ms 3000\n";
+	struct paxos_config c;
+	char err[256];
+	paxos_config_defaults(&c);
+	ck_assert_msg(paxos_config_parse(&c, text, sizeof(text) - 1, "unicast", err, sizeof(err)) ==
+			  PAXOS_OK,
+		      "%s", err);
+	struct event_base *b = event_base_new();
+	size_t got = 0, ignored = 0;
+	struct paxos_transport *learner =
+	    paxos_transport_unicast_new(b, &c, count_learner_datagrams, &got, err, sizeof(err));
+	ck_assert_msg(learner != NULL, "%s", err);
+	ck_assert_int_eq(learner->ops->join(learner, PAXOS_GROUP_LEARNERS, err, sizeof(err)),
+			 PAXOS_OK);
+	run_for_ms(b, 50); /* its first subscription found no one */
+	struct paxos_transport *acceptor =
+	    paxos_transport_unicast_new(b, &c, count_learner_datagrams, &ignored, err, sizeof(err));
+	ck_assert_msg(acceptor != NULL, "%s", err);
+	ck_assert_int_eq(acceptor->ops->host(acceptor, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)),
+			 PAXOS_OK);
+	ck_assert_int_eq(acceptor->ops->join(acceptor, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)),
+			 PAXOS_OK);
+	/* Well before the renewal at 750 ms. */
+	run_for_ms(b, 250);
+	static const uint8_t payload[] = {1, 2, 3};
+	struct paxos_tx_datagram d = {.to = PAXOS_GROUP_LEARNERS, .data = payload, .len = 3};
+	acceptor->ops->send(acceptor, &d, 1);
+	run_for_ms(b, 50);
+	ck_assert_uint_eq(got, 1);
+	acceptor->ops->destroy(acceptor);
+	learner->ops->destroy(learner);
+	event_base_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node");
@@ -231,6 +288,9 @@ int main(void)
 	TCase *auth = tcase_create("auth");
 	tcase_add_test(auth, test_auth_key_checked_at_start);
 	suite_add_tcase(s, auth);
+	TCase *unicast = tcase_create("unicast");
+	tcase_add_test(unicast, test_unicast_learner_reaches_a_late_acceptor);
+	suite_add_tcase(s, unicast);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

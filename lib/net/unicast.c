@@ -31,6 +31,8 @@
 #define SEND_BATCH 32
 /* Most learners one acceptor sends to; further subscriptions are refused (logged). */
 #define MAX_SUBSCRIBERS 256
+/* First wait before a learner asks an acceptor that has not confirmed again. */
+#define RETRY_FIRST_MS 10
 
 /* The first byte of a datagram: a role group (enum paxos_group), or one of these. */
 enum frame {
@@ -73,6 +75,9 @@ struct unicast {
 	/* A learner's subscriptions: when each acceptor last confirmed, and whether its silence
 	 * was logged. */
 	struct event *lease_ev;
+	/* Until every acceptor confirmed: subscriptions sent again after retry_ms, doubling. */
+	struct event *retry_ev;
+	uint32_t retry_ms;
 	uint64_t subscribed_us;
 	uint64_t confirmed_us[PAXOS_MAX_ACCEPTORS];
 	bool silence_logged[PAXOS_MAX_ACCEPTORS];
@@ -378,6 +383,30 @@ static void on_lease_tick(evutil_socket_t fd, short what, void *arg)
 	renew(arg);
 }
 
+/* A subscription sent before its acceptor was up is lost: ask the acceptors that have not
+ * confirmed yet again, sooner than the next renewal (members starting together would
+ * otherwise miss each other's learner traffic, acceptor state included, for a quarter
+ * lease). The wait doubles up to that quarter, after which renewals alone go on. */
+static void on_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct unicast *u = arg;
+	bool waiting = false;
+	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
+		if (u->confirmed_us[i])
+			continue;
+		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
+			     u->cfg.subscription_lease_ms);
+		waiting = true;
+	}
+	u->retry_ms *= 2;
+	if (!waiting || u->retry_ms >= u->cfg.subscription_lease_ms / 4)
+		return;
+	struct timeval tv = {u->retry_ms / 1000, (long)(u->retry_ms % 1000) * 1000};
+	event_add(u->retry_ev, &tv);
+}
+
 static int uc_join(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen)
 {
 	struct unicast *u = of(t);
@@ -408,6 +437,13 @@ static int uc_join(struct paxos_transport *t, enum paxos_group g, char *err, siz
 		}
 		u->subscribed_us = now_us();
 		renew(u);
+		u->retry_ms = RETRY_FIRST_MS;
+		struct timeval first = {0, RETRY_FIRST_MS * 1000};
+		u->retry_ev = event_new(u->base, -1, 0, on_retry, u);
+		if (!u->retry_ev || event_add(u->retry_ev, &first) != 0) {
+			snprintf(err, errlen, "cannot add a timer to the event loop");
+			return PAXOS_E_NOMEM;
+		}
 	}
 	u->joined[g] = true;
 	return PAXOS_OK;
@@ -564,6 +600,8 @@ static void uc_destroy(struct paxos_transport *t)
 				     0);
 	if (u->lease_ev)
 		event_free(u->lease_ev);
+	if (u->retry_ev)
+		event_free(u->retry_ev);
 	for (int k = 0; k < SOCKET_COUNT; k++) {
 		if (u->ev[k])
 			event_free(u->ev[k]);

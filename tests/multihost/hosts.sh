@@ -113,6 +113,31 @@ mh_joined() {
 		/proc/net/igmp)" -ge "$3" ]
 }
 
+# mh_bound HOST PORT: a UDP socket on host HOST is bound to PORT, or with PORT "any" to some
+# port (/proc/net/udp is per network namespace and shows ports as hex).
+mh_bound() {
+	mh_port=any
+	[ "$2" = any ] || mh_port=$(printf '%04X' "$2")
+	mh_exec "$1" awk -v p="$mh_port" 'NR > 1 && (p == "any" ||
+		substr($2, index($2, ":") + 1) == p) { n++ } END { exit !n }' /proc/net/udp
+}
+
+# mh_wait_bound SECONDS HOST:PORT...: until every HOST has a UDP socket bound to PORT (or
+# "any"); fails at once if a process started by mh_start died.
+mh_wait_bound() {
+	mh_limit=$(($1 * 20))
+	shift
+	mh_i=0
+	for mh_spec in "$@"; do
+		until mh_bound "${mh_spec%%:*}" "${mh_spec#*:}"; do
+			mh_i=$((mh_i + 1))
+			[ "$mh_i" -le "$mh_limit" ] || return 1
+			for mh_pid in $PIDS; do kill -0 "$mh_pid" 2>/dev/null || return 1; done
+			sleep 0.05
+		done
+	done
+}
+
 # mh_wait_joined SECONDS HOST:GROUP:N...: until every HOST has N members of GROUP; fails at
 # once if a process started by mh_start died.
 mh_wait_joined() {

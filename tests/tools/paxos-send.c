@@ -1,7 +1,7 @@
 /*
- * paxos-send: sends one UDP datagram with arbitrary bytes to a multicast group, for tests
- * that feed hostile input to running roles. Multicast stays on the host: it leaves through
- * 127.0.0.1 with TTL 0 unless told otherwise.
+ * paxos-send: sends one UDP datagram with arbitrary bytes to a multicast group (or to one
+ * member's unicast address), for tests that feed hostile input to running roles. Multicast
+ * stays on the host: it leaves through 127.0.0.1 with TTL 0 unless told otherwise.
  *
  * Usage: paxos-send [-i ADDR] [-t TTL] [-p N] ADDRESS:PORT HEX|@FILE
  *   HEX    the datagram as hex digits (spaces allowed; "" sends an empty datagram)
