@@ -559,3 +559,21 @@ uint32_t paxos_proposer_epoch(const struct paxos_proposer *p)
 {
 	return p->epoch;
 }
+
+paxos_ballot paxos_proposer_ballot(const struct paxos_proposer *p)
+{
+	return p->highest;
+}
+
+/* A scan of the window: read on demand (monitoring), never on the protocol's path. */
+uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p)
+{
+	uint32_t used = 0;
+	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
+		const struct instance *inst = slot_of(p, iid);
+		if (inst->iid == iid && (inst->has_v2 || inst->state == INSTANCE_P2_PENDING ||
+					 inst->state == INSTANCE_CLOSED))
+			used++;
+	}
+	return used;
+}

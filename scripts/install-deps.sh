@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
-# tests/e2e_valgrind.sh.
+# tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
+# tests/e2e_metrics.sh.
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
-      iproute2 iptables util-linux xxd clang clang-format valgrind"
+      iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""

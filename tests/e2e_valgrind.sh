@@ -1,7 +1,7 @@
 #!/bin/sh
 # Memory errors and leaks over a whole run: 3 acceptors, a proposer and a learner from the
 # shipped paxos.conf, with the proposer, acceptor 0 and the learner under valgrind, serve a
-# client's 500 values; then SIGTERM. Each valgrind-run role must exit 0: no invalid access, no
+# client's 500 values (the proposer its /metrics and /health too); then SIGTERM. Each valgrind-run role must exit 0: no invalid access, no
 # use of uninitialised memory, no definitely lost block (those would exit 99).
 # Usage: e2e_valgrind.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -37,7 +37,7 @@ start_vg() {
 
 start_vg acceptor0 paxos-acceptor -c "$CONF" -i 0
 for i in 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
-start_vg proposer0 paxos-proposer -c "$CONF" -i 0
+start_vg proposer0 paxos-proposer -c "$CONF" -i 0 --metrics-listen 127.0.0.1:9510
 start_vg learner paxos-learner -c "$CONF" -o "$WORK/learner.out"
 # Valgrind takes a moment to start a program; the client resubmits what is lost meanwhile.
 while [ ! -f "$WORK/proposer0.log" ]; do sleep 0.1; done
@@ -49,6 +49,9 @@ sleep 1
 	fail "paxos-client did not get all $COUNT values delivered"
 cat "$WORK/client.log"
 wait_lines "$WORK/learner.out" $COUNT 30 || fail "the learner did not write $COUNT values"
+for path in /metrics /health /nowhere; do
+	curl -s -o /dev/null "http://127.0.0.1:9510$path" || fail "the proposer did not serve $path"
+done
 
 # Stop the valgrind-run roles first, one by one, and collect their exit statuses.
 for name in proposer0 learner acceptor0; do

@@ -6,6 +6,9 @@
 #   net      lib/net/                                + core, msgpack, libsodium
 #   config   lib/config/                             + core, storage interface, net
 #   node     lib/node/                               + everything above, libevent; no socket
+#   metrics  lib/metrics/                            public headers, exposition.h, the config's
+#                                                    fields, libevent (evhttp): the node's
+#                                                    public interface only
 # and the public headers of the cores do not include the configuration, the node, storage
 # backends or the network. Usage: layering.sh SOURCE_DIR
 set -eu
@@ -36,7 +39,7 @@ trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log)\.h'
-CORE_LOCAL='batch\.h|error\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
+CORE_LOCAL='batch\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
 # lib/core/config_fields.h, the settings' layout, sits with the core so that every layer above
@@ -53,6 +56,13 @@ check net lib/net/*.c lib/net/*.h -- \
 check config lib/config/*.c -- \
 	"$CORE|config_fields\.h|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
 
+# The metrics server reads the node through its public interface (paxos/node.h), not its
+# internals; evhttp does its sockets.
+check metrics lib/metrics/*.c lib/metrics/*.h -- \
+	"$LIBC|paxos/[a-z_]+\.h|config_fields\.h|exposition\.h|collect\.h|event2/(event|http|buffer|util|keyvalq_struct)\.h"
+grep -Hn '^#include.*\(paxos/metrics\|collect\)\.h' lib/node/*.c lib/node/*.h |
+	sed 's/^/layering: the node uses the metrics layer above it: /' >>"$TMP" || true
+
 # The node knows no socket: the network is the transport's (paxos/transport.h).
 grep -Hn '^#include <\(sys/socket\|netinet/[a-z]*\|arpa/inet\)\.h>\|^#include "udp\.h"' \
 	lib/node/*.c lib/node/*.h | sed 's/^/layering: the node uses sockets: /' >>"$TMP" || true
@@ -62,4 +72,4 @@ if [ -s "$TMP" ]; then
 	echo "FAIL: a layer includes a header of a layer above it (see tests/layering.sh)"
 	exit 1
 fi
-echo "layering: core, storage, net and config include nothing from the layers above them"
+echo "layering: core, storage, net, config and node include nothing from the layers above them; metrics uses the node's public interface"

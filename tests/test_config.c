@@ -63,7 +63,8 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->memory_retention == b->memory_retention &&
 	       a->value_batch_limit == b->value_batch_limit &&
 	       a->proposer_max_backlog == b->proposer_max_backlog &&
-	       strcmp(a->auth_key_file, b->auth_key_file) == 0;
+	       strcmp(a->auth_key_file, b->auth_key_file) == 0 &&
+	       endpoint_equal(&a->metrics_listen, &b->metrics_listen);
 }
 
 static void expect_endpoint(const struct paxos_endpoint *e, const char *addr, uint16_t port)
@@ -236,24 +237,22 @@ START_TEST(test_shipped_file_sets_every_key)
 		fclose(f);
 		ck_assert_msg(found, "%s missing from paxos.conf", keys[k]);
 	}
-	/* durability has no single default, so the file shows it commented out. */
-	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	bool durability_shown = false;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "#durability ", 12) == 0 && strstr(line, "(default"))
-			durability_shown = true;
-	fclose(f);
-	ck_assert_msg(durability_shown, "durability is not documented in paxos.conf");
-	/* Nor has auth-key-file: without it datagrams are not authenticated. */
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	bool auth_shown = false;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "#auth-key-file ", 15) == 0 && strstr(line, "(default"))
-			auth_shown = true;
-	fclose(f);
-	ck_assert_msg(auth_shown, "auth-key-file is not documented in paxos.conf");
+	/* Keys without a single default, or off unless given, are shown commented out:
+	 * durability (per backend), auth-key-file (no authentication), metrics-listen (no
+	 * server). */
+	static const char *const commented[] = {"#durability ", "#auth-key-file ",
+						"#metrics-listen "};
+	for (size_t k = 0; k < sizeof(commented) / sizeof(*commented); k++) {
+		FILE *f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		bool shown = false;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, commented[k], strlen(commented[k])) == 0 &&
+			    strstr(line, "(default"))
+				shown = true;
+		fclose(f);
+		ck_assert_msg(shown, "%s is not documented in paxos.conf", commented[k] + 1);
+	}
 }
 END_TEST
 
@@ -779,6 +778,66 @@ START_TEST(test_auth_key_file)
 }
 END_TEST
 
+/* metrics-listen: an address of this host and a port; off unless set. */
+START_TEST(test_metrics_listen)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	ck_assert_uint_eq(cfg.metrics_listen.port, 0);
+	ck_assert_int_eq(parse(&cfg, "metrics-listen 127.0.0.1:9500\n"), PAXOS_OK);
+	expect_endpoint(&cfg.metrics_listen, "127.0.0.1", 9500);
+	ck_assert_int_eq(parse(&cfg, "metrics-listen 0.0.0.0:65535  # every address\n"), PAXOS_OK);
+	expect_endpoint(&cfg.metrics_listen, "0.0.0.0", 65535);
+
+	expect_error("metrics-listen\n", "test.conf:1: metrics-listen: missing value (expected an "
+					 "IPv4 ADDRESS:PORT to listen on)");
+	expect_error("metrics-listen 9500\n",
+		     "test.conf:1: metrics-listen: '9500' is not ADDRESS:PORT");
+	expect_error("metrics-listen localhost:9500\n",
+		     "test.conf:1: metrics-listen: 'localhost' is not an IPv4 address");
+	expect_error("metrics-listen 127.0.0.1:0\n",
+		     "test.conf:1: metrics-listen: port 0 is out of range 1..65535");
+	expect_error("metrics-listen 127.0.0.1:http\n",
+		     "test.conf:1: metrics-listen: port 'http' is not a decimal number");
+	expect_error("metrics-listen 239.255.11.1:9500\n",
+		     "test.conf:1: metrics-listen: 239.255.11.1 is not an address to listen on (a "
+		     "local address, or 0.0.0.0 for all)");
+	expect_error("metrics-listen 255.255.255.255:9500\n",
+		     "test.conf:1: metrics-listen: 255.255.255.255 is not an address to listen on "
+		     "(a local address, or 0.0.0.0 for all)");
+	expect_error("metrics-listen 127.0.0.1:9500\nmetrics-listen 127.0.0.1:9501\n",
+		     "test.conf:2: metrics-listen: already set on line 1");
+}
+END_TEST
+
+/* metrics-listen by name: what the runner's --metrics-listen does on top of a loaded file. */
+START_TEST(test_metrics_listen_by_name)
+{
+	struct paxos_config cfg, before;
+	char buf[64];
+	paxos_config_defaults(&cfg);
+	ck_assert_int_eq(paxos_config_get(&cfg, "metrics-listen", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, ""); /* not set: no server */
+	ck_assert_int_eq(parse(&cfg, "metrics-listen 127.0.0.1:9500\nproposers 3\n"), PAXOS_OK);
+	ck_assert_int_eq(
+	    paxos_config_set(&cfg, "metrics-listen", "127.0.0.1:9501", err, sizeof(err)), PAXOS_OK);
+	expect_endpoint(&cfg.metrics_listen, "127.0.0.1", 9501);
+	ck_assert_uint_eq(cfg.proposers, 3); /* the rest as loaded */
+	ck_assert_int_eq(paxos_config_get(&cfg, "metrics-listen", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "127.0.0.1:9501");
+
+	before = cfg;
+	ck_assert_int_eq(paxos_config_set(&cfg, "metrics-listen", "127.0.0.1", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "metrics-listen: '127.0.0.1' is not ADDRESS:PORT");
+	ck_assert_int_eq(paxos_config_set(&cfg, "metrics-listen", "", err, sizeof(err)),
+			 PAXOS_E_CONFIG);
+	ck_assert_str_eq(err, "metrics-listen: missing value (expected an IPv4 ADDRESS:PORT to "
+			      "listen on)");
+	ck_assert(config_equal(&cfg, &before));
+}
+END_TEST
+
 START_TEST(test_non_multicast_groups)
 {
 	expect_error_prefix("learners-group 127.0.0.1:7103",
@@ -1021,6 +1080,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_storage_errors);
 	tcase_add_test(tc, test_memory_limits);
 	tcase_add_test(tc, test_auth_key_file);
+	tcase_add_test(tc, test_metrics_listen);
+	tcase_add_test(tc, test_metrics_listen_by_name);
 	tcase_add_test(tc, test_non_multicast_groups);
 	tcase_add_test(tc, test_comments_and_blanks);
 	tcase_add_test(tc, test_keys_are_case_sensitive);

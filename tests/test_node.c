@@ -65,6 +65,36 @@ START_TEST(test_bad_role_arguments)
 }
 END_TEST
 
+/* The levels read for monitoring say "none" for roles the node does not host. */
+START_TEST(test_levels_follow_hosted_roles)
+{
+	uint32_t id = 99;
+	uint64_t used, limit;
+	ck_assert_int_eq(paxos_node_role_id(node, PAXOS_ROLE_ACCEPTOR, &id), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_role_id(node, PAXOS_ROLE_COUNT, &id), PAXOS_E_INVALID);
+	ck_assert_uint_eq(paxos_node_leader(node), PAXOS_MAX_PROPOSERS);
+	ck_assert_uint_eq(paxos_node_ballot(node), 0);
+	ck_assert_uint_eq(paxos_node_pending(node), 0);
+	ck_assert_uint_eq(paxos_node_window_in_use(node), 0);
+	ck_assert_uint_eq(paxos_node_highest_seen(node), 0);
+	ck_assert_uint_eq(paxos_node_highest_accepted(node), 0);
+	ck_assert_uint_eq(paxos_node_trimmed(node), 0);
+	ck_assert(!paxos_node_recovering(node));
+	ck_assert_int_eq(paxos_node_storage_space(node, &used, &limit), PAXOS_E_INVALID);
+
+	/* A memory acceptor starts without earlier state: it recovers before it votes (and
+	 * learns, as learning-acceptors says, through a learner of id 0). */
+	ck_assert_int_eq(paxos_node_add_acceptor(node, 2, paxos_storage_memory_new()), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_role_id(node, PAXOS_ROLE_ACCEPTOR, &id), PAXOS_OK);
+	ck_assert_uint_eq(id, 2);
+	ck_assert_int_eq(paxos_node_role_id(node, PAXOS_ROLE_LEARNER, &id), PAXOS_OK);
+	ck_assert_uint_eq(id, 0);
+	ck_assert_int_eq(paxos_node_role_id(node, PAXOS_ROLE_PROPOSER, &id), PAXOS_E_INVALID);
+	ck_assert(paxos_node_recovering(node));
+	ck_assert_int_eq(paxos_node_storage_space(node, &used, &limit), PAXOS_E_INVALID);
+}
+END_TEST
+
 /* A store that fails at its first transaction, as a full disk would. */
 static int failing_begin(struct paxos_storage *st)
 {
@@ -285,6 +315,7 @@ int main(void)
 	tcase_add_test(tc, test_submit_too_big_is_refused_with_a_reason);
 	tcase_add_test(tc, test_submit_null_value_is_invalid);
 	tcase_add_test(tc, test_bad_role_arguments);
+	tcase_add_test(tc, test_levels_follow_hosted_roles);
 	tcase_add_test(tc, test_log_goes_to_the_function_set);
 	tcase_add_test(tc, test_storage_failure_says_why);
 	suite_add_tcase(s, tc);

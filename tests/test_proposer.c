@@ -483,8 +483,11 @@ START_TEST(test_leader_preexecutes_window)
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	struct recorder *r = recorder_new();
 	ck_assert(!paxos_proposer_is_leader(p));
+	ck_assert_uint_eq(paxos_proposer_ballot(p), 0);
 	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
 	ck_assert(paxos_proposer_is_leader(p));
+	ck_assert_uint_eq(paxos_proposer_ballot(p), 102);
+	ck_assert_uint_eq(paxos_proposer_window_in_use(p), 0); /* phase 1 only, no value */
 	ck_assert_uint_eq(r->count, 5);
 	for (size_t i = 0; i < 5; i++) {
 		ck_assert_int_eq(r->group[i], PAXOS_GROUP_ACCEPTORS);
@@ -573,10 +576,12 @@ START_TEST(test_concurrency_limit)
 		}
 	ck_assert_uint_eq(accepts, 3);
 	ck_assert_uint_eq(paxos_proposer_pending(s->p), 7);
+	ck_assert_uint_eq(paxos_proposer_window_in_use(s->p), 3);
 	ck_assert_uint_eq(s->counters.phase2_waited_phase1, 0);
 	run(s);
 	ck_assert_uint_eq(s->ndelivered, 10);
 	ck_assert_uint_eq(s->max_in_phase2, 3);
+	ck_assert_uint_eq(paxos_proposer_window_in_use(s->p), 0); /* all delivered */
 	sim_free(s);
 }
 END_TEST

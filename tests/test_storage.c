@@ -459,6 +459,10 @@ START_TEST(has_a_name)
 	open_backend(_i);
 	ck_assert_ptr_nonnull(st->ops->name);
 	ck_assert_str_eq(st->ops->name, backends[_i].name);
+	/* Only LMDB tells its size cheaply (lmdb_map_full checks what it says). */
+	uint64_t used = 0, limit = 0;
+	ck_assert_int_eq(paxos_storage_space(st, &used, &limit) == PAXOS_OK,
+			 strcmp(st->ops->name, "lmdb") == 0);
 	close_backend();
 }
 END_TEST
@@ -809,13 +813,18 @@ START_TEST(other_format_version_refused)
 }
 END_TEST
 
-/* A small map fills up: the put fails cleanly and says why. */
+/* A small map fills up: the put fails cleanly and says why; its space said it was coming. */
 START_TEST(lmdb_map_full)
 {
 	snprintf(dir, sizeof(dir), "/tmp/paxos-storage-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	st = paxos_storage_lmdb_new(dir, PAXOS_DURABILITY_NOSYNC, 1u << 20, err, sizeof(err));
 	ck_assert_msg(st != NULL, "%s", err);
+	uint64_t empty, used, limit;
+	ck_assert_int_eq(paxos_storage_space(st, &empty, &limit), PAXOS_OK);
+	ck_assert_uint_eq(limit, 1u << 20);
+	ck_assert_uint_gt(empty, 0);
+	ck_assert_uint_lt(empty, limit / 8);
 	static uint8_t v[4000];
 	int rc = PAXOS_OK;
 	paxos_iid i;
@@ -830,6 +839,10 @@ START_TEST(lmdb_map_full)
 	}
 	ck_assert_int_eq(rc, PAXOS_E_STORAGE);
 	ck_assert_uint_gt(i, 10);
+	ck_assert_int_eq(paxos_storage_space(st, &used, &limit), PAXOS_OK);
+	ck_assert_uint_eq(limit, 1u << 20);
+	ck_assert_uint_gt(used, limit / 4 * 3);
+	ck_assert_uint_le(used, limit);
 	const char *msg = paxos_storage_error(st);
 	ck_assert_msg(strstr(msg, "full") && strstr(msg, "lmdb-map-size") &&
 			  strstr(msg, "1048576") && strstr(msg, "MDB_MAP_FULL"),

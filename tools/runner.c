@@ -2,7 +2,9 @@
 #include "runner.h"
 
 #include <paxos/log.h>
+#include <paxos/metrics.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
@@ -107,8 +109,9 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
 	bool has_fresh = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER);
-	fprintf(out, "usage: %s -c FILE%s%s%s\n%s\n", spec->program, has_id ? " -i ID" : "",
-		has_fresh ? " [--fresh]" : "", has_output ? " [-o FILE]" : "", spec->summary);
+	fprintf(out, "usage: %s -c FILE%s%s%s [--metrics-listen ADDRESS:PORT]\n%s\n", spec->program,
+		has_id ? " -i ID" : "", has_fresh ? " [--fresh]" : "",
+		has_output ? " [-o FILE]" : "", spec->summary);
 	fprintf(out, "  -c, --config FILE  cluster configuration (paxos.conf)\n");
 	if (has_id)
 		fprintf(out, "  -i, --id ID        this process's id (acceptor and/or proposer)\n");
@@ -119,6 +122,9 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	if (has_output)
 		fprintf(out,
 			"  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
+	fprintf(out, "      --metrics-listen ADDRESS:PORT\n"
+		     "                     serve /metrics and /health over HTTP there (overrides\n"
+		     "                     paxos.conf metrics-listen)\n");
 	fprintf(out, "  -h, --help         this text\n");
 }
 
@@ -208,15 +214,37 @@ static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_c
 	return 0;
 }
 
+/* The metrics server, when metrics-listen is set: before the roles start, so that a port in
+ * use stops the process before it opens a store or joins a group. */
+static int start_metrics(const char *p, struct event_base *base, const struct paxos_node *node,
+			 const struct paxos_config *cfg, struct paxos_metrics **metrics)
+{
+	char err[512], addr[INET_ADDRSTRLEN];
+	if (!cfg->metrics_listen.port)
+		return 0;
+	*metrics = paxos_metrics_new(base, node, cfg, err, sizeof(err));
+	if (!*metrics) {
+		fprintf(stderr, "%s: %s\n", p, err);
+		return -1;
+	}
+	inet_ntop(AF_INET, &cfg->metrics_listen.addr, addr, sizeof(addr));
+	fprintf(stderr, "%s: metrics on http://%s:%u/metrics and /health\n", p, addr,
+		cfg->metrics_listen.port);
+	return 0;
+}
+
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'}, {"id", required_argument, NULL, 'i'},
-	    {"output", required_argument, NULL, 'o'}, {"fresh", no_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"id", required_argument, NULL, 'i'},
+						{"output", required_argument, NULL, 'o'},
+						{"fresh", no_argument, NULL, 'f'},
+						{"metrics-listen", required_argument, NULL, 'm'},
+						{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
-	const char *config = NULL, *id_text = NULL, *output = NULL;
+	const char *config = NULL, *id_text = NULL, *output = NULL, *metrics_listen = NULL;
 	bool fresh = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:i:o:h", options, NULL)) != -1) {
@@ -226,6 +254,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			id_text = optarg;
 		else if (opt == 'o' && has_output)
 			output = optarg;
+		else if (opt == 'm')
+			metrics_listen = optarg;
 		else if (opt == 'f' &&
 			 (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER)))
 			fresh = true;
@@ -245,6 +275,13 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	uint32_t id = 0;
 	if (paxos_runner_config(spec->program, config, &cfg))
 		return 2;
+	char err[512];
+	/* Roles of one host share paxos.conf but each needs a port of its own. */
+	if (metrics_listen && paxos_config_set(&cfg, "metrics-listen", metrics_listen, err,
+					       sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "%s: --%s\n", spec->program, err);
+		return 2;
+	}
 	uint32_t id_limit = cfg.acceptors > cfg.proposers ? cfg.acceptors : cfg.proposers;
 	if (!(spec->roles & PAXOS_HOST_ACCEPTOR))
 		id_limit = cfg.proposers;
@@ -261,12 +298,14 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			return 1;
 		}
 	}
-	char err[256];
 	int status = 1;
 	struct event_base *base = event_base_new();
 	struct paxos_node *node = base ? paxos_node_new(base, &cfg, err, sizeof(err)) : NULL;
+	struct paxos_metrics *metrics = NULL;
 	if (!node)
 		fprintf(stderr, "%s: %s\n", spec->program, base ? err : "cannot create event loop");
+	else if (start_metrics(spec->program, base, node, &cfg, &metrics) != 0)
+		status = 1;
 	else if (host_roles(spec, &cfg, node, id, fresh, &out) != 0)
 		status = 1;
 	else {
@@ -281,6 +320,7 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 		if (flush)
 			event_free(flush);
 	}
+	paxos_metrics_free(metrics);
 	paxos_node_free(node);
 	if (base)
 		event_base_free(base);

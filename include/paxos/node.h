@@ -94,6 +94,33 @@ PAXOS_API const struct paxos_counters *paxos_node_counters(const struct paxos_no
 							   enum paxos_role role);
 PAXOS_API const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n);
 
+/* PAXOS_OK and the id this node hosts role with (a learner's is 0; the serializer is
+ * acceptor 0), or PAXOS_E_INVALID when it does not host role. */
+PAXOS_API int paxos_node_role_id(const struct paxos_node *n, enum paxos_role role, uint32_t *id);
+
+/*
+ * Levels of the hosted roles beside their counters, read on demand (paxos/metrics.h serves
+ * them). Each is 0 (false) when the node does not host the role, but paxos_node_leader:
+ * PAXOS_MAX_PROPOSERS then.
+ * Proposer: the proposer it takes for the leader, the highest ballot it prepared with, the
+ * client values in its pending list, the instances of its window in use
+ * (paxos_proposer_window_in_use).
+ */
+PAXOS_API uint32_t paxos_node_leader(const struct paxos_node *n);
+PAXOS_API paxos_ballot paxos_node_ballot(const struct paxos_node *n);
+PAXOS_API uint32_t paxos_node_pending(const struct paxos_node *n);
+PAXOS_API uint32_t paxos_node_window_in_use(const struct paxos_node *n);
+/* Learner: the highest instance it heard of (it delivered up to paxos_node_next_iid() - 1). */
+PAXOS_API paxos_iid paxos_node_highest_seen(const struct paxos_node *n);
+/* Acceptor (or serializer): its store's highest accepted instance and trim point; whether it
+ * is recovering lost state (votes withheld, see paxos_acceptor_join). */
+PAXOS_API paxos_iid paxos_node_highest_accepted(const struct paxos_node *n);
+PAXOS_API paxos_iid paxos_node_trimmed(const struct paxos_node *n);
+PAXOS_API bool paxos_node_recovering(const struct paxos_node *n);
+/* PAXOS_OK and the bytes its store takes and may take (0: no limit), or PAXOS_E_INVALID when
+ * there is no store or its backend cannot tell cheaply (paxos_storage_space). */
+PAXOS_API int paxos_node_storage_space(const struct paxos_node *n, uint64_t *used, uint64_t *limit);
+
 /* Write every hosted role's counters as one line each to stderr (also done every
  * counters-interval-ms). */
 PAXOS_API void paxos_node_report_counters(const struct paxos_node *n);

@@ -11,6 +11,7 @@
 #include <paxos/learner.h>
 #include <paxos/log.h>
 #include <paxos/message.h>
+#include <paxos/metrics.h>
 #include <paxos/node.h>
 #include <paxos/options.h>
 #include <paxos/proposer.h>

@@ -101,4 +101,11 @@ PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 /* The highest epoch the proposer uses ballots of: its own, or one it raised to. */
 PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
 
+/* The highest ballot the proposer prepared with (0: none yet). */
+PAXOS_API paxos_ballot paxos_proposer_ballot(const struct paxos_proposer *p);
+
+/* Instances of the window not free for a new client value: holding a value, in phase 2 or
+ * closed and waiting for delivery: at most the window (proposer-window). */
+PAXOS_API uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p);
+
 #endif

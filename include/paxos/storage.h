@@ -37,6 +37,9 @@ struct paxos_storage_ops {
 	/* Why the last call failed, in words ("" if nothing failed). NULL: never says more than
 	 * the status code. Use paxos_storage_error(). */
 	const char *(*error)(struct paxos_storage *st);
+	/* Bytes the store takes and the most it may take (0: no limit of its own), when the
+	 * backend can tell without a scan; NULL: it cannot. Use paxos_storage_space(). */
+	void (*space)(struct paxos_storage *st, uint64_t *used, uint64_t *limit);
 };
 
 struct paxos_storage {
@@ -49,6 +52,16 @@ static inline const char *paxos_storage_error(struct paxos_storage *st)
 	if (!st || !st->ops->error)
 		return "";
 	return st->ops->error(st);
+}
+
+/* PAXOS_OK and the store's size in bytes (paxos_storage_ops.space), or PAXOS_E_INVALID when
+ * the backend cannot tell. */
+static inline int paxos_storage_space(struct paxos_storage *st, uint64_t *used, uint64_t *limit)
+{
+	if (!st || !st->ops->space)
+		return PAXOS_E_INVALID;
+	st->ops->space(st, used, limit);
+	return PAXOS_OK;
 }
 
 static inline void paxos_storage_destroy(struct paxos_storage *st)

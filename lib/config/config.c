@@ -45,6 +45,7 @@ enum key_type {
 	KEY_ELECTION,      /* one of election_names */
 	KEY_TRANSPORT,     /* one of transport_names */
 	KEY_MEMBER,        /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
+	KEY_LISTEN,        /* IPv4 ADDRESS:PORT of this host to listen on */
 };
 
 struct config_key {
@@ -96,6 +97,8 @@ static const struct config_key config_keys[] = {
     {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100"},
     {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000"},
     {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no"},
+    /* Not set: no metrics server. */
+    {"metrics-listen", KEY_LISTEN, FIELD(metrics_listen), 0, 0, NULL},
     {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory"},
     {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos"},
     /* Unset until the whole file is read: the default depends on the backend. */
@@ -264,6 +267,41 @@ static int parse_group(struct config_parse *p, const struct config_key *key, con
 	return PAXOS_OK;
 }
 
+/* An address of this host to listen on: a dotted IPv4 address (0.0.0.0: all of them), not a
+ * group or broadcast address, and a port. */
+static int parse_listen(struct config_parse *p, const struct config_key *key, const char *text,
+			struct paxos_endpoint *out)
+{
+	const char *colon = strrchr(text, ':');
+	char addr_text[INET_ADDRSTRLEN];
+	struct in_addr addr;
+	uint32_t port;
+	size_t addr_len = colon ? (size_t)(colon - text) : 0;
+
+	if (!colon || colon == text || colon[1] == '\0')
+		return parse_error(p, p->line, key, "'%.*s' is not ADDRESS:PORT", CONFIG_QUOTE_MAX,
+				   text);
+	if (addr_len >= sizeof(addr_text))
+		return parse_error(p, p->line, key, "'%.*s' is not an IPv4 address",
+				   CONFIG_QUOTE_MAX, text);
+	memcpy(addr_text, text, addr_len);
+	addr_text[addr_len] = '\0';
+	if (!parse_ipv4(addr_text, &addr))
+		return parse_error(p, p->line, key, "'%s' is not an IPv4 address", addr_text);
+	uint32_t a = ntohl(addr.s_addr);
+	if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
+		return parse_error(p, p->line, key,
+				   "%s is not an address to listen on (a local address, or "
+				   "0.0.0.0 for all)",
+				   addr_text);
+	int rc = parse_u32(p, key, "port ", colon + 1, 1, 65535, &port);
+	if (rc != PAXOS_OK)
+		return rc;
+	out->addr = addr;
+	out->port = (uint16_t)port;
+	return PAXOS_OK;
+}
+
 /* A member's host: a dotted IPv4 address of its own (no name: parsing never waits on DNS). */
 static int parse_host(struct config_parse *p, const struct config_key *key, const char *text,
 		      struct in_addr *out)
@@ -420,6 +458,8 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 		return PAXOS_OK;
 	case KEY_MEMBER: /* parse_member takes the whole line */
 		break;
+	case KEY_LISTEN:
+		return parse_listen(p, key, text, (struct paxos_endpoint *)(void *)field);
 	case KEY_STORAGE:
 		if (!find_backend(text)) {
 			join_backends(names, sizeof(names));
@@ -486,6 +526,9 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 		return;
 	case KEY_MEMBER:
 		snprintf(buf, cap, "ID HOST:PORT");
+		return;
+	case KEY_LISTEN:
+		snprintf(buf, cap, "an IPv4 ADDRESS:PORT to listen on");
 		return;
 	case KEY_STORAGE:
 		join_backends(names, sizeof(names));
@@ -979,6 +1022,10 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 		break;
 	case KEY_GROUP:
 		n = format_endpoint((const struct paxos_endpoint *)(const void *)field, false, buf,
+				    cap);
+		break;
+	case KEY_LISTEN: /* "" when not set */
+		n = format_endpoint((const struct paxos_endpoint *)(const void *)field, true, buf,
 				    cap);
 		break;
 	case KEY_IPV4:

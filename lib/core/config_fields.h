@@ -39,9 +39,12 @@ struct paxos_config {
 	uint32_t hole_check_ms;      /* learner: how often to ask for missing instances */
 	uint32_t repeat_batch;       /* learner: most instances asked for in one repeat */
 	enum paxos_learner_start learner_start;
-	uint32_t acceptor_repeat_ms;           /* acceptor: repeat highest accepted this often */
-	uint32_t counters_interval_ms;         /* 0: never report */
-	bool counters_json;                    /* report counters as JSON lines */
+	uint32_t acceptor_repeat_ms;   /* acceptor: repeat highest accepted this often */
+	uint32_t counters_interval_ms; /* 0: never report */
+	bool counters_json;            /* report counters as JSON lines */
+	/* Where a role process serves /metrics and /health over HTTP (paxos/metrics.h); port 0:
+	 * no server. The runner's --metrics-listen overrides it per process. */
+	struct paxos_endpoint metrics_listen;
 	char storage[16];                      /* "memory", "lmdb" or "bdb" */
 	char storage_path[PAXOS_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
 	enum paxos_durability durability;      /* valid for storage once parsed */

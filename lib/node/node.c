@@ -661,6 +661,59 @@ void paxos_node_report_counters(const struct paxos_node *n)
 		   line[0] ? line : "(none)", sent, got);
 }
 
+int paxos_node_role_id(const struct paxos_node *n, enum paxos_role role, uint32_t *id)
+{
+	if ((unsigned)role >= PAXOS_ROLE_COUNT || !n->hosted[role])
+		return PAXOS_E_INVALID;
+	*id = n->role_id[role];
+	return PAXOS_OK;
+}
+
+uint32_t paxos_node_leader(const struct paxos_node *n)
+{
+	return n->election ? paxos_election_leader(n->election) : PAXOS_MAX_PROPOSERS;
+}
+
+paxos_ballot paxos_node_ballot(const struct paxos_node *n)
+{
+	return n->proposer ? paxos_proposer_ballot(n->proposer) : 0;
+}
+
+uint32_t paxos_node_pending(const struct paxos_node *n)
+{
+	return n->proposer ? paxos_proposer_pending(n->proposer) : 0;
+}
+
+uint32_t paxos_node_window_in_use(const struct paxos_node *n)
+{
+	return n->proposer ? paxos_proposer_window_in_use(n->proposer) : 0;
+}
+
+paxos_iid paxos_node_highest_seen(const struct paxos_node *n)
+{
+	return n->learner ? paxos_learner_highest_seen(n->learner) : 0;
+}
+
+paxos_iid paxos_node_highest_accepted(const struct paxos_node *n)
+{
+	return n->storage ? n->storage->ops->highest_accepted(n->storage) : 0;
+}
+
+paxos_iid paxos_node_trimmed(const struct paxos_node *n)
+{
+	return n->storage ? n->storage->ops->trim_iid(n->storage) : 0;
+}
+
+bool paxos_node_recovering(const struct paxos_node *n)
+{
+	return n->acceptor && paxos_acceptor_recovering(n->acceptor);
+}
+
+int paxos_node_storage_space(const struct paxos_node *n, uint64_t *used, uint64_t *limit)
+{
+	return paxos_storage_space(n->storage, used, limit);
+}
+
 int paxos_node_failed(const struct paxos_node *n)
 {
 	return n->failed;

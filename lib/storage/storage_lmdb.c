@@ -294,6 +294,22 @@ static paxos_iid lmdb_highest_accepted(struct paxos_storage *st)
 	return of(st)->highest_accepted;
 }
 
+/* The map's pages up to the highest one in use (pages freed below it are reused before the map
+ * grows) against the map size: how close the store is to MDB_MAP_FULL. */
+static void lmdb_space(struct paxos_storage *st, uint64_t *used, uint64_t *limit)
+{
+	struct lmdb_storage *l = of(st);
+	MDB_envinfo info;
+	MDB_stat stat;
+	*used = 0;
+	*limit = l->map_size;
+	if (mdb_env_info(l->env, &info) == MDB_SUCCESS &&
+	    mdb_env_stat(l->env, &stat) == MDB_SUCCESS) {
+		*used = ((uint64_t)info.me_last_pgno + 1) * stat.ms_psize;
+		*limit = info.me_mapsize;
+	}
+}
+
 static const char *lmdb_error(struct paxos_storage *st)
 {
 	return of(st)->error;
@@ -327,6 +343,7 @@ static const struct paxos_storage_ops lmdb_ops = {
     .highest_accepted = lmdb_highest_accepted,
     .destroy = lmdb_destroy,
     .error = lmdb_error,
+    .space = lmdb_space,
 };
 
 /* Trim point and highest accepted instance of an existing store. */

@@ -1,0 +1,31 @@
+/*
+ * Metrics over HTTP for a node, on the node's libevent loop (paxos.conf metrics-listen):
+ *   GET /metrics  every event counter of each hosted role and of the transport, and the
+ *                 roles' levels (leader, ballot, instances delivered, ...), in the Prometheus
+ *                 text format 0.0.4, labelled role and id
+ *   GET /health   200 "ok" while the node works; 503 and the reason, one line, once it
+ *                 failed (paxos_node_failed, e.g. its acceptor's storage)
+ * Any other path is 404. The README's Metrics section lists the metric names.
+ */
+#ifndef PAXOS_METRICS_H
+#define PAXOS_METRICS_H
+
+#include <paxos/config.h>
+#include <paxos/node.h>
+
+struct event_base;
+struct paxos_metrics;
+
+/* Listens at cfg's metrics-listen (an IPv4 address of this host, or 0.0.0.0) and serves node,
+ * which must outlive the server. NULL on error (metrics-listen not set, address not local,
+ * port in use), with err filled:
+ * "metrics-listen 127.0.0.1:9500: cannot listen: Address already in use". */
+PAXOS_API struct paxos_metrics *paxos_metrics_new(struct event_base *base,
+						  const struct paxos_node *node,
+						  const struct paxos_config *cfg, char *err,
+						  size_t errlen);
+
+/* Stops listening and closes open connections. */
+PAXOS_API void paxos_metrics_free(struct paxos_metrics *m);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * A node's samples: the counters of each hosted role (the transport's as role "transport",
+ * id 0) and the levels of paxos/node.h as gauges. A learner is role "learner", id 0, in
+ * every process that has one: a learner binary, and a proposer or learning acceptor, which
+ * learn through one of their own.
+ */
+#include "collect.h"
+
+/* Indexed by enum paxos_role; clients have nothing to report. */
+static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner", NULL};
+
+/* The levels, at most this many per node (see add_levels). */
+#define LEVELS_MAX 16
+
+size_t metrics_sample_room(void)
+{
+	return (PAXOS_ROLE_COUNT + 1) * paxos_counter_count() + LEVELS_MAX;
+}
+
+static size_t gauge(struct paxos_sample *out, const char *name, const char *help,
+		    enum paxos_role role, uint32_t id, uint64_t value)
+{
+	*out = (struct paxos_sample){.name = name,
+				     .help = help,
+				     .type = PAXOS_METRIC_GAUGE,
+				     .role = role_names[role],
+				     .id = id,
+				     .value = value};
+	return 1;
+}
+
+static size_t add_levels(const struct paxos_node *n, enum paxos_role role, uint32_t id,
+			 struct paxos_sample *out)
+{
+	size_t k = 0;
+	if (role == PAXOS_ROLE_PROPOSER) {
+		uint32_t leader = paxos_node_leader(n);
+		k += gauge(out + k, "proposer_leader", "the proposer this one takes for the leader",
+			   role, id, leader);
+		k += gauge(out + k, "proposer_leading", "1 while this proposer leads, else 0", role,
+			   id, leader == id);
+		k += gauge(out + k, "proposer_ballot", "the highest ballot it prepared with", role,
+			   id, paxos_node_ballot(n));
+		k += gauge(out + k, "proposer_pending_values",
+			   "client values waiting in the pending list (pending-list-size)", role,
+			   id, paxos_node_pending(n));
+		k += gauge(out + k, "proposer_window_in_use",
+			   "instances of the window holding a value, in phase 2 or closed and "
+			   "waiting for delivery (proposer-window)",
+			   role, id, paxos_node_window_in_use(n));
+	} else if (role == PAXOS_ROLE_LEARNER) {
+		paxos_iid next = paxos_node_next_iid(n);
+		k += gauge(out + k, "learner_delivered_instance",
+			   "the highest instance delivered in order (0: none)", role, id,
+			   next ? next - 1 : 0);
+		k += gauge(out + k, "learner_seen_instance",
+			   "the highest instance the acceptors report accepted", role, id,
+			   paxos_node_highest_seen(n));
+	} else if (role == PAXOS_ROLE_ACCEPTOR) {
+		k += gauge(out + k, "acceptor_accepted_instance",
+			   "the highest instance its store holds an accepted value of", role, id,
+			   paxos_node_highest_accepted(n));
+		k += gauge(out + k, "acceptor_trimmed_instance",
+			   "the highest instance trimmed from its store (0: none)", role, id,
+			   paxos_node_trimmed(n));
+		k += gauge(out + k, "acceptor_recovering",
+			   "1 while it recovers lost state and withholds its votes, else 0", role,
+			   id, paxos_node_recovering(n));
+		uint64_t used, limit;
+		if (paxos_node_storage_space(n, &used, &limit) == PAXOS_OK) {
+			k += gauge(out + k, "acceptor_storage_bytes",
+				   "bytes its store takes (lmdb: map pages up to the highest in "
+				   "use)",
+				   role, id, used);
+			if (limit)
+				k += gauge(out + k, "acceptor_storage_limit_bytes",
+					   "the most its store may take (lmdb-map-size)", role, id,
+					   limit);
+		}
+	}
+	return k;
+}
+
+size_t metrics_collect(const struct paxos_node *n, struct paxos_sample *out)
+{
+	size_t k = 0;
+	uint32_t id;
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
+		if (role_names[r] && paxos_node_role_id(n, (enum paxos_role)r, &id) == PAXOS_OK)
+			k += paxos_counter_samples(paxos_node_counters(n, (enum paxos_role)r),
+						   role_names[r], id, out + k);
+	k += paxos_counter_samples(paxos_node_transport_counters(n), "transport", 0, out + k);
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
+		if (role_names[r] && paxos_node_role_id(n, (enum paxos_role)r, &id) == PAXOS_OK)
+			k += add_levels(n, (enum paxos_role)r, id, out + k);
+	return k;
+}
