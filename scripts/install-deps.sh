@@ -2,10 +2,12 @@
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
 # tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
-# tests/e2e_metrics.sh.
+# tests/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
+# tests/man_check.sh).
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
-      iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client"
+      iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client
+      help2man man-db"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
