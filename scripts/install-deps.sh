@@ -3,11 +3,12 @@
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
 # tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
 # tests/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
-# tests/man_check.sh).
+# tests/man_check.sh); systemd brings systemd-analyze, which checks the units
+# (tests/e2e_units.sh).
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
       iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client
-      help2man man-db"
+      help2man man-db systemd"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
