@@ -63,7 +63,8 @@ cmake --build "$WORK/cm/build" >/dev/null
 
 cp -r "$SRC/sample/kvstore" "$WORK/kvstore"
 make -C "$WORK/kvstore" clean all >/dev/null
-cmake -S "$WORK/kvstore" -B "$WORK/kvstore-build" ${PREFIX:+-DCMAKE_PREFIX_PATH="$PREFIX"} >/dev/null
+cmake -S "$WORK/kvstore" -B "$WORK/kvstore-build" ${PREFIX:+-DCMAKE_PREFIX_PATH="$PREFIX"} \
+	>/dev/null
 cmake --build "$WORK/kvstore-build" >/dev/null
 for bin in "$WORK/kvstore" "$WORK/kvstore-build"; do
 	"$bin/kvstore-replica" --help >/dev/null

@@ -31,7 +31,7 @@ fi
 # The installed paxos.conf is the shipped one but for storage-path (and the header line that
 # says so).
 settings=$(diff "$SRC/paxos.conf" "$PREFIX/etc/paxos/paxos.conf" | grep '^[<>] [^#]' | wc -l)
-[ "$settings" = 2 ] && grep -q '^storage-path  *\/var\/lib\/paxos ' "$PREFIX/etc/paxos/paxos.conf" ||
+[ "$settings" = 2 ] && grep -q '^storage-path  */var/lib/paxos ' "$PREFIX/etc/paxos/paxos.conf" ||
 	{ echo "FAIL: etc/paxos/paxos.conf differs from paxos.conf in more than storage-path"; exit 1; }
 
 "$SRC/tests/build_consumers.sh" "$SRC" "$PREFIX/etc/paxos/paxos.conf" "$PREFIX"

@@ -30,7 +30,8 @@ done
 conf=$(render "$BUILD/man/paxos.conf.5")
 keys=0
 # every "key value # meaning" line, commented out or not
-for entry in $(sed -n 's/^#\{0,1\}\([a-z][a-z0-9-]*\)[[:space:]]\{1,\}\([^[:space:]#]\{1,\}\)[[:space:]]\{1,\}# .*/\1:\2/p' \
+for entry in $(sed -n \
+	's/^#\{0,1\}\([a-z][a-z0-9-]*\)[[:space:]]\{1,\}\([^[:space:]#]\{1,\}\)[[:space:]]\{1,\}# .*/\1:\2/p' \
 	"$SRC/paxos.conf"); do
 	keys=$((keys + 1))
 	printf '%s\n' "$conf" | grep -q "^ *${entry%%:*} ${entry#*:}\$" || {
