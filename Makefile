@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo test sanitize fuzz packages install format format-check clean
+.PHONY: all deps build demo test sanitize fuzz packages bench install format format-check clean
 
 all: build
 
@@ -51,6 +51,12 @@ fuzz: $(DEPS_STAMP)
 # sudo). DEBS=DIR keeps the .debs there.
 packages: $(DEPS_STAMP)
 	@tests/package_check.sh $(if $(DEBS),--keep $(DEBS))
+
+# Every benchmark of docs/BENCHMARKS.md (bench/run-all: about 10 minutes on 2 cores), after
+# installing gnuplot for its plots; results in bench/results/<date>/.
+bench: build
+	@scripts/install-deps.sh --bench
+	@bench/run-all $(BUILD)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
-# Usage: install-deps.sh [--packaging]
+# Usage: install-deps.sh [--bench] [--packaging]
+#   --bench      also gnuplot, for the plots of bench/run-all (make bench)
 #   --packaging  also what building and checking the Debian packages takes (make packages)
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
 # tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
@@ -13,9 +14,10 @@ pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev l
       help2man man-db systemd"
 for arg in "$@"; do
 	case $arg in
+	--bench) pkgs="$pkgs gnuplot-nox" ;;
 	--packaging) pkgs="$pkgs debhelper dpkg-dev fakeroot lintian" ;;
 	*)
-		echo "usage: install-deps.sh [--packaging]" >&2
+		echo "usage: install-deps.sh [--bench] [--packaging]" >&2
 		exit 2
 		;;
 	esac
