@@ -10,7 +10,7 @@ foreach(dir BINDIR SYSCONFDIR UNITDIR)
   endif()
 endforeach()
 set(BINDIR "${PAXOS_BINDIR}")
-set(CONFIG "${PAXOS_SYSCONFDIR}/paxos/paxos.conf")
+set(CONFDIR "${PAXOS_SYSCONFDIR}/paxos")
 foreach(ROLE acceptor proposer learner)
   if(ROLE STREQUAL "learner")
     # Learners have no id: the instance names the file of deliveries.

@@ -3,7 +3,8 @@
 # on the three templates and on instances of them (when systemd-analyze is installed), then a
 # cluster started from the units' own ExecStart lines (3 acceptors with LMDB stores, a
 # proposer, learner "main") in the units' state directory: values submitted reach the learner's
-# file, the stores and the proposer epoch are where paxos.conf's storage-path says, and
+# file, the stores and the proposer epoch are where paxos.conf's storage-path says, acceptor 1
+# serves metrics on the port its instance's environment file gives it, and
 # SIGTERM (systemctl stop) makes each role print its counters and exit 0, which
 # Restart=on-failure does not restart. Usage: e2e_units.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -48,12 +49,17 @@ grep -q '^storage-path[[:space:]]*/var/lib/paxos[[:space:]]' "$CONF" ||
 sed -i -e "s|^storage-path[[:space:]]*/var/lib/paxos|storage-path $STATE|" \
 	-e 's|^storage .*|storage lmdb|' -e 's|^counters-interval-ms .*|counters-interval-ms 0|' "$CONF"
 
-# run_unit UNIT INSTANCE: starts the unit's ExecStart= as systemd would (%i, %S expanded, in
-# WorkingDirectory), logging to $WORK/UNIT-INSTANCE.log
+# run_unit UNIT INSTANCE: starts the unit's ExecStart= as systemd would (%i, %S expanded,
+# $PAXOS_OPTIONS from its EnvironmentFile= if that exists, in WorkingDirectory), logging to
+# $WORK/UNIT-INSTANCE.log
 run_unit() {
 	exec_start=$(sed -n 's/^ExecStart=//p' "$UNITS/$1@.service" |
 		sed -e "s|%i|$2|g" -e "s|%S|$STATE_ROOT|g")
 	[ -n "$exec_start" ] || fail "$1@.service has no ExecStart="
+	env_file=$(sed -n 's/^EnvironmentFile=-//p' "$UNITS/$1@.service" | sed -e "s|%i|$2|g")
+	options=""
+	[ ! -f "$env_file" ] || options=$(sed -n 's/^PAXOS_OPTIONS=//p' "$env_file")
+	exec_start=$(echo "$exec_start" | sed "s|\$PAXOS_OPTIONS|$options|")
 	name=$(echo "$1-$2" | tr -c 'a-z0-9\n' _)
 	# Unquoted on purpose: systemd splits the command line at blanks too.
 	# shellcheck disable=SC2086
@@ -61,6 +67,9 @@ run_unit() {
 	PIDS="$PIDS $!"
 	eval "PID_$name=$!"
 }
+# Acceptor 1 has options of its own: a metrics port.
+METRICS=127.0.0.1:9501
+echo "PAXOS_OPTIONS=--metrics-listen $METRICS" >"$PREFIX/etc/paxos/acceptor-1.env"
 for i in 0 1 2; do run_unit paxos-acceptor $i; done
 run_unit paxos-proposer 0
 run_unit paxos-learner main
@@ -81,6 +90,12 @@ for i in 0 1 2; do
 	[ -d "$STATE/acceptor-$i" ] || fail "acceptor $i keeps no store in $STATE"
 done
 [ -f "$STATE/proposer-0/epoch" ] || fail "proposer 0 keeps no epoch in $STATE"
+if command -v curl >/dev/null 2>&1; then
+	curl -sf "http://$METRICS/metrics" | grep -q '^paxos_accepteds_sent_total{role="acceptor",id="1"} [1-9]' ||
+		fail "acceptor 1 serves no metrics at $METRICS (its instance's PAXOS_OPTIONS)"
+else
+	echo "e2e_units: curl not installed: acceptor 1's metrics port not checked"
+fi
 
 # systemctl stop: SIGTERM to each, which must exit 0 after printing its counters.
 for name in $NAMES; do
