@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo test sanitize fuzz install format format-check clean
+.PHONY: all deps build demo test sanitize fuzz packages bench install format format-check clean
 
 all: build
 
@@ -45,6 +45,18 @@ fuzz: $(DEPS_STAMP)
 		-DPAXOS_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_decode fuzz_config
 	@$(NO_ASLR) tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS)
+
+# The Debian packages (libpaxos1, libpaxos-dev, paxos-tools), built from a scratch copy of the
+# tree, checked with lintian, installed, tried and purged again: tests/package_check.sh (root or
+# sudo). DEBS=DIR keeps the .debs there.
+packages: $(DEPS_STAMP)
+	@tests/package_check.sh $(if $(DEBS),--keep $(DEBS))
+
+# Every benchmark of docs/BENCHMARKS.md (bench/run-all: about 10 minutes on 2 cores), after
+# installing gnuplot for its plots; results in bench/results/<date>/.
+bench: build
+	@scripts/install-deps.sh --bench
+	@bench/run-all $(BUILD)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -337,7 +337,7 @@ static void report(const struct client *c, bool json)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: paxos-client -c FILE [options]\n"
+		"Usage: paxos-client -c FILE [options]\n"
 		"Submits values, learns them, and reports throughput and latency.\n"
 		"  -c, --config FILE       cluster configuration (paxos.conf)\n"
 		"  -n, --count N           values to deliver (default 1000)\n"

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		else if (opt == 't')
 			seconds = strtod(optarg, NULL);
 		else {
-			printf("usage: paxos-limit -c FILE [--size BYTES] [--seconds S]\n"
+			printf("Usage: paxos-limit -c FILE [--size BYTES] [--seconds S]\n"
 			       "Sends one-datagram multicasts to the learners group as fast as it "
 			       "can for S seconds\nand prints what a receiver got: datagrams/s and "
 			       "MB/s.\n");

@@ -95,8 +95,8 @@ static void on_fetched(void *arg, paxos_iid iid, int status, uint32_t position, 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: paxos-monitor -c FILE [--csv FILE] [--interval-ms T]\n"
-		"       paxos-monitor -c FILE --fetch IID\n"
+		"Usage: paxos-monitor -c FILE [--csv FILE] [--interval-ms T]\n"
+		"   or: paxos-monitor -c FILE --fetch IID\n"
 		"Learns every value and prints values/s and kB/s every T ms (default 1000).\n"
 		"The CSV has a line per interval: seconds since start, values/s, kB/s, values\n"
 		"in all, values in the interval, and the longest pause between two deliveries\n"

@@ -135,8 +135,10 @@ static int by_value(const void *a, const void *b)
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"usage: paxos-storage-bench -c FILE [--writers N] [--records R] [--size BYTES]\n"
-		"                           [--final] [--seconds S]\n"
+		/* One line: help2man takes only the first usage line (or "or:" lines) as the
+		 * synopsis. */
+		"Usage: paxos-storage-bench -c FILE [--writers N] [--records R] [--size BYTES] "
+		"[--final] [--seconds S]\n"
 		"Commits R records of BYTES bytes per transaction (plus R final rewrites with\n"
 		"--final) in N processes at once, each to its own store under storage-path,\n"
 		"with the backend and durability of FILE; prints commits/s and commit times.\n");

@@ -1,11 +1,27 @@
 #!/bin/sh
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
+# Usage: install-deps.sh [--bench] [--packaging]
+#   --bench      also gnuplot, for the plots of bench/run-all (make bench)
+#   --packaging  also what building and checking the Debian packages takes (make packages)
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
 # tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
-# tests/e2e_metrics.sh.
+# tests/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
+# tests/man_check.sh); systemd brings systemd-analyze, which checks the units
+# (tests/e2e_units.sh).
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
-      iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client"
+      iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client
+      help2man man-db systemd"
+for arg in "$@"; do
+	case $arg in
+	--bench) pkgs="$pkgs gnuplot-nox" ;;
+	--packaging) pkgs="$pkgs debhelper dpkg-dev fakeroot lintian" ;;
+	*)
+		echo "usage: install-deps.sh [--bench] [--packaging]" >&2
+		exit 2
+		;;
+	esac
+done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""

@@ -13,7 +13,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: paxos-keygen [--force] FILE\n"
+		"Usage: paxos-keygen [--force] FILE\n"
 		"Writes a random %u-byte key for auth-key-file to FILE, mode 0600.\n"
 		"  -f, --force  replace FILE if it exists (default: refuse)\n"
 		"  -h, --help   this text\n",

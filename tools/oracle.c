@@ -22,7 +22,7 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: paxos-oracle -c FILE (--leader N | --auto) [options]\n"
+	fprintf(out, "Usage: paxos-oracle -c FILE (--leader N | --auto) [options]\n"
 		     "Forces the leader among the proposers, or returns to automatic election.\n"
 		     "  -c, --config FILE   cluster configuration (paxos.conf)\n"
 		     "  -l, --leader N      proposer N leads until told otherwise\n"

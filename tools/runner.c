@@ -109,7 +109,7 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
 	bool has_fresh = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER);
-	fprintf(out, "usage: %s -c FILE%s%s%s [--metrics-listen ADDRESS:PORT]\n%s\n", spec->program,
+	fprintf(out, "Usage: %s -c FILE%s%s%s [--metrics-listen ADDRESS:PORT]\n%s\n", spec->program,
 		has_id ? " -i ID" : "", has_fresh ? " [--fresh]" : "",
 		has_output ? " [-o FILE]" : "", spec->summary);
 	fprintf(out, "  -c, --config FILE  cluster configuration (paxos.conf)\n");
