@@ -56,10 +56,14 @@ project(app C)
 find_package(paxos REQUIRED)
 add_executable(app app.c)
 target_link_libraries(app PRIVATE paxos::paxos)
+# The static library too: its dependencies come with the package.
+add_executable(app-static app.c)
+target_link_libraries(app-static PRIVATE paxos::paxos_static)
 CM
 cmake -S "$WORK/cm" -B "$WORK/cm/build" ${PREFIX:+-DCMAKE_PREFIX_PATH="$PREFIX"} >/dev/null
 cmake --build "$WORK/cm/build" >/dev/null
 "$WORK/cm/build/app" "$CONFIG" || { echo "FAIL: $CONFIG (find_package build)"; exit 1; }
+"$WORK/cm/build/app-static" "$CONFIG" || { echo "FAIL: $CONFIG (find_package static build)"; exit 1; }
 
 cp -r "$SRC/sample/kvstore" "$WORK/kvstore"
 make -C "$WORK/kvstore" clean all >/dev/null
