@@ -59,12 +59,14 @@ progress 3 5 "after returning to election"
 grep -q "proposer 0: leader is now 0 (was 1)" "$WORK/proposer0.log" ||
 	fail "proposer 0 did not get the leadership back"
 
-# (a) the leader crashes
+# (a) the leader crashes. Counted from here: on a loaded machine a late heartbeat may already
+# have made proposer 1 lead for a moment (and give it back) before.
+took_over=$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" || true)
 kill -9 "$PID_proposer0"
 wait "$PID_proposer0" 2>/dev/null || true
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer0" | tr '\n' ' ')
 wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
-[ "$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log")" -eq 2 ] ||
+[ "$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log")" -gt "$took_over" ] ||
 	fail "proposer 1 did not take over after the crash"
 grep -E "latency|resubmits" "$WORK/client.log"
 check_learners $COUNT "forced change, back, crash"
