@@ -370,7 +370,10 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	if (rc != PAXOS_OK || dropped)
 		return rc;
 	recovery_note_vote(&a->recovery, acc->ballot);
-	hold_accepted(a, &rec, REPLY_ACCEPTED);
+	/* Learners heard the accept itself: (iid, ballot) names its value. */
+	struct held_reply *r = hold_accepted(a, &rec, REPLY_ACCEPTED);
+	r->m.u.accepted.value = (struct paxos_value){NULL, 0};
+	r->m.u.accepted.valueless = true;
 	return PAXOS_OK;
 }
 
