@@ -19,7 +19,9 @@ struct slot {
 	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
 	bool has_value;
 	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
-	bool asked;          /* a repeat for the value went out at asked_at */
+	bool lacking;        /* chosen, without its value since lacking_since */
+	paxos_time lacking_since;
+	bool asked; /* a repeat for the value went out at asked_at */
 	paxos_time asked_at;
 	bool closed;
 	uint32_t len;
@@ -59,6 +61,8 @@ struct paxos_learner {
 	bool asked;
 	paxos_iid last_asked_to;
 	paxos_time last_asked_at;
+	/* Some slot may be lacking the value a quorum named (see ask_values). */
+	bool lacking;
 	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
 	uint32_t stalled_checks;
 	struct slot *slots;
@@ -148,6 +152,7 @@ static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 	s->ballot = 0;
 	s->has_value = false;
 	s->chosen = 0;
+	s->lacking = false;
 	s->asked = false;
 	s->closed = false;
 	s->len = 0;
@@ -298,19 +303,16 @@ static bool accepted_valid(const struct paxos_learner *l, const struct paxos_acc
 	       (a->valueless || value_valid(l, &a->value));
 }
 
-static void send_repeat(const struct paxos_emitter *out, paxos_iid from, paxos_iid to);
-
-/* A quorum named a ballot whose value this learner lacks (it missed the accept): a repeat
- * brings it, asked again after a hole check if the answer is lost. */
-static void ask_value(struct paxos_learner *l, struct slot *s, paxos_time now,
-		      const struct paxos_emitter *out)
+/* A quorum named a ballot whose value this learner lacks: the accept may still wait in
+ * another socket's queue behind the accepted messages, so the tick asks for it only a while
+ * later (ask_values). */
+static void note_lacking(struct paxos_learner *l, struct slot *s, paxos_time now)
 {
-	if (s->asked && now >= s->asked_at && now - s->asked_at < l->opt.hole_check)
-		return;
-	s->asked = true;
-	s->asked_at = now;
-	l->counters->repeats_requested++;
-	send_repeat(out, s->iid, s->iid);
+	if (!s->lacking) {
+		s->lacking = true;
+		s->lacking_since = now;
+	}
+	l->lacking = true;
 }
 
 /* Closes s and delivers what is ready: the instance was just decided here. */
@@ -337,8 +339,7 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		slot_closed_now(l, s);
 }
 
-static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a, paxos_time now,
-			    const struct paxos_emitter *out)
+static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a, paxos_time now)
 {
 	if (!accepted_valid(l, a))
 		return;
@@ -369,7 +370,7 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	if (slot_take(l, s, a))
 		slot_closed_now(l, s);
 	else if (s->chosen)
-		ask_value(l, s, now, out);
+		note_lacking(l, s, now);
 }
 
 /*
@@ -592,7 +593,7 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		}
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			fetch_accepted(l, &m->u.accepted);
-		handle_accepted(l, &m->u.accepted, now, out);
+		handle_accepted(l, &m->u.accepted, now);
 		/* Self-clocked catch-up: the answer to the last request is in, ask for the
 		 * next batch now rather than at the next tick. */
 		if (l->asked && l->next > l->last_asked_to && may_catch_up(l, now))
@@ -645,12 +646,44 @@ static void ask_repair(struct paxos_learner *l, const struct paxos_emitter *out)
 		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
 }
 
+/*
+ * Values a quorum named that are still missing a quarter hole check later were lost, not late:
+ * a repeat for each such instance (its answer carries the value), again every hole check.
+ * Asking at once would, under load, ask for most values the accepts are about to bring, and
+ * every repeat answer goes to every learner.
+ */
+static void ask_values(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
+	bool still = false;
+	for (paxos_iid k = 0; l->started && k < l->opt.window && l->next + k <= l->highest_seen;
+	     k++) {
+		struct slot *s = slot_of(l, l->next + k);
+		if (s->iid != l->next + k || s->closed || !s->lacking)
+			continue;
+		still = true;
+		if (now < s->lacking_since || (s->asked && now < s->asked_at)) {
+			s->lacking_since = s->asked_at = now; /* the clock went back */
+			continue;
+		}
+		if (s->asked ? now - s->asked_at < l->opt.hole_check
+			     : now - s->lacking_since < l->opt.hole_check / 4)
+			continue;
+		s->asked = true;
+		s->asked_at = now;
+		l->counters->repeats_requested++;
+		send_repeat(out, s->iid, s->iid);
+	}
+	l->lacking = still;
+}
+
 void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
 {
 	if (!l)
 		return;
 	if (l->fetching)
 		fetch_tick(l, now, out);
+	if (l->lacking)
+		ask_values(l, now, out);
 	if (!l->checked_once || now < l->last_check) {
 		l->checked_once = true;
 		l->last_check = now;
