@@ -17,8 +17,10 @@
 #define ARENA_INITIAL 4096u
 
 /* Repeat answers stop once the held values reach this many bytes; the learner asks again
- * for the rest. Bounds the arena even for a batch full of repeat requests. */
-#define REPEAT_ARENA_MAX (4u << 20)
+ * for the rest. Bounds the arena even for a batch full of repeat requests, and the burst every
+ * learner gets (answers go to the learners group): three acceptors' answers stay well within
+ * one receiver's socket buffer, whose overruns lose accepted messages and start more repeats. */
+#define REPEAT_ARENA_MAX (256u << 10)
 
 /* Replies one batch may hold: one per message, plus one whole repeat answer (trimmed
  * notice included) on top, so at least the first repeat of a batch is answered in full. */

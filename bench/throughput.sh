@@ -38,7 +38,7 @@ run() {
 		grep "counters transport:" "$f" | tail -n 1
 	done | sed -n 's/.*bytes_received=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 	echo "${rate:-0} ${p50:-0} ${p99:-0} $(awk -v b="$bytes" -v d="${delivered:-0}" \
-		'BEGIN { printf "%.0f", d > 0 ? b / d : 0 }')"
+		'BEGIN { printf "%.0f", (d > 0 ? b / d : 0) }')"
 }
 
 echo "round workload system values/s p50_ms p99_ms bytes_received/value"

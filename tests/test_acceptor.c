@@ -975,7 +975,8 @@ static void count_emit(void *ctx, enum paxos_group to, const struct paxos_messag
 	big_last = m->u.accepted.iid;
 }
 
-/* Repeats of big values stop at a few MiB of held values; asking again gets the rest. */
+/* Repeats of big values stop at 256 KiB of held values (three acceptors' answers stay well
+ * within one learner's socket buffer); asking again gets the rest. */
 START_TEST(repeat_bounded_by_bytes)
 {
 	enum { N = 100, LEN = 60000 };
@@ -991,11 +992,13 @@ START_TEST(repeat_bounded_by_bytes)
 	struct paxos_message m = repeat_msg(1, N);
 	big_answers = 0;
 	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
-	ck_assert_uint_gt(big_answers, 10);
-	ck_assert_uint_lt(big_answers, N);
+	ck_assert_uint_ge(big_answers, 4); /* 256 KiB / 60 kB, and the first always goes */
+	ck_assert_uint_le(big_answers, 5);
 	ck_assert_uint_eq(big_last, big_answers);
-	m = repeat_msg(big_last + 1, N);
-	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	for (int round = 0; round < N && big_last < N; round++) {
+		m = repeat_msg(big_last + 1, N);
+		ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	}
 	ck_assert_uint_eq(big_last, N);
 	ck_assert_uint_eq(big_answers, N);
 }
