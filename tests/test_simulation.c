@@ -6,7 +6,9 @@
  *
  *   test_simulation --seed 1234 --acceptors 5 --loss 20 --faults crash,partition [--trace]
  *
- * Acceptors are learning acceptors (thesis 3.7.5) unless --learning-acceptors no.
+ * Acceptors are learning acceptors (thesis 3.7.5) unless --learning-acceptors no; with
+ * --mixed-learning yes only the even-numbered ones learn. --accept-loss N drops N% of the
+ * leader's accepts on their way to each learner (they then ask for the values by repeats).
  */
 #include <check.h>
 #include <paxos/storage_backends.h>
@@ -80,6 +82,8 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	/* Learners hear every accept, half of them, or none (repeats bring the values). */
 	static const uint32_t accept_loss[] = {0, 50, 100};
 	o->accept_loss = accept_loss[(i / 19) % 3];
+	/* A third of the learning cases mix learning and plain acceptors. */
+	o->mixed_learning = o->learning_acceptors && (i / 23) % 3 == 0;
 }
 
 static double seconds_since(const struct timespec *t0)

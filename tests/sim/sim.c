@@ -431,10 +431,11 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .fence = a->fence};
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
-	if (a->core && s->o.learning_acceptors)
+	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);
+	if (a->core && learns)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
 					 &a->learner_counters);
-	if (!a->core || (s->o.learning_acceptors && !a->learner)) {
+	if (!a->core || (learns && !a->learner)) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
 	}
@@ -1185,6 +1186,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
 	if (!o->learning_acceptors && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --learning-acceptors no");
+	if (o->mixed_learning && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --mixed-learning yes");
 	if (o->accept_loss && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --accept-loss %u", o->accept_loss);
 }
@@ -1272,6 +1275,15 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 				return -1;
 			}
 			o->learning_acceptors = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(arg, "--mixed-learning") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				snprintf(err, errlen,
+					 "--mixed-learning: expected yes or no, not \"%s\"", val);
+				return -1;
+			}
+			o->mixed_learning = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(arg, "--mutant") == 0) {
