@@ -17,8 +17,10 @@
 #define ARENA_INITIAL 4096u
 
 /* Repeat answers stop once the held values reach this many bytes; the learner asks again
- * for the rest. Bounds the arena even for a batch full of repeat requests. */
-#define REPEAT_ARENA_MAX (4u << 20)
+ * for the rest. Bounds the arena even for a batch full of repeat requests, and the burst every
+ * learner gets (answers go to the learners group): three acceptors' answers stay well within
+ * one receiver's socket buffer, whose overruns lose accepted messages and start more repeats. */
+#define REPEAT_ARENA_MAX (256u << 10)
 
 /* Replies one batch may hold: one per message, plus one whole repeat answer (trimmed
  * notice included) on top, so at least the first repeat of a batch is answered in full. */
@@ -370,7 +372,10 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	if (rc != PAXOS_OK || dropped)
 		return rc;
 	recovery_note_vote(&a->recovery, acc->ballot);
-	hold_accepted(a, &rec, REPLY_ACCEPTED);
+	/* Learners heard the accept itself: (iid, ballot) names its value. */
+	struct held_reply *r = hold_accepted(a, &rec, REPLY_ACCEPTED);
+	r->m.u.accepted.value = (struct paxos_value){NULL, 0};
+	r->m.u.accepted.valueless = true;
 	return PAXOS_OK;
 }
 

@@ -353,6 +353,7 @@ static void usage(FILE *out)
 		"  -l, --log FILE          write each submitted value as 'SEQ HEX' lines\n"
 		"      --id N              client id in value tags (default: process id)\n"
 		"      --json              print the summary as one JSON object\n"
+		"      --counters          write the client's counters to stderr at the end\n"
 		"      --latencies FILE    write every latency in microseconds, one a line, in\n"
 		"                          delivery order\n"
 		"      --warmup-ms T       leave the values sent in the first T ms out of the\n"
@@ -410,7 +411,7 @@ static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ID = 256, OPT_JSON, OPT_RATE, OPT_LATENCIES, OPT_WARMUP };
+	enum { OPT_ID = 256, OPT_JSON, OPT_RATE, OPT_LATENCIES, OPT_WARMUP, OPT_COUNTERS };
 	static const struct option options[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"count", required_argument, NULL, 'n'},
@@ -421,6 +422,7 @@ int main(int argc, char **argv)
 	    {"log", required_argument, NULL, 'l'},
 	    {"id", required_argument, NULL, OPT_ID},
 	    {"json", no_argument, NULL, OPT_JSON},
+	    {"counters", no_argument, NULL, OPT_COUNTERS},
 	    {"rate", required_argument, NULL, OPT_RATE},
 	    {"warmup-ms", required_argument, NULL, OPT_WARMUP},
 	    {"latencies", required_argument, NULL, OPT_LATENCIES},
@@ -430,7 +432,7 @@ int main(int argc, char **argv)
 	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
 		   *limit_text = "120";
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
-	bool json = false;
+	bool json = false, counters = false;
 	int opt;
 	opterr = 0; /* its messages name the program by its path: ours name the option */
 	while ((opt = getopt_long(argc, argv, ":c:n:s:k:r:t:l:h", options, NULL)) != -1) {
@@ -461,6 +463,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case OPT_COUNTERS:
+			counters = true;
 			break;
 		case OPT_RATE:
 			rate_text = optarg;
@@ -607,6 +612,8 @@ int main(int argc, char **argv)
 	if (latencies_path && write_latencies(&c, latencies_path))
 		status = 1;
 	report(&c, json);
+	if (counters) /* its bytes received count in the bytes per value of a run */
+		paxos_node_report_counters(c.node);
 	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm, rate_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);

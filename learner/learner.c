@@ -2,10 +2,12 @@
  * The learner core (thesis 3.3, 3.6.2): counts accepted messages per instance in a ring of
  * preallocated slots (each acceptor's latest ballot per instance), closes an instance once a
  * quorum reports one ballot or one acceptor says the value is final, delivers closed instances in
- * order and asks the acceptors again for the holes it cannot fill by listening. Instances trimmed
- * by so many acceptors that no quorum can answer for them any more are skipped, and the application
- * is told (thesis 3.4.1). It also fetches single past instances on request (thesis 3.3), counting
- * the answers in a small table of its own, apart from delivery.
+ * order and asks the acceptors again for the holes it cannot fill by listening. Accepted messages
+ * usually carry no value: the learner keeps the value of the leader's accept it heard, and asks
+ * for a repeat (which carries it) when a quorum names a ballot whose value it lacks. Instances
+ * trimmed by so many acceptors that no quorum can answer for them any more are skipped, and the
+ * application is told (thesis 3.4.1). It also fetches single past instances on request (thesis
+ * 3.3), counting the answers in a small table of its own, apart from delivery.
  */
 #include <paxos/learner.h>
 
@@ -14,7 +16,13 @@
 
 struct slot {
 	paxos_iid iid;       /* 0: empty */
-	paxos_ballot ballot; /* the highest ballot heard of; data holds its value */
+	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
+	bool has_value;
+	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
+	bool lacking;        /* chosen, without its value since lacking_since */
+	paxos_time lacking_since;
+	bool asked; /* a repeat for the value went out at asked_at */
+	paxos_time asked_at;
 	bool closed;
 	uint32_t len;
 	uint8_t *data; /* max_value bytes, owned by the learner's value buffer */
@@ -53,6 +61,8 @@ struct paxos_learner {
 	bool asked;
 	paxos_iid last_asked_to;
 	paxos_time last_asked_at;
+	/* Some slot may be lacking the value a quorum named (see ask_values). */
+	bool lacking;
 	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
 	uint32_t stalled_checks;
 	struct slot *slots;
@@ -140,6 +150,10 @@ static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
 	s->iid = iid;
 	s->ballot = 0;
+	s->has_value = false;
+	s->chosen = 0;
+	s->lacking = false;
+	s->asked = false;
 	s->closed = false;
 	s->len = 0;
 	memset(s->votes, 0, l->opt.acceptors * sizeof(*s->votes));
@@ -148,6 +162,7 @@ static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
 {
 	s->ballot = ballot;
+	s->has_value = true;
 	s->len = v->len;
 	if (v->len)
 		memcpy(s->data, v->data, v->len);
@@ -179,26 +194,57 @@ static void deliver_ready(struct paxos_learner *l)
 }
 
 /*
- * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
- * holds only the latest). Returns whether a quorum of acceptors now reports one ballot b, any
- * b, not only the highest: the value chosen at b is then the one to deliver. The slot holds
- * the value of the highest ballot heard of instead, which is the same value: in Paxos every
- * ballot accepted above a chosen one carries the chosen value (a proposer of a higher ballot
- * hears of it from the quorum that accepted b), and the highest ballot is at least b.
+ * Keeps the value proposed at ballot if it is the highest one heard of. In Paxos every value
+ * proposed (accept) or accepted at a ballot at or above a chosen one is the chosen value (a
+ * proposer of a higher ballot hears of it from the quorum that accepted it), so the value of
+ * the highest ballot serves for any quorum ballot at or below it.
  */
-static bool record_vote(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
+static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
+{
+	if (!s->has_value || ballot > s->ballot)
+		slot_store(s, ballot, v);
+}
+
+/*
+ * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
+ * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
+ * only the highest, or 0: the value chosen at b is then the one to deliver.
+ */
+static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
+				const struct paxos_accepted *a)
 {
 	paxos_ballot *mine = &s->votes[a->acceptor_id];
 	if (a->ballot <= *mine)
-		return false; /* a duplicate, or older than what this acceptor reported */
+		return 0; /* a duplicate, or older than what this acceptor reported */
 	*mine = a->ballot;
-	/* Same ballot means same value in Paxos: a stored copy of it is kept. */
-	if (a->ballot > s->ballot)
-		slot_store(s, a->ballot, &a->value);
 	uint32_t same = 0;
 	for (uint32_t k = 0; k < l->opt.acceptors; k++)
 		same += s->votes[k] == a->ballot;
-	return same >= l->quorum;
+	return same >= l->quorum ? a->ballot : 0;
+}
+
+/* Whether the slot holds the chosen value: a quorum ballot and a value at or above it. */
+static bool value_known(const struct slot *s)
+{
+	return s->chosen && s->has_value && s->ballot >= s->chosen;
+}
+
+/* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
+ * without its value (none is ever sent) counts as a vote. */
+static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
+{
+	if (a->final && !a->valueless) {
+		/* The sender knows this value is the chosen one, whatever ballot we counted. */
+		slot_store(s, a->ballot > s->ballot ? a->ballot : s->ballot, &a->value);
+		s->chosen = s->ballot;
+		return true;
+	}
+	if (!a->valueless)
+		take_value(s, a->ballot, &a->value);
+	paxos_ballot q = record_vote(l, s, a);
+	if (q && (!s->chosen || q < s->chosen))
+		s->chosen = q;
+	return value_known(s);
 }
 
 static void report_closed(struct paxos_learner *l, const struct slot *s)
@@ -246,13 +292,54 @@ static void note_state(struct paxos_learner *l, uint32_t acceptor, paxos_iid hig
 			l->highest_seen = l->acceptor_highest[a];
 }
 
+static bool value_valid(const struct paxos_learner *l, const struct paxos_value *v)
+{
+	return v->len <= l->opt.max_value && (v->len == 0 || v->data != NULL);
+}
+
 static bool accepted_valid(const struct paxos_learner *l, const struct paxos_accepted *a)
 {
 	return a->iid != 0 && a->acceptor_id < l->opt.acceptors &&
-	       a->value.len <= l->opt.max_value && (a->value.len == 0 || a->value.data != NULL);
+	       (a->valueless || value_valid(l, &a->value));
 }
 
-static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a)
+/* A quorum named a ballot whose value this learner lacks: the accept may still wait in
+ * another socket's queue behind the accepted messages, so the tick asks for it only a while
+ * later (ask_values). */
+static void note_lacking(struct paxos_learner *l, struct slot *s, paxos_time now)
+{
+	if (!s->lacking) {
+		s->lacking = true;
+		s->lacking_since = now;
+	}
+	l->lacking = true;
+}
+
+/* Closes s and delivers what is ready: the instance was just decided here. */
+static void slot_closed_now(struct paxos_learner *l, struct slot *s)
+{
+	s->closed = true;
+	report_closed(l, s);
+	deliver_ready(l);
+}
+
+/* The leader's accept: its value, kept for the accepted messages that name its ballot. */
+static void handle_accept(struct paxos_learner *l, const struct paxos_accept *acc)
+{
+	if (!l->started || acc->iid < l->next || acc->iid - l->next >= l->opt.window ||
+	    acc->ballot == 0 || !value_valid(l, &acc->value))
+		return;
+	struct slot *s = slot_of(l, acc->iid);
+	if (s->iid != acc->iid)
+		slot_reset(l, s, acc->iid);
+	if (s->closed)
+		return;
+	take_value(s, acc->ballot, &acc->value);
+	if (value_known(s))
+		slot_closed_now(l, s);
+}
+
+static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a, paxos_time now)
 {
 	if (!accepted_valid(l, a))
 		return;
@@ -280,17 +367,10 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 		report_closed(l, s);
 		return;
 	}
-	if (a->final) {
-		/* The sender knows this value is the chosen one, whatever ballot we counted. */
-		slot_store(s, a->ballot > s->ballot ? a->ballot : s->ballot, &a->value);
-		s->closed = true;
-	} else {
-		s->closed = record_vote(l, s, a);
-	}
-	if (!s->closed)
-		return;
-	report_closed(l, s);
-	deliver_ready(l);
+	if (slot_take(l, s, a))
+		slot_closed_now(l, s);
+	else if (s->chosen)
+		note_lacking(l, s, now);
 }
 
 /*
@@ -400,11 +480,7 @@ static void fetch_accepted(struct paxos_learner *l, const struct paxos_accepted 
 {
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
 		struct fetch *f = &l->fetches[i];
-		if (f->s.iid != a->iid)
-			continue;
-		if (a->final)
-			slot_store(&f->s, a->ballot, &a->value);
-		if (a->final || record_vote(l, &f->s, a))
+		if (f->s.iid == a->iid && slot_take(l, &f->s, a))
 			fetch_finish(l, f, PAXOS_OK);
 	}
 }
@@ -517,11 +593,18 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		}
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			fetch_accepted(l, &m->u.accepted);
-		handle_accepted(l, &m->u.accepted);
+		handle_accepted(l, &m->u.accepted, now);
 		/* Self-clocked catch-up: the answer to the last request is in, ask for the
 		 * next batch now rather than at the next tick. */
 		if (l->asked && l->next > l->last_asked_to && may_catch_up(l, now))
 			ask_from_next(l, now, out);
+		break;
+	case PAXOS_MSG_ACCEPT:
+		if (!paxos_msg_plausible(m)) {
+			l->counters->implausible_ballots++;
+			break;
+		}
+		handle_accept(l, &m->u.accept);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		if (l->fetching && m->u.acceptor_state.trim_iid)
@@ -563,12 +646,44 @@ static void ask_repair(struct paxos_learner *l, const struct paxos_emitter *out)
 		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
 }
 
+/*
+ * Values a quorum named that are still missing a quarter hole check later were lost, not late:
+ * a repeat for each such instance (its answer carries the value), again every hole check.
+ * Asking at once would, under load, ask for most values the accepts are about to bring, and
+ * every repeat answer goes to every learner.
+ */
+static void ask_values(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
+{
+	bool still = false;
+	for (paxos_iid k = 0; l->started && k < l->opt.window && l->next + k <= l->highest_seen;
+	     k++) {
+		struct slot *s = slot_of(l, l->next + k);
+		if (s->iid != l->next + k || s->closed || !s->lacking)
+			continue;
+		still = true;
+		if (now < s->lacking_since || (s->asked && now < s->asked_at)) {
+			s->lacking_since = s->asked_at = now; /* the clock went back */
+			continue;
+		}
+		if (s->asked ? now - s->asked_at < l->opt.hole_check
+			     : now - s->lacking_since < l->opt.hole_check / 4)
+			continue;
+		s->asked = true;
+		s->asked_at = now;
+		l->counters->repeats_requested++;
+		send_repeat(out, s->iid, s->iid);
+	}
+	l->lacking = still;
+}
+
 void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
 {
 	if (!l)
 		return;
 	if (l->fetching)
 		fetch_tick(l, now, out);
+	if (l->lacking)
+		ask_values(l, now, out);
 	if (!l->checked_once || now < l->last_check) {
 		l->checked_once = true;
 		l->last_check = now;

@@ -82,9 +82,10 @@ for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 KEYED="acceptor0 acceptor1 acceptor2 proposer0 proposer1 learner0 learner1"
 # Every forged datagram must reach every receiver: acceptors listen on the acceptors and
-# learners groups (learning acceptors), proposers on proposers, submit and learners.
+# learners groups (learning acceptors), proposers on proposers, submit, learners and acceptors
+# (the leader's accepts), learners on learners and acceptors.
 i=0
-until joined "$ACCEPTORS" 3 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
+until joined "$ACCEPTORS" 7 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
 	joined "$LEARNERS" 7; do
 	i=$((i + 1))
 	[ $i -le 200 ] || fail "the roles did not join their multicast groups"
@@ -92,7 +93,7 @@ until joined "$ACCEPTORS" 3 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
 done
 
 # --- (b) forged datagrams ------------------------------------------------------------------
-hdr() { echo "94cd505802$(printf %02x "$1")00"; } # [magic, version 2, role $1, id 0]
+hdr() { echo "94cd505803$(printf %02x "$1")00"; } # [magic, version 3, role $1, id 0]
 U64_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 EVIL=c4046576696c                                 # bin8 "evil"
 EVIL_HEX=6576696c                                 # how a learner would write it
@@ -151,8 +152,8 @@ counter() {
 forged_count() {
 	case $1 in
 	acceptor*) echo $((2 * FORGED)) ;;
-	proposer*) echo $((3 * FORGED)) ;;
-	learner*) echo "$FORGED" ;;
+	proposer*) echo $((4 * FORGED)) ;;
+	learner*) echo $((2 * FORGED)) ;;
 	esac
 }
 for name in $KEYED; do

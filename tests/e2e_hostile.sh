@@ -37,7 +37,7 @@ joined() {
 # Every datagram below must reach every role: wait until all of them listen.
 wait_joined() {
 	i=0
-	until joined "$ACCEPTORS" 1 && joined "$PROPOSERS" 1 && joined "$SUBMIT" 1 &&
+	until joined "$ACCEPTORS" 3 && joined "$PROPOSERS" 1 && joined "$SUBMIT" 1 &&
 		joined "$LEARNERS" 2; do
 		i=$((i + 1))
 		[ $i -le 200 ] || fail "the roles did not join their multicast groups"
@@ -51,7 +51,7 @@ start learner paxos-learner -c "$CONF" -o "$WORK/learner.out"
 wait_joined
 
 # --- the datagrams (msgpack, see lib/net/codec.h) --------------------------------------------
-hdr() { echo "94cd505802$(printf %02x "$1")00"; } # [magic, version 2, role $1, id 0]
+hdr() { echo "94cd505803$(printf %02x "$1")00"; } # [magic, version 3, role $1, id 0]
 IID_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 BALLOT_MAX=ceffffffff                             # 2^32-1 as uint32
 EVIL=c4046576696c                                 # bin8 "evil"
@@ -66,8 +66,8 @@ empty:
 truncated-header:94cd5058
 truncated-message:$(hdr 1)9301cf00000000
 wrong-magic:94cd505901010093010165
-wrong-version:94cd505803010093010165
-wrong-role:94cd505802070093010165
+wrong-version:94cd505802010093010165
+wrong-role:94cd505803070093010165
 header-not-array:cd505802010093010165
 header-too-long:95cd50580201000093010165
 unknown-type:$(hdr 1)93110165
@@ -176,8 +176,15 @@ malformed() {
 acceptor_groups=2
 [ "$(awk '$1 == "learning-acceptors" { print $2 }' "$CONF")" = no ] && acceptor_groups=1
 malformed acceptor $((acceptor_groups * n_malformed))
-malformed proposer $((3 * n_malformed)) # it listens on proposers, submit and learners
-malformed learner "$n_malformed"
+# The proposer listens on proposers, submit, learners and acceptors (the leader's accepts, for
+# its learner); the learner on learners and acceptors.
+malformed proposer $((4 * n_malformed))
+malformed learner $((2 * n_malformed))
+# A node of another version is named as such, not only counted.
+for name in acceptor proposer learner; do
+	grep -q "dropped a datagram of wire version 2 .*this node speaks version 3" \
+		"$WORK/$name.log" || fail "$name did not say it got a datagram of wire version 2"
+done
 grep -q " $EVIL_HEX\$" "$WORK/learner.out" && fail "the learner delivered the forged value"
 consecutive "$WORK/learner.out" >/dev/null || fail "learner output is not 1..N in order"
 echo "e2e_hostile: all roles survived, dropped every malformed datagram and still served"

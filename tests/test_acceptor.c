@@ -174,7 +174,7 @@ START_TEST(accept_at_promised_ballot)
 	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
 	ck_assert_uint_eq(a->iid, 2);
 	ck_assert_uint_eq(a->ballot, 101);
-	ck_assert(value_is(&a->value, "value"));
+	ck_assert(a->valueless); /* (iid, ballot) names the accept's value, which learners hold */
 	ck_assert_uint_eq(a->acceptor_id, ACCEPTOR_ID);
 	ck_assert(!a->final);
 	ck_assert_uint_eq(counters.accepteds_sent, 1);
@@ -209,7 +209,7 @@ START_TEST(accept_higher_without_prepare)
 	const struct paxos_accepted *a =
 	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
 	ck_assert_uint_eq(a->ballot, 303);
-	ck_assert(value_is(&a->value, "jump"));
+	ck_assert(a->valueless);
 	/* Accepting at 303 is also a promise not to go below it. */
 	recorder_clear(out);
 	ck_assert_int_eq(prepare(1, 202), PAXOS_OK);
@@ -835,8 +835,8 @@ START_TEST(batch_is_one_group_commit)
 	    PAXOS_MSG_PROMISE,  PAXOS_MSG_ACCEPTED, PAXOS_MSG_ACCEPTED};
 	for (size_t i = 0; i < 9; i++)
 		ck_assert_int_eq(out->msg[i].type, expect[i]);
-	ck_assert(value_is(&out->msg[2].u.accepted.value, "a"));
-	ck_assert(value_is(&out->msg[3].u.accepted.value, "b"));
+	ck_assert(out->msg[2].u.accepted.valueless);
+	ck_assert(out->msg[3].u.accepted.valueless);
 	ck_assert_uint_eq(out->msg[5].u.reject.ballot, 202);
 	ck_assert(value_is(&out->msg[6].u.promise.value, "old"));
 	ck_assert_uint_eq(out->msg[6].u.promise.value_ballot, 101);
@@ -927,7 +927,7 @@ START_TEST(batch_keeps_stored_values)
 	ck_assert(value_is(&out->msg[1].u.accepted.value, "second"));
 	ck_assert(value_is(&out->msg[2].u.promise.value, "first"));
 	ck_assert(value_is(&out->msg[3].u.promise.value, "second"));
-	ck_assert(value_is(&out->msg[4].u.accepted.value, "3"));
+	ck_assert(out->msg[4].u.accepted.valueless); /* the accept's answer */
 	ck_assert(value_is(&out->msg[5].u.accepted.value, "second"));
 	ck_assert(value_is(&out->msg[6].u.accepted.value, "3"));
 }
@@ -975,7 +975,8 @@ static void count_emit(void *ctx, enum paxos_group to, const struct paxos_messag
 	big_last = m->u.accepted.iid;
 }
 
-/* Repeats of big values stop at a few MiB of held values; asking again gets the rest. */
+/* Repeats of big values stop at 256 KiB of held values (three acceptors' answers stay well
+ * within one learner's socket buffer); asking again gets the rest. */
 START_TEST(repeat_bounded_by_bytes)
 {
 	enum { N = 100, LEN = 60000 };
@@ -991,11 +992,13 @@ START_TEST(repeat_bounded_by_bytes)
 	struct paxos_message m = repeat_msg(1, N);
 	big_answers = 0;
 	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
-	ck_assert_uint_gt(big_answers, 10);
-	ck_assert_uint_lt(big_answers, N);
+	ck_assert_uint_ge(big_answers, 4); /* 256 KiB / 60 kB, and the first always goes */
+	ck_assert_uint_le(big_answers, 5);
 	ck_assert_uint_eq(big_last, big_answers);
-	m = repeat_msg(big_last + 1, N);
-	ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	for (int round = 0; round < N && big_last < N; round++) {
+		m = repeat_msg(big_last + 1, N);
+		ck_assert_int_eq(paxos_acceptor_handle_batch(acc, &m, 1, &counting), PAXOS_OK);
+	}
 	ck_assert_uint_eq(big_last, N);
 	ck_assert_uint_eq(big_answers, N);
 }
@@ -1234,7 +1237,7 @@ START_TEST(random_traffic_keeps_promises)
 			ck_assert(!is_prepare);
 			ck_assert_uint_eq(m->u.accepted.ballot, b);
 			ck_assert_uint_ge(b, answered[iid]);
-			ck_assert(value_is(&m->u.accepted.value, v));
+			ck_assert(m->u.accepted.valueless);
 			answered[iid] = b;
 			last_accepted[iid] = b;
 			memcpy(value[iid], v, sizeof(v));

@@ -58,6 +58,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.accepted.ballot, b->u.accepted.ballot);
 		ck_assert_uint_eq(a->u.accepted.acceptor_id, b->u.accepted.acceptor_id);
 		ck_assert_int_eq(a->u.accepted.final, b->u.accepted.final);
+		ck_assert_int_eq(a->u.accepted.valueless, b->u.accepted.valueless);
 		break;
 	case PAXOS_MSG_REJECT:
 		ck_assert_uint_eq(a->u.reject.iid, b->u.reject.iid);
@@ -291,6 +292,56 @@ START_TEST(test_roundtrip_empty_values)
 	/* A non-NULL pointer with length 0 is an empty value too. */
 	m = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(0)}};
 	roundtrip(&m);
+}
+END_TEST
+
+/* A valueless accepted leaves its value out: it decodes as valueless (not as an empty value),
+ * and what a value would take is not on the wire. */
+START_TEST(test_roundtrip_valueless_accepted)
+{
+	static uint8_t buf[BIG_BUF];
+	struct paxos_message m = {PAXOS_MSG_ACCEPTED,
+				  .u.accepted = {9, 100, pv(0), 2, false, true}};
+	roundtrip(&m);
+	m.u.accepted.final = true;
+	roundtrip(&m);
+
+	struct paxos_encoder e;
+	struct paxos_header h;
+	struct paxos_message out[1];
+	size_t n;
+	m.u.accepted.value = pv(1000); /* ignored: the message says it has none */
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	ck_assert_uint_lt(e.len, 64);
+	ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 1, &n), PAXOS_OK);
+	ck_assert(out[0].u.accepted.valueless);
+	ck_assert_uint_eq(out[0].u.accepted.value.len, 0);
+	ck_assert_ptr_null(paxos_msg_value(&out[0]));
+	/* An empty value is not a missing one. */
+	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {9, 100, pv(0), 2, false}};
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 1, &n), PAXOS_OK);
+	ck_assert(!out[0].u.accepted.valueless);
+}
+END_TEST
+
+/* The version of a datagram another libpaxos wrote can be read, to say why it is dropped. */
+START_TEST(test_wire_version_of_a_datagram)
+{
+	static uint8_t buf[BIG_BUF];
+	struct paxos_encoder e;
+	uint32_t v = 0;
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert(paxos_wire_version(buf, e.len, &v));
+	ck_assert_uint_eq(v, PAXOS_WIRE_VERSION);
+	const uint8_t old[] = {0x94, 0xcd, 0x50, 0x58, 0x02, 0x01, 0x00};
+	ck_assert(paxos_wire_version(old, sizeof(old), &v));
+	ck_assert_uint_eq(v, 2);
+	const uint8_t wrong_magic[] = {0x94, 0xcd, 0x50, 0x59, 0x03, 0x01, 0x00};
+	ck_assert(!paxos_wire_version(wrong_magic, sizeof(wrong_magic), &v));
+	ck_assert(!paxos_wire_version(old, 4, &v));
 }
 END_TEST
 
@@ -1063,9 +1114,9 @@ START_TEST(test_bad_field_values)
 	ck_assert_int_eq(accepted_with(2, NEG_ONE), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(2, FLOAT), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(2, ARRAY), PAXOS_E_MALFORMED);
-	/* value: bin only. */
+	/* value: bin, or nil for a valueless one. */
 	ck_assert_int_eq(accepted_with(3, STR), PAXOS_E_MALFORMED);
-	ck_assert_int_eq(accepted_with(3, NIL), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(3, NIL), PAXOS_OK);
 	ck_assert_int_eq(accepted_with(3, ARRAY), PAXOS_E_MALFORMED);
 	/* acceptor_id: below PAXOS_MAX_ACCEPTORS. */
 	ck_assert_int_eq(accepted_with(4, ACC_OVER), PAXOS_E_MALFORMED);
@@ -1375,6 +1426,8 @@ static Suite *codec_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip_each_type);
 	tcase_add_test(tc, test_roundtrip_empty_values);
+	tcase_add_test(tc, test_roundtrip_valueless_accepted);
+	tcase_add_test(tc, test_wire_version_of_a_datagram);
 	tcase_add_test(tc, test_roundtrip_extremes);
 	tcase_add_test(tc, test_bytes_match_msgpack);
 	tcase_add_test(tc, test_decodes_any_integer_form);

@@ -185,6 +185,170 @@ static const struct paxos_repeat *repeat_at(const struct fixture *f, size_t n)
 	return &m->u.repeat;
 }
 
+static void send_accept(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = iid;
+	m.u.accept.ballot = ballot;
+	m.u.accept.value = value_of(value);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
+/* An acceptor's answer to an accept: (iid, ballot) without the value. */
+static void send_valueless(struct fixture *f, paxos_iid iid, paxos_ballot ballot, uint32_t acceptor)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted.iid = iid;
+	m.u.accepted.ballot = ballot;
+	m.u.accepted.acceptor_id = acceptor;
+	m.u.accepted.valueless = true;
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
+START_TEST(test_valueless_quorum_delivers_the_accepts_value)
+{
+	struct fixture *f = fixture_default();
+	send_accept(f, 1, 101, "a");
+	ck_assert_uint_eq(f->sink->delivered, 0); /* an accept alone decides nothing */
+	send_valueless(f, 1, 101, 0);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_valueless(f, 1, 101, 2);
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "a");
+	ck_assert_uint_eq(repeats(f), 0);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_accept_after_the_quorum_closes)
+{
+	struct fixture *f = fixture_default();
+	send_valueless(f, 1, 101, 0);
+	send_valueless(f, 1, 101, 1);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_accept(f, 1, 101, "a"); /* late, but before the repeat's answer */
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "a");
+	ck_assert_uint_eq(f->sink->closed, 1);
+	fixture_free(f);
+}
+END_TEST
+
+/* Missed the accept: a quarter hole check after the quorum (the accept may only be late), the
+ * tick asks a repeat for that instance, and the repeat's answer (with the value) closes it. */
+START_TEST(test_missing_value_asks_a_repeat)
+{
+	struct fixture *f = fixture_default(); /* hole check 1000 */
+	tick(f, 0);
+	send_valueless(f, 1, 101, 0);
+	send_valueless(f, 1, 101, 1);
+	ck_assert_uint_eq(repeats(f), 0);
+	tick(f, 249);
+	ck_assert_uint_eq(repeats(f), 0); /* the accept may still come */
+	tick(f, 250);
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 1);
+	ck_assert_uint_eq(f->counters.repeats_requested, 1);
+	tick(f, 500); /* within the hole check: not asked again */
+	ck_assert_uint_eq(repeats(f), 1);
+	/* The repeat's answer from an acceptor already counted still brings the value. */
+	send_accepted(f, 1, 101, 0, "a");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "a");
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_missing_value_asked_again_after_a_hole_check)
+{
+	struct fixture *f = fixture_default();
+	send_valueless(f, 1, 101, 0);
+	send_valueless(f, 1, 101, 1);
+	tick(f, 250);
+	ck_assert_uint_eq(repeats(f), 1);
+	tick(f, 1249);
+	ck_assert_uint_eq(repeats(f), 1);
+	tick(f, 1250); /* again (and the hole check, stalled, asks from next as well) */
+	ck_assert_uint_ge(repeats(f), 2);
+	ck_assert_uint_eq(repeat_at(f, 1)->from, 1);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_accept(f, 1, 101, "a"); /* the value at last: delivered, nothing asked any more */
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	size_t asked = repeats(f);
+	tick(f, 5000);
+	ck_assert_uint_eq(repeats(f), asked);
+	fixture_free(f);
+}
+END_TEST
+
+/* A value proposed below the quorum's ballot may not be the chosen one: only one at or above
+ * it is. */
+START_TEST(test_value_below_the_quorum_ballot_is_not_delivered)
+{
+	struct fixture *f = fixture_default();
+	send_accept(f, 1, 101, "old");
+	send_valueless(f, 1, 202, 0);
+	send_valueless(f, 1, 202, 1);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	tick(f, 250);
+	ck_assert_uint_eq(repeats(f), 1);
+	send_accept(f, 1, 303, "new"); /* above the quorum's ballot: Paxos makes it the chosen */
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "new");
+	fixture_free(f);
+}
+END_TEST
+
+/* Learning acceptors and plain ones mixed: a final answer with its value closes at once, a
+ * valueless vote beside it changes nothing. */
+START_TEST(test_final_with_value_among_valueless)
+{
+	struct fixture *f = fixture_default();
+	send_valueless(f, 1, 101, 0);
+	send_accepted_value(f, 1, 101, 1, value_of("a"), true);
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_str_eq(f->sink->delivered_value[0], "a");
+	ck_assert_uint_eq(repeats(f), 0);
+	fixture_free(f);
+}
+END_TEST
+
+/* A final answer that left its value out (none is ever sent) counts as a vote only. */
+START_TEST(test_final_without_value_is_a_vote)
+{
+	struct fixture *f = fixture_default();
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted.iid = 1;
+	m.u.accepted.ballot = 101;
+	m.u.accepted.acceptor_id = 0;
+	m.u.accepted.final = true;
+	m.u.accepted.valueless = true;
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_valueless(f, 1, 101, 1);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	tick(f, 250);
+	ck_assert_uint_eq(repeats(f), 1);
+	send_accept(f, 1, 101, "a");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	fixture_free(f);
+}
+END_TEST
+
+START_TEST(test_accept_outside_the_window_is_ignored)
+{
+	struct fixture *f = fixture_default(); /* window 16 */
+	send_accept(f, 17, 101, "far");
+	send_accept(f, 0, 101, "zero");
+	close_instance(f, 1, "a");
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	send_accept(f, 1, 101, "late"); /* delivered already */
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	fixture_free(f);
+}
+END_TEST
+
 START_TEST(test_quorum_of_distinct_acceptors)
 {
 	struct fixture *f = fixture_default();
@@ -1555,6 +1719,14 @@ static Suite *learner_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_quorum_of_distinct_acceptors);
+	tcase_add_test(tc, test_valueless_quorum_delivers_the_accepts_value);
+	tcase_add_test(tc, test_accept_after_the_quorum_closes);
+	tcase_add_test(tc, test_missing_value_asks_a_repeat);
+	tcase_add_test(tc, test_missing_value_asked_again_after_a_hole_check);
+	tcase_add_test(tc, test_value_below_the_quorum_ballot_is_not_delivered);
+	tcase_add_test(tc, test_final_with_value_among_valueless);
+	tcase_add_test(tc, test_final_without_value_is_a_vote);
+	tcase_add_test(tc, test_accept_outside_the_window_is_ignored);
 	tcase_add_test(tc, test_higher_ballot_replaces_an_acceptors_vote);
 	tcase_add_test(tc, test_lower_quorum_ballot_closes);
 	tcase_add_test(tc, test_minority_at_higher_ballot_does_not_block);

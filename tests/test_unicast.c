@@ -117,7 +117,8 @@ START_TEST(test_members_receive_their_groups)
 	/* Only a hosted member receives its group; an address this host lacks is named. */
 	ck_assert_int_eq(tc->ops->join(tc, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)),
 			 PAXOS_E_INVALID);
-	ck_assert_str_eq(err, "unicast: only a hosted acceptor receives the acceptors group");
+	ck_assert_str_eq(
+	    err, "unicast: only a hosted acceptor (or a learner) receives the acceptors group");
 	ck_assert_int_eq(tc->ops->host(tc, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_E_IO);
 	ck_assert_msg(strstr(err, "acceptor 0: bind 127.0.0.1:7401: Address already in use"), "%s",
 		      err);
@@ -176,6 +177,63 @@ START_TEST(test_learners_subscribe)
 				     "this learner's subscription for "),
 		      "%s", logged);
 	tl->ops->destroy(tl);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
+/* Sends text to group g from t; returns how many copies the network took. */
+static uint32_t send_copies(struct paxos_transport *t, enum paxos_group g, const char *text)
+{
+	struct paxos_tx_datagram d = {.to = g, .data = (const uint8_t *)text, .len = strlen(text)};
+	t->ops->send(t, &d, 1);
+	ck_assert(d.sent);
+	return d.copies;
+}
+
+/* A learner that joins the acceptors group subscribes to the proposers too: a proposer's
+ * acceptors group (its accepts carry the values) reaches it, an acceptor's does not. */
+START_TEST(test_learners_hear_the_proposers_accepts)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	struct inbox a0 = {0}, a1 = {0}, p0 = {0}, l = {0}, plain = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	struct paxos_transport *ta1 = open_unicast(base, &cfg, &a1);
+	struct paxos_transport *tp0 = open_unicast(base, &cfg, &p0);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->host(ta1, PAXOS_ROLE_ACCEPTOR, 1, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tp0->ops->host(tp0, PAXOS_ROLE_PROPOSER, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta0->ops->join(ta0, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->join(ta1, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+
+	struct paxos_transport *tl = open_unicast(base, &cfg, &l);
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+	struct paxos_transport *tplain = open_unicast(base, &cfg, &plain); /* learners only */
+	ck_assert_int_eq(tplain->ops->join(tplain, PAXOS_GROUP_LEARNERS, err, sizeof(err)),
+			 PAXOS_OK);
+	run_ms(base, 50); /* the subscriptions arrive */
+
+	ck_assert_uint_eq(send_copies(tp0, PAXOS_GROUP_ACCEPTORS, "accept"), 3); /* a0, a1, l */
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_ACCEPTORS, "hello"), 2);
+	run_ms(base, 50);
+	ck_assert_uint_eq(a0.count[PAXOS_GROUP_ACCEPTORS], 2);
+	ck_assert_uint_eq(a1.count[PAXOS_GROUP_ACCEPTORS], 2);
+	ck_assert_uint_eq(l.count[PAXOS_GROUP_ACCEPTORS], 1);
+	ck_assert_uint_eq(l.last_len, strlen("accept"));
+	ck_assert(memcmp(l.last, "accept", l.last_len) == 0);
+	/* A learner that did not join the acceptors group does not subscribe to the proposers. */
+	ck_assert_uint_eq(plain.count[PAXOS_GROUP_ACCEPTORS], 0);
+
+	/* Gone: the proposer stops sending to it at once. */
+	tl->ops->destroy(tl);
+	run_ms(base, 30);
+	ck_assert_uint_eq(send_copies(tp0, PAXOS_GROUP_ACCEPTORS, "accept 2"), 2);
+	tplain->ops->destroy(tplain);
+	tp0->ops->destroy(tp0);
+	ta1->ops->destroy(ta1);
 	ta0->ops->destroy(ta0);
 	event_base_free(base);
 }
@@ -253,6 +311,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_members_receive_their_groups);
 	tcase_add_test(tc, test_learners_subscribe);
+	tcase_add_test(tc, test_learners_hear_the_proposers_accepts);
 	tcase_add_test(tc, test_lease_expires);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

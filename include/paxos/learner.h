@@ -77,9 +77,11 @@ PAXOS_API struct paxos_learner *paxos_learner_new(const struct paxos_learner_opt
 						  struct paxos_counters *counters);
 PAXOS_API void paxos_learner_free(struct paxos_learner *l);
 
-/* Handle one message sent to the learners group (accepted, acceptor state, trimmed; anything
- * else is ignored). Deliveries, the trimmed callback and fetch answers happen inside this
- * call; a learner catching up may send its next repeat request through out. */
+/* Handle one message sent to the learners group (accepted, acceptor state, trimmed) or a
+ * leader's accept, whose value the (usually valueless) accepted messages name; anything else
+ * is ignored. Deliveries, the trimmed callback and fetch answers happen inside this call; a
+ * learner catching up, or lacking the value a quorum named, may send a repeat request
+ * through out. */
 PAXOS_API void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m,
 				    paxos_time now, const struct paxos_emitter *out);
 

@@ -7,7 +7,7 @@
 enum paxos_msg_type {
 	PAXOS_MSG_PREPARE = 1,         /* proposer -> acceptors */
 	PAXOS_MSG_PROMISE = 2,         /* acceptor -> proposers */
-	PAXOS_MSG_ACCEPT = 3,          /* proposer -> acceptors */
+	PAXOS_MSG_ACCEPT = 3,          /* proposer -> acceptors, and learners listen */
 	PAXOS_MSG_ACCEPTED = 4,        /* acceptor -> learners */
 	PAXOS_MSG_REJECT = 5,          /* acceptor -> proposers */
 	PAXOS_MSG_REPEAT = 6,          /* learner -> acceptors */
@@ -44,13 +44,20 @@ struct paxos_accept {
 	struct paxos_value value;
 };
 
-/* final: the sender knows value is the one chosen (learning acceptor or serializer). */
+/*
+ * final: the sender knows value is the one chosen (learning acceptor or serializer).
+ * valueless: value is left out (its len 0). An acceptor's answer to an accept says only that
+ * it accepted (iid, ballot): that pair names exactly one value, which the learners took from
+ * the accept itself (they listen to the leader's accepts), so each value crosses the network
+ * once per receiver. Repeats and final answers carry the value.
+ */
 struct paxos_accepted {
 	paxos_iid iid;
 	paxos_ballot ballot;
 	struct paxos_value value;
 	uint32_t acceptor_id;
 	bool final;
+	bool valueless;
 };
 
 /* ballot is the acceptor's promise: the ballot to beat. */
@@ -179,7 +186,7 @@ PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
 PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 
 /* The value field of m (promise, accept, accepted, client value), or NULL for a type that
- * carries none. Like strchr, the result is writable when m is. */
+ * carries none (or a valueless accepted). Like strchr, the result is writable when m is. */
 PAXOS_API struct paxos_value *paxos_msg_value(const struct paxos_message *m);
 
 /*

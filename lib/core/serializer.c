@@ -53,7 +53,8 @@ static void emit_final(struct paxos_serializer *s, paxos_iid iid, struct paxos_v
 		       const struct paxos_emitter *out)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
-	m.u.accepted = (struct paxos_accepted){iid, SERIALIZER_BALLOT, v, SERIALIZER_ID, true};
+	m.u.accepted =
+	    (struct paxos_accepted){iid, SERIALIZER_BALLOT, v, SERIALIZER_ID, true, false};
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	s->counters->accepteds_sent++;
 }

@@ -158,7 +158,7 @@ struct paxos_value *paxos_msg_value(const struct paxos_message *m)
 	case PAXOS_MSG_ACCEPT:
 		return &w->u.accept.value;
 	case PAXOS_MSG_ACCEPTED:
-		return &w->u.accepted.value;
+		return m->u.accepted.valueless ? NULL : &w->u.accepted.value;
 	case PAXOS_MSG_CLIENT_VALUE:
 		return &w->u.client_value.value;
 	default:

@@ -73,7 +73,7 @@ static bool message_ok(const struct paxos_message *m)
 	case PAXOS_MSG_ACCEPT:
 		return value_ok(&m->u.accept.value);
 	case PAXOS_MSG_ACCEPTED:
-		return value_ok(&m->u.accepted.value) &&
+		return (m->u.accepted.valueless || value_ok(&m->u.accepted.value)) &&
 		       m->u.accepted.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_REJECT:
 		return m->u.reject.acceptor_id < PAXOS_MAX_ACCEPTORS;
@@ -126,7 +126,10 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_ACCEPTED:
 		msgpack_pack_uint64(pk, m->u.accepted.iid);
 		msgpack_pack_uint64(pk, m->u.accepted.ballot);
-		pack_value(pk, &m->u.accepted.value);
+		if (m->u.accepted.valueless)
+			msgpack_pack_nil(pk);
+		else
+			pack_value(pk, &m->u.accepted.value);
 		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
 		if (m->u.accepted.final)
 			msgpack_pack_true(pk);
@@ -403,6 +406,30 @@ static bool get_value(const msgpack_object *o, const uint8_t *buf, size_t len,
 	return true;
 }
 
+bool paxos_wire_version(const uint8_t *buf, size_t len, uint32_t *version)
+{
+	/* [magic, version, ...]: an array, the magic as a uint16, the version a positive fixint,
+	 * as every encoder so far wrote them. */
+	if (len < 5 || (buf[0] & 0xf0) != 0x90 || buf[1] != 0xcd ||
+	    buf[2] != (PAXOS_WIRE_MAGIC >> 8) || buf[3] != (PAXOS_WIRE_MAGIC & 0xff) ||
+	    buf[4] > 0x7f)
+		return false;
+	*version = buf[4];
+	return true;
+}
+
+/* An accepted message's value, or nil for one that leaves it out (valueless). */
+static bool get_accepted_value(const msgpack_object *o, const uint8_t *buf, size_t len,
+			       struct paxos_accepted *a)
+{
+	a->valueless = o->type == MSGPACK_OBJECT_NIL;
+	if (a->valueless) {
+		a->value = (struct paxos_value){NULL, 0};
+		return true;
+	}
+	return get_value(o, buf, len, &a->value);
+}
+
 static bool decode_header(const msgpack_object *o, struct paxos_header *h)
 {
 	const msgpack_object *f = o->via.array.ptr;
@@ -446,7 +473,7 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	case PAXOS_MSG_ACCEPTED:
 		return get_u64(&f[1], &m->u.accepted.iid) &&
 		       get_u64(&f[2], &m->u.accepted.ballot) &&
-		       get_value(&f[3], buf, len, &m->u.accepted.value) &&
+		       get_accepted_value(&f[3], buf, len, &m->u.accepted) &&
 		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
 		       get_bool(&f[5], &m->u.accepted.final);
 	case PAXOS_MSG_REJECT:

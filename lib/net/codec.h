@@ -12,9 +12,10 @@
 #include <paxos/message.h>
 
 #define PAXOS_WIRE_MAGIC 0x5058u /* "PX" */
-/* 2: repair, acceptor hello and recovery messages. Nodes of different versions drop each other's
- * datagrams as malformed. */
-#define PAXOS_WIRE_VERSION 2u
+/* 2: repair, acceptor hello and recovery messages. 3: an accepted message may leave its value
+ * out (nil), learners take it from the accept. Nodes of different versions drop each other's
+ * datagrams as malformed (and say so: paxos_decode_version). */
+#define PAXOS_WIRE_VERSION 3u
 
 /* Bytes a datagram needs besides its values: header plus one message's fields. Values up
  * to max_datagram - PAXOS_WIRE_OVERHEAD (less PAXOS_AUTH_TAG_BYTES with a key) always fit in
@@ -59,6 +60,10 @@ struct paxos_decoder {
 
 void paxos_decoder_init(struct paxos_decoder *d);
 void paxos_decoder_destroy(struct paxos_decoder *d);
+
+/* The wire version a datagram of ours (right magic) says it has, in *version; false for one
+ * that does not start like a header. For telling a node of another version from garbage. */
+bool paxos_wire_version(const uint8_t *buf, size_t len, uint32_t *version);
 
 /* All or nothing: fills h and msgs[0..*n) and returns PAXOS_OK, or returns
  * PAXOS_E_MALFORMED if any part is wrong (bad magic or version, unknown role or type, wrong

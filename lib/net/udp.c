@@ -26,15 +26,20 @@ static int fail(int fd, const char *what, char *err, size_t errlen)
 	return -1;
 }
 
-/* Buffers sized from the config; the kernel may clamp them, which only costs throughput. */
+/* Buffers sized from the config; the kernel clamps them to net.core.[rw]mem_max unless the
+ * process may exceed that (CAP_NET_ADMIN: the FORCE options), which only costs throughput. A
+ * receive buffer that overruns while its process waits for a CPU loses accepts and accepted
+ * messages, and each loss holds the values outstanding for a timeout or a repeat. */
 static int open_socket(const struct paxos_config *cfg, char *err, size_t errlen)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(fd, "socket", err, errlen);
 	int size = (int)cfg->socket_buffer;
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) != 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	return fd;
 }
 

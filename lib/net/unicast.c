@@ -3,7 +3,9 @@
  * Every acceptor and proposer receives on its address from paxos.conf. Learners, whose number
  * is not fixed, receive on a port of their own and subscribe to every acceptor (the only role
  * that sends to the learners group) with a lease they renew while they run; an acceptor sends
- * learner traffic to each live subscriber. Sending to a group is one datagram per member.
+ * learner traffic to each live subscriber. A learner hosted without an acceptor subscribes to
+ * every proposer too, which sends its acceptors group (the accepts carry the values) to its
+ * subscribers as well. Sending to a group is one datagram per member.
  *
  * One byte in front of each datagram says what it is: a role group (a proposer's socket gets
  * both the proposers and the submit group) or a subscription. The node's payload, tag
@@ -62,6 +64,9 @@ struct unicast {
 	int fd[SOCKET_COUNT];
 	struct event *ev[SOCKET_COUNT];
 	bool lazy_learners;
+	/* A learner hosted without an acceptor hears the proposers' acceptors group too (the
+	 * leader's accepts carry the values): it subscribes to them as to the acceptors. */
+	bool listen_accepts;
 	bool joined[PAXOS_GROUP_COUNT];
 	int send_fd; /* for a node hosting no member: an unbound socket */
 	uint32_t acceptor_id;
@@ -179,9 +184,13 @@ static void expire_subscribers(struct unicast *u, uint64_t now)
 	u->subscriber_count = kept;
 }
 
-/* An acceptor's side of a subscription: add or renew it and confirm, or drop it. */
+/* A proposer confirms with a word no acceptor id takes: learners count acceptors only. */
+#define CONFIRM_PROPOSER UINT32_MAX
+
+/* An acceptor's or proposer's side of a subscription: add or renew it and confirm (with
+ * confirm), or drop it. */
 static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t lease_ms,
-			    const struct sockaddr_in *from)
+			    const struct sockaddr_in *from, uint32_t confirm)
 {
 	uint64_t now = now_us();
 	expire_subscribers(u, now);
@@ -214,7 +223,7 @@ static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t le
 		u->alone_logged = false;
 	}
 	u->subscribers[i].expires_us = now + (uint64_t)lease_ms * 1000u;
-	control_send(u, fd, from, FRAME_SUBSCRIBED, u->acceptor_id);
+	control_send(u, fd, from, FRAME_SUBSCRIBED, confirm);
 }
 
 /* A learner's side: acceptor id confirmed its subscription. */
@@ -267,10 +276,10 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 		uint32_t word;
 		uint8_t frame = len ? buf[0] : 0xff;
 		if (frame == FRAME_SUBSCRIBE || frame == FRAME_UNSUBSCRIBE) {
-			if (k == SOCKET_ACCEPTOR && !truncated &&
-			    control_decode(u, buf, len, &word))
-				on_subscription(u, u->fd[k], (enum frame)frame, word,
-						&u->rx_from[i]);
+			if (k != SOCKET_LEARNER && !truncated && control_decode(u, buf, len, &word))
+				on_subscription(
+				    u, u->fd[k], (enum frame)frame, word, &u->rx_from[i],
+				    k == SOCKET_ACCEPTOR ? u->acceptor_id : CONFIRM_PROPOSER);
 			continue;
 		}
 		if (frame == FRAME_SUBSCRIBED) {
@@ -354,10 +363,19 @@ static int uc_host(struct paxos_transport *t, enum paxos_role role, uint32_t id,
 	return PAXOS_E_CONFIG;
 }
 
+/* A listening learner subscribes to every proposer too (their accepts carry the values). */
+static void subscribe_proposers(struct unicast *u, enum frame f)
+{
+	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++)
+		control_send(u, u->fd[SOCKET_LEARNER], &u->proposers[i], f,
+			     f == FRAME_SUBSCRIBE ? u->cfg.subscription_lease_ms : 0);
+}
+
 /* Subscribes to every acceptor again, and says which have not confirmed for a lease. */
 static void renew(struct unicast *u)
 {
 	uint64_t now = now_us(), lease = (uint64_t)u->cfg.subscription_lease_ms * 1000u;
+	subscribe_proposers(u, FRAME_SUBSCRIBE);
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
 			     u->cfg.subscription_lease_ms);
@@ -400,6 +418,8 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 			     u->cfg.subscription_lease_ms);
 		waiting = true;
 	}
+	if (waiting)
+		subscribe_proposers(u, FRAME_SUBSCRIBE);
 	u->retry_ms *= 2;
 	if (!waiting || u->retry_ms >= u->cfg.subscription_lease_ms / 4)
 		return;
@@ -412,10 +432,19 @@ static int uc_join(struct paxos_transport *t, enum paxos_group g, char *err, siz
 	struct unicast *u = of(t);
 	if (u->joined[g])
 		return PAXOS_OK;
+	if (g == PAXOS_GROUP_ACCEPTORS && u->fd[SOCKET_ACCEPTOR] < 0 &&
+	    u->fd[SOCKET_LEARNER] >= 0) {
+		/* A learner's: the proposers send their acceptors group to it as well. */
+		u->listen_accepts = true;
+		subscribe_proposers(u, FRAME_SUBSCRIBE);
+		u->joined[g] = true;
+		return PAXOS_OK;
+	}
 	if ((g == PAXOS_GROUP_ACCEPTORS && u->fd[SOCKET_ACCEPTOR] < 0) ||
 	    ((g == PAXOS_GROUP_PROPOSERS || g == PAXOS_GROUP_SUBMIT) &&
 	     u->fd[SOCKET_PROPOSER] < 0)) {
-		snprintf(err, errlen, "unicast: only a hosted %s receives the %s group",
+		snprintf(err, errlen,
+			 "unicast: only a hosted %s (or a learner) receives the %s group",
 			 g == PAXOS_GROUP_ACCEPTORS ? "acceptor" : "proposer",
 			 g == PAXOS_GROUP_ACCEPTORS ? "acceptors"
 			 : g == PAXOS_GROUP_SUBMIT  ? "submit"
@@ -546,6 +575,30 @@ static void flush_entries(struct unicast *u, int fd, struct paxos_tx_datagram *d
 	}
 }
 
+/* Adds an entry sending datagram i of d to each of members addresses at list (stride apart),
+ * flushing whenever the batch fills. */
+static void add_entries(struct unicast *u, int fd, struct paxos_tx_datagram *d, size_t i,
+			const struct sockaddr_in *list, size_t stride, size_t members,
+			size_t *count)
+{
+	struct paxos_tx_datagram *x = &d[i];
+	for (size_t j = 0; fd >= 0 && j < members; j++) {
+		const struct sockaddr_in *to = (const void *)((const char *)list + j * stride);
+		size_t c = *count;
+		u->tx_iov[c][0] = (struct iovec){(void *)&group_frame[x->to], 1};
+		u->tx_iov[c][1] = (struct iovec){(void *)x->data, x->len};
+		u->tx_hdr[c].msg_hdr = (struct msghdr){.msg_name = (void *)to,
+						       .msg_namelen = sizeof(*to),
+						       .msg_iov = u->tx_iov[c],
+						       .msg_iovlen = 2};
+		u->tx_owner[c] = i;
+		if (++*count == SEND_BATCH) {
+			flush_entries(u, fd, d, *count);
+			*count = 0;
+		}
+	}
+}
+
 static void uc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size_t n)
 {
 	struct unicast *u = of(t);
@@ -562,21 +615,11 @@ static void uc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 		size_t members = destinations(u, x->to, &list, &stride);
 		if (x->to == PAXOS_GROUP_LEARNERS && members == 0)
 			note_alone(u);
-		for (size_t j = 0; fd >= 0 && j < members; j++) {
-			const struct sockaddr_in *to =
-			    (const void *)((const char *)list + j * stride);
-			u->tx_iov[count][0] = (struct iovec){(void *)&group_frame[x->to], 1};
-			u->tx_iov[count][1] = (struct iovec){(void *)x->data, x->len};
-			u->tx_hdr[count].msg_hdr = (struct msghdr){.msg_name = (void *)to,
-								   .msg_namelen = sizeof(*to),
-								   .msg_iov = u->tx_iov[count],
-								   .msg_iovlen = 2};
-			u->tx_owner[count] = i;
-			if (++count == SEND_BATCH) {
-				flush_entries(u, fd, d, count);
-				count = 0;
-			}
-		}
+		add_entries(u, fd, d, i, list, stride, members, &count);
+		/* A proposer's acceptors group reaches the learners subscribed to it too. */
+		if (x->to == PAXOS_GROUP_ACCEPTORS && u->fd[SOCKET_PROPOSER] >= 0)
+			add_entries(u, fd, d, i, &u->subscribers[0].addr, sizeof(struct subscriber),
+				    u->subscriber_count, &count);
 	}
 	if (count)
 		flush_entries(u, fd, d, count);
@@ -598,6 +641,8 @@ static void uc_destroy(struct paxos_transport *t)
 		for (uint32_t i = 0; i < u->cfg.acceptors; i++)
 			control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_UNSUBSCRIBE,
 				     0);
+	if (u->fd[SOCKET_LEARNER] >= 0)
+		subscribe_proposers(u, FRAME_UNSUBSCRIBE);
 	if (u->lease_ev)
 		event_free(u->lease_ev);
 	if (u->retry_ev)

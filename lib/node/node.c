@@ -418,6 +418,10 @@ static int ensure_learner(struct paxos_node *n)
 	if (n->acceptor) /* from now on trims go no further than it delivered */
 		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	int rc = join(n, PAXOS_GROUP_LEARNERS);
+	/* The leader's accepts carry the values the accepted messages name: a learner hears them
+	 * (an acceptor's learner gets them from its acceptor's group). */
+	if (rc == PAXOS_OK && !n->acceptor && !n->serializer)
+		rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->tick_ev, tick_ms(&n->cfg), on_tick);
 	return rc;

@@ -66,6 +66,7 @@ struct paxos_node {
 	struct paxos_auth *auth;
 	uint32_t payload_cap;          /* max_datagram less the tag's room: what encoders fill */
 	paxos_time auth_log_due;       /* when the next authentication failure may be logged */
+	paxos_time version_log_due;    /* when the next datagram of another version may be */
 	uint64_t auth_failures_logged; /* auth_failures counted by the last log line */
 	struct paxos_transport *net;   /* the network seam (paxos/transport.h) */
 	bool joined[PAXOS_GROUP_COUNT];

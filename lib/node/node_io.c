@@ -205,6 +205,25 @@ static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct p
 	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
+/* A datagram of another wire version: a node of an older or newer libpaxos. Counted as
+ * malformed, and said plainly, at most one line every AUTH_LOG_INTERVAL_US: the two cannot
+ * work together. */
+static void other_version(struct paxos_node *n, const struct paxos_rx_datagram *d, size_t len,
+			  paxos_time now)
+{
+	uint32_t version;
+	if (!paxos_wire_version(d->data, len, &version) || version == PAXOS_WIRE_VERSION ||
+	    now < n->version_log_due)
+		return;
+	char from[64];
+	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: dropped a datagram of wire version %u from %s: this node speaks version "
+		   "%u; nodes of different libpaxos versions cannot work together",
+		   version, from, PAXOS_WIRE_VERSION);
+	n->version_log_due = now + AUTH_LOG_INTERVAL_US;
+}
+
 /* The payload of datagram d: its length without the tag, or false if it is to be dropped
  * (counted): cut short, or, with a key, without a valid tag. */
 static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
@@ -229,7 +248,8 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
 {
 	struct paxos_node *n = arg;
-	/* A serializer takes client values in batches too: one transaction per read. */
+	/* A serializer takes client values in batches too: one transaction per read. A learner
+	 * takes the leader's accepts from the acceptors group (their values). */
 	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
 	size_t batched = 0;
 	paxos_time now = paxos_now();
@@ -244,6 +264,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		if (paxos_decode(&n->decoder, d[i].data, len, &h, msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
+			other_version(n, &d[i], len, now);
 			continue;
 		}
 		n->transport.messages_received += count;
@@ -256,9 +277,15 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		}
 		/* Keep only messages for this group; the datagrams stay valid until the next
 		 * read, so the batch may point into all of them. */
-		for (size_t k = 0; k < count; k++)
-			if (paxos_msg_group(msgs[k].type) == g && node_screen(n, &h, &msgs[k]))
+		for (size_t k = 0; k < count; k++) {
+			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
+				continue;
+			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner)
+				paxos_learner_handle(n->learner, &msgs[k], now,
+						     &n->out[PAXOS_ROLE_LEARNER].emitter);
+			if (n->acceptor || n->serializer)
 				n->rx_msgs[batched++] = msgs[k];
+		}
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched);
 	}

@@ -91,12 +91,14 @@ int main(int argc, char **argv)
 	rc |= write_datagram(dir, "batch-all-types", PAXOS_ROLE_PROPOSER, m, count);
 	rc |= write_datagram(dir, "header-only", PAXOS_ROLE_CLIENT, NULL, 0);
 
-	/* Edges: largest numbers, empty values, a non-final accepted. */
+	/* Edges: largest numbers, empty values, a non-final accepted, a valueless one. */
 	const struct paxos_message edge[] = {
 	    {.type = PAXOS_MSG_PREPARE, .u.prepare = {UINT64_MAX, UINT32_MAX}},
 	    {.type = PAXOS_MSG_PROMISE, .u.promise = {UINT64_MAX, UINT32_MAX, 0, empty, 31}},
 	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {UINT64_MAX, UINT32_MAX, empty}},
 	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {UINT64_MAX, UINT32_MAX, empty, 31, false}},
+	    {.type = PAXOS_MSG_ACCEPTED,
+	     .u.accepted = {UINT64_MAX, UINT32_MAX, empty, 31, false, true}},
 	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {0, UINT64_MAX}},
 	    {.type = PAXOS_MSG_TRIM, .u.trim = {UINT64_MAX}},
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {PAXOS_MAX_PROPOSERS - 1, UINT64_MAX}},

@@ -208,6 +208,16 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		for (uint32_t i = 0; i < s->o.acceptors; i++)
 			if (!s->acc[i].cut)
 				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
+		if (m->type != PAXOS_MSG_ACCEPT)
+			break;
+		/* Learners hear the leader's accepts (their values); acceptors' learners get
+		 * them with their acceptor's copy (deliver). */
+		for (uint32_t i = 0; i < s->o.learners; i++)
+			if (!rng_percent(&s->rng, s->o.accept_loss))
+				send_to(s, slot, receiver(to, EP_LEARNER, i));
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (!rng_percent(&s->rng, s->o.accept_loss))
+				send_to(s, slot, receiver(to, EP_PROPOSER, i));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
 	case PAXOS_GROUP_SUBMIT:
@@ -421,10 +431,11 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .fence = a->fence};
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
-	if (a->core && s->o.learning_acceptors)
+	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);
+	if (a->core && learns)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
 					 &a->learner_counters);
-	if (!a->core || (s->o.learning_acceptors && !a->learner)) {
+	if (!a->core || (learns && !a->learner)) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
 	}
@@ -793,6 +804,10 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
 	switch (kind) {
 	case EP_ACCEPTOR:
+		/* As the node does: its learner takes the accept's value first. */
+		if (m->type == PAXOS_MSG_ACCEPT && s->acc[i].up && !s->acc[i].cut &&
+		    s->acc[i].learner && !rng_percent(&s->rng, s->o.accept_loss))
+			paxos_learner_handle(s->acc[i].learner, m, s->now, &s->acc[i].ep.emitter);
 		if (g != PAXOS_GROUP_LEARNERS)
 			deliver_to_acceptor(s, i, m);
 		else if (s->acc[i].up && !s->acc[i].cut && s->acc[i].learner)
@@ -802,7 +817,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up || p->cut)
 			break;
-		if (g == PAXOS_GROUP_LEARNERS) {
+		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
 			break;
 		}
@@ -811,7 +826,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
 		break;
 	}
-	case EP_LEARNER:
+	case EP_LEARNER: /* the learners group, or a leader's accept */
 		paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
 		break;
 	default:
@@ -1025,8 +1040,8 @@ static bool options_valid(const struct sim_options *o)
 	return o->acceptors >= 1 && o->acceptors <= SIM_MAX_ACCEPTORS && o->proposers >= 1 &&
 	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
 	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
-	       o->values >= 1 && o->values <= SIM_MAX_VALUES && (o->faults & ~SIM_FAULT_ALL) == 0 &&
-	       (unsigned)o->mutant < SIM_MUTANT_COUNT;
+	       o->accept_loss <= 100 && o->values >= 1 && o->values <= SIM_MAX_VALUES &&
+	       (o->faults & ~SIM_FAULT_ALL) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT;
 }
 
 /* The initial events: timers with random phases, the clients' submissions, faults, healing. */
@@ -1171,6 +1186,10 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
 	if (!o->learning_acceptors && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --learning-acceptors no");
+	if (o->mixed_learning && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --mixed-learning yes");
+	if (o->accept_loss && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --accept-loss %u", o->accept_loss);
 }
 
 static int parse_faults(const char *text, uint32_t *mask)
@@ -1220,7 +1239,8 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		       {"--loss", 100},
 		       {"--dup", 100},
 		       {"--values", SIM_MAX_VALUES},
-		       {"--batch", SIM_MAX_VALUE}};
+		       {"--batch", SIM_MAX_VALUE},
+		       {"--accept-loss", 100}};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
@@ -1255,6 +1275,15 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 				return -1;
 			}
 			o->learning_acceptors = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(arg, "--mixed-learning") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				snprintf(err, errlen,
+					 "--mixed-learning: expected yes or no, not \"%s\"", val);
+				return -1;
+			}
+			o->mixed_learning = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(arg, "--mutant") == 0) {
@@ -1307,8 +1336,11 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		case 6:
 			o->values = (uint32_t)v;
 			break;
-		default:
+		case 7:
 			o->batch = (uint32_t)v;
+			break;
+		default:
+			o->accept_loss = (uint32_t)v;
 			break;
 		}
 	}

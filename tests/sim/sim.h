@@ -71,8 +71,12 @@ struct sim_options {
 	uint32_t faults;    /* enum sim_fault mask */
 	enum sim_mutant mutant;
 	bool learning_acceptors; /* acceptors also learn (thesis 3.7.5); on by default */
+	bool mixed_learning;     /* with learning_acceptors: only the even-numbered ones learn */
 	uint32_t batch;          /* client values per instance (thesis 3.7.4); 1 = off */
-	int verbose;             /* 0 quiet, 1 faults and failures, 2 every message too */
+	/* Percent of the leader's accepts lost on their way to each learner, on top of loss,
+	 * in every phase: those learners get the value from a repeat. */
+	uint32_t accept_loss;
+	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
 struct sim_result {

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Issue 15's figures, measured side by side: Paxos (3 acceptors, 1 proposer, 1 client) and the
+# serializer under one client, for each workload, ROUNDS rounds (default 3) interleaved (every
+# system runs once per round, in turn), then medians. With BASE_BUILD=DIR, the Paxos of another
+# build (e.g. the previous release) runs too, in the same rounds. For each run it also sums
+# bytes_received over every process (client included) and divides by the values delivered.
+# Usage: bench/throughput.sh BUILD_DIR [ROUNDS]
+# Prints one line per run, then a table of medians (values/s, p50, p99, bytes/value).
+set -eu
+BUILD=$(cd "$1" && pwd)
+ROUNDS=${2:-3}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# name count size outstanding
+WORKLOADS="64B-k64 500000 64 64
+1000B-k64 200000 1000 64
+64B-k1 5000 64 1"
+SYSTEMS="paxos serializer"
+[ -z "${BASE_BUILD:-}" ] || SYSTEMS="base $SYSTEMS"
+
+# run SYSTEM COUNT SIZE K: prints "values/s p50 p99 bytes/value"
+run() {
+	build=$BUILD system=$1
+	[ "$1" = base ] && build=$(cd "$BASE_BUILD" && pwd) system=paxos
+	rm -rf "$TMP/logs" && mkdir "$TMP/logs"
+	# A client without --counters (an older build) counts without its own bytes.
+	extra=--counters
+	"$build/paxos-client" --help 2>&1 | grep -q -- --counters || extra=
+	PAXOS_SYSTEM=$system PAXOS_LOG_DIR=$TMP/logs "$SRC/bench/cluster-client.sh" "$build" \
+		--count "$2" --size "$3" --outstanding "$4" $extra >"$TMP/out" 2>"$TMP/err" || true
+	rate=$(sed -n 's/.*: \([0-9]*\) values\/s$/\1/p' "$TMP/out")
+	p50=$(sed -n 's/.* p50 \([0-9.]*\) .*/\1/p' "$TMP/out")
+	p99=$(sed -n 's/.* p99 \([0-9.]*\) .*/\1/p' "$TMP/out")
+	delivered=$(sed -n 's/^delivered \([0-9]*\) of.*/\1/p' "$TMP/out")
+	# The last transport line of each process, the client's from its stderr.
+	bytes=$(for f in "$TMP"/logs/*.log "$TMP/err"; do
+		grep "counters transport:" "$f" | tail -n 1
+	done | sed -n 's/.*bytes_received=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	echo "${rate:-0} ${p50:-0} ${p99:-0} $(awk -v b="$bytes" -v d="${delivered:-0}" \
+		'BEGIN { printf "%.0f", (d > 0 ? b / d : 0) }')"
+}
+
+echo "round workload system values/s p50_ms p99_ms bytes_received/value"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	echo "$WORKLOADS" | while read -r name count size k; do
+		for system in $SYSTEMS; do
+			echo "$r $name $system $(run "$system" "$count" "$size" "$k")"
+		done
+	done
+	r=$((r + 1))
+done | tee "$TMP/runs"
+
+echo
+echo "medians of $ROUNDS rounds ($(nproc) cores, $(uname -r)):"
+echo "| workload | system | values/s | p50 ms | p99 ms | bytes received/value |"
+echo "| --- | --- | --- | --- | --- | --- |"
+echo "$WORKLOADS" | while read -r name count size k; do
+	for system in $SYSTEMS; do
+		line="| $name | $system |"
+		for col in 4 5 6 7; do
+			m=$(awk -v n="$name" -v s="$system" -v c=$col '$2 == n && $3 == s { print $c }' \
+				"$TMP/runs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+			line="$line $m |"
+		done
+		echo "$line"
+	done
+done
