@@ -56,20 +56,25 @@ static void send_queued(struct paxos_node *n, bool round_end)
 	n->tx_count = 0;
 }
 
-/* Queues the datagram o's encoder for g holds; the encoder starts a new one. */
+/* Queues the datagram o's encoder for g holds (or holds it until durable, node_durable.c);
+ * the encoder starts a new one. */
 static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 {
 	struct paxos_encoder *e = &o->enc[g];
 	if (e->count == 0)
 		return;
-	if (n->tx_count == TX_QUEUE)
-		send_queued(n, false);
-	uint32_t i = n->tx_count++;
 	size_t len = e->len;
 	if (n->auth) {
 		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
+	if (node_durable_hold(n, o->role, g, e->buf, len, e->count)) {
+		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
+		return;
+	}
+	if (n->tx_count == TX_QUEUE)
+		send_queued(n, false);
+	uint32_t i = n->tx_count++;
 	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
 	n->tx_role[i] = o->role;
@@ -165,7 +170,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
- * transaction (group commit). */
+ * transaction (group commit). With pipelined commits its replies are sealed right away, so
+ * that they wait for this commit only, not for the next read's. */
 static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
@@ -178,6 +184,11 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
+	}
+	if (*batched && n->durable_ev) {
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+			seal(n, &n->out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
+		node_durable_backlog(n);
 	}
 	*batched = 0;
 }

@@ -1,0 +1,177 @@
+/*
+ * Replies wait for durability. With a storage whose commits are pipelined (paxos/storage.h,
+ * sync), the acceptor's commit returns before the device flush, so the acceptor's (or the
+ * serializer's) datagrams, sealed after the commit they report on, wait here until the storage
+ * says that commit is durable: no promise or accepted leaves ahead of its state. Each datagram
+ * waits for the storage's last commit when it was sealed, which covers every change its
+ * messages report; the storage's wake-up descriptor tells the loop when a flush finished.
+ */
+#include "log_line.h"
+#include "node_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void drop_held(struct paxos_node *n)
+{
+	while (n->held_count > 0) {
+		n->held_free[n->held_free_count++] = n->held[n->held_head].data;
+		n->held_head = (n->held_head + 1) % n->held_cap;
+		n->held_count--;
+	}
+}
+
+/* Sends the held datagrams whose commit is durable, oldest first. */
+static void release(struct paxos_node *n)
+{
+	struct paxos_tx_datagram batch[TX_QUEUE];
+	uint32_t messages[TX_QUEUE];
+	while (n->held_count > 0 && n->held[n->held_head].commit <= n->durable) {
+		size_t k = 0;
+		while (k < TX_QUEUE && n->held_count > 0 &&
+		       n->held[n->held_head].commit <= n->durable) {
+			struct held_datagram *h = &n->held[n->held_head];
+			batch[k] =
+			    (struct paxos_tx_datagram){.to = h->to, .data = h->data, .len = h->len};
+			messages[k++] = h->messages;
+			n->held_head = (n->held_head + 1) % n->held_cap;
+			n->held_count--;
+		}
+		n->net->ops->send(n->net, batch, k);
+		for (size_t i = 0; i < k; i++) {
+			if (batch[i].sent) {
+				n->transport.datagrams_sent++;
+				n->transport.messages_sent += messages[i];
+			} else {
+				n->transport
+				    .send_errors++; /* UDP may lose it anyway; Paxos retries */
+			}
+			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
+		}
+	}
+}
+
+/* Asks the storage how far its commits are durable (waiting for all of them with wait), takes
+ * its flush counters and sends what became durable. A failed flush stops the node. */
+static void sync_storage(struct paxos_node *n, bool wait)
+{
+	if (n->failed) {
+		drop_held(n);
+		return;
+	}
+	struct paxos_storage_progress p;
+	int rc = n->storage->ops->sync(n->storage, wait, &p);
+	if (rc != PAXOS_OK) {
+		drop_held(n); /* never sent: their state is not durable */
+		event_del(n->durable_ev);
+		node_fail(n, rc, n->serializer ? "serializer storage" : "acceptor storage");
+		return;
+	}
+	n->durable = p.durable;
+	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
+	c->storage_flushes = p.flushes;
+	c->storage_flush_records = p.flushed_records;
+	c->storage_flush_us = p.flush_us;
+	release(n);
+}
+
+static void on_durable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sync_storage(arg, false);
+}
+
+int node_durable_init(struct paxos_node *n, struct paxos_storage *st)
+{
+	if (!paxos_storage_pipelined(st))
+		return PAXOS_OK;
+	n->durable_ev =
+	    event_new(n->base, st->ops->sync_fd(st), EV_READ | EV_PERSIST, on_durable, n);
+	if (!n->durable_ev || event_add(n->durable_ev, NULL) != 0) {
+		node_set_error(n, "cannot add the storage's flushes to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	struct paxos_storage_progress p;
+	if (st->ops->sync(st, false, &p) != PAXOS_OK) {
+		node_set_error(n, "storage: %s", paxos_storage_error(st));
+		return PAXOS_E_STORAGE;
+	}
+	n->durable = p.durable;
+	return PAXOS_OK;
+}
+
+/* Room for one more held datagram and a buffer for it; false when memory ran out. */
+static bool make_room(struct paxos_node *n)
+{
+	if (n->held_count == n->held_cap) {
+		size_t cap = n->held_cap ? n->held_cap * 2 : 64;
+		struct held_datagram *held = malloc(cap * sizeof(*held));
+		uint8_t **free_list = malloc(cap * sizeof(*free_list));
+		if (!held || !free_list) {
+			free(held);
+			free(free_list);
+			return false;
+		}
+		for (size_t i = 0; i < n->held_count; i++) /* unrolled, oldest first */
+			held[i] = n->held[(n->held_head + i) % n->held_cap];
+		if (n->held_free_count)
+			memcpy(free_list, n->held_free, n->held_free_count * sizeof(*free_list));
+		free(n->held);
+		free(n->held_free);
+		n->held = held;
+		n->held_free = free_list;
+		n->held_head = 0;
+		n->held_cap = cap;
+	}
+	if (n->held_free_count == 0) {
+		uint8_t *buf = malloc(n->cfg.max_datagram);
+		if (!buf)
+			return false;
+		n->held_free[n->held_free_count++] = buf; /* buffers never outnumber held_cap */
+	}
+	return true;
+}
+
+bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
+		       const uint8_t *data, size_t len, uint32_t messages)
+{
+	if (!n->durable_ev || role != PAXOS_ROLE_ACCEPTOR)
+		return false;
+	uint64_t commit = n->storage->ops->committed(n->storage);
+	if (commit <= n->durable)
+		return false;
+	if (!make_room(n)) {
+		n->transport.send_errors++; /* as if lost: Paxos sends again */
+		return true;
+	}
+	uint8_t *buf = n->held_free[--n->held_free_count];
+	memcpy(buf, data, len);
+	n->held[(n->held_head + n->held_count) % n->held_cap] =
+	    (struct held_datagram){commit, to, buf, len, messages};
+	n->held_count++;
+	return true;
+}
+
+void node_durable_backlog(struct paxos_node *n)
+{
+	if (n->held_count > HELD_SOFT_MAX)
+		sync_storage(n, true);
+}
+
+void node_durable_finish(struct paxos_node *n)
+{
+	if (n->durable_ev)
+		sync_storage(n, true);
+}
+
+void node_durable_free(struct paxos_node *n)
+{
+	drop_held(n);
+	for (size_t i = 0; i < n->held_free_count; i++)
+		free(n->held_free[i]);
+	free(n->held_free);
+	free(n->held);
+	if (n->durable_ev)
+		event_free(n->durable_ev);
+}
