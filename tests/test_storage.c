@@ -69,9 +69,9 @@ static const struct backend backends[] = {
      false},
     {"bdb", "bdb write-nosync", PAXOS_DURABILITY_WRITE_NOSYNC, paxos_storage_bdb_new, false,
      CRASH_KEEPS_ALL, false},
-    {"bdb", "bdb sync", PAXOS_DURABILITY_SYNC, paxos_storage_bdb_new, true, CRASH_KEEPS_ALL, false},
+    {"bdb", "bdb sync", PAXOS_DURABILITY_SYNC, paxos_storage_bdb_new, true, CRASH_KEEPS_ALL, true},
     {"bdb", "bdb dbsync", PAXOS_DURABILITY_DBSYNC, paxos_storage_bdb_new, true, CRASH_KEEPS_ALL,
-     false},
+     true},
 };
 #define BACKEND_COUNT ((int)(sizeof(backends) / sizeof(backends[0])))
 #define FIRST_DURABLE 1
