@@ -6,7 +6,8 @@
 # points, one at a time and then two at once (a quorum), and each killed acceptor's store must
 # back everything it ever sent (paxos-store-check) before it restarts on it. The client must
 # get every value delivered, and a learner started afterwards must deliver what the first one
-# did.
+# did. Then the same for the serializer on LMDB sync, killed twice: every value it announced
+# must be in its store, or its restart would number other values with the same instances.
 # Usage: e2e_durable_crash.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -83,3 +84,41 @@ for B in lmdb bdb; do
 		"last), $CHECKED promises and accepted messages found in their stores, $LINES" \
 		"values delivered identically by 2 learners"
 done
+
+# The serializer: what it announced as final stays in its store across kill -9.
+B=serializer
+CONF=$WORK/serializer.conf
+sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store-serializer|" \
+	-e "s|^#durability .*|durability sync|" -e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
+	"$SRC/paxos.conf" >"$CONF"
+CHECKED=0
+start serializer_witness paxos-witness -c "$CONF" -o "$WORK/serializer-witness.txt"
+start serializer_0 paxos-serializer -c "$CONF"
+start serializer_learner paxos-learner -c "$CONF" -o "$WORK/serializer-learner.out"
+sleep 0.5
+: >"$WORK/serializer-submitted"
+"$BUILD/paxos-client" -c "$CONF" --count $((COUNT / 2)) --rate $RATE --outstanding 256 \
+	--size 64-600 --resubmit-ms 500 --time-limit 150 --log "$WORK/serializer-submitted" \
+	>"$WORK/serializer-client.log" 2>&1 &
+CLIENT=$!
+for point in 1 2; do
+	wait_lines "$WORK/serializer-submitted" $((COUNT / 2 * point / 3)) 60 ||
+		fail "serializer: the client made no progress before kill point $point"
+	eval "pid=\$PID_serializer_$((point - 1))"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	sleep 0.3
+	"$BUILD/paxos-store-check" -c "$CONF" -i 0 "$WORK/serializer-witness.txt" \
+		>"$WORK/check.out" 2>&1 ||
+		fail "serializer: its store lost what it announced: $(cat "$WORK/check.out")"
+	CHECKED=$((CHECKED + $(sed -n 's/.*all \([0-9]*\) promises.*/\1/p' "$WORK/check.out")))
+	start "serializer_$point" paxos-serializer -c "$CONF"
+done
+wait "$CLIENT" || fail "serializer: paxos-client did not get all $((COUNT / 2)) values delivered"
+start serializer_fresh paxos-learner -c "$CONF" -o "$WORK/serializer-fresh.out"
+converged $((COUNT / 2)) "$WORK/serializer-submitted" "$WORK/serializer-learner.out" \
+	"$WORK/serializer-fresh.out"
+grep -h "counters acceptor" "$WORK"/serializer_2.log | grep -q "storage_flushes=[1-9]" ||
+	fail "serializer: it reported no storage flushes"
+echo "e2e_durable_crash: serializer on lmdb sync: killed at 2 points, $CHECKED values it" \
+	"announced found in its store, $LINES values delivered identically by 2 learners"

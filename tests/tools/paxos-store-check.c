@@ -1,10 +1,12 @@
 /*
  * paxos-store-check: checks a stopped acceptor's store against what it acknowledged, as
- * paxos-witness wrote it down: every promise and accepted message acceptor ID sent must be
- * backed by its store (a durable acceptor answers only from durable state). For a promise the
- * record holds a promise at least as high (or is final) and an accepted ballot at least the
- * one reported; for an accepted message the record holds an accepted ballot at least as high,
- * with the same value when it is the same ballot (or is final: the chosen value replaced it).
+ * paxos-witness wrote it down: every promise and accepted message acceptor ID (or the
+ * serializer, acceptor 0) sent must be backed by its store (a durable acceptor answers only
+ * from durable state). For a promise the record holds a promise at least as high (or is
+ * final) and an accepted ballot at least the one reported; for an accepted message the record
+ * holds an accepted ballot at least as high, with the same value when it is the same ballot
+ * (unless it became final: the chosen value replaced it); one sent as final is final in the
+ * store, with the same value.
  * Prints how many messages it checked; the first problems and exit status 1 if any.
  *
  * Usage: paxos-store-check -c CONFIG -i ID WITNESS_FILE
@@ -43,8 +45,10 @@ static const char *unbacked(int found, const struct paxos_record *r, char kind,
 	}
 	if (r->accepted < ballot)
 		return "accepted ballot lower than the one sent";
-	if (r->accepted == ballot && !r->final && fnv1a(&r->value) != hash)
-		return "another value at the ballot sent";
+	if (extra && !r->final) /* sent as final (chosen): it stays so */
+		return "not final, but sent as final";
+	if ((extra || (r->accepted == ballot && !r->final)) && fnv1a(&r->value) != hash)
+		return "another value than the one sent";
 	return NULL;
 }
 
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		checked++;
-		const char *why = unbacked(found, &r, kind, ballot, kind == 'P' ? extra : 0, hash);
+		const char *why = unbacked(found, &r, kind, ballot, extra, hash);
 		if (why && bad++ < SHOWN_MAX)
 			printf(
 			    "acceptor %u sent %s for instance %llu at ballot %llu, its store has "
