@@ -2,7 +2,8 @@
 # Thesis 4.4 / Table 4.2: the same workload (one client, 30 values outstanding, 20-2000
 # bytes) under every storage backend and durability mode, for Paxos (3 acceptors and a
 # proposer) and for the serializer (thesis 4.2), which stores through the same backends:
-# durability.{csv,md,png}.
+# durability.{csv,md,png}, with acceptor 0's (or the serializer's) flush counters where
+# commits are pipelined.
 # Then the outstanding sweep: 500-byte values with 30, 64, 128 and 256 outstanding on memory,
 # LMDB sync and Berkeley DB sync (durable modes commit in a pipeline: the more in flight, the
 # more one flush carries), each point the median of $BENCH_REPEAT runs (default 3) taken side
@@ -27,6 +28,7 @@ mkdir -p "$OUT"
 STORE=$(mktemp -d /var/tmp/paxos-bench.XXXXXX)
 TMP=$STORE
 trap 'rm -rf "$STORE"' EXIT
+trap 'exit 1' INT TERM
 . "$SRC/bench/lib.sh"
 
 # durable_conf BACKEND DURABILITY: paxos.conf on that storage in $STORE/data, no periodic
@@ -39,20 +41,34 @@ durable_conf() {
 	echo "$conf"
 }
 
+# flush_counters LOG: storage_flushes, storage_flush_records and storage_flush_us of the last
+# "counters acceptor" line in LOG (0 where there is none), comma-separated.
+flush_counters() {
+	counters=$(grep -h "counters acceptor" "$1" 2>/dev/null | tail -n 1)
+	line=""
+	for c in storage_flushes storage_flush_records storage_flush_us; do
+		v=$(echo "$counters" | sed -n "s/.* $c=\([0-9]*\).*/\1/p")
+		line="$line${line:+,}${v:-0}"
+	done
+	echo "$line"
+}
+
 table() {
 
 CSV=$OUT/durability.csv
-echo "system,backend,durability,values,seconds,values_per_s,kb_per_s,p5_ms,p50_ms,p95_ms,max_ms" >"$CSV"
+echo "system,backend,durability,values,seconds,values_per_s,kb_per_s,p5_ms,p50_ms,p95_ms,max_ms,flushes,flush_records,flush_us" >"$CSV"
 for system in paxos serializer; do
 	for mode in memory:none lmdb:nosync lmdb:sync bdb:inmemory-log bdb:nosync bdb:write-nosync \
 		bdb:sync bdb:dbsync; do
 		backend=${mode%%:*}
 		durability=${mode#*:}
 		conf=$(durable_conf "$backend" "$durability")
-		rm -rf "$STORE/data"
+		rm -rf "$STORE/data" "$STORE/logs"
+		mkdir -p "$STORE/logs"
 		# A run of SECONDS_PER_MODE: the client stops at its time limit with values left to
 		# deliver and exits non-zero, so a run failed only if it delivered nothing.
-		out=$(PAXOS_SYSTEM=$system PAXOS_CONF=$conf "$SRC/bench/cluster-client.sh" "$BUILD" \
+		out=$(PAXOS_SYSTEM=$system PAXOS_LOG_DIR=$STORE/logs PAXOS_CONF=$conf \
+			"$SRC/bench/cluster-client.sh" "$BUILD" \
 			--count 100000000 --time-limit "$SECONDS_PER_MODE" --size 20-2000 --outstanding 30 \
 			--json 2>"$STORE/err" || true)
 		json=$(echo "$out" | grep '^{' || true)
@@ -63,21 +79,24 @@ for system in paxos serializer; do
 			exit 1
 			;;
 		esac
-		echo "$json" | awk -v sys="$system" -v b="$backend" -v d="$durability" '
+		log=$STORE/logs/acceptor0.log
+		[ "$system" = paxos ] || log=$STORE/logs/serializer.log
+		echo "$json" | awk -v sys="$system" -v b="$backend" -v d="$durability" -v fl="$(flush_counters "$log")" '
 			function field(name,   m) { match($0, "\"" name "\":[0-9.]+"); return substr($0, RSTART + length(name) + 3, RLENGTH - length(name) - 3) }
 			{ v = field("delivered"); s = field("seconds");
 			  # kB/s from the mean value size of 20-2000 bytes
-			  printf "%s,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s\n", sys, b, d, v, s, field("values_per_s"),
-			         field("values_per_s") * 1010 / 1000, field("p5"), field("p50"), field("p95"), field("max") }' >>"$CSV"
+			  printf "%s,%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s,%s\n", sys, b, d, v, s, field("values_per_s"),
+			         field("values_per_s") * 1010 / 1000, field("p5"), field("p50"), field("p95"), field("max"), fl }' >>"$CSV"
 		tail -n 1 "$CSV"
 	done
 done
 
 MD=$OUT/durability.md
 {
-	echo "| system | backend | durability | values/s | kB/s | latency 90% interval (ms) | p50 ms | max ms |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-	tail -n +2 "$CSV" | awk -F, '{ printf "| %s | %s | %s | %s | %s | [%s, %s] | %s | %s |\n", $1, $2, $3, $6, $7, $8, $10, $9, $11 }'
+	echo "| system | backend | durability | values/s | kB/s | latency 90% interval (ms) | p50 ms | max ms | records/flush | us/flush |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	tail -n +2 "$CSV" | awk -F, '{ printf "| %s | %s | %s | %s | %s | [%s, %s] | %s | %s | %s | %s |\n", $1, $2, $3, $6, $7, $8, $10, $9, $11,
+		($12 > 0 ? sprintf("%.1f", $13 / $12) : "-"), ($12 > 0 ? sprintf("%.0f", $14 / $12) : "-") }'
 	echo
 	echo "Serializer / Paxos delivery rate per mode:"
 	echo
@@ -130,13 +149,7 @@ sweep_run() {
 		exit 1
 		;;
 	esac
-	counters=$(grep -h "counters acceptor 0" "$STORE/logs/acceptor0.log" | tail -n 1)
-	line="$(jfield "$json" values_per_s),$(jfield "$json" p50)"
-	for c in storage_flushes storage_flush_records storage_flush_us; do
-		v=$(echo "$counters" | sed -n "s/.* $c=\([0-9]*\).*/\1/p")
-		line="$line,${v:-0}"
-	done
-	echo "$line"
+	echo "$(jfield "$json" values_per_s),$(jfield "$json" p50),$(flush_counters "$STORE/logs/acceptor0.log")"
 }
 
 sweep() {
