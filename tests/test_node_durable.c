@@ -260,6 +260,8 @@ START_TEST(test_promise_waits_for_its_commit)
 	run(&f);
 	ck_assert_uint_eq(f.st->committed, 2);
 	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 0), 0);
+	/* Meanwhile the acceptors' group is read when a flush returns, not as it arrives. */
+	ck_assert(f.t->lazy[PAXOS_GROUP_ACCEPTORS]);
 
 	/* The first commit is durable: its promise leaves, the second's does not. */
 	release(f.st, 1);
@@ -269,6 +271,7 @@ START_TEST(test_promise_waits_for_its_commit)
 	release(f.st, 2);
 	run(&f);
 	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 6), 1);
+	ck_assert(!f.t->lazy[PAXOS_GROUP_ACCEPTORS]); /* nothing waits: read as it arrives */
 	const struct paxos_counters *c = paxos_node_counters(f.n, PAXOS_ROLE_ACCEPTOR);
 	ck_assert_uint_eq(c->promises_sent, 2);
 	ck_assert_uint_eq(c->storage_flushes, 2);

@@ -67,6 +67,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
+	node_durable_poll(n);
 }
 
 static void on_report(evutil_socket_t fd, short what, void *arg)

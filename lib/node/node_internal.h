@@ -38,6 +38,9 @@
  * batch waits for the storage's flushes instead of holding more. */
 #define HELD_SOFT_MAX 1024u
 
+/* Most reads of what arrived for the acceptor while a flush ran (node_durable.c). */
+#define DURABLE_READS 16
+
 /* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
 #define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
@@ -111,6 +114,7 @@ struct paxos_node {
 	 * in held, a ring, until the commit it follows is durable (node_durable.c). */
 	struct event *durable_ev; /* the storage's sync_fd is readable: a flush finished */
 	uint64_t durable;         /* commits up to this one are durable, as sync last said */
+	bool durable_lazy; /* the group it commits is read when a flush returns (node_durable.c) */
 	struct held_datagram *held;
 	size_t held_head, held_count, held_cap;
 	uint8_t **held_free; /* buffers of sent datagrams, for the next ones */
@@ -181,13 +185,18 @@ void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 
 /* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
  * acceptor's datagrams wait for durability. hold: seal's question for a datagram of role's:
- * if it must wait, a copy is kept (true). backlog: at the end of an acceptor batch, when too
- * much is held, waits for the flushes. finish: at paxos_node_free, sends what was held once
- * durable (drops it if the node failed). free: the buffers. */
+ * if it must wait, a copy is kept (true). backlog and after_batch: at the end of an acceptor
+ * batch; when too much is held, waits for the flushes; while commits wait for a flush, reads
+ * its group lazily. poll: at a flush's end (and each acceptor tick, in case a wake-up was
+ * missed): sends what became durable, reads what arrived meanwhile. finish: at
+ * paxos_node_free, sends what was held once durable (drops it if the node failed). free: the
+ * buffers. */
 int node_durable_init(struct paxos_node *n, struct paxos_storage *st);
 bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
 		       const uint8_t *data, size_t len, uint32_t messages);
 void node_durable_backlog(struct paxos_node *n);
+void node_durable_after_batch(struct paxos_node *n);
+void node_durable_poll(struct paxos_node *n);
 void node_durable_finish(struct paxos_node *n);
 void node_durable_free(struct paxos_node *n);
 

@@ -189,6 +189,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			seal(n, &n->out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
 		node_durable_backlog(n);
+		node_durable_after_batch(n);
 	}
 	*batched = 0;
 }
