@@ -2,7 +2,8 @@
  * With a storage whose commits are pipelined (paxos/storage.h, sync), the node sends none of
  * the acceptor's or the serializer's replies before the commit they follow is durable. A stub
  * storage (the memory backend inside) says a commit is durable only when the test releases
- * it; a stub transport keeps what the node sends.
+ * it, as a flush on the storage's thread would (storage-flush-thread yes), or when the node
+ * flushes on its own loop (the default); a stub transport keeps what the node sends.
  */
 #include <check.h>
 #include <event2/event.h>
@@ -26,10 +27,15 @@ struct stub_storage {
 	uint64_t durable;   /* released by the test */
 	uint64_t flushes;
 	bool fail;
-	unsigned waits; /* sync calls with wait */
+	unsigned waits;             /* sync calls with wait: flushes on the caller's thread */
+	unsigned starts;            /* sync calls without */
+	struct stub *t;             /* the node's transport */
+	unsigned promises_at_flush; /* promises sent when the last flush on the loop began */
 	int fds[2];
 	bool destroyed;
 };
+
+static unsigned sent(const struct stub *t, size_t first, enum paxos_msg_type type, paxos_iid iid);
 
 static struct stub_storage *of(struct paxos_storage *st)
 {
@@ -108,7 +114,11 @@ static int stub_sync(struct paxos_storage *st, bool wait, struct paxos_storage_p
 		return PAXOS_E_STORAGE;
 	if (wait) {
 		s->waits++;
+		if (s->t)
+			s->promises_at_flush = sent(s->t, 0, PAXOS_MSG_PROMISE, 0);
 		s->durable = s->committed;
+	} else {
+		s->starts++;
 	}
 	if (p)
 		*p = (struct paxos_storage_progress){.committed = s->committed,
@@ -214,7 +224,8 @@ struct fixture {
 	char dir[64];
 };
 
-static void set_up(struct fixture *f)
+/* With threaded, flushes run on the storage's thread (here: the test releases them). */
+static void set_up_with(struct fixture *f, bool threaded)
 {
 	paxos_config_defaults(&f->cfg);
 	snprintf(f->cfg.storage, sizeof(f->cfg.storage), "lmdb"); /* durable: no recovery */
@@ -223,12 +234,19 @@ static void set_up(struct fixture *f)
 	snprintf(f->cfg.storage_path, sizeof(f->cfg.storage_path), "%s", f->dir);
 	f->cfg.learning_acceptors = false;
 	f->cfg.counters_interval_ms = 0;
+	f->cfg.storage_flush_thread = threaded;
 	f->base = event_base_new();
 	f->t = calloc(1, sizeof(*f->t));
 	f->st = stub_storage_new();
+	f->st->t = f->t;
 	char err[256];
 	f->n = paxos_node_new_on(f->base, &f->cfg, stub_open, f->t, err, sizeof(err));
 	ck_assert_msg(f->n != NULL, "%s", err);
+}
+
+static void set_up(struct fixture *f)
+{
+	set_up_with(f, true);
 }
 
 static void tear_down(struct fixture *f)
@@ -359,6 +377,32 @@ START_TEST(test_serializer_value_waits)
 }
 END_TEST
 
+/* By default the acceptor flushes on its own loop at the end of the round, then sends: the
+ * promise leaves in the same round, never before the flush began. */
+START_TEST(test_flush_on_the_loop)
+{
+	struct fixture f;
+	set_up_with(&f, false);
+	ck_assert_int_eq(paxos_node_add_acceptor(f.n, 0, &f.st->base), PAXOS_OK);
+	unsigned starts = f.st->starts;
+	prepare(f.t, 5, 101);
+	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 0), 0);
+	run(&f);
+	ck_assert_uint_eq(f.st->waits, 1);
+	ck_assert_uint_eq(f.st->promises_at_flush, 0);
+	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 5), 1);
+	ck_assert_uint_eq(f.st->starts, starts); /* nothing handed to the storage's thread */
+	ck_assert(!f.t->lazy[PAXOS_GROUP_ACCEPTORS]);
+
+	/* A reject changes nothing: no flush for it. */
+	prepare(f.t, 5, 50);
+	run(&f);
+	ck_assert_uint_eq(f.st->waits, 1);
+	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_REJECT, 5), 1);
+	tear_down(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_durable");
@@ -367,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, test_failed_flush_stops_the_node);
 	tcase_add_test(tc, test_free_sends_once_durable);
 	tcase_add_test(tc, test_serializer_value_waits);
+	tcase_add_test(tc, test_flush_on_the_loop);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

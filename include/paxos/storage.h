@@ -53,17 +53,20 @@ struct paxos_storage_ops {
 	/*
 	 * Pipelined commits, optional: NULL for a backend whose commit returns once the changes
 	 * are as durable as its mode makes them. A backend that has them returns from commit at
-	 * once: get sees the changes, which become durable later, one flush at a time on a
-	 * thread of the backend's own, in commit order, each flush taking every commit made
-	 * while the one before ran (group commit growing with the load). Whoever answers from
-	 * the store (the node) holds back what a commit backs until sync says it is durable.
+	 * once: get sees the changes, which become durable only when a flush makes them so, one
+	 * flush at a time, in commit order, each flush taking every commit not flushed yet (group
+	 * commit growing with the load). Whoever answers from the store (the node) holds back what
+	 * a commit backs until sync says it is durable.
 	 *
 	 * committed: the number of the last commit (0: none yet). Only reads.
-	 * sync: collects a finished flush and starts the next one; with wait, returns only once
-	 *   every commit so far is durable. Fills p (NULL: not wanted). Like commit, it ends the
-	 *   validity of what get returned. PAXOS_OK, or PAXOS_E_STORAGE when a flush failed
-	 *   (the store then refuses everything; error says why).
-	 * sync_fd: a descriptor that becomes readable when a flush finished: call sync then.
+	 * sync: collects a finished flush and, if none runs, starts one for the commits not
+	 *   flushed yet on a thread of the backend's own; with wait, returns only once every
+	 *   commit so far is durable, flushing on the caller's thread (after a running flush).
+	 *   Fills p (NULL: not wanted). Like commit, it ends the validity of what get returned.
+	 *   PAXOS_OK, or PAXOS_E_STORAGE when a flush failed (the store then refuses everything;
+	 *   error says why).
+	 * sync_fd: a descriptor that becomes readable when a flush on the thread finished: call
+	 *   sync then.
 	 */
 	uint64_t (*committed)(struct paxos_storage *st);
 	int (*sync)(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p);

@@ -102,6 +102,7 @@ static const struct config_key config_keys[] = {
     {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
     {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
     {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
+    {"storage-flush-thread", KEY_BOOL, FIELD(storage_flush_thread), 0, 0, "no"},
     {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION,
      "1000000"},
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},

@@ -48,6 +48,7 @@ struct paxos_config {
 	uint64_t lmdb_map_size;                /* bytes */
 	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
 	bool storage_fresh;        /* wipe the acceptor's store at start */
+	bool storage_flush_thread; /* pipelined commits flush on the storage's thread */
 	bool learning_acceptors;   /* acceptors also learn and keep decisions final (3.7.5) */
 	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */

@@ -4,7 +4,8 @@
  * serializer's) datagrams, sealed after the commit they report on, wait here until the storage
  * says that commit is durable: no promise or accepted leaves ahead of its state. Each datagram
  * waits for the storage's last commit when it was sealed, which covers every change its
- * messages report; the storage's wake-up descriptor tells the loop when a flush finished.
+ * messages report; the storage's wake-up descriptor tells the loop when a flush on its thread
+ * finished. Where flushes run: see on_thread.
  */
 #include "log_line.h"
 #include "node_internal.h"
@@ -76,43 +77,88 @@ static void sync_storage(struct paxos_node *n, bool wait)
 }
 
 /*
- * While commits wait for a flush, the group the acceptor (or serializer) commits is read
- * lazily. What arrives meanwhile could only join the flush after the running one, which starts
- * when the running one returns: reading it as it arrives would wake the loop once per datagram
- * for nothing sooner, and on a small machine those wake-ups cost more than the flush they
- * overlap (docs/BENCHMARKS.md, pipelined group commit). So when a flush returns, everything
- * that arrived meanwhile is read at once and becomes the next commit; until then the loop is
- * free for the rest (timers, the learner, a proposer beside the acceptor). A transport that
- * cannot read a group lazily (unicast) delivers it as it arrives: only slower.
+ * Where a flush runs (storage-flush-thread). By default on the loop, at the end of a round,
+ * after reading everything that waits: what arrives during the flush could only join the
+ * flush after it anyway, and handing each flush to the storage's thread and back costs two
+ * thread wake-ups, which on the development machine cost more than the flush they overlap
+ * (docs/BENCHMARKS.md, pipelined group commit). With the thread the loop goes on during the
+ * flush (a proposer or an application beside the acceptor keeps running), and until the flush
+ * returns, the group the acceptor commits is read lazily: once, when it returns, rather than
+ * waking the loop for each datagram; a transport that cannot read that group lazily (unicast)
+ * delivers it as it arrives.
  */
+static bool on_thread(const struct paxos_node *n)
+{
+	return n->cfg.storage_flush_thread;
+}
+
+bool node_durable_threaded(const struct paxos_node *n)
+{
+	return n->durable_ev && on_thread(n);
+}
+
 static enum paxos_group fed_group(const struct paxos_node *n)
 {
 	return n->serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
 }
 
-void node_durable_after_batch(struct paxos_node *n)
+static bool waiting(struct paxos_node *n)
 {
-	if (!n->durable_ev || n->failed)
-		return;
-	bool lazy = n->storage->ops->committed(n->storage) > n->durable;
+	return n->storage->ops->committed(n->storage) > n->durable;
+}
+
+/* Reads what waits on the group the acceptor commits: each read one batch, one commit. */
+static void read_waiting(struct paxos_node *n)
+{
+	size_t batch = n->net->ops->batch(n->net);
+	for (int i = 0; i < DURABLE_READS && !n->failed; i++)
+		if (n->net->ops->read(n->net, fed_group(n)) < batch)
+			break;
+}
+
+static void read_lazily(struct paxos_node *n, bool lazy)
+{
 	if (n->durable_lazy != lazy) {
 		n->durable_lazy = lazy;
 		n->net->ops->set_lazy(n->net, fed_group(n), lazy);
 	}
 }
 
+void node_durable_after_batch(struct paxos_node *n)
+{
+	if (!n->durable_ev || n->failed || !waiting(n))
+		return;
+	if (!on_thread(n)) {
+		node_schedule_flush(n); /* flushed at the round's end */
+		return;
+	}
+	sync_storage(n, false); /* starts a flush for it unless one runs */
+	if (!n->failed)
+		read_lazily(n, waiting(n));
+}
+
+void node_durable_round_end(struct paxos_node *n)
+{
+	if (!n->durable_ev || n->failed || on_thread(n) || !waiting(n))
+		return;
+	read_waiting(n);
+	sync_storage(n, true);
+}
+
 void node_durable_poll(struct paxos_node *n)
 {
-	if (!n->durable_ev)
+	if (!n->durable_ev || n->failed)
 		return;
+	if (!on_thread(n)) {
+		if (waiting(n))
+			node_schedule_flush(n);
+		return;
+	}
 	sync_storage(n, false);
-	if (n->failed || !n->durable_lazy)
-		return;
-	size_t batch = n->net->ops->batch(n->net);
-	for (int i = 0; i < DURABLE_READS && !n->failed; i++)
-		if (n->net->ops->read(n->net, fed_group(n)) < batch)
-			break;
-	node_durable_after_batch(n);
+	if (n->durable_lazy && !n->failed)
+		read_waiting(n);
+	if (!n->failed)
+		read_lazily(n, waiting(n));
 }
 
 static void on_durable(evutil_socket_t fd, short what, void *arg)

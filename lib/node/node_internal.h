@@ -184,19 +184,26 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 
 /* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
- * acceptor's datagrams wait for durability. hold: seal's question for a datagram of role's:
- * if it must wait, a copy is kept (true). backlog and after_batch: at the end of an acceptor
- * batch; when too much is held, waits for the flushes; while commits wait for a flush, reads
- * its group lazily. poll: at a flush's end (and each acceptor tick, in case a wake-up was
- * missed): sends what became durable, reads what arrived meanwhile. finish: at
+ * acceptor's datagrams wait for durability. threaded: flushes run on the storage's thread
+ * (storage-flush-thread), else on the loop. hold: seal's question
+ * for a datagram of role's: if it must wait, a copy is kept (true). backlog and after_batch:
+ * at the end of an acceptor batch; when too much is held, waits for the flushes; starts a
+ * flush or schedules one for the round's end. round_end: before a round's datagrams are sent,
+ * flushes on the loop. poll: at a flush's end on the thread (and each acceptor tick, in case a
+ * wake-up was missed): sends what became durable, reads what arrived meanwhile. finish: at
  * paxos_node_free, sends what was held once durable (drops it if the node failed). free: the
  * buffers. */
 int node_durable_init(struct paxos_node *n, struct paxos_storage *st);
+bool node_durable_threaded(const struct paxos_node *n);
 bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
 		       const uint8_t *data, size_t len, uint32_t messages);
 void node_durable_backlog(struct paxos_node *n);
 void node_durable_after_batch(struct paxos_node *n);
+void node_durable_round_end(struct paxos_node *n);
 void node_durable_poll(struct paxos_node *n);
+
+/* Makes the round's end (node_on_flush) due. */
+void node_schedule_flush(struct paxos_node *n);
 void node_durable_finish(struct paxos_node *n);
 void node_durable_free(struct paxos_node *n);
 

@@ -96,6 +96,7 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
+	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
 	if (n->learn_due) {
 		/* After the acceptor's replies are out: learning is not on their path. */
@@ -104,7 +105,7 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static void schedule_flush(struct paxos_node *n)
+void node_schedule_flush(struct paxos_node *n)
 {
 	if (!n->flush_scheduled) {
 		n->flush_scheduled = true;
@@ -123,7 +124,7 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	schedule_flush(n);
+	node_schedule_flush(n);
 }
 
 /* ---- receiving ---- */
@@ -170,8 +171,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
- * transaction (group commit). With pipelined commits its replies are sealed right away, so
- * that they wait for this commit only, not for the next read's. */
+ * transaction (group commit). When pipelined commits flush on the storage's thread, its
+ * replies are sealed right away, so that they wait for this commit only, not the next read's. */
 static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
@@ -185,12 +186,13 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
-	if (*batched && n->durable_ev) {
+	if (*batched && node_durable_threaded(n)) {
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			seal(n, &n->out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
 		node_durable_backlog(n);
-		node_durable_after_batch(n);
 	}
+	if (*batched)
+		node_durable_after_batch(n);
 	*batched = 0;
 }
 
@@ -281,7 +283,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
 	if (n->learn_ev && g != PAXOS_GROUP_LEARNERS) {
 		n->learn_due = true;
-		schedule_flush(n);
+		node_schedule_flush(n);
 	}
 }
 

@@ -87,25 +87,9 @@ int storage_flusher_start(struct storage_flusher *f, const struct storage_flushe
 	return PAXOS_OK;
 }
 
-/* Collects the running flush if it finished or, with wait, once it has. Returns whether it
- * collected one. */
-static bool collect(struct storage_flusher *f, bool wait)
+/* The running flush ended with rc after took microseconds. */
+static void account(struct storage_flusher *f, int rc, uint64_t took, const char *err)
 {
-	if (!f->running)
-		return false;
-	char err[FLUSHER_ERROR_MAX] = "";
-	pthread_mutex_lock(&f->lock);
-	while (wait && !f->finished)
-		pthread_cond_wait(&f->cond, &f->lock);
-	bool done = f->finished;
-	int rc = f->result;
-	uint64_t took = f->took_us;
-	if (done && rc != PAXOS_OK)
-		memcpy(err, f->error, sizeof(err));
-	f->finished = false;
-	pthread_mutex_unlock(&f->lock);
-	if (!done)
-		return false;
 	f->progress.flushes++;
 	f->progress.flush_us += took;
 	f->progress.flushed_records += f->running_records;
@@ -117,27 +101,49 @@ static bool collect(struct storage_flusher *f, bool wait)
 	f->running_records = 0;
 	if (f->ops->finish)
 		f->ops->finish(f->arg, rc, err);
-	return true;
 }
 
-/* Collects a finished flush and hands the commits made since over to the thread if none runs. */
-static int kick(struct storage_flusher *f)
+/* Collects the running flush if it finished or, with wait, once it has. */
+static void collect(struct storage_flusher *f, bool wait)
 {
-	collect(f, false);
-	if (f->failed)
-		return PAXOS_E_STORAGE;
-	if (f->running || f->progress.committed == f->progress.durable)
-		return PAXOS_OK;
+	if (!f->running)
+		return;
+	char err[FLUSHER_ERROR_MAX] = "";
+	pthread_mutex_lock(&f->lock);
+	while (wait && !f->finished)
+		pthread_cond_wait(&f->cond, &f->lock);
+	bool done = f->finished;
+	int rc = f->result;
+	uint64_t took = f->took_us;
+	if (done && rc != PAXOS_OK)
+		memcpy(err, f->error, sizeof(err));
+	f->finished = false;
+	pthread_mutex_unlock(&f->lock);
+	if (done)
+		account(f, rc, took, err);
+}
+
+/* Makes the commits not flushed yet the next flush's, on the thread (here: on the caller's).
+ * Returns false when the backend could not hand them over (out of memory). */
+static bool start_flush(struct storage_flusher *f, bool here)
+{
 	if (f->ops->prepare && !f->ops->prepare(f->arg))
-		return PAXOS_OK;
+		return false;
 	f->running = f->progress.committed;
 	f->running_records = f->records;
 	f->records = 0;
+	if (here) {
+		char err[FLUSHER_ERROR_MAX] = "";
+		uint64_t start = now_us();
+		int rc = f->ops->flush(f->arg, err, sizeof(err));
+		account(f, rc, now_us() - start, err);
+		return true;
+	}
 	pthread_mutex_lock(&f->lock);
 	f->job = true;
 	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
-	return PAXOS_OK;
+	return true;
 }
 
 int storage_flusher_commit(struct storage_flusher *f, uint64_t records, bool backlog)
@@ -146,8 +152,7 @@ int storage_flusher_commit(struct storage_flusher *f, uint64_t records, bool bac
 		return PAXOS_E_STORAGE;
 	f->progress.committed++;
 	f->records += records;
-	collect(f, backlog);
-	return kick(f);
+	return backlog ? storage_flusher_sync(f, true, NULL) : PAXOS_OK;
 }
 
 int storage_flusher_sync(struct storage_flusher *f, bool wait, struct paxos_storage_progress *p)
@@ -156,11 +161,13 @@ int storage_flusher_sync(struct storage_flusher *f, bool wait, struct paxos_stor
 	char buf[64];
 	while (read(f->fds[0], buf, sizeof(buf)) > 0)
 		;
-	int rc = kick(f);
-	while (rc == PAXOS_OK && wait && f->progress.durable < f->progress.committed) {
-		collect(f, true);
-		rc = kick(f);
-	}
+	collect(f, wait);
+	int rc = f->failed ? PAXOS_E_STORAGE : PAXOS_OK;
+	if (rc == PAXOS_OK && !f->running && f->progress.durable < f->progress.committed &&
+	    !start_flush(f, wait) && wait)
+		rc = PAXOS_E_NOMEM;
+	if (rc == PAXOS_OK && f->failed)
+		rc = PAXOS_E_STORAGE;
 	if (!f->running) /* the bytes of flushes collected meanwhile: no wake-up for nothing */
 		while (read(f->fds[0], buf, sizeof(buf)) > 0)
 			;

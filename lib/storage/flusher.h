@@ -1,13 +1,13 @@
 /*
- * The flush thread of a backend with pipelined commits (paxos/storage.h, sync): the event loop
- * commits in memory or without a device flush and goes on; this thread makes those commits
- * durable, one flush at a time, each taking every commit made while the one before ran.
+ * The flushes of a backend with pipelined commits (paxos/storage.h, sync): the event loop
+ * commits in memory or without a device flush and goes on; a flush makes every commit not
+ * flushed yet durable, one flush at a time, on the backend's thread or on the caller's.
  * Internal to libpaxos.
  *
- * The loop owns everything but the flush itself: it counts commits (storage_flusher_commit),
- * hands a flush over when none runs (prepare, on the loop), collects it when it finished
- * (finish, on the loop). Only flush runs on the thread, on state the loop does not touch while
- * it runs.
+ * The loop owns everything but a flush running on the thread: it counts commits
+ * (storage_flusher_commit), hands a flush over when none runs (prepare, on the loop), collects
+ * it when it finished (finish, on the loop). flush runs on the thread on state the loop does
+ * not touch meanwhile, or on the loop itself (sync with wait).
  */
 #ifndef PAXOS_STORAGE_FLUSHER_H
 #define PAXOS_STORAGE_FLUSHER_H
@@ -22,8 +22,8 @@ struct storage_flusher_ops {
 	/* On the loop, as a flush is handed over: what the commits so far changed becomes the
 	 * flush's (an LMDB overlay changes hands). false: not now (out of memory, failed). */
 	bool (*prepare)(void *arg);
-	/* On the thread: makes what prepare handed over durable. PAXOS_OK, or an error with the
-	 * reason written to err. */
+	/* On the thread (or the loop, see storage_flusher_sync): makes what prepare handed over
+	 * durable. PAXOS_OK, or an error with the reason written to err. */
 	int (*flush)(void *arg, char *err, size_t errlen);
 	/* On the loop, once the flush is collected, with its result and reason. */
 	void (*finish)(void *arg, int rc, const char *err);
@@ -60,14 +60,13 @@ int storage_flusher_start(struct storage_flusher *f, const struct storage_flushe
  * flusher that never started. */
 void storage_flusher_stop(struct storage_flusher *f);
 
-/* The loop made a commit that wrote records records: numbers it, and starts a flush for it
- * if none runs (collecting a finished one first). With backlog (the caller holds much in
- * memory) it waits for a running flush to end first. Returns PAXOS_OK or PAXOS_E_STORAGE once
- * a flush failed. */
+/* The loop made a commit that wrote records records: numbers it. With backlog (the caller
+ * holds much in memory) it makes every commit durable first (sync with wait). Returns
+ * PAXOS_OK or PAXOS_E_STORAGE once a flush failed. */
 int storage_flusher_commit(struct storage_flusher *f, uint64_t records, bool backlog);
 
-/* paxos_storage_ops.sync: collects a finished flush, starts the next; with wait until every
- * commit so far is durable. */
+/* paxos_storage_ops.sync: collects a finished flush and starts the next on the thread; with
+ * wait, waits for a running one and flushes the rest on the caller's thread. */
 int storage_flusher_sync(struct storage_flusher *f, bool wait, struct paxos_storage_progress *p);
 
 /* Whether a flush runs: what prepare handed over is the thread's until it is collected. */

@@ -9,11 +9,11 @@
  * chunks are reused, so the steady state does not allocate.
  *
  * Durability sync and dbsync pipeline their commits (paxos/storage.h): transactions commit
- * without a log flush (DB_TXN_NOSYNC), so the loop goes on at once, and the flush thread
- * (flusher.h) flushes the log, which makes every transaction committed before it durable (and
- * with dbsync syncs the database file), while the loop commits the next ones. BDB releases its
- * log region during the device flush, so commits do not wait for it. Syncing pages (dbsync,
- * checkpoints) is another matter: BDB's sync sleeps a whole second when it meets a page
+ * without a log flush (DB_TXN_NOSYNC), so the loop goes on at once, and a flush (flusher.h)
+ * flushes the log, which makes every transaction committed before it durable (and with dbsync
+ * syncs the database file); on the flush thread, the loop commits the next ones meanwhile. BDB
+ * releases its log region during the device flush, so commits do not wait for it. Syncing pages
+ * (dbsync, checkpoints) is another matter: BDB's sync sleeps a whole second when it meets a page
  * another thread is changing (mp_sync.c), so the loop's page changes and the thread's page
  * syncs take turns (page_lock).
  */
@@ -502,7 +502,7 @@ static void marker_path(const struct bdb_storage *b, char *buf, size_t cap)
 
 /* ---- pipelined commits (durability sync, dbsync) ---- */
 
-/* On the flush thread: everything committed so far reaches the disk. */
+/* On the flush thread (or the loop): everything committed so far reaches the disk. */
 static int bdb_flush(void *arg, char *err, size_t errlen)
 {
 	struct bdb_storage *b = arg;

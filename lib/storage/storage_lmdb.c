@@ -7,12 +7,12 @@
  * stay valid as storage.h says.
  *
  * With durability sync, commits are pipelined (paxos/storage.h): a batch's changes go to an
- * overlay in memory (overlay.h) that gets read first, and the flush thread (flusher.h) writes
- * the commits gathered there in one write transaction, committed with LMDB's own device
- * flushes, while the loop fills the next overlay. LMDB allows one writer at a time and readers
- * beside it, so the loop's reads go on during a flush. MDB_NOSYNC commits with a flush thread
- * calling mdb_env_sync would be simpler, but a system crash can then corrupt the store (LMDB's
- * documentation of MDB_NOSYNC): durability sync keeps every commit a synced one.
+ * overlay in memory (overlay.h) that gets read first, and a flush (flusher.h) writes the
+ * commits gathered there in one write transaction, committed with LMDB's own device flushes;
+ * on the flush thread, the loop fills the next overlay meanwhile. LMDB allows one writer at a
+ * time and readers beside it, so the loop's reads go on during a flush. MDB_NOSYNC commits with a
+ * flush thread calling mdb_env_sync would be simpler, but a system crash can then corrupt the store
+ * (LMDB's documentation of MDB_NOSYNC): durability sync keeps every commit a synced one.
  */
 #include <paxos/storage_backends.h>
 #include <paxos/storage.h>
@@ -29,7 +29,7 @@
 #include "overlay.h"
 #include "storage_backend.h"
 
-/* A commit that leaves more than this waiting in memory waits for the running flush first. */
+/* A commit that leaves more than this waiting in memory makes it durable at once. */
 #define LMDB_OVERLAY_BACKLOG (64u << 20)
 
 struct lmdb_storage {
@@ -168,7 +168,7 @@ static int commit_write(struct lmdb_storage *l)
 static int trim_in(struct lmdb_storage *l, MDB_txn *txn, paxos_iid iid, paxos_iid highest,
 		   char *why, size_t cap);
 
-/* Numbers the open batch's changes as a commit; the flush thread takes it if idle. */
+/* Numbers the open batch's changes as a commit, for the next flush. */
 static int commit_pipelined(struct lmdb_storage *l)
 {
 	if (!l->changed)
@@ -207,7 +207,8 @@ static int reserve_flush(struct lmdb_storage *l, size_t size)
 	return PAXOS_OK;
 }
 
-/* On the flush thread: the flushing overlay in one write transaction, trim first. */
+/* On the flush thread (or the loop): the flushing overlay in one write transaction, trim
+ * first. */
 static int lmdb_flush(void *arg, char *err, size_t errlen)
 {
 	struct lmdb_storage *l = arg;
