@@ -2,7 +2,8 @@
 # Runs paxos-client against a local cluster (the configuration's acceptors, proposer 0
 # leading, from paxos.conf or $PAXOS_CONF) inside a private network namespace, and prints its
 # report. With PAXOS_SYSTEM=serializer it runs paxos-serializer (thesis 4.2) in place of the
-# acceptors and proposer (default PAXOS_SYSTEM=paxos).
+# acceptors and proposer, with PAXOS_SYSTEM=replicas paxos-replica processes (acceptor i,
+# proposer 0 in the first, a learner writing to /dev/null in each) (default PAXOS_SYSTEM=paxos).
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there;
@@ -21,7 +22,7 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 CONF=${PAXOS_CONF:-$SRC/paxos.conf}
-if [ "${PAXOS_SYSTEM:-paxos}" = paxos ]; then
+if [ "${PAXOS_SYSTEM:-paxos}" != serializer ]; then
 	# Only proposer 0 runs: say so, or acceptors starting without state (memory storage)
 	# would wait 2 s for proposer 1 before voting, and the machine would idle meanwhile.
 	sed 's/^proposers .*/proposers 1/' "$CONF" >"$WORK/paxos.conf"
@@ -47,12 +48,21 @@ paxos)
 	summary="counters proposer"
 	log=proposer0
 	;;
+replicas)
+	i=0
+	while [ $i -lt "$ACCEPTORS" ]; do
+		start replica$i paxos-replica -c "$CONF" -i $i -o /dev/null
+		i=$((i + 1))
+	done
+	summary="counters proposer"
+	log=replica0
+	;;
 serializer)
 	start serializer paxos-serializer -c "$CONF"
 	summary="counters acceptor"
 	log=serializer
 	;;
-*) fail "PAXOS_SYSTEM must be paxos or serializer, not '$PAXOS_SYSTEM'" ;;
+*) fail "PAXOS_SYSTEM must be paxos, replicas or serializer, not '$PAXOS_SYSTEM'" ;;
 esac
 i=0
 while [ $i -lt "${PAXOS_LEARNERS:-0}" ]; do
@@ -63,7 +73,7 @@ sleep 0.3
 # Acceptors that start without earlier state recover before they vote (2 s when a configured
 # proposer, here proposer 1, never answers): the measurement starts once every one votes.
 i=0
-for f in "$WORK"/acceptor*.log; do
+for f in "$WORK"/acceptor*.log "$WORK"/replica*.log; do
 	[ -e "$f" ] || continue
 	while grep -q "recovering, no votes" "$f" && ! grep -q "recovered: votes again" "$f"; do
 		i=$((i + 1))

@@ -5,12 +5,14 @@
 # durability.{csv,md,png}, with acceptor 0's (or the serializer's) flush counters where
 # commits are pipelined.
 # Then the outstanding sweep: 500-byte values with 30, 64, 128 and 256 outstanding on memory,
-# LMDB sync and Berkeley DB sync (durable modes commit in a pipeline: the more in flight, the
-# more one flush carries), each point the median of $BENCH_REPEAT runs (default 3) taken side
-# by side, one run of every mode and point per round, with acceptor 0's flush counters:
-# durability-sweep.{csv,md,png}, every run in durability-sweep-runs.csv. With
-# DURABILITY_BASELINE=BUILD_DIR the durable modes also run with that build, in the same rounds
-# (before and after a change).
+# LMDB sync and Berkeley DB sync, the durable ones flushing on the acceptor's loop (default)
+# and on the storage's thread (storage-flush-thread yes; "thread" in the series' name), each
+# point the median of $BENCH_REPEAT runs (default 3) taken side by side, one run of every
+# series and point per round, with acceptor 0's flush counters: durability-sweep.{csv,md,png},
+# every run in durability-sweep-runs.csv. With DURABILITY_BASELINE=BUILD_DIR the durable modes
+# also run with that build (one without pipelined commits: its configuration has no
+# storage-flush-thread), in the same rounds. PAXOS_SYSTEM=replicas runs the sweep on replicas
+# (bench/cluster-client.sh).
 # Results go to bench/results/<date>/ ($BENCH_OUT: another directory); the tables are printed.
 # Usage: bench/durability.sh BUILD_DIR [SECONDS_PER_RUN] [table|sweep|all]
 set -eu
@@ -31,13 +33,17 @@ trap 'rm -rf "$STORE"' EXIT
 trap 'exit 1' INT TERM
 . "$SRC/bench/lib.sh"
 
-# durable_conf BACKEND DURABILITY: paxos.conf on that storage in $STORE/data, no periodic
-# counters; prints its path.
+# durable_conf BACKEND DURABILITY [FLUSH_THREAD]: paxos.conf on that storage in $STORE/data,
+# no periodic counters, storage-flush-thread FLUSH_THREAD (no); "-" leaves the key out, for a
+# build that does not know it. Prints its path.
 durable_conf() {
-	conf=$STORE/$1-$2.conf
+	thread=${3:-no}
+	conf=$STORE/$1-$2-$thread.conf
+	drop="s|^storage-flush-thread .*|storage-flush-thread $thread|"
+	[ "$thread" != - ] || drop="/^storage-flush-thread /d"
 	sed -e "s|^storage .*|storage $1|" -e "s|^storage-path .*|storage-path $STORE/data|" \
 		-e "s|^#durability .*|durability $2|" -e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
-		"$SRC/paxos.conf" >"$conf"
+		-e "$drop" "$SRC/paxos.conf" >"$conf"
 	echo "$conf"
 }
 
@@ -132,10 +138,12 @@ EOF
 BENCH_PNG_SIZE=1000,500 bench_gnuplot "$OUT/durability.png" "$STORE/plot.gp"
 }
 
-# sweep_run BUILD BACKEND:DURABILITY OUTSTANDING: one run of the sweep; prints values/s, p50
-# latency (ms) and acceptor 0's storage_flushes, storage_flush_records, storage_flush_us.
+# sweep_run BUILD BACKEND:DURABILITY:FLUSH_THREAD OUTSTANDING: one run of the sweep; prints
+# values/s, p50 latency (ms) and acceptor 0's storage_flushes, storage_flush_records,
+# storage_flush_us.
 sweep_run() {
-	conf=$(durable_conf "${2%%:*}" "${2#*:}")
+	mode=${2#*:}
+	conf=$(durable_conf "${2%%:*}" "${mode%%:*}" "${mode#*:}")
 	rm -rf "$STORE/data" "$STORE/logs"
 	mkdir -p "$STORE/logs"
 	out=$(PAXOS_LOG_DIR=$STORE/logs PAXOS_CONF=$conf "$SRC/bench/cluster-client.sh" "$1" \
@@ -149,7 +157,9 @@ sweep_run() {
 		exit 1
 		;;
 	esac
-	echo "$(jfield "$json" values_per_s),$(jfield "$json" p50),$(flush_counters "$STORE/logs/acceptor0.log")"
+	log=$STORE/logs/acceptor0.log
+	[ -e "$log" ] || log=$STORE/logs/replica0.log
+	echo "$(jfield "$json" values_per_s),$(jfield "$json" p50),$(flush_counters "$log")"
 }
 
 sweep() {
@@ -158,12 +168,13 @@ sweep() {
 	round=1
 	while [ "$round" -le "${BENCH_REPEAT:-3}" ]; do
 		for k in 30 64 128 256; do
-			for mode in memory:none lmdb:sync bdb:sync; do
-				series=$(echo "$mode" | sed 's/:none//; s/:/ /')
+			for mode in memory:none:no lmdb:sync:no lmdb:sync:yes bdb:sync:no bdb:sync:yes; do
+				series=$(echo "$mode" | sed 's/:none:no//; s/:no$//; s/:yes$/ thread/; s/:/ /')
 				echo "$series,$k,$round,$(sweep_run "$BUILD" "$mode" "$k")" >>"$RUNS"
 				tail -n 1 "$RUNS"
-				[ -n "${DURABILITY_BASELINE:-}" ] && [ "$mode" != memory:none ] || continue
-				echo "$series (baseline),$k,$round,$(sweep_run "$DURABILITY_BASELINE" "$mode" "$k")" >>"$RUNS"
+				case $mode in *:sync:no) ;; *) continue ;; esac
+				[ -n "${DURABILITY_BASELINE:-}" ] || continue
+				echo "$series (baseline),$k,$round,$(sweep_run "$DURABILITY_BASELINE" "${mode%:no}:-" "$k")" >>"$RUNS"
 				tail -n 1 "$RUNS"
 			done
 		done

@@ -6,8 +6,11 @@
 # points, one at a time and then two at once (a quorum), and each killed acceptor's store must
 # back everything it ever sent (paxos-store-check) before it restarts on it. The client must
 # get every value delivered, and a learner started afterwards must deliver what the first one
-# did. Then the same for the serializer on LMDB sync, killed twice: every value it announced
-# must be in its store, or its restart would number other values with the same instances.
+# did. The LMDB acceptors flush on their own loop, the Berkeley DB ones on the storage's
+# thread (storage-flush-thread yes), as do replicas (acceptor, proposer and learner in one
+# process), killed too. Then the serializer on LMDB sync, killed twice: every value it
+# announced must be in its store, or its restart would number other values with the same
+# instances.
 # Usage: e2e_durable_crash.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -44,10 +47,13 @@ kill_acceptors() {
 
 for B in lmdb bdb; do
 	CONF=$WORK/$B.conf
+	thread=no
+	[ $B = lmdb ] || thread=yes
 	sed -e "s|^storage .*|storage $B|" -e "s|^storage-path .*|storage-path $WORK/store-$B|" \
 		-e "s|^#durability .*|durability sync|" -e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
-		"$SRC/paxos.conf" >"$CONF"
-	grep -q "^durability sync" "$CONF" || fail "cannot set durability sync"
+		-e "s|^storage-flush-thread .*|storage-flush-thread $thread|" "$SRC/paxos.conf" >"$CONF"
+	grep -q "^durability sync" "$CONF" && grep -q "^storage-flush-thread $thread" "$CONF" ||
+		fail "cannot set durability sync and storage-flush-thread $thread"
 	KILLS=0
 	CHECKED=0
 	RESTARTS=0
@@ -80,10 +86,50 @@ for B in lmdb bdb; do
 	# The acceptors that stopped cleanly report their flushes: the pipelined path ran.
 	grep -h "counters acceptor" "$WORK"/"${B}"_acceptor*.log | grep -q "storage_flushes=[1-9]" ||
 		fail "$B: no acceptor reported storage flushes"
-	echo "e2e_durable_crash: $B sync: $KILLS acceptors killed at 4 points (2 at once at the" \
-		"last), $CHECKED promises and accepted messages found in their stores, $LINES" \
-		"values delivered identically by 2 learners"
+	echo "e2e_durable_crash: $B sync (flush thread $thread): $KILLS acceptors killed at 4" \
+		"points (2 at once at the last), $CHECKED promises and accepted messages found in" \
+		"their stores, $LINES values delivered identically by 2 learners"
 done
+
+# Replicas: each acceptor beside a proposer and a learner, its flushes on the storage's
+# thread. Replicas 2 and 1 (not the leader) are killed in turn.
+B=replica
+CONF=$WORK/replica.conf
+sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store-replica|" \
+	-e "s|^#durability .*|durability sync|" -e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
+	-e "s|^storage-flush-thread .*|storage-flush-thread yes|" "$SRC/paxos.conf" >"$CONF"
+CHECKED=0
+start replica_witness paxos-witness -c "$CONF" -o "$WORK/replica-witness.txt"
+for i in 0 1 2; do start "replica_$i" paxos-replica -c "$CONF" -i $i -o "$WORK/replica$i.out"; done
+sleep 0.5
+: >"$WORK/replica-submitted"
+"$BUILD/paxos-client" -c "$CONF" --count $((COUNT / 2)) --rate $RATE --outstanding 256 \
+	--size 64-600 --resubmit-ms 500 --time-limit 150 --log "$WORK/replica-submitted" \
+	>"$WORK/replica-client.log" 2>&1 &
+CLIENT=$!
+point=0
+for id in 2 1; do
+	point=$((point + 1))
+	wait_lines "$WORK/replica-submitted" $((COUNT / 2 * point / 3)) 60 ||
+		fail "replicas: the client made no progress before kill point $point"
+	eval "pid=\$PID_replica_$id"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	sleep 0.3
+	"$BUILD/paxos-store-check" -c "$CONF" -i "$id" "$WORK/replica-witness.txt" \
+		>"$WORK/check.out" 2>&1 ||
+		fail "replica $id lost what its acceptor acknowledged: $(cat "$WORK/check.out")"
+	CHECKED=$((CHECKED + $(sed -n 's/.*all \([0-9]*\) promises.*/\1/p' "$WORK/check.out")))
+	start "replica_${id}_b" paxos-replica -c "$CONF" -i "$id"
+done
+wait "$CLIENT" || fail "replicas: paxos-client did not get all $((COUNT / 2)) values delivered"
+start replica_fresh paxos-learner -c "$CONF" -o "$WORK/replica-fresh.out"
+converged $((COUNT / 2)) "$WORK/replica-submitted" "$WORK/replica0.out" "$WORK/replica-fresh.out"
+grep -h "counters acceptor" "$WORK"/replica_0.log | grep -q "storage_flushes=[1-9]" ||
+	fail "replicas: replica 0 reported no storage flushes"
+echo "e2e_durable_crash: replicas on lmdb sync (flush thread yes): 2 killed, $CHECKED" \
+	"promises and accepted messages found in their stores, $LINES values delivered" \
+	"identically by 2 learners"
 
 # The serializer: what it announced as final stays in its store across kill -9.
 B=serializer
