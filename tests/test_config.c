@@ -392,7 +392,7 @@ static const struct bad_case bad_cases[] = {
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
     {"storage-fresh", "no", "maybe", NULL, NULL},
-    {"storage-flush-thread", "yes", "sometimes", NULL, NULL},
+    {"storage-flush-thread", "no", "sometimes", NULL, NULL},
     {"memory-retention", "1000000", "1M", NULL, "8388609"},
     {"learning-acceptors", "yes", "on", NULL, NULL},
 };

@@ -3,7 +3,8 @@
  * the acceptor's or the serializer's replies before the commit they follow is durable. A stub
  * storage (the memory backend inside) says a commit is durable only when the test releases
  * it, as a flush on the storage's thread would (storage-flush-thread yes), or when the node
- * flushes on its own loop (the default); a stub transport keeps what the node sends.
+ * flushes on its own loop (a lone acceptor by default); a stub transport keeps what the node
+ * sends.
  */
 #include <check.h>
 #include <event2/event.h>
@@ -234,7 +235,7 @@ static void set_up_with(struct fixture *f, bool threaded)
 	snprintf(f->cfg.storage_path, sizeof(f->cfg.storage_path), "%s", f->dir);
 	f->cfg.learning_acceptors = false;
 	f->cfg.counters_interval_ms = 0;
-	f->cfg.storage_flush_thread = threaded;
+	f->cfg.storage_flush_thread = threaded ? PAXOS_FLUSH_THREAD_YES : PAXOS_FLUSH_THREAD_AUTO;
 	f->base = event_base_new();
 	f->t = calloc(1, sizeof(*f->t));
 	f->st = stub_storage_new();
@@ -377,7 +378,7 @@ START_TEST(test_serializer_value_waits)
 }
 END_TEST
 
-/* By default the acceptor flushes on its own loop at the end of the round, then sends: the
+/* By default a lone acceptor flushes on its own loop at the end of the round, then sends: the
  * promise leaves in the same round, never before the flush began. */
 START_TEST(test_flush_on_the_loop)
 {
@@ -403,6 +404,34 @@ START_TEST(test_flush_on_the_loop)
 }
 END_TEST
 
+static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* By default an acceptor beside an application's learner flushes on the storage's thread: the
+ * loop goes on, the promise waits until the flush is released. */
+START_TEST(test_auto_flushes_on_the_thread_beside_a_learner)
+{
+	struct fixture f;
+	set_up_with(&f, false);
+	ck_assert_int_eq(paxos_node_add_learner(f.n, on_value, NULL), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_acceptor(f.n, 0, &f.st->base), PAXOS_OK);
+	prepare(f.t, 5, 101);
+	run(&f);
+	ck_assert_uint_eq(f.st->waits, 0);
+	ck_assert_uint_ge(f.st->starts, 1);
+	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 5), 0);
+	release(f.st, 1);
+	run(&f);
+	ck_assert_uint_eq(sent(f.t, 0, PAXOS_MSG_PROMISE, 5), 1);
+	tear_down(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node_durable");
@@ -412,6 +441,7 @@ int main(void)
 	tcase_add_test(tc, test_free_sends_once_durable);
 	tcase_add_test(tc, test_serializer_value_waits);
 	tcase_add_test(tc, test_flush_on_the_loop);
+	tcase_add_test(tc, test_auto_flushes_on_the_thread_beside_a_learner);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -43,9 +43,8 @@ static void release(struct paxos_node *n)
 			if (batch[i].sent) {
 				n->transport.datagrams_sent++;
 				n->transport.messages_sent += messages[i];
-			} else {
-				n->transport
-				    .send_errors++; /* UDP may lose it anyway; Paxos retries */
+			} else { /* UDP may lose it anyway; Paxos retries */
+				n->transport.send_errors++;
 			}
 			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
 		}
@@ -77,19 +76,28 @@ static void sync_storage(struct paxos_node *n, bool wait)
 }
 
 /*
- * Where a flush runs (storage-flush-thread). By default on the loop, at the end of a round,
- * after reading everything that waits: what arrives during the flush could only join the
- * flush after it anyway, and handing each flush to the storage's thread and back costs two
- * thread wake-ups, which on the development machine cost more than the flush they overlap
- * (docs/BENCHMARKS.md, pipelined group commit). With the thread the loop goes on during the
- * flush (a proposer or an application beside the acceptor keeps running), and until the flush
- * returns, the group the acceptor commits is read lazily: once, when it returns, rather than
- * waking the loop for each datagram; a transport that cannot read that group lazily (unicast)
- * delivers it as it arrives.
+ * Where a flush runs (storage-flush-thread). A lone acceptor (or serializer) flushes on its
+ * loop at the end of a round, after reading everything that waits: what arrives during the
+ * flush could only join the flush after it anyway, and handing each flush to the storage's
+ * thread and back costs two thread wake-ups, which on the development machine cost more than
+ * the flush they overlap. Beside a proposer or an application's learner the loop has other
+ * work during a flush: there the storage's thread flushes (faster with replicas there;
+ * docs/BENCHMARKS.md, pipelined group commit), and until the flush returns, the group the
+ * acceptor commits is read lazily: once, when it returns, rather than waking the loop for each
+ * datagram; a transport that cannot read that group lazily (unicast) delivers it as it
+ * arrives.
  */
 static bool on_thread(const struct paxos_node *n)
 {
-	return n->cfg.storage_flush_thread;
+	switch (n->cfg.storage_flush_thread) {
+	case PAXOS_FLUSH_THREAD_YES:
+		return true;
+	case PAXOS_FLUSH_THREAD_NO:
+		return false;
+	case PAXOS_FLUSH_THREAD_AUTO:
+		break;
+	}
+	return n->proposer || n->deliver;
 }
 
 bool node_durable_threaded(const struct paxos_node *n)
@@ -126,13 +134,15 @@ static void read_lazily(struct paxos_node *n, bool lazy)
 
 void node_durable_after_batch(struct paxos_node *n)
 {
-	if (!n->durable_ev || n->failed || !waiting(n))
+	if (!n->durable_ev || n->failed)
 		return;
 	if (!on_thread(n)) {
-		node_schedule_flush(n); /* flushed at the round's end */
+		if (waiting(n))
+			node_schedule_flush(n); /* flushed at the round's end */
 		return;
 	}
-	sync_storage(n, false); /* starts a flush for it unless one runs */
+	if (waiting(n))
+		sync_storage(n, false); /* starts a flush for it unless one runs */
 	if (!n->failed)
 		read_lazily(n, waiting(n));
 }
