@@ -205,11 +205,14 @@ sweep() {
 		awk -F, -v s="$name" '$1 == s { print $2 "," $3 }' "$CSV" >"$STORE/$series.csv"
 		plot="$plot${plot:+, }'$STORE/$series.csv' using 1:2 with linespoints title '$name'"
 	done
+	system=""
+	[ "${PAXOS_SYSTEM:-paxos}" = paxos ] || system=", $PAXOS_SYSTEM"
 	cat >"$STORE/sweep.gp" <<EOF
-set title 'Durable acceptors: delivered values/s by values outstanding (500 B, median of ${BENCH_REPEAT:-3})'
+set title 'Durable acceptors: delivered values/s by values outstanding (500 B, median of ${BENCH_REPEAT:-3}$system)'
 set xlabel 'values outstanding'
 set ylabel 'delivered values/s'
 set logscale x 2
+set xrange [24:320]
 set xtics (30, 64, 128, 256)
 set yrange [0:*]
 set format y '%.1s%c'
