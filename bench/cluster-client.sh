@@ -7,6 +7,8 @@
 # that transport, whatever the configuration says (default: the configuration's transport).
 # With unicast, every member the configuration counts runs on 127.0.0.1, acceptor i at port
 # 7201+i and proposer i at 7301+i (as in paxos-unicast.conf); its own member lines give way.
+# With PAXOS_SYSTEM=replicas: paxos-replica processes (acceptor i, proposer 0 in the
+# first, a learner writing to /dev/null in each).
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there;
@@ -49,7 +51,7 @@ if [ -n "$TRANSPORT" ]; then
 	echo "transport $TRANSPORT" >>"$WORK/transport.conf"
 	CONF=$WORK/transport.conf
 fi
-if [ "${PAXOS_SYSTEM:-paxos}" = paxos ]; then
+if [ "${PAXOS_SYSTEM:-paxos}" != serializer ]; then
 	# Only proposer 0 runs: say so, or acceptors starting without state (memory storage)
 	# would wait 2 s for proposer 1 before voting, and the machine would idle meanwhile.
 	sed 's/^proposers .*/proposers 1/' "$CONF" >"$WORK/paxos.conf"
@@ -82,12 +84,21 @@ paxos)
 	summary="counters proposer"
 	log=proposer0
 	;;
+replicas)
+	i=0
+	while [ $i -lt "$ACCEPTORS" ]; do
+		start replica$i paxos-replica -c "$CONF" -i $i -o /dev/null
+		i=$((i + 1))
+	done
+	summary="counters proposer"
+	log=replica0
+	;;
 serializer)
 	start serializer paxos-serializer -c "$CONF"
 	summary="counters acceptor"
 	log=serializer
 	;;
-*) fail "PAXOS_SYSTEM must be paxos or serializer, not '$PAXOS_SYSTEM'" ;;
+*) fail "PAXOS_SYSTEM must be paxos, replicas or serializer, not '$PAXOS_SYSTEM'" ;;
 esac
 i=0
 while [ $i -lt "${PAXOS_LEARNERS:-0}" ]; do
@@ -98,7 +109,7 @@ sleep 0.3
 # Acceptors that start without earlier state recover before they vote (2 s when a configured
 # proposer, here proposer 1, never answers): the measurement starts once every one votes.
 i=0
-for f in "$WORK"/acceptor*.log; do
+for f in "$WORK"/acceptor*.log "$WORK"/replica*.log; do
 	[ -e "$f" ] || continue
 	while grep -q "recovering, no votes" "$f" && ! grep -q "recovered: votes again" "$f"; do
 		i=$((i + 1))

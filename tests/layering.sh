@@ -2,7 +2,7 @@
 # The library's layers (CMakeLists.txt) only use the ones below them. Each file's includes are
 # checked against what its layer may see:
 #   core     acceptor/ proposer/ learner/ lib/core/  the public core headers, libc
-#   storage  lib/storage/                            + core, LMDB, Berkeley DB
+#   storage  lib/storage/                            + core, LMDB, Berkeley DB, pthreads
 #   net      lib/net/                                + core, msgpack, libsodium
 #   config   lib/config/                             + core, storage interface, net
 #   node     lib/node/                               + everything above, libevent; no socket
@@ -50,7 +50,7 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 	include/paxos/acceptor.h include/paxos/learner.h include/paxos/proposer.h \
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h -- "$CORE"
 check storage lib/storage/*.c lib/storage/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|lmdb\.h|db\.h"
+	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
 	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|udp\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c -- \

@@ -59,6 +59,7 @@ static bool config_equal(const struct paxos_config *a, const struct paxos_config
 	       a->counters_json == b->counters_json && strcmp(a->storage, b->storage) == 0 &&
 	       strcmp(a->storage_path, b->storage_path) == 0 && a->durability == b->durability &&
 	       a->lmdb_map_size == b->lmdb_map_size && a->storage_fresh == b->storage_fresh &&
+	       a->storage_flush_thread == b->storage_flush_thread &&
 	       a->learning_acceptors == b->learning_acceptors &&
 	       a->memory_retention == b->memory_retention &&
 	       a->value_batch_limit == b->value_batch_limit &&
@@ -217,6 +218,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "storage-path",
 	    "lmdb-map-size",
 	    "storage-fresh",
+	    "storage-flush-thread",
 	    "memory-retention",
 	    "learning-acceptors",
 	};
@@ -389,6 +391,7 @@ static const struct bad_case bad_cases[] = {
     {"durability", "none", "fast", NULL, NULL},
     {"lmdb-map-size", "1073741824", "1G", "1048575", "1099511627777"},
     {"storage-fresh", "no", "maybe", NULL, NULL},
+    {"storage-flush-thread", "no", "sometimes", NULL, NULL},
     {"memory-retention", "1000000", "1M", NULL, "8388609"},
     {"learning-acceptors", "yes", "on", NULL, NULL},
 };

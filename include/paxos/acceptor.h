@@ -42,7 +42,10 @@ PAXOS_API void paxos_acceptor_free(struct paxos_acceptor *a);
  * and only then emit every reply, in message order. A repeat that asks for trimmed instances
  * is answered with PAXOS_MSG_TRIMMED first. Values in msgs must stay valid during the call;
  * out must not call back into the acceptor. Returns PAXOS_OK, or a storage error: then
- * nothing of the batch is emitted and the acceptor must not answer anything again.
+ * nothing of the batch is emitted and the acceptor must not answer anything again. With a
+ * storage whose commits are pipelined (paxos/storage.h) the commit returns before it is
+ * durable: whoever sends what out receives holds it until the storage's sync says so (the
+ * node does, lib/node/node_durable.c).
  */
 PAXOS_API int paxos_acceptor_handle_batch(struct paxos_acceptor *a,
 					  const struct paxos_message *msgs, size_t n,

@@ -34,6 +34,9 @@
 	X(promises_sent, "promises sent")                                                          \
 	X(accepteds_sent, "accepted messages sent")                                                \
 	X(storage_commits, "storage transactions committed with changes (group commits)")          \
+	X(storage_flushes, "storage flushes: each made every commit before it durable")            \
+	X(storage_flush_records, "records written by those flushes (per flush: divide)")           \
+	X(storage_flush_us, "microseconds spent in storage flushes")                               \
 	X(repeats_requested, "instances asked for again (learner)")                                \
 	X(repairs_requested, "repair requests sent: stalled on instances no repeat closed")        \
 	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \

@@ -25,7 +25,8 @@ PAXOS_API void paxos_serializer_free(struct paxos_serializer *s);
  * Handle the messages of one datagram: client values are numbered and stored in one storage
  * transaction, then sent as final accepted messages; repeat requests are answered from
  * storage; trim requests trim it. Returns PAXOS_OK or a storage error, after which the
- * serializer refuses to do anything else.
+ * serializer refuses to do anything else. As for the acceptor, a pipelined storage's commit is
+ * durable only once its sync says so: the sender holds what out receives until then.
  */
 PAXOS_API int paxos_serializer_handle_batch(struct paxos_serializer *s,
 					    const struct paxos_message *msgs, size_t n,

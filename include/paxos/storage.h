@@ -16,11 +16,23 @@ struct paxos_record {
 
 struct paxos_storage;
 
+/* Where the commits of a backend with pipelined commits stand (paxos_storage_ops.sync). The
+ * commits that held changes are numbered from 1 in the order they were made. */
+struct paxos_storage_progress {
+	uint64_t committed;       /* the number of the last commit */
+	uint64_t durable;         /* every commit up to this number is durable */
+	uint64_t flushes;         /* flushes finished so far */
+	uint64_t flushed_records; /* records those flushes wrote */
+	uint64_t flush_us;        /* microseconds spent in them */
+};
+
 /* Every function returns PAXOS_OK or a negative status (PAXOS_E_STORAGE on backend
  * failure, after which the acceptor must stop). */
 struct paxos_storage_ops {
 	const char *name;
-	/* Group commit: changes between begin and commit become durable together. */
+	/* Group commit: changes between begin and commit become durable together (at commit,
+	 * or for pipelined commits once sync says so, see below). destroy makes every commit
+	 * durable first; an unfinished batch is dropped. */
 	int (*begin)(struct paxos_storage *st);
 	int (*commit)(struct paxos_storage *st);
 	/* Returns 1 and fills rec if iid is stored, 0 if not. rec->value stays valid until the
@@ -40,6 +52,28 @@ struct paxos_storage_ops {
 	/* Bytes the store takes and the most it may take (0: no limit of its own), when the
 	 * backend can tell without a scan; NULL: it cannot. Use paxos_storage_space(). */
 	void (*space)(struct paxos_storage *st, uint64_t *used, uint64_t *limit);
+
+	/*
+	 * Pipelined commits, optional: NULL for a backend whose commit returns once the changes
+	 * are as durable as its mode makes them. A backend that has them returns from commit at
+	 * once: get sees the changes, which become durable only when a flush makes them so, one
+	 * flush at a time, in commit order, each flush taking every commit not flushed yet (group
+	 * commit growing with the load). Whoever answers from the store (the node) holds back what
+	 * a commit backs until sync says it is durable.
+	 *
+	 * committed: the number of the last commit (0: none yet). Only reads.
+	 * sync: collects a finished flush and, if none runs, starts one for the commits not
+	 *   flushed yet on a thread of the backend's own; with wait, returns only once every
+	 *   commit so far is durable, flushing on the caller's thread (after a running flush).
+	 *   Fills p (NULL: not wanted). Like commit, it ends the validity of what get returned.
+	 *   PAXOS_OK, or PAXOS_E_STORAGE when a flush failed (the store then refuses everything;
+	 *   error says why).
+	 * sync_fd: a descriptor that becomes readable when a flush on the thread finished: call
+	 *   sync then.
+	 */
+	uint64_t (*committed)(struct paxos_storage *st);
+	int (*sync)(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p);
+	int (*sync_fd)(struct paxos_storage *st);
 };
 
 struct paxos_storage {
@@ -62,6 +96,12 @@ static inline int paxos_storage_space(struct paxos_storage *st, uint64_t *used, 
 		return PAXOS_E_INVALID;
 	st->ops->space(st, used, limit);
 	return PAXOS_OK;
+}
+
+/* Whether st's commits are pipelined (see paxos_storage_ops.sync). */
+static inline bool paxos_storage_pipelined(const struct paxos_storage *st)
+{
+	return st && st->ops->sync != NULL;
 }
 
 static inline void paxos_storage_destroy(struct paxos_storage *st)

@@ -44,6 +44,7 @@ enum key_type {
 	KEY_BOOL,          /* yes or no */
 	KEY_ELECTION,      /* one of election_names */
 	KEY_TRANSPORT,     /* one of transport_names */
+	KEY_FLUSH_THREAD,  /* one of flush_thread_names */
 	KEY_MEMBER,        /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
 	KEY_LISTEN,        /* IPv4 ADDRESS:PORT of this host to listen on */
 };
@@ -105,6 +106,7 @@ static const struct config_key config_keys[] = {
     {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
     {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
     {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
+    {"storage-flush-thread", KEY_FLUSH_THREAD, FIELD(storage_flush_thread), 0, 0, "auto"},
     {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION,
      "1000000"},
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},
@@ -122,6 +124,8 @@ static const char *const learner_start_names[] = {"first", "current"};
 static const char *const election_names[] = {"auto", "manual"};
 /* Indexed by enum paxos_transport_kind. */
 static const char *const transport_names[] = {"multicast", "unicast"};
+/* Indexed by enum paxos_flush_thread. */
+static const char *const flush_thread_names[] = {"auto", "yes", "no"};
 /* Indexed by enum paxos_durability. */
 static const char *const durability_names[PAXOS_DURABILITY_COUNT] = {
     "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
@@ -449,6 +453,13 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 					   CONFIG_QUOTE_MAX, text);
 		*(enum paxos_election_mode *)(void *)field = (enum paxos_election_mode)i;
 		return PAXOS_OK;
+	case KEY_FLUSH_THREAD:
+		i = find_name(flush_thread_names, COUNT_OF(flush_thread_names), text);
+		if (i < 0)
+			return parse_error(p, p->line, key, "'%.*s' is not auto, yes or no",
+					   CONFIG_QUOTE_MAX, text);
+		*(enum paxos_flush_thread *)(void *)field = (enum paxos_flush_thread)i;
+		return PAXOS_OK;
 	case KEY_TRANSPORT:
 		i = find_name(transport_names, COUNT_OF(transport_names), text);
 		if (i < 0)
@@ -520,6 +531,9 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 		return;
 	case KEY_ELECTION:
 		snprintf(buf, cap, "auto or manual");
+		return;
+	case KEY_FLUSH_THREAD:
+		snprintf(buf, cap, "auto, yes or no");
 		return;
 	case KEY_TRANSPORT:
 		snprintf(buf, cap, "multicast or unicast");
@@ -1037,6 +1051,9 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 		break;
 	case KEY_ELECTION:
 		n = snprintf(buf, cap, "%s", election_names[cfg->election]);
+		break;
+	case KEY_FLUSH_THREAD:
+		n = snprintf(buf, cap, "%s", flush_thread_names[cfg->storage_flush_thread]);
 		break;
 	case KEY_TRANSPORT:
 		n = snprintf(buf, cap, "%s", transport_names[cfg->transport]);

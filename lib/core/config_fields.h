@@ -8,6 +8,13 @@
 
 #include <paxos/config.h>
 
+/* storage-flush-thread: where an acceptor's pipelined commits flush (node_durable.c). */
+enum paxos_flush_thread {
+	PAXOS_FLUSH_THREAD_AUTO, /* on the storage's thread where the loop serves more roles */
+	PAXOS_FLUSH_THREAD_YES,
+	PAXOS_FLUSH_THREAD_NO,
+};
+
 struct paxos_config {
 	enum paxos_transport_kind transport;
 	struct paxos_endpoint groups[PAXOS_GROUP_COUNT];
@@ -51,7 +58,8 @@ struct paxos_config {
 	uint64_t lmdb_map_size;                /* bytes */
 	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
 	bool storage_fresh;        /* wipe the acceptor's store at start */
-	bool learning_acceptors;   /* acceptors also learn and keep decisions final (3.7.5) */
+	enum paxos_flush_thread storage_flush_thread; /* where pipelined commits flush */
+	bool learning_acceptors; /* acceptors also learn and keep decisions final (3.7.5) */
 	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
 	char auth_key_file[PAXOS_PATH_MAX + 1];

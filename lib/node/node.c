@@ -67,6 +67,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
+	node_durable_poll(n);
 }
 
 static void on_report(evutil_socket_t fd, short what, void *arg)
@@ -206,8 +207,10 @@ void paxos_node_free(struct paxos_node *n)
 {
 	if (!n)
 		return;
-	if (n->net && n->flush_ev)
+	if (n->net && n->flush_ev) {
 		node_flush_all(n);
+		node_durable_finish(n); /* the replies held for durability, once it is there */
+	}
 	struct event *timers[] = {n->flush_ev,  n->tick_ev,     n->acceptor_ev,
 				  n->report_ev, n->election_ev, n->learn_ev};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
@@ -223,6 +226,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	paxos_decoder_destroy(&n->decoder);
+	node_durable_free(n);
 	free(n->tx_buf);
 	free(n->rx_msgs);
 	paxos_auth_free(n->auth);
@@ -286,6 +290,8 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		return PAXOS_E_NOMEM;
 	}
 	rc = node_join_acceptors(n, id, st);
+	if (rc == PAXOS_OK)
+		rc = node_durable_init(n, st);
 	if (rc != PAXOS_OK)
 		return rc;
 	/* A store in memory would grow with every instance: it keeps memory-retention of them.
@@ -325,7 +331,9 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 		return PAXOS_E_NOMEM;
 	}
 	/* Clients send to it as proposer 0 where members have addresses (unicast). */
-	int rc = host_member(n, PAXOS_ROLE_ACCEPTOR, 0);
+	int rc = node_durable_init(n, st);
+	if (rc == PAXOS_OK)
+		rc = host_member(n, PAXOS_ROLE_ACCEPTOR, 0);
 	if (rc == PAXOS_OK)
 		rc = host_member(n, PAXOS_ROLE_PROPOSER, 0);
 	if (rc == PAXOS_OK)
@@ -646,10 +654,14 @@ void paxos_node_report_counters(const struct paxos_node *n)
 			continue;
 		paxos_counters_format(&n->role_counters[r], line, sizeof(line));
 		const struct paxos_counters *c = &n->role_counters[r];
-		char derived[64] = "";
+		char derived[96] = "";
 		if (c->instances_proposed) /* value batching at work (thesis 3.7.4) */
 			snprintf(derived, sizeof(derived), " (values/instance %.2f)",
 				 (double)c->values_proposed / (double)c->instances_proposed);
+		else if (c->storage_flushes) /* pipelined commits: group commit at work */
+			snprintf(derived, sizeof(derived), " (records/flush %.1f, us/flush %.0f)",
+				 (double)c->storage_flush_records / (double)c->storage_flushes,
+				 (double)c->storage_flush_us / (double)c->storage_flushes);
 		paxos_logf(PAXOS_LOG_INFO, "paxos: counters %s %u: %s%s", role_names[r],
 			   n->role_id[r], line[0] ? line : "(none)", derived);
 	}

@@ -34,6 +34,13 @@
 /* Encoders: one per (role, group), each filling a datagram buffer of its own. */
 #define ENCODERS (PAXOS_ROLE_COUNT * PAXOS_GROUP_COUNT)
 
+/* Acceptor datagrams held for durability (node_durable.c) past which the end of an acceptor
+ * batch waits for the storage's flushes instead of holding more. */
+#define HELD_SOFT_MAX 1024u
+
+/* Most reads of what arrived for the acceptor while a flush ran (node_durable.c). */
+#define DURABLE_READS 16
+
 /* Decoded messages held for one acceptor group commit: a full batch plus one datagram. */
 #define RX_MESSAGES (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_MAX_MESSAGES_PER_DATAGRAM)
 
@@ -49,6 +56,15 @@ struct role_out {
 	struct paxos_header header;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
+};
+
+/* An acceptor datagram that leaves once the storage says commit is durable. */
+struct held_datagram {
+	uint64_t commit;
+	enum paxos_group to;
+	uint8_t *data; /* max_datagram bytes, the node's */
+	size_t len;
+	uint32_t messages;
 };
 
 /* An outstanding paxos_node_fetch: the learner's fetch answers through it. */
@@ -95,6 +111,15 @@ struct paxos_node {
 
 	struct paxos_acceptor *acceptor;
 	struct paxos_storage *storage;
+	/* Pipelined commits (paxos/storage.h sync): what the acceptor (or serializer) sends waits
+	 * in held, a ring, until the commit it follows is durable (node_durable.c). */
+	struct event *durable_ev; /* the storage's sync_fd is readable: a flush finished */
+	uint64_t durable;         /* commits up to this one are durable, as sync last said */
+	bool durable_lazy; /* the group it commits is read when a flush returns (node_durable.c) */
+	struct held_datagram *held;
+	size_t held_head, held_count, held_cap;
+	uint8_t **held_free; /* buffers of sent datagrams, for the next ones */
+	size_t held_free_count;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
 	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, the
@@ -158,6 +183,30 @@ void node_acceptor_status(struct paxos_node *n, int rc);
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t count);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
+
+/* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
+ * acceptor's datagrams wait for durability. threaded: flushes run on the storage's thread
+ * (storage-flush-thread), else on the loop. hold: seal's question
+ * for a datagram of role's: if it must wait, a copy is kept (true). backlog and after_batch:
+ * at the end of an acceptor batch; when too much is held, waits for the flushes; starts a
+ * flush or schedules one for the round's end. round_end: before a round's datagrams are sent,
+ * flushes on the loop. poll: at a flush's end on the thread (and each acceptor tick, in case a
+ * wake-up was missed): sends what became durable, reads what arrived meanwhile. finish: at
+ * paxos_node_free, sends what was held once durable (drops it if the node failed). free: the
+ * buffers. */
+int node_durable_init(struct paxos_node *n, struct paxos_storage *st);
+bool node_durable_threaded(const struct paxos_node *n);
+bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
+		       const uint8_t *data, size_t len, uint32_t messages);
+void node_durable_backlog(struct paxos_node *n);
+void node_durable_after_batch(struct paxos_node *n);
+void node_durable_round_end(struct paxos_node *n);
+void node_durable_poll(struct paxos_node *n);
+
+/* Makes the round's end (node_on_flush) due. */
+void node_schedule_flush(struct paxos_node *n);
+void node_durable_finish(struct paxos_node *n);
+void node_durable_free(struct paxos_node *n);
 
 /* "acceptor", "proposer", ...: a header's role. */
 const char *node_role_name(enum paxos_role role);

@@ -57,20 +57,25 @@ static void send_queued(struct paxos_node *n, bool round_end)
 	n->tx_count = 0;
 }
 
-/* Queues the datagram o's encoder for g holds; the encoder starts a new one. */
+/* Queues the datagram o's encoder for g holds (or holds it until durable, node_durable.c);
+ * the encoder starts a new one. */
 static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 {
 	struct paxos_encoder *e = &o->enc[g];
 	if (e->count == 0)
 		return;
-	if (n->tx_count == TX_QUEUE)
-		send_queued(n, false);
-	uint32_t i = n->tx_count++;
 	size_t len = e->len;
 	if (n->auth) {
 		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
+	if (node_durable_hold(n, o->role, g, e->buf, len, e->count)) {
+		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
+		return;
+	}
+	if (n->tx_count == TX_QUEUE)
+		send_queued(n, false);
+	uint32_t i = n->tx_count++;
 	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
 	n->tx_role[i] = o->role;
@@ -92,6 +97,7 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
+	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
 	if (n->learn_due) {
 		/* After the acceptor's replies are out: learning is not on their path. */
@@ -100,7 +106,7 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static void schedule_flush(struct paxos_node *n)
+void node_schedule_flush(struct paxos_node *n)
 {
 	if (!n->flush_scheduled) {
 		n->flush_scheduled = true;
@@ -119,7 +125,7 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	schedule_flush(n);
+	node_schedule_flush(n);
 }
 
 /* ---- receiving ---- */
@@ -166,7 +172,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
- * transaction (group commit). */
+ * transaction (group commit). When pipelined commits flush on the storage's thread, its
+ * replies are sealed right away, so that they wait for this commit only, not the next read's. */
 static void acceptor_batch(struct paxos_node *n, size_t *batched)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
@@ -180,6 +187,13 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
+	if (*batched && node_durable_threaded(n)) {
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
+			seal(n, &n->out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
+		node_durable_backlog(n);
+	}
+	if (*batched)
+		node_durable_after_batch(n);
 	*batched = 0;
 }
 
@@ -298,7 +312,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
 	if (n->learn_ev && g != PAXOS_GROUP_LEARNERS) {
 		n->learn_due = true;
-		schedule_flush(n);
+		node_schedule_flush(n);
 	}
 }
 

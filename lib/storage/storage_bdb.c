@@ -7,6 +7,15 @@
  * BDB copies records out, so get copies each value into an arena that is emptied at the next
  * put, trim or commit: values stay valid exactly as long as storage.h promises, and the arena's
  * chunks are reused, so the steady state does not allocate.
+ *
+ * Durability sync and dbsync pipeline their commits (paxos/storage.h): transactions commit
+ * without a log flush (DB_TXN_NOSYNC), so the loop goes on at once, and a flush (flusher.h)
+ * flushes the log, which makes every transaction committed before it durable (and with dbsync
+ * syncs the database file); on the flush thread, the loop commits the next ones meanwhile. BDB
+ * releases its log region during the device flush, so commits do not wait for it. Syncing pages
+ * (dbsync, checkpoints) is another matter: BDB's sync sleeps a whole second when it meets a page
+ * another thread is changing (mp_sync.c), so the loop's page changes and the thread's page
+ * syncs take turns (page_lock).
  */
 #include <paxos/storage_backends.h>
 #include <paxos/storage.h>
@@ -20,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flusher.h"
 #include "storage_backend.h"
 
 #define BDB_FILE "paxos.db"
@@ -31,6 +41,9 @@
 /* Checkpoint once this much log was written, so old log files can go (and, in memory, the
  * log buffer can be reused). */
 #define BDB_CHECKPOINT_KBYTES 4096u
+/* Pipelined modes: commits fill the log buffer without writing it; a bigger one means fewer
+ * writes on the loop between two flushes. */
+#define BDB_PIPELINED_LOG_BYTES (1u << 20)
 /* Records of at most 64 KiB: this many deletes fit in the in-memory log with room to spare. */
 #define BDB_MEMORY_LOG_DELETES 128u
 /* Values up to about a quarter page stay in the B-tree page instead of overflow pages. */
@@ -65,8 +78,14 @@ struct bdb_storage {
 	size_t cap;
 	struct arena arena;
 	char dir[256];
-	char detail[256]; /* BDB's own last message */
+	char detail[256]; /* BDB's own last message, written by either thread: under detail_lock */
+	pthread_mutex_t detail_lock;
+	pthread_mutex_t page_lock; /* pipelined modes: see the top of this file */
 	char error[1024];
+	/* Durability sync and dbsync: pipelined commits. puts counts the open batch's. */
+	bool pipelined;
+	uint64_t puts;
+	struct storage_flusher flusher;
 };
 
 static struct bdb_storage *of(struct paxos_storage *st)
@@ -122,7 +141,52 @@ static void on_bdb_error(const DB_ENV *env, const char *prefix, const char *msg)
 {
 	(void)prefix;
 	struct bdb_storage *b = env->app_private;
+	pthread_mutex_lock(&b->detail_lock);
 	snprintf(b->detail, sizeof(b->detail), "%s", msg);
+	pthread_mutex_unlock(&b->detail_lock);
+}
+
+/* The sentence for a failure of what with BDB status rc (0: none), into buf; either thread. */
+static void describe(struct bdb_storage *b, int rc, const char *what, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "bdb %s: %s", b->dir, what);
+	if (rc != 0 && n >= 0 && (size_t)n < cap)
+		n += snprintf(buf + n, cap - (size_t)n, ": %s", db_strerror(rc));
+	pthread_mutex_lock(&b->detail_lock);
+	if (b->detail[0] && n >= 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, " (%s)", b->detail);
+	pthread_mutex_unlock(&b->detail_lock);
+}
+
+/* Pipelined modes: the loop around a change of pages, the flush thread around a page sync. */
+static void pages_lock(struct bdb_storage *b)
+{
+	if (b->pipelined)
+		pthread_mutex_lock(&b->page_lock);
+}
+
+static void pages_unlock(struct bdb_storage *b)
+{
+	if (b->pipelined)
+		pthread_mutex_unlock(&b->page_lock);
+}
+
+static void abort_txn(struct bdb_storage *b)
+{
+	if (b->txn) {
+		pages_lock(b); /* undoing changes pages too */
+		b->txn->abort(b->txn);
+		pages_unlock(b);
+		b->txn = NULL;
+	}
+}
+
+/* Drops the batch and refuses everything from now on (b->error says why). */
+static int stop(struct bdb_storage *b)
+{
+	abort_txn(b);
+	b->failed = true;
+	return PAXOS_E_STORAGE;
 }
 
 /* Records why b stopped working, drops the batch and returns PAXOS_E_STORAGE. */
@@ -137,17 +201,8 @@ static int fail(struct bdb_storage *b, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	int n = snprintf(b->error, sizeof(b->error), "bdb %s: %s", b->dir, what);
-	if (rc != 0 && n >= 0 && (size_t)n < sizeof(b->error))
-		n += snprintf(b->error + n, sizeof(b->error) - (size_t)n, ": %s", db_strerror(rc));
-	if (b->detail[0] && n >= 0 && (size_t)n < sizeof(b->error))
-		snprintf(b->error + n, sizeof(b->error) - (size_t)n, " (%s)", b->detail);
-	if (b->txn) {
-		b->txn->abort(b->txn);
-		b->txn = NULL;
-	}
-	b->failed = true;
-	return PAXOS_E_STORAGE;
+	describe(b, rc, what, b->error, sizeof(b->error));
+	return stop(b);
 }
 
 static int write_txn(struct bdb_storage *b)
@@ -171,6 +226,11 @@ static int commit_write(struct bdb_storage *b)
 	b->txn = NULL; /* freed by commit whatever it returns */
 	if (rc != 0)
 		return fail(b, rc, "commit failed");
+	if (b->pipelined && b->flusher.started) { /* not while opening */
+		uint64_t puts = b->puts;
+		b->puts = 0;
+		return storage_flusher_commit(&b->flusher, puts, false);
+	}
 	if (b->mode == PAXOS_DURABILITY_DBSYNC) {
 		/* The commit record first: recovery undoes changes it cannot see committed. */
 		rc = b->env->log_flush(b->env, NULL);
@@ -319,9 +379,12 @@ static int bdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	memset(&data, 0, sizeof(data));
 	data.data = b->buf;
 	data.size = (u_int32_t)size;
+	pages_lock(b);
 	rc = b->db->put(b->db, b->txn, &key, &data, 0);
+	pages_unlock(b);
 	if (rc != 0)
 		return fail(b, rc, "writing instance %llu", (unsigned long long)rec->iid);
+	b->puts++;
 	if (rec->accepted != 0 && rec->iid > b->highest_accepted)
 		b->highest_accepted = rec->iid;
 	return end_change(b);
@@ -374,7 +437,9 @@ static int write_meta(struct bdb_storage *b, const struct storage_meta *meta)
 	memset(&data, 0, sizeof(data));
 	data.data = value;
 	data.size = sizeof(value);
+	pages_lock(b);
 	rc = b->db->put(b->db, b->txn, &key, &data, 0);
+	pages_unlock(b);
 	return rc == 0 ? PAXOS_OK : fail(b, rc, "writing the metadata");
 }
 
@@ -399,8 +464,11 @@ static int bdb_trim(struct paxos_storage *st, paxos_iid iid)
 			rc = commit_write(b);
 		if (rc == PAXOS_OK)
 			rc = write_txn(b);
-		if (rc == PAXOS_OK)
+		if (rc == PAXOS_OK) {
+			pages_lock(b);
 			rc = delete_through(b, iid, limit, &done);
+			pages_unlock(b);
+		}
 	}
 	if (rc != PAXOS_OK)
 		return rc;
@@ -432,13 +500,74 @@ static void marker_path(const struct bdb_storage *b, char *buf, size_t cap)
 	snprintf(buf, cap, "%s/%s", b->dir, BDB_OPEN_MARKER);
 }
 
-/* Closes what is open; an unfinished batch is dropped. */
+/* ---- pipelined commits (durability sync, dbsync) ---- */
+
+/* On the flush thread (or the loop): everything committed so far reaches the disk. */
+static int bdb_flush(void *arg, char *err, size_t errlen)
+{
+	struct bdb_storage *b = arg;
+	const char *what = "log flush failed";
+	int rc = b->env->log_flush(b->env, NULL);
+	pthread_mutex_lock(&b->page_lock);
+	if (rc == 0 && b->mode == PAXOS_DURABILITY_DBSYNC) {
+		what = "database sync failed"; /* after the log: recovery needs the commits */
+		rc = b->db->sync(b->db, 0);
+	}
+	if (rc == 0) {
+		what = "checkpoint failed";
+		rc = b->env->txn_checkpoint(b->env, BDB_CHECKPOINT_KBYTES, 0, 0);
+	}
+	pthread_mutex_unlock(&b->page_lock);
+	if (rc != 0) {
+		describe(b, rc, what, err, errlen);
+		return PAXOS_E_STORAGE;
+	}
+	return PAXOS_OK;
+}
+
+/* On the loop, the flush collected: a failed one stops the store. */
+static void bdb_flushed(void *arg, int rc, const char *err)
+{
+	struct bdb_storage *b = arg;
+	if (rc != PAXOS_OK) {
+		snprintf(b->error, sizeof(b->error), "%s", err);
+		stop(b);
+	}
+}
+
+static const struct storage_flusher_ops bdb_flusher_ops = {
+    .flush = bdb_flush,
+    .finish = bdb_flushed,
+};
+
+static uint64_t bdb_committed(struct paxos_storage *st)
+{
+	return of(st)->flusher.progress.committed;
+}
+
+static int bdb_sync(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p)
+{
+	struct bdb_storage *b = of(st);
+	int rc = storage_flusher_sync(&b->flusher, wait, p);
+	return b->failed ? PAXOS_E_STORAGE : rc;
+}
+
+static int bdb_sync_fd(struct paxos_storage *st)
+{
+	return storage_flusher_fd(&of(st)->flusher);
+}
+
+/* Closes what is open, every commit made durable first; an unfinished batch is dropped. */
 static void bdb_destroy(struct paxos_storage *st)
 {
 	struct bdb_storage *b = of(st);
 	bool clean = true;
-	if (b->txn)
-		b->txn->abort(b->txn);
+	abort_txn(b);
+	if (b->flusher.started) {
+		if (!b->failed)
+			storage_flusher_sync(&b->flusher, true, NULL);
+		storage_flusher_stop(&b->flusher);
+	}
 	if (b->db && !b->failed && b->mode != PAXOS_DURABILITY_INMEMORY_LOG)
 		b->env->txn_checkpoint(b->env, 0, 0, 0); /* a short recovery next time */
 	if (b->db)
@@ -456,6 +585,8 @@ static void bdb_destroy(struct paxos_storage *st)
 	}
 	storage_unlock_dir(b->lock_fd);
 	arena_free(&b->arena);
+	pthread_mutex_destroy(&b->detail_lock);
+	pthread_mutex_destroy(&b->page_lock);
 	free(b->buf);
 	free(b);
 }
@@ -471,6 +602,22 @@ static const struct paxos_storage_ops bdb_ops = {
     .highest_accepted = bdb_highest_accepted,
     .destroy = bdb_destroy,
     .error = bdb_error,
+};
+
+static const struct paxos_storage_ops bdb_pipelined_ops = {
+    .name = "bdb",
+    .begin = bdb_begin,
+    .commit = bdb_commit,
+    .get = bdb_get,
+    .put = bdb_put,
+    .trim = bdb_trim,
+    .trim_iid = bdb_trim_iid,
+    .highest_accepted = bdb_highest_accepted,
+    .destroy = bdb_destroy,
+    .error = bdb_error,
+    .committed = bdb_committed,
+    .sync = bdb_sync,
+    .sync_fd = bdb_sync_fd,
 };
 
 /* --- opening ---------------------------------------------------------------------------- */
@@ -601,7 +748,10 @@ static int configure_env(struct bdb_storage *b)
 	} else if (rc == 0) {
 		rc = env->log_set_config(env, DB_LOG_AUTO_REMOVE, 1);
 	}
-	if (rc == 0 && (b->mode == PAXOS_DURABILITY_NOSYNC || b->mode == PAXOS_DURABILITY_DBSYNC))
+	if (rc == 0 && b->pipelined)
+		rc = env->set_lg_bsize(env, BDB_PIPELINED_LOG_BYTES);
+	/* Pipelined modes flush the log on their thread instead. */
+	if (rc == 0 && (b->mode == PAXOS_DURABILITY_NOSYNC || b->pipelined))
 		rc = env->set_flags(env, DB_TXN_NOSYNC, 1);
 	if (rc == 0 && b->mode == PAXOS_DURABILITY_WRITE_NOSYNC)
 		rc = env->set_flags(env, DB_TXN_WRITE_NOSYNC, 1);
@@ -624,7 +774,7 @@ static int open_db(struct bdb_storage *b)
 		return rc;
 	/* Private: the regions live in this process, so a crash leaves no stale ones. */
 	u_int32_t flags = DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | DB_INIT_LOCK | DB_INIT_MPOOL |
-			  DB_RECOVER | DB_PRIVATE;
+			  DB_RECOVER | DB_PRIVATE | (b->pipelined ? DB_THREAD : 0);
 	rc = b->env->open(b->env, b->dir, flags, 0600);
 	if (rc == EACCES || rc == EROFS)
 		return fail(b, rc, "not writable");
@@ -638,7 +788,8 @@ static int open_db(struct bdb_storage *b)
 	rc = b->db->set_pagesize(b->db, BDB_PAGE_SIZE);
 	if (rc != 0)
 		return fail(b, rc, "cannot set the page size");
-	rc = b->db->open(b->db, NULL, BDB_FILE, NULL, DB_BTREE, DB_CREATE | DB_AUTO_COMMIT, 0600);
+	rc = b->db->open(b->db, NULL, BDB_FILE, NULL, DB_BTREE,
+			 DB_CREATE | DB_AUTO_COMMIT | (b->pipelined ? DB_THREAD : 0), 0600);
 	if (rc == EINVAL || rc == DB_VERIFY_BAD || rc == DB_RUNRECOVERY)
 		return fail(b, rc, "corrupt database (%s is not a usable B-tree)", BDB_FILE);
 	if (rc != 0)
@@ -670,11 +821,27 @@ struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durabili
 			snprintf(err, errlen, "bdb %s: out of memory", dir);
 		return NULL;
 	}
-	b->base.ops = &bdb_ops;
 	b->mode = mode;
+	b->pipelined = mode == PAXOS_DURABILITY_SYNC || mode == PAXOS_DURABILITY_DBSYNC;
+	b->base.ops = b->pipelined ? &bdb_pipelined_ops : &bdb_ops;
 	snprintf(b->dir, sizeof(b->dir), "%s", dir);
+	if (pthread_mutex_init(&b->detail_lock, NULL) != 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "bdb %s: out of memory", dir);
+		free(b);
+		return NULL;
+	}
+	if (pthread_mutex_init(&b->page_lock, NULL) != 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "bdb %s: out of memory", dir);
+		pthread_mutex_destroy(&b->detail_lock);
+		free(b);
+		return NULL;
+	}
 	b->lock_fd = storage_lock_dir(dir, err, errlen);
 	if (b->lock_fd < 0) {
+		pthread_mutex_destroy(&b->detail_lock);
+		pthread_mutex_destroy(&b->page_lock);
 		free(b);
 		return NULL;
 	}
@@ -685,6 +852,23 @@ struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durabili
 			snprintf(err, errlen, "%s", b->error);
 		bdb_destroy(&b->base);
 		return NULL;
+	}
+	if (b->pipelined) {
+		/* What opening wrote (a new store's metadata) is durable before the first flush. */
+		char why[512];
+		int rc = b->env->log_flush(b->env, NULL);
+		if (rc != 0)
+			fail(b, rc, "log flush failed");
+		else if (storage_flusher_start(&b->flusher, &bdb_flusher_ops, b, why,
+					       sizeof(why)) != PAXOS_OK)
+			snprintf(b->error, sizeof(b->error), "bdb %s: %s", dir, why);
+		if (b->failed || !b->flusher.started) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s", b->error);
+			b->failed = true;
+			bdb_destroy(&b->base);
+			return NULL;
+		}
 	}
 	return &b->base;
 }

@@ -1,9 +1,18 @@
 /*
  * Durable acceptor storage on LMDB: one B-tree keyed by big-endian iid (layout in
- * storage_backend.h). A batch (begin..commit) is one write transaction, started by its first
- * change so that read-only batches never take the writer lock. Reads outside a write
- * transaction use one reusable read transaction, kept open until the next change or commit so
- * that the values get returns (pointers into the map, no copy) stay valid as storage.h says.
+ * storage_backend.h). With durability nosync a batch (begin..commit) is one write
+ * transaction, started by its first change so that read-only batches never take the writer
+ * lock. Reads outside a write transaction use one reusable read transaction, kept open until
+ * the next change or commit so that the values get returns (pointers into the map, no copy)
+ * stay valid as storage.h says.
+ *
+ * With durability sync, commits are pipelined (paxos/storage.h): a batch's changes go to an
+ * overlay in memory (overlay.h) that gets read first, and a flush (flusher.h) writes the
+ * commits gathered there in one write transaction, committed with LMDB's own device flushes;
+ * on the flush thread, the loop fills the next overlay meanwhile. LMDB allows one writer at a
+ * time and readers beside it, so the loop's reads go on during a flush. MDB_NOSYNC commits with a
+ * flush thread calling mdb_env_sync would be simpler, but a system crash can then corrupt the store
+ * (LMDB's documentation of MDB_NOSYNC): durability sync keeps every commit a synced one.
  */
 #include <paxos/storage_backends.h>
 #include <paxos/storage.h>
@@ -16,7 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flusher.h"
+#include "overlay.h"
 #include "storage_backend.h"
+
+/* A commit that leaves more than this waiting in memory makes it durable at once. */
+#define LMDB_OVERLAY_BACKLOG (64u << 20)
 
 struct lmdb_storage {
 	struct paxos_storage base; /* first, so the storage pointer is the container */
@@ -37,6 +51,18 @@ struct lmdb_storage {
 	size_t cap;
 	char dir[256];
 	char error[1024];
+
+	/* Durability sync: pipelined commits. The open overlay takes the changes; mark is where
+	 * it stood at the last commit (what follows is the open batch); the flushing one is the
+	 * flush thread's while a flush runs, empty otherwise. */
+	bool pipelined;
+	struct overlay overlays[2];
+	struct overlay *open, *flushing;
+	struct overlay_mark mark;
+	bool changed; /* the open batch changed something */
+	struct storage_flusher flusher;
+	uint8_t *flush_buf; /* the flush thread's record encoding */
+	size_t flush_cap;
 };
 
 static struct lmdb_storage *of(struct paxos_storage *st)
@@ -52,6 +78,33 @@ static void end_read(struct lmdb_storage *l)
 	}
 }
 
+/* The sentence for a failure of what with LMDB status rc (0: none), into buf. Reads only what
+ * is fixed once the store is open, so the flush thread uses it too. */
+static void describe(const struct lmdb_storage *l, int rc, const char *what, char *buf, size_t cap)
+{
+	if (rc == MDB_MAP_FULL)
+		snprintf(buf, cap,
+			 "lmdb %s: %s: %s: the store is full: it reached lmdb-map-size (%llu "
+			 "bytes); raise lmdb-map-size or trim more often",
+			 l->dir, what, mdb_strerror(rc), (unsigned long long)l->map_size);
+	else if (rc != 0)
+		snprintf(buf, cap, "lmdb %s: %s: %s", l->dir, what, mdb_strerror(rc));
+	else
+		snprintf(buf, cap, "lmdb %s: %s", l->dir, what);
+}
+
+/* Drops the batch and refuses everything from now on (l->error says why). */
+static int stop(struct lmdb_storage *l)
+{
+	if (l->write) {
+		mdb_txn_abort(l->write);
+		l->write = NULL;
+	}
+	end_read(l);
+	l->failed = true;
+	return PAXOS_E_STORAGE;
+}
+
 /* Records why l stopped working, drops the batch and returns PAXOS_E_STORAGE. */
 static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -64,23 +117,8 @@ static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (rc == MDB_MAP_FULL)
-		snprintf(l->error, sizeof(l->error),
-			 "lmdb %s: %s: %s: the store is full: it reached lmdb-map-size (%llu "
-			 "bytes); raise lmdb-map-size or trim more often",
-			 l->dir, what, mdb_strerror(rc), (unsigned long long)l->map_size);
-	else if (rc != 0)
-		snprintf(l->error, sizeof(l->error), "lmdb %s: %s: %s", l->dir, what,
-			 mdb_strerror(rc));
-	else
-		snprintf(l->error, sizeof(l->error), "lmdb %s: %s", l->dir, what);
-	if (l->write) {
-		mdb_txn_abort(l->write);
-		l->write = NULL;
-	}
-	end_read(l);
-	l->failed = true;
-	return PAXOS_E_STORAGE;
+	describe(l, rc, what, l->error, sizeof(l->error));
+	return stop(l);
 }
 
 /* The transaction reads go through: the batch's write transaction if it has one. */
@@ -125,10 +163,122 @@ static int commit_write(struct lmdb_storage *l)
 	return PAXOS_OK;
 }
 
+/* ---- pipelined commits (durability sync) ---- */
+
+static int trim_in(struct lmdb_storage *l, MDB_txn *txn, paxos_iid iid, paxos_iid highest,
+		   char *why, size_t cap);
+
+/* Numbers the open batch's changes as a commit, for the next flush. */
+static int commit_pipelined(struct lmdb_storage *l)
+{
+	if (!l->changed)
+		return PAXOS_OK;
+	uint64_t records = l->open->count - l->mark.count;
+	l->mark = overlay_mark(l->open);
+	l->changed = false;
+	return storage_flusher_commit(&l->flusher, records, l->open->used > LMDB_OVERLAY_BACKLOG);
+}
+
+/* On the loop: the commits in the open overlay become the flush's; an open batch stays. */
+static bool lmdb_hand_over(void *arg)
+{
+	struct lmdb_storage *l = arg;
+	if (l->failed || overlay_split(l->open, l->mark, l->flushing) != PAXOS_OK)
+		return false;
+	struct overlay *full = l->open;
+	l->open = l->flushing;
+	l->flushing = full;
+	l->mark = (struct overlay_mark){0, 0, 0};
+	return true;
+}
+
+static int reserve_flush(struct lmdb_storage *l, size_t size)
+{
+	if (size <= l->flush_cap)
+		return PAXOS_OK;
+	size_t cap = l->flush_cap ? l->flush_cap : 4096;
+	while (cap < size)
+		cap *= 2;
+	uint8_t *buf = realloc(l->flush_buf, cap);
+	if (!buf)
+		return PAXOS_E_NOMEM;
+	l->flush_buf = buf;
+	l->flush_cap = cap;
+	return PAXOS_OK;
+}
+
+/* On the flush thread (or the loop): the flushing overlay in one write transaction, trim
+ * first. */
+static int lmdb_flush(void *arg, char *err, size_t errlen)
+{
+	struct lmdb_storage *l = arg;
+	const struct overlay *o = l->flushing;
+	uint8_t key_bytes[STORAGE_KEY_SIZE];
+	char what[64];
+	MDB_txn *txn;
+
+	int rc = mdb_txn_begin(l->env, NULL, 0, &txn);
+	if (rc != 0) {
+		describe(l, rc, "cannot start a write transaction", err, errlen);
+		return PAXOS_E_STORAGE;
+	}
+	if (o->trim && trim_in(l, txn, o->trim, o->trim_highest, err, errlen) != PAXOS_OK) {
+		mdb_txn_abort(txn);
+		return PAXOS_E_STORAGE;
+	}
+	for (size_t i = 0; i < o->count; i++) {
+		struct paxos_record rec;
+		overlay_entry_record(o, i, &rec);
+		if (rec.iid <= o->trim)
+			continue; /* put before the trim */
+		size_t size = STORAGE_HEADER_SIZE + (size_t)rec.value.len;
+		rc = reserve_flush(l, size) == PAXOS_OK ? 0 : ENOMEM;
+		if (rc == 0) {
+			storage_record_encode(l->flush_buf, &rec);
+			storage_key_encode(key_bytes, rec.iid);
+			MDB_val key = {sizeof(key_bytes), key_bytes}, data = {size, l->flush_buf};
+			rc = mdb_put(txn, l->dbi, &key, &data, 0);
+		}
+		if (rc != 0) {
+			mdb_txn_abort(txn);
+			snprintf(what, sizeof(what), "writing instance %llu",
+				 (unsigned long long)rec.iid);
+			describe(l, rc, what, err, errlen);
+			return PAXOS_E_STORAGE;
+		}
+	}
+	rc = mdb_txn_commit(txn);
+	if (rc != 0) {
+		describe(l, rc, "commit failed", err, errlen);
+		return PAXOS_E_STORAGE;
+	}
+	return PAXOS_OK;
+}
+
+/* On the loop, the flush collected: reads see the map it wrote, not the overlay. */
+static void lmdb_flushed(void *arg, int rc, const char *err)
+{
+	struct lmdb_storage *l = arg;
+	end_read(l);
+	overlay_clear(l->flushing);
+	if (rc != PAXOS_OK) {
+		snprintf(l->error, sizeof(l->error), "%s", err);
+		stop(l);
+	}
+}
+
+static const struct storage_flusher_ops lmdb_flusher_ops = {
+    .prepare = lmdb_hand_over,
+    .flush = lmdb_flush,
+    .finish = lmdb_flushed,
+};
+
 /* A change outside begin..commit is its own batch. */
 static int end_change(struct lmdb_storage *l)
 {
-	return l->in_batch ? PAXOS_OK : commit_write(l);
+	if (l->in_batch)
+		return PAXOS_OK;
+	return l->pipelined ? commit_pipelined(l) : commit_write(l);
 }
 
 static int lmdb_begin(struct paxos_storage *st)
@@ -148,22 +298,16 @@ static int lmdb_commit(struct paxos_storage *st)
 	if (l->failed)
 		return PAXOS_E_STORAGE;
 	l->in_batch = false;
-	return commit_write(l);
+	return l->pipelined ? commit_pipelined(l) : commit_write(l);
 }
 
-static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
+/* What the map holds for iid: get after its checks. */
+static int read_map(struct lmdb_storage *l, paxos_iid iid, struct paxos_record *rec)
 {
-	struct lmdb_storage *l = of(st);
 	uint8_t key_bytes[STORAGE_KEY_SIZE];
 	MDB_val key = {sizeof(key_bytes), key_bytes}, data;
 	MDB_txn *txn = NULL;
 
-	if (l->failed)
-		return PAXOS_E_STORAGE;
-	if (iid == 0 || !rec)
-		return PAXOS_E_INVALID;
-	if (iid <= l->trim)
-		return 0;
 	int rc = read_txn(l, &txn);
 	if (rc != PAXOS_OK)
 		return rc;
@@ -177,6 +321,21 @@ static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record
 		return fail(l, 0, "corrupt database: bad record for instance %llu",
 			    (unsigned long long)iid);
 	return 1;
+}
+
+static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
+{
+	struct lmdb_storage *l = of(st);
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (iid == 0 || !rec)
+		return PAXOS_E_INVALID;
+	if (iid <= l->trim)
+		return 0;
+	/* Pipelined: the newest changes first, then the ones being flushed, then the map. */
+	if (l->pipelined && (overlay_get(l->open, iid, rec) || overlay_get(l->flushing, iid, rec)))
+		return 1;
+	return read_map(l, iid, rec);
 }
 
 static int reserve(struct lmdb_storage *l, size_t size)
@@ -205,6 +364,15 @@ static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 		return PAXOS_E_INVALID;
 	if (rec->iid <= l->trim)
 		return PAXOS_E_INVALID; /* dropped for good */
+	if (l->pipelined) {
+		int rc = overlay_put(l->open, rec);
+		if (rc != PAXOS_OK)
+			return rc;
+		l->changed = true;
+		if (rec->accepted != 0 && rec->iid > l->highest_accepted)
+			l->highest_accepted = rec->iid;
+		return end_change(l);
+	}
 	size_t size = STORAGE_HEADER_SIZE + (size_t)rec->value.len;
 	int rc = reserve(l, size);
 	if (rc != PAXOS_OK)
@@ -224,33 +392,36 @@ static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	return end_change(l);
 }
 
-static int write_meta(struct lmdb_storage *l, const struct storage_meta *meta)
+static int put_meta(struct lmdb_storage *l, MDB_txn *txn, const struct storage_meta *meta)
 {
 	uint8_t key_bytes[STORAGE_KEY_SIZE], value[STORAGE_META_SIZE];
 	MDB_val key = {sizeof(key_bytes), key_bytes}, data = {sizeof(value), value};
 
 	storage_key_encode(key_bytes, STORAGE_META_IID);
 	storage_meta_encode(value, meta);
-	int rc = mdb_put(l->write, l->dbi, &key, &data, 0);
+	return mdb_put(txn, l->dbi, &key, &data, 0);
+}
+
+static int write_meta(struct lmdb_storage *l, const struct storage_meta *meta)
+{
+	int rc = put_meta(l, l->write, meta);
 	return rc == 0 ? PAXOS_OK : fail(l, rc, "writing the metadata");
 }
 
-static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
+/* Deletes every record up to iid in txn and records the trim point (with highest, the highest
+ * accepted instance) in the metadata. PAXOS_OK, or PAXOS_E_STORAGE with the reason in why. */
+static int trim_in(struct lmdb_storage *l, MDB_txn *txn, paxos_iid iid, paxos_iid highest,
+		   char *why, size_t cap)
 {
-	struct lmdb_storage *l = of(st);
 	uint8_t key_bytes[STORAGE_KEY_SIZE];
 	MDB_cursor *cursor;
+	char what[64];
 
-	if (l->failed)
+	int rc = mdb_cursor_open(txn, l->dbi, &cursor);
+	if (rc != 0) {
+		describe(l, rc, "trimming", why, cap);
 		return PAXOS_E_STORAGE;
-	if (iid <= l->trim)
-		return PAXOS_OK;
-	int rc = write_txn(l);
-	if (rc != PAXOS_OK)
-		return rc;
-	rc = mdb_cursor_open(l->write, l->dbi, &cursor);
-	if (rc != 0)
-		return fail(l, rc, "trimming");
+	}
 	/* Seek the first instance each time rather than rely on where a delete leaves the
 	 * cursor: one B-tree descent per record. */
 	for (;;) {
@@ -265,7 +436,10 @@ static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
 			break;
 		if (key.mv_size != STORAGE_KEY_SIZE) {
 			mdb_cursor_close(cursor);
-			return fail(l, 0, "corrupt database: key of %zu bytes", key.mv_size);
+			snprintf(what, sizeof(what), "corrupt database: key of %zu bytes",
+				 key.mv_size);
+			describe(l, 0, what, why, cap);
+			return PAXOS_E_STORAGE;
 		}
 		if (storage_key_decode(key.mv_data) > iid)
 			break;
@@ -274,10 +448,38 @@ static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
 			break;
 	}
 	mdb_cursor_close(cursor);
-	if (rc != 0)
-		return fail(l, rc, "trimming to instance %llu", (unsigned long long)iid);
-	struct storage_meta meta = {.trim = iid, .highest_accepted = l->highest_accepted};
-	rc = write_meta(l, &meta);
+	if (rc != 0) {
+		snprintf(what, sizeof(what), "trimming to instance %llu", (unsigned long long)iid);
+		describe(l, rc, what, why, cap);
+		return PAXOS_E_STORAGE;
+	}
+	struct storage_meta meta = {.trim = iid, .highest_accepted = highest};
+	rc = put_meta(l, txn, &meta);
+	if (rc != 0) {
+		describe(l, rc, "writing the metadata", why, cap);
+		return PAXOS_E_STORAGE;
+	}
+	return PAXOS_OK;
+}
+
+static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
+{
+	struct lmdb_storage *l = of(st);
+
+	if (l->failed)
+		return PAXOS_E_STORAGE;
+	if (iid <= l->trim)
+		return PAXOS_OK;
+	if (l->pipelined) {
+		overlay_trim(l->open, iid, l->highest_accepted);
+		l->changed = true;
+		l->trim = iid;
+		return end_change(l);
+	}
+	int rc = write_txn(l);
+	if (rc == PAXOS_OK &&
+	    trim_in(l, l->write, iid, l->highest_accepted, l->error, sizeof(l->error)) != PAXOS_OK)
+		rc = stop(l);
 	if (rc != PAXOS_OK)
 		return rc;
 	l->trim = iid;
@@ -315,10 +517,32 @@ static const char *lmdb_error(struct paxos_storage *st)
 	return of(st)->error;
 }
 
-/* Closes what is open; an unfinished batch is dropped. */
+static uint64_t lmdb_committed(struct paxos_storage *st)
+{
+	return of(st)->flusher.progress.committed;
+}
+
+static int lmdb_sync(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p)
+{
+	struct lmdb_storage *l = of(st);
+	int rc = storage_flusher_sync(&l->flusher, wait, p);
+	return l->failed ? PAXOS_E_STORAGE : rc;
+}
+
+static int lmdb_sync_fd(struct paxos_storage *st)
+{
+	return storage_flusher_fd(&of(st)->flusher);
+}
+
+/* Closes what is open, every commit made durable first; an unfinished batch is dropped. */
 static void lmdb_destroy(struct paxos_storage *st)
 {
 	struct lmdb_storage *l = of(st);
+	if (l->flusher.started) {
+		if (!l->failed)
+			storage_flusher_sync(&l->flusher, true, NULL);
+		storage_flusher_stop(&l->flusher);
+	}
 	if (l->write)
 		mdb_txn_abort(l->write);
 	if (l->read)
@@ -328,6 +552,9 @@ static void lmdb_destroy(struct paxos_storage *st)
 	if (l->env)
 		mdb_env_close(l->env);
 	storage_unlock_dir(l->lock_fd);
+	overlay_free(&l->overlays[0]);
+	overlay_free(&l->overlays[1]);
+	free(l->flush_buf);
 	free(l->buf);
 	free(l);
 }
@@ -343,6 +570,23 @@ static const struct paxos_storage_ops lmdb_ops = {
     .highest_accepted = lmdb_highest_accepted,
     .destroy = lmdb_destroy,
     .error = lmdb_error,
+    .space = lmdb_space,
+};
+
+static const struct paxos_storage_ops lmdb_pipelined_ops = {
+    .name = "lmdb",
+    .begin = lmdb_begin,
+    .commit = lmdb_commit,
+    .get = lmdb_get,
+    .put = lmdb_put,
+    .trim = lmdb_trim,
+    .trim_iid = lmdb_trim_iid,
+    .highest_accepted = lmdb_highest_accepted,
+    .destroy = lmdb_destroy,
+    .error = lmdb_error,
+    .committed = lmdb_committed,
+    .sync = lmdb_sync,
+    .sync_fd = lmdb_sync_fd,
     .space = lmdb_space,
 };
 
@@ -499,6 +743,20 @@ struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durabil
 		l->write = NULL;
 		lmdb_destroy(&l->base);
 		return NULL;
+	}
+	if (mode == PAXOS_DURABILITY_SYNC) {
+		char why[512];
+		l->pipelined = true;
+		l->open = &l->overlays[0];
+		l->flushing = &l->overlays[1];
+		l->base.ops = &lmdb_pipelined_ops;
+		if (storage_flusher_start(&l->flusher, &lmdb_flusher_ops, l, why, sizeof(why)) !=
+		    PAXOS_OK) {
+			if (err && errlen)
+				snprintf(err, errlen, "lmdb %s: %s", dir, why);
+			lmdb_destroy(&l->base);
+			return NULL;
+		}
 	}
 	return &l->base;
 }

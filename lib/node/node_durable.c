@@ -1,0 +1,273 @@
+/*
+ * Replies wait for durability. With a storage whose commits are pipelined (paxos/storage.h,
+ * sync), the acceptor's commit returns before the device flush, so the acceptor's (or the
+ * serializer's) datagrams, sealed after the commit they report on, wait here until the storage
+ * says that commit is durable: no promise or accepted leaves ahead of its state. Each datagram
+ * waits for the storage's last commit when it was sealed, which covers every change its
+ * messages report; the storage's wake-up descriptor tells the loop when a flush on its thread
+ * finished. Where flushes run: see on_thread.
+ */
+#include "log_line.h"
+#include "node_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void drop_held(struct paxos_node *n)
+{
+	while (n->held_count > 0) {
+		n->held_free[n->held_free_count++] = n->held[n->held_head].data;
+		n->held_head = (n->held_head + 1) % n->held_cap;
+		n->held_count--;
+	}
+}
+
+/* Sends the held datagrams whose commit is durable, oldest first. */
+static void release(struct paxos_node *n)
+{
+	struct paxos_tx_datagram batch[TX_QUEUE];
+	uint32_t messages[TX_QUEUE];
+	while (n->held_count > 0 && n->held[n->held_head].commit <= n->durable) {
+		size_t k = 0;
+		while (k < TX_QUEUE && n->held_count > 0 &&
+		       n->held[n->held_head].commit <= n->durable) {
+			struct held_datagram *h = &n->held[n->held_head];
+			batch[k] =
+			    (struct paxos_tx_datagram){.to = h->to, .data = h->data, .len = h->len};
+			messages[k++] = h->messages;
+			n->held_head = (n->held_head + 1) % n->held_cap;
+			n->held_count--;
+		}
+		n->net->ops->send(n->net, batch, k);
+		for (size_t i = 0; i < k; i++) {
+			if (batch[i].sent) {
+				n->transport.datagrams_sent++;
+				n->transport.messages_sent += messages[i];
+			} else { /* UDP may lose it anyway; Paxos retries */
+				n->transport.send_errors++;
+			}
+			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
+		}
+	}
+}
+
+/* Asks the storage how far its commits are durable (waiting for all of them with wait), takes
+ * its flush counters and sends what became durable. A failed flush stops the node. */
+static void sync_storage(struct paxos_node *n, bool wait)
+{
+	if (n->failed) {
+		drop_held(n);
+		return;
+	}
+	struct paxos_storage_progress p;
+	int rc = n->storage->ops->sync(n->storage, wait, &p);
+	if (rc != PAXOS_OK) {
+		drop_held(n); /* never sent: their state is not durable */
+		event_del(n->durable_ev);
+		node_fail(n, rc, n->serializer ? "serializer storage" : "acceptor storage");
+		return;
+	}
+	n->durable = p.durable;
+	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
+	c->storage_flushes = p.flushes;
+	c->storage_flush_records = p.flushed_records;
+	c->storage_flush_us = p.flush_us;
+	release(n);
+}
+
+/*
+ * Where a flush runs (storage-flush-thread). A lone acceptor (or serializer) flushes on its
+ * loop at the end of a round, after reading everything that waits: what arrives during the
+ * flush could only join the flush after it anyway, and handing each flush to the storage's
+ * thread and back costs two thread wake-ups, which on the development machine cost more than
+ * the flush they overlap. Beside a proposer or an application's learner the loop has other
+ * work during a flush: there the storage's thread flushes (faster with replicas there;
+ * docs/BENCHMARKS.md, pipelined group commit), and until the flush returns, the group the
+ * acceptor commits is read lazily: once, when it returns, rather than waking the loop for each
+ * datagram; a transport that cannot read that group lazily (unicast) delivers it as it
+ * arrives.
+ */
+static bool on_thread(const struct paxos_node *n)
+{
+	switch (n->cfg.storage_flush_thread) {
+	case PAXOS_FLUSH_THREAD_YES:
+		return true;
+	case PAXOS_FLUSH_THREAD_NO:
+		return false;
+	case PAXOS_FLUSH_THREAD_AUTO:
+		break;
+	}
+	return n->proposer || n->deliver;
+}
+
+bool node_durable_threaded(const struct paxos_node *n)
+{
+	return n->durable_ev && on_thread(n);
+}
+
+static enum paxos_group fed_group(const struct paxos_node *n)
+{
+	return n->serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
+}
+
+static bool waiting(struct paxos_node *n)
+{
+	return n->storage->ops->committed(n->storage) > n->durable;
+}
+
+/* Reads what waits on the group the acceptor commits: each read one batch, one commit. */
+static void read_waiting(struct paxos_node *n)
+{
+	size_t batch = n->net->ops->batch(n->net);
+	for (int i = 0; i < DURABLE_READS && !n->failed; i++)
+		if (n->net->ops->read(n->net, fed_group(n)) < batch)
+			break;
+}
+
+static void read_lazily(struct paxos_node *n, bool lazy)
+{
+	if (n->durable_lazy != lazy) {
+		n->durable_lazy = lazy;
+		n->net->ops->set_lazy(n->net, fed_group(n), lazy);
+	}
+}
+
+void node_durable_after_batch(struct paxos_node *n)
+{
+	if (!n->durable_ev || n->failed)
+		return;
+	if (!on_thread(n)) {
+		if (waiting(n))
+			node_schedule_flush(n); /* flushed at the round's end */
+		return;
+	}
+	if (waiting(n))
+		sync_storage(n, false); /* starts a flush for it unless one runs */
+	if (!n->failed)
+		read_lazily(n, waiting(n));
+}
+
+void node_durable_round_end(struct paxos_node *n)
+{
+	if (!n->durable_ev || n->failed || on_thread(n) || !waiting(n))
+		return;
+	read_waiting(n);
+	sync_storage(n, true);
+}
+
+void node_durable_poll(struct paxos_node *n)
+{
+	if (!n->durable_ev || n->failed)
+		return;
+	if (!on_thread(n)) {
+		if (waiting(n))
+			node_schedule_flush(n);
+		return;
+	}
+	sync_storage(n, false);
+	if (n->durable_lazy && !n->failed)
+		read_waiting(n);
+	if (!n->failed)
+		read_lazily(n, waiting(n));
+}
+
+static void on_durable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	node_durable_poll(arg);
+}
+
+int node_durable_init(struct paxos_node *n, struct paxos_storage *st)
+{
+	if (!paxos_storage_pipelined(st))
+		return PAXOS_OK;
+	n->durable_ev =
+	    event_new(n->base, st->ops->sync_fd(st), EV_READ | EV_PERSIST, on_durable, n);
+	if (!n->durable_ev || event_add(n->durable_ev, NULL) != 0) {
+		node_set_error(n, "cannot add the storage's flushes to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	struct paxos_storage_progress p;
+	if (st->ops->sync(st, false, &p) != PAXOS_OK) {
+		node_set_error(n, "storage: %s", paxos_storage_error(st));
+		return PAXOS_E_STORAGE;
+	}
+	n->durable = p.durable;
+	return PAXOS_OK;
+}
+
+/* Room for one more held datagram and a buffer for it; false when memory ran out. */
+static bool make_room(struct paxos_node *n)
+{
+	if (n->held_count == n->held_cap) {
+		size_t cap = n->held_cap ? n->held_cap * 2 : 64;
+		struct held_datagram *held = malloc(cap * sizeof(*held));
+		uint8_t **free_list = malloc(cap * sizeof(*free_list));
+		if (!held || !free_list) {
+			free(held);
+			free(free_list);
+			return false;
+		}
+		for (size_t i = 0; i < n->held_count; i++) /* unrolled, oldest first */
+			held[i] = n->held[(n->held_head + i) % n->held_cap];
+		if (n->held_free_count)
+			memcpy(free_list, n->held_free, n->held_free_count * sizeof(*free_list));
+		free(n->held);
+		free(n->held_free);
+		n->held = held;
+		n->held_free = free_list;
+		n->held_head = 0;
+		n->held_cap = cap;
+	}
+	if (n->held_free_count == 0) {
+		uint8_t *buf = malloc(n->cfg.max_datagram);
+		if (!buf)
+			return false;
+		n->held_free[n->held_free_count++] = buf; /* buffers never outnumber held_cap */
+	}
+	return true;
+}
+
+bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
+		       const uint8_t *data, size_t len, uint32_t messages)
+{
+	if (!n->durable_ev || role != PAXOS_ROLE_ACCEPTOR)
+		return false;
+	uint64_t commit = n->storage->ops->committed(n->storage);
+	if (commit <= n->durable)
+		return false;
+	if (!make_room(n)) {
+		n->transport.send_errors++; /* as if lost: Paxos sends again */
+		return true;
+	}
+	uint8_t *buf = n->held_free[--n->held_free_count];
+	memcpy(buf, data, len);
+	n->held[(n->held_head + n->held_count) % n->held_cap] =
+	    (struct held_datagram){commit, to, buf, len, messages};
+	n->held_count++;
+	return true;
+}
+
+void node_durable_backlog(struct paxos_node *n)
+{
+	if (n->held_count > HELD_SOFT_MAX)
+		sync_storage(n, true);
+}
+
+void node_durable_finish(struct paxos_node *n)
+{
+	if (n->durable_ev)
+		sync_storage(n, true);
+}
+
+void node_durable_free(struct paxos_node *n)
+{
+	drop_held(n);
+	for (size_t i = 0; i < n->held_free_count; i++)
+		free(n->held_free[i]);
+	free(n->held_free);
+	free(n->held);
+	if (n->durable_ev)
+		event_free(n->durable_ev);
+}

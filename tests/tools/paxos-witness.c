@@ -1,0 +1,131 @@
+/*
+ * paxos-witness: writes down every promise and accepted message the acceptors send, as a
+ * third party on the multicast groups sees them, for tests that check a killed acceptor's
+ * store against what it acknowledged (paxos-store-check). One line per message:
+ *   ACCEPTOR P IID BALLOT VALUE_BALLOT HASH    a promise (HASH of the value it reports)
+ *   ACCEPTOR A IID BALLOT FINAL HASH           an accepted message
+ * HASH is the 64-bit FNV-1a of the value bytes, in hex; 0 for an accepted message that carries
+ * no value (wire version 3: the answer to an accept names the value by its ballot only). Runs
+ * until SIGTERM or SIGINT.
+ *
+ * Usage: paxos-witness -c CONFIG -o FILE
+ */
+#include <paxos/paxos.h>
+
+#include <event2/event.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codec.h"
+
+struct witness {
+	FILE *out;
+	struct paxos_decoder decoder;
+	struct paxos_message msgs[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
+};
+
+static unsigned long long fnv1a(const struct paxos_value *v)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+	for (uint32_t i = 0; i < v->len; i++)
+		h = (h ^ v->data[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void on_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
+{
+	(void)g;
+	struct witness *w = arg;
+	for (size_t i = 0; i < n; i++) {
+		struct paxos_header h;
+		size_t count = 0;
+		if (d[i].truncated ||
+		    paxos_decode(&w->decoder, d[i].data, d[i].len, &h, w->msgs,
+				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK ||
+		    h.role != PAXOS_ROLE_ACCEPTOR)
+			continue;
+		for (size_t k = 0; k < count; k++) {
+			const struct paxos_message *m = &w->msgs[k];
+			if (m->type == PAXOS_MSG_PROMISE)
+				fprintf(w->out, "%u P %llu %llu %llu %016llx\n", h.sender_id,
+					(unsigned long long)m->u.promise.iid,
+					(unsigned long long)m->u.promise.ballot,
+					(unsigned long long)m->u.promise.value_ballot,
+					fnv1a(&m->u.promise.value));
+			else if (m->type == PAXOS_MSG_ACCEPTED)
+				fprintf(w->out, "%u A %llu %llu %d %016llx\n", h.sender_id,
+					(unsigned long long)m->u.accepted.iid,
+					(unsigned long long)m->u.accepted.ballot,
+					m->u.accepted.final ? 1 : 0,
+					m->u.accepted.value.len ? fnv1a(&m->u.accepted.value) : 0);
+		}
+	}
+	fflush(w->out); /* the test reads the file while this runs */
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: paxos-witness -c CONFIG -o FILE\n");
+	return 2;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+int main(int argc, char **argv)
+{
+	const char *config = NULL, *output = NULL;
+	int opt;
+	while ((opt = getopt(argc, argv, "c:o:")) != -1) {
+		if (opt == 'c')
+			config = optarg;
+		else if (opt == 'o')
+			output = optarg;
+		else
+			return usage();
+	}
+	if (!config || !output || optind != argc)
+		return usage();
+	char err[512];
+	struct paxos_config *cfg = paxos_config_new();
+	if (!cfg || paxos_config_load(cfg, config, err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "paxos-witness: %s\n", cfg ? err : "out of memory");
+		return 1;
+	}
+	struct witness w;
+	w.out = fopen(output, "w");
+	if (!w.out) {
+		perror(output);
+		return 1;
+	}
+	paxos_decoder_init(&w.decoder);
+	struct event_base *base = event_base_new();
+	struct paxos_transport *t =
+	    base ? paxos_transport_multicast_new(base, cfg, on_datagrams, &w, err, sizeof(err))
+		 : NULL;
+	if (!t || t->ops->join(t, PAXOS_GROUP_PROPOSERS, err, sizeof(err)) != PAXOS_OK ||
+	    t->ops->join(t, PAXOS_GROUP_LEARNERS, err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "paxos-witness: %s\n", err);
+		return 1;
+	}
+	struct event *term = evsignal_new(base, SIGTERM, on_signal, base);
+	struct event *intr = evsignal_new(base, SIGINT, on_signal, base);
+	if (!term || !intr || event_add(term, NULL) != 0 || event_add(intr, NULL) != 0) {
+		fprintf(stderr, "paxos-witness: cannot install signal handlers\n");
+		return 1;
+	}
+	event_base_dispatch(base);
+	event_free(term);
+	event_free(intr);
+	t->ops->destroy(t);
+	event_base_free(base);
+	paxos_decoder_destroy(&w.decoder);
+	paxos_config_free(cfg);
+	return fclose(w.out) == 0 ? 0 : 1;
+}
