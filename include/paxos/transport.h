@@ -81,8 +81,9 @@ PAXOS_API struct paxos_transport *paxos_transport_multicast_new(struct event_bas
 
 /* UDP unicast on base's event loop: a hosted acceptor or proposer receives on its configured
  * address (paxos.conf "acceptor ID HOST:PORT"); a learner receives on a port of its own and
- * subscribes to every acceptor with a lease of subscription-lease-ms, renewed while it runs.
- * Sending to a group sends to each of its members (learners: each live subscriber). */
+ * subscribes to every acceptor (and proposer, whose accepts it hears) with a lease of
+ * subscription-lease-ms, renewed while it runs. Sending to a group sends to each of its members
+ * (learners: each live subscriber; a proposer's accepts: its subscribers too). */
 PAXOS_API struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,
 							      const struct paxos_config *cfg,
 							      paxos_transport_deliver_fn deliver,
