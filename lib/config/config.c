@@ -32,21 +32,18 @@
 #define CONFIG_QUOTE_MAX 64
 
 enum key_type {
-	KEY_U32,           /* decimal number in [min, max] */
-	KEY_GROUP,         /* IPv4 multicast ADDRESS:PORT */
-	KEY_IPV4,          /* IPv4 address */
-	KEY_LEARNER_START, /* one of learner_start_names */
-	KEY_STORAGE,       /* one of storage_backends */
-	KEY_U64,           /* decimal number in [min, max], 64-bit field */
-	KEY_PATH,          /* a directory path without blanks */
-	KEY_FILE,          /* a file path without blanks */
-	KEY_DURABILITY,    /* one of durability_names; checked against the backend later */
-	KEY_BOOL,          /* yes or no */
-	KEY_ELECTION,      /* one of election_names */
-	KEY_TRANSPORT,     /* one of transport_names */
-	KEY_FLUSH_THREAD,  /* one of flush_thread_names */
-	KEY_MEMBER,        /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
-	KEY_LISTEN,        /* IPv4 ADDRESS:PORT of this host to listen on */
+	KEY_U32,        /* decimal number in [min, max] */
+	KEY_GROUP,      /* IPv4 multicast ADDRESS:PORT */
+	KEY_IPV4,       /* IPv4 address */
+	KEY_ENUM,       /* one of the key's names, stored as the enum's value */
+	KEY_STORAGE,    /* one of storage_backends */
+	KEY_U64,        /* decimal number in [min, max], 64-bit field */
+	KEY_PATH,       /* a directory path without blanks */
+	KEY_FILE,       /* a file path without blanks */
+	KEY_DURABILITY, /* one of durability_names; checked against the backend later */
+	KEY_BOOL,       /* yes or no */
+	KEY_MEMBER,     /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
+	KEY_LISTEN,     /* IPv4 ADDRESS:PORT of this host to listen on */
 };
 
 struct config_key {
@@ -55,77 +52,90 @@ struct config_key {
 	size_t offset; /* of the field in struct paxos_config */
 	uint64_t min, max;
 	const char *default_text; /* parsed like a value from the file; NULL: left zero */
+	const char *const *names; /* KEY_ENUM: the values, indexed by the enum, NULL-ended */
 };
 
 #define FIELD(f) offsetof(struct paxos_config, f)
 
+/* Indexed by enum paxos_learner_start. */
+static const char *const learner_start_names[] = {"first", "current", NULL};
+/* Indexed by enum paxos_election_mode. */
+static const char *const election_names[] = {"auto", "manual", NULL};
+/* Indexed by enum paxos_transport_kind. */
+static const char *const transport_names[] = {"multicast", "unicast", NULL};
+/* Indexed by enum paxos_flush_thread. */
+static const char *const flush_thread_names[] = {"auto", "yes", "no", NULL};
+/* KEY_ENUM fields are stored as int: every enum of the configuration is int-sized. */
+_Static_assert(sizeof(enum paxos_learner_start) == sizeof(int) &&
+		   sizeof(enum paxos_election_mode) == sizeof(int) &&
+		   sizeof(enum paxos_transport_kind) == sizeof(int) &&
+		   sizeof(enum paxos_flush_thread) == sizeof(int),
+	       "enum fields are int-sized");
+
 static const struct config_key config_keys[] = {
-    {"transport", KEY_TRANSPORT, FIELD(transport), 0, 0, "multicast"},
+    {"transport", KEY_ENUM, FIELD(transport), 0, 0, "multicast", transport_names},
     /* Members' unicast addresses: the range is the id's; ids must also be below the counts. */
-    {"acceptor", KEY_MEMBER, FIELD(acceptor_address), 0, PAXOS_MAX_ACCEPTORS - 1, NULL},
-    {"proposer", KEY_MEMBER, FIELD(proposer_address), 0, PAXOS_MAX_PROPOSERS - 1, NULL},
-    {"subscription-lease-ms", KEY_U32, FIELD(subscription_lease_ms), 100, 600000, "3000"},
-    {"acceptors-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_ACCEPTORS]), 0, 0, "239.255.11.1:7101"},
-    {"proposers-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_PROPOSERS]), 0, 0, "239.255.11.2:7102"},
-    {"learners-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_LEARNERS]), 0, 0, "239.255.11.3:7103"},
-    {"submit-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_SUBMIT]), 0, 0, "239.255.11.4:7104"},
-    {"multicast-interface", KEY_IPV4, FIELD(multicast_interface), 0, 0, "127.0.0.1"},
-    {"multicast-ttl", KEY_U32, FIELD(multicast_ttl), 0, 255, "0"},
-    {"max-datagram", KEY_U32, FIELD(max_datagram), 512, 65507, "8192"},
-    {"socket-buffer", KEY_U32, FIELD(socket_buffer), 65536, 268435456, "4194304"},
-    {"acceptors", KEY_U32, FIELD(acceptors), 1, PAXOS_MAX_ACCEPTORS, "3"},
-    {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2"},
+    {"acceptor", KEY_MEMBER, FIELD(acceptor_address), 0, PAXOS_MAX_ACCEPTORS - 1, NULL, NULL},
+    {"proposer", KEY_MEMBER, FIELD(proposer_address), 0, PAXOS_MAX_PROPOSERS - 1, NULL, NULL},
+    {"subscription-lease-ms", KEY_U32, FIELD(subscription_lease_ms), 100, 600000, "3000", NULL},
+    {"acceptors-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_ACCEPTORS]), 0, 0, "239.255.11.1:7101",
+     NULL},
+    {"proposers-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_PROPOSERS]), 0, 0, "239.255.11.2:7102",
+     NULL},
+    {"learners-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_LEARNERS]), 0, 0, "239.255.11.3:7103",
+     NULL},
+    {"submit-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_SUBMIT]), 0, 0, "239.255.11.4:7104", NULL},
+    {"multicast-interface", KEY_IPV4, FIELD(multicast_interface), 0, 0, "127.0.0.1", NULL},
+    {"multicast-ttl", KEY_U32, FIELD(multicast_ttl), 0, 255, "0", NULL},
+    {"max-datagram", KEY_U32, FIELD(max_datagram), 512, 65507, "8192", NULL},
+    {"socket-buffer", KEY_U32, FIELD(socket_buffer), 65536, 268435456, "4194304", NULL},
+    {"acceptors", KEY_U32, FIELD(acceptors), 1, PAXOS_MAX_ACCEPTORS, "3", NULL},
+    {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2", NULL},
     /* The upper bound depends on proposers: checked once the whole file is read. */
-    {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0"},
-    {"election", KEY_ELECTION, FIELD(election), 0, 0, "auto"},
+    {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0", NULL},
+    {"election", KEY_ENUM, FIELD(election), 0, 0, "auto", election_names},
     /* The timeout must exceed the interval: checked once the whole file is read. */
-    {"heartbeat-interval-ms", KEY_U32, FIELD(heartbeat_interval_ms), 1, 600000, "20"},
-    {"heartbeat-timeout-ms", KEY_U32, FIELD(heartbeat_timeout_ms), 1, 600000, "100"},
-    {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128"},
-    {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64"},
-    {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096"},
-    {"value-batch-limit", KEY_U32, FIELD(value_batch_limit), 1, 16384, "64"},
-    {"proposer-max-backlog", KEY_U32, FIELD(proposer_max_backlog), 0, 65536, "32"},
-    {"phase1-timeout-ms", KEY_U32, FIELD(phase1_timeout_ms), 1, 600000, "20"},
-    {"phase2-timeout-ms", KEY_U32, FIELD(phase2_timeout_ms), 1, 600000, "20"},
-    {"adaptive-timeouts", KEY_BOOL, FIELD(adaptive_timeouts), 0, 0, "no"},
-    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "10"},
-    {"timeout-ceiling-ms", KEY_U32, FIELD(timeout_ceiling_ms), 1, 600000, "2000"},
-    {"learner-window", KEY_U32, FIELD(learner_window), 16, 1048576, "4096"},
-    {"learner-hole-check-ms", KEY_U32, FIELD(hole_check_ms), 1, 600000, "20"},
-    {"learner-repeat-batch", KEY_U32, FIELD(repeat_batch), 1, PAXOS_ACCEPTOR_MAX_REPEAT, "256"},
-    {"learner-start", KEY_LEARNER_START, FIELD(learner_start), 0, 0, "first"},
-    {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100"},
-    {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000"},
-    {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no"},
+    {"heartbeat-interval-ms", KEY_U32, FIELD(heartbeat_interval_ms), 1, 600000, "20", NULL},
+    {"heartbeat-timeout-ms", KEY_U32, FIELD(heartbeat_timeout_ms), 1, 600000, "100", NULL},
+    {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128", NULL},
+    {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64", NULL},
+    {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096", NULL},
+    {"value-batch-limit", KEY_U32, FIELD(value_batch_limit), 1, 16384, "64", NULL},
+    {"proposer-max-backlog", KEY_U32, FIELD(proposer_max_backlog), 0, 65536, "32", NULL},
+    {"phase1-timeout-ms", KEY_U32, FIELD(phase1_timeout_ms), 1, 600000, "20", NULL},
+    {"phase2-timeout-ms", KEY_U32, FIELD(phase2_timeout_ms), 1, 600000, "20", NULL},
+    {"adaptive-timeouts", KEY_BOOL, FIELD(adaptive_timeouts), 0, 0, "no", NULL},
+    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "10", NULL},
+    {"timeout-ceiling-ms", KEY_U32, FIELD(timeout_ceiling_ms), 1, 600000, "2000", NULL},
+    {"learner-window", KEY_U32, FIELD(learner_window), 16, 1048576, "4096", NULL},
+    {"learner-hole-check-ms", KEY_U32, FIELD(hole_check_ms), 1, 600000, "20", NULL},
+    {"learner-repeat-batch", KEY_U32, FIELD(repeat_batch), 1, PAXOS_ACCEPTOR_MAX_REPEAT, "256",
+     NULL},
+    {"learner-start", KEY_ENUM, FIELD(learner_start), 0, 0, "first", learner_start_names},
+    {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100", NULL},
+    {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000", NULL},
+    {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no", NULL},
     /* Not set: no metrics server. */
-    {"metrics-listen", KEY_LISTEN, FIELD(metrics_listen), 0, 0, NULL},
-    {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory"},
-    {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos"},
+    {"metrics-listen", KEY_LISTEN, FIELD(metrics_listen), 0, 0, NULL, NULL},
+    {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory", NULL},
+    {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos", NULL},
     /* Unset until the whole file is read: the default depends on the backend. */
-    {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL},
-    {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824"},
-    {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no"},
-    {"storage-flush-thread", KEY_FLUSH_THREAD, FIELD(storage_flush_thread), 0, 0, "auto"},
-    {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION,
-     "1000000"},
-    {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes"},
+    {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL, NULL},
+    {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824", NULL},
+    {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no", NULL},
+    {"storage-flush-thread", KEY_ENUM, FIELD(storage_flush_thread), 0, 0, "auto",
+     flush_thread_names},
+    {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION, "1000000",
+     NULL},
+    {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes", NULL},
     /* Not set: datagrams are not authenticated. The file is read when a node starts. */
-    {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL},
+    {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
 };
 
 #define CONFIG_KEY_COUNT (sizeof(config_keys) / sizeof(config_keys[0]))
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Indexed by enum paxos_learner_start. */
-static const char *const learner_start_names[] = {"first", "current"};
-/* Indexed by enum paxos_election_mode. */
-static const char *const election_names[] = {"auto", "manual"};
-/* Indexed by enum paxos_transport_kind. */
-static const char *const transport_names[] = {"multicast", "unicast"};
-/* Indexed by enum paxos_flush_thread. */
-static const char *const flush_thread_names[] = {"auto", "yes", "no"};
 /* Indexed by enum paxos_durability. */
 static const char *const durability_names[PAXOS_DURABILITY_COUNT] = {
     "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
@@ -392,6 +402,31 @@ static void join_names(const char *const *names, size_t count, char *buf, size_t
 	}
 }
 
+static size_t name_count(const char *const *names)
+{
+	size_t n = 0;
+	while (names[n])
+		n++;
+	return n;
+}
+
+/* "a, b or c" into buf: the values an enum key takes. */
+static void either_names(const char *const *names, char *buf, size_t cap)
+{
+	size_t count = name_count(names), len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < count && len < cap; i++) {
+		int n = snprintf(buf + len, cap - len, "%s%s",
+				 i == 0          ? ""
+				 : i + 1 < count ? ", "
+						 : " or ",
+				 names[i]);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
 static const struct storage_backend *find_backend(const char *name)
 {
 	for (size_t i = 0; i < COUNT_OF(storage_backends); i++)
@@ -439,33 +474,14 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 			return parse_error(p, p->line, key, "'%.*s' is not an IPv4 address",
 					   CONFIG_QUOTE_MAX, text);
 		return PAXOS_OK;
-	case KEY_LEARNER_START:
-		i = find_name(learner_start_names, COUNT_OF(learner_start_names), text);
-		if (i < 0)
-			return parse_error(p, p->line, key, "'%.*s' is not first or current",
-					   CONFIG_QUOTE_MAX, text);
-		*(enum paxos_learner_start *)(void *)field = (enum paxos_learner_start)i;
-		return PAXOS_OK;
-	case KEY_ELECTION:
-		i = find_name(election_names, COUNT_OF(election_names), text);
-		if (i < 0)
-			return parse_error(p, p->line, key, "'%.*s' is not auto or manual",
-					   CONFIG_QUOTE_MAX, text);
-		*(enum paxos_election_mode *)(void *)field = (enum paxos_election_mode)i;
-		return PAXOS_OK;
-	case KEY_FLUSH_THREAD:
-		i = find_name(flush_thread_names, COUNT_OF(flush_thread_names), text);
-		if (i < 0)
-			return parse_error(p, p->line, key, "'%.*s' is not auto, yes or no",
-					   CONFIG_QUOTE_MAX, text);
-		*(enum paxos_flush_thread *)(void *)field = (enum paxos_flush_thread)i;
-		return PAXOS_OK;
-	case KEY_TRANSPORT:
-		i = find_name(transport_names, COUNT_OF(transport_names), text);
-		if (i < 0)
-			return parse_error(p, p->line, key, "'%.*s' is not multicast or unicast",
-					   CONFIG_QUOTE_MAX, text);
-		*(enum paxos_transport_kind *)(void *)field = (enum paxos_transport_kind)i;
+	case KEY_ENUM:
+		i = find_name(key->names, name_count(key->names), text);
+		if (i < 0) {
+			either_names(key->names, names, sizeof(names));
+			return parse_error(p, p->line, key, "'%.*s' is not %s", CONFIG_QUOTE_MAX,
+					   text, names);
+		}
+		*(int *)(void *)field = i;
 		return PAXOS_OK;
 	case KEY_MEMBER: /* parse_member takes the whole line */
 		break;
@@ -526,17 +542,8 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 	case KEY_IPV4:
 		snprintf(buf, cap, "an IPv4 address");
 		return;
-	case KEY_LEARNER_START:
-		snprintf(buf, cap, "first or current");
-		return;
-	case KEY_ELECTION:
-		snprintf(buf, cap, "auto or manual");
-		return;
-	case KEY_FLUSH_THREAD:
-		snprintf(buf, cap, "auto, yes or no");
-		return;
-	case KEY_TRANSPORT:
-		snprintf(buf, cap, "multicast or unicast");
+	case KEY_ENUM:
+		either_names(key->names, buf, cap);
 		return;
 	case KEY_MEMBER:
 		snprintf(buf, cap, "ID HOST:PORT");
@@ -1046,17 +1053,8 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 		inet_ntop(AF_INET, field, addr, sizeof(addr));
 		n = snprintf(buf, cap, "%s", addr);
 		break;
-	case KEY_LEARNER_START:
-		n = snprintf(buf, cap, "%s", learner_start_names[cfg->learner_start]);
-		break;
-	case KEY_ELECTION:
-		n = snprintf(buf, cap, "%s", election_names[cfg->election]);
-		break;
-	case KEY_FLUSH_THREAD:
-		n = snprintf(buf, cap, "%s", flush_thread_names[cfg->storage_flush_thread]);
-		break;
-	case KEY_TRANSPORT:
-		n = snprintf(buf, cap, "%s", transport_names[cfg->transport]);
+	case KEY_ENUM:
+		n = snprintf(buf, cap, "%s", k->names[*(const int *)(const void *)field]);
 		break;
 	case KEY_DURABILITY:
 		n = snprintf(buf, cap, "%s", durability_names[cfg->durability]);

@@ -241,3 +241,18 @@ int storage_replace_file(int dirfd, const char *name, const char *temp, const ch
 		e = errno;
 	return e;
 }
+
+int storage_grow_buffer(uint8_t **buf, size_t *cap, size_t size, size_t first)
+{
+	if (size <= *cap)
+		return PAXOS_OK;
+	size_t grown = *cap ? *cap : first;
+	while (grown < size)
+		grown *= 2;
+	uint8_t *p = realloc(*buf, grown);
+	if (!p)
+		return PAXOS_E_NOMEM;
+	*buf = p;
+	*cap = grown;
+	return PAXOS_OK;
+}

@@ -73,4 +73,9 @@ enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
 bool storage_meta_check(const uint8_t *data, size_t size, bool has_records,
 			struct storage_meta *meta, bool *create, char *err, size_t errlen);
 
+/* Grows *buf (holding *cap bytes, 0 when none yet) to at least size bytes, doubling from
+ * first: the backends' scratch buffers for encoded records. PAXOS_OK or PAXOS_E_NOMEM (*buf
+ * unchanged). */
+int storage_grow_buffer(uint8_t **buf, size_t *cap, size_t size, size_t first);
+
 #endif

@@ -253,17 +253,7 @@ static int end_change(struct bdb_storage *b)
 
 static int reserve(struct bdb_storage *b, size_t size)
 {
-	if (size <= b->cap)
-		return PAXOS_OK;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < size)
-		cap *= 2;
-	uint8_t *buf = realloc(b->buf, cap);
-	if (!buf)
-		return PAXOS_E_NOMEM;
-	b->buf = buf;
-	b->cap = cap;
-	return PAXOS_OK;
+	return storage_grow_buffer(&b->buf, &b->cap, size, 256);
 }
 
 static void key_dbt(DBT *key, uint8_t bytes[STORAGE_KEY_SIZE], paxos_iid iid)

@@ -194,17 +194,7 @@ static bool lmdb_hand_over(void *arg)
 
 static int reserve_flush(struct lmdb_storage *l, size_t size)
 {
-	if (size <= l->flush_cap)
-		return PAXOS_OK;
-	size_t cap = l->flush_cap ? l->flush_cap : 4096;
-	while (cap < size)
-		cap *= 2;
-	uint8_t *buf = realloc(l->flush_buf, cap);
-	if (!buf)
-		return PAXOS_E_NOMEM;
-	l->flush_buf = buf;
-	l->flush_cap = cap;
-	return PAXOS_OK;
+	return storage_grow_buffer(&l->flush_buf, &l->flush_cap, size, 4096);
 }
 
 /* On the flush thread (or the loop): the flushing overlay in one write transaction, trim
@@ -340,17 +330,7 @@ static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record
 
 static int reserve(struct lmdb_storage *l, size_t size)
 {
-	if (size <= l->cap)
-		return PAXOS_OK;
-	size_t cap = l->cap ? l->cap : 256;
-	while (cap < size)
-		cap *= 2;
-	uint8_t *buf = realloc(l->buf, cap);
-	if (!buf)
-		return PAXOS_E_NOMEM;
-	l->buf = buf;
-	l->cap = cap;
-	return PAXOS_OK;
+	return storage_grow_buffer(&l->buf, &l->cap, size, 256);
 }
 
 static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
