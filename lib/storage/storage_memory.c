@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /*
  * Most instances the ring spans past the trim point. A put further out is refused with
@@ -24,6 +23,9 @@
 #define CHUNK_SIZE (2u << 20)
 #define VALUE_ALIGN 16u
 #define MEMORY_MAX_VALUE (CHUNK_SIZE / 4)
+/* Emptied chunks kept for reuse: a store trimming at its retention bound writes into memory
+ * already paged in instead of faulting in fresh (zeroed) pages for every value. */
+#define SPARE_CHUNKS 4u
 
 /* A retention bound leaves room in the span for what arrives between two trims. */
 _Static_assert(PAXOS_MEMORY_MAX_RETENTION <= MEMORY_MAX_SPAN / 2, "retention past the span");
@@ -50,9 +52,11 @@ struct memory_storage {
 	size_t used;               /* instances past trim + used are all empty; used <= cap */
 	paxos_iid trim;
 	paxos_iid highest_accepted;
-	struct chunk *current; /* values are cut from here */
-	size_t current_used;   /* bytes of current in use, header included */
-	char error[128];       /* why the last failed call failed */
+	struct chunk *current;             /* values are cut from here */
+	size_t current_used;               /* bytes of current in use, header included */
+	struct chunk *spare[SPARE_CHUNKS]; /* emptied chunks, reused before new ones */
+	size_t spare_count;
+	char error[128]; /* why the last failed call failed */
 };
 
 /* A chunk's header: how many values point into it, plus one while it is current. */
@@ -141,30 +145,34 @@ static struct chunk *chunk_of(const uint8_t *value)
 	return (struct chunk *)((uintptr_t)value & ~(uintptr_t)(CHUNK_SIZE - 1));
 }
 
-static void chunk_release(struct chunk *c)
+static void chunk_release(struct memory_storage *m, struct chunk *c)
 {
-	if (--c->live == 0)
+	if (--c->live > 0)
+		return;
+	if (m->spare_count < SPARE_CHUNKS)
+		m->spare[m->spare_count++] = c;
+	else
 		free(c);
 }
 
 /*
- * Room for len bytes, cut from the current chunk; a new chunk when it is full. A chunk goes
- * back to the system once no value points into it (trim, overwrite): instances are trimmed
- * in order, so chunks empty in order too. Huge pages, where the kernel gives them, save the
- * page faults a growing store would take every 4 kB.
+ * Room for len bytes, cut from the current chunk; a new chunk when it is full. A chunk is
+ * emptied once no value points into it (trim, overwrite): instances are trimmed in order, so
+ * chunks empty in order too, and a few empty ones wait for reuse. No huge pages: where the
+ * kernel zeroes a 2 MiB page at its first touch, that fault held the acceptor for
+ * milliseconds every 2 MiB of values (docs/BENCHMARKS.md, "Issue 15"), while 4 kB faults
+ * spread the same work evenly.
  */
 static uint8_t *value_alloc(struct memory_storage *m, size_t need)
 {
 	if (!m->current || CHUNK_SIZE - m->current_used < need) {
-		struct chunk *c = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
+		struct chunk *c = m->spare_count > 0 ? m->spare[--m->spare_count]
+						     : aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
 		if (!c)
 			return NULL;
-#ifdef MADV_HUGEPAGE
-		(void)madvise(c, CHUNK_SIZE, MADV_HUGEPAGE); /* a hint: fine if refused */
-#endif
 		c->live = 1;
 		if (m->current)
-			chunk_release(m->current);
+			chunk_release(m, m->current);
 		m->current = c;
 		m->current_used = sizeof(*c);
 	}
@@ -174,10 +182,10 @@ static uint8_t *value_alloc(struct memory_storage *m, size_t need)
 	return p;
 }
 
-static void value_free(uint8_t *value)
+static void value_free(struct memory_storage *m, uint8_t *value)
 {
 	if (value)
-		chunk_release(chunk_of(value));
+		chunk_release(m, chunk_of(value));
 }
 
 /* Copies the value into the slot's space, taking new space only for a longer value. The
@@ -193,7 +201,7 @@ static int store_value(struct memory_storage *m, struct slot *s, struct paxos_va
 		if (!data)
 			return PAXOS_E_NOMEM;
 		memcpy(data, v.data, v.len);
-		value_free(s->data);
+		value_free(m, s->data);
 		s->data = data;
 		s->cap_units = (uint16_t)(need / VALUE_ALIGN);
 	} else if (v.len > 0) {
@@ -242,7 +250,7 @@ static int memory_trim(struct paxos_storage *st, paxos_iid iid)
 	for (size_t k = 0; k < dropped; k++) {
 		struct slot *s = slot_of(m, m->trim + 1 + k);
 		if (s->flags || s->data) {
-			value_free(s->data);
+			value_free(m, s->data);
 			memset(s, 0, sizeof(*s));
 		}
 	}
@@ -270,9 +278,11 @@ static void memory_destroy(struct paxos_storage *st)
 {
 	struct memory_storage *m = of(st);
 	for (size_t k = 0; k < m->used; k++)
-		value_free(slot_of(m, m->trim + 1 + k)->data);
+		value_free(m, slot_of(m, m->trim + 1 + k)->data);
 	if (m->current)
-		chunk_release(m->current);
+		chunk_release(m, m->current);
+	while (m->spare_count > 0)
+		free(m->spare[--m->spare_count]);
 	free(m->slots);
 	free(m);
 }
