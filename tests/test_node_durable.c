@@ -296,6 +296,12 @@ START_TEST(test_promise_waits_for_its_commit)
 	ck_assert_uint_eq(c->storage_flushes, 2);
 	ck_assert_uint_eq(c->storage_flush_records, 6);
 	ck_assert_uint_eq(c->storage_flush_us, 1000);
+	/* Held datagrams count like the others once they leave. */
+	size_t bytes = 0;
+	for (size_t i = 0; i < f.t->sent; i++)
+		bytes += f.t->sent_len[i];
+	ck_assert_uint_eq(paxos_node_transport_counters(f.n)->bytes_sent, bytes);
+	ck_assert_uint_eq(paxos_node_transport_counters(f.n)->datagrams_sent, f.t->sent);
 
 	/* A reject changes nothing: with every commit durable it leaves at once. */
 	size_t before = f.t->sent;

@@ -40,12 +40,7 @@ static void release(struct paxos_node *n)
 		}
 		n->net->ops->send(n->net, batch, k);
 		for (size_t i = 0; i < k; i++) {
-			if (batch[i].sent) {
-				n->transport.datagrams_sent++;
-				n->transport.messages_sent += messages[i];
-			} else { /* UDP may lose it anyway; Paxos retries */
-				n->transport.send_errors++;
-			}
+			node_count_sent(n, &batch[i], messages[i]);
 			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
 		}
 	}

@@ -205,6 +205,8 @@ void node_durable_poll(struct paxos_node *n);
 
 /* Makes the round's end (node_on_flush) due. */
 void node_schedule_flush(struct paxos_node *n);
+/* Counts a datagram the transport was given: sent (with its messages and bytes) or refused. */
+void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages);
 void node_durable_finish(struct paxos_node *n);
 void node_durable_free(struct paxos_node *n);
 

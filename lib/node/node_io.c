@@ -22,6 +22,17 @@ static bool proposer_queued(const struct paxos_node *n)
 	return false;
 }
 
+void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages)
+{
+	if (d->sent) {
+		n->transport.datagrams_sent++;
+		n->transport.messages_sent += messages;
+		n->transport.bytes_sent += d->len * d->copies;
+	} else {
+		n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
+	}
+}
+
 /* Sends the queued datagrams through the transport, counting what the network took. The
  * proposer's leave only once the epoch it took is durable (node_epoch.c): stored here at the
  * end of a round (round_end), never from inside a core's step. So when the queue fills up
@@ -45,13 +56,7 @@ static void send_queued(struct paxos_node *n, bool round_end)
 	n->tx_count = kept;
 	n->net->ops->send(n->net, n->tx, n->tx_count);
 	for (uint32_t i = 0; i < n->tx_count; i++) {
-		if (n->tx[i].sent) {
-			n->transport.datagrams_sent++;
-			n->transport.messages_sent += n->tx_messages[i];
-			n->transport.bytes_sent += n->tx[i].len * n->tx[i].copies;
-		} else {
-			n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
-		}
+		node_count_sent(n, &n->tx[i], n->tx_messages[i]);
 		n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
 	}
 	n->tx_count = 0;
