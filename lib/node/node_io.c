@@ -22,17 +22,6 @@ static bool proposer_queued(const struct paxos_node *n)
 	return false;
 }
 
-void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages)
-{
-	if (d->sent) {
-		n->transport.datagrams_sent++;
-		n->transport.messages_sent += messages;
-		n->transport.bytes_sent += d->len * d->copies;
-	} else {
-		n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
-	}
-}
-
 /* Sends the queued datagrams through the transport, counting what the network took. The
  * proposer's leave only once the epoch it took is durable (node_epoch.c): stored here at the
  * end of a round (round_end), never from inside a core's step. So when the queue fills up
@@ -108,14 +97,6 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 		/* After the acceptor's replies are out: learning is not on their path. */
 		n->learn_due = false;
 		node_drain_learners(n);
-	}
-}
-
-void node_schedule_flush(struct paxos_node *n)
-{
-	if (!n->flush_scheduled) {
-		n->flush_scheduled = true;
-		event_active(n->flush_ev, EV_TIMEOUT, 0);
 	}
 }
 
