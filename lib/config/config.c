@@ -1,8 +1,8 @@
 /*
- * paxos.conf parser. Every key is one row of a table (type, range, field, default), so
- * adding a key means adding a row. The parser reads a length-bounded buffer (it never looks
- * for a terminating NUL) and stops at the first error, leaving the caller's configuration
- * untouched.
+ * paxos.conf parser. Every key is one row of a table (type, range, field, default:
+ * config_keys.c), so adding a key means adding a row. The parser reads a length-bounded buffer (it
+ * never looks for a terminating NUL) and stops at the first error, leaving the caller's
+ * configuration untouched.
  */
 #include <paxos/storage_backends.h>
 #include <paxos/options.h>
@@ -26,143 +26,18 @@
 #include "auth.h"
 #include "codec.h"
 #include "config_fields.h"
+#include "config_keys.h"
 
 #define CONFIG_MAX_LINE 1024
 /* Longest piece of a bad value quoted back in an error message. */
 #define CONFIG_QUOTE_MAX 64
 
-enum key_type {
-	KEY_U32,        /* decimal number in [min, max] */
-	KEY_GROUP,      /* IPv4 multicast ADDRESS:PORT */
-	KEY_IPV4,       /* IPv4 address */
-	KEY_ENUM,       /* one of the key's names, stored as the enum's value */
-	KEY_STORAGE,    /* one of storage_backends */
-	KEY_U64,        /* decimal number in [min, max], 64-bit field */
-	KEY_PATH,       /* a directory path without blanks */
-	KEY_FILE,       /* a file path without blanks */
-	KEY_DURABILITY, /* one of durability_names; checked against the backend later */
-	KEY_BOOL,       /* yes or no */
-	KEY_MEMBER,     /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
-	KEY_LISTEN,     /* IPv4 ADDRESS:PORT of this host to listen on */
-};
-
-struct config_key {
-	const char *name;
-	enum key_type type;
-	size_t offset; /* of the field in struct paxos_config */
-	uint64_t min, max;
-	const char *default_text; /* parsed like a value from the file; NULL: left zero */
-	const char *const *names; /* KEY_ENUM: the values, indexed by the enum, NULL-ended */
-};
-
-#define FIELD(f) offsetof(struct paxos_config, f)
-
-/* Indexed by enum paxos_learner_start. */
-static const char *const learner_start_names[] = {"first", "current", NULL};
-/* Indexed by enum paxos_election_mode. */
-static const char *const election_names[] = {"auto", "manual", NULL};
-/* Indexed by enum paxos_transport_kind. */
-static const char *const transport_names[] = {"multicast", "unicast", NULL};
-/* Indexed by enum paxos_flush_thread. */
-static const char *const flush_thread_names[] = {"auto", "yes", "no", NULL};
-/* KEY_ENUM fields are stored as int: every enum of the configuration is int-sized. */
-_Static_assert(sizeof(enum paxos_learner_start) == sizeof(int) &&
-		   sizeof(enum paxos_election_mode) == sizeof(int) &&
-		   sizeof(enum paxos_transport_kind) == sizeof(int) &&
-		   sizeof(enum paxos_flush_thread) == sizeof(int),
-	       "enum fields are int-sized");
-
-static const struct config_key config_keys[] = {
-    {"transport", KEY_ENUM, FIELD(transport), 0, 0, "multicast", transport_names},
-    /* Members' unicast addresses: the range is the id's; ids must also be below the counts. */
-    {"acceptor", KEY_MEMBER, FIELD(acceptor_address), 0, PAXOS_MAX_ACCEPTORS - 1, NULL, NULL},
-    {"proposer", KEY_MEMBER, FIELD(proposer_address), 0, PAXOS_MAX_PROPOSERS - 1, NULL, NULL},
-    {"subscription-lease-ms", KEY_U32, FIELD(subscription_lease_ms), 100, 600000, "3000", NULL},
-    {"acceptors-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_ACCEPTORS]), 0, 0, "239.255.11.1:7101",
-     NULL},
-    {"proposers-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_PROPOSERS]), 0, 0, "239.255.11.2:7102",
-     NULL},
-    {"learners-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_LEARNERS]), 0, 0, "239.255.11.3:7103",
-     NULL},
-    {"submit-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_SUBMIT]), 0, 0, "239.255.11.4:7104", NULL},
-    {"multicast-interface", KEY_IPV4, FIELD(multicast_interface), 0, 0, "127.0.0.1", NULL},
-    {"multicast-ttl", KEY_U32, FIELD(multicast_ttl), 0, 255, "0", NULL},
-    {"max-datagram", KEY_U32, FIELD(max_datagram), 512, 65507, "8192", NULL},
-    {"socket-buffer", KEY_U32, FIELD(socket_buffer), 65536, 268435456, "4194304", NULL},
-    {"acceptors", KEY_U32, FIELD(acceptors), 1, PAXOS_MAX_ACCEPTORS, "3", NULL},
-    {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2", NULL},
-    /* The upper bound depends on proposers: checked once the whole file is read. */
-    {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0", NULL},
-    {"election", KEY_ENUM, FIELD(election), 0, 0, "auto", election_names},
-    /* The timeout must exceed the interval: checked once the whole file is read. */
-    {"heartbeat-interval-ms", KEY_U32, FIELD(heartbeat_interval_ms), 1, 600000, "20", NULL},
-    {"heartbeat-timeout-ms", KEY_U32, FIELD(heartbeat_timeout_ms), 1, 600000, "100", NULL},
-    {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128", NULL},
-    {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64", NULL},
-    {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096", NULL},
-    {"value-batch-limit", KEY_U32, FIELD(value_batch_limit), 1, 16384, "64", NULL},
-    {"proposer-max-backlog", KEY_U32, FIELD(proposer_max_backlog), 0, 65536, "32", NULL},
-    {"phase1-timeout-ms", KEY_U32, FIELD(phase1_timeout_ms), 1, 600000, "20", NULL},
-    {"phase2-timeout-ms", KEY_U32, FIELD(phase2_timeout_ms), 1, 600000, "20", NULL},
-    {"adaptive-timeouts", KEY_BOOL, FIELD(adaptive_timeouts), 0, 0, "no", NULL},
-    {"timeout-floor-ms", KEY_U32, FIELD(timeout_floor_ms), 1, 600000, "10", NULL},
-    {"timeout-ceiling-ms", KEY_U32, FIELD(timeout_ceiling_ms), 1, 600000, "2000", NULL},
-    {"learner-window", KEY_U32, FIELD(learner_window), 16, 1048576, "4096", NULL},
-    {"learner-hole-check-ms", KEY_U32, FIELD(hole_check_ms), 1, 600000, "20", NULL},
-    {"learner-repeat-batch", KEY_U32, FIELD(repeat_batch), 1, PAXOS_ACCEPTOR_MAX_REPEAT, "256",
-     NULL},
-    {"learner-start", KEY_ENUM, FIELD(learner_start), 0, 0, "first", learner_start_names},
-    {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100", NULL},
-    {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000", NULL},
-    {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no", NULL},
-    /* Not set: no metrics server. */
-    {"metrics-listen", KEY_LISTEN, FIELD(metrics_listen), 0, 0, NULL, NULL},
-    {"storage", KEY_STORAGE, FIELD(storage), 0, 0, "memory", NULL},
-    {"storage-path", KEY_PATH, FIELD(storage_path), 0, 0, "/var/tmp/paxos", NULL},
-    /* Unset until the whole file is read: the default depends on the backend. */
-    {"durability", KEY_DURABILITY, FIELD(durability), 0, 0, NULL, NULL},
-    {"lmdb-map-size", KEY_U64, FIELD(lmdb_map_size), 1ull << 20, 1ull << 40, "1073741824", NULL},
-    {"storage-fresh", KEY_BOOL, FIELD(storage_fresh), 0, 0, "no", NULL},
-    {"storage-flush-thread", KEY_ENUM, FIELD(storage_flush_thread), 0, 0, "auto",
-     flush_thread_names},
-    {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION, "1000000",
-     NULL},
-    {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes", NULL},
-    /* Not set: datagrams are not authenticated. The file is read when a node starts. */
-    {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
-};
-
-#define CONFIG_KEY_COUNT (sizeof(config_keys) / sizeof(config_keys[0]))
-
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Indexed by enum paxos_durability. */
-static const char *const durability_names[PAXOS_DURABILITY_COUNT] = {
-    "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
-
-#define MODE(m) (1u << PAXOS_DURABILITY_##m)
-
-/* Backends paxos_storage_open can open, the durability modes each accepts and the one it
- * gets when the file names none. */
-struct storage_backend {
-	const char *name;
-	unsigned modes; /* bit per enum paxos_durability */
-	enum paxos_durability default_mode;
-};
-
-static const struct storage_backend storage_backends[] = {
-    {"memory", MODE(NONE), PAXOS_DURABILITY_NONE},
-    {"lmdb", MODE(NOSYNC) | MODE(SYNC), PAXOS_DURABILITY_SYNC},
-    {"bdb", MODE(NOSYNC) | MODE(SYNC) | MODE(INMEMORY_LOG) | MODE(WRITE_NOSYNC) | MODE(DBSYNC),
-     PAXOS_DURABILITY_SYNC},
-};
-
-static const char *const bool_names[] = {"no", "yes"};
 
 /* What a parse is doing: the configuration being built and where each key was set. */
 struct config_parse {
 	struct paxos_config cfg;
-	unsigned set_on_line[CONFIG_KEY_COUNT]; /* 0: not set in the file (member keys: first) */
+	unsigned set_on_line[CONFIG_KEYS_MAX]; /* 0: not set in the file (member keys: first) */
 	unsigned acceptor_line[PAXOS_MAX_ACCEPTORS]; /* where "acceptor ID" was set, 0: not */
 	unsigned proposer_line[PAXOS_MAX_PROPOSERS];
 	const char *name; /* NULL: errors name no file and line (paxos_config_set) */
@@ -427,21 +302,13 @@ static void either_names(const char *const *names, char *buf, size_t cap)
 	}
 }
 
-static const struct storage_backend *find_backend(const char *name)
-{
-	for (size_t i = 0; i < COUNT_OF(storage_backends); i++)
-		if (strcmp(storage_backends[i].name, name) == 0)
-			return &storage_backends[i];
-	return NULL;
-}
-
 /* "memory, lmdb, bdb" into buf. */
 static void join_backends(char *buf, size_t cap)
 {
-	const char *names[COUNT_OF(storage_backends)];
+	const char *names[CONFIG_BACKEND_COUNT];
 
-	for (size_t i = 0; i < COUNT_OF(storage_backends); i++)
-		names[i] = storage_backends[i].name;
+	for (size_t i = 0; i < CONFIG_BACKEND_COUNT; i++)
+		names[i] = config_storage_backends[i].name;
 	join_names(names, COUNT_OF(names), buf, cap);
 }
 
@@ -453,7 +320,7 @@ static void join_modes(unsigned modes, char *buf, size_t cap)
 
 	for (int m = PAXOS_DURABILITY_UNSET + 1; m < PAXOS_DURABILITY_COUNT; m++)
 		if (modes & (1u << m))
-			names[n++] = durability_names[m];
+			names[n++] = config_durability_names[m];
 	join_names(names, n, buf, cap);
 }
 
@@ -488,7 +355,7 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_LISTEN:
 		return parse_listen(p, key, text, (struct paxos_endpoint *)(void *)field);
 	case KEY_STORAGE:
-		if (!find_backend(text)) {
+		if (!config_find_backend(text)) {
 			join_backends(names, sizeof(names));
 			return parse_error(p, p->line, key,
 					   "unknown backend '%.*s' (available: %s)",
@@ -506,7 +373,7 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 		snprintf(field, PAXOS_PATH_MAX + 1, "%s", text);
 		return PAXOS_OK;
 	case KEY_DURABILITY:
-		i = find_name(durability_names, COUNT_OF(durability_names), text);
+		i = find_name(config_durability_names, PAXOS_DURABILITY_COUNT, text);
 		if (i <= PAXOS_DURABILITY_UNSET) {
 			join_modes(~0u, names, sizeof(names));
 			return parse_error(p, p->line, key, "'%.*s' is not a durability mode (%s)",
@@ -515,7 +382,7 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 		*(enum paxos_durability *)(void *)field = (enum paxos_durability)i;
 		return PAXOS_OK;
 	case KEY_BOOL:
-		i = find_name(bool_names, COUNT_OF(bool_names), text);
+		i = find_name(config_bool_names, 2, text);
 		if (i < 0)
 			return parse_error(p, p->line, key, "'%.*s' is not yes or no",
 					   CONFIG_QUOTE_MAX, text);
@@ -572,14 +439,6 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 	snprintf(buf, cap, "a value");
 }
 
-static const struct config_key *find_key(const char *name)
-{
-	for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
-		if (strcmp(config_keys[i].name, name) == 0)
-			return &config_keys[i];
-	return NULL;
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -627,7 +486,7 @@ static int parse_line(struct config_parse *p, const char *line, size_t len)
 	n = split_tokens(buf, tokens, 4);
 	if (n == 0)
 		return PAXOS_OK;
-	const struct config_key *key = find_key(tokens[0]);
+	const struct config_key *key = config_find_key(tokens[0]);
 	if (!key)
 		return parse_error(p, p->line, NULL, "unknown key '%.*s'", CONFIG_QUOTE_MAX,
 				   tokens[0]);
@@ -657,8 +516,8 @@ static int parse_line(struct config_parse *p, const char *line, size_t len)
 /* Line where the later of two keys was set (the one that made them conflict); 0 if neither. */
 static unsigned later_line(const struct config_parse *p, const char *a, const char *b)
 {
-	unsigned la = p->set_on_line[find_key(a) - config_keys];
-	unsigned lb = p->set_on_line[find_key(b) - config_keys];
+	unsigned la = p->set_on_line[config_find_key(a) - config_keys];
+	unsigned lb = p->set_on_line[config_find_key(b) - config_keys];
 	return la > lb ? la : lb;
 }
 
@@ -666,7 +525,7 @@ static const struct config_key *group_key(size_t group)
 {
 	size_t offset = FIELD(groups) + group * sizeof(struct paxos_endpoint);
 
-	for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+	for (size_t i = 0; i < config_key_count; i++)
 		if (config_keys[i].type == KEY_GROUP && config_keys[i].offset == offset)
 			return &config_keys[i];
 	return NULL; /* unreachable: every group has a row */
@@ -676,11 +535,11 @@ static const struct config_key *group_key(size_t group)
 static int resolve_durability(struct config_parse *p)
 {
 	struct paxos_config *c = &p->cfg;
-	const struct storage_backend *b = find_backend(c->storage);
+	const struct storage_backend *b = config_find_backend(c->storage);
 	char names[128];
 
 	if (!b) /* unreachable: the storage key only takes listed names */
-		return parse_error(p, p->line, find_key("storage"), "unknown backend");
+		return parse_error(p, p->line, config_find_key("storage"), "unknown backend");
 	if (c->durability == PAXOS_DURABILITY_UNSET) {
 		c->durability = b->default_mode;
 		return PAXOS_OK;
@@ -688,9 +547,9 @@ static int resolve_durability(struct config_parse *p)
 	if (b->modes & (1u << c->durability))
 		return PAXOS_OK;
 	join_modes(b->modes, names, sizeof(names));
-	return parse_error(p, later_line(p, "durability", "storage"), find_key("durability"),
+	return parse_error(p, later_line(p, "durability", "storage"), config_find_key("durability"),
 			   "'%s' is not valid for storage %s (valid: %s)",
-			   durability_names[c->durability], b->name, names);
+			   config_durability_names[c->durability], b->name, names);
 }
 
 uint64_t paxos_config_memory_ceiling(void)
@@ -720,7 +579,8 @@ static int check_memory(struct config_parse *p)
 	uint64_t need = paxos_learner_memory(&lo);
 	if (need > ceiling)
 		return parse_error(
-		    p, later_line(p, "learner-window", "max-datagram"), find_key("learner-window"),
+		    p, later_line(p, "learner-window", "max-datagram"),
+		    config_find_key("learner-window"),
 		    "%u instances x max-datagram %u bytes need %.1f GiB (%llu bytes) of "
 		    "learner buffers, more than half this machine's memory (%.1f GiB); "
 		    "lower learner-window or max-datagram",
@@ -733,7 +593,7 @@ static int check_memory(struct config_parse *p)
 		unsigned line = later_line(p, "pending-list-size", "proposer-window");
 		unsigned datagram = later_line(p, "max-datagram", "max-datagram");
 		return parse_error(
-		    p, line > datagram ? line : datagram, find_key("pending-list-size"),
+		    p, line > datagram ? line : datagram, config_find_key("pending-list-size"),
 		    "%u values and proposer-window %u x max-datagram %u bytes need %.1f "
 		    "GiB (%llu bytes) of proposer buffers, more than half this machine's "
 		    "memory (%.1f GiB); lower one of them",
@@ -765,7 +625,7 @@ static int check_members(struct config_parse *p)
 {
 	const struct paxos_config *c = &p->cfg;
 	const size_t total = PAXOS_MAX_ACCEPTORS + PAXOS_MAX_PROPOSERS;
-	const struct config_key *transport = find_key("transport");
+	const struct config_key *transport = config_find_key("transport");
 	char name[32], other[32], addr[INET_ADDRSTRLEN];
 
 	for (size_t i = 0; i < total; i++) {
@@ -775,7 +635,7 @@ static int check_members(struct config_parse *p)
 		uint32_t count = acceptor ? c->acceptors : c->proposers;
 		if (e->port && id >= count)
 			return parse_error(p, member_line(p, i),
-					   find_key(acceptor ? "acceptor" : "proposer"),
+					   config_find_key(acceptor ? "acceptor" : "proposer"),
 					   "unknown id %zu: ids are below %s (%u)", id,
 					   acceptor ? "acceptors" : "proposers", count);
 		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST)
@@ -788,15 +648,16 @@ static int check_members(struct config_parse *p)
 			if (f->port != e->port || f->addr.s_addr != e->addr.s_addr)
 				continue;
 			inet_ntop(AF_INET, &e->addr, addr, sizeof(addr));
-			return parse_error(
-			    p, member_line(p, i), find_key(acceptor ? "acceptor" : "proposer"),
-			    "%s:%u of %s is also the address of %s", addr, e->port, name, other);
+			return parse_error(p, member_line(p, i),
+					   config_find_key(acceptor ? "acceptor" : "proposer"),
+					   "%s:%u of %s is also the address of %s", addr, e->port,
+					   name, other);
 		}
 	}
 	/* The unicast transport puts one byte before every datagram (lib/net/unicast.c). */
 	if (c->transport == PAXOS_TRANSPORT_UNICAST && c->max_datagram > 65506)
 		return parse_error(
-		    p, later_line(p, "max-datagram", "transport"), find_key("max-datagram"),
+		    p, later_line(p, "max-datagram", "transport"), config_find_key("max-datagram"),
 		    "%u is above 65506, the most the unicast transport carries", c->max_datagram);
 	return PAXOS_OK;
 }
@@ -811,18 +672,19 @@ static int check_cross(struct config_parse *p)
 		return rc;
 
 	if (c->leader >= c->proposers)
-		return parse_error(p, later_line(p, "leader", "proposers"), find_key("leader"),
-				   "%u must be less than proposers (%u)", c->leader, c->proposers);
+		return parse_error(p, later_line(p, "leader", "proposers"),
+				   config_find_key("leader"), "%u must be less than proposers (%u)",
+				   c->leader, c->proposers);
 	/* A timeout within one interval would declare live proposers dead between beats. */
 	if (c->heartbeat_timeout_ms <= c->heartbeat_interval_ms)
 		return parse_error(p,
 				   later_line(p, "heartbeat-timeout-ms", "heartbeat-interval-ms"),
-				   find_key("heartbeat-timeout-ms"),
+				   config_find_key("heartbeat-timeout-ms"),
 				   "%u must be greater than heartbeat-interval-ms (%u)",
 				   c->heartbeat_timeout_ms, c->heartbeat_interval_ms);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
-				   find_key("proposer-concurrency"),
+				   config_find_key("proposer-concurrency"),
 				   "%u must not exceed proposer-window (%u)",
 				   c->proposer_concurrency, c->proposer_window);
 	for (size_t i = 0; i < PAXOS_GROUP_COUNT; i++) {
@@ -857,7 +719,7 @@ void paxos_config_defaults(struct paxos_config *cfg)
 	struct config_parse p;
 
 	parse_init(&p, "(defaults)", NULL, 0);
-	for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+	for (size_t i = 0; i < config_key_count; i++)
 		if (config_keys[i].default_text)
 			apply_value(&p, &config_keys[i], config_keys[i].default_text);
 	resolve_durability(&p);
@@ -944,26 +806,6 @@ int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, siz
 	return rc;
 }
 
-const char *paxos_durability_name(enum paxos_durability mode)
-{
-	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
-		return "unknown";
-	return durability_names[mode];
-}
-
-struct paxos_config *paxos_config_new(void)
-{
-	struct paxos_config *cfg = malloc(sizeof(*cfg));
-	if (cfg)
-		paxos_config_defaults(cfg);
-	return cfg;
-}
-
-void paxos_config_free(struct paxos_config *cfg)
-{
-	free(cfg);
-}
-
 int paxos_config_set(struct paxos_config *cfg, const char *key, const char *value, char *err,
 		     size_t errlen)
 {
@@ -985,8 +827,8 @@ int paxos_config_set(struct paxos_config *cfg, const char *key, const char *valu
 	p.cfg = *cfg;
 	p.line = 1;
 	if (len < 0 || (size_t)len >= sizeof(line) || strpbrk(value, "#\n"))
-		return parse_error(&p, 1, find_key(key), "'%.*s' is not a value", CONFIG_QUOTE_MAX,
-				   value);
+		return parse_error(&p, 1, config_find_key(key), "'%.*s' is not a value",
+				   CONFIG_QUOTE_MAX, value);
 	if (strcmp(key, "storage") == 0)
 		p.cfg.durability = PAXOS_DURABILITY_UNSET; /* the new backend's default */
 	int rc = parse_line(&p, line, (size_t)len);
@@ -997,78 +839,4 @@ int paxos_config_set(struct paxos_config *cfg, const char *key, const char *valu
 	*cfg = p.cfg;
 	paxos_error_format(err, errlen, "%s", "");
 	return PAXOS_OK;
-}
-
-/* "A.B.C.D:PORT" of e, or "" for a member without an address. */
-static int format_endpoint(const struct paxos_endpoint *e, bool member, char *buf, size_t cap)
-{
-	char addr[INET_ADDRSTRLEN];
-	if (member && !e->port)
-		return snprintf(buf, cap, "%s", "");
-	inet_ntop(AF_INET, &e->addr, addr, sizeof(addr));
-	return snprintf(buf, cap, "%s:%u", addr, e->port);
-}
-
-int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf, size_t cap)
-{
-	if (!cfg || !key || !buf || cap == 0)
-		return PAXOS_E_INVALID;
-	/* "acceptor 2": a member's address. */
-	char name[32];
-	unsigned id;
-	char extra;
-	if (sscanf(key, "%31s %u %c", name, &id, &extra) == 2) {
-		const struct config_key *k = find_key(name);
-		if (!k || k->type != KEY_MEMBER || id > k->max)
-			return PAXOS_E_INVALID;
-		const struct paxos_endpoint *e = k->offset == FIELD(acceptor_address)
-						     ? &cfg->acceptor_address[id]
-						     : &cfg->proposer_address[id];
-		int n = format_endpoint(e, true, buf, cap);
-		return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_FULL;
-	}
-	const struct config_key *k = find_key(key);
-	if (!k || k->type == KEY_MEMBER)
-		return PAXOS_E_INVALID;
-	const char *field = (const char *)cfg + k->offset;
-	char addr[INET_ADDRSTRLEN];
-	int n = -1;
-	switch (k->type) {
-	case KEY_U32:
-		n = snprintf(buf, cap, "%u", *(const uint32_t *)(const void *)field);
-		break;
-	case KEY_U64:
-		n = snprintf(buf, cap, "%llu",
-			     (unsigned long long)*(const uint64_t *)(const void *)field);
-		break;
-	case KEY_GROUP:
-		n = format_endpoint((const struct paxos_endpoint *)(const void *)field, false, buf,
-				    cap);
-		break;
-	case KEY_LISTEN: /* "" when not set */
-		n = format_endpoint((const struct paxos_endpoint *)(const void *)field, true, buf,
-				    cap);
-		break;
-	case KEY_IPV4:
-		inet_ntop(AF_INET, field, addr, sizeof(addr));
-		n = snprintf(buf, cap, "%s", addr);
-		break;
-	case KEY_ENUM:
-		n = snprintf(buf, cap, "%s", k->names[*(const int *)(const void *)field]);
-		break;
-	case KEY_DURABILITY:
-		n = snprintf(buf, cap, "%s", durability_names[cfg->durability]);
-		break;
-	case KEY_BOOL:
-		n = snprintf(buf, cap, "%s", bool_names[*(const bool *)(const void *)field]);
-		break;
-	case KEY_STORAGE:
-	case KEY_PATH:
-	case KEY_FILE:
-		n = snprintf(buf, cap, "%s", field);
-		break;
-	case KEY_MEMBER:
-		break;
-	}
-	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_FULL;
 }
