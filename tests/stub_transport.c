@@ -1,7 +1,11 @@
 #include "stub_transport.h"
 
+#include <check.h>
+
 #include <stdio.h>
 #include <string.h>
+
+#include "codec.h"
 
 static int stub_join(struct paxos_transport *t, enum paxos_group g, char *err, size_t errlen)
 {
@@ -82,4 +86,21 @@ struct paxos_transport *stub_open(void *arg, struct event_base *base,
 	s->deliver = deliver;
 	s->deliver_arg = deliver_arg;
 	return &s->t;
+}
+
+void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, void *arg)
+{
+	struct paxos_decoder dec;
+	paxos_decoder_init(&dec);
+	for (size_t i = first; i < s->sent; i++) {
+		struct paxos_header h;
+		struct paxos_message m[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
+		size_t count;
+		ck_assert_int_eq(paxos_decode(&dec, s->sent_data[i], s->sent_len[i], &h, m,
+					      PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count),
+				 PAXOS_OK);
+		for (size_t k = 0; k < count; k++)
+			each(arg, &h, &m[k]);
+	}
+	paxos_decoder_destroy(&dec);
 }

@@ -3,6 +3,7 @@
 #ifndef PAXOS_TEST_STUB_TRANSPORT_H
 #define PAXOS_TEST_STUB_TRANSPORT_H
 
+#include "codec.h"
 #include <paxos/transport.h>
 
 #define STUB_MAX 64
@@ -26,5 +27,11 @@ struct paxos_transport *stub_open(void *arg, struct event_base *base,
 				  const struct paxos_config *cfg,
 				  paxos_transport_deliver_fn deliver, void *deliver_arg, char *err,
 				  size_t errlen);
+
+/* Calls each(arg, header, message) for every message of the datagrams the node sent from
+ * datagram first on, in order; a datagram that does not decode fails the test. */
+typedef void (*stub_message_fn)(void *arg, const struct paxos_header *h,
+				const struct paxos_message *m);
+void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, void *arg);
 
 #endif

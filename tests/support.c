@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include <paxos/storage.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,4 +80,51 @@ int value_is(const struct paxos_value *v, const char *s)
 {
 	size_t n = strlen(s);
 	return v->len == n && (n == 0 || memcmp(v->data, s, n) == 0);
+}
+
+struct failing_storage {
+	struct paxos_storage base; /* first: the storage pointer is the container */
+	const char *error;
+};
+
+static int failing_begin(struct paxos_storage *st)
+{
+	(void)st;
+	return PAXOS_E_STORAGE;
+}
+
+static paxos_iid failing_iid(struct paxos_storage *st)
+{
+	(void)st;
+	return 0;
+}
+
+static const char *failing_error(struct paxos_storage *st)
+{
+	return ((struct failing_storage *)st)->error;
+}
+
+static void failing_destroy(struct paxos_storage *st)
+{
+	free(st);
+}
+
+static const struct paxos_storage_ops failing_ops = {
+    .name = "failing",
+    .begin = failing_begin,
+    .commit = failing_begin,
+    .trim_iid = failing_iid,
+    .highest_accepted = failing_iid,
+    .destroy = failing_destroy,
+    .error = failing_error,
+};
+
+struct paxos_storage *failing_storage_new(const char *error)
+{
+	struct failing_storage *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->base.ops = &failing_ops;
+	f->error = error;
+	return &f->base;
 }

@@ -31,4 +31,9 @@ struct paxos_value value_of(const char *s);
 /* Whether a value holds exactly the bytes of s. */
 int value_is(const struct paxos_value *v, const char *s);
 
+struct paxos_storage;
+/* A store whose every transaction fails (PAXOS_E_STORAGE), as a full disk would, and whose
+ * error says error (kept, not copied). Freed by its destroy, like any store. */
+struct paxos_storage *failing_storage_new(const char *error);
+
 #endif

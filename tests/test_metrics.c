@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config_fields.h"
+#include "support.h"
 
 #define PORT 19464 /* metrics-listen 127.0.0.1:19464 */
 
@@ -161,40 +162,6 @@ START_TEST(test_other_paths_and_methods)
 }
 END_TEST
 
-/* A store that fails at its first transaction (as in test_node.c). */
-static int failing_begin(struct paxos_storage *st)
-{
-	(void)st;
-	return PAXOS_E_STORAGE;
-}
-
-static paxos_iid failing_iid(struct paxos_storage *st)
-{
-	(void)st;
-	return 0;
-}
-
-static const char *failing_error(struct paxos_storage *st)
-{
-	(void)st;
-	return "test store: writing instance 7:\nNo space left on device";
-}
-
-static void failing_destroy(struct paxos_storage *st)
-{
-	free(st);
-}
-
-static const struct paxos_storage_ops failing_ops = {
-    .name = "failing",
-    .begin = failing_begin,
-    .commit = failing_begin,
-    .trim_iid = failing_iid,
-    .highest_accepted = failing_iid,
-    .destroy = failing_destroy,
-    .error = failing_error,
-};
-
 /* The acceptor's first tick fails its store: the node stops its loop; an application that
  * runs the loop on (or a health check that comes in before the process exits) gets 503 and
  * the reason, on one line. */
@@ -205,8 +172,8 @@ START_TEST(test_health_after_a_failure)
 	cfg.acceptor_repeat_ms = 1;
 	node = paxos_node_new(base, &cfg, err, sizeof(err));
 	ck_assert_msg(node != NULL, "%s", err);
-	struct paxos_storage *st = calloc(1, sizeof(*st));
-	st->ops = &failing_ops;
+	struct paxos_storage *st =
+	    failing_storage_new("test store: writing instance 7:\nNo space left on device");
 	ck_assert_int_eq(paxos_node_add_acceptor(node, 0, st), PAXOS_OK);
 	serve(node);
 	struct timeval limit = {10, 0};

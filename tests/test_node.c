@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config_fields.h"
+#include "support.h"
 
 static struct event_base *base;
 static struct paxos_node *node;
@@ -95,40 +96,6 @@ START_TEST(test_levels_follow_hosted_roles)
 }
 END_TEST
 
-/* A store that fails at its first transaction, as a full disk would. */
-static int failing_begin(struct paxos_storage *st)
-{
-	(void)st;
-	return PAXOS_E_STORAGE;
-}
-
-static paxos_iid failing_iid(struct paxos_storage *st)
-{
-	(void)st;
-	return 0;
-}
-
-static const char *failing_error(struct paxos_storage *st)
-{
-	(void)st;
-	return "test store: writing instance 7: No space left on device";
-}
-
-static void failing_destroy(struct paxos_storage *st)
-{
-	free(st);
-}
-
-static const struct paxos_storage_ops failing_ops = {
-    .name = "failing",
-    .begin = failing_begin,
-    .commit = failing_begin,
-    .trim_iid = failing_iid,
-    .highest_accepted = failing_iid,
-    .destroy = failing_destroy,
-    .error = failing_error,
-};
-
 static void on_give_up(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -145,8 +112,8 @@ START_TEST(test_storage_failure_says_why)
 	struct event_base *b = event_base_new();
 	struct paxos_node *n = paxos_node_new(b, &cfg, err, sizeof(err));
 	ck_assert_msg(n != NULL, "%s", err);
-	struct paxos_storage *st = calloc(1, sizeof(*st));
-	st->ops = &failing_ops;
+	struct paxos_storage *st =
+	    failing_storage_new("test store: writing instance 7: No space left on device");
 	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, st), PAXOS_OK);
 	struct timeval limit = {5, 0};
 	struct event *give_up = evtimer_new(b, on_give_up, b);

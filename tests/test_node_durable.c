@@ -191,29 +191,29 @@ static void prepare(struct stub *t, paxos_iid iid, paxos_ballot ballot)
 	deliver(t, PAXOS_GROUP_ACCEPTORS, PAXOS_ROLE_PROPOSER, &m);
 }
 
+struct count_arg {
+	enum paxos_msg_type type;
+	paxos_iid iid; /* 0: any */
+	unsigned found;
+};
+
+static void count_one(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	struct count_arg *c = arg;
+	paxos_iid iid = c->type == PAXOS_MSG_PROMISE    ? m->u.promise.iid
+			: c->type == PAXOS_MSG_REJECT   ? m->u.reject.iid
+			: c->type == PAXOS_MSG_ACCEPTED ? m->u.accepted.iid
+							: 0;
+	c->found += m->type == c->type && (c->iid == 0 || iid == c->iid);
+}
+
 /* How many messages of type for instance iid (0: any) the node sent from datagram first on. */
 static unsigned sent(const struct stub *t, size_t first, enum paxos_msg_type type, paxos_iid iid)
 {
-	struct paxos_decoder dec;
-	paxos_decoder_init(&dec);
-	unsigned found = 0;
-	for (size_t i = first; i < t->sent; i++) {
-		struct paxos_header h;
-		struct paxos_message m[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
-		size_t count;
-		ck_assert_int_eq(paxos_decode(&dec, t->sent_data[i], t->sent_len[i], &h, m,
-					      PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count),
-				 PAXOS_OK);
-		for (size_t k = 0; k < count; k++) {
-			paxos_iid of_msg = type == PAXOS_MSG_PROMISE    ? m[k].u.promise.iid
-					   : type == PAXOS_MSG_REJECT   ? m[k].u.reject.iid
-					   : type == PAXOS_MSG_ACCEPTED ? m[k].u.accepted.iid
-									: 0;
-			found += m[k].type == type && (iid == 0 || of_msg == iid);
-		}
-	}
-	paxos_decoder_destroy(&dec);
-	return found;
+	struct count_arg c = {type, iid, 0};
+	stub_each_sent(t, first, count_one, &c);
+	return c.found;
 }
 
 struct fixture {

@@ -83,48 +83,37 @@ static bool logged(char lines[][256], unsigned n, const char *what)
 	return false;
 }
 
+static void note_prepare_epoch(void *arg, const struct paxos_header *h,
+			       const struct paxos_message *m)
+{
+	uint32_t *highest = arg;
+	if (h->role != PAXOS_ROLE_PROPOSER || m->type != PAXOS_MSG_PREPARE)
+		return;
+	uint64_t seq = m->u.prepare.ballot / PAXOS_MAX_PROPOSERS;
+	if ((uint32_t)(seq >> 32) > *highest)
+		*highest = (uint32_t)(seq >> 32);
+}
+
 /* The epoch of the highest ballot in the proposer's prepares the stub sent from datagram
  * first on; 0 if the proposer sent none. */
 static uint32_t highest_prepare_epoch(const struct stub *s, size_t first)
 {
-	struct paxos_decoder dec;
-	paxos_decoder_init(&dec);
 	uint32_t highest = 0;
-	for (size_t i = first; i < s->sent; i++) {
-		struct paxos_header h;
-		struct paxos_message m[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
-		size_t count;
-		ck_assert_int_eq(paxos_decode(&dec, s->sent_data[i], s->sent_len[i], &h, m,
-					      PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count),
-				 PAXOS_OK);
-		for (size_t k = 0; k < count && h.role == PAXOS_ROLE_PROPOSER; k++) {
-			if (m[k].type != PAXOS_MSG_PREPARE)
-				continue;
-			uint64_t seq = m[k].u.prepare.ballot / PAXOS_MAX_PROPOSERS;
-			if ((uint32_t)(seq >> 32) > highest)
-				highest = (uint32_t)(seq >> 32);
-		}
-	}
-	paxos_decoder_destroy(&dec);
+	stub_each_sent(s, first, note_prepare_epoch, &highest);
 	return highest;
+}
+
+static void note_proposer(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)m;
+	*(bool *)arg |= h->role == PAXOS_ROLE_PROPOSER;
 }
 
 /* Whether the proposer sent anything from datagram first on. */
 static bool proposer_sent(const struct stub *s, size_t first)
 {
-	struct paxos_decoder dec;
-	paxos_decoder_init(&dec);
 	bool any = false;
-	for (size_t i = first; i < s->sent && !any; i++) {
-		struct paxos_header h;
-		struct paxos_message m[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
-		size_t count;
-		ck_assert_int_eq(paxos_decode(&dec, s->sent_data[i], s->sent_len[i], &h, m,
-					      PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count),
-				 PAXOS_OK);
-		any = h.role == PAXOS_ROLE_PROPOSER;
-	}
-	paxos_decoder_destroy(&dec);
+	stub_each_sent(s, first, note_proposer, &any);
 	return any;
 }
 
