@@ -22,9 +22,14 @@
  * one receiver's socket buffer, whose overruns lose accepted messages and start more repeats. */
 #define REPEAT_ARENA_MAX (256u << 10)
 
+/* Prepares kept while recovering, answered once recovery ends (answer_withheld): a window's
+ * worth of instances of one proposer; beyond it the proposer's timeout retries them. */
+#define WITHHELD_MAX 256u
+
 /* Replies one batch may hold: one per message, plus one whole repeat answer (trimmed
- * notice included) on top, so at least the first repeat of a batch is answered in full. */
-#define HELD_MAX (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1u)
+ * notice included) on top, so at least the first repeat of a batch is answered in full, plus
+ * the answers to the prepares withheld while recovering. */
+#define HELD_MAX (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1u + WITHHELD_MAX)
 
 /* Which counter a held reply bumps once it is really sent. */
 enum reply_kind {
@@ -68,7 +73,9 @@ struct paxos_acceptor {
 	size_t arena_cap;
 	size_t arena_used;
 
-	struct recovery recovery; /* membership and recovery from lost state */
+	struct recovery recovery;                    /* membership and recovery from lost state */
+	struct paxos_prepare withheld[WITHHELD_MAX]; /* while recovering: one per instance */
+	size_t withheld_count;
 };
 
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
@@ -224,6 +231,19 @@ static struct held_reply *hold(struct paxos_acceptor *a, enum paxos_msg_type typ
 	return r;
 }
 
+/*
+ * The ballot a reject names, which the proposer must go above: the one promised, or past the
+ * recovery fence when that is higher. The fence itself may not be voted for (the acceptor may
+ * have promised it before it lost its state), so the reject names fence + 1: the proposer
+ * holding exactly the fence (it told recovery its ballot) would take a reject naming its own
+ * ballot for a late answer to an older request, ignore it, and wait for its phase 1 timeout.
+ */
+static paxos_ballot reject_ballot(const struct paxos_acceptor *a, const struct paxos_record *rec)
+{
+	paxos_ballot fence = a->recovery.fence;
+	return rec->promised > fence ? rec->promised : fence + 1;
+}
+
 static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised)
 {
 	struct held_reply *r = hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT);
@@ -289,6 +309,41 @@ static int accepted_final(struct paxos_acceptor *a, const struct paxos_record *r
 	return PAXOS_OK;
 }
 
+/* Keeps a prepare withheld while recovering, the highest ballot per instance, while there is
+ * room (beyond it the proposer's phase 1 timeout asks again). */
+static void keep_withheld(struct paxos_acceptor *a, const struct paxos_prepare *p)
+{
+	for (size_t i = 0; i < a->withheld_count; i++)
+		if (a->withheld[i].iid == p->iid) {
+			if (p->ballot > a->withheld[i].ballot)
+				a->withheld[i].ballot = p->ballot;
+			return;
+		}
+	if (a->withheld_count < WITHHELD_MAX)
+		a->withheld[a->withheld_count++] = *p;
+}
+
+static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p);
+
+/*
+ * Once recovery ends, the prepares withheld meanwhile are answered as if they arrived now (a
+ * late prepare is one Paxos always allows), with the floor and fence recovery set: a cluster
+ * whose acceptors all start without state need not wait out the proposer's phase 1 timeout,
+ * which may be long, after they recovered.
+ */
+static int answer_withheld(struct paxos_acceptor *a)
+{
+	size_t n = a->withheld_count;
+	a->withheld_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct paxos_prepare p = a->withheld[i];
+		int rc = handle_prepare(a, &p);
+		if (rc != PAXOS_OK)
+			return rc;
+	}
+	return PAXOS_OK;
+}
+
 static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p)
 {
 	if (!live_instance(a, p->iid))
@@ -304,11 +359,12 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
+		if (a->recovery.recovering)
+			keep_withheld(a, p);
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || p->ballot < rec.promised) {
-		hold_reject(a, p->iid,
-			    rec.promised > a->recovery.fence ? rec.promised : a->recovery.fence);
+		hold_reject(a, p->iid, reject_ballot(a, &rec));
 		return PAXOS_OK;
 	}
 	/* Copied before the put, which may overwrite what get returned. */
@@ -360,8 +416,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || acc->ballot < rec.promised) {
-		hold_reject(a, acc->iid,
-			    rec.promised > a->recovery.fence ? rec.promised : a->recovery.fence);
+		hold_reject(a, acc->iid, reject_ballot(a, &rec));
 		return PAXOS_OK;
 	}
 	bool dropped;
@@ -381,11 +436,11 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 
 /*
  * Replies a repeat request may add: what the held array has left once every message after
- * this one has its own slot kept free.
+ * this one has its own slot kept free, and the withheld prepares theirs.
  */
 static size_t repeat_budget(const struct paxos_acceptor *a, size_t messages_after)
 {
-	size_t taken = a->held_count + messages_after;
+	size_t taken = a->held_count + messages_after + WITHHELD_MAX;
 	return taken < HELD_MAX ? HELD_MAX - taken : 0;
 }
 
@@ -523,9 +578,11 @@ static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 		return handle_trim(a, &m->u.trim);
 	case PAXOS_MSG_ACCEPTOR_HELLO:
 		return handle_hello(a, &m->u.acceptor_hello);
-	case PAXOS_MSG_RECOVER_INFO:
+	case PAXOS_MSG_RECOVER_INFO: {
+		bool recovering = a->recovery.recovering;
 		recovery_handle_info(&a->recovery, &m->u.recover_info);
-		return PAXOS_OK;
+		return recovering && !a->recovery.recovering ? answer_withheld(a) : PAXOS_OK;
+	}
 	default:
 		return PAXOS_OK; /* not for acceptors */
 	}
@@ -645,7 +702,10 @@ static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_recor
 
 int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_membership *m)
 {
-	return a ? recovery_join(&a->recovery, m) : PAXOS_E_INVALID;
+	if (!a)
+		return PAXOS_E_INVALID;
+	a->withheld_count = 0;
+	return recovery_join(&a->recovery, m);
 }
 
 bool paxos_acceptor_recovering(const struct paxos_acceptor *a)
@@ -675,8 +735,15 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	a->repeat_left = a->repeat_budget;
-	if (a->recovery.joined)
+	if (a->recovery.joined) {
+		bool recovering = a->recovery.recovering;
 		recovery_tick(&a->recovery, out);
+		if (recovering && !a->recovery.recovering) {
+			int rc = answer_withheld(a);
+			if (rc != PAXOS_OK)
+				return fail(a, rc);
+		}
+	}
 	paxos_iid highest = a->st->ops->highest_accepted(a->st);
 	/* The transaction may be open already with final marks (paxos_acceptor_learned): this
 	 * commit makes them durable. */
@@ -699,6 +766,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	rc = commit_txn(a);
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
+	emit_held(a, out); /* the answers to withheld prepares, when recovery just ended */
 
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = a->id;

@@ -1490,20 +1490,65 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 	ck_assert_uint_eq(paxos_acceptor_floor(acc), 45);
 	ck_assert_uint_eq(paxos_acceptor_fence(acc), 801);
 	ck_assert_uint_eq(counters.recoveries, 1);
+	/* The prepare withheld meanwhile is answered now: above the floor and the fence. */
+	const struct paxos_message *late = only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
+	ck_assert_uint_eq(late->u.promise.iid, 50);
+	ck_assert_uint_eq(late->u.promise.ballot, 901);
+	recorder_clear(out);
 
 	ck_assert_int_eq(prepare(45, 901), PAXOS_OK); /* at the floor */
 	ck_assert_uint_eq(out->count, 0);
-	ck_assert_int_eq(prepare(46, 801), PAXOS_OK); /* at the fence */
-	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 801);
+	/* At the fence: the reject names the fence + 1, for the proposer to go above it. */
+	ck_assert_int_eq(prepare(46, 801), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 802);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(46, 700, "old"), PAXOS_OK);
-	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 801);
+	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 802);
 	recorder_clear(out);
 	ck_assert_int_eq(prepare(46, 901), PAXOS_OK);
 	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(46, 901, "new"), PAXOS_OK);
 	only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS);
+}
+END_TEST
+
+/* The prepares withheld while recovering are answered when recovery ends, here at the tick
+ * that ends the proposers' recovery_ticks: the highest ballot per instance, and not an
+ * instance at or below the floor; once only. */
+START_TEST(withheld_prepares_answered_when_recovery_ends)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	ck_assert_int_eq(prepare(10, 301), PAXOS_OK);
+	ck_assert_int_eq(prepare(10, 401), PAXOS_OK);
+	ck_assert_int_eq(prepare(20, 301), PAXOS_OK);
+	ck_assert_int_eq(prepare(5, 901), PAXOS_OK); /* at the floor, once recovered */
+	ck_assert_uint_eq(out->count, 0);
+	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 5, 200);
+	info(PAXOS_ROLE_ACCEPTOR, 1, 77, 4, 200);
+	info(PAXOS_ROLE_ACCEPTOR, 2, 77, 3, 100);
+	ck_assert(paxos_acceptor_recovering(acc)); /* the proposers have 2 ticks to answer */
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, -1), 0);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS), 2);
+	const struct paxos_message *p = recorder_find(out, PAXOS_MSG_PROMISE, 0);
+	ck_assert_uint_eq(p->u.promise.iid, 10);
+	ck_assert_uint_eq(p->u.promise.ballot, 401);
+	p = recorder_find(out, PAXOS_MSG_PROMISE, 1);
+	ck_assert_uint_eq(p->u.promise.iid, 20);
+	ck_assert_uint_eq(p->u.promise.ballot, 301);
+	ck_assert_uint_eq(counters.promises_sent, 2);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, -1), 0);
 }
 END_TEST
 
@@ -1568,6 +1613,7 @@ static Suite *acceptor_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, promise_on_first_prepare);
 	tcase_add_test(tc, amnesiac_votes_only_after_recovery_above_floor_and_fence);
+	tcase_add_test(tc, withheld_prepares_answered_when_recovery_ends);
 	tcase_add_test(tc, recovering_acceptor_answers_with_final_values);
 	tcase_add_test(tc, hello_of_recovering_acceptor_is_answered);
 	tcase_add_test(tc, duplicate_acceptor_newer_stops);
