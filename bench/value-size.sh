@@ -16,7 +16,7 @@ OUTSTANDING=30
 conf=$(bench_conf value-size)
 # The largest value: paxos-client names it when refusing a larger one.
 max=$("$BUILD/paxos-client" -c "$conf" --size 1000000000 2>&1 |
-	sed -n 's/.*size [0-9]*\.\.\([0-9]*\).*/\1/p')
+	sed -n 's/.*[^0-9.]\([0-9][0-9]*\)\.\.\([0-9][0-9]*\) .*/\2/p')
 [ -n "$max" ] || {
 	echo "value-size.sh: cannot learn the largest value size from paxos-client" >&2
 	exit 1
