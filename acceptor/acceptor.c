@@ -76,6 +76,9 @@ struct paxos_acceptor {
 	struct recovery recovery;                    /* membership and recovery from lost state */
 	struct paxos_prepare withheld[WITHHELD_MAX]; /* while recovering: one per instance */
 	size_t withheld_count;
+	bool ask_due;   /* a vote was withheld while recovering: ask the proposers at once */
+	bool hello_due; /* recovering, we heard a peer that has not answered us: say hello again */
+	bool hello_repeated; /* since the last tick: at most one such hello per tick */
 };
 
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
@@ -359,8 +362,10 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
-		if (a->recovery.recovering)
+		if (a->recovery.recovering) {
 			keep_withheld(a, p);
+			a->ask_due = true;
+		}
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || p->ballot < rec.promised) {
@@ -413,6 +418,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
+		a->ask_due = a->recovery.recovering;
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || acc->ballot < rec.promised) {
@@ -549,6 +555,8 @@ static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_he
 {
 	bool answer;
 	int rc = recovery_handle_hello(&a->recovery, h, &answer);
+	if (rc == PAXOS_OK && recovery_waits_for(&a->recovery, h->acceptor_id))
+		a->hello_due = true;
 	if (rc != PAXOS_OK || !answer)
 		return rc;
 	paxos_iid highest = a->st->ops->highest_accepted(a->st);
@@ -636,6 +644,18 @@ static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *ms
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 	emit_held(a, out);
+	/* A proposer is at work while we recover: ask now, not at the next tick, so that its
+	 * prepares are answered before its phase 1 timeout. One question per batch. */
+	if (a->ask_due) {
+		a->ask_due = false;
+		recovery_emit_ask(&a->recovery, out);
+	}
+	/* Likewise a peer that started after our hello: it answers this one. */
+	if (a->hello_due && !a->hello_repeated) {
+		a->hello_repeated = true;
+		recovery_emit_hello(&a->recovery, out);
+	}
+	a->hello_due = false;
 	return PAXOS_OK;
 }
 
@@ -735,6 +755,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	a->repeat_left = a->repeat_budget;
+	a->hello_repeated = false;
 	if (a->recovery.joined) {
 		bool recovering = a->recovery.recovering;
 		recovery_tick(&a->recovery, out);

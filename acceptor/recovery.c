@@ -111,6 +111,12 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 	return PAXOS_OK;
 }
 
+bool recovery_waits_for(const struct recovery *r, uint32_t acceptor_id)
+{
+	return r->recovering && acceptor_id < r->m.acceptors && acceptor_id != r->id &&
+	       !(r->acceptors_answered & (1u << acceptor_id));
+}
+
 /*
  * The highest instance this acceptor accepted (or, below its own floor, may have) a value for.
  * A recovering acceptor's earlier life accepted only in instances where a quorum promised
@@ -150,6 +156,11 @@ void recovery_tick(struct recovery *r, const struct paxos_emitter *out)
 		return;
 	r->age++;
 	maybe_recovered(r);
+	recovery_emit_ask(r, out);
+}
+
+void recovery_emit_ask(const struct recovery *r, const struct paxos_emitter *out)
+{
 	if (!r->recovering)
 		return;
 	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_ASK};

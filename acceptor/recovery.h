@@ -44,6 +44,9 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 /* Another acceptor's hello: PAXOS_E_DUPLICATE when an older one with our id still speaks;
  * *answer when it is a recovering peer that gets a recovery_answer. */
 int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello *h, bool *answer);
+/* Recovering, and acceptor_id has not answered yet (our hello may have gone out before it
+ * listened). */
+bool recovery_waits_for(const struct recovery *r, uint32_t acceptor_id);
 /* The answer to a recovering peer's hello; highest: the highest instance accepted or trimmed
  * here. */
 void recovery_answer(const struct recovery *r, const struct paxos_acceptor_hello *h,
@@ -53,5 +56,7 @@ void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *o
 /* Every acceptor tick once joined: the hello, and while recovering the question to the
  * proposers. */
 void recovery_tick(struct recovery *r, const struct paxos_emitter *out);
+/* While recovering: asks the proposers for their highest ballot and instance. */
+void recovery_emit_ask(const struct recovery *r, const struct paxos_emitter *out);
 
 #endif

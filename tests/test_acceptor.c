@@ -1468,10 +1468,16 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 {
 	join(true, 77);
 	ck_assert(paxos_acceptor_recovering(acc));
+	/* No vote; each batch that withheld one asks the proposers at once (a proposer is at
+	 * work), not only at the next tick. */
 	ck_assert_int_eq(prepare(50, 901), PAXOS_OK);
 	ck_assert_int_eq(accept_text(50, 901, "x"), PAXOS_OK);
-	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(out->count, 2);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_ASK, PAXOS_GROUP_PROPOSERS), 2);
+	ck_assert_uint_eq(recorder_find(out, PAXOS_MSG_RECOVER_ASK, 0)->u.recover_ask.incarnation,
+			  77);
 	ck_assert_uint_eq(counters.votes_withheld, 2);
+	recorder_clear(out);
 	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
 	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTOR_HELLO, PAXOS_GROUP_ACCEPTORS), 1);
 	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_ASK, PAXOS_GROUP_PROPOSERS), 1);
@@ -1528,7 +1534,9 @@ START_TEST(withheld_prepares_answered_when_recovery_ends)
 	ck_assert_int_eq(prepare(10, 401), PAXOS_OK);
 	ck_assert_int_eq(prepare(20, 301), PAXOS_OK);
 	ck_assert_int_eq(prepare(5, 901), PAXOS_OK); /* at the floor, once recovered */
-	ck_assert_uint_eq(out->count, 0);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_ASK, PAXOS_GROUP_PROPOSERS), 4);
+	ck_assert_uint_eq(out->count, 4);
+	recorder_clear(out);
 	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 5, 200);
 	info(PAXOS_ROLE_ACCEPTOR, 1, 77, 4, 200);
 	info(PAXOS_ROLE_ACCEPTOR, 2, 77, 3, 100);
@@ -1549,6 +1557,31 @@ START_TEST(withheld_prepares_answered_when_recovery_ends)
 	recorder_clear(out);
 	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
 	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, -1), 0);
+}
+END_TEST
+
+/* A recovering acceptor that hears a peer which has not answered it says hello again in the
+ * same batch (its first hello may have gone out before the peer listened); not once the peer
+ * answered. */
+START_TEST(recovering_acceptor_greets_a_late_peer)
+{
+	join(true, 77);
+	ck_assert_int_eq(hello(0, 5, true), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS), 1);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTOR_HELLO, PAXOS_GROUP_ACCEPTORS), 1);
+	ck_assert(recorder_find(out, PAXOS_MSG_ACCEPTOR_HELLO, 0)->u.acceptor_hello.recovering);
+	recorder_clear(out);
+	/* Once per tick: hellos cannot make hellos at the network's pace. */
+	ck_assert_int_eq(hello(1, 6, false), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	recorder_clear(out);
+	ck_assert_int_eq(hello(1, 6, false), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTOR_HELLO, PAXOS_GROUP_ACCEPTORS), 1);
+	recorder_clear(out);
+	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 1, 100);
+	ck_assert_int_eq(hello(0, 5, false), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
 }
 END_TEST
 
@@ -1614,6 +1647,7 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(tc, promise_on_first_prepare);
 	tcase_add_test(tc, amnesiac_votes_only_after_recovery_above_floor_and_fence);
 	tcase_add_test(tc, withheld_prepares_answered_when_recovery_ends);
+	tcase_add_test(tc, recovering_acceptor_greets_a_late_peer);
 	tcase_add_test(tc, recovering_acceptor_answers_with_final_values);
 	tcase_add_test(tc, hello_of_recovering_acceptor_is_answered);
 	tcase_add_test(tc, duplicate_acceptor_newer_stops);

@@ -303,6 +303,10 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
+	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
+	if (rc == PAXOS_OK && n->acceptor_recovering)
+		event_active(n->acceptor_ev, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
 		rc = ensure_learner(n);
