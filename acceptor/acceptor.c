@@ -76,9 +76,9 @@ struct paxos_acceptor {
 	struct recovery recovery;                    /* membership and recovery from lost state */
 	struct paxos_prepare withheld[WITHHELD_MAX]; /* while recovering: one per instance */
 	size_t withheld_count;
-	bool ask_due;   /* a vote was withheld while recovering: ask the proposers at once */
-	bool hello_due; /* recovering, we heard a peer that has not answered us: say hello again */
-	bool hello_repeated; /* since the last tick: at most one such hello per tick */
+	bool ask_due;          /* a vote was withheld while recovering: ask the proposers at once */
+	bool hello_due;        /* recovering, we heard a peer that has not answered us: say hello */
+	uint32_t hellos_again; /* the peers a hello was repeated for since the last tick */
 };
 
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
@@ -555,8 +555,11 @@ static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_he
 {
 	bool answer;
 	int rc = recovery_handle_hello(&a->recovery, h, &answer);
-	if (rc == PAXOS_OK && recovery_waits_for(&a->recovery, h->acceptor_id))
+	if (rc == PAXOS_OK && recovery_waits_for(&a->recovery, h->acceptor_id) &&
+	    !(a->hellos_again & (1u << h->acceptor_id))) {
+		a->hellos_again |= 1u << h->acceptor_id; /* once per peer and tick */
 		a->hello_due = true;
+	}
 	if (rc != PAXOS_OK || !answer)
 		return rc;
 	paxos_iid highest = a->st->ops->highest_accepted(a->st);
@@ -651,11 +654,10 @@ static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *ms
 		recovery_emit_ask(&a->recovery, out);
 	}
 	/* Likewise a peer that started after our hello: it answers this one. */
-	if (a->hello_due && !a->hello_repeated) {
-		a->hello_repeated = true;
+	if (a->hello_due) {
+		a->hello_due = false;
 		recovery_emit_hello(&a->recovery, out);
 	}
-	a->hello_due = false;
 	return PAXOS_OK;
 }
 
@@ -755,7 +757,7 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	a->repeat_left = a->repeat_budget;
-	a->hello_repeated = false;
+	a->hellos_again = 0;
 	if (a->recovery.joined) {
 		bool recovering = a->recovery.recovering;
 		recovery_tick(&a->recovery, out);
