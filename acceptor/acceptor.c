@@ -418,7 +418,8 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
-		a->ask_due = a->recovery.recovering;
+		if (a->recovery.recovering)
+			a->ask_due = true;
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || acc->ballot < rec.promised) {
