@@ -359,7 +359,7 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		return rc;
 	if (rec.final)
 		return promise_final(a, p, &rec);
-	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot);
+	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot, false);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
 		if (a->recovery.recovering) {
@@ -415,7 +415,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		return rc;
 	if (rec.final)
 		return accepted_final(a, &rec);
-	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot);
+	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot, true);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
 		if (a->recovery.recovering)
@@ -554,8 +554,10 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 /* Another acceptor's hello: a recovering one gets what this one accepted and promised. */
 static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_hello *h)
 {
-	bool answer;
-	int rc = recovery_handle_hello(&a->recovery, h, &answer);
+	bool answer, hello_now;
+	int rc = recovery_handle_hello(&a->recovery, h, &answer, &hello_now);
+	if (hello_now)
+		a->hello_due = true;
 	if (rc == PAXOS_OK && recovery_waits_for(&a->recovery, h->acceptor_id) &&
 	    !(a->hellos_again & (1u << h->acceptor_id))) {
 		a->hellos_again |= 1u << h->acceptor_id; /* once per peer and tick */
@@ -731,6 +733,18 @@ int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_me
 	return recovery_join(&a->recovery, m);
 }
 
+bool paxos_acceptor_restored(const struct paxos_acceptor *a)
+{
+	const struct recovery *r = &a->recovery;
+	return !r->recovering && (r->floor == 0 || (a->decided_known && a->decided >= r->floor));
+}
+
+void paxos_acceptor_recovery_wait(const struct paxos_acceptor *a,
+				  struct paxos_acceptor_recovery_wait *w)
+{
+	recovery_wait(&a->recovery, w);
+}
+
 bool paxos_acceptor_recovering(const struct paxos_acceptor *a)
 {
 	return a->recovery.recovering;
@@ -749,6 +763,11 @@ paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a)
 uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a)
 {
 	return a->recovery.duplicate;
+}
+
+bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)
+{
+	return a->recovery.duplicate_newer;
 }
 
 int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
@@ -794,7 +813,10 @@ int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *ou
 
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = a->id;
-	m.u.acceptor_state.highest_accepted = highest;
+	/* A recovered acceptor's floor was reached before it: learners that look for the
+	 * current instance (FROM_CURRENT) must not take its few records below for it. */
+	m.u.acceptor_state.highest_accepted =
+	    a->recovery.floor > highest ? a->recovery.floor : highest;
 	m.u.acceptor_state.trim_iid = a->st->ops->trim_iid(a->st);
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	return PAXOS_OK;

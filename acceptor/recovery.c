@@ -2,6 +2,12 @@
 
 #include <string.h>
 
+/* Ballots are seq * PAXOS_MAX_PROPOSERS + id with seq = epoch * 2^32 + round (thesis 3.5.2). */
+static bool first_epoch_or_before(paxos_ballot b)
+{
+	return (b / PAXOS_MAX_PROPOSERS) >> 32 <= 1;
+}
+
 void recovery_init(struct recovery *r, uint32_t id, struct paxos_counters *counters)
 {
 	memset(r, 0, sizeof(*r));
@@ -16,14 +22,46 @@ static uint32_t acceptors_needed(const struct recovery *r)
 	return need > n - 1 ? n - 1 : need;
 }
 
+/* The other acceptors' ids, one bit each. */
+static uint32_t others(const struct recovery *r)
+{
+	uint32_t all = r->m.acceptors >= 32 ? UINT32_MAX : (1u << r->m.acceptors) - 1;
+	return all & ~(1u << r->id);
+}
+
+/*
+ * A first start: a cluster that never accepted anything. Every proposer that answered is in
+ * its first epoch (the epoch store gives a restarted one a later epoch) and sent no accept
+ * yet, and no acceptor that holds its state has accepted anything. Then nothing can be lost,
+ * and acceptors that all start empty need no answer from one that holds its state, which none
+ * does. A proposer that never answers is waited for (recovery_ticks), and then only if every
+ * other acceptor was heard (recovering, or holding nothing): one that is away may hold what a
+ * proposer that is away chose with the acceptors that lost it.
+ */
+static bool first_start(const struct recovery *r)
+{
+	if (r->m.proposers == 0 || r->peers_holding != 0)
+		return false;
+	for (uint32_t i = 0; i < r->m.proposers; i++)
+		if (r->answered[i] && !r->fresh[i])
+			return false;
+	if (r->proposers_answered == r->m.proposers)
+		return true;
+	return r->m.recovery_ticks != 0 && r->age >= r->m.recovery_ticks &&
+	       ((r->peers_recovering | r->peers_empty) & others(r)) == others(r);
+}
+
 static void maybe_recovered(struct recovery *r)
 {
-	if (!r->recovering ||
-	    (uint32_t)__builtin_popcount(r->acceptors_answered) < acceptors_needed(r))
+	if (!r->recovering)
 		return;
-	if (r->proposers_answered < r->m.proposers &&
-	    (r->m.recovery_ticks == 0 || r->age < r->m.recovery_ticks))
-		return;
+	if (!first_start(r)) {
+		if ((uint32_t)__builtin_popcount(r->acceptors_answered) < acceptors_needed(r))
+			return;
+		if (r->proposers_answered < r->m.proposers &&
+		    (r->m.recovery_ticks == 0 || r->age < r->m.recovery_ticks))
+			return;
+	}
 	r->recovering = false;
 	r->floor = r->heard_iid;
 	r->fence = r->heard_ballot;
@@ -46,9 +84,19 @@ int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m)
 	return PAXOS_OK;
 }
 
-enum vote recovery_may_vote(const struct recovery *r, paxos_iid iid, paxos_ballot ballot)
+/*
+ * At or below the floor an earlier life may have accepted a value that a quorum chose, so no
+ * promise is given there: a promise would report nothing where that value should be seen.
+ * An accept above the fence is taken there all the same. Its proposer ran phase 1 with a
+ * quorum that did not include this acceptor (it promised nothing at that instance), which
+ * shares a member other than this one with any quorum that chose before, so its value is the
+ * chosen one if there was one; and no promise of the earlier life reaches above the fence.
+ * This lets an instance below the floors of several acceptors still close with their votes.
+ */
+enum vote recovery_may_vote(const struct recovery *r, paxos_iid iid, paxos_ballot ballot,
+			    bool accept)
 {
-	if (r->recovering || iid <= r->floor)
+	if (r->recovering || (iid <= r->floor && !accept))
 		return WITHHOLD;
 	return ballot <= r->fence ? REJECT_BELOW_FENCE : VOTE;
 }
@@ -67,7 +115,14 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 	if (info->role == PAXOS_ROLE_ACCEPTOR) {
 		if (info->sender_id == r->id || info->sender_id >= r->m.acceptors)
 			return;
-		r->acceptors_answered |= 1u << info->sender_id;
+		uint32_t bit = 1u << info->sender_id;
+		r->acceptors_answered |= bit;
+		if (info->highest_iid == 0) {
+			r->peers_empty |= bit;
+		} else {
+			r->peers_empty &= ~bit;
+			r->peers_holding |= bit; /* it accepted: no first start, for good */
+		}
 	} else if (info->role == PAXOS_ROLE_PROPOSER) {
 		if (info->sender_id >= r->m.proposers)
 			return;
@@ -75,6 +130,8 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			r->answered[info->sender_id] = true;
 			r->proposers_answered++;
 		}
+		r->fresh[info->sender_id] =
+		    info->highest_iid == 0 && first_epoch_or_before(info->highest_ballot);
 	} else {
 		return;
 	}
@@ -85,29 +142,50 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 	maybe_recovered(r);
 }
 
-int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello *h, bool *answer)
+/*
+ * Two acceptors with one id: the one that started later stops. Ages are counted in ticks since
+ * each started, not read off wall clocks, which may disagree by any amount; and one decides to
+ * stop only on a hello that echoes its own incarnation (a random number drawn at its start),
+ * which only a process that runs now and heard it can send: a hello of an earlier life, seen
+ * late or replayed, never stops anyone (it is counted, and echoed, nothing more).
+ */
+static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hello *h,
+			    bool *hello_now)
+{
+	r->counters->duplicate_acceptors++;
+	if (r->duplicate != h->incarnation) {
+		r->duplicate = h->incarnation;
+		r->duplicate_newer = false;
+		*hello_now = true; /* echo it now: if it runs, it learns of us at once */
+	}
+	if (h->echo != r->m.incarnation)
+		return PAXOS_OK;
+	bool older = h->age > r->ticks || (h->age == r->ticks && h->incarnation < r->m.incarnation);
+	if (older)
+		return PAXOS_E_DUPLICATE;
+	r->duplicate_newer = true;
+	return PAXOS_OK;
+}
+
+int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello *h, bool *answer,
+			  bool *hello_now)
 {
 	*answer = false;
+	*hello_now = false;
 	if (!r->joined)
 		return PAXOS_OK;
 	if (h->acceptor_id == r->id) {
 		if (h->incarnation == r->m.incarnation)
 			return PAXOS_OK; /* our own, looped back */
-		r->counters->duplicate_acceptors++;
-		if (h->incarnation > r->m.incarnation) {
-			r->duplicate = h->incarnation; /* a newer one: it stops */
-			return PAXOS_OK;
-		}
-		/* An older one: stop only if it still speaks two of our ticks after we first
-		 * heard it; a predecessor that crashed may have a hello still on its way. */
-		if (r->duplicate != h->incarnation) {
-			r->duplicate = h->incarnation;
-			r->duplicate_since = r->ticks;
-			return PAXOS_OK;
-		}
-		return r->ticks - r->duplicate_since >= 2 ? PAXOS_E_DUPLICATE : PAXOS_OK;
+		return handle_duplicate(r, h, hello_now);
 	}
-	*answer = h->recovering && h->acceptor_id < r->m.acceptors;
+	if (h->acceptor_id >= r->m.acceptors)
+		return PAXOS_OK;
+	uint32_t bit = 1u << h->acceptor_id;
+	if (r->recovering)
+		r->peers_recovering =
+		    h->recovering ? r->peers_recovering | bit : r->peers_recovering & ~bit;
+	*answer = h->recovering && !r->recovering;
 	return PAXOS_OK;
 }
 
@@ -144,6 +222,8 @@ void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *o
 	m.u.acceptor_hello.acceptor_id = r->id;
 	m.u.acceptor_hello.incarnation = r->m.incarnation;
 	m.u.acceptor_hello.recovering = r->recovering;
+	m.u.acceptor_hello.age = r->ticks;
+	m.u.acceptor_hello.echo = r->duplicate;
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
@@ -167,4 +247,19 @@ void recovery_emit_ask(const struct recovery *r, const struct paxos_emitter *out
 	m.u.recover_ask.acceptor_id = r->id;
 	m.u.recover_ask.incarnation = r->m.incarnation;
 	paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
+}
+
+void recovery_wait(const struct recovery *r, struct paxos_acceptor_recovery_wait *w)
+{
+	*w = (struct paxos_acceptor_recovery_wait){0};
+	if (!r->recovering)
+		return;
+	w->ticks = r->age;
+	w->acceptors_needed = acceptors_needed(r);
+	for (uint32_t i = 0; i < r->m.acceptors; i++)
+		if (i != r->id && !(r->acceptors_answered & (1u << i)))
+			w->acceptors_silent |= 1u << i;
+	w->acceptors_recovering = r->peers_recovering & w->acceptors_silent;
+	w->acceptors_answered = (uint32_t)__builtin_popcount(r->acceptors_answered);
+	w->proposers_silent = r->m.proposers - r->proposers_answered;
 }

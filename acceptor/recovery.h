@@ -18,14 +18,19 @@ struct recovery {
 	uint32_t acceptors_answered; /* one bit per acceptor id */
 	uint32_t proposers_answered; /* how many of answered[] are set */
 	bool answered[PAXOS_MAX_PROPOSERS];
+	/* Per proposer, as its last answer said: in its first life, and no accept sent yet. */
+	bool fresh[PAXOS_MAX_PROPOSERS];
 	paxos_iid heard_iid;       /* the highest instance reported while recovering */
 	paxos_ballot heard_ballot; /* the highest ballot reported while recovering */
 	paxos_iid floor;           /* votes only above this instance */
 	paxos_ballot fence;        /* and only above this ballot */
 	paxos_ballot voted_ballot; /* the highest ballot promised in this life */
-	uint64_t duplicate;        /* another acceptor with our id, by its incarnation */
-	uint64_t ticks;            /* recovery_tick calls since join */
-	uint64_t duplicate_since;  /* ticks when an older duplicate was first heard */
+	uint32_t peers_recovering; /* while recovering: peers whose hellos say they recover too */
+	uint32_t peers_empty;      /* peers whose last answer reported nothing accepted */
+	uint32_t peers_holding;    /* peers that answered they accepted something */
+	uint64_t duplicate;        /* another acceptor with our id, by its incarnation (echoed) */
+	bool duplicate_newer;      /* it heard us and started after us: it stops */
+	uint64_t ticks;            /* recovery_tick calls since join: our age in hellos */
 };
 
 enum vote { VOTE, WITHHOLD, REJECT_BELOW_FENCE };
@@ -33,17 +38,23 @@ enum vote { VOTE, WITHHOLD, REJECT_BELOW_FENCE };
 void recovery_init(struct recovery *r, uint32_t id, struct paxos_counters *counters);
 int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m);
 
-/* Whether (iid, ballot) may get a vote: not while recovering, not at or below the floor (an
- * earlier life may have accepted there), not at or below the fence (it may have promised). */
-enum vote recovery_may_vote(const struct recovery *r, paxos_iid iid, paxos_ballot ballot);
+/* Whether (iid, ballot) may get a vote: not while recovering, no promise at or below the floor
+ * (an earlier life may have accepted there), nothing at or below the fence (it may have
+ * promised). An accept above the fence is taken at any instance (see recovery.c). */
+enum vote recovery_may_vote(const struct recovery *r, paxos_iid iid, paxos_ballot ballot,
+			    bool accept);
 /* A promise or accept was given at ballot. */
 void recovery_note_vote(struct recovery *r, paxos_ballot ballot);
 
 void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *info);
 
-/* Another acceptor's hello: PAXOS_E_DUPLICATE when an older one with our id still speaks;
- * *answer when it is a recovering peer that gets a recovery_answer. */
-int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello *h, bool *answer);
+/* Another acceptor's hello: PAXOS_E_DUPLICATE when one with our id answers our own hello
+ * (it echoes our incarnation, so it runs now) and is older; *answer when it is a recovering
+ * peer that gets a recovery_answer: only an acceptor that holds its state answers (one that
+ * recovers itself knows nothing of its earlier life). *hello_now when ours should go out at
+ * once (a duplicate waits for our echo). */
+int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello *h, bool *answer,
+			  bool *hello_now);
 /* Recovering, and acceptor_id has not answered yet (our hello may have gone out before it
  * listened). */
 bool recovery_waits_for(const struct recovery *r, uint32_t acceptor_id);
@@ -58,5 +69,7 @@ void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *o
 void recovery_tick(struct recovery *r, const struct paxos_emitter *out);
 /* While recovering: asks the proposers for their highest ballot and instance. */
 void recovery_emit_ask(const struct recovery *r, const struct paxos_emitter *out);
+/* While recovering: what it still waits for (paxos_acceptor_recovery_wait). */
+void recovery_wait(const struct recovery *r, struct paxos_acceptor_recovery_wait *w);
 
 #endif

@@ -45,6 +45,10 @@ struct paxos_learner {
 	struct paxos_counters *counters;
 	uint32_t quorum;
 	bool started; /* false only while FROM_CURRENT waits for its first accepted */
+	/* FROM_CURRENT, before it started: the lowest highest-accepted instance acceptors
+	 * reported (the lowest, so that one forged report cannot hold the start back). */
+	paxos_iid current_hint;
+	bool hint_known;
 	paxos_iid next;
 	/* The highest instance an acceptor reports: the most of acceptor_highest. */
 	paxos_iid highest_seen;
@@ -344,7 +348,12 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	if (!accepted_valid(l, a))
 		return;
 	if (!l->started) {
-		/* FROM_CURRENT: the first instance heard of is where delivery begins. */
+		/* FROM_CURRENT: delivery begins at the first instance heard of that is not below
+		 * what the acceptors report they reached: not at a repeat of history that another
+		 * learner asked for (or a leader's repair of it), which would start it in the past,
+		 * maybe where no acceptor holds anything any more. */
+		if (!l->hint_known || a->iid < l->current_hint)
+			return;
 		l->started = true;
 		l->next = a->iid;
 	}
@@ -428,6 +437,11 @@ static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos
 
 static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
 {
+	if (!l->started && st->acceptor_id < l->opt.acceptors) {
+		if (!l->hint_known || st->highest_accepted < l->current_hint)
+			l->current_hint = st->highest_accepted;
+		l->hint_known = true;
+	}
 	if (l->started && st->acceptor_id < l->opt.acceptors)
 		note_state(l, st->acceptor_id, st->highest_accepted);
 	handle_trim_report(l, st->acceptor_id, st->trim_iid);

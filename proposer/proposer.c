@@ -44,6 +44,8 @@ struct paxos_proposer {
 	paxos_iid frontier;
 	bool leader;
 	uint32_t epoch; /* highest epoch our ballots may be in: o.epoch, or one raised to */
+	bool started;   /* started_at is set: the first call that told the time */
+	paxos_time started_at;
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 };
 
@@ -433,8 +435,12 @@ static void repair(struct paxos_proposer *p, const struct paxos_repair *r, paxos
  * incarnations of this proposer used lower epochs: the ballot just below our first covers
  * them even before we prepared anything. */
 static void answer_recovering(const struct paxos_proposer *p, const struct paxos_recover_ask *r,
-			      const struct paxos_emitter *out)
+			      paxos_time now, const struct paxos_emitter *out)
 {
+	/* Restarted: what our earlier life sent may still arrive after this answer, which does
+	 * not cover it; the acceptor asks again. */
+	if (p->o.epoch > 1 && now - p->started_at < p->o.recovery_grace)
+		return;
 	paxos_ballot below_ours = ballot_first(p->o.id, p->o.epoch) - 1;
 	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
 	m.u.recover_info = (struct paxos_recover_info){
@@ -448,11 +454,21 @@ static void answer_recovering(const struct paxos_proposer *p, const struct paxos
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
+/* The proposer has no clock of its own: its life starts with the first time it is told. */
+static void note_time(struct paxos_proposer *p, paxos_time now)
+{
+	if (!p->started) {
+		p->started = true;
+		p->started_at = now;
+	}
+}
+
 void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m, paxos_time now,
 			   const struct paxos_emitter *out)
 {
 	if (!m)
 		return;
+	note_time(p, now);
 	if (!paxos_msg_plausible(m)) {
 		/* Following it would raise our epoch to the end of the ballot space. */
 		p->counters->implausible_ballots++;
@@ -476,7 +492,7 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 		repair(p, &m->u.repair, now, out);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
-		answer_recovering(p, &m->u.recover_ask, out);
+		answer_recovering(p, &m->u.recover_ask, now, out);
 		break;
 	default:
 		break; /* not for proposers */
@@ -535,6 +551,7 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
 	static const struct instance fresh; /* no timeouts yet: the base wait */
+	note_time(p, now);
 	p->counters->phase1_timeout_us = instance_timeout(&p->ctx, &fresh, 1);
 	p->counters->phase2_timeout_us = instance_timeout(&p->ctx, &fresh, 2);
 	if (!p->leader)

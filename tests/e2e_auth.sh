@@ -34,7 +34,7 @@ grep -q "exists; not overwritten" "$WORK/keygen.err" || fail "paxos-keygen: $(ca
 # 100 ms (read below to see what each process has counted so far).
 keyed_conf() {
 	sed -e 's/^counters-interval-ms  *[0-9]*/counters-interval-ms 100/' \
-		-e 's/^counters-json  *no/counters-json yes/' "$SRC/paxos.conf" >"$2"
+		-e 's/^counters-json  *no/counters-json yes/' "$(base_conf)" >"$2"
 	echo "auth-key-file $1" >>"$2"
 	[ "$(grep -Ec '^(counters-interval-ms 100|counters-json yes)( |$)' "$2")" -eq 2 ] ||
 		fail "cannot set the counters in $2"
@@ -93,7 +93,7 @@ until joined "$ACCEPTORS" 7 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
 done
 
 # --- (b) forged datagrams ------------------------------------------------------------------
-hdr() { echo "94cd505803$(printf %02x "$1")00"; } # [magic, version 3, role $1, id 0]
+hdr() { echo "94cd505804$(printf %02x "$1")00"; } # [magic, version 4, role $1, id 0]
 U64_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 EVIL=c4046576696c                                 # bin8 "evil"
 EVIL_HEX=6576696c                                 # how a learner would write it

@@ -28,11 +28,17 @@ static int info(uint32_t role, uint32_t sender, uint64_t incarnation, paxos_iid 
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 
-static int hello(uint32_t id, uint64_t incarnation, bool recovering)
+static int hello_from(uint32_t id, uint64_t incarnation, bool recovering, uint64_t age,
+		      uint64_t echo)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-	m.u.acceptor_hello = (struct paxos_acceptor_hello){id, incarnation, recovering};
+	m.u.acceptor_hello = (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo};
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static int hello(uint32_t id, uint64_t incarnation, bool recovering)
+{
+	return hello_from(id, incarnation, recovering, 0, 0);
 }
 
 /*
@@ -92,6 +98,160 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(46, 901, "new"), PAXOS_OK);
 	only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS);
+	recorder_clear(out);
+	/* At or below the floor no promise, but an accept above the fence is taken: its
+	 * proposer ran phase 1 with a quorum without us, so instances there still close. */
+	ck_assert_int_eq(prepare(40, 902), PAXOS_OK);
+	ck_assert_uint_eq(out->count, 0);
+	ck_assert_int_eq(accept_text(40, 801, "old"), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 802);
+	recorder_clear(out);
+	ck_assert_int_eq(accept_text(40, 902, "repaired"), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.ballot, 902);
+	ck_assert_uint_eq(stored(40).accepted, 902);
+}
+END_TEST
+
+/*
+ * The double crash: three of five acceptors and every proposer lost their state. A recovering
+ * acceptor does not answer another one (it knows nothing of its earlier life), and answers
+ * from proposers that are not in their first life do not make up for the missing acceptor:
+ * it keeps withholding its votes, and says what it waits for.
+ */
+START_TEST(recovering_acceptors_do_not_vouch_for_each_other)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 77, .amnesiac = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	/* Acceptor 0 recovers too: we do not answer it, it does not answer us. */
+	ck_assert_int_eq(hello(0, 5, true), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_INFO, -1), 0);
+	/* Restarted proposers (epoch 2) that sent nothing in this life. */
+	paxos_ballot epoch2 = ((2ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	struct paxos_acceptor_recovery_wait w;
+	paxos_acceptor_recovery_wait(acc, &w);
+	ck_assert_uint_eq(w.acceptors_needed, 3);
+	ck_assert_uint_eq(w.acceptors_answered, 0);
+	ck_assert_uint_eq(w.acceptors_silent, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4);
+	ck_assert_uint_eq(w.acceptors_recovering, 1u << 0);
+	ck_assert_uint_eq(w.proposers_silent, 0);
+	ck_assert_int_eq(prepare(5, epoch2 + 100), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, -1), 0);
+	/* Acceptors 1 and 2 hold their state and answer; 0 cannot, 4 lost it: withheld. */
+	info(PAXOS_ROLE_ACCEPTOR, 1, 77, 194, 500);
+	info(PAXOS_ROLE_ACCEPTOR, 2, 77, 150, 500);
+	ck_assert(paxos_acceptor_recovering(acc));
+	paxos_acceptor_recovery_wait(acc, &w);
+	ck_assert_uint_eq(w.acceptors_answered, 2);
+	ck_assert_uint_eq(w.acceptors_silent, 1u << 0 | 1u << 4);
+	/* Once acceptor 0 holds a state again (it recovered, with the floor it set), it does. */
+	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 319, 500);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 319);
+}
+END_TEST
+
+/* A first start: every proposer answers from its first life (epoch 1 or below) without having
+ * sent an accept, so nothing was ever accepted anywhere: no acceptor answer is needed. */
+START_TEST(first_start_needs_no_acceptor_answer)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 77, .amnesiac = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch1 + 200); /* it prepared, sent no accept */
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch1 - 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0);
+	ck_assert_uint_eq(paxos_acceptor_fence(acc), epoch1 + 200);
+}
+END_TEST
+
+/* A first start with a proposer that is not running: waited for recovery_ticks, and then only
+ * once every other acceptor was heard recovering or holding nothing. */
+START_TEST(first_start_waits_for_an_absent_proposer_and_every_acceptor)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch1);
+	for (uint32_t id = 0; id < 3; id++)
+		ck_assert_int_eq(hello(id, 10 + id, true), PAXOS_OK);
+	for (int t = 0; t < 3; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc)); /* acceptor 4 was never heard */
+	info(PAXOS_ROLE_ACCEPTOR, 4, 77, 0, 0);    /* it holds its state, and nothing */
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0);
+}
+END_TEST
+
+/* One acceptor that holds its state and accepted something: no first start, whatever the
+ * proposers say. */
+START_TEST(acceptor_that_accepted_is_no_first_start)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 77, .amnesiac = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_ACCEPTOR, 4, 77, 194, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch1 - 1);
+	ck_assert(paxos_acceptor_recovering(acc));
+}
+END_TEST
+
+/* Not a first start: one proposer sent an accept (or is in a later epoch). */
+START_TEST(proposer_that_accepted_is_no_first_start)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 77, .amnesiac = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 12, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch1 - 1);
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 12, epoch1);
+	info(PAXOS_ROLE_ACCEPTOR, 1, 77, 10, epoch1);
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_ACCEPTOR, 2, 77, 11, epoch1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 12);
+}
+END_TEST
+
+/* Restored once its node's learner delivered everything up to the floor; the acceptor state
+ * it reports never names an instance below its floor (the current instance for new
+ * learners). */
+START_TEST(restored_once_decisions_reach_the_floor)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 1, .incarnation = 77, .amnesiac = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	ck_assert(!paxos_acceptor_restored(acc));
+	info(PAXOS_ROLE_ACCEPTOR, 0, 77, 30, 500);
+	info(PAXOS_ROLE_ACCEPTOR, 1, 77, 25, 500);
+	info(PAXOS_ROLE_ACCEPTOR, 2, 77, 20, 500);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 31, 600);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert(!paxos_acceptor_restored(acc));
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(
+	    recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state.highest_accepted, 31);
+	paxos_acceptor_decided(acc, 30);
+	ck_assert(!paxos_acceptor_restored(acc));
+	paxos_acceptor_decided(acc, 31);
+	ck_assert(paxos_acceptor_restored(acc));
 }
 END_TEST
 
@@ -143,7 +303,8 @@ START_TEST(recovering_acceptor_greets_a_late_peer)
 {
 	join(true, 77);
 	ck_assert_int_eq(hello(0, 5, true), PAXOS_OK);
-	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS), 1);
+	/* Recovering itself, it has nothing to vouch for: no answer. */
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS), 0);
 	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_ACCEPTOR_HELLO, PAXOS_GROUP_ACCEPTORS), 1);
 	ck_assert(recorder_find(out, PAXOS_MSG_ACCEPTOR_HELLO, 0)->u.acceptor_hello.recovering);
 	recorder_clear(out);
@@ -199,22 +360,37 @@ START_TEST(hello_of_recovering_acceptor_is_answered)
 }
 END_TEST
 
-/* Two acceptors with one id: the newer stops once the older still speaks two ticks later;
- * the older only counts the newer. */
+/*
+ * Two acceptors with one id: the one that started later stops, once a hello that echoes its
+ * own incarnation shows the other runs now. Ages count ticks, not wall clocks, so an
+ * incarnation number says nothing about which is older; a hello that does not echo ours (a
+ * late one of a crashed predecessor, or a replay) never stops anyone, however often.
+ */
 START_TEST(duplicate_acceptor_newer_stops)
 {
 	join(false, 50);
 	ck_assert_int_eq(hello(ACCEPTOR_ID, 50, false), PAXOS_OK); /* our own, looped back */
 	ck_assert_uint_eq(counters.duplicate_acceptors, 0);
-	ck_assert_int_eq(hello(ACCEPTOR_ID, 60, false), PAXOS_OK); /* a newer one */
-	ck_assert_uint_eq(paxos_acceptor_duplicate(acc), 60);
-	ck_assert_int_eq(hello(ACCEPTOR_ID, 40, false), PAXOS_OK); /* an older one */
-	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
-	ck_assert_int_eq(hello(ACCEPTOR_ID, 40, false), PAXOS_OK); /* maybe a late datagram */
-	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
-	ck_assert_int_eq(hello(ACCEPTOR_ID, 40, false), PAXOS_E_DUPLICATE); /* it lives */
+	for (int t = 0; t < 5; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	recorder_clear(out);
+	/* A replayed or late hello of an earlier life: counted, echoed at once, harmless. */
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 0), PAXOS_OK);
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	}
 	ck_assert_uint_eq(paxos_acceptor_duplicate(acc), 40);
 	ck_assert_uint_eq(counters.duplicate_acceptors, 4);
+	const struct paxos_message *h = recorder_find(out, PAXOS_MSG_ACCEPTOR_HELLO, 0);
+	ck_assert_uint_eq(h->u.acceptor_hello.echo, 40);
+	ck_assert_uint_eq(h->u.acceptor_hello.incarnation, 50);
+	/* A younger one that heard us (a higher or lower incarnation: no matter): it stops, we
+	 * go on and know it. */
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 7, false, 2, 50), PAXOS_OK);
+	ck_assert(paxos_acceptor_duplicate_newer(acc));
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 90, false, 1, 50), PAXOS_OK);
+	/* An older one that heard us: we are the newer, we stop. */
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_E_DUPLICATE);
 }
 END_TEST
 
@@ -229,6 +405,12 @@ int main(void)
 	tcase_add_test(tc, recovering_acceptor_answers_with_final_values);
 	tcase_add_test(tc, hello_of_recovering_acceptor_is_answered);
 	tcase_add_test(tc, duplicate_acceptor_newer_stops);
+	tcase_add_test(tc, recovering_acceptors_do_not_vouch_for_each_other);
+	tcase_add_test(tc, first_start_needs_no_acceptor_answer);
+	tcase_add_test(tc, proposer_that_accepted_is_no_first_start);
+	tcase_add_test(tc, first_start_waits_for_an_absent_proposer_and_every_acceptor);
+	tcase_add_test(tc, acceptor_that_accepted_is_no_first_start);
+	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -99,6 +99,8 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.acceptor_hello.acceptor_id, b->u.acceptor_hello.acceptor_id);
 		ck_assert_uint_eq(a->u.acceptor_hello.incarnation, b->u.acceptor_hello.incarnation);
 		ck_assert_int_eq(a->u.acceptor_hello.recovering, b->u.acceptor_hello.recovering);
+		ck_assert_uint_eq(a->u.acceptor_hello.age, b->u.acceptor_hello.age);
+		ck_assert_uint_eq(a->u.acceptor_hello.echo, b->u.acceptor_hello.echo);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
 		ck_assert_uint_eq(a->u.recover_ask.acceptor_id, b->u.recover_ask.acceptor_id);
@@ -191,8 +193,9 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_HELLO,
-					.u.acceptor_hello = {2, 1700000000123456ull, true}};
+	m[i++] = (struct paxos_message){
+	    PAXOS_MSG_ACCEPTOR_HELLO,
+	    .u.acceptor_hello = {2, 1700000000123456ull, true, 300, 9876543210ull}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_RECOVER_ASK, .u.recover_ask = {2, 77}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_RECOVER_INFO,
@@ -394,7 +397,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 4, 3, 7};
+								2, 3, 3, 2, 3, 6, 3, 7};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -467,6 +470,8 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_true(pk);
 		else
 			msgpack_pack_false(pk);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
 		return;
 	case PAXOS_MSG_RECOVER_ASK:
 		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
@@ -1011,7 +1016,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 4, 3, 7};
+								2, 3, 3, 2, 3, 6, 3, 7};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {

@@ -754,6 +754,51 @@ START_TEST(test_epoch_sets_first_ballot)
 }
 END_TEST
 
+/* A recovering acceptor asks: the answer from a recorder, or NULL when there is none. */
+static struct paxos_recover_info *ask_recovery(struct paxos_proposer *p, paxos_time now,
+					       struct recorder *r, struct paxos_recover_info *info)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_ASK};
+	m.u.recover_ask.acceptor_id = 1;
+	m.u.recover_ask.incarnation = 42;
+	recorder_clear(r);
+	paxos_proposer_handle(p, &m, now, &r->emitter);
+	const struct paxos_message *a = recorder_find(r, PAXOS_MSG_RECOVER_INFO, 0);
+	if (!a)
+		return NULL;
+	*info = a->u.recover_info;
+	return info;
+}
+
+/* A restarted proposer (epoch above 1) answers a recovering acceptor only once it has run for
+ * recovery_grace: what its earlier life sent may still be on its way, and its answer covers
+ * only this life. In its first life it answers at once. */
+START_TEST(test_restarted_proposer_answers_recovery_after_grace)
+{
+	struct recorder *r = recorder_new();
+	struct paxos_recover_info info;
+	struct paxos_proposer_options o = sim_options(2, 1, 4);
+	o.recovery_grace = 2000000;
+	o.epoch = 1;
+	struct paxos_proposer *first = paxos_proposer_new(&o, NULL);
+	ck_assert_ptr_nonnull(ask_recovery(first, 1000, r, &info));
+	ck_assert_uint_eq(info.highest_iid, 0);
+	ck_assert_uint_eq(info.incarnation, 42);
+	paxos_proposer_free(first);
+
+	o.epoch = 3;
+	struct paxos_proposer *again = paxos_proposer_new(&o, NULL);
+	paxos_proposer_tick(again, 5000000, &r->emitter); /* its life starts here */
+	ck_assert_ptr_null(ask_recovery(again, 5000000, r, &info));
+	ck_assert_ptr_null(ask_recovery(again, 6999999, r, &info));
+	ck_assert_ptr_nonnull(ask_recovery(again, 7000000, r, &info));
+	/* Below its first ballot: every ballot of its earlier lives. */
+	ck_assert_uint_eq(info.highest_ballot, ((3ull << 32) + 1) * PAXOS_MAX_PROPOSERS + 2 - 1);
+	paxos_proposer_free(again);
+	recorder_free(r);
+}
+END_TEST
+
 static uint32_t raised_to;
 static uint32_t prepares_before_raise; /* prepares emitted before the epoch was reported */
 
@@ -1289,6 +1334,7 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_phase2_timeout_restarts_phase1);
 	tcase_add_test(t, test_reject_skips_ballot);
 	tcase_add_test(t, test_epoch_sets_first_ballot);
+	tcase_add_test(t, test_restarted_proposer_answers_recovery_after_grace);
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_far_reject_raises_only_as_needed);

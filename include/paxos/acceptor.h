@@ -74,22 +74,34 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * otherwise let two values be chosen. Such an acceptor (amnesiac) first recovers: until then
  * it answers only with values it learned as final. It asks the other acceptors (every tick,
  * with its hello) for the highest instance they hold any state for, and the proposers for the
- * highest ballot they used. With answers from acceptors - quorum + 1 other acceptors (any
- * quorum that promised or accepted with it before shares one with them) and from every
+ * highest ballot they used. Only acceptors that hold their state answer: one that recovers
+ * itself knows nothing of its earlier life, so its word would let a floor be set too low when
+ * several lost their state together. With answers from acceptors - quorum + 1 other acceptors
+ * (any quorum that promised or accepted with it before shares one with them) and from every
  * proposer (or, for proposers that never answer, after recovery_ticks ticks: their datagrams
- * are assumed gone by then), it votes again, but only in instances above the highest reported
- * (floor) and at ballots above every one reported (fence); lower ballots are rejected with the
- * fence, so proposers skip past it. Every acceptor sends a hello with its incarnation each
- * tick: one that still hears its own id with an older incarnation two ticks after it first
- * did stops (PAXOS_E_DUPLICATE from paxos_acceptor_handle_batch, after its hello once more
- * so that the other logs it: a crashed predecessor's
- * last hello may arrive late, a live one goes on); every one counts them
- * (duplicate_acceptors).
+ * are assumed gone by then), it votes again: promises only in instances above the highest
+ * reported (floor), and nothing at or below every ballot reported (fence); lower ballots are
+ * rejected with the fence, so proposers skip past it. Accepts above the fence are taken below
+ * the floor too (safe: see acceptor/recovery.c), so instances there still close. When too many
+ * acceptors lost their state at once no quorum of answers can come: the acceptor keeps its
+ * votes withheld and says what it waits for (paxos_acceptor_recovery_wait).
+ *
+ * Every acceptor sends a hello with its incarnation (a random number drawn at each start),
+ * its age in ticks and the incarnation of another acceptor with its id it heard last. One that
+ * hears its own id from a hello that echoes its own incarnation (so it comes from a process
+ * running now, not a late or replayed datagram) and is older stops (PAXOS_E_DUPLICATE from
+ * paxos_acceptor_handle_batch, after its hello once more so that the other logs it); every
+ * one counts them (duplicate_acceptors).
  */
+/* How long a recovering acceptor waits for a proposer that does not answer, and a restarted
+ * proposer waits before it answers (paxos_proposer_options.recovery_grace): by then no
+ * datagram of an earlier life is on its way any more. */
+#define PAXOS_RECOVERY_WAIT_MS 2000u
+
 struct paxos_acceptor_membership {
 	uint32_t acceptors;      /* in the configuration: quorum is acceptors / 2 + 1 */
 	uint32_t proposers;      /* in the configuration: each is asked for its ballots */
-	uint64_t incarnation;    /* grows with every start of this acceptor id (a clock) */
+	uint64_t incarnation;    /* drawn at random at every start, not 0 */
 	bool amnesiac;           /* started without earlier state: recover first */
 	uint32_t recovery_ticks; /* 0: wait for every proposer for ever */
 	/* What an earlier recovery of this store set (kept beside it; 0 when it never
@@ -110,6 +122,32 @@ PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 
 /* The incarnation of the last other acceptor with this id heard (0: none). */
 PAXOS_API uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
+
+/* Whether that acceptor runs now (it answered our hello) and started after this one: it stops
+ * by itself. */
+PAXOS_API bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a);
+
+/* What a recovering acceptor still waits for; all zero once it recovered. */
+struct paxos_acceptor_recovery_wait {
+	uint32_t ticks;                /* ticks spent recovering */
+	uint32_t acceptors_needed;     /* answers from other acceptors it needs */
+	uint32_t acceptors_answered;   /* answers it has */
+	uint32_t acceptors_silent;     /* other acceptors that have not answered, one bit per id */
+	uint32_t acceptors_recovering; /* of those, the ones whose hellos say they recover too */
+	uint32_t proposers_silent;     /* proposers that have not answered */
+};
+
+PAXOS_API void paxos_acceptor_recovery_wait(const struct paxos_acceptor *a,
+					    struct paxos_acceptor_recovery_wait *w);
+
+/*
+ * Whether the acceptor holds its state again: it never lost it, or it recovered and its
+ * node's learner has since delivered every instance up to its floor (paxos_acceptor_decided),
+ * which learning acceptors keep as final. Until then another acceptor that loses its state
+ * (the next of a rolling restart) may leave instances below both floors that no quorum can
+ * close: restart the next acceptor only once this is true (the node logs "restored").
+ */
+PAXOS_API bool paxos_acceptor_restored(const struct paxos_acceptor *a);
 
 /*
  * Keep at most about this many instances below the highest accepted one: each tick trims the

@@ -113,7 +113,7 @@ struct paxos_repair {
 
 /*
  * Acceptor recovery (see acceptor.h): every acceptor says it is alive with its incarnation
- * (a number that grows with each start), so that two acceptors with one id are found; one that
+ * (a random number drawn at each start), so that two acceptors with one id are found; one that
  * lost its state says it is recovering, and the others answer with a RECOVER_INFO. So do the
  * proposers, asked with a RECOVER_ASK.
  */
@@ -121,6 +121,8 @@ struct paxos_acceptor_hello {
 	uint32_t acceptor_id;
 	uint64_t incarnation;
 	bool recovering;
+	uint64_t age;  /* ticks since this acceptor started: the later start is the younger */
+	uint64_t echo; /* the incarnation of another acceptor with this id last heard, or 0 */
 };
 
 struct paxos_recover_ask {

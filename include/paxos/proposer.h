@@ -45,6 +45,10 @@ struct paxos_proposer_options {
 	bool adaptive;              /* timeouts follow measured round trips */
 	paxos_time timeout_floor;   /* adaptive timeouts stay above; 0: none */
 	paxos_time timeout_ceiling; /* no timeout exceeds it; 0: no ceiling */
+	/* A proposer in a later epoch than 1 (restarted) answers a recovering acceptor only
+	 * once it has run this long (microseconds): its answer covers the accepts of this life
+	 * only, and those of its earlier life may still be on their way. 0: at once. */
+	paxos_time recovery_grace;
 };
 
 /* Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the

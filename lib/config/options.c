@@ -2,6 +2,8 @@
  * value sizes a configuration allows, which they need. */
 #include <paxos/options.h>
 
+#include <paxos/acceptor.h>
+
 #include <string.h>
 
 #include "auth.h"
@@ -62,6 +64,7 @@ void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 	o->adaptive = cfg->adaptive_timeouts;
 	o->timeout_floor = (paxos_time)cfg->timeout_floor_ms * 1000;
 	o->timeout_ceiling = (paxos_time)cfg->timeout_ceiling_ms * 1000;
+	o->recovery_grace = (paxos_time)PAXOS_RECOVERY_WAIT_MS * 1000;
 }
 
 void paxos_election_options_from_config(struct paxos_election_options *o,

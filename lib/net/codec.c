@@ -15,7 +15,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_ACCEPTED] = 6,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
     [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
     [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
-    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 4, [PAXOS_MSG_RECOVER_ASK] = 3,
+    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 7,
 };
 
@@ -156,6 +156,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_true(pk);
 		else
 			msgpack_pack_false(pk);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
 		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
@@ -488,7 +490,9 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	case PAXOS_MSG_ACCEPTOR_HELLO:
 		return get_acceptor_id(&f[1], &m->u.acceptor_hello.acceptor_id) &&
 		       get_u64(&f[2], &m->u.acceptor_hello.incarnation) &&
-		       get_bool(&f[3], &m->u.acceptor_hello.recovering);
+		       get_bool(&f[3], &m->u.acceptor_hello.recovering) &&
+		       get_u64(&f[4], &m->u.acceptor_hello.age) &&
+		       get_u64(&f[5], &m->u.acceptor_hello.echo);
 	case PAXOS_MSG_RECOVER_ASK:
 		return get_acceptor_id(&f[1], &m->u.recover_ask.acceptor_id) &&
 		       get_u64(&f[2], &m->u.recover_ask.incarnation);

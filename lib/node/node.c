@@ -59,9 +59,11 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->acceptor && !n->failed)
+	if (n->acceptor && !n->failed) {
 		node_acceptor_status(
 		    n, paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
+		node_acceptor_waiting(n);
+	}
 	if (n->serializer && !n->failed) {
 		int rc = paxos_serializer_tick(n->serializer, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)

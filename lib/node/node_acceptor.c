@@ -11,19 +11,28 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "recovery_fence.h"
 
-/* Proposers that never answer a recovering acceptor are waited for this long (acceptor
- * ticks): by then none of their datagrams from before its start can still be on the way. */
-#define RECOVERY_WAIT_MS 2000u
+/* While an acceptor waits to recover or to be restored, it says so this often. */
+#define WAIT_LOG_MS 5000u
 
-static uint64_t wall_clock_us(void)
+/* An incarnation tells two starts of one acceptor id apart: random, so that neither a clock
+ * set wrong nor a replayed hello can pass for a start it is not. */
+static uint64_t random_incarnation(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	uint64_t x = 0;
+	while (x == 0) {
+		if (getrandom(&x, sizeof(x), 0) != (ssize_t)sizeof(x)) {
+			struct timespec
+			    ts; /* no entropy source: the clock still differs per start */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		}
+	}
+	return x;
 }
 
 /*
@@ -39,8 +48,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	struct paxos_acceptor_membership m = {
 	    .acceptors = n->cfg.acceptors,
 	    .proposers = n->cfg.proposers,
-	    .incarnation = wall_clock_us(),
-	    .recovery_ticks = RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
+	    .incarnation = random_incarnation(),
+	    .recovery_ticks = PAXOS_RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
 	};
 	char err[512];
 	if (!memory &&
@@ -98,7 +107,7 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	/* A newer duplicate: it stops by itself, this one says so. (An older one makes this one
 	 * stop: see above.) */
 	if (c->duplicate_acceptors > n->duplicates_logged &&
-	    paxos_acceptor_duplicate(n->acceptor) > n->acceptor_incarnation) {
+	    paxos_acceptor_duplicate_newer(n->acceptor)) {
 		/* At most once a second's worth of hellos: one line per newer duplicate start. */
 		if (n->duplicates_logged == 0 ||
 		    c->duplicate_acceptors - n->duplicates_logged >= 10)
@@ -109,6 +118,13 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
 		n->duplicates_logged = c->duplicate_acceptors;
 	}
+	if (n->acceptor_restoring && paxos_acceptor_restored(n->acceptor)) {
+		n->acceptor_restoring = false;
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: acceptor %u: restored: holds the decisions up to instance %llu "
+			   "again; another acceptor may restart now",
+			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
+	}
 	if (!n->acceptor_recovering || paxos_acceptor_recovering(n->acceptor))
 		return;
 	n->acceptor_recovering = false;
@@ -117,8 +133,85 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
 		   id, (unsigned long long)floor, (unsigned long long)fence);
+	n->acceptor_restoring = !paxos_acceptor_restored(n->acceptor);
 	char err[512];
 	if (n->store_dir[0] &&
 	    paxos_recovery_fence_write(n->store_dir, floor, fence, err, sizeof(err)) != PAXOS_OK)
 		node_fail(n, PAXOS_E_IO, err);
+}
+
+/* "1, 2 (recovering too) and 4" for the ids set in mask. */
+static void describe_ids(char *buf, size_t cap, uint32_t mask, uint32_t recovering)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	uint32_t left = (uint32_t)__builtin_popcount(mask);
+	for (uint32_t i = 0; i < 32 && n < cap; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		left--;
+		n += (size_t)snprintf(buf + n, cap - n, "%u%s%s", i,
+				      recovering & (1u << i) ? " (recovering too)" : "",
+				      left == 0   ? ""
+				      : left == 1 ? " and "
+						  : ", ");
+	}
+}
+
+/*
+ * Every WAIT_LOG_MS while the acceptor withholds votes, or holds fewer decisions than its
+ * floor: what it waits for, in words an operator can act on.
+ */
+void node_acceptor_waiting(struct paxos_node *n)
+{
+	uint32_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
+	if (++n->acceptor_ticks % every != 0)
+		return;
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (paxos_acceptor_recovering(n->acceptor)) {
+		struct paxos_acceptor_recovery_wait w;
+		paxos_acceptor_recovery_wait(n->acceptor, &w);
+		char ids[256];
+		describe_ids(ids, sizeof(ids), w.acceptors_silent, w.acceptors_recovering);
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: acceptor %u: still recovering, votes withheld: answers from %u "
+		    "of the %u other acceptors it needs; no answer from acceptor%s %s%s%s. "
+		    "Only an acceptor that holds its state answers: if a quorum of acceptors "
+		    "lost its state at once, what it chose may be known to none, and this "
+		    "acceptor waits until enough of the others hold theirs",
+		    id, w.acceptors_answered, w.acceptors_needed,
+		    __builtin_popcount(w.acceptors_silent) == 1 ? "" : "s", ids,
+		    w.proposers_silent ? " nor from a proposer" : "",
+		    w.proposers_silent > 1 ? "s" : "");
+		uint32_t others = w.acceptors_silent | w.acceptors_recovering;
+		if (w.acceptors_answered == 0 && w.acceptors_recovering == others && others != 0)
+			paxos_logf(
+			    PAXOS_LOG_WARNING,
+			    "paxos: acceptor %u: every other acceptor recovers too, and the "
+			    "proposers ran before: what the cluster chose is lost. For a new "
+			    "log, restart the proposers without their epoch files (%s/proposer-N/"
+			    "epoch): proposers in their first epoch that sent no accept tell the "
+			    "acceptors nothing was accepted",
+			    id, n->cfg.storage_path);
+		return;
+	}
+	if (!n->acceptor_restoring)
+		return;
+	if (n->learner)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: acceptor %u: restoring: its learner holds the decisions up to "
+		    "instance %llu of %llu; until it is restored, restarting another acceptor "
+		    "may leave instances no quorum can close",
+		    id, (unsigned long long)(paxos_learner_next_iid(n->learner) - 1),
+		    (unsigned long long)paxos_acceptor_floor(n->acceptor));
+	else {
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: acceptor %u: recovered without a learner (learning-acceptors "
+			   "no): it cannot hold the decisions up to instance %llu again; let the "
+			   "learners catch up before restarting another acceptor",
+			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
+		n->acceptor_restoring = false; /* said once: nothing will change it */
+	}
 }

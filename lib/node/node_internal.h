@@ -140,9 +140,11 @@ struct paxos_node {
 
 	/* Acceptor recovery and duplicates (see paxos_acceptor_join), for the log. */
 	bool acceptor_recovering;
+	bool acceptor_restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t acceptor_incarnation;
 	uint64_t duplicates_logged;
-	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	uint64_t acceptor_ticks; /* for the pace of the waiting lines */
+	char store_dir[300];     /* a durable acceptor's store: where its recovery fence is kept */
 	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
 	struct paxos_header rx_header;
 	struct paxos_header repeat_from; /* the last repeat request's sender */
@@ -177,6 +179,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 /* After the acceptor handled a batch or a tick with status rc: stops the node on an error
  * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
 void node_acceptor_status(struct paxos_node *n, int rc);
+/* Each acceptor tick: while it recovers or is restored, says what it waits for now and then. */
+void node_acceptor_waiting(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */
