@@ -36,6 +36,10 @@
 
 static const char *program = "test_simulation";
 
+/* test_simulation --matrix --faults LIST: every case with these faults instead of its mix. */
+static bool matrix_faults_set;
+static uint32_t matrix_faults;
+
 /* Fault mixes the matrix cycles through; the full mix comes up most often. */
 static const uint32_t fault_mixes[] = {
     0,
@@ -53,6 +57,10 @@ static const uint32_t fault_mixes[] = {
     SIM_FAULT_AMNESIA,
     SIM_FAULT_AMNESIA | SIM_FAULT_LEADER | SIM_FAULT_DUAL,
     SIM_FAULT_AMNESIA | SIM_FAULT_CRASH | SIM_FAULT_PARTITION | SIM_FAULT_LOSE,
+    SIM_FAULT_ROLLING,
+    SIM_FAULT_ROLLING | SIM_FAULT_LEADER | SIM_FAULT_CRASH | SIM_FAULT_PARTITION,
+    SIM_FAULT_DOUBLE,
+    SIM_FAULT_DOUBLE | SIM_FAULT_LEADER | SIM_FAULT_DUAL,
     SIM_FAULT_ALL,
     SIM_FAULT_ALL,
 };
@@ -74,7 +82,7 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	o->learners = 2 + (i / 5) % 2;
 	o->dup = ((i / 7) % 4) * 3;
 	o->values = 20 + (i * 7) % 31;
-	o->faults = fault_mixes[(i / 11) % FAULT_MIXES];
+	o->faults = matrix_faults_set ? matrix_faults : fault_mixes[(i / 11) % FAULT_MIXES];
 	o->learning_acceptors =
 	    learning == MATRIX_LEARNING_BOTH ? (i / 17) % 2 == 0 : learning == MATRIX_LEARNING_YES;
 	/* Value batching (thesis 3.7.4) on in half the cases, off (1) in the other half. */
@@ -589,6 +597,34 @@ START_TEST(test_stalled_seeds_complete)
 }
 END_TEST
 
+/*
+ * Recovery from lost state that went wrong before recovering acceptors stopped vouching for
+ * each other and restarted proposers waited before answering: a quorum of acceptors and both
+ * proposers crash together while the third acceptor is stopped; the two come back empty,
+ * counted each other's answers and voted below what their earlier lives chose (agreement
+ * violated). They must stay safe: now they withhold their votes instead.
+ */
+START_TEST(test_double_crash_stays_safe)
+{
+	static const uint64_t seeds[] = {1260, 1297};
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		struct sim_options o;
+		sim_options_default(&o);
+		o.seed = seeds[k];
+		o.acceptors = k == 0 ? 7 : 3;
+		o.learners = k == 0 ? 2 : 3;
+		o.loss = k == 0 ? 24 : 6;
+		o.dup = k == 0 ? 3 : 6;
+		o.values = k == 0 ? 42 : 22;
+		o.faults = SIM_FAULT_DOUBLE;
+		o.learning_acceptors = false;
+		o.accept_loss = k == 0 ? 50 : 0;
+		struct sim_result r;
+		ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
+	}
+}
+END_TEST
+
 static Suite *simulation_suite(void)
 {
 	Suite *s = suite_create("simulation");
@@ -604,6 +640,7 @@ static Suite *simulation_suite(void)
 	tcase_add_test(tc, test_learner_counts_lower_quorum_ballot);
 	tcase_add_test(tc, test_learning_acceptors_close_instance_without_quorum);
 	tcase_add_test(tc, test_stalled_seeds_complete);
+	tcase_add_test(tc, test_double_crash_stays_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -629,7 +666,8 @@ static int replay(int argc, char **argv)
 	return v == SIM_OK ? 0 : 1;
 }
 
-/* test_simulation --matrix [--first N] [--cases N] [--learning-acceptors yes|no|both] */
+/* test_simulation --matrix [--first N] [--cases N] [--faults LIST]
+ * [--learning-acceptors yes|no|both] */
 static int matrix_main(int argc, char **argv)
 {
 	uint32_t from = 0, cases = MATRIX_CASES;
@@ -639,6 +677,12 @@ static int matrix_main(int argc, char **argv)
 			from = (uint32_t)strtoul(argv[i + 1], NULL, 10);
 		} else if (strcmp(argv[i], "--cases") == 0) {
 			cases = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+		} else if (strcmp(argv[i], "--faults") == 0) {
+			if (parse_faults(argv[i + 1], &matrix_faults) != 0) {
+				fprintf(stderr, "%s: unknown faults %s\n", argv[0], argv[i + 1]);
+				return 2;
+			}
+			matrix_faults_set = true;
 		} else if (strcmp(argv[i], "--learning-acceptors") == 0) {
 			learning = strcmp(argv[i + 1], "yes") == 0  ? MATRIX_LEARNING_YES
 				   : strcmp(argv[i + 1], "no") == 0 ? MATRIX_LEARNING_NO

@@ -37,6 +37,7 @@
 #define FAULT_PHASE 400000u      /* faults happen before this; then the network heals */
 #define LIVENESS_BUDGET 3000000u /* after healing, everything must be delivered this fast */
 #define MAX_EVENTS 20000000u
+#define RECOVERY_GRACE (10 * DELAY_MAX) /* a restarted proposer's wait before it answers */
 
 #define LEARNER_WINDOW 64u
 #define REPEAT_BATCH 16u
@@ -64,6 +65,7 @@ enum sim_event_kind {
 	SE_DEMOTE, /* target: a proposer that led alongside another */
 	SE_HEAL,
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
+	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
 };
 
 struct sim_acceptor {
@@ -71,9 +73,11 @@ struct sim_acceptor {
 	struct paxos_acceptor *core;
 	struct paxos_learner *learner; /* learning acceptors: the node's learner, else NULL */
 	bool up;
-	bool cut;        /* partitioned away */
-	bool lose_state; /* its storage is lost: it restarts empty and recovers */
-	paxos_iid floor; /* what its last recovery set, kept with its storage */
+	bool cut;                /* partitioned away */
+	bool lose_state;         /* its storage is lost: it restarts empty and recovers */
+	paxos_time frozen_from;  /* stopped (SIGSTOP) from then */
+	paxos_time frozen_until; /* until then: hears and sends nothing */
+	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
 	struct endpoint ep;
 	struct paxos_counters counters;
@@ -112,6 +116,8 @@ struct sim {
 	uint32_t submitted_distinct;
 	uint64_t incarnations; /* the last incarnation number given to an acceptor */
 	uint32_t amnesias;     /* acceptors that lost their storage during the run */
+	uint32_t rolling_next; /* SIM_FAULT_ROLLING: the acceptor whose turn is next */
+	bool doubled;          /* SIM_FAULT_DOUBLE happened: liveness is not required */
 	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
 	struct sim_proposer prop[SIM_MAX_PROPOSERS];
 	struct sim_learner lrn[SIM_MAX_LEARNERS];
@@ -119,8 +125,9 @@ struct sim {
 	struct sim_result *r;
 };
 
-static const char *const fault_names[SIM_FAULT_KINDS] = {
-    "crash", "pcrash", "leader", "dual", "partition", "lose", "pcut", "amnesia"};
+static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
+							 "partition", "lose",   "pcut",   "amnesia",
+							 "rolling",   "double"};
 static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
 
 static void trace(struct sim *s, int level, const char *fmt, ...)
@@ -323,6 +330,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .batch_limit = s->o.batch,
 	    .phase1_timeout = PHASE_TIMEOUT,
 	    .phase2_timeout = PHASE_TIMEOUT,
+	    .recovery_grace = RECOVERY_GRACE,
 	};
 	p->core = paxos_proposer_new(&o, &p->counters);
 	p->learner =
@@ -411,11 +419,12 @@ static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_valu
 			     ep->index, iid);
 }
 
+/* As the node does: what its learner delivered is decided (trims and restoration). */
 static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
-	(void)arg;
-	(void)iid;
+	struct endpoint *ep = arg;
 	(void)v;
+	paxos_acceptor_decided(ep->sim->acc[ep->index].core, iid);
 }
 
 static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
@@ -590,13 +599,14 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, 0);
 }
 
-/* Acceptors without their state: recovering, or down and to restart empty. */
+/* Acceptors without their state: down and to restart empty, recovering, or recovered but
+ * not yet holding every decision below their floor (paxos_acceptor_restored). */
 static uint32_t amnesiacs(const struct sim *s)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->o.acceptors; i++)
 		n += s->acc[i].lose_state ||
-		     (s->acc[i].up && paxos_acceptor_recovering(s->acc[i].core));
+		     (s->acc[i].up && !paxos_acceptor_restored(s->acc[i].core));
 	return n;
 }
 
@@ -619,6 +629,67 @@ static void fault_amnesia(struct sim *s)
 	s->amnesias++;
 	trace(s, 1, "acceptor %u lost its storage", i);
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
+}
+
+/* The next acceptor of a rolling restart loses its storage, once none is without it. */
+static void fault_rolling(struct sim *s)
+{
+	if (s->o.acceptors < 3 || amnesiacs(s) > 0)
+		return;
+	/* As an operator does: the next one only while every acceptor is up and holds its
+	 * state (each says "restored"). */
+	for (uint32_t k = 0; k < s->o.acceptors; k++)
+		if (!s->acc[k].up)
+			return;
+	uint32_t i = s->rolling_next % s->o.acceptors;
+	s->rolling_next++;
+	acceptor_crash(s, i);
+	s->acc[i].lose_state = true;
+	trace(s, 1, "rolling restart: acceptor %u lost its storage", i);
+	schedule(s, s->now + rng_range(&s->rng, 2000, 40000), SE_ACCEPTOR_RESTART, i, 0);
+}
+
+/* The acceptors a double crash takes: the first quorum of ids. */
+static uint32_t double_quorum(const struct sim *s)
+{
+	return s->o.acceptors / 2 + 1;
+}
+
+/* A double crash, first step: the acceptors outside the quorum it will take stop (SIGSTOP),
+ * long enough for the others to go on without them. */
+static void fault_double(struct sim *s)
+{
+	if (s->doubled || s->o.acceptors < 3)
+		return;
+	s->doubled = true;
+	paxos_time crash = s->now + rng_range(&s->rng, 10000, 60000);
+	for (uint32_t i = double_quorum(s); i < s->o.acceptors; i++) {
+		s->acc[i].frozen_from = s->now;
+		s->acc[i].frozen_until = crash + rng_range(&s->rng, 10000, 100000);
+		trace(s, 1, "acceptor %u is stopped until %.3f ms", i,
+		      (double)s->acc[i].frozen_until / 1000.0);
+	}
+	schedule(s, crash, SE_DOUBLE_CRASH, 0, 0);
+}
+
+/* The second step: a quorum of acceptors and every proposer crash at once, the acceptors
+ * losing their storage; all restart soon after, before the stopped ones go on. */
+static void double_crash(struct sim *s)
+{
+	for (uint32_t i = 0; i < double_quorum(s); i++) {
+		if (s->acc[i].up)
+			acceptor_crash(s, i);
+		s->acc[i].lose_state = true;
+		trace(s, 1, "double crash: acceptor %u lost its storage", i);
+		schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_ACCEPTOR_RESTART, i, 0);
+	}
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (s->prop[i].up) {
+			trace(s, 1, "double crash: proposer %u crashes", i);
+			proposer_stop(&s->prop[i]);
+			schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_PROPOSER_RESTART, i,
+				 0);
+		}
 }
 
 /*
@@ -671,6 +742,12 @@ static void inject_fault(struct sim *s)
 			break;
 		case SIM_FAULT_AMNESIA:
 			fault_amnesia(s);
+			break;
+		case SIM_FAULT_ROLLING:
+			fault_rolling(s);
+			break;
+		case SIM_FAULT_DOUBLE:
+			fault_double(s);
 			break;
 		default: /* SIM_FAULT_LOSE acts when the network heals */
 			break;
@@ -788,8 +865,23 @@ static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_me
 		checker_promise(&s->check, i, a->st, iid_of(m), s->now);
 }
 
+/* A stopped acceptor (SIGSTOP) finds what was sent to it meanwhile when it goes on, in the
+ * order it arrived (its socket buffer). */
+static bool frozen(const struct sim *s, uint32_t to)
+{
+	uint32_t i = to & 0xff;
+	return (enum endpoint_kind)((to >> 8) & 0xff) == EP_ACCEPTOR &&
+	       s->acc[i].frozen_until > s->now;
+}
+
 static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 {
+	if (frozen(s, to)) {
+		const struct sim_acceptor *a = &s->acc[to & 0xff];
+		schedule(s, a->frozen_until + 1 + (s->now - a->frozen_from) / 64, SE_DELIVER, to,
+			 slot);
+		return;
+	}
 	struct sim_msg copy;
 	pool_take(&s->pool, slot, &copy);
 	const struct paxos_message *m = &copy.m;
@@ -839,7 +931,7 @@ static void tick(struct sim *s)
 	for (uint32_t i = 0; i < s->o.learners; i++)
 		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
 	for (uint32_t i = 0; i < s->o.acceptors; i++)
-		if (s->acc[i].up && s->acc[i].learner)
+		if (s->acc[i].up && s->acc[i].learner && s->acc[i].frozen_until <= s->now)
 			paxos_learner_tick(s->acc[i].learner, s->now, &s->acc[i].ep.emitter);
 	for (uint32_t i = 0; i < s->o.proposers; i++) {
 		struct sim_proposer *p = &s->prop[i];
@@ -943,7 +1035,8 @@ static void step(struct sim *s, const struct sim_event *e)
 	case SE_ACCEPTOR_TICK: {
 		struct sim_acceptor *a = &s->acc[e->target];
 		bool recovering = a->up && paxos_acceptor_recovering(a->core);
-		if (a->up && paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
+		if (a->up && a->frozen_until <= s->now &&
+		    paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
 			checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
 				     e->target);
 		trace_recovery(s, e->target, recovering);
@@ -986,6 +1079,10 @@ static void step(struct sim *s, const struct sim_event *e)
 	case SE_PROPOSER_UNCUT:
 		if (!s->healed)
 			uncut_proposer(s, e->target);
+		break;
+	case SE_DOUBLE_CRASH:
+		if (!s->healed)
+			double_crash(s);
 		break;
 	}
 }
@@ -1041,7 +1138,7 @@ static bool options_valid(const struct sim_options *o)
 	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
 	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
 	       o->accept_loss <= 100 && o->values >= 1 && o->values <= SIM_MAX_VALUES &&
-	       (o->faults & ~SIM_FAULT_ALL) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT;
+	       (o->faults & ~SIM_FAULT_EVERY) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT;
 }
 
 /* The initial events: timers with random phases, the clients' submissions, faults, healing. */
@@ -1055,6 +1152,15 @@ static void plan(struct sim *s)
 	if (s->o.faults)
 		schedule(s, rng_range(&s->rng, 5000, 40000), SE_FAULT, 0, 0);
 	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
+}
+
+/* Whether an acceptor still recovers: what a lost quorum chose may be known to none. */
+static bool withheld_for_lost_quorum(const struct sim *s)
+{
+	for (uint32_t i = 0; i < s->o.acceptors; i++)
+		if (s->acc[i].up && paxos_acceptor_recovering(s->acc[i].core))
+			return true;
+	return false;
 }
 
 static void run(struct sim *s)
@@ -1076,7 +1182,10 @@ static void run(struct sim *s)
 		if (complete(s))
 			break;
 		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
-			report_liveness(s);
+			/* After a double crash a stall is allowed, but only one the acceptors
+			 * explain: some still recover, withholding their votes. */
+			if (!s->doubled || !withheld_for_lost_quorum(s))
+				report_liveness(s);
 			break;
 		}
 	}

@@ -38,8 +38,21 @@ enum sim_fault {
 	 * without state could not be made safe. */
 	SIM_FAULT_AMNESIA = 1u << 7,
 	SIM_FAULT_ALL = (1u << 8) - 1,
+	/* A rolling restart: the acceptors lose their storage one after another, in id order
+	 * and round and round, each as soon as no other is without its state (the one before
+	 * said it recovered), as an operator restarts memory acceptors one by one. Not in
+	 * SIM_FAULT_ALL: it takes every acceptor's state in turn, which SIM_FAULT_LOSE's
+	 * budget does not allow for. */
+	SIM_FAULT_ROLLING = 1u << 8,
+	/* A double crash: a quorum of acceptors and every proposer crash together, the
+	 * acceptors losing their storage, while the other acceptors are frozen (SIGSTOP) and
+	 * come back only after the others restarted. What the lost quorum chose may be known
+	 * to nobody: the restarted acceptors must not vote where it could matter, so the run
+	 * must stay safe, and liveness is not required. */
+	SIM_FAULT_DOUBLE = 1u << 9,
+	SIM_FAULT_EVERY = (1u << 10) - 1,
 };
-#define SIM_FAULT_KINDS 8u
+#define SIM_FAULT_KINDS 10u
 
 /* Deliberately broken acceptors, to show that the checker catches unsafe behaviour. */
 enum sim_mutant {
