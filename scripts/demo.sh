@@ -18,8 +18,13 @@ fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
+# A new cluster each time: its proposers' epoch files go to a storage-path of its own (with
+# those of an earlier run, its memory acceptors would rightly wait for that cluster's state).
+sed -e "s|^storage-path .*|storage-path $WORK/store|" "$CONF" >"$WORK/demo.conf"
+NAME=$CONF
+CONF=$WORK/demo.conf
 
-echo "== starting 3 acceptors, 2 proposers and a learner from $CONF"
+echo "== starting 3 acceptors, 2 proposers and a learner from $NAME"
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 start learner paxos-learner -c "$CONF" -o "$WORK/learner.out"

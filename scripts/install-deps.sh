@@ -7,11 +7,11 @@
 # tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
 # tests/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
 # tests/man_check.sh); systemd brings systemd-analyze, which checks the units
-# (tests/e2e_units.sh).
+# (tests/e2e_units.sh); faketime runs an acceptor whose clock is wrong (tests/e2e_replay.sh).
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
       iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client
-      help2man man-db systemd"
+      help2man man-db systemd faketime"
 for arg in "$@"; do
 	case $arg in
 	--bench) pkgs="$pkgs gnuplot-nox" ;;

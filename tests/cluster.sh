@@ -95,16 +95,27 @@ converged() {
 }
 
 # base_conf: prints the configuration a test starts from, for the transport PAXOS_TRANSPORT
-# (multicast, the default, or unicast): $SRC/paxos.conf, or for unicast $WORK/unicast.conf,
-# paxos.conf plus the transport, member and lease lines of $SRC/paxos-unicast.conf (the same
-# local cluster). Tests derive their configurations from it with sed, as from paxos.conf.
+# (multicast, the default, or unicast): $WORK/multicast.conf, paxos.conf with its storage-path
+# in $WORK/store (the proposers' epoch files of other runs there would make every acceptor of
+# a new cluster wait, rightly, for the state of a cluster that ran before), or for unicast
+# $WORK/unicast.conf, the same plus the transport, member and lease lines of
+# $SRC/paxos-unicast.conf (the same local cluster). Tests derive their configurations from it
+# with sed, as from paxos.conf.
 UNICAST_KEYS='^(transport|acceptor|proposer|subscription-lease-ms)[[:blank:]]'
 base_conf() {
 	case ${PAXOS_TRANSPORT:-multicast} in
-	multicast) echo "$SRC/paxos.conf" ;;
+	multicast)
+		sed -e "s|^storage-path .*|storage-path $WORK/store|" "$SRC/paxos.conf" \
+			>"$WORK/multicast.conf" || {
+			echo "FAIL: cannot write $WORK/multicast.conf" >&2
+			return 1
+		}
+		echo "$WORK/multicast.conf"
+		;;
 	unicast)
 		# A key may appear only once: paxos.conf's own lines of these keys give way.
-		grep -Ev "$UNICAST_KEYS" "$SRC/paxos.conf" >"$WORK/unicast.conf" &&
+		sed -e "s|^storage-path .*|storage-path $WORK/store|" "$SRC/paxos.conf" |
+			grep -Ev "$UNICAST_KEYS" >"$WORK/unicast.conf" &&
 			grep -E "$UNICAST_KEYS" "$SRC/paxos-unicast.conf" >>"$WORK/unicast.conf" &&
 			grep -q '^transport[[:blank:]]\{1,\}unicast' "$WORK/unicast.conf" || {
 			echo "FAIL: cannot write $WORK/unicast.conf" >&2

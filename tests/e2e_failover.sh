@@ -19,8 +19,10 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 COUNT=100000
 CONF=$(base_conf)
 
-start_cluster() { # start_cluster PROPOSER0_CONF PROPOSER1_CONF
-	rm -f "$WORK"/*.out
+start_cluster() { # start_cluster PROPOSER0_CONF PROPOSER1_CONF: a new cluster
+	# Proposers that ran before (their epoch files) would tell the memory acceptors, rightly,
+	# that a cluster ran whose state they lost: a new cluster starts without them.
+	rm -rf "$WORK"/*.out "$WORK/store"
 	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 	start proposer0 paxos-proposer -c "$1" -i 0
 	start proposer1 paxos-proposer -c "$2" -i 1

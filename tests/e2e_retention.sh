@@ -17,7 +17,7 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 COUNT=20000
 CONF=$WORK/paxos.conf
 sed -e "s|^memory-retention .*|memory-retention $RETENTION|" \
-	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$SRC/paxos.conf" >"$CONF"
+	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$(base_conf)" >"$CONF"
 grep -q "^memory-retention $RETENTION\$" "$CONF" || fail "cannot set memory-retention"
 
 rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }

@@ -11,7 +11,7 @@ WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/cluster.sh"
 COUNT=500
-CONF=$SRC/paxos.conf
+CONF=$(base_conf)
 
 if grep -Eq '^PAXOS_(SANITIZE|FUZZ):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
 	echo "e2e_valgrind: skipped: $BUILD is built with sanitizers, which valgrind cannot run"

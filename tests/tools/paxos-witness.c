@@ -8,7 +8,10 @@
  * no value (wire version 3: the answer to an accept names the value by its ballot only). Runs
  * until SIGTERM or SIGINT.
  *
- * Usage: paxos-witness -c CONFIG -o FILE
+ * With -H ID:FILE it also keeps, as it came (tag included), the first datagram of acceptor ID
+ * that holds an acceptor hello, in FILE: tests replay it (paxos-send @FILE).
+ *
+ * Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]
  */
 #include <paxos/paxos.h>
 
@@ -22,6 +25,8 @@
 
 struct witness {
 	FILE *out;
+	const char *hello_file; /* -H: where to keep acceptor hello_id's first hello */
+	uint32_t hello_id;
 	struct paxos_decoder decoder;
 	struct paxos_message msgs[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
 };
@@ -34,11 +39,39 @@ static unsigned long long fnv1a(const struct paxos_value *v)
 	return h;
 }
 
+/* Keeps d in w->hello_file if it is the first hello of acceptor w->hello_id (a keyed
+ * datagram ends with its tag, which the decoder is not shown). */
+static void keep_hello(struct witness *w, const struct paxos_rx_datagram *d)
+{
+	static const size_t tag_lengths[] = {0, 16};
+	for (size_t t = 0; t < 2 && !d->truncated && d->len > tag_lengths[t]; t++) {
+		struct paxos_header h;
+		size_t count = 0;
+		if (paxos_decode(&w->decoder, d->data, d->len - tag_lengths[t], &h, w->msgs,
+				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK ||
+		    h.role != PAXOS_ROLE_ACCEPTOR || h.sender_id != w->hello_id)
+			continue;
+		for (size_t k = 0; k < count; k++)
+			if (w->msgs[k].type == PAXOS_MSG_ACCEPTOR_HELLO) {
+				FILE *f = fopen(w->hello_file, "wb");
+				if (f && fwrite(d->data, 1, d->len, f) == d->len && fclose(f) == 0)
+					w->hello_file = NULL; /* once */
+				else if (f)
+					fclose(f);
+				return;
+			}
+	}
+}
+
 static void on_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
 {
-	(void)g;
 	struct witness *w = arg;
 	for (size_t i = 0; i < n; i++) {
+		if (g == PAXOS_GROUP_ACCEPTORS) {
+			if (w->hello_file)
+				keep_hello(w, &d[i]);
+			continue;
+		}
 		struct paxos_header h;
 		size_t count = 0;
 		if (d[i].truncated ||
@@ -67,7 +100,7 @@ static void on_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: paxos-witness -c CONFIG -o FILE\n");
+	fprintf(stderr, "usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]\n");
 	return 2;
 }
 
@@ -80,13 +113,17 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *config = NULL, *output = NULL;
-	int opt;
-	while ((opt = getopt(argc, argv, "c:o:")) != -1) {
+	const char *config = NULL, *output = NULL, *hello_file = NULL;
+	unsigned hello_id = 0;
+	int opt, used = 0;
+	while ((opt = getopt(argc, argv, "c:o:H:")) != -1) {
 		if (opt == 'c')
 			config = optarg;
 		else if (opt == 'o')
 			output = optarg;
+		else if (opt == 'H' && sscanf(optarg, "%u:%n", &hello_id, &used) == 1 && used > 0 &&
+			 optarg[used])
+			hello_file = optarg + used;
 		else
 			return usage();
 	}
@@ -98,7 +135,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paxos-witness: %s\n", cfg ? err : "out of memory");
 		return 1;
 	}
-	struct witness w;
+	struct witness w = {.hello_file = hello_file, .hello_id = hello_id};
 	w.out = fopen(output, "w");
 	if (!w.out) {
 		perror(output);
@@ -110,7 +147,8 @@ int main(int argc, char **argv)
 	    base ? paxos_transport_multicast_new(base, cfg, on_datagrams, &w, err, sizeof(err))
 		 : NULL;
 	if (!t || t->ops->join(t, PAXOS_GROUP_PROPOSERS, err, sizeof(err)) != PAXOS_OK ||
-	    t->ops->join(t, PAXOS_GROUP_LEARNERS, err, sizeof(err)) != PAXOS_OK) {
+	    t->ops->join(t, PAXOS_GROUP_LEARNERS, err, sizeof(err)) != PAXOS_OK ||
+	    (hello_file && t->ops->join(t, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)) != PAXOS_OK)) {
 		fprintf(stderr, "paxos-witness: %s\n", err);
 		return 1;
 	}
