@@ -16,8 +16,10 @@
 
 #include "recovery_fence.h"
 
-/* While an acceptor waits to recover or to be restored, it says so this often. */
+/* While an acceptor waits to recover or to be restored, it says so this often for its first
+ * minute of waiting, then twelve times less often. */
 #define WAIT_LOG_MS 5000u
+#define WAIT_LOG_LINES_OFTEN 12u
 
 /* An incarnation tells two starts of one acceptor id apart: random, so that neither a clock
  * set wrong nor a replayed hello can pass for a start it is not. */
@@ -159,13 +161,15 @@ static void describe_ids(char *buf, size_t cap, uint32_t mask, uint32_t recoveri
 }
 
 /*
- * Every WAIT_LOG_MS while the acceptor withholds votes, or holds fewer decisions than its
+ * Now and then while the acceptor withholds votes, or holds fewer decisions than its
  * floor: what it waits for, in words an operator can act on.
  */
 void node_acceptor_waiting(struct paxos_node *n)
 {
-	uint32_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
-	if (++n->acceptor_ticks % every != 0)
+	uint64_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
+	if (++n->acceptor_ticks > every * WAIT_LOG_LINES_OFTEN)
+		every *= WAIT_LOG_LINES_OFTEN;
+	if (n->acceptor_ticks % every != 0)
 		return;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (paxos_acceptor_recovering(n->acceptor)) {
