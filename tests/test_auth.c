@@ -266,6 +266,19 @@ START_TEST(test_unreadable_key_file_refused)
 }
 END_TEST
 
+/* A FIFO as key file is refused at once: opening it must not wait for a writer. */
+START_TEST(test_fifo_key_file_refused_without_blocking)
+{
+	char path[300], want[600];
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	in_dir(path, sizeof(path), "fifo");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(paxos_auth_read_key(path, key, err, sizeof(err)), PAXOS_E_CONFIG);
+	snprintf(want, sizeof(want), "%s: is not a regular file (a key file is 32 bytes)", path);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
 START_TEST(test_loaded_key_tags_like_its_bytes)
 {
 	char path[300];
@@ -301,6 +314,7 @@ int main(void)
 	tcase_add_test(files, test_loose_key_file_refused);
 	tcase_add_test(files, test_wrong_size_refused);
 	tcase_add_test(files, test_unreadable_key_file_refused);
+	tcase_add_test(files, test_fifo_key_file_refused_without_blocking);
 	tcase_add_test(files, test_loaded_key_tags_like_its_bytes);
 	suite_add_tcase(s, files);
 	SRunner *sr = srunner_create(s);

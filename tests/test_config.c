@@ -1,5 +1,6 @@
 /* The paxos.conf parser: defaults, the shipped file, every key, every kind of error. */
 #include <check.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1005,6 +1006,38 @@ START_TEST(test_nonexistent_file)
 }
 END_TEST
 
+/* What is not a configuration file is refused at once, with the reason: a character device
+ * that never ends (it was read until memory ran out), a FIFO (opening it waited for a writer
+ * for ever), a file larger than any configuration. */
+START_TEST(test_load_refuses_devices_fifos_and_huge_files)
+{
+	struct paxos_config cfg;
+	ck_assert_int_eq(paxos_config_load(&cfg, "/dev/zero", err, sizeof(err)), PAXOS_E_IO);
+	ck_assert_str_eq(err, "/dev/zero: is not a regular file; a configuration is a text file "
+			      "of at most 1048576 bytes");
+	char dir[] = "/tmp/paxos-config-test-XXXXXX", path[300];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(paxos_config_load(&cfg, path, err, sizeof(err)), PAXOS_E_IO);
+	ck_assert(strstr(err, "is not a regular file") != NULL);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/huge.conf", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 70000; i++) /* 15 bytes a line: 1,050,000 bytes */
+		fputs("# a comment...\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(paxos_config_load(&cfg, path, err, sizeof(err)), PAXOS_E_CONFIG);
+	char want[400];
+	snprintf(want, sizeof(want),
+		 "%s: holds 1050000 bytes; a configuration is at most 1048576 bytes", path);
+	ck_assert_str_eq(err, want);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_load_reports_file_name)
 {
 	char path[] = "/tmp/paxos-config-test-XXXXXX";
@@ -1095,6 +1128,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_small_error_buffer);
 	tcase_add_test(tc, test_nonexistent_file);
+	tcase_add_test(tc, test_load_refuses_devices_fifos_and_huge_files);
 	tcase_add_test(tc, test_load_reports_file_name);
 	tcase_add_test(tc, test_fuzz_shipped_file);
 	suite_add_tcase(s, tc);

@@ -10,10 +10,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <paxos/acceptor.h>
@@ -29,6 +31,8 @@
 #include "config_keys.h"
 
 #define CONFIG_MAX_LINE 1024
+/* The largest configuration file read: far above any real one (paxos.conf is ~5 kB). */
+#define CONFIG_MAX_FILE (1024u * 1024u)
 /* Longest piece of a bad value quoted back in an error message. */
 #define CONFIG_QUOTE_MAX 64
 
@@ -759,48 +763,83 @@ int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len, c
 	return PAXOS_OK;
 }
 
+/* Reads at most CONFIG_MAX_FILE bytes of path, a regular file, into *text (malloc'd). Opened
+ * without blocking and checked on the open file: a FIFO never holds the start up, and
+ * /dev/zero is refused, not read for ever. */
+static int read_config_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(errno));
+		return PAXOS_E_IO;
+	}
+	struct stat st;
+	int rc = PAXOS_OK;
+	if (fstat(fd, &st) != 0) {
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(errno));
+		rc = PAXOS_E_IO;
+	} else if (S_ISDIR(st.st_mode)) {
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(EISDIR));
+		rc = PAXOS_E_IO;
+	} else if (!S_ISREG(st.st_mode)) {
+		paxos_error_format(
+		    err, errlen,
+		    "%s: is not a regular file; a configuration is a text file of at "
+		    "most %u bytes",
+		    path, CONFIG_MAX_FILE);
+		rc = PAXOS_E_IO;
+	} else if (st.st_size > CONFIG_MAX_FILE) {
+		paxos_error_format(err, errlen,
+				   "%s: holds %lld bytes; a configuration is at most %u bytes",
+				   path, (long long)st.st_size, CONFIG_MAX_FILE);
+		rc = PAXOS_E_CONFIG;
+	}
+	char *buf = rc == PAXOS_OK ? malloc((size_t)CONFIG_MAX_FILE + 1) : NULL;
+	size_t got = 0;
+	if (rc == PAXOS_OK && !buf) {
+		paxos_error_format(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		rc = PAXOS_E_NOMEM;
+	}
+	while (rc == PAXOS_OK && got <= CONFIG_MAX_FILE) {
+		ssize_t n = read(fd, buf + got, (size_t)CONFIG_MAX_FILE + 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			paxos_error_format(err, errlen, "%s: %s", path, strerror(errno));
+			rc = PAXOS_E_IO;
+		} else if (n == 0) {
+			break;
+		}
+		got += n > 0 ? (size_t)n : 0;
+	}
+	if (rc == PAXOS_OK && got > CONFIG_MAX_FILE) { /* it grew while it was read */
+		paxos_error_format(err, errlen,
+				   "%s: holds more than %u bytes, the most a "
+				   "configuration may",
+				   path, CONFIG_MAX_FILE);
+		rc = PAXOS_E_CONFIG;
+	}
+	close(fd);
+	if (rc != PAXOS_OK) {
+		free(buf);
+		return rc;
+	}
+	*text = buf;
+	*len = got;
+	return PAXOS_OK;
+}
+
 int paxos_config_load(struct paxos_config *cfg, const char *path, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
-	int rc;
-
 	if (!cfg || !path) {
 		paxos_error_format(err, errlen, "invalid arguments");
 		return PAXOS_E_INVALID;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
-		paxos_error_format(err, errlen, "%s: %s", path, strerror(errno));
-		return PAXOS_E_IO;
-	}
-	for (;;) {
-		if (len == cap) {
-			size_t new_cap = cap ? cap * 2 : 4096;
-			char *grown = realloc(text, new_cap);
-			if (!grown) {
-				free(text);
-				fclose(f);
-				paxos_error_format(err, errlen, "%s: %s", path, strerror(ENOMEM));
-				return PAXOS_E_NOMEM;
-			}
-			text = grown;
-			cap = new_cap;
-		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int saved = errno;
-		free(text);
-		fclose(f);
-		paxos_error_format(err, errlen, "%s: %s", path, strerror(saved ? saved : EIO));
-		return PAXOS_E_IO;
-	}
-	fclose(f);
+	char *text = NULL;
+	size_t len = 0;
+	int rc = read_config_file(path, &text, &len, err, errlen);
+	if (rc != PAXOS_OK)
+		return rc;
 	rc = paxos_config_parse(cfg, text, len, path, err, errlen);
 	free(text);
 	return rc;

@@ -61,7 +61,8 @@ static bool write_all(int fd, const uint8_t *buf, size_t n)
 int paxos_auth_read_key(const char *path, uint8_t key[PAXOS_AUTH_KEY_BYTES], char *err,
 			size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Without blocking: a FIFO must not hold the start up (fstat refuses it below). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return io_error(path, NULL, err, errlen);
 	/* Checked on the open file, so what is checked is what is read. */

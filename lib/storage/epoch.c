@@ -37,7 +37,7 @@ static int read_epoch(struct file_store *f, uint32_t *epoch)
 {
 	char text[32];
 
-	int fd = openat(f->dirfd, EPOCH_FILE, O_RDONLY | O_CLOEXEC);
+	int fd = openat(f->dirfd, EPOCH_FILE, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
 		*epoch = 0;
 		return PAXOS_OK;

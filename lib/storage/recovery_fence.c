@@ -20,7 +20,7 @@ int paxos_recovery_fence_read(const char *dir, paxos_iid *floor, paxos_ballot *f
 	*floor = 0;
 	*fence = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, FENCE_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT)
 		return PAXOS_OK;
 	if (fd < 0) {
