@@ -6,27 +6,45 @@
 #include <paxos/metrics.h>
 
 #include "collect.h"
+#include "log_line.h"
 #include "config_fields.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <event2/http.h>
+#include <event2/listener.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/util.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Idle keep-alive connections (a scraper keeps one open between scrapes) are closed after
  * this long; a scrape interval is usually 15 to 60 s. */
 #define IDLE_TIMEOUT_S 120
 /* Requests are a line and a few headers: anything bigger is not a scraper. */
 #define MAX_HEADERS 8192
+/* GET and HEAD carry no body: a request with more than this is refused (413), not read. */
+#define MAX_BODY 1024
+/* Out of file descriptors (EMFILE, ENFILE): the listener rests this long, then tries again,
+ * instead of failing accept() as fast as the loop turns. Its line is logged at most once a
+ * period, with how many such errors the period saw. */
+#define ACCEPT_REST_MS 1000
+#define ACCEPT_LOG_PERIOD_S 10
 
 struct paxos_metrics {
+	struct paxos_metrics *next; /* in servers */
 	struct evhttp *http;
 	const struct paxos_node *node;
+	struct evconnlistener *listener;
+	struct event *rest; /* re-enables the listener */
+	char where[64];     /* ADDRESS:PORT, for the log */
+	time_t logged_at;   /* the last accept error line */
+	uint64_t unlogged;  /* accept errors since */
 };
 
 static void reply(struct evhttp_request *req, int code, const char *reason,
@@ -95,6 +113,59 @@ static void on_other(struct evhttp_request *req, void *arg)
 	reply_text(req, HTTP_NOTFOUND, "Not Found", "not found: try /metrics or /health\n");
 }
 
+/* The listener's error callback gets the argument evhttp gave its accept callback (the
+ * evhttp), not ours: the servers of the process, to find ours by it. A node's loop may run
+ * on any thread, hence the lock. */
+static struct paxos_metrics *servers;
+static pthread_mutex_t servers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct paxos_metrics *server_of(const struct evhttp *http)
+{
+	pthread_mutex_lock(&servers_lock);
+	struct paxos_metrics *m = servers;
+	while (m && m->http != http)
+		m = m->next;
+	pthread_mutex_unlock(&servers_lock);
+	return m;
+}
+
+static void on_rest_over(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_metrics *m = arg;
+	evconnlistener_enable(m->listener);
+}
+
+/* An accept() that failed: out of descriptors, rest (the connections wait in the kernel's
+ * queue) rather than spin; anything else is logged too, at the same bounded rate. */
+static void on_accept_error(struct evconnlistener *listener, void *arg)
+{
+	int e = EVUTIL_SOCKET_ERROR();
+	struct paxos_metrics *m = server_of(arg);
+	if (!m)
+		return;
+	bool exhausted = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+	if (exhausted) {
+		struct timeval rest = {ACCEPT_REST_MS / 1000, (ACCEPT_REST_MS % 1000) * 1000};
+		evconnlistener_disable(listener);
+		evtimer_add(m->rest, &rest);
+	}
+	time_t now = time(NULL);
+	if (m->logged_at != 0 && now - m->logged_at < ACCEPT_LOG_PERIOD_S) {
+		m->unlogged++;
+		return;
+	}
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: metrics %s: cannot accept a connection: %s%s (%llu more such errors "
+		   "in the last %d s)",
+		   m->where, evutil_socket_error_to_string(e),
+		   exhausted ? "; not accepting for 1 s" : "", (unsigned long long)m->unlogged,
+		   ACCEPT_LOG_PERIOD_S);
+	m->logged_at = now;
+	m->unlogged = 0;
+}
+
 struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct paxos_node *node,
 					const struct paxos_config *cfg, char *err, size_t errlen)
 {
@@ -117,6 +188,7 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 	m->node = node;
 	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
 	evhttp_set_max_headers_size(m->http, MAX_HEADERS);
+	evhttp_set_max_body_size(m->http, MAX_BODY);
 	evhttp_set_timeout(m->http, IDLE_TIMEOUT_S);
 	if (evhttp_set_cb(m->http, "/metrics", on_metrics, m) != 0 ||
 	    evhttp_set_cb(m->http, "/health", on_health, m) != 0) {
@@ -127,13 +199,27 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 	evhttp_set_gencb(m->http, on_other, m);
 	/* The address is a literal (paxos.conf takes no names): binding never waits on DNS. */
 	errno = 0;
-	if (!evhttp_bind_socket_with_handle(m->http, addr, at->port)) {
+	struct evhttp_bound_socket *bound = evhttp_bind_socket_with_handle(m->http, addr, at->port);
+	if (!bound) {
 		int e = EVUTIL_SOCKET_ERROR();
 		snprintf(err, errlen, "metrics-listen %s:%u: cannot listen: %s", addr, at->port,
 			 e ? evutil_socket_error_to_string(e) : "unknown error");
 		paxos_metrics_free(m);
 		return NULL;
 	}
+	snprintf(m->where, sizeof(m->where), "%s:%u", addr, at->port);
+	m->listener = evhttp_bound_socket_get_listener(bound);
+	m->rest = evtimer_new(base, on_rest_over, m);
+	if (!m->listener || !m->rest) {
+		snprintf(err, errlen, "metrics-listen %s:%u: out of memory", addr, at->port);
+		paxos_metrics_free(m);
+		return NULL;
+	}
+	pthread_mutex_lock(&servers_lock);
+	m->next = servers;
+	servers = m;
+	pthread_mutex_unlock(&servers_lock);
+	evconnlistener_set_error_cb(m->listener, on_accept_error);
 	return m;
 }
 
@@ -141,6 +227,15 @@ void paxos_metrics_free(struct paxos_metrics *m)
 {
 	if (!m)
 		return;
+	pthread_mutex_lock(&servers_lock);
+	for (struct paxos_metrics **p = &servers; *p; p = &(*p)->next)
+		if (*p == m) {
+			*p = m->next;
+			break;
+		}
+	pthread_mutex_unlock(&servers_lock);
+	if (m->rest)
+		event_free(m->rest);
 	if (m->http)
 		evhttp_free(m->http);
 	free(m);
