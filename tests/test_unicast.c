@@ -247,16 +247,44 @@ static int subscriber_socket(void)
 	return fd;
 }
 
-/* Control datagrams as a learner's transport writes them: frame (0x40 subscribe, 0x42
- * unsubscribe), version 1, then the lease in ms, big-endian. */
-static void control(int fd, uint8_t frame, uint16_t lease_ms)
+/* Control datagrams as a learner's transport writes them (no key): frame (0x40 subscribe,
+ * 0x42 unsubscribe), version 2, the lease in ms and the cookie, big-endian. */
+static void control(int fd, uint8_t frame, uint16_t lease_ms, uint64_t cookie)
 {
 	struct sockaddr_in acceptor = {.sin_family = AF_INET, .sin_port = htons(7401)};
 	inet_pton(AF_INET, "127.0.0.1", &acceptor.sin_addr);
-	const uint8_t msg[] = {frame, 1, 0, 0, (uint8_t)(lease_ms >> 8), (uint8_t)lease_ms};
+	uint8_t msg[14] = {frame, 2, 0, 0, (uint8_t)(lease_ms >> 8), (uint8_t)lease_ms};
+	for (int i = 0; i < 8; i++)
+		msg[6 + i] = (uint8_t)(cookie >> (56 - 8 * i));
 	ck_assert_int_eq(
 	    sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&acceptor, sizeof(acceptor)),
 	    (ssize_t)sizeof(msg));
+}
+
+/* The cookie of an answer buf (frame, version, member, cookie) of 14 bytes. */
+static uint64_t cookie_in(const uint8_t *buf)
+{
+	uint64_t c = 0;
+	for (int i = 0; i < 8; i++)
+		c = c << 8 | buf[6 + i];
+	return c;
+}
+
+/* Subscribes from fd as a learner does: challenged first, then confirmed; the cookie. */
+static uint64_t subscribe(struct event_base *base, int fd, uint16_t lease_ms)
+{
+	uint8_t buf[64];
+	control(fd, 0x40, lease_ms, 0);
+	run_ms(base, 30);
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 14);
+	ck_assert_uint_eq(buf[0], 0x43); /* a challenge, naming acceptor 0 */
+	ck_assert_uint_eq(buf[5], 0);
+	control(fd, 0x40, lease_ms, cookie_in(buf));
+	run_ms(base, 30);
+	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 14);
+	ck_assert_uint_eq(buf[0], 0x41); /* the confirmation names acceptor 0 */
+	ck_assert_uint_eq(buf[5], 0);
+	return cookie_in(buf);
 }
 
 /* A subscriber that goes silent (crashed: no unsubscription) is dropped when its lease ends. */
@@ -271,13 +299,8 @@ START_TEST(test_lease_expires)
 	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
 
 	int fd = subscriber_socket();
-	control(fd, 0x40, 1000);
-	run_ms(base, 30);
+	subscribe(base, fd, 1000);
 	uint8_t buf[64];
-	/* The confirmation names acceptor 0. */
-	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 6);
-	ck_assert_uint_eq(buf[0], 0x41);
-	ck_assert_uint_eq(buf[5], 0);
 	send_to(ta0, PAXOS_GROUP_LEARNERS, "x");
 	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 2); /* group byte, then the datagram */
 	ck_assert_uint_eq(buf[0], PAXOS_GROUP_LEARNERS);
@@ -289,16 +312,75 @@ START_TEST(test_lease_expires)
 
 	/* A learner that stops says so, and gets nothing more. */
 	fd = subscriber_socket();
-	control(fd, 0x40, 60000); /* more than this acceptor grants: 5000 ms */
-	run_ms(base, 30);
-	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 6);
+	uint64_t cookie = subscribe(base, fd, 60000); /* more than this acceptor grants: 5000 */
 	send_to(ta0, PAXOS_GROUP_LEARNERS, "z");
 	ck_assert_int_eq(recv(fd, buf, sizeof(buf), 0), 2);
-	control(fd, 0x42, 0);
+	control(fd, 0x42, 0, cookie);
 	run_ms(base, 30);
 	send_to(ta0, PAXOS_GROUP_LEARNERS, "w");
 	ck_assert_int_lt(recv(fd, buf, sizeof(buf), 0), 0);
 	close(fd);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
+/*
+ * A subscription is bound to its source: the same bytes (cookie included) sent again from 300
+ * other ports take no slot and bring no learner traffic, only a challenge to each port (which
+ * a spoofed source never answers). An unsubscription without the cookie removes no one. One
+ * address holds at most 32 slots; the learner that subscribed keeps getting its traffic.
+ */
+START_TEST(test_replayed_subscription_takes_no_slot)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	cfg.subscription_lease_ms = 5000;
+	struct inbox a0 = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	int learner = subscriber_socket();
+	uint64_t cookie = subscribe(base, learner, 5000);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "a"), 1);
+
+	uint8_t buf[64];
+	int replay[300];
+	for (int i = 0; i < 300; i++) {
+		replay[i] = subscriber_socket();
+		control(replay[i], 0x40, 5000, cookie);
+		control(replay[i], 0x42, 0, 0); /* and drop the learner, were it by address only */
+	}
+	run_ms(base, 50);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "b"), 1);
+	for (int i = 0; i < 300; i++) {
+		ck_assert_int_eq(recv(replay[i], buf, sizeof(buf), 0), 14);
+		ck_assert_uint_eq(buf[0], 0x43); /* challenged, not confirmed */
+		ck_assert_int_lt(recv(replay[i], buf, sizeof(buf), 0), 0);
+	}
+	while (recv(learner, buf, sizeof(buf), 0) > 0)
+		;
+	control(learner, 0x42, 0, 0); /* the learner's own address, without its cookie */
+	run_ms(base, 30);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "c"), 1);
+
+	/* Those that answer their challenge are subscribers, up to 32 from one address. */
+	for (int i = 0; i < 300; i++)
+		control(replay[i], 0x40, 5000, 0);
+	run_ms(base, 50);
+	for (int i = 0; i < 300; i++) {
+		ck_assert_int_eq(recv(replay[i], buf, sizeof(buf), 0), 14);
+		control(replay[i], 0x40, 5000, cookie_in(buf));
+	}
+	logged[0] = '\0';
+	paxos_set_log(keep_log, NULL);
+	run_ms(base, 100);
+	paxos_set_log(NULL, NULL);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "d"), 32);
+	ck_assert_msg(strstr(logged, "its address has 32 subscriptions already"), "%s", logged);
+	for (int i = 0; i < 300; i++)
+		close(replay[i]);
+	close(learner);
 	ta0->ops->destroy(ta0);
 	event_base_free(base);
 }
@@ -313,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, test_learners_subscribe);
 	tcase_add_test(tc, test_learners_hear_the_proposers_accepts);
 	tcase_add_test(tc, test_lease_expires);
+	tcase_add_test(tc, test_replayed_subscription_takes_no_slot);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -11,12 +11,23 @@
  * both the proposers and the submit group) or a subscription. The node's payload, tag
  * included, follows untouched; subscriptions carry a tag of their own when the cluster has a
  * key, so that no one without it can make acceptors send to an address of his choosing.
+ *
+ * A subscription is bound to its sender's address by a cookie, as TCP's SYN cookies are: a
+ * member answers a subscription without a valid cookie with a challenge to the address it
+ * came from, holding the cookie (a keyed hash of that address and the time, under a secret
+ * of the member's), and takes a subscription only with a cookie made for its source address
+ * in the last two periods. A subscription replayed from another port, or sent with someone
+ * else's source address, thus takes no slot and brings no learner traffic: the challenge goes
+ * to that address, one datagram no larger than the request. Confirmations carry a fresh
+ * cookie, so renewals need no further round trip. One source address holds at most
+ * MAX_PER_SOURCE of the MAX_SUBSCRIBERS slots.
  */
 #include <paxos/log.h>
 #include <paxos/transport.h>
 
 #include <arpa/inet.h>
 #include <event2/event.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +44,10 @@
 #define SEND_BATCH 32
 /* Most learners one acceptor sends to; further subscriptions are refused (logged). */
 #define MAX_SUBSCRIBERS 256
+/* Most of them one source address may hold. */
+#define MAX_PER_SOURCE 32
+/* A cookie is valid in the period it was made and the next (seconds). */
+#define COOKIE_PERIOD_S 30
 /* First wait before a learner asks an acceptor that has not confirmed again. */
 #define RETRY_FIRST_MS 10
 
@@ -41,10 +56,14 @@ enum frame {
 	FRAME_SUBSCRIBE = 0x40,   /* learner -> acceptor: send me the learners group */
 	FRAME_SUBSCRIBED = 0x41,  /* acceptor -> learner: done, until the lease ends */
 	FRAME_UNSUBSCRIBE = 0x42, /* learner -> acceptor: it stops */
+	FRAME_CHALLENGE = 0x43,   /* acceptor -> learner: ask again with this cookie */
 };
-#define CONTROL_VERSION 1
-/* frame, version, member id (SUBSCRIBED) or lease in ms (SUBSCRIBE), big-endian */
-#define CONTROL_BYTES 6
+#define CONTROL_VERSION 2
+/* frame, version, a word: the member (SUBSCRIBED, CHALLENGE) or the lease in ms (SUBSCRIBE),
+ * then the cookie; big-endian */
+#define CONTROL_BYTES 14
+/* Proposers name themselves with this bit and their id: learners count acceptors only. */
+#define MEMBER_PROPOSER 0x80000000u
 
 /* The sockets a node may have: its acceptor's, its proposer's, its learner's. */
 enum socket_kind { SOCKET_ACCEPTOR, SOCKET_PROPOSER, SOCKET_LEARNER, SOCKET_COUNT };
@@ -69,10 +88,11 @@ struct unicast {
 	bool listen_accepts;
 	bool joined[PAXOS_GROUP_COUNT];
 	int send_fd; /* for a node hosting no member: an unbound socket */
-	uint32_t acceptor_id;
+	uint32_t acceptor_id, proposer_id;
 	struct sockaddr_in acceptors[PAXOS_MAX_ACCEPTORS];
 	struct sockaddr_in proposers[PAXOS_MAX_PROPOSERS];
-	/* An acceptor's learners. */
+	/* A member's learners, and the secret of its cookies. */
+	uint8_t cookie_key[crypto_shorthash_KEYBYTES];
 	struct subscriber subscribers[MAX_SUBSCRIBERS];
 	size_t subscriber_count;
 	uint64_t full_logged_us, alone_since_us;
@@ -86,6 +106,9 @@ struct unicast {
 	uint64_t subscribed_us;
 	uint64_t confirmed_us[PAXOS_MAX_ACCEPTORS];
 	bool silence_logged[PAXOS_MAX_ACCEPTORS];
+	/* The cookies the members gave this learner (0: none yet). */
+	uint64_t acceptor_cookie[PAXOS_MAX_ACCEPTORS];
+	uint64_t proposer_cookie[PAXOS_MAX_PROPOSERS];
 	/* Receiving: READ_BATCH datagrams of one frame byte plus max-datagram bytes. */
 	uint8_t *rx_buf;
 	size_t rx_cap;
@@ -130,23 +153,25 @@ static void to_sockaddr(const struct paxos_endpoint *e, struct sockaddr_in *out)
 
 /* ---- control datagrams ---- */
 
-static size_t control_encode(const struct unicast *u, uint8_t *buf, enum frame f, uint32_t word)
+static size_t control_encode(const struct unicast *u, uint8_t *buf, enum frame f, uint32_t word,
+			     uint64_t cookie)
 {
 	buf[0] = (uint8_t)f;
 	buf[1] = CONTROL_VERSION;
-	buf[2] = (uint8_t)(word >> 24);
-	buf[3] = (uint8_t)(word >> 16);
-	buf[4] = (uint8_t)(word >> 8);
-	buf[5] = (uint8_t)word;
+	for (int i = 0; i < 4; i++)
+		buf[2 + i] = (uint8_t)(word >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		buf[6 + i] = (uint8_t)(cookie >> (56 - 8 * i));
 	if (!u->auth)
 		return CONTROL_BYTES;
 	paxos_auth_seal(u->auth, buf, CONTROL_BYTES);
 	return CONTROL_BYTES + PAXOS_AUTH_TAG_BYTES;
 }
 
-/* The word of a valid control datagram; false for anything else (counted by no one: a
- * stray or forged subscription changes nothing). */
-static bool control_decode(const struct unicast *u, const uint8_t *buf, size_t len, uint32_t *word)
+/* The word and cookie of a valid control datagram; false for anything else (counted by no
+ * one: a stray or forged subscription changes nothing). */
+static bool control_decode(const struct unicast *u, const uint8_t *buf, size_t len, uint32_t *word,
+			   uint64_t *cookie)
 {
 	size_t payload = len;
 	if (u->auth && !paxos_auth_verify(u->auth, buf, len, &payload))
@@ -154,15 +179,46 @@ static bool control_decode(const struct unicast *u, const uint8_t *buf, size_t l
 	if (payload != CONTROL_BYTES || buf[1] != CONTROL_VERSION)
 		return false;
 	*word = (uint32_t)buf[2] << 24 | (uint32_t)buf[3] << 16 | (uint32_t)buf[4] << 8 | buf[5];
+	*cookie = 0;
+	for (int i = 0; i < 8; i++)
+		*cookie = *cookie << 8 | buf[6 + i];
 	return true;
 }
 
 static void control_send(const struct unicast *u, int fd, const struct sockaddr_in *to,
-			 enum frame f, uint32_t word)
+			 enum frame f, uint32_t word, uint64_t cookie)
 {
 	uint8_t buf[CONTROL_BYTES + PAXOS_AUTH_TAG_BYTES];
-	size_t len = control_encode(u, buf, f, word);
+	size_t len = control_encode(u, buf, f, word, cookie);
 	(void)sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to));
+}
+
+/* The cookie of address a in period (never 0, the learner's "none"). */
+static uint64_t cookie_of(const struct unicast *u, const struct sockaddr_in *a, uint64_t period)
+{
+	uint8_t in[14], out[crypto_shorthash_BYTES];
+	memcpy(in, &a->sin_addr.s_addr, 4);
+	memcpy(in + 4, &a->sin_port, 2);
+	for (int i = 0; i < 8; i++)
+		in[6 + i] = (uint8_t)(period >> (8 * i));
+	crypto_shorthash(out, in, sizeof(in), u->cookie_key);
+	uint64_t c = 0;
+	for (int i = 0; i < 8; i++)
+		c = c << 8 | out[i];
+	return c ? c : 1;
+}
+
+static uint64_t cookie_period(uint64_t now)
+{
+	return now / 1000000u / COOKIE_PERIOD_S;
+}
+
+static bool cookie_valid(const struct unicast *u, const struct sockaddr_in *a, uint64_t cookie,
+			 uint64_t now)
+{
+	uint64_t p = cookie_period(now);
+	return cookie != 0 &&
+	       (cookie == cookie_of(u, a, p) || (p > 0 && cookie == cookie_of(u, a, p - 1)));
 }
 
 static bool same_address(const struct sockaddr_in *a, const struct sockaddr_in *b)
@@ -184,15 +240,40 @@ static void expire_subscribers(struct unicast *u, uint64_t now)
 	u->subscriber_count = kept;
 }
 
-/* A proposer confirms with a word no acceptor id takes: learners count acceptors only. */
-#define CONFIRM_PROPOSER UINT32_MAX
+/* Subscribers from the same address as a (any port). */
+static size_t from_source(const struct unicast *u, const struct sockaddr_in *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < u->subscriber_count; i++)
+		n += u->subscribers[i].addr.sin_addr.s_addr == a->sin_addr.s_addr;
+	return n;
+}
 
-/* An acceptor's or proposer's side of a subscription: add or renew it and confirm (with
- * confirm), or drop it. */
+static void log_refused(struct unicast *u, const struct sockaddr_in *from, uint64_t now,
+			uint32_t member, const char *why)
+{
+	if (now - u->full_logged_us < 1000000u)
+		return;
+	char who[64];
+	address_text(from, who, sizeof(who));
+	paxos_logf(PAXOS_LOG_WARNING, "paxos: unicast: %s %u refuses the subscription of %s: %s",
+		   member & MEMBER_PROPOSER ? "proposer" : "acceptor", member & ~MEMBER_PROPOSER,
+		   who, why);
+	u->full_logged_us = now;
+}
+
+/* An acceptor's or proposer's side of a subscription: with a valid cookie for its source,
+ * add or renew it and confirm (as member), or drop it; without, challenge that source. */
 static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t lease_ms,
-			    const struct sockaddr_in *from, uint32_t confirm)
+			    uint64_t cookie, const struct sockaddr_in *from, uint32_t member)
 {
 	uint64_t now = now_us();
+	if (!cookie_valid(u, from, cookie, now)) {
+		if (f == FRAME_SUBSCRIBE)
+			control_send(u, fd, from, FRAME_CHALLENGE, member,
+				     cookie_of(u, from, cookie_period(now)));
+		return;
+	}
 	expire_subscribers(u, now);
 	size_t i = 0;
 	while (i < u->subscriber_count && !same_address(&u->subscribers[i].addr, from))
@@ -206,16 +287,17 @@ static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t le
 	if (lease_ms == 0 || lease_ms > u->cfg.subscription_lease_ms)
 		lease_ms = u->cfg.subscription_lease_ms;
 	if (i == u->subscriber_count) {
+		char why[96];
 		if (u->subscriber_count == MAX_SUBSCRIBERS) {
-			if (now - u->full_logged_us >= 1000000u) {
-				char who[64];
-				address_text(from, who, sizeof(who));
-				paxos_logf(PAXOS_LOG_WARNING,
-					   "paxos: unicast: acceptor %u has %d learners subscribed "
-					   "already; %s is refused until one goes away",
-					   u->acceptor_id, MAX_SUBSCRIBERS, who);
-				u->full_logged_us = now;
-			}
+			snprintf(why, sizeof(why), "%d learners are subscribed already",
+				 MAX_SUBSCRIBERS);
+			log_refused(u, from, now, member, why);
+			return;
+		}
+		if (from_source(u, from) >= MAX_PER_SOURCE) {
+			snprintf(why, sizeof(why), "its address has %d subscriptions already",
+				 MAX_PER_SOURCE);
+			log_refused(u, from, now, member, why);
 			return;
 		}
 		u->subscribers[u->subscriber_count++].addr = *from;
@@ -223,14 +305,34 @@ static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t le
 		u->alone_logged = false;
 	}
 	u->subscribers[i].expires_us = now + (uint64_t)lease_ms * 1000u;
-	control_send(u, fd, from, FRAME_SUBSCRIBED, confirm);
+	control_send(u, fd, from, FRAME_SUBSCRIBED, member, cookie_of(u, from, cookie_period(now)));
 }
 
-/* A learner's side: acceptor id confirmed its subscription. */
-static void on_subscribed(struct unicast *u, uint32_t id)
+/* A learner's side: the cookie a member gave, kept for what it sends that member next;
+ * false for a word that names no member or a datagram not from that member's address. */
+static bool note_cookie(struct unicast *u, uint32_t member, uint64_t cookie,
+			const struct sockaddr_in *from)
 {
-	if (id >= u->cfg.acceptors)
+	uint32_t id = member & ~MEMBER_PROPOSER;
+	if (member & MEMBER_PROPOSER) {
+		if (id >= u->cfg.proposers || !same_address(from, &u->proposers[id]))
+			return false;
+		u->proposer_cookie[id] = cookie;
+	} else {
+		if (id >= u->cfg.acceptors || !same_address(from, &u->acceptors[id]))
+			return false;
+		u->acceptor_cookie[id] = cookie;
+	}
+	return true;
+}
+
+/* A learner's side: member confirmed its subscription. */
+static void on_subscribed(struct unicast *u, uint32_t member, uint64_t cookie,
+			  const struct sockaddr_in *from)
+{
+	if (!note_cookie(u, member, cookie, from) || (member & MEMBER_PROPOSER))
 		return;
+	uint32_t id = member;
 	u->confirmed_us[id] = now_us();
 	if (u->silence_logged[id]) {
 		u->silence_logged[id] = false;
@@ -239,6 +341,15 @@ static void on_subscribed(struct unicast *u, uint32_t id)
 			   "subscription again",
 			   id);
 	}
+}
+
+/* A learner's side: a member challenged its subscription; it asks again at once. */
+static void on_challenge(struct unicast *u, uint32_t member, uint64_t cookie,
+			 const struct sockaddr_in *from)
+{
+	if (note_cookie(u, member, cookie, from))
+		control_send(u, u->fd[SOCKET_LEARNER], from, FRAME_SUBSCRIBE,
+			     u->cfg.subscription_lease_ms, cookie);
 }
 
 /* ---- receiving ---- */
@@ -274,17 +385,25 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 		size_t len = u->rx_hdr[i].msg_len;
 		bool truncated = (u->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
 		uint32_t word;
+		uint64_t cookie;
 		uint8_t frame = len ? buf[0] : 0xff;
 		if (frame == FRAME_SUBSCRIBE || frame == FRAME_UNSUBSCRIBE) {
-			if (k != SOCKET_LEARNER && !truncated && control_decode(u, buf, len, &word))
+			if (k != SOCKET_LEARNER && !truncated &&
+			    control_decode(u, buf, len, &word, &cookie))
 				on_subscription(
-				    u, u->fd[k], (enum frame)frame, word, &u->rx_from[i],
-				    k == SOCKET_ACCEPTOR ? u->acceptor_id : CONFIRM_PROPOSER);
+				    u, u->fd[k], (enum frame)frame, word, cookie, &u->rx_from[i],
+				    k == SOCKET_ACCEPTOR ? u->acceptor_id
+							 : MEMBER_PROPOSER | u->proposer_id);
 			continue;
 		}
-		if (frame == FRAME_SUBSCRIBED) {
-			if (k == SOCKET_LEARNER && !truncated && control_decode(u, buf, len, &word))
-				on_subscribed(u, word);
+		if (frame == FRAME_SUBSCRIBED || frame == FRAME_CHALLENGE) {
+			if (k == SOCKET_LEARNER && !truncated &&
+			    control_decode(u, buf, len, &word, &cookie)) {
+				if (frame == FRAME_SUBSCRIBED)
+					on_subscribed(u, word, cookie, &u->rx_from[i]);
+				else
+					on_challenge(u, word, cookie, &u->rx_from[i]);
+			}
 			continue;
 		}
 		enum paxos_group g =
@@ -355,6 +474,7 @@ static int uc_host(struct paxos_transport *t, enum paxos_role role, uint32_t id,
 	if (role == PAXOS_ROLE_PROPOSER && id < u->cfg.proposers) {
 		if (u->fd[SOCKET_PROPOSER] >= 0)
 			return PAXOS_OK;
+		u->proposer_id = id;
 		snprintf(who, sizeof(who), "proposer %u", id);
 		return open_socket(u, SOCKET_PROPOSER, &u->proposers[id], who, err, errlen);
 	}
@@ -368,7 +488,8 @@ static void subscribe_proposers(struct unicast *u, enum frame f)
 {
 	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++)
 		control_send(u, u->fd[SOCKET_LEARNER], &u->proposers[i], f,
-			     f == FRAME_SUBSCRIBE ? u->cfg.subscription_lease_ms : 0);
+			     f == FRAME_SUBSCRIBE ? u->cfg.subscription_lease_ms : 0,
+			     u->proposer_cookie[i]);
 }
 
 /* Subscribes to every acceptor again, and says which have not confirmed for a lease. */
@@ -378,7 +499,7 @@ static void renew(struct unicast *u)
 	subscribe_proposers(u, FRAME_SUBSCRIBE);
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms);
+			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
 		uint64_t since = u->confirmed_us[i] ? u->confirmed_us[i] : u->subscribed_us;
 		if (now - since < lease || u->silence_logged[i])
 			continue;
@@ -415,7 +536,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 		if (u->confirmed_us[i])
 			continue;
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms);
+			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
 		waiting = true;
 	}
 	if (waiting)
@@ -640,7 +761,7 @@ static void uc_destroy(struct paxos_transport *t)
 	if (u->fd[SOCKET_LEARNER] >= 0)
 		for (uint32_t i = 0; i < u->cfg.acceptors; i++)
 			control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_UNSUBSCRIBE,
-				     0);
+				     0, u->acceptor_cookie[i]);
 	if (u->fd[SOCKET_LEARNER] >= 0)
 		subscribe_proposers(u, FRAME_UNSUBSCRIBE);
 	if (u->lease_ev)
@@ -694,6 +815,12 @@ struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,
 	u->send_fd = -1;
 	for (int k = 0; k < SOCKET_COUNT; k++)
 		u->fd[k] = -1;
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "unicast: libsodium cannot start (no entropy source?)");
+		free(u);
+		return NULL;
+	}
+	randombytes_buf(u->cookie_key, sizeof(u->cookie_key));
 	for (uint32_t i = 0; i < cfg->acceptors && i < PAXOS_MAX_ACCEPTORS; i++)
 		to_sockaddr(&cfg->acceptor_address[i], &u->acceptors[i]);
 	for (uint32_t i = 0; i < cfg->proposers && i < PAXOS_MAX_PROPOSERS; i++)
