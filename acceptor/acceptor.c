@@ -703,6 +703,16 @@ static int apply_retention(struct paxos_acceptor *a, paxos_iid highest)
 	if (a->retention == 0 || highest <= a->retention)
 		return PAXOS_OK;
 	paxos_iid keep_from = highest - a->retention + 1;
+	/* Never beyond the instances known decided: one accept far ahead (a forgery) would
+	 * otherwise trim all that is open. A recovered acceptor also trims up to its floor,
+	 * whose instances it holds only as finals it learned (or as accepts of instances open
+	 * when it recovered, retention's length behind the highest): its learner may never
+	 * deliver them all if their history is gone, and memory must stay bounded. */
+	if (a->decided_known) {
+		paxos_iid decided = a->decided > a->recovery.floor ? a->decided : a->recovery.floor;
+		if (keep_from > decided + 1)
+			keep_from = decided + 1;
+	}
 	if (keep_from - 1 <= a->st->ops->trim_iid(a->st))
 		return PAXOS_OK;
 	int rc = a->st->ops->trim(a->st, keep_from - 1);
@@ -763,6 +773,12 @@ paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a)
 uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a)
 {
 	return a->recovery.duplicate;
+}
+
+void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
+{
+	if (a)
+		a->recovery.age_us = age_us ? age_us : 1;
 }
 
 bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)

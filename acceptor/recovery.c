@@ -142,8 +142,14 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 	maybe_recovered(r);
 }
 
+/* Our age in hellos: microseconds since the start, as the node says, or else ticks. */
+uint64_t recovery_age(const struct recovery *r)
+{
+	return r->age_us ? r->age_us : r->ticks;
+}
+
 /*
- * Two acceptors with one id: the one that started later stops. Ages are counted in ticks since
+ * Two acceptors with one id: the one that started later stops. Ages are counted since
  * each started, not read off wall clocks, which may disagree by any amount; and one decides to
  * stop only on a hello that echoes its own incarnation (a random number drawn at its start),
  * which only a process that runs now and heard it can send: a hello of an earlier life, seen
@@ -160,7 +166,8 @@ static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hell
 	}
 	if (h->echo != r->m.incarnation)
 		return PAXOS_OK;
-	bool older = h->age > r->ticks || (h->age == r->ticks && h->incarnation < r->m.incarnation);
+	uint64_t mine = recovery_age(r);
+	bool older = h->age > mine || (h->age == mine && h->incarnation < r->m.incarnation);
 	if (older)
 		return PAXOS_E_DUPLICATE;
 	r->duplicate_newer = true;
@@ -222,7 +229,7 @@ void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *o
 	m.u.acceptor_hello.acceptor_id = r->id;
 	m.u.acceptor_hello.incarnation = r->m.incarnation;
 	m.u.acceptor_hello.recovering = r->recovering;
-	m.u.acceptor_hello.age = r->ticks;
+	m.u.acceptor_hello.age = recovery_age(r);
 	m.u.acceptor_hello.echo = r->duplicate;
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }

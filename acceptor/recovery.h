@@ -30,7 +30,8 @@ struct recovery {
 	uint32_t peers_holding;    /* peers that answered they accepted something */
 	uint64_t duplicate;        /* another acceptor with our id, by its incarnation (echoed) */
 	bool duplicate_newer;      /* it heard us and started after us: it stops */
-	uint64_t ticks;            /* recovery_tick calls since join: our age in hellos */
+	uint64_t ticks;            /* recovery_tick calls since join */
+	uint64_t age_us;           /* our age as the node last said (0: never; ticks stand in) */
 };
 
 enum vote { VOTE, WITHHOLD, REJECT_BELOW_FENCE };
@@ -64,6 +65,8 @@ void recovery_answer(const struct recovery *r, const struct paxos_acceptor_hello
 		     paxos_iid highest, struct paxos_recover_info *out);
 
 void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *out);
+/* Our age as hellos carry it (see paxos_acceptor_set_age). */
+uint64_t recovery_age(const struct recovery *r);
 /* Every acceptor tick once joined: the hello, and while recovering the question to the
  * proposers. */
 void recovery_tick(struct recovery *r, const struct paxos_emitter *out);

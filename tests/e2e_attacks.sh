@@ -16,7 +16,10 @@
 #  5. forged final accepteds for 40 future instances: the leader's flow control is not held
 #     (only instances it ran phase 2 for count), values keep being delivered;
 #  6. trims to 2^64-1 and to 3000 instances ahead: cut to what the acceptors' learners
-#     delivered; no learner skips an instance it did not learn.
+#     delivered; no learner skips an instance it did not learn;
+#  7. two acceptor states (acceptors 0 and 1, each from its own header) trimmed to 2^64-2 and a
+#     trim to 2^64-1: learners may skip, but no store is trimmed beyond what its acceptor's
+#     learner delivered, and the cluster restarted on its stores serves new values.
 # Usage: e2e_attacks.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -236,3 +239,28 @@ resubmits=$(cat "$WORK"/client.*.log | sed -n 's/^resubmits \([0-9]*\),.*/\1/p' 
 sort -u "$WORK/delivered.sorted" | cmp -s - "$WORK/submitted.sorted" ||
 	fail "delivered values differ from submitted values"
 report "all attacks bounded; $(wc -l <"$WORK/submitted") values delivered identically"
+
+# --- 7: a forged quorum of acceptor states, then a trim to the end ---------------------------
+# Two datagrams, each from "its" acceptor, say acceptors 0 and 1 trimmed up to 2^64-2. The
+# learners may skip (without a key a forged quorum is believed), but no acceptor may take their
+# skip for decided instances: the forged trim that follows is cut to what its own learner
+# delivered. Before, the stores were trimmed to 2^64-1 for good, and no acceptor ever accepted
+# again: every process is restarted on its LMDB store, and new values must be delivered.
+start_cluster
+"$BUILD/paxos-client" -c "$CONF" --count 20 --outstanding 4 --size 32 --time-limit 30 \
+	>"$WORK/client.7a.log" 2>&1 || fail "7: the cluster restarted on its stores serves nothing"
+send "$LEARNERS" "$(hdr $ROLE_ACCEPTOR 0)$(state 0)"
+send "$LEARNERS" "$(hdr $ROLE_ACCEPTOR 1)$(state 1)"
+sleep 0.3
+send "$ACCEPTORS" "$(hdr $ROLE_CLIENT 5)9207$U64_MAX"
+sleep 0.5
+stop_all
+start_cluster
+for i in 0 1 2; do
+	grep -q "trimmed to 1844674407370955161[45])" "$WORK/acceptor${i}_$GEN.log" &&
+		fail "7: acceptor $i's store was trimmed to the end of the instance space"
+done
+"$BUILD/paxos-client" -c "$CONF" --count 50 --outstanding 4 --size 32 --time-limit 30 \
+	>"$WORK/client.7.log" 2>&1 ||
+	fail "7: no value delivered after a forged quorum of states and a trim to the end"
+report "7: after a forged quorum of trimmed states and a trim to the end, values are delivered"

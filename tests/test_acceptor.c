@@ -1071,6 +1071,26 @@ START_TEST(retention_bounds_the_store)
 }
 END_TEST
 
+/* One accept far ahead (2^24, as a forgery would send) does not make retention trim what is
+ * not known decided: with a learner beside it, the acceptor trims only what it delivered. */
+START_TEST(retention_never_trims_undecided_instances)
+{
+	paxos_acceptor_set_retention(acc, 100);
+	paxos_acceptor_decided(acc, 0);
+	for (paxos_iid i = 1; i <= 300; i++)
+		ck_assert_int_eq(accept_text(i, 101, "v"), PAXOS_OK);
+	ck_assert_int_eq(accept_text(1u << 24, 101, "far"), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 0);
+	paxos_acceptor_decided(acc, 250);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_uint_eq(st->ops->trim_iid(st), 250);
+	recorder_clear(out);
+	ck_assert_int_eq(repeat(251, 251), PAXOS_OK);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 251);
+}
+END_TEST
+
 /* Retention 0, the default of the core: nothing is trimmed but by request. */
 START_TEST(no_retention_keeps_everything)
 {
@@ -1405,6 +1425,7 @@ static Suite *acceptor_suite(void)
 	tcase_add_test(trimmed, trim_in_batch_applies_to_later_messages);
 	tcase_add_test(trimmed, retention_bounds_the_store);
 	tcase_add_test(trimmed, no_retention_keeps_everything);
+	tcase_add_test(trimmed, retention_never_trims_undecided_instances);
 	suite_add_tcase(s, trimmed);
 
 	TCase *learning = tcase_create("learning");

@@ -87,9 +87,9 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * votes withheld and says what it waits for (paxos_acceptor_recovery_wait).
  *
  * Every acceptor sends a hello with its incarnation (a random number drawn at each start),
- * its age in ticks and the incarnation of another acceptor with its id it heard last. One that
- * hears its own id from a hello that echoes its own incarnation (so it comes from a process
- * running now, not a late or replayed datagram) and is older stops (PAXOS_E_DUPLICATE from
+ * its age (paxos_acceptor_set_age) and the incarnation of another acceptor with its id it heard
+ * last. One that hears its own id from a hello that echoes its own incarnation (so it comes from a
+ * process running now, not a late or replayed datagram) and is older stops (PAXOS_E_DUPLICATE from
  * paxos_acceptor_handle_batch, after its hello once more so that the other logs it); every
  * one counts them (duplicate_acceptors).
  */
@@ -122,6 +122,12 @@ PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 
 /* The incarnation of the last other acceptor with this id heard (0: none). */
 PAXOS_API uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
+
+/* How long this acceptor has run, in microseconds of a monotonic clock, for its hellos: which
+ * of two with one id started later is told by their ages, never by wall clocks. Say it before
+ * each tick and batch (the node does); an acceptor never told counts its ticks instead, which
+ * cannot tell apart two starts less than a tick apart. */
+PAXOS_API void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us);
 
 /* Whether that acceptor runs now (it answered our hello) and started after this one: it stops
  * by itself. */

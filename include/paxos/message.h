@@ -121,7 +121,8 @@ struct paxos_acceptor_hello {
 	uint32_t acceptor_id;
 	uint64_t incarnation;
 	bool recovering;
-	uint64_t age;  /* ticks since this acceptor started: the later start is the younger */
+	uint64_t age;  /* since this acceptor started (us; ticks if not told): the later start is
+			  younger */
 	uint64_t echo; /* the incarnation of another acceptor with this id last heard, or 0 */
 };
 

@@ -60,6 +60,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->acceptor && !n->failed) {
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
 		node_acceptor_status(
 		    n, paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
 		node_acceptor_waiting(n);
@@ -389,8 +390,14 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
 		   "learned",
 		   (unsigned long long)from, (unsigned long long)to);
-	if (n->acceptor) /* a quorum trimmed them: so may this acceptor */
-		paxos_acceptor_decided(n->acceptor, to);
+	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
+	 * forged without a key, and a forged quorum of them would let a forged trim empty the
+	 * store for good. What this learner delivers after the skip is. */
+	/* The proposer's window goes past them too: acceptors ignore prepares for trimmed
+	 * instances, so a leader that started below the trim point would wait for ever. */
+	if (n->proposer)
+		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
+					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->trimmed)
 		n->trimmed(n->trimmed_arg, from, to);
 }

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "clock.h"
 #include "recovery_fence.h"
 
 /* While an acceptor waits to recover or to be restored, it says so this often for its first
@@ -71,6 +72,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	}
 	n->acceptor_recovering = m.amnesiac;
 	n->acceptor_incarnation = m.incarnation;
+	n->acceptor_started = paxos_now();
+	paxos_acceptor_set_age(n->acceptor, 1);
 	if (m.amnesiac)
 		paxos_logf(
 		    PAXOS_LOG_INFO,

@@ -143,8 +143,9 @@ struct paxos_node {
 	bool acceptor_restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t acceptor_incarnation;
 	uint64_t duplicates_logged;
-	uint64_t acceptor_ticks; /* for the pace of the waiting lines */
-	char store_dir[300];     /* a durable acceptor's store: where its recovery fence is kept */
+	uint64_t acceptor_ticks;     /* for the pace of the waiting lines */
+	paxos_time acceptor_started; /* when it joined: its age in hellos */
+	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
 	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
 	struct paxos_header rx_header;
 	struct paxos_header repeat_from; /* the last repeat request's sender */

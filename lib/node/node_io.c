@@ -165,6 +165,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
 		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
 		node_acceptor_status(
 		    n, paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out));
 		node_note_deferred_repeats(n, deferred);
