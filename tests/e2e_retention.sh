@@ -62,9 +62,13 @@ if [ "$RETENTION" -gt 0 ]; then
 	first=$(head -n 1 "$WORK/learner1.out" | cut -d' ' -f1)
 	[ "$first" -gt 1 ] && [ "$first" -ge $((highest - RETENTION - 2000)) ] ||
 		fail "the late learner started at instance $first"
-	# Its values are learner 0's, from there on.
+	# Its values are learner 0's, from there on (once its last line is written whole: the
+	# file is written in pieces, and a line counts once it ends).
 	tail -n +"$(grep -n "^$first " "$WORK/learner0.out" | head -n 1 | cut -d: -f1)" \
-		"$WORK/learner0.out" | cmp -s - "$WORK/learner1.out" ||
+		"$WORK/learner0.out" >"$WORK/learner0.tail"
+	wait_lines "$WORK/learner1.out" "$(wc -l <"$WORK/learner0.tail")" 10 ||
+		fail "the late learner did not write its last values"
+	cmp -s "$WORK/learner0.tail" "$WORK/learner1.out" ||
 		fail "the late learner's values differ from learner 0's"
 	echo "late learner: skipped the trimmed instances, delivered $first..$highest"
 fi
