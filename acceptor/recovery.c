@@ -40,7 +40,7 @@ static uint32_t others(const struct recovery *r)
  */
 static bool first_start(const struct recovery *r)
 {
-	if (r->m.proposers == 0 || r->peers_holding != 0)
+	if (r->m.proposers == 0 || r->peers_holding != 0 || r->ran_before)
 		return false;
 	for (uint32_t i = 0; i < r->m.proposers; i++)
 		if (r->answered[i] && !r->fresh[i])
@@ -126,6 +126,10 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 	} else if (info->role == PAXOS_ROLE_PROPOSER) {
 		if (info->sender_id >= r->m.proposers)
 			return;
+		if (info->highest_ballot == 0) { /* restarted, its answer comes later */
+			r->ran_before = true;
+			return;
+		}
 		if (!r->answered[info->sender_id]) {
 			r->answered[info->sender_id] = true;
 			r->proposers_answered++;

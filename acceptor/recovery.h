@@ -20,6 +20,7 @@ struct recovery {
 	bool answered[PAXOS_MAX_PROPOSERS];
 	/* Per proposer, as its last answer said: in its first life, and no accept sent yet. */
 	bool fresh[PAXOS_MAX_PROPOSERS];
+	bool ran_before;           /* a proposer said it restarted (its answer comes later) */
 	paxos_iid heard_iid;       /* the highest instance reported while recovering */
 	paxos_ballot heard_ballot; /* the highest ballot reported while recovering */
 	paxos_iid floor;           /* votes only above this instance */

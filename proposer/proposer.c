@@ -437,12 +437,21 @@ static void repair(struct paxos_proposer *p, const struct paxos_repair *r, paxos
 static void answer_recovering(const struct paxos_proposer *p, const struct paxos_recover_ask *r,
 			      paxos_time now, const struct paxos_emitter *out)
 {
-	/* Restarted: what our earlier life sent may still arrive after this answer, which does
-	 * not cover it; the acceptor asks again. */
-	if (p->o.epoch > 1 && now - p->started_at < p->o.recovery_grace)
-		return;
 	paxos_ballot below_ours = ballot_first(p->o.id, p->o.epoch) - 1;
 	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	/* Restarted: what our earlier life sent may still arrive after an answer, which would
+	 * not cover it, so the answer waits; meanwhile ballot 0 (no answer has it) says that we
+	 * ran before: the acceptor must not take our silence for a first start. */
+	if (p->o.epoch > 1 && now - p->started_at < p->o.recovery_grace) {
+		m.u.recover_info = (struct paxos_recover_info){
+		    .role = PAXOS_ROLE_PROPOSER,
+		    .sender_id = p->o.id,
+		    .acceptor_id = r->acceptor_id,
+		    .incarnation = r->incarnation,
+		};
+		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
+		return;
+	}
 	m.u.recover_info = (struct paxos_recover_info){
 	    .role = PAXOS_ROLE_PROPOSER,
 	    .sender_id = p->o.id,

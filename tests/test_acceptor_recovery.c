@@ -195,6 +195,30 @@ START_TEST(first_start_waits_for_an_absent_proposer_and_every_acceptor)
 }
 END_TEST
 
+/* Every acceptor restarted without its state, and the proposers too: those say they ran
+ * before (ballot 0) until they may answer. That is no first start, though every acceptor
+ * recovers and the proposers' wait ran out: votes stay withheld. */
+START_TEST(restarted_proposers_are_no_first_start)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, 0);
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello(id, 10 + id, true), PAXOS_OK);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	struct paxos_acceptor_recovery_wait w;
+	paxos_acceptor_recovery_wait(acc, &w);
+	ck_assert_uint_eq(w.proposers_silent, 2); /* "ran before" is no answer */
+}
+END_TEST
+
 /* One acceptor that holds its state and accepted something: no first start, whatever the
  * proposers say. */
 START_TEST(acceptor_that_accepted_is_no_first_start)
@@ -410,6 +434,7 @@ int main(void)
 	tcase_add_test(tc, proposer_that_accepted_is_no_first_start);
 	tcase_add_test(tc, first_start_waits_for_an_absent_proposer_and_every_acceptor);
 	tcase_add_test(tc, acceptor_that_accepted_is_no_first_start);
+	tcase_add_test(tc, restarted_proposers_are_no_first_start);
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

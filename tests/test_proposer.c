@@ -772,7 +772,8 @@ static struct paxos_recover_info *ask_recovery(struct paxos_proposer *p, paxos_t
 
 /* A restarted proposer (epoch above 1) answers a recovering acceptor only once it has run for
  * recovery_grace: what its earlier life sent may still be on its way, and its answer covers
- * only this life. In its first life it answers at once. */
+ * only this life; until then it says that it ran before. In its first life it answers at
+ * once. */
 START_TEST(test_restarted_proposer_answers_recovery_after_grace)
 {
 	struct recorder *r = recorder_new();
@@ -789,8 +790,12 @@ START_TEST(test_restarted_proposer_answers_recovery_after_grace)
 	o.epoch = 3;
 	struct paxos_proposer *again = paxos_proposer_new(&o, NULL);
 	paxos_proposer_tick(again, 5000000, &r->emitter); /* its life starts here */
-	ck_assert_ptr_null(ask_recovery(again, 5000000, r, &info));
-	ck_assert_ptr_null(ask_recovery(again, 6999999, r, &info));
+	/* Meanwhile it says only that it ran before: ballot 0, which no answer has. */
+	ck_assert_ptr_nonnull(ask_recovery(again, 5000000, r, &info));
+	ck_assert_uint_eq(info.highest_ballot, 0);
+	ck_assert_uint_eq(info.highest_iid, 0);
+	ck_assert_ptr_nonnull(ask_recovery(again, 6999999, r, &info));
+	ck_assert_uint_eq(info.highest_ballot, 0);
 	ck_assert_ptr_nonnull(ask_recovery(again, 7000000, r, &info));
 	/* Below its first ballot: every ballot of its earlier lives. */
 	ck_assert_uint_eq(info.highest_ballot, ((3ull << 32) + 1) * PAXOS_MAX_PROPOSERS + 2 - 1);
