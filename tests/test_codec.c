@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "origin.h"
 #include "support.h"
 
 #define BIG_BUF 65536
@@ -1332,6 +1333,44 @@ START_TEST(test_random_bit_flips)
 }
 END_TEST
 
+/* Which address speaks for a member id (lib/node/origin.h): the first heard, while it talks;
+ * another only once that one was silent for the table's silence. */
+START_TEST(test_origin_one_address_per_member)
+{
+	static struct origin_table t = {.silence = 200000};
+	const uint64_t a = 0x7f0000019c40, b = 0x7f0000019c41;
+	struct origin was;
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, a, 1000, &was), ORIGIN_NEW);
+	ck_assert_uint_eq(was.address, 0);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, a, 50000, &was), ORIGIN_SAME);
+	/* A forger's socket while acceptor 1 talks: dropped, again and again. */
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, b, 100000, &was),
+			 ORIGIN_IMPOSTOR);
+	ck_assert_uint_eq(was.address, a);
+	ck_assert_uint_eq(was.heard, 50000);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, b, 249999, &was),
+			 ORIGIN_IMPOSTOR);
+	/* Other ids and roles are apart: b may speak for acceptor 2 and proposer 1. */
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 2, b, 100000, &was), ORIGIN_NEW);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_PROPOSER, 1, b, 100000, &was), ORIGIN_NEW);
+	/* Acceptor 1 restarted on a new port: believed once the old one was silent long enough,
+	 * and the old address is then the stranger. */
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, b, 250000, &was), ORIGIN_NEW);
+	ck_assert_uint_eq(was.address, a);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, a, 260000, &was),
+			 ORIGIN_IMPOSTOR);
+	/* A clock read behind the last hearing is no silence. */
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, a, 10, &was), ORIGIN_IMPOSTOR);
+	/* What has no id worth claiming, or no address, passes. */
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_LEARNER, 1, a, 260000, &was), ORIGIN_SAME);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_CLIENT, 1, a, 260000, &was), ORIGIN_SAME);
+	ck_assert_int_eq(
+	    origin_check(&t, PAXOS_ROLE_ACCEPTOR, PAXOS_MAX_ACCEPTORS, a, 260000, &was),
+	    ORIGIN_SAME);
+	ck_assert_int_eq(origin_check(&t, PAXOS_ROLE_ACCEPTOR, 1, 0, 260000, &was), ORIGIN_SAME);
+}
+END_TEST
+
 /* ---- status strings ---- */
 
 /* The node's screening helpers: which ballots are plausible, which acceptor a message names. */
@@ -1475,6 +1514,7 @@ static Suite *codec_suite(void)
 	tc = tcase_create("status");
 	tcase_add_test(tc, test_status_strings);
 	tcase_add_test(tc, test_message_screening_helpers);
+	tcase_add_test(tc, test_origin_one_address_per_member);
 	suite_add_tcase(s, tc);
 	return s;
 }

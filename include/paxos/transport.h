@@ -21,6 +21,10 @@ struct paxos_rx_datagram {
 	size_t len;
 	bool truncated;   /* longer than max-datagram: cut, not to be decoded */
 	const void *from; /* the sender, for paxos_transport_ops.sender_name */
+	/* The sender's address as a number, equal for datagrams of one socket (0: the transport
+	 * cannot tell). The node believes one address per member id at a time (lib/node/origin.h).
+	 */
+	uint64_t origin;
 };
 
 /* A datagram to send to a group; sent says whether the network took it, copies how many

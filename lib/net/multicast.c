@@ -63,6 +63,7 @@ static size_t read_group(struct multicast *m, enum paxos_group g)
 		    .len = m->rx_hdr[i].msg_len,
 		    .truncated = (m->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0,
 		    .from = &m->rx_from[i],
+		    .origin = paxos_udp_origin(&m->rx_from[i]),
 		};
 	m->deliver(m->arg, g, m->rx, (size_t)got);
 	return (size_t)got;

@@ -3,7 +3,9 @@
 #ifndef PAXOS_UDP_H
 #define PAXOS_UDP_H
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <paxos/config.h>
 
 /* Opens a non-blocking sender on the configured interface and TTL, with loopback on so
@@ -19,6 +21,13 @@ int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group gr
  * socket or -1 with err filled ("bind 10.0.0.1:7201: Cannot assign requested address"). */
 int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct sockaddr_in *at,
 				   char *err, size_t errlen);
+
+/* A sender's address as one number (address and port), never 0 for a real sender: the
+ * transports' paxos_rx_datagram.origin. */
+static inline uint64_t paxos_udp_origin(const struct sockaddr_in *a)
+{
+	return (uint64_t)ntohl(a->sin_addr.s_addr) << 16 | ntohs(a->sin_port);
+}
 
 /* The destination address of a group. */
 void paxos_transport_address(const struct paxos_config *cfg, enum paxos_group group,

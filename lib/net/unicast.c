@@ -419,6 +419,7 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 		    .len = framed ? len - 1 : 0,
 		    .truncated = truncated,
 		    .from = &u->rx_from[i],
+		    .origin = paxos_udp_origin(&u->rx_from[i]),
 		};
 	}
 	deliver_run(u, run_group, u->rx, run);

@@ -157,6 +157,15 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	/* Members talk at least every acceptor tick (states) or heartbeat: an address silent for
+	 * two of those has stopped, and a restarted member may take over its id. At most
+	 * ORIGIN_SILENCE_MAX_MS: a restarted member is not kept out longer for slow ticks. */
+	uint32_t quiet_ms = 2 * cfg->acceptor_repeat_ms > cfg->heartbeat_timeout_ms
+				? 2 * cfg->acceptor_repeat_ms
+				: cfg->heartbeat_timeout_ms;
+	if (quiet_ms > ORIGIN_SILENCE_MAX_MS)
+		quiet_ms = ORIGIN_SILENCE_MAX_MS;
+	n->origins.silence = (paxos_time)quiet_ms * 1000;
 	n->rx_header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
 	n->payload_cap = cfg->max_datagram;

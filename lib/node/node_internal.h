@@ -14,6 +14,7 @@
 
 #include "auth.h"
 #include "codec.h"
+#include "origin.h"
 
 #include <event2/event.h>
 #include "config_fields.h"
@@ -148,6 +149,10 @@ struct paxos_node {
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
 	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
 	struct paxos_header rx_header;
+	/* The address believed for each member id, and whether the datagram being handled came
+	 * from another one (node_screen.c: all but its hellos are dropped). */
+	struct origin_table origins;
+	bool rx_impostor;
 	struct paxos_header repeat_from; /* the last repeat request's sender */
 	/* Rate limit of refusal log lines (node_refused). */
 	paxos_time refusals_since;
@@ -225,6 +230,10 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 /* Whether m, from a datagram with header from, may go to the cores: false (counted and
  * logged) for a message naming an acceptor the datagram is not from, or an implausible
  * ballot (paxos_msg_plausible). */
+/* Whether datagram d, whose header is from, comes from the address that speaks for its
+ * sender (origin.h); sets rx_impostor, and logs an impostor or a member's new address. */
+void node_screen_origin(struct paxos_node *n, const struct paxos_header *from,
+			const struct paxos_rx_datagram *d, paxos_time now);
 bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m);
 

@@ -270,6 +270,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		}
 		n->transport.messages_received += count;
 		n->rx_header = h;
+		node_screen_origin(n, &h, &d[i], now);
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
 				if (node_screen(n, &h, &msgs[k]))
@@ -292,6 +293,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	}
 	acceptor_batch(n, &batched);
 	n->rx_header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
+	n->rx_impostor = false;
 	if (n->assign_due) {
 		n->assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);

@@ -1,7 +1,8 @@
 /*
  * What the node refuses of a decoded datagram before any core sees it, and saying so: a
  * message that names an acceptor the datagram's header does not come from (one datagram must
- * not speak for several acceptors), and a ballot beyond any epoch a proposer can reach. Each
+ * not speak for several acceptors), a datagram from another address than the one that speaks
+ * for its sender (origin.h), and a ballot beyond any epoch a proposer can reach. Each
  * refusal is counted, and logged with the sender at a bounded rate: a flood of forged
  * datagrams must not become a flood of log lines.
  */
@@ -21,7 +22,9 @@ const char *node_role_name(enum paxos_role role)
 	return (unsigned)role < PAXOS_ROLE_COUNT ? sender_roles[role] : "unknown";
 }
 
-void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+/* Whether one more line fits this period's budget (NODE_REFUSALS_PER_PERIOD); the lines
+ * left out are counted and summed up when the next period starts. */
+static bool log_budget(struct paxos_node *n)
 {
 	paxos_time now = paxos_now();
 	if (now < n->refusals_since || now - n->refusals_since >= NODE_REFUSAL_PERIOD) {
@@ -34,9 +37,16 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 	}
 	if (n->refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
 		n->refusals_unlogged++;
-		return;
+		return false;
 	}
 	n->refusals_logged++;
+	return true;
+}
+
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+{
+	if (!log_budget(n))
+		return;
 	char what[192];
 	va_list ap;
 	va_start(ap, fmt);
@@ -76,9 +86,39 @@ void node_note_deferred_repeats(struct paxos_node *n, uint64_t before)
 			     (unsigned long long)(now - before));
 }
 
+void node_screen_origin(struct paxos_node *n, const struct paxos_header *from,
+			const struct paxos_rx_datagram *d, paxos_time now)
+{
+	struct origin was;
+	enum origin_verdict v =
+	    origin_check(&n->origins, from->role, from->sender_id, d->origin, now, &was);
+	n->rx_impostor = v == ORIGIN_IMPOSTOR;
+	if (v == ORIGIN_SAME || (v == ORIGIN_NEW && was.address == 0))
+		return;
+	char where[64];
+	n->net->ops->sender_name(n->net, d->from, where, sizeof(where));
+	if (v == ORIGIN_IMPOSTOR)
+		node_refused(
+		    n, from,
+		    "from %s, while another address speaks for that %s (heard %llu ms ago)", where,
+		    node_role_name(from->role),
+		    (unsigned long long)(now > was.heard ? (now - was.heard) / 1000 : 0));
+	else if (log_budget(n))
+		paxos_logf(
+		    PAXOS_LOG_INFO,
+		    "paxos: %s %u speaks from %s now (its previous address silent for %llu ms)",
+		    node_role_name(from->role), from->sender_id, where,
+		    (unsigned long long)((now - was.heard) / 1000));
+}
+
 bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m)
 {
+	/* A member's hellos pass: they are how two processes with one id find each other. */
+	if (n->rx_impostor && m->type != PAXOS_MSG_ACCEPTOR_HELLO) {
+		n->transport.forged_senders++;
+		return false;
+	}
 	uint32_t acceptor;
 	if (paxos_msg_acceptor(m, &acceptor) &&
 	    (from->role != PAXOS_ROLE_ACCEPTOR || from->sender_id != acceptor)) {
