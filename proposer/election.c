@@ -126,6 +126,9 @@ void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid nex
 		m.u.heartbeat.proposer_id = e->o.id;
 		m.u.heartbeat.next_iid = next_iid;
 		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
+		/* The acceptors hear every live proposer too, not only the leader: without a key,
+		 * the address a proposer talks from is what tells it from a forger using its id. */
+		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 		/* On the interval's grid, so coarse ticks do not stretch it; after a stall,
 		 * from now rather than a burst of catch-up beats. */
 		e->next_heartbeat += e->o.heartbeat_interval;
