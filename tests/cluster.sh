@@ -11,7 +11,8 @@ start() { # start NAME BINARY ARGS...: runs in the background, logs to $WORK/NAM
 }
 
 stop_all() {
-	for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null || true; done
+	# A process a test stopped (SIGSTOP) takes the signal only once continued.
+	for pid in $PIDS; do kill -TERM "$pid" 2>/dev/null && kill -CONT "$pid" 2>/dev/null || true; done
 	for pid in $PIDS; do wait "$pid" 2>/dev/null || true; done
 	PIDS=""
 }
