@@ -1333,6 +1333,26 @@ START_TEST(test_random_bit_flips)
 }
 END_TEST
 
+/* Which proposer a message speaks for: its ballot's, or the heartbeat's sender. */
+START_TEST(test_message_proposer)
+{
+	uint32_t id = 99;
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE, .u.prepare.ballot = 7 * 100 + 3};
+	ck_assert(paxos_msg_proposer(&m, &id));
+	ck_assert_uint_eq(id, 3);
+	m = (struct paxos_message){.type = PAXOS_MSG_ACCEPT, .u.accept.ballot = UINT64_MAX};
+	ck_assert(paxos_msg_proposer(&m, &id));
+	ck_assert_uint_eq(id, UINT64_MAX % 100);
+	m = (struct paxos_message){.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat.proposer_id = 1};
+	ck_assert(paxos_msg_proposer(&m, &id));
+	ck_assert_uint_eq(id, 1);
+	m = (struct paxos_message){.type = PAXOS_MSG_PROMISE};
+	ck_assert(!paxos_msg_proposer(&m, &id));
+	m = (struct paxos_message){.type = PAXOS_MSG_TRIM};
+	ck_assert(!paxos_msg_proposer(&m, &id));
+}
+END_TEST
+
 /* Which address speaks for a member id (lib/node/origin.h): the first heard, while it talks;
  * another only once that one was silent for the table's silence. */
 START_TEST(test_origin_one_address_per_member)
@@ -1515,6 +1535,7 @@ static Suite *codec_suite(void)
 	tcase_add_test(tc, test_status_strings);
 	tcase_add_test(tc, test_message_screening_helpers);
 	tcase_add_test(tc, test_origin_one_address_per_member);
+	tcase_add_test(tc, test_message_proposer);
 	suite_add_tcase(s, tc);
 	return s;
 }

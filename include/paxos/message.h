@@ -188,6 +188,11 @@ PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
  * cannot speak for several. */
 PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 
+/* The proposer m speaks for (prepare and accept: their ballot's proposer; heartbeat) in *id;
+ * false for types that name none. The node drops such a message unless the datagram's header
+ * says it comes from that proposer: a client or learner cannot send a proposer's ballot. */
+PAXOS_API bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id);
+
 /* The value field of m (promise, accept, accepted, client value), or NULL for a type that
  * carries none (or a valueless accepted). Like strchr, the result is writable when m is. */
 PAXOS_API struct paxos_value *paxos_msg_value(const struct paxos_message *m);

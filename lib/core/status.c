@@ -149,6 +149,23 @@ bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id)
 	}
 }
 
+bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id)
+{
+	switch (m->type) {
+	case PAXOS_MSG_PREPARE:
+		*id = (uint32_t)(m->u.prepare.ballot % PAXOS_MAX_PROPOSERS);
+		return true;
+	case PAXOS_MSG_ACCEPT:
+		*id = (uint32_t)(m->u.accept.ballot % PAXOS_MAX_PROPOSERS);
+		return true;
+	case PAXOS_MSG_HEARTBEAT:
+		*id = m->u.heartbeat.proposer_id;
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct paxos_value *paxos_msg_value(const struct paxos_message *m)
 {
 	struct paxos_message *w = (struct paxos_message *)m;

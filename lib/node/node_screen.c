@@ -1,10 +1,10 @@
 /*
  * What the node refuses of a decoded datagram before any core sees it, and saying so: a
  * message that names an acceptor the datagram's header does not come from (one datagram must
- * not speak for several acceptors), a datagram from another address than the one that speaks
- * for its sender (origin.h), and a ballot beyond any epoch a proposer can reach. Each
- * refusal is counted, and logged with the sender at a bounded rate: a flood of forged
- * datagrams must not become a flood of log lines.
+ * not speak for several acceptors) or a proposer it does not come from, a datagram from another
+ * address than the one that speaks for its sender (origin.h), and a ballot beyond any epoch a
+ * proposer can reach. Each refusal is counted, and logged with the sender at a bounded rate: a
+ * flood of forged datagrams must not become a flood of log lines.
  */
 #include "log_line.h"
 #include "node_internal.h"
@@ -141,6 +141,13 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		n->transport.implausible_ballots++;
 		node_refused(n, from, "%s with a ballot beyond epoch %u",
 			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
+		return false;
+	}
+	uint32_t proposer;
+	if (paxos_msg_proposer(m, &proposer) &&
+	    (from->role != PAXOS_ROLE_PROPOSER || from->sender_id != proposer)) {
+		n->transport.forged_senders++;
+		node_refused(n, from, "%s of proposer %u", paxos_msg_type_name(m->type), proposer);
 		return false;
 	}
 	if (n->acceptor)
