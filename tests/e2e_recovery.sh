@@ -70,15 +70,16 @@ sleep 0.3
 grep -q "acceptor 2: votes only above instance $(echo "$floor" | cut -d' ' -f1) and ballot" \
 	"$WORK/acceptor2c.log" || fail "acceptor 2 restarted on its store forgot its recovery fence"
 echo "e2e_recovery: acceptor 2 restarted --fresh recovered (floor and fence $floor) and kept them"
-# A prepare for instance 1 with ballot 1: the recovered acceptor promised far higher, so
-# its count of rejects sent must grow by exactly one.
+# A prepare for instance 1 with ballot 2, as proposer 2 (no such proposer runs: the ids of
+# the running ones speak from their own addresses only): the recovered acceptor promised far
+# higher, so its count of rejects sent must grow by exactly one.
 rejects() { # the last rejects_sent the recovered acceptor reported
 	grep "counters acceptor 1" "$WORK/acceptor1b.log" | tail -n 1 |
 		sed -n 's/.*rejects_sent=\([0-9]*\).*/\1/p' | grep . || echo 0
 }
 sleep 0.5
 before=$(rejects)
-PREPARE=94cd505804010093010101
+PREPARE=94cd505804010293010102
 if is_unicast "$CONF"; then
 	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
 	# acceptors group (0) from the others.
