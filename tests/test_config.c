@@ -465,6 +465,51 @@ END_TEST
 
 /* transport unicast and the members' addresses: the shipped file, both line forms, and every
  * mistake named. */
+/* Partitions: each one's ports are the configured ones plus 10 per partition, its storage
+ * a directory of its own; overlapping ports and long paths are refused at load. */
+START_TEST(test_partitions)
+{
+	struct paxos_config cfg, part;
+	paxos_config_defaults(&cfg);
+	ck_assert_uint_eq(paxos_config_partitions(&cfg), 1);
+	ck_assert_msg(parse(&cfg, "partitions 3\nstorage-path /var/tmp/px\n"
+				  "metrics-listen 127.0.0.1:9100\n") == PAXOS_OK,
+		      "%s", err);
+	ck_assert_uint_eq(paxos_config_partitions(&cfg), 3);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 0, &part), PAXOS_OK);
+	ck_assert(config_equal(&cfg, &part));
+	ck_assert_int_eq(paxos_config_partition(&cfg, 2, &part), PAXOS_OK);
+	expect_endpoint(&part.groups[PAXOS_GROUP_ACCEPTORS], "239.255.11.1", 7121);
+	expect_endpoint(&part.groups[PAXOS_GROUP_SUBMIT], "239.255.11.4", 7124);
+	ck_assert_str_eq(part.storage_path, "/var/tmp/px/partition-2");
+	ck_assert_uint_eq(part.metrics_listen.port, 0);
+	ck_assert_uint_eq(part.partition, 2);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 3, &part), PAXOS_E_INVALID);
+
+	/* Unicast members move by the same step. */
+	ck_assert_msg(parse(&cfg, "acceptor 0 127.0.0.1:8800\nacceptor 1 127.0.0.1:8801\n"
+				  "acceptor 2 127.0.0.1:8802\nproposer 0 127.0.0.1:8900\n"
+				  "proposer 1 127.0.0.1:8901\ntransport unicast\npartitions 2\n") ==
+			  PAXOS_OK,
+		      "%s", err);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 1, &part), PAXOS_OK);
+	expect_endpoint(&part.acceptor_address[2], "127.0.0.1", 8812);
+	expect_endpoint(&part.proposer_address[0], "127.0.0.1", 8910);
+
+	expect_error("partitions 2\nsubmit-group 239.255.11.1:7111\n",
+		     "test.conf:1: partitions: partition 1 would use 239.255.11.1:7111, which "
+		     "partition 0 uses already (each partition adds 10 to every port)");
+	expect_error("partitions 64\nsubmit-group 239.255.11.4:65000\n",
+		     "test.conf:1: partitions: 64 partitions need port 65000 plus 630, above "
+		     "65535");
+	expect_error_prefix("partitions 65\n", "test.conf:1: partitions:");
+	expect_error_prefix("partitions 0\n", "test.conf:1: partitions:");
+	char text[400];
+	snprintf(text, sizeof(text), "storage-path /%0250d\npartitions 2\n", 0);
+	expect_error_prefix(text, "test.conf:2: partitions: storage-path is too long");
+}
+END_TEST
+
 START_TEST(test_unicast_members)
 {
 	char path[1200];
@@ -1131,6 +1176,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_load_refuses_devices_fifos_and_huge_files);
 	tcase_add_test(tc, test_load_reports_file_name);
 	tcase_add_test(tc, test_fuzz_shipped_file);
+	tcase_add_test(tc, test_partitions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -79,6 +79,16 @@ PAXOS_API int paxos_config_load(struct paxos_config *cfg, const char *path, char
 PAXOS_API int paxos_config_parse(struct paxos_config *cfg, const char *text, size_t len,
 				 const char *name, char *err, size_t errlen);
 
+/* How many partitions (independent Paxos logs) the configuration describes: "partitions". */
+PAXOS_API uint32_t paxos_config_partitions(const struct paxos_config *cfg);
+
+/* Writes into out the configuration of partition p of cfg: every group's and unicast member's
+ * port plus p * PAXOS_PARTITION_PORT_STEP, storage under storage-path/partition-P for p >= 1
+ * (partition 0 keeps storage-path itself), and metrics-listen only for partition 0. out must
+ * come from paxos_config_new. PAXOS_E_INVALID if p is not below paxos_config_partitions. */
+PAXOS_API int paxos_config_partition(const struct paxos_config *cfg, uint32_t p,
+				     struct paxos_config *out);
+
 /* "sync", "nosync", ... as written in paxos.conf; "unset" for PAXOS_DURABILITY_UNSET. */
 PAXOS_API const char *paxos_durability_name(enum paxos_durability mode);
 

@@ -36,6 +36,12 @@ static inline bool paxos_ballot_plausible(paxos_ballot b)
 /* Acceptor ids must fit in the 32-bit quorum masks the cores use. */
 #define PAXOS_MAX_ACCEPTORS 32u
 
+/* Most partitions (paxos.conf "partitions"): independent Paxos logs of one cluster. */
+#define PAXOS_MAX_PARTITIONS 64u
+
+/* Partition p's ports are the configured ones plus p times this (groups, unicast members). */
+#define PAXOS_PARTITION_PORT_STEP 10u
+
 /* A value is a borrowed byte range; whoever hands it over says how long it lives. */
 struct paxos_value {
 	const uint8_t *data;

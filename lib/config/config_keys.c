@@ -40,6 +40,8 @@ const struct config_key config_keys[] = {
     {"socket-buffer", KEY_U32, FIELD(socket_buffer), 65536, 268435456, "4194304", NULL},
     {"acceptors", KEY_U32, FIELD(acceptors), 1, PAXOS_MAX_ACCEPTORS, "3", NULL},
     {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2", NULL},
+    /* Every partition's ports must be free of the others': checked once the file is read. */
+    {"partitions", KEY_U32, FIELD(partitions), 1, PAXOS_MAX_PARTITIONS, "1", NULL},
     /* The upper bound depends on proposers: checked once the whole file is read. */
     {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0", NULL},
     {"election", KEY_ENUM, FIELD(election), 0, 0, "auto", election_names},
