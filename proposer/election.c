@@ -41,10 +41,13 @@ static uint32_t elect(const struct paxos_election *e, paxos_time now)
 {
 	if (e->forced)
 		return e->forced_leader;
+	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0;
 	for (uint32_t id = 0; id < e->o.proposers; id++)
 		if (paxos_election_alive(e, id, now))
-			return id;
-	return e->o.id; /* unreachable: we are alive */
+			live[count++] = id;
+	if (count == 0)
+		return e->o.id; /* unreachable: we are alive */
+	return live[e->o.partition % count];
 }
 
 static void update(struct paxos_election *e, paxos_time now)

@@ -91,6 +91,44 @@ START_TEST(test_start_presumes_everyone_alive)
 }
 END_TEST
 
+/* Partitions spread over the live proposers: partition P goes to the (P mod live)-th live one;
+ * a dead proposer's partitions move to the others, and come back with it. */
+START_TEST(test_partitions_spread_over_live_proposers)
+{
+	struct paxos_election *e[4];
+	for (uint32_t p = 0; p < 4; p++) {
+		struct paxos_election_options o = {.id = 0,
+						   .proposers = 3,
+						   .heartbeat_interval = INTERVAL,
+						   .heartbeat_timeout = TIMEOUT,
+						   .partition = p};
+		e[p] = paxos_election_new(&o, 0);
+		ck_assert_ptr_nonnull(e[p]);
+	}
+	/* All three alive: 0, 1, 2, then 0 again. */
+	for (uint32_t p = 0; p < 4; p++)
+		ck_assert_uint_eq(paxos_election_leader(e[p]), p % 3);
+	/* Proposer 1 goes silent: the live are 0 and 2. */
+	paxos_time t = 0;
+	for (; t <= TIMEOUT + INTERVAL; t += INTERVAL)
+		for (uint32_t p = 0; p < 4; p++) {
+			heartbeat(e[p], 2, t);
+			tick(e[p], t);
+		}
+	const uint32_t without_1[4] = {0, 2, 0, 2};
+	for (uint32_t p = 0; p < 4; p++)
+		ck_assert_uint_eq(paxos_election_leader(e[p]), without_1[p]);
+	/* It is back: the partitions return to it by the same rule. */
+	for (uint32_t p = 0; p < 4; p++) {
+		heartbeat(e[p], 1, t);
+		heartbeat(e[p], 2, t);
+		tick(e[p], t);
+		ck_assert_uint_eq(paxos_election_leader(e[p]), p % 3);
+		paxos_election_free(e[p]);
+	}
+}
+END_TEST
+
 START_TEST(test_lowest_live_id_wins)
 {
 	struct paxos_election *e = election(3, 4, 0);
@@ -691,6 +729,7 @@ static Suite *election_suite(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, test_start_presumes_everyone_alive);
 	tcase_add_test(t, test_lowest_live_id_wins);
+	tcase_add_test(t, test_partitions_spread_over_live_proposers);
 	tcase_add_test(t, test_timeout_is_exact);
 	tcase_add_test(t, test_self_always_alive);
 	tcase_add_test(t, test_oracle_overrides_and_back_to_auto);

@@ -1,8 +1,9 @@
 /*
  * Leader election among proposers (thesis 3.6.3, 4.7), free of I/O: a heartbeat failure
- * detector plus the rule "the leader is the lowest-id live proposer", and the oracle's
- * manual override. Every proposer runs one and they agree once heartbeats have settled;
- * while they disagree two proposers may both lead, which costs progress, never safety.
+ * detector plus the rule "the leader of partition P is the (P mod live)-th live proposer in
+ * id order" (the lowest-id live one for a single log), and the oracle's manual override. Every
+ * proposer runs one and they agree once heartbeats have settled; while they disagree two proposers
+ * may both lead, which costs progress, never safety.
  */
 #ifndef PAXOS_ELECTION_H
 #define PAXOS_ELECTION_H
@@ -24,6 +25,10 @@ struct paxos_election_options {
 	uint32_t manual_leader;
 	paxos_leader_changed_fn changed; /* may be NULL */
 	void *changed_arg;
+	/* The partition (paxos.conf "partitions") this election picks a leader for: the live
+	 * proposers share the partitions evenly, and a dead one's move to the others. 0: one
+	 * log, led by the lowest-id live proposer. */
+	uint32_t partition;
 };
 
 /*

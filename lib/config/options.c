@@ -77,4 +77,5 @@ void paxos_election_options_from_config(struct paxos_election_options *o,
 	o->heartbeat_timeout = (paxos_time)cfg->heartbeat_timeout_ms * 1000;
 	o->manual = cfg->election == PAXOS_ELECTION_MANUAL;
 	o->manual_leader = cfg->leader;
+	o->partition = cfg->partition;
 }
