@@ -352,6 +352,8 @@ static void usage(FILE *out)
 		"  -t, --time-limit S      give up after S seconds (default 120)\n"
 		"  -l, --log FILE          write each submitted value as 'SEQ HEX' lines\n"
 		"      --id N              client id in value tags (default: process id)\n"
+		"      --partition P       submit to and learn from partition P (paxos.conf\n"
+		"                          partitions; default 0)\n"
 		"      --json              print the summary as one JSON object\n"
 		"      --counters          write the client's counters to stderr at the end\n"
 		"      --latencies FILE    write every latency in microseconds, one a line, in\n"
@@ -411,7 +413,15 @@ static int parse_size(const char *text, uint32_t max_value, uint32_t *lo, uint32
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ID = 256, OPT_JSON, OPT_RATE, OPT_LATENCIES, OPT_WARMUP, OPT_COUNTERS };
+	enum {
+		OPT_ID = 256,
+		OPT_JSON,
+		OPT_RATE,
+		OPT_LATENCIES,
+		OPT_WARMUP,
+		OPT_COUNTERS,
+		OPT_PARTITION
+	};
 	static const struct option options[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"count", required_argument, NULL, 'n'},
@@ -421,6 +431,7 @@ int main(int argc, char **argv)
 	    {"time-limit", required_argument, NULL, 't'},
 	    {"log", required_argument, NULL, 'l'},
 	    {"id", required_argument, NULL, OPT_ID},
+	    {"partition", required_argument, NULL, OPT_PARTITION},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"counters", no_argument, NULL, OPT_COUNTERS},
 	    {"rate", required_argument, NULL, OPT_RATE},
@@ -432,6 +443,7 @@ int main(int argc, char **argv)
 	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
 		   *limit_text = "120";
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
+	const char *partition_text = "0";
 	bool json = false, counters = false;
 	int opt;
 	opterr = 0; /* its messages name the program by its path: ours name the option */
@@ -460,6 +472,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ID:
 			id_text = optarg;
+			break;
+		case OPT_PARTITION:
+			partition_text = optarg;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -523,6 +538,10 @@ int main(int argc, char **argv)
 		return 2;
 	struct paxos_config cfg;
 	if (paxos_runner_config("paxos-client", config, &cfg))
+		return 2;
+	uint64_t partition;
+	if (option_u64("--partition", partition_text, 0, cfg.partitions - 1, &partition) ||
+	    paxos_config_partition(&cfg, (uint32_t)partition, &cfg) != PAXOS_OK)
 		return 2;
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long

@@ -49,7 +49,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(arg, NULL);
 }
 
-int paxos_runner_loop(struct event_base *base, struct paxos_node *node)
+int paxos_runner_loop(struct event_base *base, struct paxos_node *const *nodes, uint32_t count)
 {
 	struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
 	struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
@@ -59,10 +59,15 @@ int paxos_runner_loop(struct event_base *base, struct paxos_node *node)
 		return 1;
 	}
 	event_base_dispatch(base);
-	paxos_node_report_counters(node);
+	int status = 0;
+	for (uint32_t p = 0; p < count; p++) {
+		paxos_node_report_counters(nodes[p]);
+		if (paxos_node_failed(nodes[p]))
+			status = 1;
+	}
 	event_free(sigint);
 	event_free(sigterm);
-	return paxos_node_failed(node) ? 1 : 0;
+	return status;
 }
 
 void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value *v)
@@ -83,13 +88,22 @@ void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value
 
 struct output {
 	FILE *file;
+	bool partitioned; /* several partitions: each line starts with the partition */
+};
+
+/* Where one partition's deliveries go. */
+struct partition_output {
+	struct output *out;
+	uint32_t partition;
 };
 
 static void write_delivery(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
-	struct output *o = arg;
-	paxos_runner_write_value(o->file, iid, v);
+	struct partition_output *o = arg;
+	if (o->out->partitioned)
+		fprintf(o->out->file, "%u ", o->partition);
+	paxos_runner_write_value(o->out->file, iid, v);
 }
 
 /* Deliveries are written through stdio's buffer and flushed this often, so readers of the
@@ -193,7 +207,8 @@ static int host_serializer(const char *p, const struct paxos_config *cfg, struct
 }
 
 static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_config *cfg,
-		      struct paxos_node *node, uint32_t id, bool fresh, struct output *out)
+		      struct paxos_node *node, uint32_t id, bool fresh,
+		      struct partition_output *out)
 {
 	const char *p = spec->program;
 	if ((spec->roles & PAXOS_HOST_SERIALIZER) && host_serializer(p, cfg, node, fresh) != 0)
@@ -206,7 +221,7 @@ static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_c
 		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
 		return -1;
 	}
-	if ((spec->roles & PAXOS_HOST_LEARNER) && out->file &&
+	if ((spec->roles & PAXOS_HOST_LEARNER) && out->out->file &&
 	    paxos_node_add_learner(node, write_delivery, out) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
 		return -1;
@@ -231,6 +246,37 @@ static int start_metrics(const char *p, struct event_base *base, const struct pa
 	fprintf(stderr, "%s: metrics on http://%s:%u/metrics and /health\n", p, addr,
 		cfg->metrics_listen.port);
 	return 0;
+}
+
+/* One node per partition on base, each with the roles of the spec; partition 0's node also
+ * serves the metrics. Returns 0, or 1 with the reason printed (nodes made so far are in
+ * nodes[], for the caller to free). */
+static int host_partitions(const struct paxos_runner_spec *spec, struct event_base *base,
+			   const struct paxos_config *cfg, uint32_t id, bool fresh,
+			   struct output *out, struct paxos_node **nodes,
+			   struct partition_output *outs, struct paxos_metrics **metrics)
+{
+	char err[512];
+	struct paxos_config *part = paxos_config_new();
+	if (!part) {
+		fprintf(stderr, "%s: out of memory\n", spec->program);
+		return 1;
+	}
+	int status = 0;
+	for (uint32_t p = 0; p < cfg->partitions && status == 0; p++) {
+		outs[p] = (struct partition_output){out, p};
+		if (paxos_config_partition(cfg, p, part) != PAXOS_OK)
+			status = 1;
+		else if (!(nodes[p] = paxos_node_new(base, part, err, sizeof(err)))) {
+			fprintf(stderr, "%s: %s\n", spec->program, err);
+			status = 1;
+		} else if (p == 0 && start_metrics(spec->program, base, nodes[0], part, metrics))
+			status = 1;
+		else if (host_roles(spec, part, nodes[p], id, fresh, &outs[p]) != 0)
+			status = 1;
+	}
+	paxos_config_free(part);
+	return status;
 }
 
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv)
@@ -299,16 +345,18 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 		}
 	}
 	int status = 1;
+	uint32_t partitions = cfg.partitions;
+	out.partitioned = partitions > 1;
+	struct paxos_node *nodes[PAXOS_MAX_PARTITIONS] = {NULL};
+	struct partition_output outs[PAXOS_MAX_PARTITIONS];
 	struct event_base *base = event_base_new();
-	struct paxos_node *node = base ? paxos_node_new(base, &cfg, err, sizeof(err)) : NULL;
 	struct paxos_metrics *metrics = NULL;
-	if (!node)
-		fprintf(stderr, "%s: %s\n", spec->program, base ? err : "cannot create event loop");
-	else if (start_metrics(spec->program, base, node, &cfg, &metrics) != 0)
+	if (!base)
+		fprintf(stderr, "%s: cannot create event loop\n", spec->program);
+	else
+		status = host_partitions(spec, base, &cfg, id, fresh, &out, nodes, outs, &metrics);
+	if (status == 0) {
 		status = 1;
-	else if (host_roles(spec, &cfg, node, id, fresh, &out) != 0)
-		status = 1;
-	else {
 		struct event *flush = NULL;
 		struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
 		if (out.file &&
@@ -316,12 +364,13 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 		     event_add(flush, &every) != 0))
 			fprintf(stderr, "%s: cannot add a timer\n", spec->program);
 		else
-			status = paxos_runner_loop(base, node);
+			status = paxos_runner_loop(base, nodes, partitions);
 		if (flush)
 			event_free(flush);
 	}
 	paxos_metrics_free(metrics);
-	paxos_node_free(node);
+	for (uint32_t p = 0; p < partitions; p++)
+		paxos_node_free(nodes[p]);
 	if (base)
 		event_base_free(base);
 	if (out.file && out.file != stdout && fclose(out.file) != 0) {

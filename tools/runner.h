@@ -15,9 +15,9 @@ int paxos_runner_config(const char *program, const char *path, struct paxos_conf
 int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
 		    uint32_t *id);
 
-/* Runs base until SIGINT or SIGTERM (then reports the node's counters) or until the node
- * fails. Returns the process exit status. */
-int paxos_runner_loop(struct event_base *base, struct paxos_node *node);
+/* Runs base until SIGINT or SIGTERM (then reports the counters of nodes[0..count), one per
+ * partition) or until a node fails. Returns the process exit status. */
+int paxos_runner_loop(struct event_base *base, struct paxos_node *const *nodes, uint32_t count);
 
 /* A role binary: which roles it hosts from the configuration. */
 enum {

@@ -157,6 +157,9 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	if (cfg->partitions > 1)
+		snprintf(n->partition_label, sizeof(n->partition_label), " partition %u",
+			 cfg->partition);
 	/* Members talk at least every acceptor tick (states) or heartbeat: an address silent for
 	 * two of those has stopped, and a restarted member may take over its id. At most
 	 * ORIGIN_SILENCE_MAX_MS: a restarted member is not kept out longer for slow ticks. */
@@ -511,8 +514,8 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 	paxos_iid first = first_undelivered(n);
 	n->role_counters[PAXOS_ROLE_PROPOSER].leader_changes++;
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: proposer %u: leader is now %u (was %u) from instance %llu", id, leader,
-		   previous, (unsigned long long)first);
+		   "paxos: proposer %u%s: leader is now %u (was %u) from instance %llu", id,
+		   n->partition_label, leader, previous, (unsigned long long)first);
 	if (leader == id || previous == id)
 		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -600,9 +603,10 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	uint32_t leader = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: proposer %u: leader is %u at start (%s election) from instance %llu, "
+		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "
 		   "epoch %u",
-		   id, leader, n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
+		   id, n->partition_label, leader,
+		   n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
 		   (unsigned long long)first, o.epoch);
 	if (leader == id)
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
@@ -684,8 +688,8 @@ void paxos_node_report_counters(const struct paxos_node *n)
 			snprintf(derived, sizeof(derived), " (records/flush %.1f, us/flush %.0f)",
 				 (double)c->storage_flush_records / (double)c->storage_flushes,
 				 (double)c->storage_flush_us / (double)c->storage_flushes);
-		paxos_logf(PAXOS_LOG_INFO, "paxos: counters %s %u: %s%s", role_names[r],
-			   n->role_id[r], line[0] ? line : "(none)", derived);
+		paxos_logf(PAXOS_LOG_INFO, "paxos: counters%s %s %u: %s%s", n->partition_label,
+			   role_names[r], n->role_id[r], line[0] ? line : "(none)", derived);
 	}
 	paxos_counters_format(&n->transport, line, sizeof(line));
 	const struct paxos_counters *t = &n->transport;
@@ -695,8 +699,8 @@ void paxos_node_report_counters(const struct paxos_node *n)
 			 : 0;
 	/* Message batching at work (thesis 3.7.3). */
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: counters transport: %s (messages/datagram sent %.2f received %.2f)",
-		   line[0] ? line : "(none)", sent, got);
+		   "paxos: counters%s transport: %s (messages/datagram sent %.2f received %.2f)",
+		   n->partition_label, line[0] ? line : "(none)", sent, got);
 }
 
 int paxos_node_role_id(const struct paxos_node *n, enum paxos_role role, uint32_t *id)

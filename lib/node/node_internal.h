@@ -147,6 +147,8 @@ struct paxos_node {
 	uint64_t acceptor_ticks;     /* for the pace of the waiting lines */
 	paxos_time acceptor_started; /* when it joined: its age in hellos */
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	/* " partition P" in the lines about this node's log when there are several, else "". */
+	char partition_label[24];
 	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
 	struct paxos_header rx_header;
 	/* The address believed for each member id, and whether the datagram being handled came

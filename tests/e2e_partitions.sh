@@ -1,0 +1,98 @@
+#!/bin/sh
+# Two partitions (paxos.conf "partitions 2") on one cluster of 3 acceptors and 2 proposers,
+# inside a private network namespace, over the transport of base_conf (multicast, or unicast
+# with PAXOS_TRANSPORT=unicast):
+#  1. each proposer leads one partition (0 and 1), and clients of both partitions, at once,
+#     get every value delivered; both learners deliver the same, per partition;
+#  2. the leader of partition 1 is killed (kill -9): partition 1 moves to proposer 0 and its
+#     clients are served again, while partition 0 goes on;
+#  3. proposer 1 restarts: partition 1 comes back to it by the same rule.
+# Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/cluster.sh"
+
+CONF=$WORK/paxos.conf
+sed -e "s|^partitions .*|partitions 2|" \
+	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$(base_conf)" >"$CONF"
+grep -q "^partitions 2$" "$CONF" || fail "cannot set partitions in paxos.conf"
+
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+
+leads() { # leads LOG PROPOSER PARTITION: the last leader line of LOG names PROPOSER
+	grep "^paxos: proposer [0-9]* partition $3: leader is" "$WORK/$1.log" | tail -n 1 |
+		grep -q "leader is \(now \)\{0,1\}$2 "
+}
+leads proposer0 0 0 && leads proposer1 0 0 || fail "proposer 0 does not lead partition 0"
+leads proposer0 1 1 && leads proposer1 1 1 || fail "proposer 1 does not lead partition 1"
+
+client() { # client NAME PARTITION COUNT: in the background, its status in NAME.status
+	(
+		status=0
+		"$BUILD/paxos-client" -c "$CONF" --partition "$2" --count "$3" --outstanding 16 \
+			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
+		echo "$status" >"$WORK/$1.status"
+	) &
+	CLIENTS="${CLIENTS:-} $!"
+}
+served() { # served NAME...: each client delivered all its values
+	for pid in $CLIENTS; do wait "$pid" || true; done
+	CLIENTS=""
+	for name in "$@"; do
+		[ "$(cat "$WORK/$name.status")" = 0 ] ||
+			fail "$name: $(tail -n 3 "$WORK/$name.log")"
+		grep -q "^delivered \([0-9]*\) of \1 values" "$WORK/$name.log" ||
+			fail "$name: $(head -n 1 "$WORK/$name.log")"
+	done
+}
+
+# 1. Both partitions at once, each led by its own proposer.
+client c0 0 2000
+client c1 1 2000
+served c0 c1
+sleep 0.5
+proposed() { # proposed PROPOSER PARTITION: values it proposed for that partition
+	grep "^paxos: counters partition $2 proposer $1:" "$WORK/proposer$1.log" | tail -n 1 |
+		sed -n 's/.*values_proposed=\([0-9]*\).*/\1/p' | grep . || echo 0
+}
+[ "$(proposed 0 0)" -ge 2000 ] && [ "$(proposed 1 1)" -ge 2000 ] ||
+	fail "proposer 0 proposed $(proposed 0 0) values of partition 0 and proposer 1 $(proposed 1 1) of partition 1, want 2000 each"
+[ "$(proposed 0 1)" -eq 0 ] && [ "$(proposed 1 0)" -eq 0 ] ||
+	fail "a proposer proposed for the partition it does not lead"
+echo "e2e_partitions: 1. each proposer led one partition; 2000 values each delivered"
+
+# 2. The leader of partition 1 dies: proposer 0 takes it, partition 0 goes on.
+kill -9 "$PID_proposer1"
+wait "$PID_proposer1" 2>/dev/null || true
+client c2 0 1000
+client c3 1 1000
+served c2 c3
+leads proposer0 0 1 || fail "partition 1 did not move to proposer 0"
+echo "e2e_partitions: 2. partition 1 moved to proposer 0 after proposer 1 died; both served"
+
+# 3. Proposer 1 is back: partition 1 returns to it.
+start proposer1b paxos-proposer -c "$CONF" -i 1
+sleep 1
+leads proposer0 1 1 || fail "partition 1 did not return to proposer 1"
+client c4 0 1000
+client c5 1 1000
+served c4 c5
+echo "e2e_partitions: 3. partition 1 returned to proposer 1; both served"
+
+# The learners delivered the same, partition by partition.
+sleep 1
+for p in 0 1; do
+	for i in 0 1; do awk -v p=$p '$1 == p' "$WORK/learner$i.out" >"$WORK/learner$i.p$p"; done
+	n=$(wc -l <"$WORK/learner0.p$p")
+	[ "$n" -ge 4000 ] || fail "learner 0 delivered $n values of partition $p, want 4000"
+	cmp -s "$WORK/learner0.p$p" "$WORK/learner1.p$p" ||
+		fail "the learners differ on partition $p"
+done
+echo "e2e_partitions: both learners delivered the same 2 logs ($(wc -l <"$WORK/learner0.p0") and $(wc -l <"$WORK/learner0.p1") values)"
+stop_all
