@@ -6,7 +6,8 @@
 #     get every value delivered; both learners deliver the same, per partition;
 #  2. the leader of partition 1 is killed (kill -9): partition 1 moves to proposer 0 and its
 #     clients are served again, while partition 0 goes on;
-#  3. proposer 1 restarts: partition 1 comes back to it by the same rule.
+#  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
+#  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back.
 # Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -84,6 +85,16 @@ client c4 0 1000
 client c5 1 1000
 served c4 c5
 echo "e2e_partitions: 3. partition 1 returned to proposer 1; both served"
+
+# 4. The oracle moves partition 1 alone: to proposer 0, then back to the rule.
+"$BUILD/paxos-oracle" -c "$CONF" --partition 1 --leader 0 || fail "paxos-oracle failed"
+sleep 0.5
+leads proposer0 0 1 || fail "the oracle did not move partition 1 to proposer 0"
+leads proposer0 0 0 || fail "the oracle's order for partition 1 moved partition 0"
+"$BUILD/paxos-oracle" -c "$CONF" --partition 1 --auto || fail "paxos-oracle failed"
+sleep 0.5
+leads proposer0 1 1 || fail "partition 1 did not return to proposer 1 after --auto"
+echo "e2e_partitions: 4. the oracle moved partition 1 alone, and gave it back"
 
 # The learners delivered the same, partition by partition.
 sleep 1

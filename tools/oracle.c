@@ -26,7 +26,9 @@ static void usage(FILE *out)
 		     "Forces the leader among the proposers, or returns to automatic election.\n"
 		     "  -c, --config FILE   cluster configuration (paxos.conf)\n"
 		     "  -l, --leader N      proposer N leads until told otherwise\n"
-		     "  -a, --auto          the lowest-id live proposer leads again\n"
+		     "  -a, --auto          the live proposers lead again by the rule (the\n"
+		     "                      lowest-id live one for one partition)\n"
+		     "  -p, --partition P   the order is for partition P (default 0)\n"
 		     "  -n, --repeat K      send the order K times (default 5)\n"
 		     "  -i, --interval-ms T between copies (default 5)\n"
 		     "  -h, --help          this text\n");
@@ -61,18 +63,16 @@ static void sleep_ms(unsigned long ms)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"leader", required_argument, NULL, 'l'},
-						{"auto", no_argument, NULL, 'a'},
-						{"repeat", required_argument, NULL, 'n'},
-						{"interval-ms", required_argument, NULL, 'i'},
-						{"help", no_argument, NULL, 'h'},
-						{NULL, 0, NULL, 0}};
-	const char *config = NULL, *leader_text = NULL;
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'}, {"leader", required_argument, NULL, 'l'},
+	    {"auto", no_argument, NULL, 'a'},         {"partition", required_argument, NULL, 'p'},
+	    {"repeat", required_argument, NULL, 'n'}, {"interval-ms", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	const char *config = NULL, *leader_text = NULL, *partition_text = "0";
 	unsigned long repeat = 5, interval = 5;
 	bool automatic = false;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "c:l:an:i:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:l:ap:n:i:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config = optarg;
@@ -82,6 +82,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			automatic = true;
+			break;
+		case 'p':
+			partition_text = optarg;
 			break;
 		case 'n':
 			if (parse_number(optarg, 1000, &repeat) || repeat == 0) {
@@ -108,7 +111,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct paxos_config cfg;
-	if (paxos_runner_config("paxos-oracle", config, &cfg))
+	uint32_t partition;
+	if (paxos_runner_config("paxos-oracle", config, &cfg) ||
+	    paxos_runner_id("paxos-oracle", "partition", partition_text, cfg.partitions,
+			    &partition) ||
+	    paxos_config_partition(&cfg, partition, &cfg) != PAXOS_OK)
 		return 2;
 	struct paxos_message m = {.type = PAXOS_MSG_LEADER};
 	m.u.leader.leader_id = PAXOS_LEADER_AUTO;
