@@ -248,6 +248,41 @@ static int start_metrics(const char *p, struct event_base *base, const struct pa
 	return 0;
 }
 
+/* A durable acceptor keeps its partitions' logs under storage-path: the count is written
+ * there at the first start (once partition 0's store made the directory), and a later start
+ * with another count is refused (the logs of the
+ * partitions it would drop hold chosen values; one it would add starts a new log). */
+static int check_partition_count(const char *p, const struct paxos_config *cfg)
+{
+	char path[PAXOS_PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/partitions", cfg->storage_path);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		unsigned stored = 0;
+		int got = fscanf(f, "%u", &stored);
+		fclose(f);
+		if (got == 1 && stored == cfg->partitions)
+			return 0;
+		fprintf(stderr,
+			"%s: paxos.conf says partitions %u, but %s says %s%u: the stores under %s "
+			"hold that many logs; set partitions back, or move the stores away to "
+			"start new logs\n",
+			p, cfg->partitions, path, got == 1 ? "" : "(unreadable) ", stored,
+			cfg->storage_path);
+		return -1;
+	}
+	if (errno != ENOENT || !(f = fopen(path, "w"))) {
+		fprintf(stderr, "%s: %s: %s\n", p, path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%u\n", cfg->partitions);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", p, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* One node per partition on base, each with the roles of the spec; partition 0's node also
  * serves the metrics. Returns 0, or 1 with the reason printed (nodes made so far are in
  * nodes[], for the caller to free). */
@@ -257,6 +292,8 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 			   struct partition_output *outs, struct paxos_metrics **metrics)
 {
 	char err[512];
+	bool durable = strcmp(cfg->storage, "memory") != 0 &&
+		       (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER));
 	struct paxos_config *part = paxos_config_new();
 	if (!part) {
 		fprintf(stderr, "%s: out of memory\n", spec->program);
@@ -273,6 +310,9 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 		} else if (p == 0 && start_metrics(spec->program, base, nodes[0], part, metrics))
 			status = 1;
 		else if (host_roles(spec, part, nodes[p], id, fresh, &outs[p]) != 0)
+			status = 1;
+		/* Partition 0's store made storage-path: the count is kept beside it. */
+		else if (p == 0 && durable && check_partition_count(spec->program, cfg) != 0)
 			status = 1;
 	}
 	paxos_config_free(part);

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Partitions against one log: 3 acceptors and 2 proposers (memory storage, multicast, inside a
+# private network namespace), with 1 and with 2 partitions; one paxos-client per partition,
+# each with 64 values outstanding, for SECONDS. Rounds interleave the configurations (the
+# machine's noise hits both alike); each line is the median of ROUNDS.
+# For each run: values/s delivered (all clients), and the CPU time per delivered value of every
+# process (user + system from /proc/PID/stat at the end of the run); "busiest" is the
+# largest among the acceptors and proposers, and 1 / busiest the rate one host per process
+# could reach ("projected"): on one machine every process shares the same cores.
+# Usage: bench/partitions.sh BUILD_DIR [SIZE [SECONDS [ROUNDS]]]   (defaults 64 5 3)
+set -eu
+[ -z "${BENCH_TRACE:-}" ] || set -x
+BUILD=$(cd "$1" && pwd)
+SIZE=${2:-64}
+SECS=${3:-5}
+ROUNDS=${4:-3}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
+	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$SIZE" "$SECS" "$ROUNDS"
+fi
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/cluster.sh"
+TICK=$(getconf CLK_TCK)
+
+cpu_ticks() { # cpu_ticks PID: user + system time so far, in clock ticks
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# run PARTITIONS ROUND: one run; appends "values_per_s busiest_us acceptor_us proposer_us
+# clients_us" to $WORK/p$PARTITIONS (CPU per delivered value: the busiest acceptor, the
+# busiest proposer, all clients together)
+run() {
+	conf=$WORK/p$1.conf
+	sed -e "s|^partitions .*|partitions $1|" -e "s|^storage-path .*|storage-path $WORK/store$1.$2|" \
+		-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$SRC/paxos.conf" >"$conf"
+	PIDS=""
+	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$conf" -i $i; done
+	for i in 0 1; do start proposer$i paxos-proposer -c "$conf" -i $i; done
+	sleep 0.5
+	clients=""
+	p=0
+	while [ $p -lt "$1" ]; do
+		"$BUILD/paxos-client" -c "$conf" --partition $p --count 100000000 --outstanding 64 \
+			--size "$SIZE" --time-limit "$SECS" --json >"$WORK/client$p.json" 2>/dev/null &
+		clients="$clients $!"
+		p=$((p + 1))
+	done
+	# The clients' own CPU, read just before they end.
+	sleep "$SECS"
+	client_ticks=0
+	for pid in $clients; do
+		t=$(cpu_ticks "$pid" 2>/dev/null || echo 0)
+		client_ticks=$((client_ticks + t))
+	done
+	for pid in $clients; do wait "$pid" || true; done
+	acc=0
+	for i in 0 1 2; do
+		eval "t=\$(cpu_ticks \$PID_acceptor$i)"
+		[ "$t" -gt "$acc" ] && acc=$t
+	done
+	prop=0
+	for i in 0 1; do
+		eval "t=\$(cpu_ticks \$PID_proposer$i)"
+		[ "$t" -gt "$prop" ] && prop=$t
+	done
+	stop_all
+	delivered=0
+	rate=0
+	for f in "$WORK"/client*.json; do
+		d=$(sed -n 's/.*"delivered":\([0-9]*\).*/\1/p' "$f" | head -n 1)
+		per_s=$(sed -n 's/.*"values_per_s":\([0-9.]*\).*/\1/p' "$f" | head -n 1)
+		delivered=$((delivered + ${d:-0}))
+		rate=$(awk -v a="$rate" -v b="${per_s:-0}" 'BEGIN { printf "%.0f", a + b }')
+	done
+	rm -f "$WORK"/client*.json
+	[ "$delivered" -gt 0 ] || fail "no value delivered with $1 partitions"
+	awk -v r="$rate" -v d="$delivered" -v a="$acc" -v p="$prop" -v c="$client_ticks" \
+		-v hz="$TICK" 'BEGIN { us = 1e6 / hz / d; b = (a > p ? a : p) * us
+		printf "%s %.3f %.3f %.3f %.3f\n", r, b, a * us, p * us, c * us }' >>"$WORK/p$1"
+}
+
+median() { # median FILE COLUMN
+	awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+round=1
+while [ $round -le "$ROUNDS" ]; do
+	run 1 $round
+	run 2 $round
+	round=$((round + 1))
+done
+echo "partitions,size,values/s,busiest us/value,acceptor us/value,proposer us/value,clients us/value,projected values/s"
+for p in 1 2; do
+	busiest=$(median "$WORK/p$p" 2)
+	echo "$p,$SIZE,$(median "$WORK/p$p" 1),$busiest,$(median "$WORK/p$p" 3),$(median "$WORK/p$p" 4),$(median "$WORK/p$p" 5),$(awk -v b="$busiest" 'BEGIN { printf "%.0f", 1e6 / b }')"
+done
