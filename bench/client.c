@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-client: the benchmark client of thesis 4.1.2. It keeps K distinct values outstanding,
  * learns them, submits a new one for each of its values delivered, resubmits values that are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-limit: how many one-datagram multicasts this machine carries per second, sender to
  * receiver, through the same sockets and options libpaxos uses. Every benchmark figure can be

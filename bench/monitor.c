@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-monitor: a learner that prints delivered values/s and kB/s every second, or every
  * --interval-ms (the thesis' second kind of benchmark client, 4.1.2), optionally also as CSV.

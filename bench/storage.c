@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-storage-bench: what one acceptor group commit costs on this machine's disk, for the
  * backend and durability paxos.conf names, measured through the same storage interface the

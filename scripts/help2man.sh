@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes the manual page of an installed binary with help2man, from the binary's own --help,
 # so the page always says what the program does. The binaries have no --version (help2man's
 # other source): the version comes from the build. The one-line NAME description is the first

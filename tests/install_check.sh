@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build into a scratch prefix: every file a user needs is there (binaries, headers,
 # libraries, pkg-config file, CMake package, paxos.conf as shipped and as installed for the
 # systemd units, the units, the manual pages), programs build against it

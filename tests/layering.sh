@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The library's layers (CMakeLists.txt) only use the ones below them. Each file's includes are
 # checked against what its layer may see:
 #   core     acceptor/ proposer/ learner/ lib/core/  the public core headers, libc

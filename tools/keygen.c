@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-keygen: writes a fresh random key for auth-key-file (paxos.conf), mode 0600. Every
  * member of a cluster uses a copy of the same file.

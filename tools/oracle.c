@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-oracle: the leader oracle of thesis 4.7. It tells every proposer who leads (or to go
  * back to electing the lowest-id live proposer) and exits. UDP may lose a datagram, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <paxos/storage_backends.h>
 #include "runner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every role binary does the same way: read the config, run the loop, stop on signals. */
 #ifndef PAXOS_RUNNER_H
 #define PAXOS_RUNNER_H

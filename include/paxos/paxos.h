@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Include this one header: it
  * includes every public one. */
 #ifndef PAXOS_PAXOS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wire codec: paxos messages to and from msgpack datagrams (format in codec.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kvstore-cli: runs commands against the replicated store. Each command is submitted through
  * the client API (paxos_node_submit) with this client's id and the next sequence number; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kvstore-replica: one replica of the key-value store. It hosts a learner (and, with
  * --acceptor and --proposer, the acceptor and proposer with its id) on one libevent loop,
