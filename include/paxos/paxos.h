@@ -21,5 +21,6 @@
 #include <paxos/storage_backends.h>
 #include <paxos/transport.h>
 #include <paxos/types.h>
+#include <paxos/version.h>
 
 #endif

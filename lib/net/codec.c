@@ -8,6 +8,8 @@
  */
 #include "codec.h"
 
+#include <paxos/version.h>
+
 #include <string.h>
 
 /* Fields per message array, the type included; indexed by type. */
@@ -559,4 +561,10 @@ int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct
 	*h = header;
 	*n = count;
 	return PAXOS_OK;
+}
+
+/* paxos/version.h: the codec is where the wire version lives. */
+uint32_t paxos_wire_format_version(void)
+{
+	return PAXOS_WIRE_VERSION;
 }
