@@ -30,7 +30,8 @@ static void usage(FILE *out)
 		     "  -a, --auto          the lowest-id live proposer leads again\n"
 		     "  -n, --repeat K      send the order K times (default 5)\n"
 		     "  -i, --interval-ms T between copies (default 5)\n"
-		     "  -h, --help          this text\n");
+		     "  -h, --help          this text\n"
+		     "      --version       the library's version and wire version\n");
 }
 
 static int parse_number(const char *text, unsigned long max, unsigned long *out)
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 						{"repeat", required_argument, NULL, 'n'},
 						{"interval-ms", required_argument, NULL, 'i'},
 						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	const char *config = NULL, *leader_text = NULL;
 	unsigned long repeat = 5, interval = 5;
@@ -98,6 +100,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			paxos_runner_version("paxos-oracle");
 			return 0;
 		default:
 			usage(stderr);
