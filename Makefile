@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Entry points for people; the build itself is CMake's (in build/).
 BUILD ?= build
 JOBS ?= $(shell nproc)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Acceptor protocol logic (thesis 2.2.2, 3.4): per instance it remembers the highest ballot
  * promised and the last value accepted, and answers repeat requests and trims for the

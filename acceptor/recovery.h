@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An acceptor's membership: its hellos and incarnation (duplicates), and its recovery from
  * lost state, which decides where it may vote (see paxos_acceptor_join). The acceptor core

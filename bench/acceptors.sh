@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis Fig. 4.3: Paxos with 3, 5, 7 and 9 acceptors (quorum a majority), one proposer, one
 # client keeping 30 values of 64 and of 1000 bytes outstanding, non-durable storage, SECONDS
 # per point (default 2). Every acceptor is a process on this machine: beyond the core count

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Adaptive timeouts converging (beyond thesis 3.5.3; bench/calibrate.sh is the thesis' fixed
 # procedure): the proposer starts with 1000 ms phase 1 and phase 2 timeouts and
 # adaptive-timeouts yes, under the load of calibrate.sh (one client, 64 values of 20-2000

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Timeout calibration, thesis 3.5.3: put the cluster under load, lower the phase 1 and
 # phase 2 timeouts step by step, watch the proposer's timeout counters, and recommend the
 # smallest timeout that stays quiet (at most one timeout per 10,000 values) with a margin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-client: the benchmark client of thesis 4.1.2. It keeps K distinct values outstanding,
  * learns them, submits a new one for each of its values delivered, resubmits values that are
@@ -361,6 +362,7 @@ static void usage(FILE *out)
 		"      --warmup-ms T       leave the values sent in the first T ms out of the\n"
 		"                          latencies (default 0)\n"
 		"  -h, --help              this text\n"
+		"      --version           the library's version and wire version\n"
 		"Its learner starts at the current instance: it does not replay the cluster's\n"
 		"history. Exits 0 only when all N values were delivered.\n",
 		TAG_SIZE);
@@ -420,7 +422,8 @@ int main(int argc, char **argv)
 		OPT_LATENCIES,
 		OPT_WARMUP,
 		OPT_COUNTERS,
-		OPT_PARTITION
+		OPT_PARTITION,
+		OPT_VERSION
 	};
 	static const struct option options[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -438,6 +441,7 @@ int main(int argc, char **argv)
 	    {"warmup-ms", required_argument, NULL, OPT_WARMUP},
 	    {"latencies", required_argument, NULL, OPT_LATENCIES},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
 	    {NULL, 0, NULL, 0}};
 	const char *config = NULL, *size = "64", *log_path = NULL;
 	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
@@ -493,6 +497,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			paxos_runner_version("paxos-client");
 			return 0;
 		case ':':
 			fprintf(stderr, "paxos-client: %s: needs a value (see --help)\n",

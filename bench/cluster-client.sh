@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs paxos-client against a local cluster (the configuration's acceptors, proposer 0
 # leading, from paxos.conf or $PAXOS_CONF) inside a private network namespace, and prints its
 # report. With PAXOS_SYSTEM=serializer it runs paxos-serializer (thesis 4.2) in place of the

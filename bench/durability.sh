@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis 4.4 / Table 4.2: the same workload (one client, 30 values outstanding, 20-2000
 # bytes) under every storage backend and durability mode, for Paxos (3 acceptors and a
 # proposer) and for the serializer (thesis 4.2), which stores through the same backends:

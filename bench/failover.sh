@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis 4.7 / Fig. 4.5: delivered values per 100 ms while the leader changes, inside a
 # private network namespace. 3 acceptors, proposers 0 and 1 (automatic election, proposer 0
 # leads), a client keeping 10 values of 500 bytes outstanding (resubmitting after 3 s, as in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Latency distribution at 50% of peak load (reference 004_e1d735eb42a680c6.txt, sec. 5: "since
 # applications typically do not run at maximum throughput, we report the results for when
 # the application is sending traffic at a rate of 50% of the maximum"). The peak is the best

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis Fig. 4.4: Paxos (3 acceptors, one proposer) with 1 to 24 extra paxos-learner
 # processes, each learning every value and writing it to /dev/null, measured by one client
 # keeping 30 values of 1000 bytes outstanding (the client learns too), non-durable storage,

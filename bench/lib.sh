@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers for the benchmark scripts: where results go, configuration copies, one timed
 # client run, JSON fields, CSV to markdown, gnuplot. Source it with SRC set to the source tree.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-limit: how many one-datagram multicasts this machine carries per second, sender to
  * receiver, through the same sockets and options libpaxos uses. Every benchmark figure can be
@@ -6,6 +7,7 @@
 #include <paxos/config.h>
 
 #include "clock.h"
+#include "runner.h"
 #include "udp.h"
 
 #include <errno.h>
@@ -42,11 +44,10 @@ static void receive(int fd, struct result *r, size_t size, paxos_time until)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"size", required_argument, NULL, 's'},
-						{"seconds", required_argument, NULL, 't'},
-						{"help", no_argument, NULL, 'h'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'},  {"size", required_argument, NULL, 's'},
+	    {"seconds", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0}};
 	const char *config = NULL;
 	long size = 64;
 	double seconds = 2;
@@ -58,11 +59,15 @@ int main(int argc, char **argv)
 			size = strtol(optarg, NULL, 10);
 		else if (opt == 't')
 			seconds = strtod(optarg, NULL);
-		else {
+		else if (opt == 'V') {
+			paxos_runner_version("paxos-limit");
+			return 0;
+		} else {
 			printf("Usage: paxos-limit -c FILE [--size BYTES] [--seconds S]\n"
 			       "Sends one-datagram multicasts to the learners group as fast as it "
 			       "can for S seconds\nand prints what a receiver got: datagrams/s and "
-			       "MB/s.\n");
+			       "MB/s.\n"
+			       "--version prints the library's version and wire version.\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What this machine allows: paxos-limit sends one-datagram multicasts of 64 bytes, 1 kB and
 # 8 kB to the learners group for SECONDS (default 1) each, inside a private network
 # namespace, and a receiving process counts them: every other figure can be read against it.

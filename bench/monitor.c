@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-monitor: a learner that prints delivered values/s and kB/s every second, or every
  * --interval-ms (the thesis' second kind of benchmark client, 4.1.2), optionally also as CSV.
@@ -103,7 +104,8 @@ static void usage(FILE *out)
 		"that ended in it (ms).\n"
 		"--fetch IID asks the acceptors for the values of instance IID, prints them as\n"
 		"'IID HEX' lines and exits: 0 on success, 1 if the instance was trimmed or\n"
-		"nobody answered.\n");
+		"nobody answered.\n"
+		"--version prints the library's version and wire version.\n");
 }
 
 static int parse_number(const char *what, const char *text, uint64_t min, uint64_t max,
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
 						{"interval-ms", required_argument, NULL, 'i'},
 						{"fetch", required_argument, NULL, 'f'},
 						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	const char *config = NULL, *csv = NULL;
 	uint64_t interval_ms = 1000, fetch = 0;
@@ -160,6 +163,9 @@ int main(int argc, char **argv)
 		} else if (opt == 'f') {
 			if (parse_number("fetch", optarg, 1, UINT64_MAX, &fetch))
 				return 2;
+		} else if (opt == 'V') {
+			paxos_runner_version("paxos-monitor");
+			return 0;
 		} else {
 			usage(opt == 'h' ? stdout : stderr);
 			return opt == 'h' ? 0 : 2;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Kernel Paxos sweep (reference 000_216408e29dd3c831.txt, sec. VI, Fig. 5): Paxos (3
 # acceptors, one proposer) with one client keeping 1, 2, 4, ... 128 values of 64 and of 1000
 # bytes outstanding, non-durable storage, SECONDS per run (default 2; each point the median

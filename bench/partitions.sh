@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Partitions against one log: 3 acceptors and 2 proposers (memory storage, multicast, inside a
 # private network namespace), with 1 and with 2 partitions; one paxos-client per partition,
 # each with 64 values outstanding, for SECONDS. Rounds interleave the configurations (the

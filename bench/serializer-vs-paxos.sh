@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis 4.3 / Table 4.1: Paxos (3 acceptors and a proposer) against the serializer (thesis
 # 4.2), both on non-durable storage, under one client with 30 values outstanding of 20-2000
 # bytes, each for SECONDS (default 10). Writes bench/results/<date>/serializer-vs-paxos.{csv,md,png}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What one acceptor group commit costs on this machine's disk, per backend and durability
 # mode: paxos-storage-bench commits, in 1 and in 3 processes at once (three acceptors on one
 # host share one disk), 5 new instances of 6000 bytes plus 5 final rewrites per commit, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-storage-bench: what one acceptor group commit costs on this machine's disk, for the
  * backend and durability paxos.conf names, measured through the same storage interface the
@@ -13,6 +14,7 @@
 #include <paxos/storage.h>
 
 #include "clock.h"
+#include "runner.h"
 
 #include <ftw.h>
 #include <getopt.h>
@@ -145,16 +147,21 @@ static void usage(FILE *to)
 		"[--final] [--seconds S]\n"
 		"Commits R records of BYTES bytes per transaction (plus R final rewrites with\n"
 		"--final) in N processes at once, each to its own store under storage-path,\n"
-		"with the backend and durability of FILE; prints commits/s and commit times.\n");
+		"with the backend and durability of FILE; prints commits/s and commit times.\n"
+		"--version prints the library's version and wire version.\n");
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'},  {"writers", required_argument, NULL, 'w'},
-	    {"records", required_argument, NULL, 'r'}, {"size", required_argument, NULL, 's'},
-	    {"final", no_argument, NULL, 'f'},         {"seconds", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"writers", required_argument, NULL, 'w'},
+						{"records", required_argument, NULL, 'r'},
+						{"size", required_argument, NULL, 's'},
+						{"final", no_argument, NULL, 'f'},
+						{"seconds", required_argument, NULL, 't'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *config = NULL;
 	long writers = 3;
 	struct workload w = {.records = 3, .size = 6000, .final = false};
@@ -182,6 +189,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			paxos_runner_version("paxos-storage-bench");
 			return 0;
 		default:
 			usage(stderr);

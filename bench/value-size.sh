@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thesis Figs. 4.1 and 4.2: delivered values/s, kB/s and latency for value sizes from 30 bytes
 # to the largest value a datagram carries (max-datagram 8192: 8124 bytes), for Paxos (3
 # acceptors and a proposer) and the serializer, one client keeping 30 values outstanding,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs at install time (install(CODE) in CMakeLists.txt), when CMAKE_INSTALL_PREFIX is the
 # prefix actually installed to (cmake --install --prefix P included): writes the systemd units
 # from systemd/paxos-role@.service.in with the installed binaries' and paxos.conf's paths, so

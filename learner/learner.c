@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The learner core (thesis 3.3, 3.6.2): counts accepted messages per instance in a ring of
  * preallocated slots (each acceptor's latest ballot per instance), closes an instance once a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ballot numbers (thesis 3.5.2, generalised to proposer incarnations). With
  * n = PAXOS_MAX_PROPOSERS, proposer p's ballots are seq * n + p, so ballot mod n names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The election core: when each proposer was last heard, and who leads because of it. The
  * leader is re-evaluated whenever something it depends on changes (a heartbeat, an oracle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One instance of the proposer as the explicit finite state machine of thesis Fig. 3.1
  * (section 3.5). The proposer (proposer.c) only turns messages, ticks and learner callbacks

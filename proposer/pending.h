@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer's bounded pending list of client values (thesis 3.5.1), used as a deque:
  * clients add at the back, up to `limit` values; values the proposer must propose again go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer core (thesis 3.5): a window of instance state machines over a preallocated
  * array (3.5.4), phase 1 pre-executed for the whole window (3.7.1), at most `concurrency`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Repairs: a leader runs instances it has decided already once more, for learners that cannot
  * close them (PAXOS_MSG_REPAIR). Each repair is an ordinary Fig. 3.1 instance record outside

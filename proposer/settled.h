@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Values a proposer saw delivered before it received them from the client. Every proposer
  * queues every client value and drops it from its pending list once it is delivered; but a

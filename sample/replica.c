@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos-replica: acceptor, proposer and learner with the same id in one event loop. */
 #include "runner.h"
 

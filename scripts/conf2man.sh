@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes paxos.conf(5) from the shipped, fully commented paxos.conf, so the manual page and the
 # file never disagree: the header comment becomes the description, each "# --- name ---" line
 # a subsection, each comment paragraph text, and each "key value # meaning" line (or such a
@@ -60,6 +61,8 @@ BEGIN {
 	print ".SH DESCRIPTION"
 	header = 1
 }
+# the license line belongs to the file, not to the page
+NR <= 2 && /^# SPDX-License-Identifier:/ { next }
 # "# --- network ----": a subsection of KEYS
 /^# --- [a-z]+ -+$/ {
 	end_literal()

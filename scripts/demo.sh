@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A local cluster from paxos.conf (or CONF, e.g. paxos-unicast.conf for the unicast
 # transport): 3 acceptors, 2 proposers (0 leads), a learner and a benchmark client. Runs inside
 # a private network namespace when it can, so nothing can leave the host (paxos.conf also

@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes the manual page of an installed binary with help2man, from the binary's own --help,
-# so the page always says what the program does. The binaries have no --version (help2man's
-# other source): the version comes from the build. The one-line NAME description is the first
+# so the page always says what the program does. The version comes from the build (the one
+# the binaries' --version prints, with the wire version after it, which help2man would take
+# for part of the version string). The one-line NAME description is the first
 # sentence after the usage lines, up to its first colon, semicolon or parenthesis.
 # Usage: help2man.sh BINARY VERSION OUTPUT [SEE_ALSO_PAGE...]   (e.g. paxos.conf.5)
 set -eu

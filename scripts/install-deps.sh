@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what libpaxos needs to build and test on Debian. Safe to run again.
 # Usage: install-deps.sh [--bench] [--packaging]
 #   --bench      also gnuplot, for the plots of bench/run-all (make bench)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor test fixture (acceptor_fixture.h): a memory store, counters, an acceptor and a
  * recorder of what it emits, fresh for every test. */
 #include "acceptor_fixture.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor test fixture shared by test_acceptor.c and test_acceptor_recovery.c: one
  * acceptor (id ACCEPTOR_ID) over a memory store, and messages handed to it one at a time. */
 #ifndef PAXOS_TEST_ACCEPTOR_FIXTURE_H

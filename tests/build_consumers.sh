@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds programs against an installed libpaxos, as its users do, and runs them: a small
 # program with pkg-config and with CMake's find_package(paxos), sample/kvstore copied out of
 # the tree with its Makefile and its CMakeLists.txt, and the README's C example. The small

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers for end-to-end tests: start role binaries, remember their PIDs, stop only
 # those. Source it with BUILD set to the build directory and WORK to a scratch directory.
 PIDS=""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Acceptors that lose their state must not make learners disagree (inside a private network
 # namespace, shipped configuration: storage memory). Under load from a client that resubmits:
 #  1. acceptor 1 is killed (kill -9) and restarted: it comes back empty, must say it recovers,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Forged but well-formed datagrams, sent without any key, against a running cluster (3
 # acceptors on LMDB, 2 proposers, 2 learners) in a private network namespace. Each attack of
 # the hostile tester's report must have a bounded effect, be counted and logged with its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Authenticated datagrams over real multicast (inside a private network namespace): a cluster
 # of 3 acceptors, 2 proposers and 2 learners sharing an auth-key-file.
 #  (a) Key files a process must refuse at start: mode 0644, 31 bytes.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Learner catch-up over real multicast, or unicast with PAXOS_TRANSPORT=unicast (inside a
 # private network namespace): 3 acceptors, 2 proposers and a client that keeps the cluster
 # loaded throughout.

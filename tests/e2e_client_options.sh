@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # paxos-client names the option it rejects and the value it got, and exits 2 before it
 # sends anything. Usage: e2e_client_options.sh BUILD_DIR SOURCE_DIR
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # End to end over real multicast, or unicast with PAXOS_TRANSPORT=unicast (inside a private
 # network namespace): 3 acceptors, 2 proposers (0 leads), 2 learners and a client submitting
 # 10000 values. Both learners must write identical sequences holding every submitted value

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A cluster whose acceptors all start without state (storage memory) must reach its first
 # values as soon as they recovered, not after a phase 1 timeout: while recovering they
 # withhold their votes, then answer the prepares they withheld, and the fence they learned

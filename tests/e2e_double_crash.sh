@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A double crash must never split the learners (inside a private network namespace, memory
 # storage, socket-buffer 65536): after 2,000 values acceptor 2 is stopped (SIGSTOP) and
 # misses the next 20,000; then acceptors 0 and 1 and both proposers are killed together

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Durable acceptors killed with SIGKILL while commits are in flight (pipelined commits: the
 # flush thread writes one commit while the acceptor gathers the next), over real multicast in
 # a private network namespace, for LMDB sync and Berkeley DB sync. A witness writes down every

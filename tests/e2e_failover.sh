@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Leader election and failover over real multicast, or unicast with PAXOS_TRANSPORT=unicast
 # (inside a private network namespace): 3 acceptors, 2 proposers, 2 learners, and a client
 # under load that resubmits values not delivered within 200 ms.

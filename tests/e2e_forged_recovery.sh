@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A forged answer to a recovering acceptor, without a key (inside a private network namespace,
 # memory storage). Acceptor 1 is stopped (SIGSTOP), acceptor 2 is killed (kill -9) and
 # restarted: it recovers, and waits for a second acceptor's answer. An observer reads its

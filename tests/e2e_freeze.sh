@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A late heartbeat is not a disaster: the leader, proposer 0, is frozen with SIGSTOP under
 # load for 3x heartbeat-timeout-ms, as a busy host can do to a process, then let go with
 # SIGCONT. Meanwhile proposer 1 takes over; afterwards both believe for a moment that they

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Hostile datagrams against running roles: one acceptor, one proposer (the leader) and one
 # learner get, on every group, datagrams that are truncated, have a wrong magic, version or
 # role, absurd lengths, non-msgpack bytes, too many messages, more bytes than max-datagram, or

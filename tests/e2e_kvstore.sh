@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The sample key-value store (sample/kvstore) end to end, over real multicast (or unicast with
 # PAXOS_TRANSPORT=unicast; the store's replies use its multicast reply group either way) in a
 # private network namespace: three replicas, each hosting acceptor, proposer and learner, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Metrics over HTTP: a cluster of 3 LMDB acceptors, 2 proposers and a learner, each serving
 # /metrics and /health on 127.0.0.1 (acceptor 0 on paxos.conf's metrics-listen, the others on
 # --metrics-listen ports of their own). A client submits values; every /metrics page must

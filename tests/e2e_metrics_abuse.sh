@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The metrics server under abuse (one acceptor serving /metrics, in a private network
 # namespace, with at most 64 file descriptors):
 #  1. a POST of 200 MiB is refused without being read into memory (it used to be buffered

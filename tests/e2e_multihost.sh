@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Multi-host tests over real sockets: 5 network namespaces ("hosts") on one bridge, inside the
 # private namespace of tests/netns-run.sh, multicast between them (each host's configuration
 # sends and joins on its own address, TTL 1), or with PAXOS_TRANSPORT=unicast unicast (each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Two partitions (paxos.conf "partitions 2") on one cluster of 3 acceptors and 2 proposers,
 # inside a private network namespace, over the transport of base_conf (multicast, or unicast
 # with PAXOS_TRANSPORT=unicast):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Crash recovery with durable acceptors (LMDB, sync), over real multicast (or unicast with
 # PAXOS_TRANSPORT=unicast) in a private network namespace. Under load, acceptor 1 is killed
 # with SIGKILL and restarted on the same storage: it must recover (log says so), still reject

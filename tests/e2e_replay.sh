@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Incarnations that neither a replay nor a wrong clock can fake (inside a private network
 # namespace, with an auth-key-file, memory storage):
 #  1. acceptor 1's hello is captured as it goes by (paxos-witness -H); acceptor 1 is killed

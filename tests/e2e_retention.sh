@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Bounded memory by default, over real multicast in a private network namespace:
 #  (a) memory acceptors with memory-retention 2000 take 20000 values of 5 kB (100 MB) and
 #      stay far below that in memory: each trims as it goes (instances_trimmed);

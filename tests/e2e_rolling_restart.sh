@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A rolling restart must complete (inside a private network namespace, memory storage):
 # 30,000 values at 3,000/s, then acceptors 0, 1 and 2 in turn are killed (kill -9), restarted
 # and given 1 s. Each must recover (it answers for its own state only once it holds one), and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # End to end over real multicast (inside a private network namespace): the serializer in
 # place of the acceptors and proposers, 2 unmodified learners and an unmodified client
 # submitting 10000 values. Both learners must write identical sequences holding every

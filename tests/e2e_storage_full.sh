@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Storage that fails at run time says why: 3 LMDB acceptors with the smallest map
 # (lmdb-map-size 1 MiB) are filled by a client until the map is full. Each must stop with
 # "paxos: fatal: acceptor storage: storage error: " followed by LMDB's own sentence

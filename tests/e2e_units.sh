@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The systemd units as installed: cmake --install into a scratch prefix, systemd-analyze verify
 # on the three templates and on instances of them (when systemd-analyze is installed), then a
 # cluster started from the units' own ExecStart lines (3 acceptors with LMDB stores, a

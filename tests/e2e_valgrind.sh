@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Memory errors and leaks over a whole run: 3 acceptors, a proposer and a learner from the
 # shipped paxos.conf, with the proposer, acceptor 0 and the learner under valgrind, serve a
 # client's 500 values (the proposer its /metrics and /health too); then SIGTERM. Each valgrind-run role must exit 0: no invalid access, no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build into a scratch prefix: every file a user needs is there (binaries, headers,
 # libraries, pkg-config file, CMake package, paxos.conf as shipped and as installed for the
 # systemd units, the units, the manual pages), programs build against it
@@ -12,7 +13,7 @@ trap 'rm -rf "$WORK"' EXIT
 PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
 for f in bin/paxos-acceptor bin/paxos-proposer bin/paxos-learner bin/paxos-replica bin/paxos-keygen \
-	bin/paxos-client include/paxos/paxos.h share/paxos/paxos.conf share/paxos/paxos-unicast.conf \
+	bin/paxos-client include/paxos/paxos.h include/paxos/version.h share/paxos/paxos.conf share/paxos/paxos-unicast.conf \
 	etc/paxos/paxos.conf lib/systemd/system/paxos-acceptor@.service lib/sysusers.d/paxos.conf \
 	share/man/man5/paxos.conf.5; do
 	[ -e "$PREFIX/$f" ] || { echo "FAIL: $f not installed"; exit 1; }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The library's layers (CMakeLists.txt) only use the ones below them. Each file's includes are
 # checked against what its layer may see:
 #   core     acceptor/ proposer/ learner/ lib/core/  the public core headers, libc
@@ -38,7 +39,7 @@ TMP=$(mktemp)
 trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
-CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log)\.h'
+CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version)\.h'
 CORE_LOCAL='batch\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 

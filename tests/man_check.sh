@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The generated manual pages render without a groff warning and say what their sources say:
 # paxos.conf(5) has an entry for every key of paxos.conf with its value, and each binary's
 # page every long option of its --help. Usage: man_check.sh BUILD_DIR SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs a test script inside a private network namespace with only loopback up, so no
 # datagram of the test can leave this host. Usage: netns-run.sh SCRIPT ARGS...
 set -eu

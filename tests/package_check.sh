@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian packages as a user gets them: built by dpkg-buildpackage from a scratch copy of the
 # tree (it writes the .debs beside the tree it builds, so never into the parent of the source
 # tree), free of lintian errors, installed with apt; then the binaries run from /usr/bin without

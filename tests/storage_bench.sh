@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # paxos-storage-bench commits through every durable backend and reports what it measured;
 # a store it cannot open is an error, not a zero.
 # Usage: tests/storage_bench.sh BUILD_DIR SOURCE_DIR

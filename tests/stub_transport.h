@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An in-process transport for node tests (paxos/transport.h): it keeps what the node sends
  * and hands the node whatever a test delivers, with no socket anywhere. */
 #ifndef PAXOS_TEST_STUB_TRANSPORT_H

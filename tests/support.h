@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the unit tests. */
 #ifndef PAXOS_TEST_SUPPORT_H
 #define PAXOS_TEST_SUPPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor core against the memory backend and a storage that fails on demand. */
 #include <check.h>
 #include <paxos/storage_backends.h>

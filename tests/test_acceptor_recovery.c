@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor's recovery from lost state and its duplicate check (acceptor/recovery.c, through
  * paxos_acceptor_join and the acceptor's messages and ticks). */
 #include <check.h>

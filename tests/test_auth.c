@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Authenticated datagrams (lib/net/auth.h): tags that verify only untouched under the same key,
  * key files that are refused unless private and exactly one key long. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Value batching frames (lib/core/batch.h): round trip, bounds, malformed input. */
 #include <check.h>
 #include <stdlib.h>

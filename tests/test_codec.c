@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Wire codec: round trips, encoder limits, and hostile input. */
 #include <check.h>
 #include <stdlib.h>

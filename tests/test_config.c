@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The paxos.conf parser: defaults, the shipped file, every key, every kind of error. */
 #include <check.h>
 #include <sys/stat.h>

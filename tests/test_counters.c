@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter reports: the compact text form and the JSON line, including truncation. */
 #include <check.h>
 #include <stdio.h>

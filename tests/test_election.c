@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Leader election and takeover (thesis 3.6.3, 4.7). The election core alone: the lowest live
  * id leads, silence past the timeout kills, a proposer always counts itself alive, the oracle

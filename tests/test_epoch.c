@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The file epoch store (lib/storage/epoch.c): DIR/epoch, and where a node keeps it,
  * <storage-path>/proposer-<id>. */
 #include <check.h>

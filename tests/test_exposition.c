@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Prometheus text exposition of counters and levels (lib/core/exposition.c): exact text,
  * families grouped, escaping, truncation like snprintf, and every counter of counters.h. */
 #include <check.h>

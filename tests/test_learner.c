@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The learner core: quorums, in-order delivery, hole checks, start modes, bad input. */
 #include <check.h>
 #include <stdio.h>

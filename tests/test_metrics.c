@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The metrics server (paxos/metrics.h) over real HTTP, with libevent's HTTP client: /metrics,
  * /health (503 and the reason once the node failed), 404, and the errors of a port in use or
  * an address not of this host. Listens on 127.0.0.1: ctest runs it in a private network

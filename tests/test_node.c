@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The node's application interface: argument checks that must fail before anything is sent,
  * and the fatal stop of an acceptor whose storage fails; the unicast transport's
  * subscriptions. Joins multicast groups and binds 127.0.0.1 ports: ctest runs it in a private

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * With a storage whose commits are pipelined (paxos/storage.h, sync), the node sends none of
  * the acceptor's or the serializer's replies before the commit they follow is durable. A stub

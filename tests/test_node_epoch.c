@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The node makes the epoch its proposer took durable before any of the proposer's datagrams
  * leaves (lib/node/node_epoch.c): on a stub transport, with a stub epoch store that fails

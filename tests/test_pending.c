@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer's pending list: a deque with limits, plus removal of a value from anywhere
  * (a value another proposer got delivered). Checked case by case and against a plain array

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer through its public API, against three acceptors simulated here (promise when
  * the ballot is at least the promised one, accept likewise, reject otherwise) and a tiny

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer instance state machine, table-driven (thesis 3.5, Fig. 3.1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <check.h>
 #include <paxos/storage_backends.h>
 #include <paxos/serializer.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Deterministic simulation of the protocol cores (tests/sim/): thousands of seeded runs under
  * loss, duplication, reordering, crashes, leader changes and partitions must keep every

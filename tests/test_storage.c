@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Storage conformance: every backend in the table must pass the same suite, written against
  * include/paxos/storage.h only. */
 #include <check.h>

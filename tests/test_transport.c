@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport seam (paxos/transport.h): a node runs on an in-process stub transport, with
  * no socket anywhere. What it sends reaches the stub as whole datagrams to role groups; what

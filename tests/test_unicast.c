@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The unicast transport (lib/net/unicast.c) on loopback sockets, inside a private network
  * namespace: members receive on their configured addresses, a learner gets the learners group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos-acceptor: Runs one acceptor of the configured cluster. */
 #include "runner.h"
 

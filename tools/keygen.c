@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-keygen: writes a fresh random key for auth-key-file (paxos.conf), mode 0600. Every
  * member of a cluster uses a copy of the same file.
@@ -5,6 +6,8 @@
 #include "auth.h"
 
 #include <paxos/types.h>
+
+#include "runner.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -16,7 +19,8 @@ static void usage(FILE *out)
 		"Usage: paxos-keygen [--force] FILE\n"
 		"Writes a random %u-byte key for auth-key-file to FILE, mode 0600.\n"
 		"  -f, --force  replace FILE if it exists (default: refuse)\n"
-		"  -h, --help   this text\n",
+		"  -h, --help   this text\n"
+		"      --version  the library's version and wire version\n",
 		PAXOS_AUTH_KEY_BYTES);
 }
 
@@ -24,6 +28,7 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {{"force", no_argument, NULL, 'f'},
 						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	bool force = false;
 	int opt;
@@ -34,6 +39,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			paxos_runner_version("paxos-keygen");
 			return 0;
 		default:
 			usage(stderr);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos-learner: Learns and prints every delivered value, in instance order. */
 #include "runner.h"
 

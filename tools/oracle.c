@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-oracle: the leader oracle of thesis 4.7. It tells every proposer who leads (or to go
  * back to electing the lowest-id live proposer) and exits. UDP may lose a datagram, so the
@@ -31,7 +32,8 @@ static void usage(FILE *out)
 		     "  -p, --partition P   the order is for partition P (default 0)\n"
 		     "  -n, --repeat K      send the order K times (default 5)\n"
 		     "  -i, --interval-ms T between copies (default 5)\n"
-		     "  -h, --help          this text\n");
+		     "  -h, --help          this text\n"
+		     "      --version       the library's version and wire version\n");
 }
 
 static int parse_number(const char *text, unsigned long max, unsigned long *out)
@@ -63,11 +65,15 @@ static void sleep_ms(unsigned long ms)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'}, {"leader", required_argument, NULL, 'l'},
-	    {"auto", no_argument, NULL, 'a'},         {"partition", required_argument, NULL, 'p'},
-	    {"repeat", required_argument, NULL, 'n'}, {"interval-ms", required_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"leader", required_argument, NULL, 'l'},
+						{"auto", no_argument, NULL, 'a'},
+						{"partition", required_argument, NULL, 'p'},
+						{"repeat", required_argument, NULL, 'n'},
+						{"interval-ms", required_argument, NULL, 'i'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *config = NULL, *leader_text = NULL, *partition_text = "0";
 	unsigned long repeat = 5, interval = 5;
 	bool automatic = false;
@@ -100,6 +106,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			paxos_runner_version("paxos-oracle");
 			return 0;
 		default:
 			usage(stderr);

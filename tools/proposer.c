@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos-proposer: Runs one proposer; the configured leader proposes client values. */
 #include "runner.h"
 

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <paxos/storage_backends.h>
 #include "runner.h"
 
 #include <paxos/log.h>
 #include <paxos/metrics.h>
+#include <paxos/version.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -140,6 +142,13 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 		     "                     serve /metrics and /health over HTTP there (overrides\n"
 		     "                     paxos.conf metrics-listen)\n");
 	fprintf(out, "  -h, --help         this text\n");
+	fprintf(out, "      --version      the library's version and wire version\n");
+}
+
+void paxos_runner_version(const char *program)
+{
+	printf("%s (libpaxos) %s, wire version %u\n", program, paxos_version(),
+	       (unsigned)paxos_wire_format_version());
 }
 
 /* Opens acceptor id's store (recovering what it holds unless fresh) and says what it is;
@@ -327,6 +336,7 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 						{"fresh", no_argument, NULL, 'f'},
 						{"metrics-listen", required_argument, NULL, 'm'},
 						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
@@ -347,6 +357,9 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			fresh = true;
 		else if (opt == 'h') {
 			runner_usage(spec, stdout);
+			return 0;
+		} else if (opt == 'V') {
+			paxos_runner_version(spec->program);
 			return 0;
 		} else {
 			runner_usage(spec, stderr);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every role binary does the same way: read the config, run the loop, stop on signals. */
 #ifndef PAXOS_RUNNER_H
 #define PAXOS_RUNNER_H
@@ -35,8 +36,12 @@ struct paxos_runner_spec {
 
 /* The whole main() of a role binary: options -c/--config, -i/--id (when it hosts an
  * acceptor or proposer), -o/--output (when it hosts a learner), --fresh (when it hosts an
- * acceptor or the serializer), -h/--help. */
+ * acceptor or the serializer), -h/--help, --version. */
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv);
+
+/* Prints "PROGRAM (libpaxos) VERSION, wire version N" on stdout, from the running library:
+ * what every installed binary answers to --version. */
+void paxos_runner_version(const char *program);
 
 /* Writes "IID HEX\n": the instance id, a space, the value in lowercase hex. */
 void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value *v);

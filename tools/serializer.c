@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos-serializer: Runs the serializer (thesis 4.2) in place of the acceptors and proposers. */
 #include "runner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor's protocol logic (thesis 2.2.2, 3.4), free of I/O. */
 #ifndef PAXOS_ACCEPTOR_H
 #define PAXOS_ACCEPTOR_H

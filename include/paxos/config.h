@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos.conf: the deployment every role reads. The shipped file documents each key. */
 #ifndef PAXOS_CONFIG_H
 #define PAXOS_CONFIG_H

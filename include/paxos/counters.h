@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Event counters (thesis 3.5.3): what each role saw, to calibrate timeouts and windows. */
 #ifndef PAXOS_COUNTERS_H
 #define PAXOS_COUNTERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Leader election among proposers (thesis 3.6.3, 4.7), free of I/O: a heartbeat failure
  * detector plus the rule "the leader of partition P is the (P mod live)-th live proposer in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Proposer epochs (incarnation numbers) kept durable: one interface, and the file store
  * (lib/storage/epoch.c) libpaxos ships. The proposer core never calls it: it reports the

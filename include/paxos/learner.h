@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The learner's protocol logic (thesis 3.3), free of I/O. */
 #ifndef PAXOS_LEARNER_H
 #define PAXOS_LEARNER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The library's log: it never writes to stderr by itself; the application says where its
  * lines go (the role binaries print them). */
 #ifndef PAXOS_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Protocol messages, as the I/O-free cores see them (decoded, zero-copy). */
 #ifndef PAXOS_MESSAGE_H
 #define PAXOS_MESSAGE_H

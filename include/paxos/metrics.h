@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Metrics over HTTP for a node, on the node's libevent loop (paxos.conf metrics-listen):
  *   GET /metrics  every event counter of each hosted role and of the transport, and the

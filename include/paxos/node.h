@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A node hosts any mix of roles (acceptor, proposer, learner) on one libevent loop and
  * connects them to the UDP multicast groups of a configuration. It is the thin adapter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cores' option structs filled from a configuration (lib/config/options.c): the cores
  * themselves take only their own options and know nothing of paxos.conf. */
 #ifndef PAXOS_OPTIONS_H

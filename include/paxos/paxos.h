@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Include this one header: it
  * includes every public one. */
 #ifndef PAXOS_PAXOS_H
@@ -20,5 +21,6 @@
 #include <paxos/storage_backends.h>
 #include <paxos/transport.h>
 #include <paxos/types.h>
+#include <paxos/version.h>
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer's protocol logic (thesis 3.5), free of I/O: a sliding window of instances,
  * each an explicit state machine with the states and events of thesis Fig. 3.1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The serializer (thesis 4.2): an ideal atomic broadcast to compare Paxos against. It gives
  * each client value the next instance, stores it through the acceptors' storage interface

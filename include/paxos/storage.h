@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Acceptor storage: one interface, one implementation per backend. The acceptor only ever
  * talks to this interface. */
 #ifndef PAXOS_STORAGE_H

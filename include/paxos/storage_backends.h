@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The storage backends (memory, LMDB, Berkeley DB) and opening an acceptor's store from a
  * configuration. The acceptor core knows only the interface (paxos/storage.h). */
 #ifndef PAXOS_STORAGE_BACKENDS_H

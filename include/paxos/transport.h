@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The network seam: a node hands whole datagrams to a transport and gets whole datagrams back
  * from it, per role group (paxos/types.h); it knows no socket. The transport reads and sends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Basic types shared by every part of libpaxos. */
 #ifndef PAXOS_TYPES_H
 #define PAXOS_TYPES_H

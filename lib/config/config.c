@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos.conf parser. Every key is one row of a table (type, range, field, default:
  * config_keys.c), so adding a key means adding a row. The parser reads a length-bounded buffer (it

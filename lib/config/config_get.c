@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A configuration as an opaque object (paxos/config.h): allocated with its defaults, and each
  * key read back by name in the words paxos.conf uses. Setting a key parses it (config.c).

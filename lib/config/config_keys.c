@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The paxos.conf key table (config_keys.h): every key, its type, range, field and default. */
 #include "config_keys.h"
 

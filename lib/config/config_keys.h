@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The paxos.conf key table, shared by the parser (config.c) and the by-name reading of a
  * configuration (config_get.c): one row per key, the names of enum values, the storage

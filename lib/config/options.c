@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cores' option structs, filled from a configuration (see paxos/options.h), and the
  * value sizes a configuration allows, which they need. */
 #include <paxos/options.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Value batching (thesis 3.7.4): an instance value is a frame of one or more client values,
  * each as [u32 little-endian length][bytes]. The leader packs pending values into one frame;

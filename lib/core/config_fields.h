@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fields of struct paxos_config, for the library and the tools built with it: programs
  * outside see the configuration only through paxos/config.h (opaque, keys by name). The role

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Counter reports. Both formats walk PAXOS_COUNTER_LIST, so a new counter shows up in them
  * without touching this file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error sentences for callers' buffers, shared by the parts that report through err/errlen. */
 #ifndef PAXOS_ERROR_H
 #define PAXOS_ERROR_H

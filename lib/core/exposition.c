@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Prometheus text exposition (version 0.0.4). A sample line is
  *   paxos_NAME[_total]{role="ROLE",id="ID"} VALUE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Prometheus text exposition format, version 0.0.4: metric families ("# HELP", "# TYPE")
  * with their samples, labelled by role and id. Pure formatting into a caller's buffer; what

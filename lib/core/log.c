@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <paxos/log.h>
 
 #include <stdarg.h>

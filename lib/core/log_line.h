@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing one line to the library's log (paxos/log.h). */
 #ifndef PAXOS_LOG_LINE_H
 #define PAXOS_LOG_LINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Readable names for status codes and message types. */
 #include <paxos/message.h>
 #include <paxos/types.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A node's samples: the counters of each hosted role (the transport's as role "transport",
  * id 0) and the levels of paxos/node.h as gauges. A learner is role "learner", id 0, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a node exposes as metrics: its counters and levels as samples for the exposition
  * (lib/core/exposition.h), read through the node's public interface only. */
 #ifndef PAXOS_METRICS_COLLECT_H

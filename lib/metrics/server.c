@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The metrics server: libevent's evhttp on the node's own loop, so a scrape reads the node
  * between two of its events and needs no lock. It only reads the node, through its public

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Datagram tags and key files (format in auth.h). A key file is the 32 key bytes alone: no
  * encoding to get wrong, and its size alone tells a key from anything else.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Authenticated datagrams (paxos.conf auth-key-file): every datagram ends with a tag, keyed
  * BLAKE2b (libsodium crypto_generichash) of everything before it under a 32-byte key the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wire codec: paxos messages to and from msgpack datagrams (format in codec.h).
  *
@@ -6,6 +7,8 @@
  * unpacked zone and allocates a fresh one on every call.
  */
 #include "codec.h"
+
+#include <paxos/version.h>
 
 #include <string.h>
 
@@ -558,4 +561,10 @@ int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct
 	*h = header;
 	*n = count;
 	return PAXOS_OK;
+}
+
+/* paxos/version.h: the codec is where the wire version lives. */
+uint32_t paxos_wire_format_version(void)
+{
+	return PAXOS_WIRE_VERSION;
 }

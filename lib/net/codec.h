@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Wire format. A datagram is a sequence of msgpack objects: first the header array
  * [magic, version, sender role, sender id], then one array per message [type, fields...].

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The UDP multicast transport (paxos/transport.h): one sending socket, one receiving socket
  * per joined group (lib/net/transport.c opens them), read with recvmmsg when libevent says a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* UDP sockets: the multicast sender and group receivers, and the unicast transport's bound sockets.
  */
 #ifndef PAXOS_UDP_H

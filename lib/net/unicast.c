@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The UDP unicast transport (paxos/transport.h), for networks that do not route multicast.
  * Every acceptor and proposer receives on its address from paxos.conf. Learners, whose number

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef PAXOS_CLOCK_H
 #define PAXOS_CLOCK_H
 

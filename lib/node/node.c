@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The libevent adapter's set-up, roles, timers and application interface; datagrams in and
  * out are lib/node_io.c. Both share lib/node_internal.h.

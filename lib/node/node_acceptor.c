@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The node's acceptor: how it joins (its incarnation, recovery when it starts without its
  * earlier state, the floor and fence kept beside a durable store) and what the node does with

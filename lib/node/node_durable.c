@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Replies wait for durability. With a storage whose commits are pipelined (paxos/storage.h,
  * sync), the acceptor's commit returns before the device flush, so the acceptor's (or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer's epochs on a node. The proposer core takes a later epoch without waiting for
  * storage and reports it (paxos_proposer_options.epoch_due); the node stores it in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The node's parts, shared by lib/node.c (set-up, roles, timers, application interface) and
  * lib/node_io.c (datagrams in and out). Not a public header. */
 #ifndef PAXOS_NODE_INTERNAL_H

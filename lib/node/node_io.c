@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The node's datagrams: what the transport delivers is decoded and handed to the cores, one
  * storage transaction per read for an acceptor; messages out of the cores are packed per

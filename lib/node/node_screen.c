@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the node refuses of a decoded datagram before any core sees it, and saying so: a
  * message that names an acceptor the datagram's header does not come from (one datagram must

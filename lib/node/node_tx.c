@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What every sender of the node shares: the end-of-round flush is scheduled once per round,
  * and each datagram handed to the transport is counted, sent or refused. Here, below both the

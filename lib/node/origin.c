@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The address that speaks for each member id (origin.h). */
 #include "origin.h"
 

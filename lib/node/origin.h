@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Which address speaks for each acceptor and proposer id. Without a key a datagram's header
  * is only a claim; its source address is harder to fake (it takes raw sockets to spoof, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The file epoch store (paxos/epoch.h). DIR/epoch holds, in decimal, the highest epoch any
  * incarnation of one proposer has used ballots of. A starting proposer takes the next one, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The flush thread of a backend with pipelined commits (see flusher.h). A mutex and condition
  * variable carry the one job and its result between the loop and the thread; a pipe wakes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The flushes of a backend with pipelined commits (paxos/storage.h, sync): the event loop
  * commits in memory or without a device flush and goes on; a flush makes every commit not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The overlay of a backend with pipelined commits (see overlay.h): an append-only array of
  * entries with their values in one byte buffer, and an open-addressing index from iid to the

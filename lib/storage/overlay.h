@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Records changed in memory and not yet written to a store: what a backend with pipelined
  * commits (LMDB sync) committed but has not flushed. Entries are appended, so that a mark taken

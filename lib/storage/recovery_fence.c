@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "recovery_fence.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The floor and fence of an acceptor that recovered from lost state (see
  * paxos_acceptor_join), kept beside its durable store as DIR/recovery: a restart on that store

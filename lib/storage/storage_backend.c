@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the durable backends share (see storage_backend.h): the record and metadata layout,
  * the directory lock and making the store's directories.

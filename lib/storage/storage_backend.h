@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the durable storage backends (storage_lmdb.c, storage_bdb.c) share: the directory
  * lock and the on-disk layout. Internal to libpaxos.

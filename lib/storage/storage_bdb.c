@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Durable acceptor storage on Berkeley DB 5.3: a transactional B-tree keyed by big-endian iid
  * (layout in storage_backend.h) in a private environment (one process uses it; the directory

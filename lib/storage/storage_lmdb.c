@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Durable acceptor storage on LMDB: one B-tree keyed by big-endian iid (layout in
  * storage_backend.h). With durability nosync a batch (begin..commit) is one write

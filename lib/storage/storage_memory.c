@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Volatile acceptor storage (thesis "ND"): records live in a ring of slots, instance iid at
  * iid mod capacity, spanning trim + 1 onwards, so get and put are O(1) and trimming costs

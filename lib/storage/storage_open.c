@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Opening an acceptor's store: the factory that turns paxos.conf into a backend.
  */

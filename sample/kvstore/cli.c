@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kvstore-cli: runs commands against the replicated store. Each command is submitted through
  * the client API (paxos_node_submit) with this client's id and the next sequence number; the
@@ -213,18 +214,24 @@ static void usage(FILE *out)
 	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
 	    "      --twice          submit every command twice (shows exactly-once)\n"
 	    "  -h, --help           this text\n"
+	    "      --version        the library's version and wire version\n"
 	    "Exit status: 0 done, 1 NOT_FOUND or FAILED (single command), 2 usage, 3 timeout.\n");
+}
+
+/* What --version says: the libpaxos this program runs with. */
+static void print_version(void)
+{
+	printf(PROGRAM " (libpaxos) %s, wire version %u\n", paxos_version(),
+	       (unsigned)paxos_wire_format_version());
 }
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"kvstore", required_argument, NULL, 'k'},
-						{"file", required_argument, NULL, 'f'},
-						{"timeout", required_argument, NULL, 'T'},
-						{"twice", no_argument, NULL, '2'},
-						{"help", no_argument, NULL, 'h'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
+	    {"file", required_argument, NULL, 'f'},   {"timeout", required_argument, NULL, 'T'},
+	    {"twice", no_argument, NULL, '2'},        {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *file = NULL;
 	char err[512], *end;
 	int opt;
@@ -248,6 +255,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			}
 		} else if (opt == 'h') {
 			usage(stdout);
+			exit(0);
+		} else if (opt == 'V') {
+			print_version();
 			exit(0);
 		} else {
 			usage(stderr);

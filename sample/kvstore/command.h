@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The kvstore's wire format. Commands travel through Paxos as values; replies come back from
  * the replicas on the reply group (kvstore.conf). Both are binary, integers big-endian:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "kvconf.h"
 
 #include <arpa/inet.h>

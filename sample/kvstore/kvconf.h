@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* kvstore.conf: what the kvstore adds to paxos.conf. The shipped file documents each key. */
 #ifndef KVSTORE_KVCONF_H
 #define KVSTORE_KVCONF_H

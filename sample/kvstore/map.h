@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A hash map from byte strings to byte strings: the store's table and its client table. */
 #ifndef KVSTORE_MAP_H
 #define KVSTORE_MAP_H

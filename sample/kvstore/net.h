@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The reply group: replicas multicast each command's result, clients listen. It uses the
  * multicast interface and TTL of paxos.conf. */
 #ifndef KVSTORE_NET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kvstore-replica: one replica of the key-value store. It hosts a learner (and, with
  * --acceptor and --proposer, the acceptor and proposer with its id) on one libevent loop,
@@ -217,16 +218,28 @@ static void usage(FILE *out)
 	    "      --acceptor       also host acceptor ID, with the storage of paxos.conf\n"
 	    "      --proposer       also host proposer ID\n"
 	    "  -h, --help           this text\n"
+	    "      --version        the library's version and wire version\n"
 	    "SIGUSR1 writes the state to DIR/dump; SIGTERM and SIGINT snapshot and exit.\n");
+}
+
+/* What --version says: the libpaxos this program runs with. */
+static void print_version(void)
+{
+	printf(PROGRAM " (libpaxos) %s, wire version %u\n", paxos_version(),
+	       (unsigned)paxos_wire_format_version());
 }
 
 static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, bool *proposer)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
-	    {"id", required_argument, NULL, 'i'},     {"dir", required_argument, NULL, 'd'},
-	    {"acceptor", no_argument, NULL, 'A'},     {"proposer", no_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"id", required_argument, NULL, 'i'},
+						{"dir", required_argument, NULL, 'd'},
+						{"acceptor", no_argument, NULL, 'A'},
+						{"proposer", no_argument, NULL, 'P'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *id = NULL;
 	char err[PATH_MAX + 256], *end;
 	int opt;
@@ -252,6 +265,9 @@ static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, 
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			print_version();
 			exit(0);
 		default:
 			usage(stderr);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the reply group takes from paxos.conf: its multicast interface and TTL. */
 #ifndef KVSTORE_REPLY_CONF_H
 #define KVSTORE_REPLY_CONF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The replicated state machine: a key-value table, the last command of every client (for
  * exactly-once, per-client FIFO execution, thesis 3.2.2), and the snapshot instance each

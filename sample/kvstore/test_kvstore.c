@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the kvstore's parts without Paxos: wire format, state machine, snapshots,
  * configuration. Built in the libpaxos tree when Check is installed. */
 #include <check.h>

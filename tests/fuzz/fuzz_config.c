@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: paxos_config_parse on arbitrary bytes, handed over in a buffer of exactly
  * their length (no terminating NUL) so that reading past the end shows under ASan. A parse

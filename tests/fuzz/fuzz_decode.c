@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: paxos_decode on arbitrary bytes. Whatever it accepts must hold what the
  * cores rely on (values inside the datagram, ids in range, at most max messages) and must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Writes the decode seed corpus: one valid datagram per message type, some with edge values,
  * and a batch of all types in one datagram. Run once; the output is committed in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Runs a fuzz target's LLVMFuzzerTestOneInput on files, without libFuzzer: the seed corpus
  * and every input that once crashed are replayed by ctest in any build (gcc, sanitizers).

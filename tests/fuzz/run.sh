@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every libFuzzer target for a bounded time on a copy of its seed corpus (the committed
 # corpus is never written to). A failing input is left in BUILD/fuzz-artifacts/; add it to
 # tests/fuzz/regressions/TARGET/ once fixed, so that ctest replays it from then on.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Network faults between the hosts of tests/multihost/hosts.sh. Faults act on what the bridge
 # delivers to a host, so each receiver of a multicast datagram loses or delays its copy on its
 # own, as on separate links. Backends, best first:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Multi-host helpers: network namespaces ("hosts") joined by one bridge, created inside the
 # private network namespace tests/netns-run.sh gives the test, so no datagram leaves it.
 # Host N has address 10.77.0.N/24 on its eth0 and a multicast route on it.

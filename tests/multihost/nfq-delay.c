@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nfq-delay: delays the packets of one netfilter queue, for kernels without tc netem.
  * An iptables rule (-j NFQUEUE --queue-num Q) hands packets to this program, which accepts

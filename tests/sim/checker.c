@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The simulation's invariant checker (see checker.h). */
 #include "checker.h"
 

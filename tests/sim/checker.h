@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The invariant checker. Every delivery (an instance value: a frame of client values, each
  * checked on its own for validity and duplicates) of every learner (the proposers' internal ones

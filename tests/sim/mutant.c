@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Deliberately broken acceptors. The simulation runs them in place of the real core to show
  * that the checker catches what an unsafe acceptor causes: a checker that passes these would

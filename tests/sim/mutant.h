@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broken acceptor variants for the checker's mutation test (see mutant.c). */
 #ifndef PAXOS_SIM_MUTANT_H
 #define PAXOS_SIM_MUTANT_H

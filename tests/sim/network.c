@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message pool and event queue of the simulated network (see network.h). */
 #include "network.h"
 

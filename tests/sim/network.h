@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The simulated network's plumbing: a pool of deep-copied messages (values in sim-owned
  * memory, one copy shared by all deliveries of an emission) and the event queue, a binary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The simulation's only source of randomness: splitmix64, so a seed replays a run exactly. */
 #ifndef PAXOS_SIM_RNG_H
 #define PAXOS_SIM_RNG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The simulated cluster (see sim.h). Cores are driven the way lib/node/node.c drives them:
  * messages are routed by group (acceptors, proposers, learners and the proposers' internal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A deterministic simulation of the I/O-free cores: acceptors, proposers (each with its
  * internal learner) and learners exchange deep-copied messages over a simulated lossy,

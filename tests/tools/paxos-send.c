@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-send: sends one UDP datagram with arbitrary bytes to a multicast group (or to one
  * member's unicast address), for tests that feed hostile input to running roles. Multicast

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-store-check: checks a stopped acceptor's store against what it acknowledged, as
  * paxos-witness wrote it down: every promise and accepted message acceptor ID (or the

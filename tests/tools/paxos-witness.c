@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-witness: writes down every promise and accepted message the acceptors send, as a
  * third party on the multicast groups sees them, for tests that check a killed acceptor's
