@@ -165,6 +165,29 @@ static void describe_ids(char *buf, size_t cap, uint32_t mask, uint32_t recoveri
 }
 
 /*
+ * Once, at the second tick of a recovery: proposers that have not answered are waited for
+ * (one may have run before and be on its way back). The common cause is a first start with
+ * fewer proposers running than paxos.conf names: say whom, until when, and what to do.
+ */
+static void say_silent_proposers(struct paxos_node *n)
+{
+	if (!paxos_acceptor_recovering(n->acceptor))
+		return;
+	struct paxos_acceptor_recovery_wait w;
+	paxos_acceptor_recovery_wait(n->acceptor, &w);
+	if (!w.proposers_silent)
+		return;
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: acceptor %u: %u of the %u proposers paxos.conf names %s not answered; "
+		   "votes are withheld until %s or for %u ms from the start (a proposer may have "
+		   "run before). Start every proposer the file names, or set proposers to the "
+		   "number that run",
+		   n->role_id[PAXOS_ROLE_ACCEPTOR], w.proposers_silent, n->cfg.proposers,
+		   w.proposers_silent == 1 ? "has" : "have",
+		   w.proposers_silent == 1 ? "it answers" : "they answer", PAXOS_RECOVERY_WAIT_MS);
+}
+
+/*
  * Now and then while the acceptor withholds votes, or holds fewer decisions than its
  * floor: what it waits for, in words an operator can act on.
  */
@@ -173,6 +196,8 @@ void node_acceptor_waiting(struct paxos_node *n)
 	uint64_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
 	if (++n->acceptor_ticks > every * WAIT_LOG_LINES_OFTEN)
 		every *= WAIT_LOG_LINES_OFTEN;
+	if (n->acceptor_ticks == 2)
+		say_silent_proposers(n);
 	if (n->acceptor_ticks % every != 0)
 		return;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
