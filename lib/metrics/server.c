@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* Idle keep-alive connections (a scraper keeps one open between scrapes) are closed after
@@ -36,6 +38,13 @@
  * period, with how many such errors the period saw. */
 #define ACCEPT_REST_MS 1000
 #define ACCEPT_LOG_PERIOD_S 10
+/* Connections open at once: a scraper keeps one, so this is plenty; each holds a descriptor
+ * the node needs for its own work, so a quarter of the descriptors if that is fewer. At the
+ * cap the listener rests until one closes: the others wait in the kernel's queue. */
+#define MAX_CONNS 64
+#define MIN_CONNS 4
+/* How often the connections evhttp has freed are counted out, while any is open. */
+#define SWEEP_MS 100
 
 struct paxos_metrics {
 	struct paxos_metrics *next; /* in servers */
@@ -46,6 +55,13 @@ struct paxos_metrics {
 	char where[64];     /* ADDRESS:PORT, for the log */
 	time_t logged_at;   /* the last accept error line */
 	uint64_t unlogged;  /* accept errors since */
+	/* Each connection's bufferevent, with a reference of ours: evhttp 2.1 says nothing when
+	 * it frees a connection, but freeing clears the callbacks, which the sweep sees. */
+	struct bufferevent *conns[MAX_CONNS];
+	unsigned open, max_open;
+	struct event *sweep;
+	time_t full_logged_at;  /* the last line about the cap */
+	uint64_t full_unlogged; /* times at the cap since */
 };
 
 static void reply(struct evhttp_request *req, int code, const char *reason,
@@ -130,18 +146,94 @@ static struct paxos_metrics *server_of(const struct evhttp *http)
 	return m;
 }
 
+/* The listener accepts while there is room and it is not resting after EMFILE. */
+static void listen_if_room(struct paxos_metrics *m)
+{
+	if (m->open < m->max_open && !evtimer_pending(m->rest, NULL))
+		evconnlistener_enable(m->listener);
+	else
+		evconnlistener_disable(m->listener);
+}
+
 static void on_rest_over(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
+	listen_if_room(arg);
+}
+
+/* Drops our reference to the connections evhttp has freed (their callbacks are cleared): the
+ * last reference closes the descriptor. */
+static void on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
 	struct paxos_metrics *m = arg;
-	evconnlistener_enable(m->listener);
+	for (unsigned i = 0; i < m->open;) {
+		bufferevent_data_cb r, w;
+		bufferevent_event_cb e;
+		bufferevent_getcb(m->conns[i], &r, &w, &e, NULL);
+		if (r || w || e) {
+			i++;
+			continue;
+		}
+		bufferevent_decref(m->conns[i]);
+		m->conns[i] = m->conns[--m->open];
+	}
+	if (m->open) {
+		struct timeval every = {0, SWEEP_MS * 1000};
+		evtimer_add(m->sweep, &every);
+	}
+	listen_if_room(m);
+}
+
+/* Each accepted connection's bufferevent, made here to be counted (evhttp sets its socket);
+ * NULL lets evhttp make its own. */
+static struct bufferevent *on_connection(struct event_base *base, void *arg)
+{
+	struct paxos_metrics *m = arg;
+	if (m->open >= m->max_open)
+		return NULL; /* unreachable: the listener rests at the cap */
+	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		return NULL;
+	bufferevent_incref(bev);
+	m->conns[m->open++] = bev;
+	if (!evtimer_pending(m->sweep, NULL)) {
+		struct timeval every = {0, SWEEP_MS * 1000};
+		evtimer_add(m->sweep, &every);
+	}
+	if (m->open < m->max_open)
+		return bev;
+	evconnlistener_disable(m->listener);
+	time_t now = time(NULL);
+	if (m->full_logged_at != 0 && now - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
+		m->full_unlogged++;
+		return bev;
+	}
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: metrics %s: %u connections open, the most it serves at once: not "
+		   "accepting until one closes (%llu more times in the last %d s)",
+		   m->where, m->open, (unsigned long long)m->full_unlogged, ACCEPT_LOG_PERIOD_S);
+	m->full_logged_at = now;
+	m->full_unlogged = 0;
+	return bev;
+}
+
+static unsigned max_connections(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+	    r.rlim_cur / 4 >= MAX_CONNS)
+		return MAX_CONNS;
+	return r.rlim_cur / 4 > MIN_CONNS ? (unsigned)(r.rlim_cur / 4) : MIN_CONNS;
 }
 
 /* An accept() that failed: out of descriptors, rest (the connections wait in the kernel's
  * queue) rather than spin; anything else is logged too, at the same bounded rate. */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
+	(void)listener;
 	int e = EVUTIL_SOCKET_ERROR();
 	struct paxos_metrics *m = server_of(arg);
 	if (!m)
@@ -149,8 +241,8 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
 	bool exhausted = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
 	if (exhausted) {
 		struct timeval rest = {ACCEPT_REST_MS / 1000, (ACCEPT_REST_MS % 1000) * 1000};
-		evconnlistener_disable(listener);
 		evtimer_add(m->rest, &rest);
+		listen_if_room(m);
 	}
 	time_t now = time(NULL);
 	if (m->logged_at != 0 && now - m->logged_at < ACCEPT_LOG_PERIOD_S) {
@@ -211,7 +303,8 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 	snprintf(m->where, sizeof(m->where), "%s:%u", addr, at->port);
 	m->listener = evhttp_bound_socket_get_listener(bound);
 	m->rest = evtimer_new(base, on_rest_over, m);
-	if (!m->listener || !m->rest) {
+	m->sweep = evtimer_new(base, on_sweep, m);
+	if (!m->listener || !m->rest || !m->sweep) {
 		snprintf(err, errlen, "metrics-listen %s:%u: out of memory", addr, at->port);
 		paxos_metrics_free(m);
 		return NULL;
@@ -221,6 +314,8 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 	servers = m;
 	pthread_mutex_unlock(&servers_lock);
 	evconnlistener_set_error_cb(m->listener, on_accept_error);
+	m->max_open = max_connections();
+	evhttp_set_bevcb(m->http, on_connection, m);
 	return m;
 }
 
@@ -235,9 +330,13 @@ void paxos_metrics_free(struct paxos_metrics *m)
 			break;
 		}
 	pthread_mutex_unlock(&servers_lock);
+	if (m->http)
+		evhttp_free(m->http); /* frees its connections: ours are the last references */
+	for (unsigned i = 0; i < m->open; i++)
+		bufferevent_decref(m->conns[i]);
 	if (m->rest)
 		event_free(m->rest);
-	if (m->http)
-		evhttp_free(m->http);
+	if (m->sweep)
+		event_free(m->sweep);
 	free(m);
 }
