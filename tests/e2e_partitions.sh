@@ -8,7 +8,8 @@
 #  2. the leader of partition 1 is killed (kill -9): partition 1 moves to proposer 0 and its
 #     clients are served again, while partition 0 goes on;
 #  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
-#  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back.
+#  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back;
+# and a learner started with --partitions 1 delivers partition 1 alone, the same.
 # Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -25,6 +26,7 @@ grep -q "^partitions 2$" "$CONF" || fail "cannot set partitions in paxos.conf"
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+start learner2 paxos-learner -c "$CONF" --partitions 1 -o "$WORK/learner2.out"
 sleep 0.5
 
 leads() { # leads LOG PROPOSER PARTITION: the last leader line of LOG names PROPOSER
@@ -106,5 +108,8 @@ for p in 0 1; do
 	cmp -s "$WORK/learner0.p$p" "$WORK/learner1.p$p" ||
 		fail "the learners differ on partition $p"
 done
+awk '$1 != 1' "$WORK/learner2.out" | grep -q . && fail "the learner of partition 1 alone delivered another"
+cmp -s "$WORK/learner0.p1" "$WORK/learner2.out" ||
+	fail "the learner of partition 1 alone differs from learner 0 on partition 1"
 echo "e2e_partitions: both learners delivered the same 2 logs ($(wc -l <"$WORK/learner0.p0") and $(wc -l <"$WORK/learner0.p1") values)"
 stop_all

@@ -63,6 +63,8 @@ int paxos_runner_loop(struct event_base *base, struct paxos_node *const *nodes, 
 	event_base_dispatch(base);
 	int status = 0;
 	for (uint32_t p = 0; p < count; p++) {
+		if (!nodes[p])
+			continue; /* a partition this process does not host */
 		paxos_node_report_counters(nodes[p]);
 		if (paxos_node_failed(nodes[p]))
 			status = 1;
@@ -138,6 +140,9 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 	if (has_output)
 		fprintf(out,
 			"  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
+	fprintf(out, "      --partitions LIST\n"
+		     "                     host only these partitions (\"0,2-3\"; default: all\n"
+		     "                     of paxos.conf partitions)\n");
 	fprintf(out, "      --metrics-listen ADDRESS:PORT\n"
 		     "                     serve /metrics and /health over HTTP there (overrides\n"
 		     "                     paxos.conf metrics-listen)\n");
@@ -292,14 +297,51 @@ static int check_partition_count(const char *p, const struct paxos_config *cfg)
 	return 0;
 }
 
-/* One node per partition on base, each with the roles of the spec; partition 0's node also
+/* "0,2-3": the partitions a process hosts, one bit each, all below count. */
+static int parse_partitions(const char *p, const char *text, uint32_t count, uint64_t *mask)
+{
+	*mask = 0;
+	const char *at = text;
+	while (*at) {
+		char *end;
+		unsigned long lo = strtoul(at, &end, 10), hi = lo;
+		if (end == at || *at == '-')
+			break;
+		if (*end == '-') {
+			at = end + 1;
+			hi = strtoul(at, &end, 10);
+			if (end == at || *at == '-')
+				break;
+		}
+		if (lo > hi || hi >= count)
+			break;
+		for (unsigned long i = lo; i <= hi; i++)
+			*mask |= 1ull << i;
+		at = end;
+		if (*at == ',' && at[1])
+			at++;
+		else if (*at)
+			break;
+	}
+	if (*at || !*mask) {
+		fprintf(stderr,
+			"%s: --partitions '%s': expected partition ids and ranges below %u, such "
+			"as 0,2-3\n",
+			p, text, count);
+		return -1;
+	}
+	return 0;
+}
+
+/* One node per hosted partition on base, each with the roles of the spec; the first one also
  * serves the metrics. Returns 0, or 1 with the reason printed (nodes made so far are in
  * nodes[], for the caller to free). */
 static int host_partitions(const struct paxos_runner_spec *spec, struct event_base *base,
-			   const struct paxos_config *cfg, uint32_t id, bool fresh,
+			   const struct paxos_config *cfg, uint64_t hosted, uint32_t id, bool fresh,
 			   struct output *out, struct paxos_node **nodes,
 			   struct partition_output *outs, struct paxos_metrics **metrics)
 {
+	bool first = true;
 	char err[512];
 	bool durable = strcmp(cfg->storage, "memory") != 0 &&
 		       (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER));
@@ -310,19 +352,22 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 	}
 	int status = 0;
 	for (uint32_t p = 0; p < cfg->partitions && status == 0; p++) {
+		if (!(hosted >> p & 1))
+			continue;
 		outs[p] = (struct partition_output){out, p};
 		if (paxos_config_partition(cfg, p, part) != PAXOS_OK)
 			status = 1;
 		else if (!(nodes[p] = paxos_node_new(base, part, err, sizeof(err)))) {
 			fprintf(stderr, "%s: %s\n", spec->program, err);
 			status = 1;
-		} else if (p == 0 && start_metrics(spec->program, base, nodes[0], part, metrics))
+		} else if (first && start_metrics(spec->program, base, nodes[p], cfg, metrics))
 			status = 1;
 		else if (host_roles(spec, part, nodes[p], id, fresh, &outs[p]) != 0)
 			status = 1;
-		/* Partition 0's store made storage-path: the count is kept beside it. */
-		else if (p == 0 && durable && check_partition_count(spec->program, cfg) != 0)
+		/* The first store made storage-path: the count is kept beside it. */
+		else if (first && durable && check_partition_count(spec->program, cfg) != 0)
 			status = 1;
+		first = false;
 	}
 	paxos_config_free(part);
 	return status;
@@ -335,12 +380,14 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 						{"output", required_argument, NULL, 'o'},
 						{"fresh", no_argument, NULL, 'f'},
 						{"metrics-listen", required_argument, NULL, 'm'},
+						{"partitions", required_argument, NULL, 'P'},
 						{"help", no_argument, NULL, 'h'},
 						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
 	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
 	const char *config = NULL, *id_text = NULL, *output = NULL, *metrics_listen = NULL;
+	const char *partitions_text = NULL;
 	bool fresh = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:i:o:h", options, NULL)) != -1) {
@@ -352,6 +399,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			output = optarg;
 		else if (opt == 'm')
 			metrics_listen = optarg;
+		else if (opt == 'P')
+			partitions_text = optarg;
 		else if (opt == 'f' &&
 			 (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER)))
 			fresh = true;
@@ -388,6 +437,10 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 		id_limit = cfg.acceptors;
 	if (has_id && paxos_runner_id(spec->program, "id", id_text, id_limit, &id))
 		return 2;
+	uint64_t hosted = cfg.partitions >= 64 ? UINT64_MAX : (1ull << cfg.partitions) - 1;
+	if (partitions_text &&
+	    parse_partitions(spec->program, partitions_text, cfg.partitions, &hosted) != 0)
+		return 2;
 
 	struct output out = {NULL};
 	if (has_output) {
@@ -407,7 +460,8 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	if (!base)
 		fprintf(stderr, "%s: cannot create event loop\n", spec->program);
 	else
-		status = host_partitions(spec, base, &cfg, id, fresh, &out, nodes, outs, &metrics);
+		status = host_partitions(spec, base, &cfg, hosted, id, fresh, &out, nodes, outs,
+					 &metrics);
 	if (status == 0) {
 		status = 1;
 		struct event *flush = NULL;
