@@ -75,8 +75,9 @@ struct paxos_learner_options {
 	void *deliver_arg;                   /**< deliver's first argument, not owned */
 	paxos_instance_closed_fn closed;     /**< may be NULL */
 	void *closed_arg;                    /**< closed's first argument, not owned */
-	paxos_instances_trimmed_fn
-	    trimmed;       /**< may be NULL: the instances are skipped all the same */
+	/** Told of instances trimmed before they were learned; may be NULL: the instances are
+	 * skipped all the same. */
+	paxos_instances_trimmed_fn trimmed;
 	void *trimmed_arg; /**< trimmed's first argument, not owned */
 };
 

@@ -40,8 +40,8 @@ struct paxos_proposer_options {
 	uint32_t window;              /**< instances with phase 1 pre-executed */
 	uint32_t concurrency;         /**< instances in phase 2 at once; 1 = FIFO */
 	uint32_t pending_size;        /**< bounded pending list of client values */
-	uint32_t
-	    max_value; /**< largest instance value: a frame of client values (lib/core/batch.h) */
+	/** Largest instance value: a frame of client values (lib/core/batch.h). */
+	uint32_t max_value;
 	uint32_t batch_limit; /**< client values per instance; 0 or 1 = one (thesis 3.7.4) */
 	uint32_t max_backlog; /**< flow control: see paxos.conf proposer-max-backlog; 0 = off */
 	paxos_time phase1_timeout;  /**< initial phase 1 timeout, microseconds */

@@ -33,8 +33,8 @@ struct paxos_rx_datagram {
  * times (1 for a multicast group, once per member it reached for unicast). */
 struct paxos_tx_datagram {
 	enum paxos_group to; /**< the group to send it to */
-	const uint8_t
-	    *data;       /**< the bytes, owned by the caller; copied or sent before send returns */
+	/** The bytes, owned by the caller; sent or copied before send returns. */
+	const uint8_t *data;
 	size_t len;      /**< how many bytes data holds */
 	bool sent;       /**< set by send: whether the network took it */
 	uint32_t copies; /**< set by send: how many copies left */
