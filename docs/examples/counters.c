@@ -15,7 +15,8 @@ static void print_learner_counters(const struct paxos_node *node)
 		return; /* no learner hosted */
 	for (size_t i = 0; i < paxos_counter_count(); i++)
 		if (paxos_counter_value(c, i))
-			printf("%s=%" PRIu64 "\n", paxos_counter_name(i), paxos_counter_value(c, i));
+			printf("%s=%" PRIu64 "\n", paxos_counter_name(i),
+			       paxos_counter_value(c, i));
 	uint64_t delivered;
 	if (paxos_counter_get(c, "values_delivered", &delivered) == PAXOS_OK)
 		printf("delivered %" PRIu64 " instances, next is %" PRIu64 "\n", delivered,

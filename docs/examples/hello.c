@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 {
 	/// [lifecycle]
 	char err[256];
-	paxos_set_log(paxos_log_stderr, NULL); /* before any node: leader changes, errors */
+	paxos_set_log(paxos_log_stderr, NULL);         /* before any node: leader changes, errors */
 	struct paxos_config *cfg = paxos_config_new(); /* the defaults */
 	if (!cfg) {
 		fprintf(stderr, "out of memory\n");
