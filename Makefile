@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo test sanitize fuzz packages bench install format format-check clean
+.PHONY: all deps build docs demo test sanitize fuzz packages bench install format format-check clean
 
 all: build
 
@@ -21,6 +21,12 @@ $(DEPS_STAMP): scripts/install-deps.sh
 build: $(DEPS_STAMP)
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# The API reference of include/paxos/*.h (Doxygen): build/docs/html/index.html and section 3
+# manual pages in build/docs/man. Any Doxygen warning fails it.
+docs: $(DEPS_STAMP)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) --target docs
 
 # A local cluster from paxos.conf on loopback: 3 acceptors, 2 proposers, a learner, a client.
 demo: build

@@ -12,7 +12,7 @@
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
       iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client
-      help2man man-db systemd faketime"
+      help2man man-db systemd faketime doxygen"
 for arg in "$@"; do
 	case $arg in
 	--bench) pkgs="$pkgs gnuplot-nox" ;;

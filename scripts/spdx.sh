@@ -36,6 +36,7 @@ style() {
 	*.c | *.h | *.h.in) echo c ;;
 	*.sh | bench/run-all | .ci/run | debian/rules | Makefile | */Makefile) echo hash ;;
 	*.conf | *.service.in | *.sysusers | *.dict | .gitignore | .clang-format) echo hash ;;
+	docs/Doxyfile.in) echo hash ;;
 	debian/control | debian/*.install | debian/*.docs | debian/*.symbols) echo hash ;;
 	*) echo unknown ;;
 	esac

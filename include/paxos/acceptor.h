@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The acceptor's protocol logic (thesis 2.2.2, 3.4), free of I/O. */
+/**
+ * @file
+ * The acceptor's protocol logic (thesis 2.2.2, 3.4), free of I/O. A node drives it
+ * (paxos_node_add_acceptor()); programs use these functions directly only to embed the core in
+ * their own I/O. An acceptor is not thread-safe: call it from one thread at a time.
+ */
 #ifndef PAXOS_ACCEPTOR_H
 #define PAXOS_ACCEPTOR_H
 
@@ -9,35 +14,38 @@
 
 struct paxos_acceptor;
 
-/* Most instances one repeat request is ever answered for; the rest must be asked again. */
+/** Most instances one repeat request is ever answered for; the rest must be asked again. */
 #define PAXOS_ACCEPTOR_MAX_REPEAT 512u
 
-/* The default repeat budget: this many full repeat requests between two ticks. */
+/** The default repeat budget: this many full repeat requests between two ticks. */
 #define PAXOS_ACCEPTOR_REPEAT_BURST 4u
 
+/** What an acceptor is made with (paxos_acceptor_options_from_config() fills it). */
 struct paxos_acceptor_options {
-	uint32_t id;
-	/* Most instances one repeat request is answered for (learner-repeat-batch: what an
+	uint32_t id; /**< this acceptor, below PAXOS_MAX_ACCEPTORS */
+	/** Most instances one repeat request is answered for (learner-repeat-batch: what an
 	 * honest learner asks for at most); 0 or above PAXOS_ACCEPTOR_MAX_REPEAT: that. */
 	uint32_t repeat_batch;
-	/* Most instances answered again between two ticks, over all requests: a flood of
+	/** Most instances answered again between two ticks, over all requests: a flood of
 	 * requests costs the acceptor, and the network, no more than this per tick. Requests
 	 * beyond it are dropped (counted as repeats_deferred); learners ask again. 0:
 	 * PAXOS_ACCEPTOR_REPEAT_BURST * repeat_batch. */
 	uint32_t repeat_budget;
 };
 
-/* The acceptor does not own st or counters; both must outlive it. */
+/** A new acceptor with options @p o (copied) on store @p st, counting into @p counters. The
+ * acceptor does not own st or counters; both must outlive it. NULL when out of memory. */
 PAXOS_API struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
 						    struct paxos_storage *st,
 						    struct paxos_counters *counters);
+/** Frees the acceptor (not its store nor its counters); NULL is ignored. */
 PAXOS_API void paxos_acceptor_free(struct paxos_acceptor *a);
 
-/* Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).
+/** Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).
  * A longer batch is handled in chunks of this size, each with its own commit. */
 #define PAXOS_ACCEPTOR_MAX_BATCH 1024u
 
-/*
+/**
  * Group commit (thesis 3.4): handle msgs[0..n) sent to the acceptors group (prepare, accept,
  * repeat, trim; anything else is ignored) inside one storage transaction, commit it once,
  * and only then emit every reply, in message order. A repeat that asks for trimmed instances
@@ -52,11 +60,11 @@ PAXOS_API int paxos_acceptor_handle_batch(struct paxos_acceptor *a,
 					  const struct paxos_message *msgs, size_t n,
 					  const struct paxos_emitter *out);
 
-/* A batch of one. */
+/** A batch of one. */
 PAXOS_API int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
 				    const struct paxos_emitter *out);
 
-/*
+/**
  * Learning acceptors (thesis 3.7.5): v was chosen for iid (the node's learner closed it).
  * Marks the record final with v; from then on the record never changes: accepts for iid, at
  * any ballot, are answered with v flagged final, prepares with a promise carrying v, and
@@ -94,60 +102,72 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * paxos_acceptor_handle_batch, after its hello once more so that the other logs it); every
  * one counts them (duplicate_acceptors).
  */
-/* How long a recovering acceptor waits for a proposer that does not answer, and a restarted
+/** How long a recovering acceptor waits for a proposer that does not answer, and a restarted
  * proposer waits before it answers (paxos_proposer_options.recovery_grace): by then no
  * datagram of an earlier life is on its way any more. */
 #define PAXOS_RECOVERY_WAIT_MS 2000u
 
+/**
+ * Membership and recovery from lost state (paxos_acceptor_join()). An acceptor that starts
+ * without its earlier state (volatile storage, a fresh or new store) must not vote again in
+ * any instance or ballot it may have promised or accepted before (thesis 3.7.6): it recovers
+ * first, asking the other acceptors for the highest instance they hold state for and the
+ * proposers for the highest ballot they used, and votes again only above what they report.
+ * Every acceptor also sends hellos with its incarnation, so that two acceptors with one id
+ * are found: the older one stops (PAXOS_E_DUPLICATE).
+ */
 struct paxos_acceptor_membership {
-	uint32_t acceptors;      /* in the configuration: quorum is acceptors / 2 + 1 */
-	uint32_t proposers;      /* in the configuration: each is asked for its ballots */
-	uint64_t incarnation;    /* drawn at random at every start, not 0 */
-	bool amnesiac;           /* started without earlier state: recover first */
-	uint32_t recovery_ticks; /* 0: wait for every proposer for ever */
-	/* What an earlier recovery of this store set (kept beside it; 0 when it never
+	uint32_t acceptors;      /**< in the configuration: quorum is acceptors / 2 + 1 */
+	uint32_t proposers;      /**< in the configuration: each is asked for its ballots */
+	uint64_t incarnation;    /**< drawn at random at every start, not 0 */
+	bool amnesiac;           /**< started without earlier state: recover first */
+	uint32_t recovery_ticks; /**< 0: wait for every proposer for ever */
+	/** What an earlier recovery of this store set (kept beside it; 0 when it never
 	 * recovered): a restart on the same store keeps voting only above them. */
 	paxos_iid floor;
-	paxos_ballot fence;
+	paxos_ballot fence; /**< see floor: the ballot fence set then */
 };
 
-/* Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
+/** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
  * and sends no hellos, as the unit tests want. Returns PAXOS_E_INVALID for bad numbers. */
 PAXOS_API int paxos_acceptor_join(struct paxos_acceptor *a,
 				  const struct paxos_acceptor_membership *m);
 
-/* Whether the acceptor still recovers (votes withheld); floor and fence once it recovered. */
+/** Whether the acceptor still recovers (votes withheld). */
 PAXOS_API bool paxos_acceptor_recovering(const struct paxos_acceptor *a);
+/** Once it recovered: the highest instance reported; it promises only above it. */
 PAXOS_API paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a);
+/** Once it recovered: the highest ballot reported; it votes for nothing at or below it. */
 PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 
-/* The incarnation of the last other acceptor with this id heard (0: none). */
+/** The incarnation of the last other acceptor with this id heard (0: none). */
 PAXOS_API uint64_t paxos_acceptor_duplicate(const struct paxos_acceptor *a);
 
-/* How long this acceptor has run, in microseconds of a monotonic clock, for its hellos: which
+/** How long this acceptor has run, in microseconds of a monotonic clock, for its hellos: which
  * of two with one id started later is told by their ages, never by wall clocks. Say it before
  * each tick and batch (the node does); an acceptor never told counts its ticks instead, which
  * cannot tell apart two starts less than a tick apart. */
 PAXOS_API void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us);
 
-/* Whether that acceptor runs now (it answered our hello) and started after this one: it stops
+/** Whether that acceptor runs now (it answered our hello) and started after this one: it stops
  * by itself. */
 PAXOS_API bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a);
 
-/* What a recovering acceptor still waits for; all zero once it recovered. */
+/** What a recovering acceptor still waits for; all zero once it recovered. */
 struct paxos_acceptor_recovery_wait {
-	uint32_t ticks;                /* ticks spent recovering */
-	uint32_t acceptors_needed;     /* answers from other acceptors it needs */
-	uint32_t acceptors_answered;   /* answers it has */
-	uint32_t acceptors_silent;     /* other acceptors that have not answered, one bit per id */
-	uint32_t acceptors_recovering; /* of those, the ones whose hellos say they recover too */
-	uint32_t proposers_silent;     /* proposers that have not answered */
+	uint32_t ticks;              /**< ticks spent recovering */
+	uint32_t acceptors_needed;   /**< answers from other acceptors it needs */
+	uint32_t acceptors_answered; /**< answers it has */
+	uint32_t acceptors_silent;   /**< other acceptors that have not answered, one bit per id */
+	uint32_t acceptors_recovering; /**< of those, the ones whose hellos say they recover too */
+	uint32_t proposers_silent;     /**< proposers that have not answered */
 };
 
+/** Fills @p w with what a recovering acceptor still waits for. */
 PAXOS_API void paxos_acceptor_recovery_wait(const struct paxos_acceptor *a,
 					    struct paxos_acceptor_recovery_wait *w);
 
-/*
+/**
  * Whether the acceptor holds its state again: it never lost it, or it recovered and its
  * node's learner has since delivered every instance up to its floor (paxos_acceptor_decided),
  * which learning acceptors keep as final. Until then another acceptor that loses its state
@@ -156,7 +176,7 @@ PAXOS_API void paxos_acceptor_recovery_wait(const struct paxos_acceptor *a,
  */
 PAXOS_API bool paxos_acceptor_restored(const struct paxos_acceptor *a);
 
-/*
+/**
  * Keep at most about this many instances below the highest accepted one: each tick trims the
  * rest, as a trim request would (repeats for them are answered with PAXOS_MSG_TRIMMED). For a
  * store that lives in memory, which would otherwise grow with every instance. 0 (the
@@ -164,7 +184,7 @@ PAXOS_API bool paxos_acceptor_restored(const struct paxos_acceptor *a);
  */
 PAXOS_API void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances);
 
-/*
+/**
  * Trims (PAXOS_MSG_TRIM) drop instances for good, so the acceptor applies them only as far as
  * instances are known decided: a trim beyond is cut down to that point (counted as
  * trims_clamped). decided tells it that every instance up to iid is decided (its node's
@@ -175,10 +195,10 @@ PAXOS_API void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t i
  */
 PAXOS_API void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid);
 
-/* The highest instance a trim may reach now (see paxos_acceptor_decided). */
+/** The highest instance a trim may reach now (see paxos_acceptor_decided). */
 PAXOS_API paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a);
 
-/* Periodic: apply the retention bound, then resend the highest accepted instance and the
+/** Periodic: apply the retention bound, then resend the highest accepted instance and the
  * acceptor state to the learners, so they find their holes when traffic is low; the repeat
  * budget starts afresh. */
 PAXOS_API int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);

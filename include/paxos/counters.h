@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Event counters (thesis 3.5.3): what each role saw, to calibrate timeouts and windows. */
+/**
+ * @file
+ * Event counters (thesis 3.5.3): what each role saw, to calibrate timeouts and windows.
+ *
+ * A node keeps one struct paxos_counters per hosted role and one for its transport
+ * (paxos_node_counters(), paxos_node_transport_counters()); the library owns them and updates
+ * them on the node's event loop thread, so read them from that thread. The functions here only
+ * read the struct they are given and may be called from any thread on a struct no one updates.
+ */
 #ifndef PAXOS_COUNTERS_H
 #define PAXOS_COUNTERS_H
 
 #include <paxos/types.h>
 
-/* X(name, description): every counter, in report order. */
+/** X(name, description): every counter, in report order. Expand it with a macro of your own
+ * to list the counters' names and descriptions, e.g. for a table; the names are those of
+ * struct paxos_counters' fields and of paxos_counter_name(). */
 #define PAXOS_COUNTER_LIST(X)                                                                      \
 	X(datagrams_received, "datagrams received")                                                \
 	X(datagrams_sent, "datagrams sent")                                                        \
@@ -59,32 +69,41 @@
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")
 
+/** One uint64_t per counter of PAXOS_COUNTER_LIST, in that order, each named as the list
+ * names it (datagrams_received, ...). Its layout grows from release to release: read it by
+ * name or index (paxos_counter_get(), paxos_counter_value()) to stay independent of it. */
 struct paxos_counters {
+/** Declares one counter's field (expanded inside struct paxos_counters only). */
 #define PAXOS_COUNTER_FIELD(name, text) uint64_t name;
 	PAXOS_COUNTER_LIST(PAXOS_COUNTER_FIELD)
 #undef PAXOS_COUNTER_FIELD
 };
 
-/* "name=value name=value ...": only the counters that are not zero. Returns the length
- * written (truncated to cap - 1), like snprintf. */
+/** Writes "name=value name=value ..." into @p buf (@p cap bytes, NUL-terminated when @p cap
+ * is not 0): only the counters that are not zero. Returns the length the whole text takes, like
+ * snprintf: at least @p cap means it was truncated to @p cap - 1 bytes. */
 PAXOS_API size_t paxos_counters_format(const struct paxos_counters *c, char *buf, size_t cap);
 
-/*
- * Reading counters without depending on the struct's layout, which grows from release to
- * release (counters are added where they belong in the list): by name, or by index from 0
- * to paxos_counter_count() - 1. A program built against an older header keeps working with a
- * newer library this way; reading the fields directly ties it to one release.
+/**
+ * How many counters this library has. Read counters without depending on the struct's layout,
+ * which grows from release to release (counters are added where they belong in the list): by
+ * name, or by index from 0 to paxos_counter_count() - 1. A program built against an older
+ * header keeps working with a newer library this way; reading the fields directly ties it to
+ * one release.
  */
 PAXOS_API size_t paxos_counter_count(void);
-/* The name of counter i ("datagrams_received", ...), NULL past the last. */
+/** The name of counter @p i ("datagrams_received", ...), in static storage; NULL past the
+ * last. */
 PAXOS_API const char *paxos_counter_name(size_t i);
-/* The value of counter i in c, 0 past the last. */
+/** The value of counter @p i in @p c, 0 past the last. */
 PAXOS_API uint64_t paxos_counter_value(const struct paxos_counters *c, size_t i);
-/* PAXOS_OK and the value of the counter called name, or PAXOS_E_INVALID for a name this
- * library does not have. */
+/** Stores the value of the counter called @p name in *@p value and returns PAXOS_OK, or
+ * returns PAXOS_E_INVALID (and leaves *@p value alone) for a name this library does not have. */
 PAXOS_API int paxos_counter_get(const struct paxos_counters *c, const char *name, uint64_t *value);
 
-/* {"role":"...","id":N,"name":value,...}: every counter, as one JSON line. */
+/** Writes {"role":"...","id":N,"name":value,...}, every counter as one JSON line, into
+ * @p buf (@p cap bytes); @p role and @p id only label it. Returns the length the whole line
+ * takes, like paxos_counters_format(). */
 PAXOS_API size_t paxos_counters_json(const struct paxos_counters *c, const char *role, uint32_t id,
 				     char *buf, size_t cap);
 

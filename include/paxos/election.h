@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Leader election among proposers (thesis 3.6.3, 4.7), free of I/O: a heartbeat failure
  * detector plus the rule "the leader of partition P is the (P mod live)-th live proposer in
  * id order" (the lowest-id live one for a single log), and the oracle's manual override. Every
@@ -13,26 +14,27 @@
 
 struct paxos_election;
 
-/* The leader changed from previous to leader (either may be any proposer id). Called from
+/** The leader changed from previous to leader (either may be any proposer id). Called from
  * inside paxos_election_handle() and paxos_election_tick(). */
 typedef void (*paxos_leader_changed_fn)(void *arg, uint32_t leader, uint32_t previous);
 
+/** What an election is made with (paxos_election_options_from_config() fills it). */
 struct paxos_election_options {
-	uint32_t id;                   /* this proposer, below proposers */
-	uint32_t proposers;            /* 1 .. PAXOS_MAX_PROPOSERS */
-	paxos_time heartbeat_interval; /* microseconds between our heartbeats */
-	paxos_time heartbeat_timeout;  /* microseconds of silence after which a proposer is dead */
-	bool manual;                   /* start forced to manual_leader instead of electing */
-	uint32_t manual_leader;
-	paxos_leader_changed_fn changed; /* may be NULL */
-	void *changed_arg;
-	/* The partition (paxos.conf "partitions") this election picks a leader for: the live
+	uint32_t id;                   /**< this proposer, below proposers */
+	uint32_t proposers;            /**< 1 .. PAXOS_MAX_PROPOSERS */
+	paxos_time heartbeat_interval; /**< microseconds between our heartbeats */
+	paxos_time heartbeat_timeout; /**< microseconds of silence after which a proposer is dead */
+	bool manual;                  /**< start forced to manual_leader instead of electing */
+	uint32_t manual_leader;       /**< the leader when manual is set */
+	paxos_leader_changed_fn changed; /**< may be NULL */
+	void *changed_arg;               /**< changed's first argument, not owned */
+	/** The partition (paxos.conf "partitions") this election picks a leader for: the live
 	 * proposers share the partitions evenly, and a dead one's move to the others. 0: one
 	 * log, led by the lowest-id live proposer. */
 	uint32_t partition;
 };
 
-/*
+/**
  * Every proposer is presumed alive at creation (as if just heard), so a starting cluster
  * agrees on the lowest id at once instead of each proposer leading until it hears the
  * others. The first leader is paxos_election_leader(); changed is not called for it.
@@ -40,29 +42,32 @@ struct paxos_election_options {
  */
 PAXOS_API struct paxos_election *paxos_election_new(const struct paxos_election_options *o,
 						    paxos_time now);
+/** Frees the election; NULL is ignored. */
 PAXOS_API void paxos_election_free(struct paxos_election *e);
 
-/* A message sent to the proposers group: heartbeats, oracle orders and promises (which show
+/** A message sent to the proposers group: heartbeats, oracle orders and promises (which show
  * the owner of their ballot alive) are used, anything else (and anything out of range) is
  * ignored. */
 PAXOS_API void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m,
 				     paxos_time now);
 
-/* Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest
+/** Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest
  * instance our learner has not delivered), when one is due, and expires silent proposers. */
 PAXOS_API void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
 				   const struct paxos_emitter *out);
 
+/** The proposer this one takes for the leader now. */
 PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);
+/** Whether this proposer is the leader now. */
 PAXOS_API bool paxos_election_is_leader(const struct paxos_election *e);
 
-/* Whether the oracle (or the manual configuration) fixes the leader right now. */
+/** Whether the oracle (or the manual configuration) fixes the leader right now. */
 PAXOS_API bool paxos_election_forced(const struct paxos_election *e);
 
-/* Whether proposer id counts as alive at time now (this proposer always does). */
+/** Whether proposer id counts as alive at time now (this proposer always does). */
 PAXOS_API bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now);
 
-/* The next_iid the last heartbeat of proposer id carried (0: none heard). */
+/** The next_iid the last heartbeat of proposer id carried (0: none heard). */
 PAXOS_API paxos_iid paxos_election_next_iid_of(const struct paxos_election *e, uint32_t id);
 
 #endif

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The learner's protocol logic (thesis 3.3), free of I/O. */
+/**
+ * @file
+ * The learner's protocol logic (thesis 3.3), free of I/O. A node drives it
+ * (paxos_node_add_learner()); programs use these functions directly only to embed the core in
+ * their own I/O. A learner is not thread-safe, and its callbacks run inside
+ * paxos_learner_handle() and paxos_learner_tick(): they must not free the learner.
+ */
 #ifndef PAXOS_LEARNER_H
 #define PAXOS_LEARNER_H
 
@@ -8,22 +14,23 @@
 
 struct paxos_learner;
 
+/** Where a learner without a start instance begins (paxos.conf learner-start). */
 enum paxos_learner_start {
-	PAXOS_START_FROM_FIRST = 0,   /* fill everything from instance 1 */
-	PAXOS_START_FROM_CURRENT = 1, /* start at the first instance it can close */
+	PAXOS_START_FROM_FIRST = 0,   /**< fill everything from instance 1 */
+	PAXOS_START_FROM_CURRENT = 1, /**< start at the first instance it can close */
 };
 
-/* Called in instance order, exactly once per instance; value is valid during the call. */
+/** Called in instance order, exactly once per instance; value is valid during the call. */
 typedef void (*paxos_instance_delivered_fn)(void *arg, paxos_iid iid,
 					    const struct paxos_value *value);
 
-/* Called when an instance becomes closed (a quorum accepted it, or an acceptor said its value
+/** Called when an instance becomes closed (a quorum accepted it, or an acceptor said its value
  * is final), possibly before the instances below it are delivered, and again for each accepted
  * message that arrives for it while it waits for those: a proposer that re-runs it (its window
  * reached it after the first call) hears of it that way. The proposer uses it for event C. */
 typedef void (*paxos_instance_closed_fn)(void *arg, paxos_iid iid, const struct paxos_value *value);
 
-/*
+/**
  * Called once when instances from..to can no longer be learned: a quorum of acceptors
  * reported them trimmed (thesis 3.4.1), and the learner has not delivered them. Reports count
  * only up to the highest instance the learner has heard of. The learner skips them (next becomes to
@@ -32,7 +39,7 @@ typedef void (*paxos_instance_closed_fn)(void *arg, paxos_iid iid, const struct 
  */
 typedef void (*paxos_instances_trimmed_fn)(void *arg, paxos_iid from, paxos_iid to);
 
-/*
+/**
  * The answer to paxos_learner_fetch: status PAXOS_OK with the value chosen for iid (valid
  * during the call only), PAXOS_E_TRIMMED when the acceptors trimmed it (no quorum can answer
  * for it any more: load a snapshot), or PAXOS_E_TIMEOUT when no answer came in fetch_timeout;
@@ -41,44 +48,52 @@ typedef void (*paxos_instances_trimmed_fn)(void *arg, paxos_iid from, paxos_iid 
 typedef void (*paxos_instance_fetched_fn)(void *arg, paxos_iid iid, int status,
 					  const struct paxos_value *value);
 
-/* Repair (PAXOS_MSG_REPAIR): a learner stalled for PAXOS_REPAIR_AFTER hole checks asks the
+/** Repair (PAXOS_MSG_REPAIR): a learner stalled for PAXOS_REPAIR_AFTER hole checks asks the
  * leader to run its first missing instances again (at most PAXOS_REPAIR_SPAN from the next
  * to deliver), and again every PAXOS_REPAIR_EVERY hole checks while it stays stalled. */
 #define PAXOS_REPAIR_AFTER 2u
+/** Hole checks between two repair requests of a learner that stays stalled. */
 #define PAXOS_REPAIR_EVERY 2u
+/** Most instances, from the next to deliver, one repair request covers. */
 #define PAXOS_REPAIR_SPAN 16u
 
-/* Fetches outstanding at once; each holds a value buffer, allocated with the learner. */
+/** Fetches outstanding at once; each holds a value buffer, allocated with the learner. */
 #define PAXOS_LEARNER_MAX_FETCHES 16u
 
+/** What a learner is made with (paxos_learner_options_from_config() fills all but the
+ * callbacks). */
 struct paxos_learner_options {
-	uint32_t acceptors;       /* quorum is acceptors / 2 + 1 */
-	uint32_t window;          /* instances tracked from the next to deliver */
-	uint32_t max_value;       /* largest value it must store */
-	uint32_t repeat_batch;    /* most instances in one repeat request */
-	paxos_time hole_check;    /* interval between repeat requests for holes, microseconds */
-	paxos_time fetch_timeout; /* a fetch gives up after this long; 0: 50 hole checks */
-	enum paxos_learner_start start;
-	paxos_iid start_iid; /* non-zero: deliver from this instance on, whatever start says */
-	paxos_instance_delivered_fn deliver;
-	void *deliver_arg;
-	paxos_instance_closed_fn closed; /* may be NULL */
-	void *closed_arg;
-	paxos_instances_trimmed_fn
-	    trimmed; /* may be NULL: the instances are skipped all the same */
-	void *trimmed_arg;
+	uint32_t acceptors;       /**< quorum is acceptors / 2 + 1 */
+	uint32_t window;          /**< instances tracked from the next to deliver */
+	uint32_t max_value;       /**< largest value it must store */
+	uint32_t repeat_batch;    /**< most instances in one repeat request */
+	paxos_time hole_check;    /**< interval between repeat requests for holes, microseconds */
+	paxos_time fetch_timeout; /**< a fetch gives up after this long; 0: 50 hole checks */
+	enum paxos_learner_start start; /**< where to begin when start_iid is 0 */
+	paxos_iid start_iid; /**< non-zero: deliver from this instance on, whatever start says */
+	paxos_instance_delivered_fn deliver; /**< receives every instance in order; not NULL */
+	void *deliver_arg;                   /**< deliver's first argument, not owned */
+	paxos_instance_closed_fn closed;     /**< may be NULL */
+	void *closed_arg;                    /**< closed's first argument, not owned */
+	/** Told of instances trimmed before they were learned; may be NULL: the instances are
+	 * skipped all the same. */
+	paxos_instances_trimmed_fn trimmed;
+	void *trimmed_arg; /**< trimmed's first argument, not owned */
 };
 
-/* Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
+/** Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
  * buffer per instance tracked. The configuration check refuses more than the machine can
  * hold. */
 PAXOS_API uint64_t paxos_learner_memory(const struct paxos_learner_options *o);
 
+/** A new learner with options @p o (copied), counting into @p counters, which it does not own
+ * and which must outlive it. NULL on bad options or no memory. */
 PAXOS_API struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 						  struct paxos_counters *counters);
+/** Frees the learner, dropping outstanding fetches without calling them; NULL is ignored. */
 PAXOS_API void paxos_learner_free(struct paxos_learner *l);
 
-/* Handle one message sent to the learners group (accepted, acceptor state, trimmed) or a
+/** Handle one message sent to the learners group (accepted, acceptor state, trimmed) or a
  * leader's accept, whose value the (usually valueless) accepted messages name; anything else
  * is ignored. Deliveries, the trimmed callback and fetch answers happen inside this call; a
  * learner catching up, or lacking the value a quorum named, may send a repeat request
@@ -86,7 +101,7 @@ PAXOS_API void paxos_learner_free(struct paxos_learner *l);
 PAXOS_API void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m,
 				    paxos_time now, const struct paxos_emitter *out);
 
-/*
+/**
  * Periodic hole check: asks the acceptors again for instances it is missing. A stalled
  * learner asks every hole_check. One that is behind (a whole repeat_batch from next on known
  * to exist and none of it closed, e.g. restarted on a long-running cluster) asks for a batch
@@ -99,7 +114,7 @@ PAXOS_API void paxos_learner_handle(struct paxos_learner *l, const struct paxos_
 PAXOS_API void paxos_learner_tick(struct paxos_learner *l, paxos_time now,
 				  const struct paxos_emitter *out);
 
-/*
+/**
  * Fetch the value of one instance, typically one delivered in the past (thesis 3.3): asks the
  * acceptors again for iid (repeat iid..iid, resent every hole_check), and calls done once,
  * from a later paxos_learner_handle or paxos_learner_tick: with the value when a quorum
@@ -112,10 +127,10 @@ PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_
 				  paxos_instance_fetched_fn done, void *arg,
 				  const struct paxos_emitter *out);
 
-/* The lowest instance not yet delivered. */
+/** The lowest instance not yet delivered. */
 PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
-/* Highest instance the acceptors report having accepted (accepted messages, and each
+/** Highest instance the acceptors report having accepted (accepted messages, and each
  * acceptor's last state, which replaces its earlier reports); 0 if none. */
 PAXOS_API paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);
 

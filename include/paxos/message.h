@@ -1,51 +1,65 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Protocol messages, as the I/O-free cores see them (decoded, zero-copy). */
+/**
+ * @file
+ * Protocol messages, as the I/O-free cores see them (decoded, zero-copy), and the emitter the
+ * cores send them through. Only programs that drive the cores themselves (rather than through
+ * a node, paxos/node.h) need this header; the wire format itself is private to the library.
+ *
+ * Values inside a message point into memory the message's producer owns (a received
+ * datagram, a store's record): they are valid as long as the call that hands the message over.
+ */
 #ifndef PAXOS_MESSAGE_H
 #define PAXOS_MESSAGE_H
 
 #include <paxos/types.h>
 
+/** The kind of a protocol message: which member of paxos_message.u holds it. */
 enum paxos_msg_type {
-	PAXOS_MSG_PREPARE = 1,         /* proposer -> acceptors */
-	PAXOS_MSG_PROMISE = 2,         /* acceptor -> proposers */
-	PAXOS_MSG_ACCEPT = 3,          /* proposer -> acceptors, and learners listen */
-	PAXOS_MSG_ACCEPTED = 4,        /* acceptor -> learners */
-	PAXOS_MSG_REJECT = 5,          /* acceptor -> proposers */
-	PAXOS_MSG_REPEAT = 6,          /* learner -> acceptors */
-	PAXOS_MSG_TRIM = 7,            /* application/learner -> acceptors */
-	PAXOS_MSG_ACCEPTOR_STATE = 8,  /* acceptor -> learners, periodically */
-	PAXOS_MSG_CLIENT_VALUE = 9,    /* client -> proposers (submit group) */
-	PAXOS_MSG_TRIMMED = 10,        /* acceptor -> learners: asked for trimmed instances */
-	PAXOS_MSG_HEARTBEAT = 11,      /* proposer -> proposers: failure detection */
-	PAXOS_MSG_LEADER = 12,         /* oracle -> proposers: force the leader */
-	PAXOS_MSG_REPAIR = 13,         /* learner -> proposers: re-run instances it cannot close */
-	PAXOS_MSG_ACCEPTOR_HELLO = 14, /* acceptor -> acceptors, periodically: id and incarnation */
-	PAXOS_MSG_RECOVER_ASK = 15,    /* recovering acceptor -> proposers: your highest ballot? */
-	PAXOS_MSG_RECOVER_INFO = 16,   /* acceptor or proposer -> acceptors: the answer */
-	PAXOS_MSG_TYPE_MAX = 16
+	PAXOS_MSG_PREPARE = 1,        /**< proposer -> acceptors */
+	PAXOS_MSG_PROMISE = 2,        /**< acceptor -> proposers */
+	PAXOS_MSG_ACCEPT = 3,         /**< proposer -> acceptors, and learners listen */
+	PAXOS_MSG_ACCEPTED = 4,       /**< acceptor -> learners */
+	PAXOS_MSG_REJECT = 5,         /**< acceptor -> proposers */
+	PAXOS_MSG_REPEAT = 6,         /**< learner -> acceptors */
+	PAXOS_MSG_TRIM = 7,           /**< application/learner -> acceptors */
+	PAXOS_MSG_ACCEPTOR_STATE = 8, /**< acceptor -> learners, periodically */
+	PAXOS_MSG_CLIENT_VALUE = 9,   /**< client -> proposers (submit group) */
+	PAXOS_MSG_TRIMMED = 10,       /**< acceptor -> learners: asked for trimmed instances */
+	PAXOS_MSG_HEARTBEAT = 11,     /**< proposer -> proposers: failure detection */
+	PAXOS_MSG_LEADER = 12,        /**< oracle -> proposers: force the leader */
+	PAXOS_MSG_REPAIR = 13,        /**< learner -> proposers: re-run instances it cannot close */
+	PAXOS_MSG_ACCEPTOR_HELLO =
+	    14,                      /**< acceptor -> acceptors, periodically: id and incarnation */
+	PAXOS_MSG_RECOVER_ASK = 15,  /**< recovering acceptor -> proposers: your highest ballot? */
+	PAXOS_MSG_RECOVER_INFO = 16, /**< acceptor or proposer -> acceptors: the answer */
+	PAXOS_MSG_TYPE_MAX = 16      /**< the highest type */
 };
 
+/** Phase 1a: a proposer asks for promises in instance iid at ballot. */
 struct paxos_prepare {
-	paxos_iid iid;
-	paxos_ballot ballot;
+	paxos_iid iid;       /**< the instance */
+	paxos_ballot ballot; /**< the ballot to promise */
 };
 
-/* value_ballot == 0 means the acceptor has accepted nothing for iid. */
+/** Phase 1b: an acceptor promises not to accept below ballot in iid, and reports what it
+ * accepted there before. value_ballot == 0 means the acceptor has accepted nothing for iid. */
 struct paxos_promise {
-	paxos_iid iid;
-	paxos_ballot ballot;
-	paxos_ballot value_ballot;
-	struct paxos_value value;
-	uint32_t acceptor_id;
+	paxos_iid iid;             /**< the instance */
+	paxos_ballot ballot;       /**< the ballot promised */
+	paxos_ballot value_ballot; /**< ballot of the value accepted before; 0: none */
+	struct paxos_value value;  /**< the value accepted before (len 0 when none) */
+	uint32_t acceptor_id;      /**< the acceptor promising */
 };
 
+/** Phase 2a: the leader asks the acceptors to accept value in iid at ballot. */
 struct paxos_accept {
-	paxos_iid iid;
-	paxos_ballot ballot;
-	struct paxos_value value;
+	paxos_iid iid;            /**< the instance */
+	paxos_ballot ballot;      /**< the leader's ballot */
+	struct paxos_value value; /**< the value to accept */
 };
 
-/*
+/**
+ * Phase 2b: an acceptor accepted (iid, ballot); the learners count these to a quorum.
  * final: the sender knows value is the one chosen (learning acceptor or serializer).
  * valueless: value is left out (its len 0). An acceptor's answer to an accept says only that
  * it accepted (iid, ballot): that pair names exactly one value, which the learners took from
@@ -53,105 +67,111 @@ struct paxos_accept {
  * once per receiver. Repeats and final answers carry the value.
  */
 struct paxos_accepted {
-	paxos_iid iid;
-	paxos_ballot ballot;
-	struct paxos_value value;
-	uint32_t acceptor_id;
-	bool final;
-	bool valueless;
+	paxos_iid iid;            /**< the instance */
+	paxos_ballot ballot;      /**< the ballot accepted */
+	struct paxos_value value; /**< the value accepted (len 0 when valueless) */
+	uint32_t acceptor_id;     /**< the acceptor that accepted */
+	bool final;               /**< the sender knows value is the one chosen */
+	bool valueless;           /**< value is left out: (iid, ballot) names it */
 };
 
-/* ballot is the acceptor's promise: the ballot to beat. */
+/** An acceptor refuses a prepare or accept; ballot is its promise: the ballot to beat. */
 struct paxos_reject {
-	paxos_iid iid;
-	paxos_ballot ballot;
-	uint32_t acceptor_id;
+	paxos_iid iid;        /**< the instance */
+	paxos_ballot ballot;  /**< the acceptor's promise: the ballot to beat */
+	uint32_t acceptor_id; /**< the acceptor refusing */
 };
 
-/* Ask acceptors to resend what they accepted for instances from..to (inclusive). */
+/** Ask acceptors to resend what they accepted for instances from..to (inclusive). */
 struct paxos_repeat {
-	paxos_iid from;
-	paxos_iid to;
+	paxos_iid from; /**< first instance asked for */
+	paxos_iid to;   /**< last instance asked for */
 };
 
-/* Instances up to and including iid may be dropped (thesis 3.4.1). */
+/** Instances up to and including iid may be dropped (thesis 3.4.1). */
 struct paxos_trim {
-	paxos_iid iid;
+	paxos_iid iid; /**< the highest instance that may be dropped */
 };
 
+/** An acceptor's periodic report to the learners, so that they find their holes. */
 struct paxos_acceptor_state {
-	uint32_t acceptor_id;
-	paxos_iid highest_accepted; /* 0: nothing accepted yet */
-	paxos_iid trim_iid;         /* 0: nothing trimmed */
+	uint32_t acceptor_id;       /**< the reporting acceptor */
+	paxos_iid highest_accepted; /**< 0: nothing accepted yet */
+	paxos_iid trim_iid;         /**< 0: nothing trimmed */
 };
 
+/** A value a client submits to the proposers (one paxos_node_submit()). */
 struct paxos_client_value {
-	struct paxos_value value;
+	struct paxos_value value; /**< the client's bytes */
 };
 
-/* Instances up to and including iid were trimmed by this acceptor: they cannot be repeated. */
+/** Instances up to and including iid were trimmed by this acceptor: they cannot be repeated. */
 struct paxos_trimmed {
-	uint32_t acceptor_id;
-	paxos_iid iid;
+	uint32_t acceptor_id; /**< the acceptor that trimmed */
+	paxos_iid iid;        /**< its trim point */
 };
 
-/* A proposer is alive; next_iid is the lowest instance its learner has not delivered. */
+/** A proposer is alive (leader election, paxos/election.h). */
 struct paxos_heartbeat {
-	uint32_t proposer_id;
-	paxos_iid next_iid;
+	uint32_t proposer_id; /**< the proposer alive */
+	paxos_iid next_iid;   /**< the lowest instance its learner has not delivered */
 };
 
-/*
+/**
  * A learner stalled on instances from..to (inclusive) that repeats did not close: no ballot has
  * a quorum among the acceptors it hears, e.g. the quorum that chose a value lost a member. The
  * leader runs phase 1 and 2 again for those it has decided or closed already (the others it
  * drives anyway), with the acceptors that are up.
  */
 struct paxos_repair {
-	paxos_iid from;
-	paxos_iid to;
+	paxos_iid from; /**< first instance to run again */
+	paxos_iid to;   /**< last instance to run again */
 };
 
-/*
+/**
  * Acceptor recovery (see acceptor.h): every acceptor says it is alive with its incarnation
  * (a random number drawn at each start), so that two acceptors with one id are found; one that
  * lost its state says it is recovering, and the others answer with a RECOVER_INFO. So do the
  * proposers, asked with a RECOVER_ASK.
  */
 struct paxos_acceptor_hello {
-	uint32_t acceptor_id;
-	uint64_t incarnation;
-	bool recovering;
-	uint64_t age;  /* since this acceptor started (us; ticks if not told): the later start is
+	uint32_t acceptor_id; /**< the sender's id */
+	uint64_t incarnation; /**< the sender's incarnation, drawn at its start */
+	bool recovering;      /**< the sender recovers lost state */
+	uint64_t age;  /**< since this acceptor started (us; ticks if not told): the later start is
 			  younger */
-	uint64_t echo; /* the incarnation of another acceptor with this id last heard, or 0 */
+	uint64_t echo; /**< the incarnation of another acceptor with this id last heard, or 0 */
 };
 
+/** A recovering acceptor asks the proposers for the highest ballot they used. */
 struct paxos_recover_ask {
-	uint32_t acceptor_id;
-	uint64_t incarnation;
+	uint32_t acceptor_id; /**< the recovering acceptor */
+	uint64_t incarnation; /**< its incarnation */
 };
 
-/* role is PAXOS_ROLE_ACCEPTOR or PAXOS_ROLE_PROPOSER; highest_iid: the highest instance the
- * sender accepted a value for (an acceptor) or sent an accept for (a proposer);
- * highest_ballot: the highest ballot it promised (an acceptor, since its start) or used. */
+/** The answer to a recovering acceptor's hello (from an acceptor) or recover ask (from a
+ * proposer). */
 struct paxos_recover_info {
-	uint32_t role;
-	uint32_t sender_id;
-	uint32_t acceptor_id; /* the recovering acceptor */
-	uint64_t incarnation; /* its incarnation, as it asked */
-	paxos_iid highest_iid;
-	paxos_ballot highest_ballot;
+	uint32_t role;               /**< PAXOS_ROLE_ACCEPTOR or PAXOS_ROLE_PROPOSER: who answers */
+	uint32_t sender_id;          /**< the answering member's id */
+	uint32_t acceptor_id;        /**< the recovering acceptor */
+	uint64_t incarnation;        /**< its incarnation, as it asked */
+	paxos_iid highest_iid;       /**< the highest instance the sender accepted a value for (an
+					acceptor) or sent an accept for (a proposer) */
+	paxos_ballot highest_ballot; /**< the highest ballot it promised (an acceptor, since its
+					start) or used (a proposer) */
 };
 
-/* Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
+/** paxos_leader.leader_id that ends the oracle's override: the proposers elect again. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
+/** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
 struct paxos_leader {
-	uint32_t leader_id;
+	uint32_t leader_id; /**< the proposer to lead, or PAXOS_LEADER_AUTO */
 };
 
+/** A decoded protocol message: its type and the member of u that type names. */
 struct paxos_message {
-	enum paxos_msg_type type;
+	enum paxos_msg_type type; /**< which member of u holds the message */
 	union {
 		struct paxos_prepare prepare;
 		struct paxos_promise promise;
@@ -169,45 +189,48 @@ struct paxos_message {
 		struct paxos_acceptor_hello acceptor_hello;
 		struct paxos_recover_ask recover_ask;
 		struct paxos_recover_info recover_info;
-	} u;
+	} u; /**< the message, in the member named like its type */
 };
 
-/* The name of a message type ("prepare", ...), or "unknown". */
+/** The name of a message type ("prepare", ...), or "unknown" (static storage). */
 PAXOS_API const char *paxos_msg_type_name(enum paxos_msg_type type);
 
-/* The group a message type is sent to (PAXOS_GROUP_COUNT for an unknown type); a message
+/** The group a message type is sent to (PAXOS_GROUP_COUNT for an unknown type); a message
  * that arrives on another group is ignored. */
 PAXOS_API enum paxos_group paxos_msg_group(enum paxos_msg_type type);
 
-/* Whether every ballot m carries is plausible (paxos_ballot_plausible); true for types that
+/** Whether every ballot m carries is plausible (paxos_ballot_plausible); true for types that
  * carry none. */
 PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
 
-/* The acceptor m names as its sender (promise, accepted, reject, acceptor state, trimmed,
+/** The acceptor m names as its sender (promise, accepted, reject, acceptor state, trimmed,
  * acceptor hello, recover ask) in *id; false for types that name none. The node drops such a
  * message unless the datagram's header says it comes from that acceptor, so one datagram
  * cannot speak for several. */
 PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 
-/* The proposer m speaks for (prepare and accept: their ballot's proposer; heartbeat) in *id;
+/** The proposer m speaks for (prepare and accept: their ballot's proposer; heartbeat) in *id;
  * false for types that name none. The node drops such a message unless the datagram's header
  * says it comes from that proposer: a client or learner cannot send a proposer's ballot. */
 PAXOS_API bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id);
 
-/* The value field of m (promise, accept, accepted, client value), or NULL for a type that
+/** The value field of m (promise, accept, accepted, client value), or NULL for a type that
  * carries none (or a valueless accepted). Like strchr, the result is writable when m is. */
 PAXOS_API struct paxos_value *paxos_msg_value(const struct paxos_message *m);
 
-/*
+/**
  * The cores never do I/O: they hand each outgoing message to an emitter with the group it
  * is for. Values inside m are only valid during the call; an emitter that keeps the message
  * must copy them (the libevent adapter encodes it into a datagram at once).
  */
 struct paxos_emitter {
-	void (*emit)(void *ctx, enum paxos_group to, const struct paxos_message *m);
-	void *ctx;
+	void (*emit)(void *ctx, enum paxos_group to,
+		     const struct paxos_message *m); /**< receives each message and the group it is
+							for; must not call back into the core */
+	void *ctx; /**< emit's first argument, not owned by the core */
 };
 
+/** Hands @p m, for group @p to, to the emitter @p out: out->emit(out->ctx, to, m). */
 static inline void paxos_emit(const struct paxos_emitter *out, enum paxos_group to,
 			      const struct paxos_message *m)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * Metrics over HTTP for a node, on the node's libevent loop (paxos.conf metrics-listen):
  *   GET /metrics  every event counter of each hosted role and of the transport, and the
  *                 roles' levels (leader, ballot, instances delivered, ...), in the Prometheus
@@ -17,16 +18,18 @@
 struct event_base;
 struct paxos_metrics;
 
-/* Listens at cfg's metrics-listen (an IPv4 address of this host, or 0.0.0.0) and serves node,
- * which must outlive the server. NULL on error (metrics-listen not set, address not local,
- * port in use), with err filled:
- * "metrics-listen 127.0.0.1:9500: cannot listen: Address already in use". */
+/** Listens at cfg's metrics-listen (an IPv4 address of this host, or 0.0.0.0) and serves node,
+ * which must outlive the server. Call it, and paxos_metrics_free(), from the loop's thread.
+ * Returns the server, owned by the caller, or NULL on error (metrics-listen not set, address not
+ * local, port in use), with err filled: "metrics-listen 127.0.0.1:9500: cannot listen: Address
+ * already in use". */
 PAXOS_API struct paxos_metrics *paxos_metrics_new(struct event_base *base,
 						  const struct paxos_node *node,
 						  const struct paxos_config *cfg, char *err,
 						  size_t errlen);
 
-/* Stops listening and closes open connections. */
+/** Stops listening, closes open connections and frees @p m; NULL is ignored. Free it before
+ * the node it serves. */
 PAXOS_API void paxos_metrics_free(struct paxos_metrics *m);
 
 #endif

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The cores' option structs filled from a configuration (lib/config/options.c): the cores
- * themselves take only their own options and know nothing of paxos.conf. */
+/**
+ * @file
+ * The cores' option structs filled from a configuration (lib/config/options.c): the cores
+ * themselves take only their own options and know nothing of paxos.conf.
+ */
 #ifndef PAXOS_OPTIONS_H
 #define PAXOS_OPTIONS_H
 
@@ -10,18 +13,20 @@
 #include <paxos/learner.h>
 #include <paxos/proposer.h>
 
-/* Fills options from a configuration. */
+/** Fills @p o for acceptor @p id from @p cfg (which it only reads). */
 PAXOS_API void paxos_acceptor_options_from_config(struct paxos_acceptor_options *o,
 						  const struct paxos_config *cfg, uint32_t id);
 
-/* Fills options from a configuration (callbacks left NULL). */
+/** Fills options from a configuration (callbacks left NULL). */
 PAXOS_API void paxos_learner_options_from_config(struct paxos_learner_options *o,
 						 const struct paxos_config *cfg);
 
+/** Fills @p o for proposer @p id from @p cfg: epoch 0 and epoch_due NULL, which the caller sets
+ * (paxos/epoch.h). */
 PAXOS_API void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 						  const struct paxos_config *cfg, uint32_t id);
 
-/* Fills options from a configuration (callback left NULL). */
+/** Fills options from a configuration (callback left NULL). */
 PAXOS_API void paxos_election_options_from_config(struct paxos_election_options *o,
 						  const struct paxos_config *cfg, uint32_t id);
 

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Include this one header: it
- * includes every public one. */
+/**
+ * @file
+ * libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Include this one header: it
+ * includes every public one.
+ */
 #ifndef PAXOS_PAXOS_H
 #define PAXOS_PAXOS_H
 

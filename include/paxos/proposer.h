@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
+/**
+ * @file
  * The proposer's protocol logic (thesis 3.5), free of I/O: a sliding window of instances,
  * each an explicit state machine with the states and events of thesis Fig. 3.1.
  */
@@ -11,11 +12,11 @@
 
 struct paxos_proposer;
 
-/* Ballots have room for this many epochs (incarnation numbers), so that every ballot fits in
+/** Ballots have room for this many epochs (incarnation numbers), so that every ballot fits in
  * 64 bits; a proposer uses only the first PAXOS_PLAUSIBLE_EPOCHS of them (paxos/types.h). */
 #define PAXOS_PROPOSER_EPOCH_LIMIT (1u << 25)
 
-/*
+/**
  * The proposer takes epoch: it is about to use a ballot in the range of a later epoch than any
  * it used so far (INCREMENTSKIP past a proposer of a later incarnation, or its rounds used up;
  * rare). The proposer does not wait for storage: this is a storage write it emits, like its
@@ -26,90 +27,99 @@ struct paxos_proposer;
  */
 typedef void (*paxos_epoch_due_fn)(void *arg, uint32_t epoch);
 
+/** What a proposer is made with (paxos_proposer_options_from_config() fills all but epoch and
+ * the callback). */
 struct paxos_proposer_options {
-	uint32_t id; /* 0 .. PAXOS_MAX_PROPOSERS-1 */
-	/* This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
+	uint32_t id; /**< 0 .. PAXOS_MAX_PROPOSERS-1 */
+	/** This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
 	 * higher one (paxos_epoch_store_ops.next), or it could reuse its earlier ballots. */
 	uint32_t epoch;
-	paxos_epoch_due_fn epoch_due;
-	void *epoch_due_arg;
-	uint32_t acceptors;    /* quorum is acceptors / 2 + 1 */
-	uint32_t window;       /* instances with phase 1 pre-executed */
-	uint32_t concurrency;  /* instances in phase 2 at once; 1 = FIFO */
-	uint32_t pending_size; /* bounded pending list of client values */
-	uint32_t
-	    max_value; /* largest instance value: a frame of client values (lib/core/batch.h) */
-	uint32_t batch_limit;      /* client values per instance; 0 or 1 = one (thesis 3.7.4) */
-	uint32_t max_backlog;      /* flow control: see paxos.conf proposer-max-backlog; 0 = off */
-	paxos_time phase1_timeout; /* microseconds */
-	paxos_time phase2_timeout;
-	bool adaptive;              /* timeouts follow measured round trips */
-	paxos_time timeout_floor;   /* adaptive timeouts stay above; 0: none */
-	paxos_time timeout_ceiling; /* no timeout exceeds it; 0: no ceiling */
-	/* A proposer in a later epoch than 1 (restarted) answers a recovering acceptor only
+	paxos_epoch_due_fn epoch_due; /**< told of every later epoch taken; NULL: never takes one */
+	void *epoch_due_arg;          /**< epoch_due's first argument, not owned */
+	uint32_t acceptors;           /**< quorum is acceptors / 2 + 1 */
+	uint32_t window;              /**< instances with phase 1 pre-executed */
+	uint32_t concurrency;         /**< instances in phase 2 at once; 1 = FIFO */
+	uint32_t pending_size;        /**< bounded pending list of client values */
+	/** Largest instance value: a frame of client values (lib/core/batch.h). */
+	uint32_t max_value;
+	uint32_t batch_limit; /**< client values per instance; 0 or 1 = one (thesis 3.7.4) */
+	uint32_t max_backlog; /**< flow control: see paxos.conf proposer-max-backlog; 0 = off */
+	paxos_time phase1_timeout;  /**< initial phase 1 timeout, microseconds */
+	paxos_time phase2_timeout;  /**< initial phase 2 timeout, microseconds */
+	bool adaptive;              /**< timeouts follow measured round trips */
+	paxos_time timeout_floor;   /**< adaptive timeouts stay above; 0: none */
+	paxos_time timeout_ceiling; /**< no timeout exceeds it; 0: no ceiling */
+	/** A proposer in a later epoch than 1 (restarted) answers a recovering acceptor only
 	 * once it has run this long (microseconds): its answer covers the accepts of this life
 	 * only, and those of its earlier life may still be on their way. 0: at once. */
 	paxos_time recovery_grace;
 };
 
-/* Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
+/** Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
  * pending list, (pending_size + values in flight) x max_value, and the window's values,
  * window x 2 x max_value. The configuration check refuses more than the machine can hold. */
 PAXOS_API uint64_t paxos_proposer_memory(const struct paxos_proposer_options *o);
 
+/** A new proposer with options @p o (copied), counting into @p counters, which it does not own
+ * and which must outlive it. NULL on bad options or no memory. Not thread-safe: call a
+ * proposer from one thread at a time. */
 PAXOS_API struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o,
 						    struct paxos_counters *counters);
+/** Frees the proposer and the values it holds; NULL is ignored. */
 PAXOS_API void paxos_proposer_free(struct paxos_proposer *p);
 
-/* Become leader from instance first (the lowest not delivered) and pre-execute phase 1 for
+/** Become leader from instance first (the lowest not delivered) and pre-execute phase 1 for
  * the window; or stop leading (leader false), keeping pending values. */
 PAXOS_API void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,
 					 paxos_time now, const struct paxos_emitter *out);
+/** Whether the proposer leads now (paxos_proposer_set_leader()). */
 PAXOS_API bool paxos_proposer_is_leader(const struct paxos_proposer *p);
 
-/* A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
+/** A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
  * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. Every proposer,
  * leader or not, queues client values; a value seen delivered (and not proposed by us) leaves
  * the queue, or is not queued when it arrives after its delivery (values_settled). */
 PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 				    paxos_time now, const struct paxos_emitter *out);
 
-/* The two halves of paxos_proposer_submit: queue takes a value without giving it to an
+/** The two halves of paxos_proposer_submit: queue takes a value without giving it to an
  * instance yet (same returns as submit); assign gives queued values to the instances ready
  * for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
 PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
+/** The second half of paxos_proposer_submit(): gives queued values to the instances ready for
+ * them (see paxos_proposer_queue()). */
 PAXOS_API void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 				     const struct paxos_emitter *out);
 
-/* Handle one message sent to the proposers group (promise, reject) or a client value. */
+/** Handle one message sent to the proposers group (promise, reject) or a client value. */
 PAXOS_API void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message *m,
 				     paxos_time now, const struct paxos_emitter *out);
 
-/* The internal learner closed instance iid (event C). */
+/** The internal learner closed instance iid (event C). */
 PAXOS_API void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid,
 				     const struct paxos_value *v, paxos_time now,
 				     const struct paxos_emitter *out);
 
-/* The internal learner delivered instance iid (events D0..D5); the window slides. */
+/** The internal learner delivered instance iid (events D0..D5); the window slides. */
 PAXOS_API void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
 					const struct paxos_value *v, paxos_time now,
 					const struct paxos_emitter *out);
 
-/* Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
+/** Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
 PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
 				   const struct paxos_emitter *out);
 
-/* Values waiting in the pending list. */
+/** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 
-/* The highest epoch the proposer uses ballots of: its own, or one it raised to. */
+/** The highest epoch the proposer uses ballots of: its own, or one it raised to. */
 PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
 
-/* The highest ballot the proposer prepared with (0: none yet). */
+/** The highest ballot the proposer prepared with (0: none yet). */
 PAXOS_API paxos_ballot paxos_proposer_ballot(const struct paxos_proposer *p);
 
-/* Instances of the window not free for a new client value: holding a value, in phase 2 or
+/** Instances of the window not free for a new client value: holding a value, in phase 2 or
  * closed and waiting for delivery: at most the window (proposer-window). */
 PAXOS_API uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p);
 
