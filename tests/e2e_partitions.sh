@@ -24,7 +24,8 @@ sed -e "s|^partitions .*|partitions 2|" \
 grep -q "^partitions 2$" "$CONF" || fail "cannot set partitions in paxos.conf"
 
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
-for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0 --metrics-listen 127.0.0.1:9531
+start proposer1 paxos-proposer -c "$CONF" -i 1
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 start learner2 paxos-learner -c "$CONF" --partitions 1 -o "$WORK/learner2.out"
 sleep 0.5
@@ -69,6 +70,12 @@ proposed() { # proposed PROPOSER PARTITION: values it proposed for that partitio
 	fail "proposer 0 proposed $(proposed 0 0) values of partition 0 and proposer 1 $(proposed 1 1) of partition 1, want 2000 each"
 [ "$(proposed 0 1)" -eq 0 ] && [ "$(proposed 1 0)" -eq 0 ] ||
 	fail "a proposer proposed for the partition it does not lead"
+# Proposer 0's /metrics labels every sample with its partition.
+curl -s http://127.0.0.1:9531/metrics >"$WORK/metrics.txt" || fail "no /metrics from proposer 0"
+for p in 0 1; do
+	grep -q "^paxos_proposer_leader{role=\"proposer\",id=\"0\",partition=\"$p\"} $p\$" \
+		"$WORK/metrics.txt" || fail "proposer 0's /metrics does not show partition $p led by $p"
+done
 echo "e2e_partitions: 1. each proposer led one partition; 2000 values each delivered"
 
 # 2. The leader of partition 1 dies: proposer 0 takes it, partition 0 goes on.

@@ -25,12 +25,13 @@ START_TEST(test_families_grouped_in_first_order)
 {
 	const struct paxos_sample s[] = {
 	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
-	     false},
-	    {"proposer_ballot", "ballot now", PAXOS_METRIC_GAUGE, "proposer", 1, 201, false},
+	     false, false, 0},
+	    {"proposer_ballot", "ballot now", PAXOS_METRIC_GAUGE, "proposer", 1, 201, false, false,
+	     0},
 	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "acceptor", 2, 7,
-	     false},
+	     false, false, 0},
 	    {"phase1_timeout_seconds", "phase 1 timeout", PAXOS_METRIC_GAUGE, "proposer", 1, 20000,
-	     true},
+	     true, false, 0},
 	};
 	char buf[2048];
 	size_t len = paxos_exposition(s, 4, buf, sizeof(buf));
@@ -53,9 +54,9 @@ START_TEST(test_values_and_escaping)
 {
 	const struct paxos_sample s[] = {
 	    {"x", "a \\ b\nc \"quoted\"", PAXOS_METRIC_GAUGE, "we\"ird\\\n", UINT32_MAX, UINT64_MAX,
-	     false},
-	    {"y", "h", PAXOS_METRIC_GAUGE, "r", 0, 12000001, true},
-	    {"z", "h", PAXOS_METRIC_COUNTER, "r", 0, 0, false},
+	     false, false, 0},
+	    {"y", "h", PAXOS_METRIC_GAUGE, "r", 0, 12000001, true, false, 0},
+	    {"z", "h", PAXOS_METRIC_COUNTER, "r", 0, 0, false, false, 0},
 	};
 	char buf[1024];
 	paxos_exposition(s, 3, buf, sizeof(buf));
@@ -72,11 +73,30 @@ START_TEST(test_values_and_escaping)
 END_TEST
 
 /* Like snprintf: the length of the whole text, and as much of it as fits, NUL-terminated. */
+/* Several partitions: each sample says whose log it counts. */
+START_TEST(test_partition_label)
+{
+	const struct paxos_sample s[] = {
+	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
+	     false, true, 0},
+	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 7,
+	     false, true, 1},
+	};
+	char buf[1024];
+	paxos_exposition(s, 2, buf, sizeof(buf));
+	ck_assert_str_eq(
+	    buf, "# HELP paxos_values_delivered_total instances delivered\n"
+		 "# TYPE paxos_values_delivered_total counter\n"
+		 "paxos_values_delivered_total{role=\"learner\",id=\"0\",partition=\"0\"} 42\n"
+		 "paxos_values_delivered_total{role=\"learner\",id=\"0\",partition=\"1\"} 7\n");
+}
+END_TEST
+
 START_TEST(test_truncation_measures_the_whole_text)
 {
 	const struct paxos_sample s[] = {
 	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
-	     false},
+	     false, false, 0},
 	};
 	char full[512], small[20];
 	size_t len = paxos_exposition(s, 1, full, sizeof(full));
@@ -160,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, test_families_grouped_in_first_order);
 	tcase_add_test(tc, test_values_and_escaping);
 	tcase_add_test(tc, test_truncation_measures_the_whole_text);
+	tcase_add_test(tc, test_partition_label);
 	tcase_add_test(tc, test_every_counter);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

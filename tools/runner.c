@@ -333,8 +333,8 @@ static int parse_partitions(const char *p, const char *text, uint32_t count, uin
 	return 0;
 }
 
-/* One node per hosted partition on base, each with the roles of the spec; the first one also
- * serves the metrics. Returns 0, or 1 with the reason printed (nodes made so far are in
+/* One node per hosted partition on base, each with the roles of the spec; the metrics server
+ * (of the first) serves them all. Returns 0, or 1 with the reason printed (nodes made so far are in
  * nodes[], for the caller to free). */
 static int host_partitions(const struct paxos_runner_spec *spec, struct event_base *base,
 			   const struct paxos_config *cfg, uint64_t hosted, uint32_t id, bool fresh,
@@ -361,6 +361,9 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 			fprintf(stderr, "%s: %s\n", spec->program, err);
 			status = 1;
 		} else if (first && start_metrics(spec->program, base, nodes[p], cfg, metrics))
+			status = 1;
+		else if (!first && *metrics &&
+			 paxos_metrics_add_node(*metrics, nodes[p]) != PAXOS_OK)
 			status = 1;
 		else if (host_roles(spec, part, nodes[p], id, fresh, &outs[p]) != 0)
 			status = 1;

@@ -28,6 +28,13 @@ PAXOS_API struct paxos_metrics *paxos_metrics_new(struct event_base *base,
 						  const struct paxos_config *cfg, char *err,
 						  size_t errlen);
 
+/** Serves @p node too, from now on: a process that hosts several partitions (one node each)
+ * adds the others' nodes to the first one's server, and /metrics labels every sample with its
+ * partition; /health is 503 once any of them failed. @p node must outlive the server. Returns
+ * PAXOS_OK, PAXOS_E_INVALID for NULL arguments, or PAXOS_E_FULL past PAXOS_MAX_PARTITIONS
+ * nodes. Call it from the loop's thread. */
+PAXOS_API int paxos_metrics_add_node(struct paxos_metrics *m, const struct paxos_node *node);
+
 /** Stops listening, closes open connections and frees @p m; NULL is ignored. Free it before
  * the node it serves. */
 PAXOS_API void paxos_metrics_free(struct paxos_metrics *m);

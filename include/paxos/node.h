@@ -172,6 +172,11 @@ PAXOS_API int paxos_node_failed(const struct paxos_node *n);
 /** Lowest instance this node's learner has not delivered yet (0 without a learner). */
 PAXOS_API paxos_iid paxos_node_next_iid(const struct paxos_node *n);
 
+/** The partition whose log this node serves (the configuration it was made from:
+ * paxos_config_partition), and in @p count how many partitions that configuration has
+ * (1: one log); @p count may be NULL. */
+PAXOS_API uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *count);
+
 /**
  * The answer to paxos_node_fetch. On success it is called once per value the instance holds
  * (several when values were batched), in order: status PAXOS_OK, position 0..count-1, value

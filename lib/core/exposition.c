@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Prometheus text exposition (version 0.0.4). A sample line is
- *   paxos_NAME[_total]{role="ROLE",id="ID"} VALUE
+ *   paxos_NAME[_total]{role="ROLE",id="ID"[,partition="P"]} VALUE
  * below its family's "# HELP" and "# TYPE" lines; HELP text escapes backslash and newline,
  * label values also the double quote, as the format requires.
  */
@@ -82,6 +82,10 @@ static void put_sample(struct text *t, const struct paxos_sample *s)
 	put_escaped(t, s->role, true);
 	put(t, "\",id=\"");
 	put_u64(t, s->id);
+	if (s->partitioned) {
+		put(t, "\",partition=\"");
+		put_u64(t, s->partition);
+	}
 	put(t, "\"} ");
 	if (s->micro) {
 		char fraction[8];

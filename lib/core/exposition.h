@@ -22,6 +22,9 @@ struct paxos_sample {
 	uint32_t id;      /* the id label */
 	uint64_t value;
 	bool micro; /* value counts millionths: written with six decimals (microseconds as s) */
+	/* The partition label (paxos.conf partitions), written only when partitioned is set. */
+	bool partitioned;
+	uint32_t partition;
 };
 
 /*

@@ -3,7 +3,8 @@
  * A node's samples: the counters of each hosted role (the transport's as role "transport",
  * id 0) and the levels of paxos/node.h as gauges. A learner is role "learner", id 0, in
  * every process that has one: a learner binary, and a proposer or learning acceptor, which
- * learn through one of their own.
+ * learn through one of their own. With several partitions each sample is labelled with its
+ * node's partition.
  */
 #include "collect.h"
 
@@ -94,5 +95,11 @@ size_t metrics_collect(const struct paxos_node *n, struct paxos_sample *out)
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 		if (role_names[r] && paxos_node_role_id(n, (enum paxos_role)r, &id) == PAXOS_OK)
 			k += add_levels(n, (enum paxos_role)r, id, out + k);
+	/* Several logs: every sample says whose. */
+	uint32_t count, partition = paxos_node_partition(n, &count);
+	for (size_t i = 0; count > 1 && i < k; i++) {
+		out[i].partitioned = true;
+		out[i].partition = partition;
+	}
 	return k;
 }

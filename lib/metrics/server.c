@@ -49,7 +49,8 @@
 struct paxos_metrics {
 	struct paxos_metrics *next; /* in servers */
 	struct evhttp *http;
-	const struct paxos_node *node;
+	const struct paxos_node *nodes[PAXOS_MAX_PARTITIONS]; /* one per partition served */
+	uint32_t node_count;
 	struct evconnlistener *listener;
 	struct event *rest; /* re-enables the listener */
 	char where[64];     /* ADDRESS:PORT, for the log */
@@ -88,12 +89,15 @@ static void reply_text(struct evhttp_request *req, int code, const char *reason,
 static void on_metrics(struct evhttp_request *req, void *arg)
 {
 	struct paxos_metrics *m = arg;
-	struct paxos_sample *samples = calloc(metrics_sample_room(), sizeof(*samples));
+	struct paxos_sample *samples =
+	    calloc(metrics_sample_room() * m->node_count, sizeof(*samples));
 	struct evbuffer *body = evbuffer_new();
 	char *text = NULL;
 	size_t len = 0;
 	if (samples && body) {
-		size_t count = metrics_collect(m->node, samples);
+		size_t count = 0;
+		for (uint32_t i = 0; i < m->node_count; i++)
+			count += metrics_collect(m->nodes[i], samples + count);
 		len = paxos_exposition(samples, count, NULL, 0);
 		if ((text = malloc(len + 1)))
 			paxos_exposition(samples, count, text, len + 1);
@@ -111,13 +115,17 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 static void on_health(struct evhttp_request *req, void *arg)
 {
 	struct paxos_metrics *m = arg;
-	if (!paxos_node_failed(m->node)) {
+	const struct paxos_node *failed = NULL;
+	for (uint32_t i = 0; i < m->node_count && !failed; i++)
+		if (paxos_node_failed(m->nodes[i]))
+			failed = m->nodes[i];
+	if (!failed) {
 		reply_text(req, HTTP_OK, "OK", "ok\n");
 		return;
 	}
 	/* One line: a backend's sentence could hold a line break. */
 	char line[1400];
-	snprintf(line, sizeof(line), "failed: %s\n", paxos_node_error(m->node));
+	snprintf(line, sizeof(line), "failed: %s\n", paxos_node_error(failed));
 	for (char *c = line; c[0] && c[1]; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
@@ -278,7 +286,7 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 		free(m);
 		return NULL;
 	}
-	m->node = node;
+	m->nodes[m->node_count++] = node;
 	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
 	evhttp_set_max_headers_size(m->http, MAX_HEADERS);
 	evhttp_set_max_body_size(m->http, MAX_BODY);
@@ -317,6 +325,16 @@ struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct pa
 	m->max_open = max_connections();
 	evhttp_set_bevcb(m->http, on_connection, m);
 	return m;
+}
+
+int paxos_metrics_add_node(struct paxos_metrics *m, const struct paxos_node *node)
+{
+	if (!m || !node)
+		return PAXOS_E_INVALID;
+	if (m->node_count >= PAXOS_MAX_PARTITIONS)
+		return PAXOS_E_FULL;
+	m->nodes[m->node_count++] = node;
+	return PAXOS_OK;
 }
 
 void paxos_metrics_free(struct paxos_metrics *m)

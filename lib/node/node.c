@@ -762,6 +762,13 @@ int paxos_node_failed(const struct paxos_node *n)
 	return n->failed;
 }
 
+uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *count)
+{
+	if (count)
+		*count = n ? n->cfg.partitions : 0;
+	return n ? n->cfg.partition : 0;
+}
+
 paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 {
 	return n->learner ? paxos_learner_next_iid(n->learner) : 0;
