@@ -33,11 +33,25 @@ struct slot {
 	uint64_t seq; /* 0: free */
 	paxos_time first_sent, last_sent;
 	uint32_t len;
+	uint32_t part; /* which of the client's partitions it goes to (index into nodes) */
 	uint8_t *buf;
 };
 
-struct client {
+struct client;
+
+/* One partition the client submits to and learns from: its node and its deliveries. */
+struct part {
+	struct client *c;
 	struct paxos_node *node;
+	uint32_t partition; /* the id in paxos.conf's partitions */
+	uint64_t delivered;
+};
+
+struct client {
+	/* The partitions values go to, round-robin by sequence number (--partitions). */
+	struct part parts[PAXOS_MAX_PARTITIONS];
+	uint32_t part_count;
+	struct paxos_node *node; /* parts[0].node */
 	struct event_base *base;
 	uint32_t id;
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
@@ -84,9 +98,10 @@ static void put_u64(uint8_t *p, uint64_t v)
 
 static void send_slot(struct client *c, struct slot *s, paxos_time now)
 {
-	if (paxos_node_submit(c->node, s->buf, s->len) != PAXOS_OK) {
+	struct paxos_node *node = c->parts[s->part].node;
+	if (paxos_node_submit(node, s->buf, s->len) != PAXOS_OK) {
 		c->submit_errors++;
-		fprintf(stderr, "paxos-client: %s\n", paxos_node_error(c->node));
+		fprintf(stderr, "paxos-client: %s\n", paxos_node_error(node));
 	}
 	s->last_sent = now;
 }
@@ -95,6 +110,7 @@ static void send_slot(struct client *c, struct slot *s, paxos_time now)
 static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_time now)
 {
 	s->seq = ++c->submitted;
+	s->part = (uint32_t)(s->seq % c->part_count);
 	c->slot_of[s->seq & c->slot_of_mask] = (uint32_t)(s - c->slots);
 	uint32_t span = c->size_max - c->size_min + 1;
 	s->len = c->size_min + (uint32_t)(next_random(c) % span);
@@ -154,7 +170,8 @@ static void submit_due(struct client *c, paxos_time now)
 static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
-	struct client *c = arg;
+	struct part *part = arg;
+	struct client *c = part->c;
 	if (!c->first_iid)
 		c->first_iid = iid;
 	uint32_t magic, id;
@@ -177,6 +194,7 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 	}
 	paxos_time now = paxos_now();
 	c->delivered++;
+	part->delivered++;
 	if (s->first_sent >= c->started + c->warmup)
 		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
 	s->seq = 0;
@@ -229,7 +247,10 @@ static void on_start(evutil_socket_t fd, short what, void *arg)
 	paxos_time now = paxos_now();
 	if (!c->learner_wait_until)
 		c->learner_wait_until = now + c->learner_wait;
-	if (paxos_node_next_iid(c->node) <= 1 && now < c->learner_wait_until) {
+	bool waiting = false;
+	for (uint32_t p = 0; p < c->part_count; p++)
+		waiting |= paxos_node_next_iid(c->parts[p].node) <= 1;
+	if (waiting && now < c->learner_wait_until) {
 		struct timeval again = {0, 2000};
 		event_add(c->start_ev, &again);
 		return;
@@ -311,16 +332,28 @@ static void report(const struct client *c, bool json)
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
 		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64
-		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64 "}\n",
+		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64,
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
 		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
 		       c->foreign);
+		if (c->part_count > 1) {
+			printf(",\"partitions\":[");
+			for (uint32_t p = 0; p < c->part_count; p++)
+				printf("%s{\"partition\":%u,\"delivered\":%" PRIu64 "}",
+				       p ? "," : "", c->parts[p].partition, c->parts[p].delivered);
+			printf("]");
+		}
+		printf("}\n");
 		return;
 	}
 	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
 	       "%.3f s: %.0f values/s\n",
 	       c->delivered, c->count, c->size_min, c->size_max, c->outstanding, secs, rate);
+	for (uint32_t p = 0; c->part_count > 1 && p < c->part_count; p++)
+		printf("partition %u: %" PRIu64 " values delivered, %.0f values/s\n",
+		       c->parts[p].partition, c->parts[p].delivered,
+		       secs > 0 ? (double)c->parts[p].delivered / secs : 0);
 	if (c->rate)
 		printf("open loop: %" PRIu64 " values/s offered\n", c->rate);
 	if (c->warmup)
@@ -355,6 +388,8 @@ static void usage(FILE *out)
 		"      --id N              client id in value tags (default: process id)\n"
 		"      --partition P       submit to and learn from partition P (paxos.conf\n"
 		"                          partitions; default 0)\n"
+		"      --partitions N      spread the values round-robin over partitions 0..N-1\n"
+		"                          and report each one's deliveries\n"
 		"      --json              print the summary as one JSON object\n"
 		"      --counters          write the client's counters to stderr at the end\n"
 		"      --latencies FILE    write every latency in microseconds, one a line, in\n"
@@ -423,6 +458,7 @@ int main(int argc, char **argv)
 		OPT_WARMUP,
 		OPT_COUNTERS,
 		OPT_PARTITION,
+		OPT_PARTITIONS,
 		OPT_VERSION
 	};
 	static const struct option options[] = {
@@ -435,6 +471,7 @@ int main(int argc, char **argv)
 	    {"log", required_argument, NULL, 'l'},
 	    {"id", required_argument, NULL, OPT_ID},
 	    {"partition", required_argument, NULL, OPT_PARTITION},
+	    {"partitions", required_argument, NULL, OPT_PARTITIONS},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"counters", no_argument, NULL, OPT_COUNTERS},
 	    {"rate", required_argument, NULL, OPT_RATE},
@@ -447,7 +484,7 @@ int main(int argc, char **argv)
 	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
 		   *limit_text = "120";
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
-	const char *partition_text = "0";
+	const char *partition_text = "0", *partitions_text = NULL;
 	bool json = false, counters = false;
 	int opt;
 	opterr = 0; /* its messages name the program by its path: ours name the option */
@@ -479,6 +516,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PARTITION:
 			partition_text = optarg;
+			break;
+		case OPT_PARTITIONS:
+			partitions_text = optarg;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -546,10 +586,18 @@ int main(int argc, char **argv)
 	struct paxos_config cfg;
 	if (paxos_runner_config("paxos-client", config, &cfg))
 		return 2;
-	uint64_t partition;
+	uint64_t partition, spread = 1;
 	if (option_u64("--partition", partition_text, 0, cfg.partitions - 1, &partition) ||
-	    paxos_config_partition(&cfg, (uint32_t)partition, &cfg) != PAXOS_OK)
+	    (partitions_text &&
+	     option_u64("--partitions", partitions_text, 1, cfg.partitions, &spread)))
 		return 2;
+	if (partitions_text && partition != 0) {
+		fprintf(stderr, "paxos-client: --partition and --partitions exclude each other\n");
+		return 2;
+	}
+	c.part_count = (uint32_t)spread;
+	for (uint32_t p = 0; p < c.part_count; p++)
+		c.parts[p] = (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0};
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
 	 * as the replay takes. */
@@ -600,11 +648,20 @@ int main(int argc, char **argv)
 	c.base = ecfg ? event_base_new_with_config(ecfg) : NULL;
 	if (ecfg)
 		event_config_free(ecfg);
-	c.node = c.base ? paxos_node_new(c.base, &cfg, err, sizeof(err)) : NULL;
-	if (!c.node || paxos_node_add_learner(c.node, on_deliver, &c) != PAXOS_OK) {
-		fprintf(stderr, "paxos-client: %s\n", c.node ? paxos_node_error(c.node) : err);
-		return 1;
+	for (uint32_t p = 0; p < c.part_count; p++) {
+		struct part *part = &c.parts[p];
+		struct paxos_config part_cfg;
+		part->node = NULL;
+		if (c.base && paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK)
+			part->node = paxos_node_new(c.base, &part_cfg, err, sizeof(err));
+		if (!part->node ||
+		    paxos_node_add_learner(part->node, on_deliver, part) != PAXOS_OK) {
+			fprintf(stderr, "paxos-client: %s\n",
+				part->node ? paxos_node_error(part->node) : err);
+			return 1;
+		}
 	}
+	c.node = c.parts[0].node;
 	struct timeval check = {0, (suseconds_t)(resubmit_ms * 1000 / 4)};
 	if (resubmit_ms >= 4000)
 		check = (struct timeval){(time_t)(resubmit_ms / 4000), 0};
@@ -638,12 +695,13 @@ int main(int argc, char **argv)
 	if (latencies_path && write_latencies(&c, latencies_path))
 		status = 1;
 	report(&c, json);
-	if (counters) /* its bytes received count in the bytes per value of a run */
-		paxos_node_report_counters(c.node);
+	for (uint32_t p = 0; counters && p < c.part_count; p++)
+		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
 	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm, rate_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
-	paxos_node_free(c.node);
+	for (uint32_t p = 0; p < c.part_count; p++)
+		paxos_node_free(c.parts[p].node);
 	event_base_free(c.base);
 	if (c.log && fclose(c.log) != 0)
 		status = 1;

@@ -9,6 +9,7 @@
 #     clients are served again, while partition 0 goes on;
 #  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
 #  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back;
+#  5. a client with --partitions 2 spreads its values over both;
 # and a learner started with --partitions 1 delivers partition 1 alone, the same.
 # Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -37,10 +38,14 @@ leads() { # leads LOG PROPOSER PARTITION: the last leader line of LOG names PROP
 leads proposer0 0 0 && leads proposer1 0 0 || fail "proposer 0 does not lead partition 0"
 leads proposer0 1 1 && leads proposer1 1 1 || fail "proposer 1 does not lead partition 1"
 
-client() { # client NAME PARTITION COUNT: in the background, its status in NAME.status
+client() { # client NAME PARTITION COUNT: in the background, its status in NAME.status;
+	# PARTITION x spreads over both
+	where="--partition $2"
+	[ "$2" != x ] || where="--partitions 2"
 	(
 		status=0
-		"$BUILD/paxos-client" -c "$CONF" --partition "$2" --count "$3" --outstanding 16 \
+		# shellcheck disable=SC2086
+		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
 			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
 		echo "$status" >"$WORK/$1.status"
 	) &
@@ -105,6 +110,14 @@ leads proposer0 0 0 || fail "the oracle's order for partition 1 moved partition 
 sleep 0.5
 leads proposer0 1 1 || fail "partition 1 did not return to proposer 1 after --auto"
 echo "e2e_partitions: 4. the oracle moved partition 1 alone, and gave it back"
+
+# 5. One client spreads its values over both partitions, round-robin.
+client c6 x 1000
+served c6
+grep -q "^partition 0: 500 values delivered" "$WORK/c6.log" &&
+	grep -q "^partition 1: 500 values delivered" "$WORK/c6.log" ||
+	fail "the client did not spread its values over both partitions: $(cat "$WORK/c6.log")"
+echo "e2e_partitions: 5. a client spread 1000 values over both partitions, 500 each"
 
 # The learners delivered the same, partition by partition.
 sleep 1
