@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
+#include <sys/resource.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -311,8 +312,19 @@ static int write_latencies(const struct client *c, const char *path)
 	return 0;
 }
 
+/* The client's own CPU time so far, user + system, in microseconds. */
+static uint64_t cpu_us(void)
+{
+	struct rusage u;
+	if (getrusage(RUSAGE_SELF, &u) != 0)
+		return 0;
+	return (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 static void report(const struct client *c, bool json)
 {
+	uint64_t cpu = cpu_us();
 	uint64_t n = c->measured;
 	qsort(c->latency_us, n, sizeof(uint32_t), cmp_u32);
 	paxos_time end = c->finished ? c->finished : paxos_now();
@@ -332,11 +344,12 @@ static void report(const struct client *c, bool json)
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
 		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64
-		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64,
+		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64
+		       ",\"cpu_us\":%" PRIu64,
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
 		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
-		       c->foreign);
+		       c->foreign, cpu);
 		if (c->part_count > 1) {
 			printf(",\"partitions\":[");
 			for (uint32_t p = 0; p < c->part_count; p++)
@@ -366,6 +379,8 @@ static void report(const struct client *c, bool json)
 	       c->resubmits, c->duplicates, c->submit_errors);
 	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
 	       (uint64_t)c->first_iid, c->foreign);
+	printf("client cpu %.3f s, %.3f us/value\n", (double)cpu / 1e6,
+	       c->delivered ? (double)cpu / (double)c->delivered : 0);
 }
 
 static void usage(FILE *out)

@@ -12,7 +12,8 @@
 # first, a learner writing to /dev/null in each).
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
-# writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there;
+# writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there, and
+# cpu.log: "NAME TICKS CLK_TCK" per role process, its CPU time (user + system) at the end;
 # PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
 # auth-key-file in a copy of the configuration: authenticated datagrams.
 # Usage: bench/cluster-client.sh BUILD_DIR [--transport multicast|unicast]
@@ -52,6 +53,11 @@ if [ -n "$TRANSPORT" ]; then
 	echo "transport $TRANSPORT" >>"$WORK/transport.conf"
 	CONF=$WORK/transport.conf
 fi
+# A store of its own for each run: a proposer's epoch file left by an earlier run would tell
+# memory acceptors that the cluster ran before, and they would wait for its lost state.
+grep -v '^storage-path[[:blank:]]' "$CONF" >"$WORK/store.conf" || true
+echo "storage-path $WORK/store" >>"$WORK/store.conf"
+CONF=$WORK/store.conf
 if [ "${PAXOS_SYSTEM:-paxos}" != serializer ]; then
 	# Only proposer 0 runs: say so, or acceptors starting without state (memory storage)
 	# would wait 2 s for proposer 1 before voting, and the machine would idle meanwhile.
@@ -122,6 +128,14 @@ done
 # the client's status on.
 status=0
 "$BUILD/paxos-client" -c "$CONF" "$@" || status=$?
+# Each role process's CPU time so far (user + system, clock ticks), for CPU per value:
+# cpu.log among the kept logs.
+for name in $NAMES; do
+	eval "pid=\$PID_$name"
+	# shellcheck disable=SC2154
+	awk -v n="$name" -v hz="$(getconf CLK_TCK)" '{ print n, $14 + $15, hz }' \
+		"/proc/$pid/stat" 2>/dev/null || true
+done >"$WORK/cpu.log"
 stop_all
 grep -h "$summary" "$WORK/$log.log" | tail -n 1 | sed 's/^paxos: /# /'
 [ $status -eq 0 ] || echo "cluster-client.sh: paxos-client exited with status $status" >&2

@@ -3,8 +3,13 @@
 # Issue 15's figures, measured side by side: Paxos (3 acceptors, 1 proposer, 1 client) and the
 # serializer under one client, for each workload, ROUNDS rounds (default 3) interleaved (every
 # system runs once per round, in turn), then medians. With BASE_BUILD=DIR, the Paxos of another
-# build (e.g. the previous release) runs too, in the same rounds. For each run it also sums
-# bytes_received over every process (client included) and divides by the values delivered.
+# build (e.g. the previous release) runs too, in the same rounds, from BASE_CONF (default this
+# tree's paxos.conf; give the base's own when it lacks keys of this one). For each run it also sums
+# bytes_received over every process (client included) and divides by the values delivered,
+# and takes each process's CPU time (user + system, from /proc/PID/stat at the end of the run;
+# the client's from getrusage) per delivered value: "busiest" is the largest among the role
+# processes (acceptors and proposer, or the serializer), "all" the sum over every process
+# with the client, and 1 / busiest the rate one host per process could reach ("projected").
 # Usage: bench/throughput.sh BUILD_DIR [ROUNDS]
 # Prints one line per run, then a table of medians (values/s, p50, p99, bytes/value).
 set -eu
@@ -20,15 +25,16 @@ WORKLOADS="64B-k64 500000 64 64
 SYSTEMS="paxos serializer"
 [ -z "${BASE_BUILD:-}" ] || SYSTEMS="base $SYSTEMS"
 
-# run SYSTEM COUNT SIZE K: prints "values/s p50 p99 bytes/value"
+# run SYSTEM COUNT SIZE K: prints "values/s p50 p99 bytes/value busiest_us all_us projected"
 run() {
-	build=$BUILD system=$1
-	[ "$1" = base ] && build=$(cd "$BASE_BUILD" && pwd) system=paxos
+	build=$BUILD system=$1 conf=$SRC/paxos.conf
+	[ "$1" = base ] && build=$(cd "$BASE_BUILD" && pwd) system=paxos conf=${BASE_CONF:-$conf}
 	rm -rf "$TMP/logs" && mkdir "$TMP/logs"
 	# A client without --counters (an older build) counts without its own bytes.
 	extra=--counters
 	"$build/paxos-client" --help 2>&1 | grep -q -- --counters || extra=
-	PAXOS_SYSTEM=$system PAXOS_LOG_DIR=$TMP/logs "$SRC/bench/cluster-client.sh" "$build" \
+	PAXOS_CONF=$conf PAXOS_SYSTEM=$system PAXOS_LOG_DIR=$TMP/logs \
+		"$SRC/bench/cluster-client.sh" "$build" \
 		--count "$2" --size "$3" --outstanding "$4" $extra >"$TMP/out" 2>"$TMP/err" || true
 	rate=$(sed -n 's/.*: \([0-9]*\) values\/s$/\1/p' "$TMP/out")
 	p50=$(sed -n 's/.* p50 \([0-9.]*\) .*/\1/p' "$TMP/out")
@@ -38,11 +44,18 @@ run() {
 	bytes=$(for f in "$TMP"/logs/*.log "$TMP/err"; do
 		grep "counters transport:" "$f" | tail -n 1
 	done | sed -n 's/.*bytes_received=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	client_cpu=$(sed -n 's/^client cpu \([0-9.]*\) s.*/\1/p' "$TMP/out")
+	cpu=$(awk -v d="${delivered:-0}" -v c="${client_cpu:-0}" '
+		{ us = $2 * 1e6 / $3; all += us; if (us > busiest) busiest = us }
+		END { if (d == 0) { print "0 0 0"; exit }
+			all += c * 1e6
+			printf "%.3f %.3f %.0f", busiest / d, all / d, (busiest > 0 ? d * 1e6 / busiest : 0) }' \
+		"$TMP/logs/cpu.log" 2>/dev/null || echo "0 0 0")
 	echo "${rate:-0} ${p50:-0} ${p99:-0} $(awk -v b="$bytes" -v d="${delivered:-0}" \
-		'BEGIN { printf "%.0f", (d > 0 ? b / d : 0) }')"
+		'BEGIN { printf "%.0f", (d > 0 ? b / d : 0) }') $cpu"
 }
 
-echo "round workload system values/s p50_ms p99_ms bytes_received/value"
+echo "round workload system values/s p50_ms p99_ms bytes_received/value busiest_us/value all_us/value projected_values/s"
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	echo "$WORKLOADS" | while read -r name count size k; do
@@ -55,12 +68,12 @@ done | tee "$TMP/runs"
 
 echo
 echo "medians of $ROUNDS rounds ($(nproc) cores, $(uname -r)):"
-echo "| workload | system | values/s | p50 ms | p99 ms | bytes received/value |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| workload | system | values/s | p50 ms | p99 ms | bytes received/value | busiest us/value | all us/value | projected values/s |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 echo "$WORKLOADS" | while read -r name count size k; do
 	for system in $SYSTEMS; do
 		line="| $name | $system |"
-		for col in 4 5 6 7; do
+		for col in 4 5 6 7 8 9 10; do
 			m=$(awk -v n="$name" -v s="$system" -v c=$col '$2 == n && $3 == s { print $c }' \
 				"$TMP/runs" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 			line="$line $m |"

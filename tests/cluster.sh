@@ -8,6 +8,7 @@ start() { # start NAME BINARY ARGS...: runs in the background, logs to $WORK/NAM
 	shift
 	"$BUILD/$@" >"$WORK/$name.log" 2>&1 &
 	PIDS="$PIDS $!"
+	NAMES="${NAMES:-} $name"
 	eval "PID_$name=$!"
 }
 
