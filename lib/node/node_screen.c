@@ -112,6 +112,22 @@ void node_screen_origin(struct paxos_node *n, const struct paxos_header *from,
 		    (unsigned long long)((now - was.heard) / 1000));
 }
 
+/* The member a message says it comes from: the acceptor it names, a recovery answer's sender,
+ * or the proposer whose ballot it carries. One datagram speaks for its header's sender only. */
+static bool named_sender(const struct paxos_message *m, enum paxos_role *role, uint32_t *id)
+{
+	if (m->type == PAXOS_MSG_RECOVER_INFO) {
+		*role = m->u.recover_info.role;
+		*id = m->u.recover_info.sender_id;
+		return true;
+	}
+	*role = PAXOS_ROLE_ACCEPTOR;
+	if (paxos_msg_acceptor(m, id))
+		return true;
+	*role = PAXOS_ROLE_PROPOSER;
+	return paxos_msg_proposer(m, id);
+}
+
 bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m)
 {
@@ -120,35 +136,18 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		n->transport.forged_senders++;
 		return false;
 	}
-	uint32_t acceptor;
-	if (paxos_msg_acceptor(m, &acceptor) &&
-	    (from->role != PAXOS_ROLE_ACCEPTOR || from->sender_id != acceptor)) {
-		n->transport.forged_senders++;
-		node_refused(n, from, "%s naming acceptor %u", paxos_msg_type_name(m->type),
-			     acceptor);
-		return false;
-	}
-	/* An answer to a recovering acceptor names its sender apart from the acceptor asking. */
-	if (m->type == PAXOS_MSG_RECOVER_INFO && (from->role != m->u.recover_info.role ||
-						  from->sender_id != m->u.recover_info.sender_id)) {
-		n->transport.forged_senders++;
-		node_refused(n, from, "recover_info naming %s %u",
-			     m->u.recover_info.role == PAXOS_ROLE_ACCEPTOR ? "acceptor"
-									   : "proposer",
-			     m->u.recover_info.sender_id);
-		return false;
-	}
 	if (!paxos_msg_plausible(m)) {
 		n->transport.implausible_ballots++;
 		node_refused(n, from, "%s with a ballot beyond epoch %u",
 			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
 		return false;
 	}
-	uint32_t proposer;
-	if (paxos_msg_proposer(m, &proposer) &&
-	    (from->role != PAXOS_ROLE_PROPOSER || from->sender_id != proposer)) {
+	enum paxos_role role;
+	uint32_t id;
+	if (named_sender(m, &role, &id) && (from->role != role || from->sender_id != id)) {
 		n->transport.forged_senders++;
-		node_refused(n, from, "%s of proposer %u", paxos_msg_type_name(m->type), proposer);
+		node_refused(n, from, "%s naming %s %u", paxos_msg_type_name(m->type),
+			     node_role_name(role), id);
 		return false;
 	}
 	if (n->acceptor)
