@@ -667,65 +667,14 @@ static int check_members(struct config_parse *p)
 	return PAXOS_OK;
 }
 
-/* The endpoints partition 0 uses: the groups (multicast) or the members' addresses
- * (unicast); partition P uses each with PAXOS_PARTITION_PORT_STEP * P added to its port. */
-static size_t partition_bases(const struct paxos_config *c, const struct paxos_endpoint **bases)
-{
-	size_t count = 0;
-	if (c->transport == PAXOS_TRANSPORT_MULTICAST) {
-		for (size_t g = 0; g < PAXOS_GROUP_COUNT; g++)
-			bases[count++] = &c->groups[g];
-		return count;
-	}
-	for (uint32_t i = 0; i < c->acceptors; i++)
-		bases[count++] = &c->acceptor_address[i];
-	for (uint32_t i = 0; i < c->proposers; i++)
-		bases[count++] = &c->proposer_address[i];
-	return count;
-}
-
-/* Partitions > 1: every partition's ports fit below 65536 and no two coincide, and storage-path
- * leaves room for "/partition-P". */
+/* Partitions > 1: their ports and storage paths (partitions.c). */
 static int check_partitions(struct config_parse *p)
 {
-	const struct paxos_config *c = &p->cfg;
-	if (c->partitions <= 1)
+	char why[256];
+	if (config_partitions_conflict(&p->cfg, why, sizeof(why)) == 0)
 		return PAXOS_OK;
-	const struct config_key *k = config_find_key("partitions");
-	unsigned line = later_line(p, "partitions", "partitions");
-	const struct paxos_endpoint
-	    *bases[PAXOS_GROUP_COUNT + PAXOS_MAX_ACCEPTORS + PAXOS_MAX_PROPOSERS];
-	size_t count = partition_bases(c, bases);
-	uint32_t span = (c->partitions - 1) * PAXOS_PARTITION_PORT_STEP;
-	for (size_t b = 0; b < count; b++)
-		if (bases[b]->port + span > 65535)
-			return parse_error(p, line, k,
-					   "%u partitions need port %u plus %u, above 65535",
-					   c->partitions, bases[b]->port, span);
-	/* Ports of (partition i, endpoint a) and (j, b) coincide when their distance is a
-	 * multiple of the step below the partitions' span. */
-	for (size_t a = 0; a < count; a++)
-		for (size_t b = 0; b < count; b++) {
-			if (a == b || bases[a]->addr.s_addr != bases[b]->addr.s_addr ||
-			    bases[a]->port >= bases[b]->port)
-				continue;
-			uint32_t d = (uint32_t)bases[b]->port - bases[a]->port;
-			if (d % PAXOS_PARTITION_PORT_STEP || d > span)
-				continue;
-			char addr[INET_ADDRSTRLEN];
-			inet_ntop(AF_INET, &bases[b]->addr, addr, sizeof(addr));
-			return parse_error(p, line, k,
-					   "partition %u would use %s:%u, which partition 0 uses "
-					   "already (each partition adds %u to every port)",
-					   d / PAXOS_PARTITION_PORT_STEP, addr, bases[b]->port,
-					   PAXOS_PARTITION_PORT_STEP);
-		}
-	if (strlen(c->storage_path) + sizeof("/partition-64") - 1 > PAXOS_PATH_MAX)
-		return parse_error(p, line, k,
-				   "storage-path is too long for partitions: each partition stores "
-				   "under storage-path/partition-P, at most %u characters",
-				   PAXOS_PATH_MAX);
-	return PAXOS_OK;
+	return parse_error(p, later_line(p, "partitions", "partitions"),
+			   config_find_key("partitions"), "%s", why);
 }
 
 /* Rules that involve more than one key, checked once the whole file is read. */

@@ -96,38 +96,3 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 	}
 	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_FULL;
 }
-
-uint32_t paxos_config_partitions(const struct paxos_config *cfg)
-{
-	return cfg ? cfg->partitions : 0;
-}
-
-int paxos_config_partition(const struct paxos_config *cfg, uint32_t p, struct paxos_config *out)
-{
-	if (!cfg || !out || p >= cfg->partitions)
-		return PAXOS_E_INVALID;
-	if (out != cfg)
-		*out = *cfg;
-	out->partition = p;
-	if (p == 0)
-		return PAXOS_OK;
-	uint16_t add = (uint16_t)(p * PAXOS_PARTITION_PORT_STEP);
-	for (size_t g = 0; g < PAXOS_GROUP_COUNT; g++)
-		out->groups[g].port = (uint16_t)(out->groups[g].port + add);
-	for (uint32_t i = 0; i < PAXOS_MAX_ACCEPTORS; i++)
-		if (out->acceptor_address[i].port)
-			out->acceptor_address[i].port =
-			    (uint16_t)(out->acceptor_address[i].port + add);
-	for (uint32_t i = 0; i < PAXOS_MAX_PROPOSERS; i++)
-		if (out->proposer_address[i].port)
-			out->proposer_address[i].port =
-			    (uint16_t)(out->proposer_address[i].port + add);
-	/* One metrics server per process: partition 0's. */
-	out->metrics_listen.port = 0;
-	char path[sizeof(out->storage_path)];
-	int n = snprintf(path, sizeof(path), "%s/partition-%u", cfg->storage_path, p);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return PAXOS_E_INVALID; /* the parser leaves room for it */
-	memcpy(out->storage_path, path, sizeof(path));
-	return PAXOS_OK;
-}

@@ -64,4 +64,8 @@ extern const struct storage_backend config_storage_backends[CONFIG_BACKEND_COUNT
 const struct config_key *config_find_key(const char *name);
 const struct storage_backend *config_find_backend(const char *name);
 
+/* Whether partitions > 1 would make two partitions share a port or a storage path too long:
+ * 0 if not, else non-zero with why filled (partitions.c). */
+int config_partitions_conflict(const struct paxos_config *c, char *why, size_t cap);
+
 #endif
