@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
+#include <unistd.h>
 #include <event2/event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -285,13 +286,18 @@ static int check_partition_count(const char *p, const struct paxos_config *cfg)
 			cfg->storage_path);
 		return -1;
 	}
-	if (errno != ENOENT || !(f = fopen(path, "w"))) {
+	/* Written beside and renamed into place: the acceptors of one host start together, and
+	 * one must never read another's half-written file. */
+	char tmp[sizeof(path) + 24];
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	if (errno != ENOENT || !(f = fopen(tmp, "w"))) {
 		fprintf(stderr, "%s: %s: %s\n", p, path, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "%u\n", cfg->partitions);
-	if (fclose(f) != 0) {
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", p, path, strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;

@@ -50,7 +50,7 @@ int config_partitions_conflict(const struct paxos_config *c, char *why, size_t c
 	for (size_t b = 0; b < count; b++)
 		if (bases[b]->port + span > 65535)
 			return conflict(why, cap, "%u partitions need port %u plus %u, above 65535",
-					   c->partitions, bases[b]->port, span);
+					c->partitions, bases[b]->port, span);
 	/* Ports of (partition i, endpoint a) and (j, b) coincide when their distance is a
 	 * multiple of the step below the partitions' span. */
 	for (size_t a = 0; a < count; a++)
@@ -63,15 +63,17 @@ int config_partitions_conflict(const struct paxos_config *c, char *why, size_t c
 				continue;
 			char addr[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &bases[b]->addr, addr, sizeof(addr));
-			return conflict(why, cap, "partition %u would use %s:%u, which partition 0 uses "
-					   "already (each partition adds %u to every port)",
-					   d / PAXOS_PARTITION_PORT_STEP, addr, bases[b]->port,
-					   PAXOS_PARTITION_PORT_STEP);
+			return conflict(why, cap,
+					"partition %u would use %s:%u, which partition 0 uses "
+					"already (each partition adds %u to every port)",
+					d / PAXOS_PARTITION_PORT_STEP, addr, bases[b]->port,
+					PAXOS_PARTITION_PORT_STEP);
 		}
 	if (strlen(c->storage_path) + sizeof("/partition-64") - 1 > PAXOS_PATH_MAX)
-		return conflict(why, cap, "storage-path is too long for partitions: each partition stores "
-				   "under storage-path/partition-P, at most %u characters",
-				   PAXOS_PATH_MAX);
+		return conflict(why, cap,
+				"storage-path is too long for partitions: each partition stores "
+				"under storage-path/partition-P, at most %u characters",
+				PAXOS_PATH_MAX);
 	return 0;
 }
 
