@@ -250,10 +250,28 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 
 /* A: packs waiting client values into one frame, as many as fit, batch_limit and the
  * proposer allow (thesis 3.7.4). Whatever waits goes now: nothing waits for a batch to fill. */
+/* A with no client value waiting but a skip wanted: the instance carries the skip frame, as
+ * an adopted value would (cv false: nothing goes back to the pending list if it loses). */
+static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst)
+{
+	if (!ctx->skip_wanted || !*ctx->skip_wanted)
+		return false;
+	if (ctx->may_assign && ctx->may_assign(ctx->may_assign_arg, inst) == 0)
+		return false;
+	paxos_batch_write_skip(inst->v2);
+	inst->v2_len = PAXOS_BATCH_SKIP_LEN;
+	inst->has_v2 = true;
+	inst->cv = false;
+	inst->values = 0;
+	*ctx->skip_wanted = false;
+	ctx->counters->skips_proposed++;
+	return true;
+}
+
 static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
 {
 	if (pending_count(ctx->pending) == 0)
-		return false;
+		return assign_skip(ctx, inst);
 	uint32_t room = ctx->batch_limit ? ctx->batch_limit : 1;
 	if (ctx->may_assign) {
 		uint32_t allowed = ctx->may_assign(ctx->may_assign_arg, inst);

@@ -121,6 +121,10 @@ struct instance_ctx {
 	 * for the instances ahead, instead of each being rejected once (a recovered acceptor's
 	 * fence, a former leader's window). */
 	paxos_ballot *to_beat;
+	/* Set when the next instance that finds no client value should close with a skip
+	 * (learner-merge: an idle leader, see paxos_proposer_tick); cleared when one does. NULL:
+	 * never (repairs). */
+	bool *skip_wanted;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

@@ -48,6 +48,8 @@ struct paxos_proposer {
 	bool started;   /* started_at is set: the first call that told the time */
 	paxos_time started_at;
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
+	bool skip_wanted;           /* ctx.skip_wanted: see want_skip */
+	paxos_time last_proposed;   /* when an instance last got a value or a skip to propose */
 };
 
 /*
@@ -222,6 +224,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .highest = &p->highest,
 	    .highest_iid = &p->highest_iid,
 	    .to_beat = &p->to_beat,
+	    .skip_wanted = &p->skip_wanted,
 	};
 	p->epoch = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
@@ -270,7 +273,7 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 	if (!p->leader)
 		return;
 	for (paxos_iid iid = frontier(p); iid - p->first < p->o.window; iid++) {
-		if (pending_count(&p->pending) == 0)
+		if (pending_count(&p->pending) == 0 && !p->skip_wanted)
 			return;
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_CLOSED || inst->has_v2)
@@ -280,7 +283,22 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 		fire(p, inst, EV_A, NULL, now, out);
 		if (!inst->has_v2)
 			return; /* NV: the concurrency limit is reached */
+		p->last_proposed = now;
 	}
+}
+
+/* learner-merge: a leader with nothing to propose for skip_idle, and nothing in phase 2,
+ * closes its next instance with a skip (instance.c assign_skip), so that merged learners
+ * hear from this partition at least that often. The skip waits for phase 1 like a value. */
+static void want_skip(struct paxos_proposer *p, paxos_time now)
+{
+	if (!p->o.skip_idle || !p->leader || p->skip_wanted || p->in_phase2 ||
+	    pending_count(&p->pending))
+		return;
+	if (now - p->last_proposed < p->o.skip_idle)
+		return;
+	p->skip_wanted = true;
+	p->last_proposed = now;
 }
 
 /* Pre-execute phase 1 (S) for every live instance not started yet, in order. */
@@ -331,11 +349,13 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		}
 		p->frontier = p->first; /* values may go anywhere again */
 		p->leader = false;
+		p->skip_wanted = false;
 		repairs_clear(&p->repairs);
 		return;
 	}
 	p->leader = true;
 	p->frontier = p->first;
+	p->last_proposed = now;
 	if (first > p->first)
 		slide(p, first, 0, NULL, now, out);
 	start_window(p, now, out);
@@ -574,6 +594,7 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 		else if (inst->state == INSTANCE_P2_PENDING && now >= inst->deadline)
 			fire(p, inst, EV_TO2, NULL, now, out);
 	}
+	want_skip(p, now);
 	assign_pending(p, now, out);
 }
 

@@ -450,6 +450,10 @@ START_TEST(test_error_messages_exact)
 		     "test.conf:3: acceptors: already set on line 1");
 	expect_error("learner-start last",
 		     "test.conf:1: learner-start: 'last' is not first or current");
+	expect_error("partitions 2\nlearner-merge yes\nlearner-start current\n",
+		     "test.conf:3: learner-merge: needs learner-start first: a learner that starts "
+		     "at the current instance would merge the partitions in another order than "
+		     "the others");
 	expect_error("storage rocksdb", "test.conf:1: storage: unknown backend 'rocksdb' "
 					"(available: memory, lmdb, bdb)");
 	expect_error("multicast-interface localhost",

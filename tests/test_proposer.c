@@ -71,6 +71,7 @@ struct sim {
 	uint32_t delivered_pos[MAX_VALUES];
 	size_t ndelivered;
 	size_t ninstances; /* instances delivered */
+	size_t nskips;     /* of those, skips */
 	/* what the proposer sent */
 	bool accept_sent[MAX_IID];
 	uint32_t max_in_phase2;
@@ -125,6 +126,7 @@ static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message 
 
 static uint32_t sim_batch_limit = 1; /* for the next sim_new */
 static uint32_t sim_max_backlog = 0;
+static paxos_time sim_skip_idle = 0;
 
 static struct paxos_proposer_options sim_options(uint32_t window, uint32_t concurrency,
 						 uint32_t pending_size)
@@ -140,6 +142,7 @@ static struct paxos_proposer_options sim_options(uint32_t window, uint32_t concu
 	    .max_backlog = sim_max_backlog,
 	    .phase1_timeout = PHASE1_TIMEOUT,
 	    .phase2_timeout = PHASE2_TIMEOUT,
+	    .skip_idle = sim_skip_idle,
 	};
 	return o;
 }
@@ -223,6 +226,12 @@ static void deliver_ready(struct sim *s)
 		struct learner_slot *l = &s->learn[s->next_deliver];
 		struct paxos_value v = {l->chosen, l->chosen_len}, one;
 		uint32_t count;
+		if (paxos_batch_is_skip(&v)) {
+			s->nskips++;
+			s->ninstances++;
+			paxos_proposer_delivered(s->p, s->next_deliver++, &v, s->now, &s->out);
+			continue;
+		}
 		ck_assert_int_eq(paxos_batch_count(&v, &count), PAXOS_OK);
 		struct paxos_batch_iter it;
 		paxos_batch_iter_init(&it, &v);
@@ -502,6 +511,51 @@ START_TEST(test_leader_preexecutes_window)
 	ck_assert_uint_eq(r->count, 0);
 	recorder_free(r);
 	paxos_proposer_free(p);
+}
+END_TEST
+
+/*
+ * learner-merge: a leader that proposed nothing for skip_idle closes its next instance with a
+ * skip, one at a time (not while one is in phase 2), and none while values wait; a follower
+ * proposes none. Skips are chosen like values and client values still go in order after them.
+ */
+START_TEST(test_idle_leader_proposes_skips)
+{
+	sim_skip_idle = 10000;
+	struct sim *s = sim_new(5, 3, 8);
+	sim_skip_idle = 0;
+	advance(s, 50000); /* not leading: nothing */
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 0);
+	lead(s);
+	run(s);
+	advance(s, 5000); /* idle, but not for long enough yet */
+	run(s);
+	ck_assert_uint_eq(s->ninstances, 0);
+	advance(s, 6000);
+	ck_assert_uint_eq(s->net_len, 1); /* one accept, with the skip frame */
+	ck_assert_int_eq(s->net[0].m.type, PAXOS_MSG_ACCEPT);
+	ck_assert(paxos_batch_is_skip(&s->net[0].m.u.accept.value));
+	ck_assert_uint_eq(s->counters.values_proposed, 0);
+	advance(s, 20000); /* still in phase 2: no second skip */
+	ck_assert_uint_eq(s->counters.skips_proposed, 1);
+	run(s);
+	ck_assert_uint_eq(s->ninstances, 1);
+	ck_assert_uint_eq(s->nskips, 1);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	advance(s, 5000); /* busy recently: no skip */
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 1);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "a");
+	ck_assert_uint_eq(s->delivered_iid[0], 2);
+	advance(s, 11000);
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 2);
+	ck_assert_uint_eq(s->nskips, 2);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	sim_free(s);
 }
 END_TEST
 
@@ -1330,6 +1384,7 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_leader_preexecutes_window);
 	tcase_add_test(t, test_repair_runs_a_decided_instance_again);
 	tcase_add_test(t, test_non_leader_sends_nothing);
+	tcase_add_test(t, test_idle_leader_proposes_skips);
 	tcase_add_test(t, test_accept_right_after_phase1);
 	tcase_add_test(t, test_value_waits_for_phase1);
 	tcase_add_test(t, test_concurrency_limit);

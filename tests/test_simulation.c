@@ -93,6 +93,10 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	o->accept_loss = accept_loss[(i / 19) % 3];
 	/* A third of the learning cases mix learning and plain acceptors. */
 	o->mixed_learning = o->learning_acceptors && (i / 23) % 3 == 0;
+	/* A third of the cases run leaders that close idle instances with skips (learner-merge),
+	 * some as often as every tick. */
+	static const uint32_t skip_idle[] = {0, 2500, 20000};
+	o->skip_idle_us = skip_idle[(i / 29) % 3];
 }
 
 static double seconds_since(const struct timespec *t0)

@@ -36,6 +36,7 @@
 	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
 	X(values_proposed, "client values sent in phase 2")                                        \
 	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \
+	X(skips_proposed, "skips proposed: idle leader closing an instance (learner-merge)")       \
 	X(flow_control_holds, "new instances held back: values in flight or learner backlog")      \
 	X(values_requeued, "client values pushed back to the pending list")                        \
 	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
@@ -64,6 +65,7 @@
 	X(values_delivered, "instances delivered (each a batch of client values)")                 \
 	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
 	X(client_values_delivered, "client values unpacked from instances for the application")    \
+	X(skips_delivered, "instances delivered that held a skip, no client value")                \
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \

@@ -180,7 +180,9 @@ PAXOS_API uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *co
 /**
  * The answer to paxos_node_fetch. On success it is called once per value the instance holds
  * (several when values were batched), in order: status PAXOS_OK, position 0..count-1, value
- * valid during the call. Otherwise it is called once with count 0 and value NULL: status
+ * valid during the call. An instance that holds a skip (learner-merge, paxos/partitions.h) has
+ * no value: one call with status PAXOS_OK, count 0 and value NULL. Otherwise it is called once
+ * with count 0 and value NULL: status
  * PAXOS_E_TRIMMED (the acceptors trimmed the instance: load a snapshot), PAXOS_E_TIMEOUT (no
  * answer within 50 learner-hole-checks) or PAXOS_E_MALFORMED (the instance's value is not a
  * valid batch).

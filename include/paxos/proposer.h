@@ -53,6 +53,10 @@ struct paxos_proposer_options {
 	 * once it has run this long (microseconds): its answer covers the accepts of this life
 	 * only, and those of its earlier life may still be on their way. 0: at once. */
 	paxos_time recovery_grace;
+	/** learner-merge (paxos/partitions.h): a leader that proposed nothing for this long
+	 * (microseconds) closes its next instance with a skip, so that learners merging several
+	 * partitions never wait longer for this one. 0: never. */
+	paxos_time skip_idle;
 };
 
 /** Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the

@@ -697,6 +697,14 @@ static int check_cross(struct config_parse *p)
 				   config_find_key("heartbeat-timeout-ms"),
 				   "%u must be greater than heartbeat-interval-ms (%u)",
 				   c->heartbeat_timeout_ms, c->heartbeat_interval_ms);
+	/* Merging learners agree on the order only if each cuts every log from its start. */
+	if (c->learner_merge && c->learner_start == PAXOS_START_FROM_CURRENT)
+		return parse_error(
+		    p, later_line(p, "learner-merge", "learner-start"),
+		    config_find_key("learner-merge"),
+		    "needs learner-start first: a learner that starts at the current "
+		    "instance would merge the partitions in another order than the "
+		    "others");
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   config_find_key("proposer-concurrency"),

@@ -43,6 +43,9 @@ const struct config_key config_keys[] = {
     {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2", NULL},
     /* Every partition's ports must be free of the others': checked once the file is read. */
     {"partitions", KEY_U32, FIELD(partitions), 1, PAXOS_MAX_PARTITIONS, "1", NULL},
+    {"learner-merge", KEY_BOOL, FIELD(learner_merge), 0, 0, "no", NULL},
+    {"merge-segment", KEY_U32, FIELD(merge_segment), 1, 1048576, "64", NULL},
+    {"merge-skip-ms", KEY_U32, FIELD(merge_skip_ms), 1, 600000, "5", NULL},
     /* The upper bound depends on proposers: checked once the whole file is read. */
     {"leader", KEY_U32, FIELD(leader), 0, PAXOS_MAX_PROPOSERS - 1, "0", NULL},
     {"election", KEY_ENUM, FIELD(election), 0, 0, "auto", election_names},

@@ -66,6 +66,7 @@ void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 	o->timeout_floor = (paxos_time)cfg->timeout_floor_ms * 1000;
 	o->timeout_ceiling = (paxos_time)cfg->timeout_ceiling_ms * 1000;
 	o->recovery_grace = (paxos_time)PAXOS_RECOVERY_WAIT_MS * 1000;
+	o->skip_idle = cfg->learner_merge ? (paxos_time)cfg->merge_skip_ms * 1000 : 0;
 }
 
 void paxos_election_options_from_config(struct paxos_election_options *o,

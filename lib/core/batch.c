@@ -73,3 +73,15 @@ int paxos_batch_count(const struct paxos_value *frame, uint32_t *count)
 	*count = n;
 	return PAXOS_OK;
 }
+
+void paxos_batch_write_skip(uint8_t *buf)
+{
+	memset(buf, 0xff, PAXOS_BATCH_SKIP_LEN);
+}
+
+bool paxos_batch_is_skip(const struct paxos_value *v)
+{
+	static const uint8_t skip[PAXOS_BATCH_SKIP_LEN] = {0xff, 0xff, 0xff, 0xff};
+	return v && v->len == PAXOS_BATCH_SKIP_LEN && v->data &&
+	       memcmp(v->data, skip, PAXOS_BATCH_SKIP_LEN) == 0;
+}

@@ -39,6 +39,21 @@ int paxos_batch_next(struct paxos_batch_iter *it, struct paxos_value *v);
  * PAXOS_E_MALFORMED (empty, or a length that runs past the end). */
 int paxos_batch_count(const struct paxos_value *frame, uint32_t *count);
 
+/*
+ * A skip (learner-merge, see paxos/partitions.h): an instance value that holds no client value
+ * and ends the instance's merge segment. A leader of an idle partition proposes one so that
+ * merged learners need not wait for it. It is PAXOS_BATCH_SKIP_LEN bytes 0xff: a length no
+ * frame can start with (a value is at most a datagram), so no client value is ever read as
+ * one.
+ */
+#define PAXOS_BATCH_SKIP_LEN 4u
+
+/* Writes the skip frame to buf (PAXOS_BATCH_SKIP_LEN bytes). */
+void paxos_batch_write_skip(uint8_t *buf);
+
+/* Whether v is the skip frame. */
+bool paxos_batch_is_skip(const struct paxos_value *v);
+
 /* Frame size of a value of len bytes alone. */
 static inline uint64_t paxos_batch_size(uint32_t len)
 {

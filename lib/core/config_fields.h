@@ -30,8 +30,11 @@ struct paxos_config {
 	uint32_t acceptors;             /* number of acceptors, ids 0..acceptors-1 */
 	uint32_t proposers;             /* number of proposers, ids 0..proposers-1 */
 	uint32_t partitions;            /* independent logs, 0..partitions-1 (1: one log) */
-	uint32_t partition; /* the one this configuration is for (paxos_config_partition) */
-	uint32_t leader;    /* manual election: the proposer that leads at start */
+	uint32_t partition;     /* the one this configuration is for (paxos_config_partition) */
+	bool learner_merge;     /* learners hosting every partition deliver one merged order */
+	uint32_t merge_segment; /* learner-merge: instances a partition adds per round at most */
+	uint32_t merge_skip_ms; /* learner-merge: an idle leader proposes a skip this often */
+	uint32_t leader;        /* manual election: the proposer that leads at start */
 	enum paxos_election_mode election;
 	uint32_t heartbeat_interval_ms; /* proposers multicast a heartbeat this often */
 	uint32_t heartbeat_timeout_ms;  /* a proposer not heard for this long is dead */

@@ -108,6 +108,8 @@ static uint32_t tick_ms(const struct paxos_config *c)
 		ms = c->phase2_timeout_ms;
 	if (c->hole_check_ms < ms)
 		ms = c->hole_check_ms;
+	if (c->learner_merge && c->merge_skip_ms < ms)
+		ms = c->merge_skip_ms; /* an idle leader's skips (paxos_proposer_tick) */
 	ms /= 4;
 	return ms ? ms : 1;
 }
@@ -371,6 +373,10 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 {
 	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_LEARNER];
 	uint32_t count;
+	if (paxos_batch_is_skip(v)) {
+		c->skips_delivered++;
+		return;
+	}
 	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
 		c->malformed_batches++;
 		return;
@@ -394,6 +400,14 @@ static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->deliver)
 		deliver_batch(n, iid, v);
+	if (n->instance_done)
+		n->instance_done(n->instance_done_arg, iid, paxos_batch_is_skip(v));
+}
+
+void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
+{
+	n->instance_done = done;
+	n->instance_done_arg = arg;
 }
 
 static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
@@ -782,6 +796,10 @@ static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_
 	void *done_arg = f->arg;
 	f->done = NULL; /* free before the calls, which may fetch again */
 	uint32_t count = 0;
+	if (status == PAXOS_OK && paxos_batch_is_skip(v)) {
+		done(done_arg, iid, PAXOS_OK, 0, 0, NULL); /* no client value there */
+		return;
+	}
 	if (status == PAXOS_OK && paxos_batch_count(v, &count) != PAXOS_OK)
 		status = PAXOS_E_MALFORMED;
 	if (status != PAXOS_OK) {

@@ -137,6 +137,10 @@ struct paxos_node {
 	void *deliver_arg;
 	paxos_instances_trimmed_fn trimmed;
 	void *trimmed_arg;
+	/* Told after each instance the learner delivered, with whether it held a skip: the
+	 * merge of a partitions group (partitions.c) counts instances, values or not. */
+	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
+	void *instance_done_arg;
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 
@@ -194,6 +198,10 @@ void node_acceptor_waiting(struct paxos_node *n);
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t count);
+
+/* Calls done(arg, iid, skip) after each instance n's learner delivers (see instance_done);
+ * before a learner or proposer is added. */
+void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 

@@ -188,6 +188,15 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 			     now, view, iid, w->next);
 	w->next = iid + 1;
 	check_agreement(c, view, iid, v, now);
+	if (paxos_batch_is_skip(v)) { /* learner-merge: no client value there */
+		if (!c->skips)
+			checker_fail(c, SIM_V_VALIDITY,
+				     "t=%" PRIu64
+				     "us: view %u delivered a skip in instance %" PRIu64
+				     ", but no proposer proposes skips",
+				     now, view, iid);
+		return;
+	}
 	uint32_t values;
 	if (paxos_batch_count(v, &values) != PAXOS_OK) {
 		char text[128];

@@ -332,6 +332,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .phase1_timeout = PHASE_TIMEOUT,
 	    .phase2_timeout = PHASE_TIMEOUT,
 	    .recovery_grace = RECOVERY_GRACE,
+	    .skip_idle = s->o.skip_idle_us,
 	};
 	p->core = paxos_proposer_new(&o, &p->counters);
 	p->learner =
@@ -1221,6 +1222,7 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	} else if (build(s)) {
 		/* Duplicates are bounded only while one proposer leads throughout; a new leader
 		 * may propose values its predecessor already got chosen (at-least-once). */
+		s->check.skips = o->skip_idle_us != 0;
 		s->check.integrity =
 		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&
 		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
@@ -1300,6 +1302,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --mixed-learning yes");
 	if (o->accept_loss && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --accept-loss %u", o->accept_loss);
+	if (o->skip_idle_us && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --skip-idle-us %u", o->skip_idle_us);
 }
 
 static int parse_faults(const char *text, uint32_t *mask)
@@ -1350,7 +1354,8 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		       {"--dup", 100},
 		       {"--values", SIM_MAX_VALUES},
 		       {"--batch", SIM_MAX_VALUE},
-		       {"--accept-loss", 100}};
+		       {"--accept-loss", 100},
+		       {"--skip-idle-us", 10000000}};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
@@ -1449,8 +1454,11 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		case 7:
 			o->batch = (uint32_t)v;
 			break;
-		default:
+		case 8:
 			o->accept_loss = (uint32_t)v;
+			break;
+		default:
+			o->skip_idle_us = (uint32_t)v;
 			break;
 		}
 	}

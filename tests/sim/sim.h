@@ -90,6 +90,8 @@ struct sim_options {
 	/* Percent of the leader's accepts lost on their way to each learner, on top of loss,
 	 * in every phase: those learners get the value from a repeat. */
 	uint32_t accept_loss;
+	/* learner-merge: a leader idle this long closes an instance with a skip; 0: never. */
+	uint32_t skip_idle_us;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
