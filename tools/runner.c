@@ -4,6 +4,7 @@
 
 #include <paxos/log.h>
 #include <paxos/metrics.h>
+#include <paxos/partitions.h>
 #include <paxos/version.h>
 
 #include <arpa/inet.h>
@@ -96,19 +97,14 @@ struct output {
 	bool partitioned; /* several partitions: each line starts with the partition */
 };
 
-/* Where one partition's deliveries go. */
-struct partition_output {
-	struct output *out;
-	uint32_t partition;
-};
-
-static void write_delivery(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+static void write_delivery(void *arg, uint32_t partition, paxos_iid iid, uint32_t position,
+			   const struct paxos_value *v)
 {
 	(void)position;
-	struct partition_output *o = arg;
-	if (o->out->partitioned)
-		fprintf(o->out->file, "%u ", o->partition);
-	paxos_runner_write_value(o->out->file, iid, v);
+	struct output *o = arg;
+	if (o->partitioned)
+		fprintf(o->file, "%u ", partition);
+	paxos_runner_write_value(o->file, iid, v);
 }
 
 /* Deliveries are written through stdio's buffer and flushed this often, so readers of the
@@ -222,8 +218,7 @@ static int host_serializer(const char *p, const struct paxos_config *cfg, struct
 }
 
 static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_config *cfg,
-		      struct paxos_node *node, uint32_t id, bool fresh,
-		      struct partition_output *out)
+		      struct paxos_node *node, uint32_t id, bool fresh)
 {
 	const char *p = spec->program;
 	if ((spec->roles & PAXOS_HOST_SERIALIZER) && host_serializer(p, cfg, node, fresh) != 0)
@@ -233,11 +228,6 @@ static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_c
 		return -1;
 	if ((spec->roles & PAXOS_HOST_PROPOSER) && id < cfg->proposers &&
 	    paxos_node_add_proposer(node, id) != PAXOS_OK) {
-		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
-		return -1;
-	}
-	if ((spec->roles & PAXOS_HOST_LEARNER) && out->out->file &&
-	    paxos_node_add_learner(node, write_delivery, out) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", p, paxos_node_error(node));
 		return -1;
 	}
@@ -339,16 +329,15 @@ static int parse_partitions(const char *p, const char *text, uint32_t count, uin
 	return 0;
 }
 
-/* One node per hosted partition on base, each with the roles of the spec; the metrics server
- * (of the first) serves them all. Returns 0, or 1 with the reason printed (nodes made so far are in
- * nodes[], for the caller to free). */
+/* The roles of the spec on every node of the group (one per hosted partition), then its
+ * learner; the metrics server (made with the first node) serves them all. Returns 0, or 1
+ * with the reason printed. */
 static int host_partitions(const struct paxos_runner_spec *spec, struct event_base *base,
-			   const struct paxos_config *cfg, uint64_t hosted, uint32_t id, bool fresh,
-			   struct output *out, struct paxos_node **nodes,
-			   struct partition_output *outs, struct paxos_metrics **metrics)
+			   const struct paxos_config *cfg, struct paxos_partitions *group,
+			   uint32_t id, bool fresh, struct output *out,
+			   struct paxos_metrics **metrics)
 {
 	bool first = true;
-	char err[512];
 	bool durable = strcmp(cfg->storage, "memory") != 0 &&
 		       (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER));
 	struct paxos_config *part = paxos_config_new();
@@ -358,20 +347,16 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 	}
 	int status = 0;
 	for (uint32_t p = 0; p < cfg->partitions && status == 0; p++) {
-		if (!(hosted >> p & 1))
+		struct paxos_node *node = paxos_partitions_node(group, p);
+		if (!node)
 			continue;
-		outs[p] = (struct partition_output){out, p};
 		if (paxos_config_partition(cfg, p, part) != PAXOS_OK)
 			status = 1;
-		else if (!(nodes[p] = paxos_node_new(base, part, err, sizeof(err)))) {
-			fprintf(stderr, "%s: %s\n", spec->program, err);
+		else if (first && start_metrics(spec->program, base, node, cfg, metrics))
 			status = 1;
-		} else if (first && start_metrics(spec->program, base, nodes[p], cfg, metrics))
+		else if (!first && *metrics && paxos_metrics_add_node(*metrics, node) != PAXOS_OK)
 			status = 1;
-		else if (!first && *metrics &&
-			 paxos_metrics_add_node(*metrics, nodes[p]) != PAXOS_OK)
-			status = 1;
-		else if (host_roles(spec, part, nodes[p], id, fresh, &outs[p]) != 0)
+		else if (host_roles(spec, part, node, id, fresh) != 0)
 			status = 1;
 		/* The first store made storage-path: the count is kept beside it. */
 		else if (first && durable && check_partition_count(spec->program, cfg) != 0)
@@ -379,6 +364,11 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 		first = false;
 	}
 	paxos_config_free(part);
+	if (status == 0 && (spec->roles & PAXOS_HOST_LEARNER) && out->file &&
+	    paxos_partitions_add_learner(group, write_delivery, out) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", spec->program, paxos_partitions_error(group));
+		status = 1;
+	}
 	return status;
 }
 
@@ -463,14 +453,18 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	uint32_t partitions = cfg.partitions;
 	out.partitioned = partitions > 1;
 	struct paxos_node *nodes[PAXOS_MAX_PARTITIONS] = {NULL};
-	struct partition_output outs[PAXOS_MAX_PARTITIONS];
 	struct event_base *base = event_base_new();
 	struct paxos_metrics *metrics = NULL;
+	struct paxos_partitions *group = NULL;
 	if (!base)
 		fprintf(stderr, "%s: cannot create event loop\n", spec->program);
-	else
-		status = host_partitions(spec, base, &cfg, hosted, id, fresh, &out, nodes, outs,
-					 &metrics);
+	else if (!(group = paxos_partitions_new(base, &cfg, hosted, err, sizeof(err))))
+		fprintf(stderr, "%s: %s\n", spec->program, err);
+	else {
+		for (uint32_t p = 0; p < partitions; p++)
+			nodes[p] = paxos_partitions_node(group, p);
+		status = host_partitions(spec, base, &cfg, group, id, fresh, &out, &metrics);
+	}
 	if (status == 0) {
 		status = 1;
 		struct event *flush = NULL;
@@ -485,8 +479,7 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			event_free(flush);
 	}
 	paxos_metrics_free(metrics);
-	for (uint32_t p = 0; p < partitions; p++)
-		paxos_node_free(nodes[p]);
+	paxos_partitions_free(group);
 	if (base)
 		event_base_free(base);
 	if (out.file && out.file != stdout && fclose(out.file) != 0) {

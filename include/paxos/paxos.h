@@ -18,6 +18,7 @@
 #include <paxos/metrics.h>
 #include <paxos/node.h>
 #include <paxos/options.h>
+#include <paxos/partitions.h>
 #include <paxos/proposer.h>
 #include <paxos/serializer.h>
 #include <paxos/storage.h>
