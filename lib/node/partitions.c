@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A partitions group (paxos/partitions.h): one node per hosted partition, and for
- * learner-merge the deterministic merge of their deliveries. Each partition's log is cut into
- * segments (merge_segment instances, or fewer up to a skip); round r delivers segment r of
- * partition 0, then of partition 1, and so on. Every learner sees the same logs, so every
- * merging learner cuts the same segments and delivers the same order. What a partition
- * delivers before its turn waits in its queue, copied once into a buffer that grows by
- * doubling (no allocation per value); a partition whose turn it is delivers straight through.
+ * learner-merge the deterministic merge of their deliveries (merge.h).
  */
 #include <paxos/partitions.h>
 
@@ -17,47 +12,24 @@
 
 #include "config_fields.h"
 #include "log_line.h"
+#include "merge.h"
 #include "node_internal.h"
-
-/* A queued record: a value, or the end of a segment (len unused), then len bytes. */
-enum { RECORD_VALUE, RECORD_SEGMENT_END };
-
-struct record {
-	uint32_t kind;
-	uint32_t position;
-	paxos_iid iid;
-	uint32_t len;
-};
-
-/* Keeps records aligned for struct record. */
-#define RECORD_ALIGN 8u
-
-struct merge_queue {
-	uint8_t *buf;
-	size_t head, tail, cap; /* records in buf[head..tail) */
-	uint32_t segments;      /* segment ends queued */
-	uint32_t in_segment;    /* instances delivered into the open segment */
-};
 
 struct partition_slot {
 	struct paxos_partitions *group;
 	uint32_t partition;
 	struct paxos_node *node;
-	struct merge_queue queue;
 };
 
 struct paxos_partitions {
 	uint32_t count;
-	bool merge;
-	uint32_t segment; /* merge_segment */
-	uint32_t turn;    /* the partition whose segment the merged order takes now */
-	bool draining;
-	bool stopped; /* merged order lost (trimmed instances): delivers no more */
+	bool merging;
+	struct merge merge;
+	bool stopped; /* merged order lost (trimmed instances, no memory): delivers no more */
 	paxos_partition_delivered_fn deliver;
 	void *deliver_arg;
 	paxos_partition_trimmed_fn trimmed;
 	void *trimmed_arg;
-	uint64_t waiting; /* bytes queued in all partitions */
 	char error[256];
 	struct partition_slot slots[PAXOS_MAX_PARTITIONS];
 };
@@ -70,87 +42,6 @@ static void set_error(struct paxos_partitions *g, const char *fmt, ...)
 	va_end(ap);
 }
 
-static size_t record_size(uint32_t len)
-{
-	size_t n = sizeof(struct record) + len;
-	return (n + RECORD_ALIGN - 1) & ~(size_t)(RECORD_ALIGN - 1);
-}
-
-static bool queue_empty(const struct merge_queue *q)
-{
-	return q->head == q->tail;
-}
-
-/* Appends a record; false when memory ran out. */
-static bool queue_push(struct paxos_partitions *g, struct merge_queue *q, uint32_t kind,
-		       paxos_iid iid, uint32_t position, const struct paxos_value *v)
-{
-	uint32_t len = v ? v->len : 0;
-	size_t need = record_size(len);
-	if (q->head == q->tail)
-		q->head = q->tail = 0; /* empty: start over at the front */
-	if (q->tail + need > q->cap) {
-		if (q->head > 0) { /* move what waits to the front first */
-			memmove(q->buf, q->buf + q->head, q->tail - q->head);
-			q->tail -= q->head;
-			q->head = 0;
-		}
-		size_t cap = q->cap ? q->cap : 65536;
-		while (q->tail + need > cap)
-			cap *= 2;
-		if (cap != q->cap) {
-			uint8_t *buf = realloc(q->buf, cap);
-			if (!buf)
-				return false;
-			q->buf = buf;
-			q->cap = cap;
-		}
-	}
-	struct record r = {kind, position, iid, len};
-	memcpy(q->buf + q->tail, &r, sizeof(r));
-	if (len)
-		memcpy(q->buf + q->tail + sizeof(r), v->data, len);
-	q->tail += need;
-	g->waiting += need;
-	return true;
-}
-
-static void next_turn(struct paxos_partitions *g)
-{
-	g->turn = (g->turn + 1) % g->count;
-}
-
-/* Delivers whole queued segments while the partition whose turn it is has one. */
-static void drain(struct paxos_partitions *g)
-{
-	if (g->draining)
-		return; /* a delivery callback got here again: the outer loop goes on */
-	g->draining = true;
-	for (;;) {
-		struct partition_slot *s = &g->slots[g->turn];
-		struct merge_queue *q = &s->queue;
-		if (g->stopped || q->segments == 0)
-			break;
-		for (;;) {
-			struct record r;
-			memcpy(&r, q->buf + q->head, sizeof(r));
-			size_t size = record_size(r.len);
-			if (r.kind == RECORD_SEGMENT_END) {
-				q->head += size;
-				g->waiting -= size;
-				break;
-			}
-			struct paxos_value v = {q->buf + q->head + sizeof(r), r.len};
-			g->deliver(g->deliver_arg, s->partition, r.iid, r.position, &v);
-			q->head += size;
-			g->waiting -= size;
-		}
-		q->segments--;
-		next_turn(g);
-	}
-	g->draining = false;
-}
-
 static void merge_failed(struct paxos_partitions *g, uint32_t partition)
 {
 	g->stopped = true;
@@ -159,23 +50,21 @@ static void merge_failed(struct paxos_partitions *g, uint32_t partition)
 	paxos_logf(PAXOS_LOG_ERROR, "paxos: %s", g->error);
 }
 
-/* A value of s's partition: straight to the application when it is that partition's turn and
- * nothing of it waits, else queued. */
+/* The merge's output, and every delivery when not merging. */
+static void deliver_merged(void *arg, uint32_t partition, paxos_iid iid, uint32_t position,
+			   const struct paxos_value *v)
+{
+	struct paxos_partitions *g = arg;
+	g->deliver(g->deliver_arg, partition, iid, position, v);
+}
+
 static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	struct partition_slot *s = arg;
 	struct paxos_partitions *g = s->group;
-	if (!g->merge) {
-		g->deliver(g->deliver_arg, s->partition, iid, position, v);
-		return;
-	}
-	if (g->stopped)
-		return;
-	if (g->turn == s->partition && queue_empty(&s->queue) && !g->draining) {
-		g->deliver(g->deliver_arg, s->partition, iid, position, v);
-		return;
-	}
-	if (!queue_push(g, &s->queue, RECORD_VALUE, iid, position, v))
+	if (!g->merging)
+		deliver_merged(g, s->partition, iid, position, v);
+	else if (!g->stopped && merge_value(&g->merge, s->partition, iid, position, v) != PAXOS_OK)
 		merge_failed(g, s->partition);
 }
 
@@ -184,30 +73,16 @@ static void on_instance(void *arg, paxos_iid iid, bool skip)
 {
 	struct partition_slot *s = arg;
 	struct paxos_partitions *g = s->group;
-	struct merge_queue *q = &s->queue;
-	if (g->stopped)
-		return;
-	if (!skip && ++q->in_segment < g->segment)
-		return;
-	q->in_segment = 0;
-	if (g->turn == s->partition && queue_empty(q) && !g->draining) {
-		next_turn(g); /* its segment went out as it came */
-		drain(g);
-		return;
-	}
-	if (!queue_push(g, q, RECORD_SEGMENT_END, iid, 0, NULL)) {
+	if (g->merging && !g->stopped &&
+	    merge_instance(&g->merge, s->partition, iid, skip) != PAXOS_OK)
 		merge_failed(g, s->partition);
-		return;
-	}
-	q->segments++;
-	drain(g);
 }
 
 static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 {
 	struct partition_slot *s = arg;
 	struct paxos_partitions *g = s->group;
-	if (g->merge && !g->stopped) {
+	if (g->merging && !g->stopped) {
 		g->stopped = true;
 		set_error(g,
 			  "learner-merge: partition %u's instances %llu..%llu were trimmed before "
@@ -240,8 +115,12 @@ struct paxos_partitions *paxos_partitions_new(struct event_base *base,
 		goto fail;
 	}
 	g->count = count;
-	g->merge = cfg->learner_merge;
-	g->segment = cfg->merge_segment ? cfg->merge_segment : 1;
+	g->merging = cfg->learner_merge;
+	if (merge_init(&g->merge, count, cfg->merge_segment ? cfg->merge_segment : 1,
+		       deliver_merged, g) != PAXOS_OK) {
+		snprintf(err, errlen, "partitions: bad merge-segment");
+		goto fail;
+	}
 	for (uint32_t p = 0; p < count; p++) {
 		struct partition_slot *s = &g->slots[p];
 		s->group = g;
@@ -267,10 +146,9 @@ void paxos_partitions_free(struct paxos_partitions *g)
 {
 	if (!g)
 		return;
-	for (uint32_t p = 0; p < PAXOS_MAX_PARTITIONS; p++) {
+	for (uint32_t p = 0; p < PAXOS_MAX_PARTITIONS; p++)
 		paxos_node_free(g->slots[p].node);
-		free(g->slots[p].queue.buf);
-	}
+	merge_destroy(&g->merge);
 	free(g);
 }
 
@@ -299,7 +177,7 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 				     : "partitions: a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
-	for (uint32_t p = 0; g->merge && p < g->count; p++)
+	for (uint32_t p = 0; g->merging && p < g->count; p++)
 		if (!g->slots[p].node) {
 			set_error(g,
 				  "learner-merge: partition %u is not hosted here, and the merged "
@@ -351,5 +229,5 @@ const char *paxos_partitions_error(const struct paxos_partitions *g)
 
 uint64_t paxos_partitions_merge_waiting(const struct paxos_partitions *g)
 {
-	return g->waiting;
+	return merge_waiting(&g->merge);
 }
