@@ -8,6 +8,9 @@
 # process (user + system from /proc/PID/stat at the end of the run); "busiest" is the
 # largest among the acceptors and proposers, and 1 / busiest the rate one host per process
 # could reach ("projected"): on one machine every process shares the same cores.
+# Latency: the median over the clients of each one's p50 and the largest p99.
+# PARTS="1 2 4" chooses the partition counts; MERGE=yes runs them with learner-merge (the
+# leaders' skips included; the clients learn their partition alone as before).
 # Usage: bench/partitions.sh BUILD_DIR [SIZE [SECONDS [ROUNDS]]]   (defaults 64 5 3)
 set -eu
 [ -z "${BENCH_TRACE:-}" ] || set -x
@@ -15,6 +18,8 @@ BUILD=$(cd "$1" && pwd)
 SIZE=${2:-64}
 SECS=${3:-5}
 ROUNDS=${4:-3}
+PARTS=${PARTS:-1 2 4}
+MERGE=${MERGE:-no}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$SIZE" "$SECS" "$ROUNDS"
@@ -34,6 +39,7 @@ cpu_ticks() { # cpu_ticks PID: user + system time so far, in clock ticks
 run() {
 	conf=$WORK/p$1.conf
 	sed -e "s|^partitions .*|partitions $1|" -e "s|^storage-path .*|storage-path $WORK/store$1.$2|" \
+		-e "s|^learner-merge .*|learner-merge $MERGE|" \
 		-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$SRC/paxos.conf" >"$conf"
 	PIDS=""
 	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$conf" -i $i; done
@@ -68,17 +74,23 @@ run() {
 	stop_all
 	delivered=0
 	rate=0
+	p50s=""
+	p99=0
 	for f in "$WORK"/client*.json; do
 		d=$(sed -n 's/.*"delivered":\([0-9]*\).*/\1/p' "$f" | head -n 1)
 		per_s=$(sed -n 's/.*"values_per_s":\([0-9.]*\).*/\1/p' "$f" | head -n 1)
 		delivered=$((delivered + ${d:-0}))
 		rate=$(awk -v a="$rate" -v b="${per_s:-0}" 'BEGIN { printf "%.0f", a + b }')
+		p50s="$p50s $(sed -n 's/.*"p50":\([0-9.]*\).*/\1/p' "$f" | head -n 1)"
+		p99=$(sed -n 's/.*"p99":\([0-9.]*\).*/\1/p' "$f" | head -n 1 |
+			awk -v m="$p99" '{ print ($1 > m ? $1 : m) }')
 	done
 	rm -f "$WORK"/client*.json
 	[ "$delivered" -gt 0 ] || fail "no value delivered with $1 partitions"
+	p50=$(echo "$p50s" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	awk -v r="$rate" -v d="$delivered" -v a="$acc" -v p="$prop" -v c="$client_ticks" \
-		-v hz="$TICK" 'BEGIN { us = 1e6 / hz / d; b = (a > p ? a : p) * us
-		printf "%s %.3f %.3f %.3f %.3f\n", r, b, a * us, p * us, c * us }' >>"$WORK/p$1"
+		-v hz="$TICK" -v l50="$p50" -v l99="$p99" 'BEGIN { us = 1e6 / hz / d; b = (a > p ? a : p) * us
+		printf "%s %.3f %.3f %.3f %.3f %s %s\n", r, b, a * us, p * us, c * us, l50, l99 }' >>"$WORK/p$1"
 }
 
 median() { # median FILE COLUMN
@@ -87,12 +99,11 @@ median() { # median FILE COLUMN
 
 round=1
 while [ $round -le "$ROUNDS" ]; do
-	run 1 $round
-	run 2 $round
+	for p in $PARTS; do run "$p" $round; done
 	round=$((round + 1))
 done
-echo "partitions,size,values/s,busiest us/value,acceptor us/value,proposer us/value,clients us/value,projected values/s"
-for p in 1 2; do
+echo "partitions,size,merge,values/s,busiest us/value,acceptor us/value,proposer us/value,clients us/value,projected values/s,p50 ms,p99 ms"
+for p in $PARTS; do
 	busiest=$(median "$WORK/p$p" 2)
-	echo "$p,$SIZE,$(median "$WORK/p$p" 1),$busiest,$(median "$WORK/p$p" 3),$(median "$WORK/p$p" 4),$(median "$WORK/p$p" 5),$(awk -v b="$busiest" 'BEGIN { printf "%.0f", 1e6 / b }')"
+	echo "$p,$SIZE,$MERGE,$(median "$WORK/p$p" 1),$busiest,$(median "$WORK/p$p" 3),$(median "$WORK/p$p" 4),$(median "$WORK/p$p" 5),$(awk -v b="$busiest" 'BEGIN { printf "%.0f", 1e6 / b }'),$(median "$WORK/p$p" 6),$(median "$WORK/p$p" 7)"
 done
