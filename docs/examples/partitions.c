@@ -18,8 +18,8 @@ static void deliver(void *arg, uint32_t partition, paxos_iid iid, uint32_t posit
 		    const struct paxos_value *v)
 {
 	struct app *app = arg;
-	printf("partition %u, instance %llu, value %u: %.*s\n", partition,
-	       (unsigned long long)iid, position, (int)v->len, (const char *)v->data);
+	printf("partition %u, instance %llu, value %u: %.*s\n", partition, (unsigned long long)iid,
+	       position, (int)v->len, (const char *)v->data);
 	if (--app->waiting == 0)
 		event_base_loopbreak(app->base);
 }
@@ -39,7 +39,8 @@ int main(int argc, char **argv)
 	uint32_t count = paxos_config_partitions(cfg);
 	uint64_t every = count >= 64 ? UINT64_MAX : (1ull << count) - 1; /* bit P: partition P */
 	struct app app = {event_base_new(), count};
-	struct paxos_partitions *group = paxos_partitions_new(app.base, cfg, every, err, sizeof(err));
+	struct paxos_partitions *group =
+	    paxos_partitions_new(app.base, cfg, every, err, sizeof(err));
 	paxos_config_free(cfg);
 	if (!group) {
 		fprintf(stderr, "%s\n", err);
