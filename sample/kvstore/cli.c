@@ -42,6 +42,7 @@ struct cli {
 	int reply_fd;
 	uint64_t client, seq;
 	int copies;           /* submissions per command (--twice: 2) */
+	bool where;           /* --partition-of: print the keys' partitions, submit nothing */
 	double timeout;       /* seconds a command may stay unanswered */
 	struct timespec sent; /* when the current command was first submitted */
 	FILE *script;         /* batch mode: one command per line */
@@ -258,6 +259,8 @@ static void usage(FILE *out)
 	    "                       order, each after the previous one's reply\n"
 	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
 	    "      --twice          submit every command twice (shows exactly-once)\n"
+	    "      --partition-of KEY...  print the partition of each KEY, one a line, and\n"
+	    "                       exit (nothing is submitted)\n"
 	    "  -h, --help           this text\n"
 	    "      --version        the library's version and wire version\n"
 	    "Exit status: 0 done, 1 NOT_FOUND or FAILED (single command), 2 usage, 3 timeout.\n");
@@ -272,11 +275,15 @@ static void print_version(void)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
-	    {"file", required_argument, NULL, 'f'},   {"timeout", required_argument, NULL, 'T'},
-	    {"twice", no_argument, NULL, '2'},        {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"file", required_argument, NULL, 'f'},
+						{"timeout", required_argument, NULL, 'T'},
+						{"twice", no_argument, NULL, '2'},
+						{"partition-of", no_argument, NULL, 'W'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *file = NULL;
 	char err[512], *end;
 	int opt;
@@ -292,6 +299,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			file = optarg;
 		else if (opt == '2')
 			c->copies = 2;
+		else if (opt == 'W')
+			c->where = true;
 		else if (opt == 'T') {
 			c->timeout = strtod(optarg, &end);
 			if (end == optarg || *end || !(c->timeout > 0)) {
@@ -309,7 +318,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!pconf || !kconf || (file != NULL) == (optind < argc)) {
+	if (!pconf || !kconf || (file != NULL) == (optind < argc) || (c->where && file)) {
 		usage(stderr);
 		return -1;
 	}
@@ -354,6 +363,14 @@ int main(int argc, char **argv)
 	char err[512];
 	if (parse_args(&c, argc, argv) != 0)
 		return EXIT_USAGE;
+	if (c.where) {
+		uint32_t n = paxos_config_partitions(c.pcfg);
+		for (int i = 0; i < c.nargs; i++)
+			printf("%u\n",
+			       kv_key_partition((const uint8_t *)c.args[i], strlen(c.args[i]), n));
+		paxos_config_free(c.pcfg);
+		return EXIT_OK;
+	}
 	c.client = new_client_id();
 	c.base = event_base_new();
 	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */

@@ -3,8 +3,9 @@
  * Sharding: which partition (paxos.conf "partitions", one Paxos log each) owns a key. Clients
  * route a command to its key's partition and every replica checks it again, so both sides
  * must agree: the hash is FNV-1a (64 bits) of the key's bytes, mixed by MurmurHash3's 64-bit
- * finaliser, modulo the partition count, and it never changes. A command whose keys live in different partitions has no single log to
- * be ordered in; it is refused (KV_CROSS_PARTITION), not split.
+ * finaliser, modulo the partition count, and it never changes. A command whose keys live in
+ * different partitions has no single log to be ordered in; it is refused (KV_CROSS_PARTITION), not
+ * split.
  */
 #ifndef KVSTORE_SHARD_H
 #define KVSTORE_SHARD_H
