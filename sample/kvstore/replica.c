@@ -70,7 +70,7 @@ struct replica {
 	struct kv_config kcfg;
 	bool acceptor, proposer;
 	double burn_us;
-	uint32_t burn_rounds; /* per applied command (--burn-us) */
+	uint32_t burn_rounds; /* per applied command (--burn-us, --burn-rounds) */
 	uint32_t partitions;
 	struct shard *shards;
 	int done[2]; /* a shard thread writes its partition here when it ends */
@@ -374,7 +374,7 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF -i ID -d DIR [--acceptor] "
-	    "[--proposer] [--burn-us US]\n"
+	    "[--proposer] [--burn-us US | --burn-rounds N]\n"
 	    "A replica of the key-value store; it keeps its snapshots in DIR (partition P of\n"
 	    "paxos.conf's \"partitions\" in DIR/partition-P, partition 0 in DIR itself).\n"
 	    "  -c, --config FILE    cluster configuration (paxos.conf)\n"
@@ -386,6 +386,8 @@ static void usage(FILE *out)
 	    "      --burn-us US     benchmark aid: spend about US microseconds of CPU on every\n"
 	    "                       applied command (a fixed number of hash rounds, measured at\n"
 	    "                       start); changes no state\n"
+	    "      --burn-rounds N  the same with N rounds, as the start line of --burn-us gives:\n"
+	    "                       the same work in every run\n"
 	    "  -h, --help           this text\n"
 	    "      --version        the library's version and wire version\n"
 	    "Each partition runs on a thread of its own. SIGUSR1 writes each partition's state to\n"
@@ -401,12 +403,17 @@ static void print_version(void)
 
 static int parse_args(struct replica *r, int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'},  {"kvstore", required_argument, NULL, 'k'},
-	    {"id", required_argument, NULL, 'i'},      {"dir", required_argument, NULL, 'd'},
-	    {"acceptor", no_argument, NULL, 'A'},      {"proposer", no_argument, NULL, 'P'},
-	    {"burn-us", required_argument, NULL, 'B'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"id", required_argument, NULL, 'i'},
+						{"dir", required_argument, NULL, 'd'},
+						{"acceptor", no_argument, NULL, 'A'},
+						{"proposer", no_argument, NULL, 'P'},
+						{"burn-us", required_argument, NULL, 'B'},
+						{"burn-rounds", required_argument, NULL, 'R'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *id = NULL;
 	char err[PATH_MAX + 256], *end;
 	int opt;
@@ -438,6 +445,16 @@ static int parse_args(struct replica *r, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'R': {
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n > 4000000000u) {
+				fprintf(stderr, PROGRAM ": --burn-rounds wants 0..4000000000\n");
+				return -1;
+			}
+			r->burn_rounds = (uint32_t)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -689,8 +706,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROGRAM " %u: cannot set up %u partitions\n", r.id, r.partitions);
 		return 1;
 	}
-	r.burn_rounds = kv_burn_rounds_for(r.burn_us);
-	if (r.burn_rounds)
+	if (r.burn_us > 0)
+		r.burn_rounds = kv_burn_rounds_for(r.burn_us);
+	if (r.burn_us > 0)
 		fprintf(stderr, PROGRAM " %u: --burn-us %.1f: %u hash rounds per applied command\n",
 			r.id, r.burn_us, r.burn_rounds);
 	int code = run(&r);
