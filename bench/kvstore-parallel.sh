@@ -46,7 +46,8 @@ for bin in kvstore-replica kvstore-load; do
 	[ -x "$BUILD/$KV/$bin" ] || fail "$BUILD/$KV/$bin is not built"
 done
 HZ=$(getconf CLK_TCK)
-KCONF=$CONFIGS/kvstore-parallel-kvstore.conf
+# Not *.conf: run-all compares every configs/*.conf with paxos.conf.
+KCONF=$CONFIGS/kvstore-parallel.kvconf
 sed -e "s|^replicas .*|replicas 2|" -e "s|^snapshot-every .*|snapshot-every 0|" \
 	-e "s|^trim .*|trim off|" "$SRC/$KV/kvstore.conf" >"$KCONF"
 
@@ -221,6 +222,6 @@ projected=$(awk -F, 'NR == 2 { one = $10 } NR == 3 { two = $10 } END { printf "%
 	bench_md "$CATCHUP"
 	echo
 	echo "2 partitions / 1 partition, catching up: ${catchup_speedup}x commands/s."
-	echo "Configurations: configs/kvstore-parallel-*.conf."
+	echo "Configurations: configs/kvstore-parallel-*.conf and configs/kvstore-parallel.kvconf."
 } >"$OUT/kvstore-parallel.md"
 cat "$OUT/kvstore-parallel.md"
