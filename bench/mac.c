@@ -158,17 +158,23 @@ int main(int argc, char **argv)
 	randombytes_buf(buf, sizeof(buf));
 	crypto_generichash_init(&keyed, key, sizeof(key), 16);
 	crypto_core_hchacha20(subkey, nonce, key, NULL);
-	if (paxos_auth_init(&sender, key) != PAXOS_OK || paxos_auth_init(&receiver, key) != PAXOS_OK)
+	if (paxos_auth_init(&sender, key) != PAXOS_OK ||
+	    paxos_auth_init(&receiver, key) != PAXOS_OK)
 		return 2;
 	bool has_gcm = crypto_aead_aes256gcm_is_available();
 	if (has_gcm)
 		crypto_aead_aes256gcm_beforenm(&gcm, key);
 	const struct candidate all[] = {
-	    {"blake2b", blake2b},	    {"xchacha-aead", xchacha_aead},
-	    {"xchacha-ota", xchacha_ota},   {"chacha-subkey", chacha_subkey},
-	    {"hchacha20", hchacha20},	    {"paxos-seal", paxos_seal},
-	    {"paxos-verify", paxos_verify}, {"hmac256", hmac256},
-	    {"aes-gcm", aes_gcm},	    {"nonce-random", nonce_random},
+	    {"blake2b", blake2b},
+	    {"xchacha-aead", xchacha_aead},
+	    {"xchacha-ota", xchacha_ota},
+	    {"chacha-subkey", chacha_subkey},
+	    {"hchacha20", hchacha20},
+	    {"paxos-seal", paxos_seal},
+	    {"paxos-verify", paxos_verify},
+	    {"hmac256", hmac256},
+	    {"aes-gcm", aes_gcm},
+	    {"nonce-random", nonce_random},
 	    {"nonce-counter", nonce_counter},
 	};
 	const size_t sizes[] = {64, 200, 512, 1100, 2200, 4400, 8192};
