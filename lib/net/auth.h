@@ -45,7 +45,7 @@ struct paxos_auth {
 	uint8_t key[PAXOS_AUTH_KEY_BYTES];
 	uint8_t prefix[PAXOS_AUTH_PREFIX_BYTES]; /* of this sender's nonces, and its subkey */
 	uint8_t subkey[PAXOS_AUTH_KEY_BYTES];
-	uint64_t sealed; /* datagrams sealed: the rest of the next nonce */
+	uint64_t sealed; /* datagrams sealed so far: the next nonce ends with this plus one */
 	struct paxos_auth_subkey seen[PAXOS_AUTH_SUBKEY_SETS][2];
 	uint8_t recent[PAXOS_AUTH_SUBKEY_SETS]; /* per set, the way last used */
 };
