@@ -44,7 +44,7 @@ REPEAT_BATCH=$(setting learner-repeat-batch)
 REPEAT_BUDGET=$((REPEAT_BATCH * 4)) # PAXOS_ACCEPTOR_REPEAT_BURST requests per tick
 
 # --- datagrams (msgpack, see lib/net/codec.h) ------------------------------------------------
-hdr() { printf '94cd505804%02x%02x' "$1" "$2"; } # [magic, version 4, role $1, id $2]
+hdr() { printf '94cd505805%02x%02x' "$1" "$2"; } # [magic, version 5, role $1, id $2]
 u64() { printf 'cf%016x' "$1"; }                 # below 2^63
 U64_MAX=cfffffffffffffffff
 U64_MAX_1=cffffffffffffffffe

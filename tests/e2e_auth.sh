@@ -50,7 +50,7 @@ PROPOSERS=$(group proposers)
 LEARNERS=$(group learners)
 SUBMIT=$(group submit)
 MAX_DATAGRAM=$(awk '$1 == "max-datagram" { print $2 }' "$CONF")
-MAX_VALUE=$((MAX_DATAGRAM - 84)) # paxos.conf: all but 84 bytes with auth-key-file
+MAX_VALUE=$((MAX_DATAGRAM - 108)) # paxos.conf: all but 108 bytes with auth-key-file
 
 # --- (a) key files refused at start -------------------------------------------------------
 # refused KEY_FILE WHAT: a learner given KEY_FILE stops at once, saying WHAT about the file.
@@ -94,7 +94,7 @@ until joined "$ACCEPTORS" 7 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
 done
 
 # --- (b) forged datagrams ------------------------------------------------------------------
-hdr() { echo "94cd505804$(printf %02x "$1")00"; } # [magic, version 4, role $1, id 0]
+hdr() { echo "94cd505805$(printf %02x "$1")00"; } # [magic, version 5, role $1, id 0]
 U64_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 EVIL=c4046576696c                                 # bin8 "evil"
 EVIL_HEX=6576696c                                 # how a learner would write it
@@ -107,8 +107,9 @@ for iid in 01 02 03 04 05 06 07 08; do
 	for acceptor in 00 01 02; do ACCEPTEDS=$ACCEPTEDS"9604$iid$U64_MAX$EVIL${acceptor}c3"; done
 done
 CLIENT_VALUE=$(hdr 3)9209$EVIL
-ZERO_TAG=00000000000000000000000000000000
-random_tag() { od -An -tx1 -N16 /dev/urandom | tr -d ' \n'; }
+# A tag is a 24-byte nonce and a 16-byte authenticator.
+ZERO_TAG=$(printf '%080d' 0)
+random_tag() { od -An -tx1 -N40 /dev/urandom | tr -d ' \n'; }
 send() { "$BUILD/paxos-send" "$@" || fail "paxos-send $*"; }
 FORGED=0 # datagrams sent to each group
 started=$(date +%s)

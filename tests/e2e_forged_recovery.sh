@@ -56,9 +56,9 @@ cd*) incarnation=$(echo "$rest" | cut -c1-6) ;;
 cc*) incarnation=$(echo "$rest" | cut -c1-4) ;;
 *) incarnation=$(echo "$rest" | cut -c1-2) ;;
 esac
-# [magic, version 4, acceptor, 0] [16, acceptor, 0, for acceptor 2, incarnation, 2^40,
+# [magic, version 5, acceptor, 0] [16, acceptor, 0, for acceptor 2, incarnation, 2^40,
 # (2^20 - 2) << 32 * 100]
-forged="94cd5058040000""97100000""02${incarnation}cf0000010000000000cf063fff3800000000"
+forged="94cd5058050000""97100000""02${incarnation}cf0000010000000000cf063fff3800000000"
 for k in 1 2 3; do
 	"$BUILD/paxos-send" "$GROUP" "$forged" >/dev/null || fail "paxos-send failed"
 	sleep 0.1

@@ -99,15 +99,142 @@ START_TEST(test_seal_verify_round_trip)
 			 PAXOS_E_MALFORMED);
 	paxos_decoder_destroy(&d);
 
-	/* Sealing is deterministic: the same bytes under the same key, the same tag. */
+	/* Sealed again, the same bytes get another nonce, hence another authenticator; both
+	 * verify. The nonce is this sender's prefix and a count of its datagrams. */
 	uint8_t again[256];
 	memcpy(again, buf, len);
 	paxos_auth_seal(&a, again, len);
-	ck_assert_mem_eq(again, buf, len + PAXOS_AUTH_TAG_BYTES);
+	ck_assert_mem_eq(again, buf, len);
+	ck_assert_mem_eq(again + len, buf + len, PAXOS_AUTH_PREFIX_BYTES);
+	ck_assert_uint_eq(buf[len + PAXOS_AUTH_PREFIX_BYTES], 1);
+	ck_assert_uint_eq(again[len + PAXOS_AUTH_PREFIX_BYTES], 2);
+	ck_assert_mem_ne(again + len + PAXOS_AUTH_NONCE_BYTES, buf + len + PAXOS_AUTH_NONCE_BYTES,
+			 PAXOS_AUTH_MAC_BYTES);
+	ck_assert(paxos_auth_verify(&a, again, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert(paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
 	/* An empty payload has a tag too. */
 	paxos_auth_seal(&a, again, 0);
 	ck_assert(paxos_auth_verify(&a, again, PAXOS_AUTH_TAG_BYTES, &payload));
 	ck_assert_uint_eq(payload, 0);
+}
+END_TEST
+
+/* The tag is standard XChaCha20-Poly1305 (IETF): libsodium's one-call AEAD, with an empty
+ * message and the payload as additional data, gives the same authenticator for its nonce,
+ * and verifies it; the subkeys auth.c keeps change nothing. */
+START_TEST(test_tag_is_xchacha20poly1305)
+{
+	struct paxos_auth a, b;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256], mac[PAXOS_AUTH_MAC_BYTES], none[1] = {0};
+	unsigned long long maclen;
+	key_of(key, 5);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&b, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload;
+	for (int i = 0; i < 3; i++) {
+		paxos_auth_seal(&a, buf, len);
+		const uint8_t *nonce = buf + len;
+		ck_assert_int_eq(crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+				     none, mac, &maclen, none, 0, buf, len, NULL, nonce, key),
+				 0);
+		ck_assert_uint_eq(maclen, PAXOS_AUTH_MAC_BYTES);
+		ck_assert_mem_eq(mac, nonce + PAXOS_AUTH_NONCE_BYTES, PAXOS_AUTH_MAC_BYTES);
+		/* b hears a for the first time, then from its remembered subkey. */
+		ck_assert(paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	}
+	/* And what libsodium's AEAD makes under a nonce of anyone's choice verifies. */
+	randombytes_buf(buf + len, PAXOS_AUTH_NONCE_BYTES);
+	crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+	    none, buf + len + PAXOS_AUTH_NONCE_BYTES, &maclen, none, 0, buf, len, NULL, buf + len,
+	    key);
+	ck_assert(paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+}
+END_TEST
+
+/* Two preparations of one key (two processes) never share a nonce prefix. */
+START_TEST(test_senders_draw_their_own_prefix)
+{
+	struct paxos_auth a, b;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], x[64], y[64];
+	key_of(key, 6);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&b, key), PAXOS_OK);
+	memset(x, 7, sizeof(x));
+	memset(y, 7, sizeof(y));
+	paxos_auth_seal(&a, x, 8);
+	paxos_auth_seal(&b, y, 8);
+	ck_assert_mem_eq(x, y, 8);
+	ck_assert_mem_ne(x + 8, y + 8, PAXOS_AUTH_PREFIX_BYTES);
+	ck_assert_mem_ne(x + 8 + PAXOS_AUTH_NONCE_BYTES, y + 8 + PAXOS_AUTH_NONCE_BYTES,
+			 PAXOS_AUTH_MAC_BYTES);
+}
+END_TEST
+
+/* One byte changed in the payload, the nonce's prefix, its count or the authenticator: the
+ * datagram is refused, by a receiver that heard the sender before (its subkey remembered)
+ * and by one that did not. */
+START_TEST(test_tampered_byte_fails)
+{
+	struct paxos_auth a, heard, fresh;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 7);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&heard, key), PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload = 99;
+	paxos_auth_seal(&a, buf, len);
+	size_t total = len + PAXOS_AUTH_TAG_BYTES;
+	ck_assert(paxos_auth_verify(&heard, buf, total, &payload));
+	const size_t at[] = {0,
+			     len / 2,
+			     len - 1, /* payload */
+			     len,
+			     len + PAXOS_AUTH_PREFIX_BYTES - 1, /* nonce prefix */
+			     len + PAXOS_AUTH_PREFIX_BYTES,
+			     len + PAXOS_AUTH_NONCE_BYTES - 1, /* count */
+			     len + PAXOS_AUTH_NONCE_BYTES,
+			     total - 1 /* authenticator */};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		buf[at[i]] ^= 0x5a;
+		ck_assert_int_eq(paxos_auth_init(&fresh, key), PAXOS_OK);
+		payload = 99;
+		ck_assert_msg(!paxos_auth_verify(&heard, buf, total, &payload), "byte %zu", at[i]);
+		ck_assert_msg(!paxos_auth_verify(&fresh, buf, total, &payload), "byte %zu", at[i]);
+		ck_assert_msg(!paxos_auth_verify(&a, buf, total, &payload), "byte %zu", at[i]);
+		ck_assert_uint_eq(payload, 99);
+		buf[at[i]] ^= 0x5a;
+	}
+	ck_assert(paxos_auth_verify(&heard, buf, total, &payload));
+	ck_assert(paxos_auth_verify(&fresh, buf, total, &payload));
+}
+END_TEST
+
+/* More senders than a receiver remembers subkeys for, interleaved: every datagram verifies
+ * whether its sender's subkey was remembered, evicted or never known, and a forgery under a
+ * remembered prefix still fails. */
+START_TEST(test_many_senders)
+{
+	enum { SENDERS = 3 * PAXOS_AUTH_SUBKEY_SETS };
+	static struct paxos_auth senders[SENDERS];
+	struct paxos_auth rx;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[128];
+	key_of(key, 8);
+	ck_assert_int_eq(paxos_auth_init(&rx, key), PAXOS_OK);
+	for (size_t s = 0; s < SENDERS; s++)
+		ck_assert_int_eq(paxos_auth_init(&senders[s], key), PAXOS_OK);
+	size_t payload;
+	for (int round = 0; round < 4; round++) {
+		for (size_t s = 0; s < SENDERS; s++) {
+			size_t i = (s * 7 + (size_t)round) % SENDERS; /* another order each round */
+			memset(buf, (int)i, 40);
+			paxos_auth_seal(&senders[i], buf, 40);
+			ck_assert_msg(
+			    paxos_auth_verify(&rx, buf, 40 + PAXOS_AUTH_TAG_BYTES, &payload),
+			    "sender %zu round %d", i, round);
+			buf[3] ^= 1;
+			ck_assert(
+			    !paxos_auth_verify(&rx, buf, 40 + PAXOS_AUTH_TAG_BYTES, &payload));
+		}
+	}
 }
 END_TEST
 
@@ -337,6 +464,10 @@ int main(void)
 	tcase_add_test(tags, test_truncated_or_extended_fails);
 	tcase_add_test(tags, test_wrong_key_fails);
 	tcase_add_test(tags, test_partitions_tag_under_their_own_keys);
+	tcase_add_test(tags, test_tag_is_xchacha20poly1305);
+	tcase_add_test(tags, test_senders_draw_their_own_prefix);
+	tcase_add_test(tags, test_tampered_byte_fails);
+	tcase_add_test(tags, test_many_senders);
 	suite_add_tcase(s, tags);
 	TCase *files = tcase_create("key files");
 	tcase_add_checked_fixture(files, setup, teardown);

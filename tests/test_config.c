@@ -807,11 +807,11 @@ START_TEST(test_auth_key_file)
 	ck_assert_str_eq(cfg.auth_key_file, "relative/key");
 
 	ck_assert_int_eq(parse(&cfg, "max-datagram 512\nauth-key-file k\n"), PAXOS_OK);
-	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 512 - 64 - 16);
-	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64 - 16 - 4);
-	ck_assert_uint_eq(PAXOS_WIRE_OVERHEAD + PAXOS_AUTH_TAG_BYTES + 4, 84); /* paxos.conf */
+	ck_assert_uint_eq(paxos_config_max_instance_value(&cfg), 512 - 64 - 40);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 512 - 64 - 40 - 4);
+	ck_assert_uint_eq(PAXOS_WIRE_OVERHEAD + PAXOS_AUTH_TAG_BYTES + 4, 108); /* paxos.conf */
 	ck_assert_int_eq(parse(&cfg, "max-datagram 8192\nauth-key-file k\n"), PAXOS_OK);
-	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - 84);
+	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - 108);
 	ck_assert_int_eq(parse(&cfg, "max-datagram 8192\n"), PAXOS_OK);
 	ck_assert_uint_eq(paxos_config_max_value(&cfg), 8192 - 68);
 

@@ -162,7 +162,7 @@ START_TEST(test_auth_key_checked_at_start)
 	struct paxos_node *keyed = paxos_node_new(b, &c, err, sizeof(err));
 	ck_assert_msg(keyed != NULL, "%s", err);
 	size_t max = paxos_config_max_value(&c);
-	ck_assert_uint_eq(max, c.max_datagram - 84);
+	ck_assert_uint_eq(max, c.max_datagram - 108);
 	char *big = calloc(1, max + 1);
 	ck_assert_int_eq(paxos_node_submit(keyed, big, max + 1), PAXOS_E_TOO_BIG);
 	ck_assert_uint_eq(paxos_node_transport_counters(keyed)->auth_failures, 0);

@@ -166,7 +166,10 @@ int paxos_auth_init(struct paxos_auth *a, const uint8_t key[PAXOS_AUTH_KEY_BYTES
 {
 	if (sodium_init() < 0)
 		return PAXOS_E_IO;
-	crypto_generichash_init(&a->keyed, key, PAXOS_AUTH_KEY_BYTES, PAXOS_AUTH_TAG_BYTES);
+	memset(a, 0, sizeof(*a));
+	memcpy(a->key, key, PAXOS_AUTH_KEY_BYTES);
+	randombytes_buf(a->prefix, sizeof(a->prefix));
+	crypto_core_hchacha20(a->subkey, a->prefix, a->key, NULL);
 	return PAXOS_OK;
 }
 
@@ -175,8 +178,7 @@ struct paxos_auth *paxos_auth_load(const char *path, char *err, size_t errlen)
 	uint8_t key[PAXOS_AUTH_KEY_BYTES];
 	if (paxos_auth_read_key(path, key, err, errlen) != PAXOS_OK)
 		return NULL;
-	/* malloc's alignment is 16 bytes, the state's 64; its size is a multiple of that. */
-	struct paxos_auth *a = aligned_alloc(_Alignof(struct paxos_auth), sizeof(*a));
+	struct paxos_auth *a = malloc(sizeof(*a));
 	if (!a) {
 		paxos_error_format(err, errlen, "%s: out of memory", path);
 	} else if (paxos_auth_init(a, key) != PAXOS_OK) {
@@ -196,29 +198,70 @@ void paxos_auth_free(struct paxos_auth *a)
 	free(a);
 }
 
-/* The tag of buf[0..len) into tag. */
-static void compute_tag(const struct paxos_auth *a, const uint8_t *buf, size_t len,
-			uint8_t tag[PAXOS_AUTH_TAG_BYTES])
+/* XChaCha20-Poly1305 (IETF) in two steps, as libsodium composes it: the nonce's first 16
+ * bytes and the key give an HChaCha20 subkey, its last 8 (behind 4 zero bytes) the IETF
+ * ChaCha20-Poly1305 nonce under that subkey. A sender's prefix never changes and a receiver
+ * hears few senders, so the subkey is derived once per sender, not once per datagram. */
+
+/* The subkey of nonce's prefix: this sender's own, a remembered one, or derived now in place
+ * of the set's least recently used. */
+static const uint8_t *subkey_of(struct paxos_auth *a, const uint8_t *nonce)
 {
-	crypto_generichash_state st = a->keyed; /* plain data: a copy is a keyed state */
-	crypto_generichash_update(&st, buf, len);
-	crypto_generichash_final(&st, tag, PAXOS_AUTH_TAG_BYTES);
+	if (memcmp(nonce, a->prefix, PAXOS_AUTH_PREFIX_BYTES) == 0)
+		return a->subkey; /* its own datagram: multicast loops it back */
+	/* The prefix is random (an attacker's too: he chooses only which set he evicts). */
+	size_t set = nonce[0] % PAXOS_AUTH_SUBKEY_SETS;
+	struct paxos_auth_subkey *ways = a->seen[set];
+	for (uint8_t w = 0; w < 2; w++) {
+		if (ways[w].used && memcmp(ways[w].prefix, nonce, PAXOS_AUTH_PREFIX_BYTES) == 0) {
+			a->recent[set] = w;
+			return ways[w].key;
+		}
+	}
+	uint8_t w = !ways[0].used ? 0 : !ways[1].used ? 1 : (uint8_t)!a->recent[set];
+	memcpy(ways[w].prefix, nonce, PAXOS_AUTH_PREFIX_BYTES);
+	crypto_core_hchacha20(ways[w].key, nonce, a->key, NULL);
+	ways[w].used = true;
+	a->recent[set] = w;
+	return ways[w].key;
 }
 
-void paxos_auth_seal(const struct paxos_auth *a, uint8_t *buf, size_t len)
+/* The IETF nonce of the XChaCha20 nonce: 4 zero bytes, then its last 8. */
+static void ietf_nonce(const uint8_t *nonce,
+		       uint8_t out[crypto_aead_chacha20poly1305_IETF_NPUBBYTES])
 {
-	compute_tag(a, buf, len, buf + len);
+	memset(out, 0, 4);
+	memcpy(out + 4, nonce + PAXOS_AUTH_PREFIX_BYTES,
+	       PAXOS_AUTH_NONCE_BYTES - PAXOS_AUTH_PREFIX_BYTES);
 }
 
-bool paxos_auth_verify(const struct paxos_auth *a, const uint8_t *buf, size_t len,
-		       size_t *payload_len)
+void paxos_auth_seal(struct paxos_auth *a, uint8_t *buf, size_t len)
 {
-	uint8_t tag[PAXOS_AUTH_TAG_BYTES];
+	uint8_t *nonce = buf + len, npub[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
+	uint8_t none[1] = {0}; /* the empty message: libsodium takes no NULL for it */
+	unsigned long long maclen;
+	uint64_t count = ++a->sealed; /* 2^64 datagrams: never wraps */
+	memcpy(nonce, a->prefix, PAXOS_AUTH_PREFIX_BYTES);
+	for (unsigned i = 0; i < 8; i++)
+		nonce[PAXOS_AUTH_PREFIX_BYTES + i] = (uint8_t)(count >> (8 * i));
+	ietf_nonce(nonce, npub);
+	crypto_aead_chacha20poly1305_ietf_encrypt_detached(none, nonce + PAXOS_AUTH_NONCE_BYTES,
+							   &maclen, none, 0, buf, len, NULL, npub,
+							   a->subkey);
+}
+
+bool paxos_auth_verify(struct paxos_auth *a, const uint8_t *buf, size_t len, size_t *payload_len)
+{
 	if (len < PAXOS_AUTH_TAG_BYTES)
 		return false;
 	size_t n = len - PAXOS_AUTH_TAG_BYTES;
-	compute_tag(a, buf, n, tag);
-	if (sodium_memcmp(tag, buf + n, PAXOS_AUTH_TAG_BYTES) != 0)
+	const uint8_t *nonce = buf + n;
+	uint8_t npub[crypto_aead_chacha20poly1305_IETF_NPUBBYTES], none[1] = {0};
+	ietf_nonce(nonce, npub);
+	/* Compares the authenticator in constant time. */
+	if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(none, NULL, none, 0,
+							       nonce + PAXOS_AUTH_NONCE_BYTES, buf,
+							       n, npub, subkey_of(a, nonce)) != 0)
 		return false;
 	*payload_len = n;
 	return true;

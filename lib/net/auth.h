@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Authenticated datagrams (paxos.conf auth-key-file): every datagram ends with a tag, keyed
- * BLAKE2b (libsodium crypto_generichash) of everything before it under a 32-byte key the
- * whole cluster shares. A datagram whose tag does not verify is dropped before it is decoded.
+ * Authenticated datagrams (paxos.conf auth-key-file): every datagram ends with a tag, a 24-byte
+ * nonce and the 16-byte XChaCha20-Poly1305 (IETF) authenticator of an empty message with
+ * everything before the tag as additional data, under a 32-byte key the whole cluster shares:
+ * a Poly1305 one-time key drawn from XChaCha20 for that nonce. A sender's nonces are a random
+ * 16-byte prefix drawn when its key is prepared and a count of its datagrams, so no two
+ * datagrams under one key share a nonce. A datagram whose tag does not verify is dropped
+ * before it is decoded.
  */
 #ifndef PAXOS_AUTH_H
 #define PAXOS_AUTH_H
@@ -15,13 +19,35 @@
 /* A key file holds exactly this many bytes, nothing else (paxos-keygen writes one). */
 #define PAXOS_AUTH_KEY_BYTES 32u
 
-/* Bytes the tag adds to every datagram: 128 bits, libsodium's shortest BLAKE2b output. */
-#define PAXOS_AUTH_TAG_BYTES 16u
+/* The nonce: PAXOS_AUTH_PREFIX_BYTES random bytes per prepared key, then a 64-bit count
+ * (little-endian). */
+#define PAXOS_AUTH_NONCE_BYTES 24u
+#define PAXOS_AUTH_PREFIX_BYTES 16u
+/* The Poly1305 authenticator: 128 bits. */
+#define PAXOS_AUTH_MAC_BYTES 16u
+/* Bytes the tag (nonce, then authenticator) adds to every datagram. */
+#define PAXOS_AUTH_TAG_BYTES (PAXOS_AUTH_NONCE_BYTES + PAXOS_AUTH_MAC_BYTES)
 
-/* A key, absorbed once: each datagram's tag starts from a copy of this state. The state
- * must be 64-byte aligned: allocate one with paxos_auth_load, or declare it. */
+/* Receivers remember the HChaCha20 subkey of this many nonce prefixes (two per set): one per
+ * sending process, so each sender costs one derivation, not one per datagram. */
+#define PAXOS_AUTH_SUBKEY_SETS 32u
+
+/* The subkey of one nonce prefix. */
+struct paxos_auth_subkey {
+	uint8_t prefix[PAXOS_AUTH_PREFIX_BYTES];
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	bool used;
+};
+
+/* A prepared key and this sender's nonces. Used by one thread at a time; a process that
+ * forks must not seal with the same one on both sides (their nonces would repeat). */
 struct paxos_auth {
-	crypto_generichash_state keyed;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES];
+	uint8_t prefix[PAXOS_AUTH_PREFIX_BYTES]; /* of this sender's nonces, and its subkey */
+	uint8_t subkey[PAXOS_AUTH_KEY_BYTES];
+	uint64_t sealed; /* datagrams sealed so far: the next nonce ends with this plus one */
+	struct paxos_auth_subkey seen[PAXOS_AUTH_SUBKEY_SETS][2];
+	uint8_t recent[PAXOS_AUTH_SUBKEY_SETS]; /* per set, the way last used */
 };
 
 /* Reads the key in path. The file must be a regular file no one but its owner may read or
@@ -35,7 +61,8 @@ int paxos_auth_read_key(const char *path, uint8_t key[PAXOS_AUTH_KEY_BYTES], cha
  * PAXOS_E_IO with "PATH: what is wrong" in err. */
 int paxos_auth_write_key(const char *path, bool force, char *err, size_t errlen);
 
-/* Prepares a for key. Returns PAXOS_OK, or PAXOS_E_IO when libsodium cannot start. */
+/* Prepares a for key, with a fresh random nonce prefix. Returns PAXOS_OK, or PAXOS_E_IO when
+ * libsodium cannot start. */
 int paxos_auth_init(struct paxos_auth *a, const uint8_t key[PAXOS_AUTH_KEY_BYTES]);
 
 /* path's key (paxos_auth_read_key), prepared in a new allocation; the key leaves no other
@@ -45,13 +72,12 @@ struct paxos_auth *paxos_auth_load(const char *path, char *err, size_t errlen);
 /* Wipes and frees what paxos_auth_load returned; NULL is fine. */
 void paxos_auth_free(struct paxos_auth *a);
 
-/* Writes the tag of buf[0..len) to buf[len..len + PAXOS_AUTH_TAG_BYTES): the caller leaves
- * that room. */
-void paxos_auth_seal(const struct paxos_auth *a, uint8_t *buf, size_t len);
+/* Writes the tag of buf[0..len), under a nonce never used before, to
+ * buf[len..len + PAXOS_AUTH_TAG_BYTES): the caller leaves that room. */
+void paxos_auth_seal(struct paxos_auth *a, uint8_t *buf, size_t len);
 
 /* Whether buf[0..len) is a payload followed by its valid tag (compared in constant time);
  * if so *payload_len is the payload's length. Too short to hold a tag is false. */
-bool paxos_auth_verify(const struct paxos_auth *a, const uint8_t *buf, size_t len,
-		       size_t *payload_len);
+bool paxos_auth_verify(struct paxos_auth *a, const uint8_t *buf, size_t len, size_t *payload_len);
 
 #endif

@@ -15,9 +15,11 @@
 #define PAXOS_WIRE_MAGIC 0x5058u /* "PX" */
 /* 2: repair, acceptor hello and recovery messages. 3: an accepted message may leave its value
  * out (nil), learners take it from the accept. 4: an acceptor hello carries its age and echoes a
- * duplicate's incarnation (duplicates are told apart without wall clocks). Nodes of different
+ * duplicate's incarnation (duplicates are told apart without wall clocks). 5: the auth-key-file
+ * tag is a nonce and an XChaCha20-Poly1305 authenticator (lib/net/auth.h), 40 bytes in place of
+ * 16 of keyed BLAKE2b. Nodes of different
  * versions drop each other's datagrams as malformed (and say so: paxos_decode_version). */
-#define PAXOS_WIRE_VERSION 4u
+#define PAXOS_WIRE_VERSION 5u
 
 /* Bytes a datagram needs besides its values: header plus one message's fields. Values up
  * to max_datagram - PAXOS_WIRE_OVERHEAD (less PAXOS_AUTH_TAG_BYTES with a key) always fit in

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "auth.h"
 #include "codec.h"
 
 struct witness {
@@ -44,7 +45,7 @@ static unsigned long long fnv1a(const struct paxos_value *v)
  * datagram ends with its tag, which the decoder is not shown). */
 static void keep_hello(struct witness *w, const struct paxos_rx_datagram *d)
 {
-	static const size_t tag_lengths[] = {0, 16};
+	static const size_t tag_lengths[] = {0, PAXOS_AUTH_TAG_BYTES};
 	for (size_t t = 0; t < 2 && !d->truncated && d->len > tag_lengths[t]; t++) {
 		struct paxos_header h;
 		size_t count = 0;
