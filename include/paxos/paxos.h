@@ -14,6 +14,7 @@
 #include <paxos/epoch.h>
 #include <paxos/learner.h>
 #include <paxos/log.h>
+#include <paxos/membership.h>
 #include <paxos/message.h>
 #include <paxos/metrics.h>
 #include <paxos/node.h>
