@@ -50,6 +50,9 @@ struct paxos_proposer {
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 	bool skip_wanted;           /* ctx.skip_wanted: see want_skip */
 	paxos_time last_proposed;   /* when an instance last got a value or a skip to propose */
+	/* With a membership: some live instance waits for its configuration (start_window). */
+	bool config_wait;
+	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
 };
 
 /*
@@ -225,6 +228,8 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .highest_iid = &p->highest_iid,
 	    .to_beat = &p->to_beat,
 	    .skip_wanted = &p->skip_wanted,
+	    .membership = o->membership,
+	    .command = &p->command,
 	};
 	p->epoch = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
@@ -273,7 +278,7 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 	if (!p->leader)
 		return;
 	for (paxos_iid iid = frontier(p); iid - p->first < p->o.window; iid++) {
-		if (pending_count(&p->pending) == 0 && !p->skip_wanted)
+		if (pending_count(&p->pending) == 0 && !p->skip_wanted && !p->command.wanted)
 			return;
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_CLOSED || inst->has_v2)
@@ -301,11 +306,24 @@ static void want_skip(struct paxos_proposer *p, paxos_time now)
 	p->last_proposed = now;
 }
 
-/* Pre-execute phase 1 (S) for every live instance not started yet, in order. */
+/* Whether iid's configuration is known, so that it may be opened (always, without one). */
+static bool config_known(const struct paxos_proposer *p, paxos_iid iid)
+{
+	return !p->o.membership || paxos_membership_known(p->o.membership, iid);
+}
+
+/* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
+ * whose configuration is not known yet: the next deliveries start the rest. */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
-	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++)
+	p->config_wait = false;
+	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
+		if (!config_known(p, iid)) {
+			p->config_wait = true;
+			return;
+		}
 		fire(p, slot_of(p, iid), EV_S, NULL, now, out);
+	}
 }
 
 /*
@@ -329,8 +347,10 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 	for (paxos_iid iid = enter; iid - new_first < p->o.window; iid++) {
 		struct instance *inst = slot_of(p, iid);
 		reset(p, inst, iid);
-		if (p->leader)
+		if (p->leader && !p->config_wait && config_known(p, iid))
 			fire(p, inst, EV_S, NULL, now, out);
+		else if (p->leader)
+			p->config_wait = true;
 	}
 }
 
@@ -349,6 +369,10 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		}
 		p->frontier = p->first; /* values may go anywhere again */
 		p->leader = false;
+		if (p->command.in) { /* released with its instance: proposed again when leading */
+			p->command.in = 0;
+			p->command.wanted = true;
+		}
 		p->skip_wanted = false;
 		repairs_clear(&p->repairs);
 		return;
@@ -539,6 +563,40 @@ void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct
 	assign_pending(p, now, out); /* a phase 2 slot may be free */
 }
 
+/* Our membership command's instance (or one above it) was delivered: it is done when chosen
+ * or outdated by another change, else it goes to another instance. */
+static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v)
+{
+	uint32_t from, members;
+	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	paxos_membership_decode(&ours, &from, &members);
+	bool chosen = iid == p->command.in && v && v->len == ours.len &&
+		      memcmp(v->data, ours.data, ours.len) == 0;
+	p->command.in = 0;
+	p->command.wanted = !chosen && paxos_membership_latest(p->o.membership)->id == from;
+}
+
+bool paxos_proposer_change_pending(const struct paxos_proposer *p)
+{
+	return p->command.wanted || p->command.in;
+}
+
+int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members, paxos_time now,
+				     const struct paxos_emitter *out)
+{
+	const struct paxos_membership *m = p->o.membership;
+	if (!m || members == 0 || members == paxos_membership_latest(m)->members)
+		return PAXOS_E_INVALID;
+	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
+		return PAXOS_E_TOO_BIG;
+	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
+		return PAXOS_E_FULL;
+	paxos_membership_command(paxos_membership_latest(m)->id, members, p->command.bytes);
+	p->command.wanted = true;
+	assign_pending(p, now, out);
+	return PAXOS_OK;
+}
+
 /* Whether instance iid holds v as the client value we proposed there. */
 static bool holds_own_value(const struct paxos_proposer *p, paxos_iid iid,
 			    const struct paxos_value *v)
@@ -562,6 +620,10 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v) &&
 		      paxos_batch_count(v, &count) == PAXOS_OK;
 	slide(p, iid + 1, iid, v, now, out);
+	if (p->command.in && p->command.in <= iid)
+		command_delivered(p, iid, v);
+	if (p->config_wait && p->leader)
+		start_window(p, now, out); /* the delivery made another configuration known */
 	if (settle) {
 		/* Per client value of the frame (thesis 3.7.4: a batch carries several). */
 		struct paxos_batch_iter it;
@@ -595,6 +657,8 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 			fire(p, inst, EV_TO2, NULL, now, out);
 	}
 	want_skip(p, now);
+	if (p->config_wait)
+		start_window(p, now, out);
 	assign_pending(p, now, out);
 }
 

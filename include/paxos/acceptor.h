@@ -116,6 +116,9 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * Every acceptor also sends hellos with its incarnation, so that two acceptors with one id
  * are found: the older one stops (PAXOS_E_DUPLICATE).
  */
+/** Most configurations an acceptor's recovery covers (paxos_acceptor_membership). */
+#define PAXOS_ACCEPTOR_CONFIGURATIONS 4u
+
 struct paxos_acceptor_membership {
 	uint32_t acceptors;      /**< in the configuration: quorum is acceptors / 2 + 1 */
 	uint32_t proposers;      /**< in the configuration: each is asked for its ballots */
@@ -126,6 +129,13 @@ struct paxos_acceptor_membership {
 	 * recovered): a restart on the same store keeps voting only above them. */
 	paxos_iid floor;
 	paxos_ballot fence; /**< see floor: the ballot fence set then */
+	/** With a changing acceptor set (paxos/membership.h): the member sets, one bit per id,
+	 * of the configurations whose instances this acceptor may have voted in and that may
+	 * not be decided everywhere yet, newest first; a 0 ends the list. Recovery then needs,
+	 * in each of them, answers from as many other members as leave no quorum of it
+	 * unheard, and acceptors bounds nothing (ids below PAXOS_MAX_ACCEPTORS). All 0: the
+	 * one configuration of acceptors 0 .. acceptors - 1. */
+	uint32_t configurations[PAXOS_ACCEPTOR_CONFIGURATIONS];
 };
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
