@@ -294,13 +294,18 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 
 /* learner-merge: a leader with nothing to propose for skip_idle, and nothing in phase 2,
  * closes its next instance with a skip (instance.c assign_skip), so that merged learners
- * hear from this partition at least that often. The skip waits for phase 1 like a value. */
+ * hear from this partition at least that often. The skip waits for phase 1 like a value.
+ * With a membership change pending, at every tick. */
 static void want_skip(struct paxos_proposer *p, paxos_time now)
 {
-	if (!p->o.skip_idle || !p->leader || p->skip_wanted || p->in_phase2 ||
+	/* A change chosen but not in force yet waits for alpha more instances: an idle leader
+	 * closes them with skips, or the change would wait for client values (Paxos Made
+	 * Simple, section 3: the leader fills the window with no-ops). */
+	bool push = p->o.membership && paxos_membership_pending(p->o.membership);
+	if ((!p->o.skip_idle && !push) || !p->leader || p->skip_wanted || p->in_phase2 ||
 	    pending_count(&p->pending))
 		return;
-	if (now - p->last_proposed < p->o.skip_idle)
+	if (!push && now - p->last_proposed < p->o.skip_idle)
 		return;
 	p->skip_wanted = true;
 	p->last_proposed = now;

@@ -149,8 +149,8 @@ static void accepted(struct paxos_learner *l, paxos_iid iid, uint32_t acceptor, 
 		     const struct paxos_value *v)
 {
 	struct paxos_message msg = {.type = PAXOS_MSG_ACCEPTED};
-	msg.u.accepted = (struct paxos_accepted){
-	    .iid = iid, .ballot = b, .acceptor_id = acceptor, .value = *v};
+	msg.u.accepted =
+	    (struct paxos_accepted){.iid = iid, .ballot = b, .acceptor_id = acceptor, .value = *v};
 	paxos_learner_handle(l, &msg, 1, NULL);
 }
 
@@ -250,8 +250,7 @@ START_TEST(test_proposer_counts_members_and_waits)
 	pr.u.promise.acceptor_id = 0;
 	paxos_proposer_handle(p, &pr, 2, &r->emitter);
 	ck_assert_int_eq(paxos_proposer_change_membership(p, 0xb, 2, &r->emitter), PAXOS_OK);
-	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x1f, 2, &r->emitter),
-			 PAXOS_E_FULL);
+	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x1f, 2, &r->emitter), PAXOS_E_FULL);
 	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0); /* non-members: no quorum */
 	pr.u.promise.acceptor_id = 1;
 	paxos_proposer_handle(p, &pr, 2, &r->emitter);
@@ -276,8 +275,8 @@ START_TEST(test_proposer_counts_members_and_waits)
 	paxos_proposer_handle(p, &pr, 4, &r->emitter);
 	pr.u.promise.acceptor_id = 0;
 	paxos_proposer_handle(p, &pr, 4, &r->emitter);
-	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"x", 1},
-					       4, &r->emitter),
+	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"x", 1}, 4,
+					       &r->emitter),
 			 PAXOS_OK);
 	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0);
 	pr.u.promise.acceptor_id = 3;
@@ -313,10 +312,8 @@ START_TEST(test_recovery_covers_every_configuration)
 	struct paxos_storage *st = paxos_storage_memory_new();
 	struct paxos_acceptor *a =
 	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 0}, st, &c);
-	struct paxos_acceptor_membership m = {.proposers = 0,
-					      .incarnation = 9,
-					      .amnesiac = true,
-					      .configurations = {0xb, 0x7}};
+	struct paxos_acceptor_membership m = {
+	    .proposers = 0, .incarnation = 9, .amnesiac = true, .configurations = {0xb, 0x7}};
 	ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
 	ck_assert(paxos_acceptor_recovering(a));
 	answer(a, 3, 9);

@@ -55,8 +55,8 @@ PAXOS_API bool paxos_membership_known(const struct paxos_membership *m, paxos_ii
 /** The configuration that governs @p iid as far as applied (the newest whose first instance is
  * at or below iid; the oldest kept when iid lies below all of them). Meaningful for iid only
  * when paxos_membership_known(). */
-PAXOS_API const struct paxos_configuration *
-paxos_membership_at(const struct paxos_membership *m, paxos_iid iid);
+PAXOS_API const struct paxos_configuration *paxos_membership_at(const struct paxos_membership *m,
+								paxos_iid iid);
 
 /** The members of paxos_membership_at(m, iid). */
 PAXOS_API uint32_t paxos_membership_members(const struct paxos_membership *m, paxos_iid iid);
