@@ -396,10 +396,20 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
+static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members);
+
 int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
+	if (paxos_membership_is_command(v)) {
+		/* A change asked for by a client (paxos-admin), made against the configuration it
+		 * named: never an ordinary value, and refused when outdated. */
+		uint32_t from, members;
+		if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+			return PAXOS_E_INVALID;
+		return change_from(p, from, members);
+	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
 	uint64_t hash = pending_hash(v->data, v->len); /* once: values are up to a datagram */
@@ -416,7 +426,7 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 			   const struct paxos_emitter *out)
 {
-	if (!p->leader || pending_count(&p->pending) == 0)
+	if (!p->leader || (pending_count(&p->pending) == 0 && !p->command.wanted))
 		return;
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
@@ -581,25 +591,47 @@ static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	p->command.wanted = !chosen && paxos_membership_latest(p->o.membership)->id == from;
 }
 
+/* A change wanted while another leader's was chosen (all proposers queue the requests) is
+ * dropped, not proposed when we lead one day. */
+static void command_outdated(struct paxos_proposer *p)
+{
+	uint32_t from, members;
+	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	paxos_membership_decode(&ours, &from, &members);
+	if (paxos_membership_latest(p->o.membership)->id != from)
+		p->command.wanted = false;
+}
+
 bool paxos_proposer_change_pending(const struct paxos_proposer *p)
 {
 	return p->command.wanted || p->command.in;
+}
+
+/* A change of configuration from (which must be the newest) to members. */
+static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members)
+{
+	const struct paxos_membership *m = p->o.membership;
+	if (!m || members == 0 || members == paxos_membership_latest(m)->members ||
+	    from != paxos_membership_latest(m)->id ||
+	    (p->o.acceptors < 32 && (members >> p->o.acceptors) != 0))
+		return PAXOS_E_INVALID;
+	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
+		return PAXOS_E_TOO_BIG;
+	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
+		return PAXOS_E_FULL;
+	paxos_membership_command(from, members, p->command.bytes);
+	p->command.wanted = true;
+	return PAXOS_OK;
 }
 
 int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members, paxos_time now,
 				     const struct paxos_emitter *out)
 {
 	const struct paxos_membership *m = p->o.membership;
-	if (!m || members == 0 || members == paxos_membership_latest(m)->members)
-		return PAXOS_E_INVALID;
-	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
-		return PAXOS_E_TOO_BIG;
-	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
-		return PAXOS_E_FULL;
-	paxos_membership_command(paxos_membership_latest(m)->id, members, p->command.bytes);
-	p->command.wanted = true;
-	assign_pending(p, now, out);
-	return PAXOS_OK;
+	int rc = change_from(p, m ? paxos_membership_latest(m)->id : 0, members);
+	if (rc == PAXOS_OK)
+		assign_pending(p, now, out);
+	return rc;
 }
 
 /* Whether instance iid holds v as the client value we proposed there. */
@@ -627,6 +659,8 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	slide(p, iid + 1, iid, v, now, out);
 	if (p->command.in && p->command.in <= iid)
 		command_delivered(p, iid, v);
+	else if (p->command.wanted)
+		command_outdated(p);
 	if (p->config_wait && p->leader)
 		start_window(p, now, out); /* the delivery made another configuration known */
 	if (settle) {

@@ -95,7 +95,9 @@ PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos
 				    paxos_time now, const struct paxos_emitter *out);
 
 /** The two halves of paxos_proposer_submit: queue takes a value without giving it to an
- * instance yet (same returns as submit); assign gives queued values to the instances ready
+ * instance yet (same returns as submit; a membership command is a request to change the
+ * acceptor set instead, see paxos_proposer_change_membership(), refused unless made against
+ * the newest configuration); assign gives queued values to the instances ready
  * for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
 PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
