@@ -107,6 +107,9 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * datagram of an earlier life is on its way any more. */
 #define PAXOS_RECOVERY_WAIT_MS 2000u
 
+/** Most configurations an acceptor's recovery covers (paxos_acceptor_membership). */
+#define PAXOS_ACCEPTOR_CONFIGURATIONS 4u
+
 /**
  * Membership and recovery from lost state (paxos_acceptor_join()). An acceptor that starts
  * without its earlier state (volatile storage, a fresh or new store) must not vote again in
@@ -116,9 +119,6 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * Every acceptor also sends hellos with its incarnation, so that two acceptors with one id
  * are found: the older one stops (PAXOS_E_DUPLICATE).
  */
-/** Most configurations an acceptor's recovery covers (paxos_acceptor_membership). */
-#define PAXOS_ACCEPTOR_CONFIGURATIONS 4u
-
 struct paxos_acceptor_membership {
 	uint32_t acceptors;      /**< in the configuration: quorum is acceptors / 2 + 1 */
 	uint32_t proposers;      /**< in the configuration: each is asked for its ballots */
