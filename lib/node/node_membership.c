@@ -20,8 +20,12 @@ struct paxos_membership *node_membership(struct paxos_node *n)
 	uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
 	uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
 	n->membership = paxos_membership_new(members, n->cfg.membership_alpha);
-	if (!n->membership)
+	if (!n->membership) {
 		node_set_error(n, "out of memory");
+		return NULL;
+	}
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_configuration = 1;
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_members = members;
 	return n->membership;
 }
 
@@ -43,6 +47,11 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 	char text[128];
 	members_text(c->members, text, sizeof(text));
+	struct paxos_counters *counters = &n->role_counters[PAXOS_ROLE_LEARNER];
+	counters->membership_configuration = c->id;
+	counters->membership_members = c->members;
+	if (c->id == from + 1 && c->members == members && c->first == iid + n->cfg.membership_alpha)
+		counters->membership_changes++;
 	if (c->id == from + 1 && c->members == members && c->first == iid + n->cfg.membership_alpha)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u chosen in instance %llu: acceptors %s from "
