@@ -114,10 +114,10 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
 	l->all = o->acceptors >= 32 ? UINT32_MAX : (1u << o->acceptors) - 1;
-	if (o->membership && l->next > 1)
-		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
+	if (o->membership && l->next > 1) /* what lies below is not delivered here */
+		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
@@ -238,11 +238,7 @@ static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_v
 		slot_store(s, ballot, v);
 }
 
-/*
- * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
- * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
- * only the highest, or 0: the value chosen at b is then the one to deliver.
- */
+/* b, when the deciders of the slot's instance that report it are a quorum of them; else 0. */
 static paxos_ballot quorum_ballot(const struct paxos_learner *l, const struct slot *s,
 				  paxos_ballot b)
 {
@@ -252,6 +248,11 @@ static paxos_ballot quorum_ballot(const struct paxos_learner *l, const struct sl
 	return quorum && same >= quorum ? b : 0;
 }
 
+/*
+ * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
+ * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
+ * only the highest, or 0: the value chosen at b is then the one to deliver.
+ */
 static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
 				const struct paxos_accepted *a)
 {

@@ -955,7 +955,7 @@ START_TEST(test_cross_checks)
 		     "test.conf:2: initial-members: 4 must not exceed acceptors (3), and needs "
 		     "membership-alpha");
 	expect_error("initial-members 2\n", "test.conf:1: initial-members: 2 must not exceed "
-					   "acceptors (3), and needs membership-alpha");
+					    "acceptors (3), and needs membership-alpha");
 	/* the four groups must be distinct endpoints */
 	expect_error(
 	    "submit-group 239.255.11.1:7101\n",

@@ -218,6 +218,37 @@ START_TEST(test_learner_waits_for_configuration)
 }
 END_TEST
 
+/* A learner that starts at instance 10 takes everything below for applied: 10 and 11 are
+ * decided with configuration 1, 12 waits for 10's delivery. */
+START_TEST(test_learner_starts_later)
+{
+	struct paxos_counters c = {0};
+	struct paxos_membership *m = paxos_membership_new(0x7, 2);
+	struct paxos_learner_options o = {.acceptors = 8,
+					  .window = 32,
+					  .max_value = 64,
+					  .repeat_batch = 8,
+					  .hole_check = 1000,
+					  .start_iid = 10,
+					  .deliver = on_deliver,
+					  .membership = m};
+	delivered_n = 0;
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_uint_eq(paxos_membership_applied(m), 9);
+	struct paxos_value v = value_of("v");
+	accepted(l, 12, 0, 100, &v);
+	accepted(l, 12, 1, 100, &v);
+	accepted(l, 11, 0, 100, &v);
+	accepted(l, 11, 1, 100, &v);
+	ck_assert_uint_eq(delivered_n, 0);
+	accepted(l, 10, 1, 100, &v);
+	accepted(l, 10, 2, 100, &v);
+	ck_assert_uint_eq(delivered_n, 3);
+	paxos_learner_free(l);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- the proposer ---- */
 
 START_TEST(test_proposer_counts_members_and_waits)
@@ -338,6 +369,7 @@ static Suite *membership_suite(void)
 	tcase_add_test(t, test_command_format);
 	tcase_add_test(t, test_learner_counts_members);
 	tcase_add_test(t, test_learner_waits_for_configuration);
+	tcase_add_test(t, test_learner_starts_later);
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	suite_add_tcase(s, t);

@@ -25,23 +25,24 @@ static const char *const program = "paxos-admin";
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: paxos-admin -c FILE [options] COMMAND\n"
-		"Shows or changes the acceptor set of a running cluster (membership-alpha).\n"
-		"Commands:\n"
-		"  status                    the configuration in force, from which instance, its\n"
-		"                            members, the acceptors that answer, a change in progress\n"
-		"  add-acceptor ID           make acceptor ID (running, not a member) a member\n"
-		"  remove-acceptor ID        stop counting acceptor ID's votes\n"
-		"  replace-acceptor OLD NEW  both in one change\n"
-		"Options:\n"
-		"  -c, --config FILE   cluster configuration (paxos.conf)\n"
-		"  -p, --partition P   the partition (default 0)\n"
-		"  -t, --timeout-ms T  give up after T ms (default 30000)\n"
-		"  -h, --help          this text\n"
-		"      --version       the library's version and wire version\n"
-		"A change exits 0 once it is in force and prints the instance it is in force from;\n"
-		"1 with the reason when it cannot be made; 2 for bad arguments.\n");
+	fprintf(
+	    out,
+	    "Usage: paxos-admin -c FILE [options] COMMAND\n"
+	    "Shows or changes the acceptor set of a running cluster (membership-alpha).\n"
+	    "Commands:\n"
+	    "  status                    the configuration in force, from which instance, its\n"
+	    "                            members, the acceptors that answer, a change in progress\n"
+	    "  add-acceptor ID           make acceptor ID (running, not a member) a member\n"
+	    "  remove-acceptor ID        stop counting acceptor ID's votes\n"
+	    "  replace-acceptor OLD NEW  both in one change\n"
+	    "Options:\n"
+	    "  -c, --config FILE   cluster configuration (paxos.conf)\n"
+	    "  -p, --partition P   the partition (default 0)\n"
+	    "  -t, --timeout-ms T  give up after T ms (default 30000)\n"
+	    "  -h, --help          this text\n"
+	    "      --version       the library's version and wire version\n"
+	    "A change exits 0 once it is in force and prints the instance it is in force from;\n"
+	    "1 with the reason when it cannot be made; 2 for bad arguments.\n");
 }
 
 struct admin {
@@ -111,11 +112,9 @@ static void print_status(const struct admin *a)
 	char members[128], heard[128];
 	members_text(now->members, members, sizeof(members));
 	members_text(live(a), heard, sizeof(heard));
-	printf("configuration %u in force from instance %llu: acceptors %s (quorum %u)\n",
-	       now->id, (unsigned long long)now->first, members,
-	       paxos_membership_quorum_of(now->members));
-	printf("acceptors answering: %s; next instance %llu\n", heard,
-	       (unsigned long long)next);
+	printf("configuration %u in force from instance %llu: acceptors %s (quorum %u)\n", now->id,
+	       (unsigned long long)now->first, members, paxos_membership_quorum_of(now->members));
+	printf("acceptors answering: %s; next instance %llu\n", heard, (unsigned long long)next);
 	if (latest != now) {
 		members_text(latest->members, members, sizeof(members));
 		printf("change in progress: configuration %u (acceptors %s) in force from "
@@ -194,9 +193,10 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	if (now - a->started > a->timeout) {
 		fprintf(stderr, "%s: %s after %llu ms\n", program,
-			!a->asked ? "the cluster did not answer (no acceptor state heard, or the log "
-				    "not caught up)"
-				  : "the change was not chosen and in force",
+			!a->asked
+			    ? "the cluster did not answer (no acceptor state heard, or the log "
+			      "not caught up)"
+			    : "the change was not chosen and in force",
 			(unsigned long long)(a->timeout / 1000));
 		finish(a, 1);
 		return;
@@ -325,10 +325,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (a.cfg.membership_alpha == 0) {
-		fprintf(stderr,
-			"%s: %s: membership-alpha is 0: the acceptors are fixed (README, \"Changing "
-			"the cluster\")\n",
-			program, config);
+		fprintf(
+		    stderr,
+		    "%s: %s: membership-alpha is 0: the acceptors are fixed (README, \"Changing "
+		    "the cluster\")\n",
+		    program, config);
 		return 1;
 	}
 	paxos_set_log(log_warnings, NULL);

@@ -101,10 +101,11 @@ int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
 		return PAXOS_E_INVALID;
 	}
 	if (paxos_membership_pending(m)) {
-		node_set_error(n,
-			       "paxos_node_change_membership: configuration %u is chosen but not in "
-			       "force before instance %llu",
-			       c->id, (unsigned long long)c->first);
+		node_set_error(
+		    n,
+		    "paxos_node_change_membership: configuration %u is chosen but not in "
+		    "force before instance %llu",
+		    c->id, (unsigned long long)c->first);
 		return PAXOS_E_FULL;
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
