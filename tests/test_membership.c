@@ -319,6 +319,45 @@ START_TEST(test_proposer_counts_members_and_waits)
 }
 END_TEST
 
+/* A request queued like a client value (paxos-admin's): taken when made against the newest
+ * configuration, dropped once another change is chosen (every proposer queued it). */
+START_TEST(test_proposer_takes_requests)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 8);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 1,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value stale = command(4, 0xb, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &stale), PAXOS_E_INVALID);
+	struct paxos_value beyond = command(1, 0x27, buf); /* id 5: acceptors is 5 */
+	ck_assert_int_eq(paxos_proposer_queue(p, &beyond), PAXOS_E_INVALID);
+	struct paxos_value ok = command(1, 0xb, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &ok), PAXOS_OK);
+	ck_assert(paxos_proposer_change_pending(p));
+	ck_assert_uint_eq(paxos_proposer_pending(p), 0); /* no client value */
+	/* Another leader's change is chosen in instance 1: ours is outdated and dropped. */
+	uint8_t other_buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value other = command(1, 0x1f, other_buf);
+	paxos_membership_apply(m, 1, &other);
+	struct recorder *r = recorder_new();
+	paxos_proposer_delivered(p, 1, &other, 1, &r->emitter);
+	ck_assert(!paxos_proposer_change_pending(p));
+	recorder_free(r);
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- acceptor recovery over several configurations ---- */
 
 static void answer(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation)
@@ -371,6 +410,7 @@ static Suite *membership_suite(void)
 	tcase_add_test(t, test_learner_waits_for_configuration);
 	tcase_add_test(t, test_learner_starts_later);
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
+	tcase_add_test(t, test_proposer_takes_requests);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	suite_add_tcase(s, t);
 	return s;
