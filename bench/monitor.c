@@ -3,7 +3,8 @@
  * paxos-monitor: a learner that prints delivered values/s and kB/s every second, or every
  * --interval-ms (the thesis' second kind of benchmark client, 4.1.2), optionally also as CSV.
  * With --fetch it instead fetches the values of one past instance (thesis 3.3), prints them
- * and exits.
+ * and exits. With partitions it learns all of them (merged with learner-merge) or, with
+ * --partition P, one.
  */
 #include <paxos/paxos.h>
 
@@ -28,8 +29,10 @@ struct monitor {
 	FILE *csv;
 };
 
-static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+static void on_deliver(void *arg, uint32_t partition, paxos_iid iid, uint32_t position,
+		       const struct paxos_value *v)
 {
+	(void)partition;
 	(void)iid;
 	(void)position;
 	struct monitor *m = arg;
@@ -96,12 +99,14 @@ static void on_fetched(void *arg, paxos_iid iid, int status, uint32_t position, 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: paxos-monitor -c FILE [--csv FILE] [--interval-ms T]\n"
-		"   or: paxos-monitor -c FILE --fetch IID\n"
+		"Usage: paxos-monitor -c FILE [--csv FILE] [--interval-ms T] [--partition P]\n"
+		"   or: paxos-monitor -c FILE [--partition P] --fetch IID\n"
 		"Learns every value and prints values/s and kB/s every T ms (default 1000).\n"
 		"The CSV has a line per interval: seconds since start, values/s, kB/s, values\n"
 		"in all, values in the interval, and the longest pause between two deliveries\n"
 		"that ended in it (ms).\n"
+		"With several partitions it learns them all (in the merged order with\n"
+		"learner-merge yes), or partition P alone with --partition P.\n"
 		"--fetch IID asks the acceptors for the values of instance IID, prints them as\n"
 		"'IID HEX' lines and exits: 0 on success, 1 if the instance was trimmed or\n"
 		"nobody answered.\n"
@@ -125,12 +130,19 @@ static int parse_number(const char *what, const char *text, uint64_t min, uint64
 
 /* Fetch mode: a learner that starts at iid (so it does not catch up on the past), asks for
  * iid and waits for the answer. */
+static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
 static int fetch_one(struct event_base *base, struct paxos_node *node, paxos_iid iid)
 {
 	struct fetch_result r = {base, PAXOS_E_TIMEOUT};
-	struct monitor ignored = {0};
 	if (paxos_node_set_learner_start(node, iid) != PAXOS_OK ||
-	    paxos_node_add_learner(node, on_deliver, &ignored) != PAXOS_OK ||
+	    paxos_node_add_learner(node, ignore_value, NULL) != PAXOS_OK ||
 	    paxos_node_fetch(node, iid, on_fetched, &r) != PAXOS_OK) {
 		fprintf(stderr, "paxos-monitor: %s\n", paxos_node_error(node));
 		return 1;
@@ -142,15 +154,13 @@ static int fetch_one(struct event_base *base, struct paxos_node *node, paxos_iid
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"csv", required_argument, NULL, 'o'},
-						{"interval-ms", required_argument, NULL, 'i'},
-						{"fetch", required_argument, NULL, 'f'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'},      {"csv", required_argument, NULL, 'o'},
+	    {"interval-ms", required_argument, NULL, 'i'}, {"fetch", required_argument, NULL, 'f'},
+	    {"partition", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},           {NULL, 0, NULL, 0}};
 	const char *config = NULL, *csv = NULL;
-	uint64_t interval_ms = 1000, fetch = 0;
+	uint64_t interval_ms = 1000, fetch = 0, partition = UINT64_MAX;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:o:i:f:h", options, NULL)) != -1) {
 		if (opt == 'c')
@@ -162,6 +172,10 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (opt == 'f') {
 			if (parse_number("fetch", optarg, 1, UINT64_MAX, &fetch))
+				return 2;
+		} else if (opt == 'p') {
+			if (parse_number("partition", optarg, 0, PAXOS_MAX_PARTITIONS - 1,
+					 &partition))
 				return 2;
 		} else if (opt == 'V') {
 			paxos_runner_version("paxos-monitor");
@@ -178,6 +192,17 @@ int main(int argc, char **argv)
 	}
 	if (paxos_runner_config("paxos-monitor", config, &cfg))
 		return 2;
+	if (partition != UINT64_MAX && partition >= cfg.partitions) {
+		fprintf(stderr, "paxos-monitor: partition %llu: %s has partitions %u (0..%u)\n",
+			(unsigned long long)partition, config, cfg.partitions, cfg.partitions - 1);
+		return 2;
+	}
+	uint64_t hosted = cfg.partitions >= 64 ? UINT64_MAX : (1ull << cfg.partitions) - 1;
+	if (partition != UINT64_MAX) {
+		hosted = 1ull << partition;
+		cfg.learner_merge = false; /* one partition alone: its own order */
+	} else if (fetch)
+		hosted = 1; /* partition 0 */
 	struct monitor m = {0};
 	if (csv && !fetch) {
 		if (!(m.csv = fopen(csv, "w"))) {
@@ -189,19 +214,22 @@ int main(int argc, char **argv)
 	}
 	char err[256];
 	struct event_base *base = event_base_new();
-	struct paxos_node *node = base ? paxos_node_new(base, &cfg, err, sizeof(err)) : NULL;
-	if (!node) {
+	struct paxos_partitions *group =
+	    base ? paxos_partitions_new(base, &cfg, hosted, err, sizeof(err)) : NULL;
+	if (!group) {
 		fprintf(stderr, "paxos-monitor: %s\n", base ? err : "cannot create event loop");
 		return 1;
 	}
 	if (fetch) {
+		struct paxos_node *node =
+		    paxos_partitions_node(group, partition == UINT64_MAX ? 0 : (uint32_t)partition);
 		int status = fetch_one(base, node, fetch);
-		paxos_node_free(node);
+		paxos_partitions_free(group);
 		event_base_free(base);
 		return status;
 	}
-	if (paxos_node_add_learner(node, on_deliver, &m) != PAXOS_OK) {
-		fprintf(stderr, "paxos-monitor: %s\n", paxos_node_error(node));
+	if (paxos_partitions_add_learner(group, on_deliver, &m) != PAXOS_OK) {
+		fprintf(stderr, "paxos-monitor: %s\n", paxos_partitions_error(group));
 		return 1;
 	}
 	m.started = m.last = paxos_now();
@@ -217,7 +245,7 @@ int main(int argc, char **argv)
 	event_free(tick);
 	event_free(sigint);
 	event_free(sigterm);
-	paxos_node_free(node);
+	paxos_partitions_free(group);
 	event_base_free(base);
 	if (m.csv)
 		fclose(m.csv);

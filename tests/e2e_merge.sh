@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Learners merging two partitions (paxos.conf "learner-merge yes") into one total order, on a
-# cluster of 3 acceptors and 2 proposers inside a private network namespace:
+# cluster of 3 acceptors and 2 proposers with an auth-key-file, inside a private network
+# namespace:
 #  1. values on partition 0 alone are delivered although partition 1 is idle (its leader's
 #     skips end its segments);
 #  2. both partitions under load at once;
@@ -23,6 +24,9 @@ sed -e "s|^partitions .*|partitions 2|" -e "s|^learner-merge .*|learner-merge ye
 	-e "s|^merge-segment .*|merge-segment 8|" \
 	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$(base_conf)" >"$CONF"
 grep -q "^learner-merge yes$" "$CONF" || fail "cannot set learner-merge in paxos.conf"
+# With a key: each partition tags its datagrams under a key of its own (lib/net/auth_key.h).
+"$BUILD/paxos-keygen" "$WORK/key" >/dev/null
+echo "auth-key-file $WORK/key" >>"$CONF"
 
 # A merging learner needs every partition.
 if "$BUILD/paxos-learner" -c "$CONF" --partitions 1 -o "$WORK/one.out" >"$WORK/one.log" 2>&1; then

@@ -11,9 +11,12 @@
 #                                                    fields, libevent (evhttp): the node's
 #                                                    public interface only
 # and the public headers of the cores do not include the configuration, the node, storage
-# backends or the network. Usage: layering.sh SOURCE_DIR
+# backends or the network. Given the build directory too, the same holds for what the layers'
+# object files link: no symbol a layer uses is defined by a layer above it (nm).
+# Usage: layering.sh SOURCE_DIR [BUILD_DIR]
 set -eu
 SRC=$1
+BUILD=${2:-}
 cd "$SRC"
 bad=0
 
@@ -54,7 +57,7 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 check storage lib/storage/*.c lib/storage/*.h -- \
 	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|udp\.h|msgpack\.h|sodium\.h|event2/event\.h"
+	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|udp\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c lib/config/*.h -- \
 	"$CORE|config_fields\.h|config_keys\.h|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
 
@@ -75,3 +78,38 @@ if [ -s "$TMP" ]; then
 	exit 1
 fi
 echo "layering: core, storage, net, config and node include nothing from the layers above them; metrics uses the node's public interface"
+
+[ -n "$BUILD" ] || exit 0
+# Links, in the order of CMakeLists.txt's paxos_layer calls: the symbols each layer's objects
+# define and those they leave undefined.
+LAYERS="core storage net config node metrics"
+SYMS=$(mktemp -d)
+trap 'rm -f "$TMP"; rm -rf "$SYMS"' EXIT
+for layer in $LAYERS; do
+	objects=$(find "$BUILD/CMakeFiles/paxos_$layer.dir" -name '*.o' 2>/dev/null | sort)
+	if [ -z "$objects" ]; then
+		echo "FAIL: no object files of layer $layer under $BUILD (build it first)"
+		exit 1
+	fi
+	# shellcheck disable=SC2086
+	nm -g --defined-only $objects | awk 'NF == 3 { print $3 }' | sort -u >"$SYMS/$layer.defined"
+	# shellcheck disable=SC2086
+	nm -u $objects | awk 'NF >= 1 && $NF !~ /:$/ { print $NF }' | sort -u >"$SYMS/$layer.used"
+done
+for layer in $LAYERS; do
+	above=no
+	for other in $LAYERS; do
+		if [ "$other" = "$layer" ]; then
+			above=yes
+		elif [ $above = yes ]; then
+			comm -12 "$SYMS/$layer.used" "$SYMS/$other.defined" |
+				sed "s/^/layering: the $layer layer links $other's /" >>"$TMP"
+		fi
+	done
+done
+if [ -s "$TMP" ]; then
+	cat "$TMP"
+	echo "FAIL: a layer links a symbol of a layer above it (see tests/layering.sh)"
+	exit 1
+fi
+echo "layering: no layer links a symbol defined by a layer above it ($(echo $LAYERS | tr ' ' '<'))"

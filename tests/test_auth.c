@@ -12,6 +12,7 @@
 #include <paxos/types.h>
 
 #include "auth.h"
+#include "auth_key.h"
 #include "codec.h"
 
 static char dir[] = "/tmp/test_auth.XXXXXX";
@@ -164,6 +165,33 @@ START_TEST(test_wrong_key_fails)
 }
 END_TEST
 
+/* Each partition tags under a key of its own (auth_key.h): a datagram of partition 0 fails
+ * in partition 1 like a forgery, so a replay into another partition's groups counts nowhere.
+ * Partition 0 keeps the cluster key: a cluster of one partition tags as before. */
+START_TEST(test_partitions_tag_under_their_own_keys)
+{
+	struct paxos_auth p0, p1, p2, p1b;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], k[3][PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 9);
+	for (uint32_t p = 0; p < 3; p++)
+		paxos_auth_partition_key(key, p, k[p]);
+	ck_assert(memcmp(k[0], key, sizeof(key)) == 0);
+	ck_assert(memcmp(k[1], key, sizeof(key)) != 0 && memcmp(k[1], k[2], sizeof(key)) != 0);
+	ck_assert_int_eq(paxos_auth_init(&p0, k[0]), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&p1, k[1]), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&p2, k[2]), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&p1b, k[1]), PAXOS_OK); /* another process of 1 */
+	size_t len = make_datagram(buf, sizeof(buf)), payload;
+	paxos_auth_seal(&p0, buf, len);
+	ck_assert(paxos_auth_verify(&p0, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert(!paxos_auth_verify(&p1, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert(!paxos_auth_verify(&p2, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	paxos_auth_seal(&p1, buf, len);
+	ck_assert(paxos_auth_verify(&p1b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	ck_assert(!paxos_auth_verify(&p0, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+}
+END_TEST
+
 START_TEST(test_keygen_writes_private_random_keys)
 {
 	char path[300], other[300];
@@ -308,6 +336,7 @@ int main(void)
 	tcase_add_test(tags, test_every_flipped_bit_fails);
 	tcase_add_test(tags, test_truncated_or_extended_fails);
 	tcase_add_test(tags, test_wrong_key_fails);
+	tcase_add_test(tags, test_partitions_tag_under_their_own_keys);
 	suite_add_tcase(s, tags);
 	TCase *files = tcase_create("key files");
 	tcase_add_checked_fixture(files, setup, teardown);

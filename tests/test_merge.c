@@ -82,7 +82,8 @@ static void run(const struct log *logs, uint32_t parts, uint32_t segment, uint64
 			break;
 		uint32_t p = pick[rng_next(&seed) % open];
 		/* Bursts: a learner often delivers several instances of one log in a row. */
-		for (uint64_t burst = 1 + rng_next(&seed) % 5; burst-- && next[p] < logs[p].instances;)
+		for (uint64_t burst = 1 + rng_next(&seed) % 5;
+		     burst-- && next[p] < logs[p].instances;)
 			feed(&m, &logs[p], p, next[p]++);
 	}
 	merge_destroy(&m);
@@ -105,8 +106,8 @@ static void expected(const struct log *logs, uint32_t parts, uint32_t segment, s
 				return;
 			for (; at[p] < k; at[p]++)
 				for (uint32_t pos = 0; pos < logs[p].values[at[p]]; pos++) {
-					snprintf(o->text[o->n], sizeof(o->text[0]), "p%u.i%u.v%u", p,
-						 at[p] + 1, pos);
+					snprintf(o->text[o->n], sizeof(o->text[0]), "p%u.i%u.v%u",
+						 p, at[p] + 1, pos);
 					o->partition[o->n] = p;
 					o->iid[o->n] = at[p] + 1;
 					o->position[o->n++] = pos;

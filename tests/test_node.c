@@ -275,6 +275,64 @@ START_TEST(test_unicast_learner_reaches_a_late_acceptor)
 }
 END_TEST
 
+static void ignore_value(void *arg, uint32_t partition, paxos_iid iid, uint32_t position,
+			 const struct paxos_value *v)
+{
+	(void)arg;
+	(void)partition;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* Partitions groups refuse, with the reason: unknown and unhosted partitions, a merging
+ * learner without every partition or with a log that starts past instance 1. */
+START_TEST(test_partitions_group_bad_input)
+{
+	char err[256];
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	ck_assert_int_eq(paxos_config_set(&c, "partitions", "2", err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_config_set(&c, "learner-merge", "yes", err, sizeof(err)), PAXOS_OK);
+	struct event_base *b = event_base_new();
+	ck_assert_ptr_null(paxos_partitions_new(b, &c, 1u << 2, err, sizeof(err)));
+	ck_assert_str_eq(err, "partitions: hosted partitions must be some of 0..1 (paxos.conf "
+			      "partitions 2)");
+	struct paxos_partitions *g = paxos_partitions_new(b, &c, 1u << 1, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_uint_eq(paxos_partitions_count(g), 2);
+	ck_assert_ptr_null(paxos_partitions_node(g, 0));
+	ck_assert_ptr_nonnull(paxos_partitions_node(g, 1));
+	ck_assert_int_eq(paxos_partitions_submit(g, 2, "x", 1), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "partition 2 does not exist: paxos.conf has partitions 2 (0..1)");
+	ck_assert_int_eq(paxos_partitions_submit(g, 0, "x", 1), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g), "partition 0 is not hosted by this group");
+	ck_assert_int_eq(paxos_partitions_submit(g, 1, "x", 1), PAXOS_OK);
+	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "learner-merge: partition 0 is not hosted here, and the merged order "
+			 "needs every partition (host all 2, or set learner-merge no)");
+	paxos_partitions_free(g);
+	g = paxos_partitions_new(b, &c, 3, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_set_learner_start(paxos_partitions_node(g, 1), 5), PAXOS_OK);
+	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "learner-merge: partition 1's learner starts at instance 5, but merging "
+			 "learners start every log at instance 1");
+	ck_assert_int_eq(paxos_partitions_add_learner(g, NULL, NULL), PAXOS_E_INVALID);
+	paxos_partitions_free(g);
+	g = paxos_partitions_new(b, &c, 3, err, sizeof(err));
+	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_OK);
+	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_E_INVALID);
+	ck_assert_uint_eq(paxos_partitions_merge_waiting(g), 0);
+	paxos_partitions_free(g);
+	paxos_partitions_free(NULL);
+	event_base_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("node");
@@ -286,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_levels_follow_hosted_roles);
 	tcase_add_test(tc, test_log_goes_to_the_function_set);
 	tcase_add_test(tc, test_storage_failure_says_why);
+	tcase_add_test(tc, test_partitions_group_bad_input);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");
 	tcase_add_test(auth, test_auth_key_checked_at_start);

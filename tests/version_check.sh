@@ -16,7 +16,7 @@ WIRE=$(sed -n 's/^#define PAXOS_WIRE_VERSION \([0-9]*\)u*$/\1/p' "$SRC/lib/net/c
 fail=0
 n=0
 for bin in "$WORK"/prefix/bin/* "$BUILD"/sample/kvstore/kvstore-replica \
-	"$BUILD"/sample/kvstore/kvstore-cli; do
+	"$BUILD"/sample/kvstore/kvstore-cli "$BUILD"/sample/kvstore/kvstore-load; do
 	n=$((n + 1))
 	name=$(basename "$bin")
 	want="$name (libpaxos) $VERSION, wire version $WIRE"
@@ -29,7 +29,7 @@ for bin in "$WORK"/prefix/bin/* "$BUILD"/sample/kvstore/kvstore-replica \
 	fi
 done
 # acceptor, proposer, learner, serializer, replica, client, monitor, storage-bench, oracle,
-# keygen, limit and the two kvstore programs
-[ "$n" -ge 13 ] || { echo "FAIL: only $n binaries found"; exit 1; }
+# keygen, limit and the three kvstore programs
+[ "$n" -ge 14 ] || { echo "FAIL: only $n binaries found"; exit 1; }
 [ "$fail" = 0 ] || exit 1
 echo "version_check: $n binaries say $VERSION, wire version $WIRE"

@@ -8,7 +8,7 @@
 #include <paxos/message.h>
 #include <paxos/transport.h>
 
-#include "auth.h"
+#include "auth_key.h"
 #include "codec.h"
 #include "runner.h"
 
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	struct paxos_auth *auth = NULL;
 	uint32_t payload_cap = cfg.max_datagram;
 	if (cfg.auth_key_file[0]) {
-		auth = paxos_auth_load(cfg.auth_key_file, err, sizeof(err));
+		auth = paxos_auth_load_partition(&cfg, err, sizeof(err));
 		if (!auth) {
 			fprintf(stderr, "paxos-oracle: auth-key-file %s\n", err);
 			return 1;

@@ -340,6 +340,14 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 	bool first = true;
 	bool durable = strcmp(cfg->storage, "memory") != 0 &&
 		       (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER));
+	if ((spec->roles & PAXOS_HOST_SERIALIZER) && cfg->learner_merge) {
+		/* Merged learners wait for idle partitions' skips, which only leaders propose. */
+		fprintf(stderr,
+			"%s: learner-merge needs proposers: the serializer proposes no skips, so "
+			"an idle partition would hold the merged order back for ever\n",
+			spec->program);
+		return 1;
+	}
 	struct paxos_config *part = paxos_config_new();
 	if (!part) {
 		fprintf(stderr, "%s: out of memory\n", spec->program);

@@ -268,6 +268,15 @@ static int find_name(const char *const *names, size_t count, const char *text)
 	return -1;
 }
 
+/* The durability mode called text (the storage layer names them), or -1. */
+static int find_durability(const char *text)
+{
+	for (int m = 0; m < PAXOS_DURABILITY_COUNT; m++)
+		if (strcmp(paxos_durability_name((enum paxos_durability)m), text) == 0)
+			return m;
+	return -1;
+}
+
 /* "a, b, c" into buf. */
 static void join_names(const char *const *names, size_t count, char *buf, size_t cap)
 {
@@ -325,7 +334,7 @@ static void join_modes(unsigned modes, char *buf, size_t cap)
 
 	for (int m = PAXOS_DURABILITY_UNSET + 1; m < PAXOS_DURABILITY_COUNT; m++)
 		if (modes & (1u << m))
-			names[n++] = config_durability_names[m];
+			names[n++] = paxos_durability_name((enum paxos_durability)m);
 	join_names(names, n, buf, cap);
 }
 
@@ -378,7 +387,7 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 		snprintf(field, PAXOS_PATH_MAX + 1, "%s", text);
 		return PAXOS_OK;
 	case KEY_DURABILITY:
-		i = find_name(config_durability_names, PAXOS_DURABILITY_COUNT, text);
+		i = find_durability(text);
 		if (i <= PAXOS_DURABILITY_UNSET) {
 			join_modes(~0u, names, sizeof(names));
 			return parse_error(p, p->line, key, "'%.*s' is not a durability mode (%s)",
@@ -554,7 +563,7 @@ static int resolve_durability(struct config_parse *p)
 	join_modes(b->modes, names, sizeof(names));
 	return parse_error(p, later_line(p, "durability", "storage"), config_find_key("durability"),
 			   "'%s' is not valid for storage %s (valid: %s)",
-			   config_durability_names[c->durability], b->name, names);
+			   paxos_durability_name(c->durability), b->name, names);
 }
 
 uint64_t paxos_config_memory_ceiling(void)

@@ -81,7 +81,7 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 		n = snprintf(buf, cap, "%s", k->names[*(const int *)(const void *)field]);
 		break;
 	case KEY_DURABILITY:
-		n = snprintf(buf, cap, "%s", config_durability_names[cfg->durability]);
+		n = snprintf(buf, cap, "%s", paxos_durability_name(cfg->durability));
 		break;
 	case KEY_BOOL:
 		n = snprintf(buf, cap, "%s", config_bool_names[*(const bool *)(const void *)field]);

@@ -90,10 +90,6 @@ const struct config_key config_keys[] = {
     {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
 };
 
-/* Indexed by enum paxos_durability. */
-const char *const config_durability_names[PAXOS_DURABILITY_COUNT] = {
-    "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
-
 #define MODE(m) (1u << PAXOS_DURABILITY_##m)
 
 const struct storage_backend config_storage_backends[CONFIG_BACKEND_COUNT] = {
@@ -123,11 +119,4 @@ const struct config_key *config_find_key(const char *name)
 		if (strcmp(config_keys[i].name, name) == 0)
 			return &config_keys[i];
 	return NULL;
-}
-
-const char *paxos_durability_name(enum paxos_durability mode)
-{
-	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
-		return "unknown";
-	return config_durability_names[mode];
 }

@@ -55,7 +55,6 @@ struct storage_backend {
 extern const struct config_key config_keys[];
 extern const size_t config_key_count;
 /* Indexed by enum paxos_durability. */
-extern const char *const config_durability_names[PAXOS_DURABILITY_COUNT];
 /* Indexed by bool. */
 extern const char *const config_bool_names[2];
 extern const struct storage_backend config_storage_backends[CONFIG_BACKEND_COUNT];

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "auth_key.h"
 #include "log_line.h"
 #include "udp.h"
 #include "config_fields.h"
@@ -827,8 +827,7 @@ struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,
 		to_sockaddr(&cfg->acceptor_address[i], &u->acceptors[i]);
 	for (uint32_t i = 0; i < cfg->proposers && i < PAXOS_MAX_PROPOSERS; i++)
 		to_sockaddr(&cfg->proposer_address[i], &u->proposers[i]);
-	if (cfg->auth_key_file[0] &&
-	    !(u->auth = paxos_auth_load(cfg->auth_key_file, err, errlen))) {
+	if (cfg->auth_key_file[0] && !(u->auth = paxos_auth_load_partition(cfg, err, errlen))) {
 		uc_destroy(&u->t);
 		return NULL;
 	}

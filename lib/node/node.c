@@ -178,7 +178,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	/* Before any socket: a key that cannot be used stops the node before it sends. */
 	if (cfg->auth_key_file[0]) {
 		char why[2 * PAXOS_PATH_MAX + 128]; /* the sentence names the file twice */
-		n->auth = paxos_auth_load(cfg->auth_key_file, why, sizeof(why));
+		n->auth = paxos_auth_load_partition(cfg, why, sizeof(why));
 		if (!n->auth) {
 			snprintf(err, errlen, "auth-key-file %s", why);
 			paxos_node_free(n);

@@ -13,7 +13,7 @@
 #include <paxos/serializer.h>
 #include <paxos/transport.h>
 
-#include "auth.h"
+#include "auth_key.h"
 #include "codec.h"
 #include "origin.h"
 

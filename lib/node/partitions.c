@@ -177,7 +177,16 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 				     : "partitions: a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
-	for (uint32_t p = 0; g->merging && p < g->count; p++)
+	for (uint32_t p = 0; g->merging && p < g->count; p++) {
+		paxos_iid start = g->slots[p].node ? g->slots[p].node->learner_start : 0;
+		if (start > 1) {
+			/* Every merging learner must cut each log into the same segments. */
+			set_error(g,
+				  "learner-merge: partition %u's learner starts at instance %llu, "
+				  "but merging learners start every log at instance 1",
+				  p, (unsigned long long)start);
+			return PAXOS_E_INVALID;
+		}
 		if (!g->slots[p].node) {
 			set_error(g,
 				  "learner-merge: partition %u is not hosted here, and the merged "
@@ -186,6 +195,7 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 				  p, g->count);
 			return PAXOS_E_INVALID;
 		}
+	}
 	g->deliver = deliver;
 	g->deliver_arg = arg;
 	for (uint32_t p = 0; p < g->count; p++) {

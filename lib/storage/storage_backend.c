@@ -3,6 +3,7 @@
  * What the durable backends share (see storage_backend.h): the record and metadata layout,
  * the directory lock and making the store's directories.
  */
+#include <paxos/config.h>
 #include <paxos/storage.h>
 
 #include <errno.h>
@@ -256,4 +257,14 @@ int storage_grow_buffer(uint8_t **buf, size_t *cap, size_t size, size_t first)
 	*buf = p;
 	*cap = grown;
 	return PAXOS_OK;
+}
+
+/* The storage layer names its durability modes: the configuration parses them from here. */
+const char *paxos_durability_name(enum paxos_durability mode)
+{
+	static const char *const names[PAXOS_DURABILITY_COUNT] = {
+	    "unset", "none", "nosync", "sync", "inmemory-log", "write-nosync", "dbsync"};
+	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
+		return "unknown";
+	return names[mode];
 }

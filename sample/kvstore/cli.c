@@ -3,7 +3,9 @@
  * kvstore-cli: runs commands against the replicated store. Each command is submitted through
  * the client API (paxos_node_submit) with this client's id and the next sequence number; the
  * first reply for it, from any replica, is its result. A command not answered within
- * resubmit-ms is submitted again with the same number: the replicas apply it once.
+ * resubmit-ms is submitted again with the same number: the replicas apply it once. With
+ * paxos.conf "partitions N", a command goes to the partition of its key (shard.h), through a
+ * node for that partition's log; a copy between keys of two partitions is refused here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +24,7 @@
 #include "kvconf.h"
 #include "net.h"
 #include "reply_conf.h"
+#include "shard.h"
 
 #define PROGRAM "kvstore-cli"
 #define MAX_LINE 4096
@@ -32,11 +35,14 @@ struct cli {
 	struct paxos_config *pcfg;
 	struct kv_config kcfg;
 	struct event_base *base;
-	struct paxos_node *node;
+	uint32_t partitions;
+	struct paxos_node *nodes[64]; /* per partition, made when first needed */
+	uint32_t partition;           /* the current command's */
 	struct event *reply_ev, *timer;
 	int reply_fd;
 	uint64_t client, seq;
 	int copies;           /* submissions per command (--twice: 2) */
+	bool where;           /* --partition-of: print the keys' partitions, submit nothing */
 	double timeout;       /* seconds a command may stay unanswered */
 	struct timespec sent; /* when the current command was first submitted */
 	FILE *script;         /* batch mode: one command per line */
@@ -63,11 +69,34 @@ static double since(const struct timespec *t)
 	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
+/* The node that submits to partition p; NULL after saying why. */
+static struct paxos_node *node_for(struct cli *c, uint32_t p)
+{
+	if (c->nodes[p])
+		return c->nodes[p];
+	char err[512];
+	struct paxos_config *part = paxos_config_new();
+	if (part && paxos_config_partition(c->pcfg, p, part) == PAXOS_OK)
+		c->nodes[p] = paxos_node_new(c->base, part, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "out of memory");
+	paxos_config_free(part);
+	if (!c->nodes[p])
+		fprintf(stderr, PROGRAM ": partition %u: %s\n", p, err);
+	return c->nodes[p];
+}
+
 static void submit(struct cli *c)
 {
+	struct paxos_node *n = node_for(c, c->partition);
+	if (!n) {
+		c->cmd_len = 0; /* nothing in flight: main does not wait */
+		finish(c, 1);
+		return;
+	}
 	for (int i = 0; i < c->copies; i++)
-		if (paxos_node_submit(c->node, c->cmd, c->cmd_len) != PAXOS_OK)
-			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(c->node));
+		if (paxos_node_submit(n, c->cmd, c->cmd_len) != PAXOS_OK)
+			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(n));
 	struct timeval tv = {c->kcfg.resubmit_ms / 1000, (c->kcfg.resubmit_ms % 1000) * 1000};
 	event_add(c->timer, &tv);
 }
@@ -80,7 +109,7 @@ static int encode(struct cli *c, int argc, char **argv)
 	if (cmd.op == KV_SNAPSHOT || !want || argc - 1 != want) {
 		fprintf(stderr,
 			PROGRAM ": '%s'%s: the commands are put KEY VALUE, get KEY, delete KEY, "
-				"cas KEY EXPECTED NEW\n",
+				"cas KEY EXPECTED NEW, copy FROM TO\n",
 			argc ? argv[0] : "",
 			want && cmd.op != KV_SNAPSHOT ? " with a wrong number of arguments"
 						      : " is not a command");
@@ -95,6 +124,19 @@ static int encode(struct cli *c, int argc, char **argv)
 		}
 		cmd.arg[i] = (struct kv_bytes){(const uint8_t *)argv[i + 1], (uint16_t)len};
 	}
+	uint32_t other = 0;
+	int p = kv_command_partition(&cmd, c->partitions, &other);
+	if (p < 0) {
+		uint32_t first = kv_key_partition(cmd.arg[0].data, cmd.arg[0].len, c->partitions);
+		fprintf(stderr,
+			PROGRAM
+			": %s %s %s: refused: the keys are in partitions %u and %u (of %u), "
+			"and a command may not span partitions: each partition orders its "
+			"own commands, and there is no order across them\n",
+			argv[0], argv[1], argv[2], first, other, c->partitions);
+		return -1;
+	}
+	c->partition = (uint32_t)p;
 	c->op = cmd.op;
 	cmd.client = c->client;
 	cmd.seq = ++c->seq;
@@ -205,14 +247,20 @@ static void usage(FILE *out)
 	    out,
 	    "usage: " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF [options] COMMAND\n"
 	    "       " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF [options] -f FILE\n"
-	    "Commands: put KEY VALUE | get KEY | delete KEY | cas KEY EXPECTED NEW\n"
-	    "Prints one line per command: OK [VALUE], NOT_FOUND, or FAILED CURRENT (cas).\n"
+	    "Commands: put KEY VALUE | get KEY | delete KEY | cas KEY EXPECTED NEW |\n"
+	    "          copy FROM TO (FROM's value to key TO)\n"
+	    "Prints one line per command: OK [VALUE], NOT_FOUND, FAILED CURRENT (cas), or\n"
+	    "WRONG_PARTITION / CROSS_PARTITION when the replicas count partitions otherwise.\n"
+	    "With paxos.conf \"partitions N\" each command goes to its key's partition; a copy\n"
+	    "between keys of two partitions is refused (exit status 2).\n"
 	    "  -c, --config FILE    cluster configuration (paxos.conf)\n"
 	    "  -k, --kvstore FILE   kvstore configuration (kvstore.conf)\n"
 	    "  -f, --file FILE      run the commands in FILE, one per line ('-': stdin), in\n"
 	    "                       order, each after the previous one's reply\n"
 	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
 	    "      --twice          submit every command twice (shows exactly-once)\n"
+	    "      --partition-of KEY...  print the partition of each KEY, one a line, and\n"
+	    "                       exit (nothing is submitted)\n"
 	    "  -h, --help           this text\n"
 	    "      --version        the library's version and wire version\n"
 	    "Exit status: 0 done, 1 NOT_FOUND or FAILED (single command), 2 usage, 3 timeout.\n");
@@ -227,11 +275,15 @@ static void print_version(void)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
-	    {"file", required_argument, NULL, 'f'},   {"timeout", required_argument, NULL, 'T'},
-	    {"twice", no_argument, NULL, '2'},        {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"file", required_argument, NULL, 'f'},
+						{"timeout", required_argument, NULL, 'T'},
+						{"twice", no_argument, NULL, '2'},
+						{"partition-of", no_argument, NULL, 'W'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *file = NULL;
 	char err[512], *end;
 	int opt;
@@ -247,6 +299,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			file = optarg;
 		else if (opt == '2')
 			c->copies = 2;
+		else if (opt == 'W')
+			c->where = true;
 		else if (opt == 'T') {
 			c->timeout = strtod(optarg, &end);
 			if (end == optarg || *end || !(c->timeout > 0)) {
@@ -264,7 +318,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!pconf || !kconf || (file != NULL) == (optind < argc)) {
+	if (!pconf || !kconf || (file != NULL) == (optind < argc) || (c->where && file)) {
 		usage(stderr);
 		return -1;
 	}
@@ -309,14 +363,22 @@ int main(int argc, char **argv)
 	char err[512];
 	if (parse_args(&c, argc, argv) != 0)
 		return EXIT_USAGE;
+	if (c.where) {
+		uint32_t n = paxos_config_partitions(c.pcfg);
+		for (int i = 0; i < c.nargs; i++)
+			printf("%u\n",
+			       kv_key_partition((const uint8_t *)c.args[i], strlen(c.args[i]), n));
+		paxos_config_free(c.pcfg);
+		return EXIT_OK;
+	}
 	c.client = new_client_id();
 	c.base = event_base_new();
 	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
-	c.node = c.base ? paxos_node_new(c.base, c.pcfg, err, sizeof(err)) : NULL;
-	if (!c.node) {
-		fprintf(stderr, PROGRAM ": %s\n", c.base ? err : "event_base_new failed");
+	if (!c.base) {
+		fprintf(stderr, PROGRAM ": event_base_new failed\n");
 		return 1;
 	}
+	c.partitions = paxos_config_partitions(c.pcfg);
 	/* Listen before the first submit, so that no reply can come too early. */
 	c.reply_fd =
 	    kv_net_receiver(&c.kcfg.reply_group, kv_multicast_interface(c.pcfg), err, sizeof(err));
@@ -334,7 +396,8 @@ int main(int argc, char **argv)
 	event_free(c.reply_ev);
 	event_free(c.timer);
 	close(c.reply_fd);
-	paxos_node_free(c.node); /* sends what is still buffered */
+	for (uint32_t p = 0; p < c.partitions; p++)
+		paxos_node_free(c.nodes[p]); /* sends what is still buffered */
 	event_base_free(c.base);
 	paxos_config_free(c.pcfg);
 	if (c.script && c.script != stdin)

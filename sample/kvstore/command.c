@@ -3,22 +3,28 @@
 
 #include <string.h>
 
-static const char *const op_names[] = {NULL, "put", "get", "delete", "cas", "snapshot"};
-static const int op_args[] = {0, 2, 1, 1, 3, 0};
+static const char *const op_names[] = {NULL, "put", "get", "delete", "cas", "snapshot", "copy"};
+static const int op_args[] = {0, 2, 1, 1, 3, 0, 2};
+static const int op_keys[] = {0, 1, 1, 1, 1, 0, 2};
 
 int kv_op_args(enum kv_op op)
 {
-	return op >= KV_PUT && op <= KV_SNAPSHOT ? op_args[op] : 0;
+	return op >= KV_PUT && op <= KV_OP_LAST ? op_args[op] : 0;
+}
+
+int kv_op_keys(enum kv_op op)
+{
+	return op >= KV_PUT && op <= KV_OP_LAST ? op_keys[op] : 0;
 }
 
 const char *kv_op_name(enum kv_op op)
 {
-	return op >= KV_PUT && op <= KV_SNAPSHOT ? op_names[op] : "?";
+	return op >= KV_PUT && op <= KV_OP_LAST ? op_names[op] : "?";
 }
 
 enum kv_op kv_op_parse(const char *name)
 {
-	for (int op = KV_PUT; op <= KV_SNAPSHOT; op++)
+	for (int op = KV_PUT; op <= KV_OP_LAST; op++)
 		if (strcmp(name, op_names[op]) == 0)
 			return (enum kv_op)op;
 	return (enum kv_op)0;
@@ -33,6 +39,10 @@ const char *kv_status_name(enum kv_status status)
 		return "NOT_FOUND";
 	case KV_CAS_FAILED:
 		return "FAILED";
+	case KV_WRONG_PARTITION:
+		return "WRONG_PARTITION";
+	case KV_CROSS_PARTITION:
+		return "CROSS_PARTITION";
 	}
 	return "?";
 }
@@ -152,7 +162,7 @@ int kv_reply_decode(const uint8_t *buf, size_t len, struct kv_reply *r)
 	r->replica = (uint32_t)get_uint(&c, 4);
 	r->value.len = (uint16_t)get_uint(&c, 2);
 	r->value.data = get_bytes(&c, r->value.len);
-	if (r->status > KV_CAS_FAILED)
+	if (r->status > KV_STATUS_LAST)
 		return -1;
 	return c.overflow || c.left ? -1 : 0;
 }

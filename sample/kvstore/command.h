@@ -6,7 +6,9 @@
  *   command: 'K' 'V' version(1) op(1) client(8) seq(8) then, per argument, len(2) bytes
  *   reply:   'K' 'R' version(1) status(1) client(8) seq(8) iid(8) replica(4) len(2) bytes
  *
- * put has 2 arguments (key, value), get and delete 1 (key), cas 3 (key, expected, new).
+ * put has 2 arguments (key, value), get and delete 1 (key), cas 3 (key, expected, new), copy 2
+ * (from key, to key: the one command with two keys, refused when they are in different
+ * partitions, see shard.h).
  * snapshot is the replicas' own command: "replica <client> has a snapshot up to instance
  * <seq>", no arguments; it is ordered like any other command so every replica agrees on
  * how far the acceptors may trim.
@@ -23,12 +25,24 @@
 #define KV_REPLY_HEADER 34   /* bytes before the value */
 #define KV_MAX_FIELD 65535   /* longest key or value: the length field is 16 bits */
 
-enum kv_op { KV_PUT = 1, KV_GET = 2, KV_DELETE = 3, KV_CAS = 4, KV_SNAPSHOT = 5 };
+enum kv_op {
+	KV_PUT = 1,
+	KV_GET = 2,
+	KV_DELETE = 3,
+	KV_CAS = 4,
+	KV_SNAPSHOT = 5,
+	KV_COPY = 6,
+	KV_OP_LAST = KV_COPY
+};
 
 enum kv_status {
 	KV_OK = 0,         /* done; get carries the value */
 	KV_NOT_FOUND = 1,  /* get, delete or cas of a missing key */
 	KV_CAS_FAILED = 2, /* cas: the value was not the expected one; carries the current one */
+	KV_WRONG_PARTITION = 3, /* the key belongs to another partition (client and replica
+				   disagree on "partitions"): not applied */
+	KV_CROSS_PARTITION = 4, /* copy between keys of different partitions: not applied */
+	KV_STATUS_LAST = KV_CROSS_PARTITION
 };
 
 /* A borrowed byte range. */
@@ -54,6 +68,8 @@ struct kv_reply {
 
 /* Arguments each operation takes; 0 for an unknown op. */
 int kv_op_args(enum kv_op op);
+/* How many of them, from the first, are keys (1, copy 2; snapshot and unknown ops 0). */
+int kv_op_keys(enum kv_op op);
 /* "put", "get", ... and back (0 if unknown). */
 const char *kv_op_name(enum kv_op op);
 enum kv_op kv_op_parse(const char *name);

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kvstore-replica: one replica of the key-value store. It hosts a learner (and, with
- * --acceptor and --proposer, the acceptor and proposer with its id) on one libevent loop,
- * applies every delivered command to its store in instance order, multicasts each result on
- * the reply group, takes snapshots and tells the acceptors how far they may trim.
+ * kvstore-replica: one replica of the key-value store. The store is sharded over the
+ * partitions of paxos.conf (shard.h), and each partition runs on a thread of its own: its own
+ * libevent loop and libpaxos node for that partition's log (a learner, and with --acceptor and
+ * --proposer the acceptor and proposer with this id), its own store shard and snapshots. Each
+ * applies its partition's delivered commands in instance order, multicasts each result on the
+ * reply group, takes snapshots and tells its acceptors how far they may trim. The main thread
+ * only waits for signals and passes them on. With one partition this is one such thread and
+ * the files are those of an unpartitioned store.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +26,7 @@
 #include <paxos/storage_backends.h>
 #include <paxos/paxos.h>
 
+#include "burn.h"
 #include "command.h"
 #include "kvconf.h"
 #include "net.h"
@@ -28,180 +35,338 @@
 
 #define PROGRAM "kvstore-replica"
 
+struct replica;
+
+/* One partition of the store: everything here belongs to its thread. */
+struct shard {
+	struct replica *r;
+	uint32_t partition;
+	char name[64];             /* "kvstore-replica ID", with " partition P" when partitioned */
+	char dir[PATH_MAX];        /* DIR for partition 0, DIR/partition-P for the others */
+	struct paxos_config *pcfg; /* this partition's configuration */
+	struct event_base *base;
+	struct paxos_node *node;
+	struct kv_store *store;
+	struct event *timer, *control_ev;
+	int reply_fd;
+	int control[2]; /* the main thread writes 'd' (dump) or 's' (stop) */
+	pthread_t thread;
+	bool started;            /* thread is running (or ran): join it */
+	paxos_iid last_iid;      /* instance of the last value applied */
+	paxos_iid snapshot_iid;  /* the newest snapshot covers instances up to here */
+	paxos_iid trim_iid;      /* the highest trim this shard asked for */
+	uint64_t since_snapshot; /* commands applied since */
+	uint64_t ignored;        /* delivered values that are not kvstore commands */
+	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
+	int exit_code;
+	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
+};
+
+/* The process: read-only once the shard threads run, but for done[]. */
 struct replica {
 	uint32_t id;
 	const char *dir;
 	struct paxos_config *pcfg;
 	struct kv_config kcfg;
-	struct event_base *base;
-	struct paxos_node *node;
-	struct kv_store *store;
-	int reply_fd;
-	paxos_iid last_iid;      /* instance of the last value applied */
-	paxos_iid snapshot_iid;  /* the newest snapshot covers instances up to here */
-	paxos_iid trim_iid;      /* the highest trim this replica asked for */
-	uint64_t since_snapshot; /* commands applied since */
-	uint64_t ignored;        /* delivered values that are not kvstore commands */
-	int exit_code;
-	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
+	bool acceptor, proposer;
+	double burn_us;
+	uint32_t burn_rounds; /* per applied command (--burn-us, --burn-rounds) */
+	uint32_t partitions;
+	struct shard *shards;
+	int done[2]; /* a shard thread writes its partition here when it ends */
 };
 
-static void stop(struct replica *r, int code)
+static void stop(struct shard *s, int code)
 {
-	r->exit_code = code;
-	event_base_loopbreak(r->base);
+	s->exit_code = code;
+	event_base_loopbreak(s->base);
 }
 
 /* Trim up to where the policy allows: thesis 3.4.1, snapshot(i). Repeated from the timer,
  * since a trim request may be lost like any datagram. */
-static void trim(struct replica *r)
+static void trim(struct shard *s)
 {
 	paxos_iid upto = 0;
-	if (r->kcfg.trim == KV_TRIM_ALL)
-		upto = kv_store_all_announced(r->store);
-	else if (r->kcfg.trim == KV_TRIM_OWN)
-		upto = r->snapshot_iid;
+	if (s->r->kcfg.trim == KV_TRIM_ALL)
+		upto = kv_store_all_announced(s->store);
+	else if (s->r->kcfg.trim == KV_TRIM_OWN)
+		upto = s->snapshot_iid;
 	if (upto == 0)
 		return;
-	if (upto > r->trim_iid)
-		fprintf(stderr, PROGRAM " %u: trim: acceptors may drop instances up to %llu\n",
-			r->id, (unsigned long long)upto);
-	r->trim_iid = upto > r->trim_iid ? upto : r->trim_iid;
-	if (paxos_node_trim(r->node, upto) != PAXOS_OK)
-		fprintf(stderr, PROGRAM " %u: %s\n", r->id, paxos_node_error(r->node));
+	if (upto > s->trim_iid)
+		fprintf(stderr, "%s: trim: acceptors may drop instances up to %llu\n", s->name,
+			(unsigned long long)upto);
+	s->trim_iid = upto > s->trim_iid ? upto : s->trim_iid;
+	if (paxos_node_trim(s->node, upto) != PAXOS_OK)
+		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(s->node));
 }
 
-/* Tells the other replicas (through Paxos, so all agree) that this one has a snapshot. */
-static void announce(struct replica *r)
+/* Tells the other replicas (through this partition's log, so all agree) that this one has a
+ * snapshot of the partition. */
+static void announce(struct shard *s)
 {
-	struct kv_command c = {.op = KV_SNAPSHOT, .client = r->id, .seq = r->snapshot_iid};
-	size_t len = kv_command_encode(&c, r->buf, sizeof(r->buf));
-	if (paxos_node_submit(r->node, r->buf, len) != PAXOS_OK)
-		fprintf(stderr, PROGRAM " %u: %s\n", r->id, paxos_node_error(r->node));
+	struct kv_command c = {.op = KV_SNAPSHOT, .client = s->r->id, .seq = s->snapshot_iid};
+	size_t len = kv_command_encode(&c, s->buf, sizeof(s->buf));
+	if (paxos_node_submit(s->node, s->buf, len) != PAXOS_OK)
+		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(s->node));
 }
 
-/* Saves the store as of the end of instance last_iid. Only called between instances. */
-static void snapshot(struct replica *r)
+/* Saves the shard as of the end of instance last_iid. Only called between instances. */
+static void snapshot(struct shard *s)
 {
 	char err[PATH_MAX + 128];
-	if (kv_store_save(r->store, r->dir, r->last_iid, err, sizeof(err)) != 0) {
-		fprintf(stderr, PROGRAM " %u: snapshot failed: %s\n", r->id, err);
+	if (kv_store_save(s->store, s->dir, s->last_iid, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: snapshot failed: %s\n", s->name, err);
 		return;
 	}
-	r->snapshot_iid = r->last_iid;
-	r->since_snapshot = 0;
-	fprintf(stderr, PROGRAM " %u: snapshot at instance %llu (%zu keys, %llu commands)\n", r->id,
-		(unsigned long long)r->snapshot_iid, kv_store_keys(r->store),
-		(unsigned long long)kv_store_commands(r->store));
-	if (r->kcfg.trim == KV_TRIM_ALL)
-		announce(r);
+	s->snapshot_iid = s->last_iid;
+	s->since_snapshot = 0;
+	fprintf(stderr, "%s: snapshot at instance %llu (%zu keys, %llu commands)\n", s->name,
+		(unsigned long long)s->snapshot_iid, kv_store_keys(s->store),
+		(unsigned long long)kv_store_commands(s->store));
+	if (s->r->kcfg.trim == KV_TRIM_ALL)
+		announce(s);
 	else
-		trim(r);
+		trim(s);
 }
 
-static void send_reply(struct replica *r, struct kv_reply *reply)
+static void send_reply(struct shard *s, struct kv_reply *reply)
 {
-	reply->replica = r->id;
-	size_t len = kv_reply_encode(reply, r->buf, sizeof(r->buf));
+	reply->replica = s->r->id;
+	size_t len = kv_reply_encode(reply, s->buf, sizeof(s->buf));
 	/* Unreliable on purpose: a client that misses it resubmits and is answered again. */
 	if (len)
-		sendto(r->reply_fd, r->buf, len, 0, (const struct sockaddr *)&r->kcfg.reply_group,
-		       sizeof(r->kcfg.reply_group));
+		sendto(s->reply_fd, s->buf, len, 0,
+		       (const struct sockaddr *)&s->r->kcfg.reply_group,
+		       sizeof(s->r->kcfg.reply_group));
 }
 
 static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
-	struct replica *r = arg;
-	if (r->exit_code)
+	struct shard *s = arg;
+	if (s->exit_code)
 		return;
 	/* A new instance: the previous one is complete, so a snapshot can cover it. */
-	if (iid != r->last_iid) {
-		if (r->kcfg.snapshot_every && r->since_snapshot >= r->kcfg.snapshot_every)
-			snapshot(r);
-		r->last_iid = iid;
+	if (iid != s->last_iid) {
+		if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
+			snapshot(s);
+		s->last_iid = iid;
 	}
 	struct kv_command c;
 	struct kv_reply reply;
 	if (kv_command_decode(v->data, v->len, &c) != 0) {
-		r->ignored++; /* not ours (or an empty value): every replica skips it alike */
+		s->ignored++; /* not ours (or an empty value): every replica skips it alike */
 		return;
 	}
-	switch (kv_store_apply(r->store, &c, iid, &reply)) {
+	switch (kv_store_apply(s->store, &c, iid, &reply)) {
 	case KV_APPLIED:
-		r->since_snapshot++;
-		send_reply(r, &reply);
+		if (s->r->burn_rounds)
+			s->burned += kv_burn(c.client ^ c.seq, s->r->burn_rounds);
+		s->since_snapshot++;
+		send_reply(s, &reply);
 		break;
 	case KV_DUPLICATE:
-		send_reply(r, &reply);
+		send_reply(s, &reply);
 		break;
 	case KV_ANNOUNCED:
-		trim(r);
+		trim(s);
 		break;
 	case KV_STALE:
 	case KV_INVALID:
 		break;
 	case KV_NOMEM:
-		fprintf(stderr, PROGRAM " %u: out of memory at instance %llu: stopping\n", r->id,
+		fprintf(stderr, "%s: out of memory at instance %llu: stopping\n", s->name,
 			(unsigned long long)iid);
-		stop(r, 1);
+		stop(s, 1);
 		break;
 	}
 }
 
-/* The acceptors dropped instances this replica never applied: its log cannot be replayed,
- * and skipping them would silently diverge from the other replicas. */
+/* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
+ * skipping them would silently diverge from the other replicas. */
 static void trimmed(void *arg, paxos_iid from, paxos_iid to)
 {
-	struct replica *r = arg;
+	struct shard *s = arg;
 	fprintf(stderr,
-		PROGRAM " %u: instances %llu..%llu were trimmed before this replica applied "
-			"them; it cannot catch up from the acceptors. Copy the DIR/snapshot of a "
-			"replica whose snapshot covers instance %llu or more into %s, and restart "
-			"this one.\n",
-		r->id, (unsigned long long)from, (unsigned long long)to, (unsigned long long)to,
-		r->dir);
-	stop(r, 3);
+		"%s: instances %llu..%llu were trimmed before this replica applied them; it "
+		"cannot catch up from the acceptors. Copy the DIR/snapshot of a replica whose "
+		"snapshot covers instance %llu or more into %s, and restart this one.\n",
+		s->name, (unsigned long long)from, (unsigned long long)to, (unsigned long long)to,
+		s->dir);
+	stop(s, 3);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	struct replica *r = arg;
-	if (r->kcfg.trim == KV_TRIM_ALL && kv_store_announced(r->store, r->id) < r->snapshot_iid)
-		announce(r);
-	trim(r);
+	struct shard *s = arg;
+	if (s->r->kcfg.trim == KV_TRIM_ALL &&
+	    kv_store_announced(s->store, s->r->id) < s->snapshot_iid)
+		announce(s);
+	trim(s);
 }
 
-/* DIR/dump: the state as text (kv_store_dump), replaced atomically. */
-static void dump(struct replica *r)
+/* dump in the shard's directory: its state as text (kv_store_dump), replaced atomically. */
+static void dump(struct shard *s)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/dump", r->dir);
-	snprintf(tmp, sizeof(tmp), "%s/dump.tmp", r->dir);
+	char path[PATH_MAX + 8], tmp[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/dump", s->dir);
+	snprintf(tmp, sizeof(tmp), "%s/dump.tmp", s->dir);
 	FILE *f = fopen(tmp, "w");
 	int rc = !f;
 	if (f) {
-		fprintf(f, "# instance %llu\n", (unsigned long long)r->last_iid);
-		rc = kv_store_dump(r->store, f);
+		fprintf(f, "# instance %llu\n", (unsigned long long)s->last_iid);
+		rc = kv_store_dump(s->store, f);
 		rc |= fclose(f);
 	}
 	if (rc || rename(tmp, path) != 0)
-		fprintf(stderr, PROGRAM " %u: cannot write %s: %s\n", r->id, path, strerror(errno));
+		fprintf(stderr, "%s: cannot write %s: %s\n", s->name, path, strerror(errno));
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* What the main thread asks: 'd' dump, 's' snapshot (if anything changed) and stop. */
+static void on_control(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
-	struct replica *r = arg;
-	if (sig == SIGUSR1) {
-		dump(r);
-		return;
+	struct shard *s = arg;
+	char cmd[16];
+	ssize_t n = read(fd, cmd, sizeof(cmd));
+	for (ssize_t i = 0; i < n; i++) {
+		if (cmd[i] == 'd') {
+			dump(s);
+		} else if (cmd[i] == 's' && !s->exit_code) {
+			if (s->since_snapshot)
+				snapshot(s);
+			stop(s, 0);
+			return;
+		}
 	}
-	if (r->since_snapshot)
-		snapshot(r);
-	stop(r, 0);
+}
+
+/* The shard's newest snapshot if there is one; the learner starts right after it. */
+static int load_state(struct shard *s)
+{
+	char err[PATH_MAX + 256];
+	if (mkdir(s->dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", s->name, s->dir, strerror(errno));
+		return -1;
+	}
+	uint32_t replicas = s->r->kcfg.replicas;
+	s->store = kv_store_load(s->dir, replicas, &s->snapshot_iid, err, sizeof(err));
+	if (!s->store && err[0]) {
+		fprintf(stderr, "%s: %s\n", s->name, err);
+		return -1;
+	}
+	if (s->store)
+		fprintf(stderr,
+			"%s: loaded %s/snapshot: instances up to %llu, %zu keys, %llu commands; "
+			"learning from instance %llu\n",
+			s->name, s->dir, (unsigned long long)s->snapshot_iid,
+			kv_store_keys(s->store), (unsigned long long)kv_store_commands(s->store),
+			(unsigned long long)s->snapshot_iid + 1);
+	else if ((s->store = kv_store_new(replicas)) != NULL)
+		fprintf(stderr, "%s: no snapshot in %s: learning from instance 1\n", s->name,
+			s->dir);
+	else
+		return -1;
+	kv_store_set_client_expiry(s->store, s->r->kcfg.client_expiry);
+	kv_store_set_partition(s->store, s->partition, s->r->partitions);
+	s->last_iid = s->snapshot_iid;
+	return 0;
+}
+
+/* The roles, in the order the node wants: learner start and trimmed callback first. */
+static int host_roles(struct shard *s)
+{
+	char err[PATH_MAX + 256];
+	struct paxos_node *n = s->node;
+	uint32_t id = s->r->id;
+	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
+		goto fail;
+	paxos_node_on_trimmed(n, trimmed, s);
+	if (s->r->acceptor) {
+		struct paxos_storage *st = paxos_storage_open(s->pcfg, id, false, err, sizeof(err));
+		if (!st) {
+			fprintf(stderr, "%s: acceptor: %s\n", s->name, err);
+			return -1;
+		}
+		if (paxos_node_add_acceptor(n, id, st) != PAXOS_OK)
+			goto fail;
+		char storage[16];
+		paxos_config_get(s->pcfg, "storage", storage, sizeof(storage));
+		fprintf(stderr, "%s: acceptor %u, storage %s\n", s->name, id, storage);
+	}
+	if (s->r->proposer && paxos_node_add_proposer(n, id) != PAXOS_OK)
+		goto fail;
+	if (paxos_node_add_learner(n, deliver, s) != PAXOS_OK)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(n));
+	return -1;
+}
+
+/* Everything the shard's loop needs, made on its own thread; 0, or -1 after saying why. */
+static int open_shard(struct shard *s)
+{
+	char err[512];
+	if (load_state(s) != 0)
+		return -1;
+	s->base = event_base_new();
+	if (!s->base)
+		return -1;
+	s->node = paxos_node_new(s->base, s->pcfg, err, sizeof(err));
+	if (!s->node) {
+		fprintf(stderr, "%s: %s\n", s->name, err);
+		return -1;
+	}
+	s->reply_fd = kv_net_sender(kv_multicast_interface(s->pcfg), kv_multicast_ttl(s->pcfg), err,
+				    sizeof(err));
+	if (s->reply_fd < 0) {
+		fprintf(stderr, "%s: reply group: %s\n", s->name, err);
+		return -1;
+	}
+	if (host_roles(s) != 0)
+		return -1;
+	uint32_t ms = s->r->kcfg.resubmit_ms;
+	struct timeval every = {ms / 1000, (ms % 1000) * 1000};
+	s->timer = event_new(s->base, -1, EV_PERSIST, on_timer, s);
+	s->control_ev = event_new(s->base, s->control[0], EV_READ | EV_PERSIST, on_control, s);
+	if (!s->timer || event_add(s->timer, &every) != 0 || !s->control_ev ||
+	    event_add(s->control_ev, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+static void *run_shard(void *arg)
+{
+	struct shard *s = arg;
+	if (open_shard(s) == 0) {
+		event_base_dispatch(s->base);
+		if (paxos_node_failed(s->node))
+			s->exit_code = 1;
+		fprintf(stderr, "%s: stopped at instance %llu: %llu commands applied, %zu keys\n",
+			s->name, (unsigned long long)s->last_iid,
+			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store));
+		paxos_node_report_counters(s->node);
+	} else {
+		s->exit_code = 1;
+	}
+	if (s->control_ev)
+		event_free(s->control_ev);
+	if (s->timer)
+		event_free(s->timer);
+	paxos_node_free(s->node);
+	if (s->reply_fd >= 0)
+		close(s->reply_fd);
+	kv_store_free(s->store);
+	if (s->base)
+		event_base_free(s->base);
+	uint8_t p = (uint8_t)s->partition;
+	if (write(s->r->done[1], &p, 1) != 1)
+		abort(); /* the main thread would wait for ever */
+	return NULL;
 }
 
 static void usage(FILE *out)
@@ -209,17 +374,24 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF -i ID -d DIR [--acceptor] "
-	    "[--proposer]\n"
-	    "A replica of the key-value store; it keeps its snapshot in DIR.\n"
+	    "[--proposer] [--burn-us US | --burn-rounds N]\n"
+	    "A replica of the key-value store; it keeps its snapshots in DIR (partition P of\n"
+	    "paxos.conf's \"partitions\" in DIR/partition-P, partition 0 in DIR itself).\n"
 	    "  -c, --config FILE    cluster configuration (paxos.conf)\n"
 	    "  -k, --kvstore FILE   kvstore configuration (kvstore.conf)\n"
 	    "  -i, --id ID          replica id, 0..replicas-1 (also the acceptor and proposer id)\n"
 	    "  -d, --dir DIR        where snapshots go (created if missing)\n"
 	    "      --acceptor       also host acceptor ID, with the storage of paxos.conf\n"
 	    "      --proposer       also host proposer ID\n"
+	    "      --burn-us US     benchmark aid: spend about US microseconds of CPU on every\n"
+	    "                       applied command (a fixed number of hash rounds, measured at\n"
+	    "                       start); changes no state\n"
+	    "      --burn-rounds N  the same with N rounds, as the start line of --burn-us gives:\n"
+	    "                       the same work in every run\n"
 	    "  -h, --help           this text\n"
 	    "      --version        the library's version and wire version\n"
-	    "SIGUSR1 writes the state to DIR/dump; SIGTERM and SIGINT snapshot and exit.\n");
+	    "Each partition runs on a thread of its own. SIGUSR1 writes each partition's state to\n"
+	    "dump in its directory; SIGTERM and SIGINT snapshot and exit.\n");
 }
 
 /* What --version says: the libpaxos this program runs with. */
@@ -229,7 +401,7 @@ static void print_version(void)
 	       (unsigned)paxos_wire_format_version());
 }
 
-static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, bool *proposer)
+static int parse_args(struct replica *r, int argc, char **argv)
 {
 	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
 						{"kvstore", required_argument, NULL, 'k'},
@@ -237,6 +409,8 @@ static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, 
 						{"dir", required_argument, NULL, 'd'},
 						{"acceptor", no_argument, NULL, 'A'},
 						{"proposer", no_argument, NULL, 'P'},
+						{"burn-us", required_argument, NULL, 'B'},
+						{"burn-rounds", required_argument, NULL, 'R'},
 						{"help", no_argument, NULL, 'h'},
 						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
@@ -258,11 +432,29 @@ static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, 
 			r->dir = optarg;
 			break;
 		case 'A':
-			*acceptor = true;
+			r->acceptor = true;
 			break;
 		case 'P':
-			*proposer = true;
+			r->proposer = true;
 			break;
+		case 'B':
+			r->burn_us = strtod(optarg, &end);
+			if (end == optarg || *end || !(r->burn_us >= 0 && r->burn_us <= 1e6)) {
+				fprintf(stderr,
+					PROGRAM ": --burn-us wants microseconds, 0..1000000\n");
+				return -1;
+			}
+			break;
+		case 'R': {
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n > 4000000000u) {
+				fprintf(stderr, PROGRAM ": --burn-rounds wants 0..4000000000\n");
+				return -1;
+			}
+			r->burn_rounds = (uint32_t)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -294,125 +486,233 @@ static int parse_args(struct replica *r, int argc, char **argv, bool *acceptor, 
 		return -1;
 	}
 	r->id = (uint32_t)v;
+	r->partitions = paxos_config_partitions(r->pcfg);
 	return 0;
 }
 
-/* The newest snapshot if there is one; the learner starts right after it. */
-static int load_state(struct replica *r)
+/* DIR/partitions records how many shards the snapshots in DIR were cut into: with another
+ * count every key would belong to another shard, so the replica refuses to start. One
+ * partition writes no such file (DIR looks as it always did); a DIR/snapshot without it was
+ * written by one partition. */
+static int check_layout(const struct replica *r)
 {
-	char err[PATH_MAX + 256];
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 16];
 	if (mkdir(r->dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, PROGRAM " %u: %s: %s\n", r->id, r->dir, strerror(errno));
 		return -1;
 	}
-	r->store = kv_store_load(r->dir, r->kcfg.replicas, &r->snapshot_iid, err, sizeof(err));
-	if (!r->store && err[0]) {
-		fprintf(stderr, PROGRAM " %u: %s\n", r->id, err);
+	snprintf(path, sizeof(path), "%s/partitions", r->dir);
+	unsigned long had = 0;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lu", &had) != 1)
+			had = 0;
+		fclose(f);
+		if (had == 0) {
+			fprintf(stderr, PROGRAM " %u: %s is damaged: it should hold a number\n",
+				r->id, path);
+			return -1;
+		}
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s/snapshot", r->dir);
+		had = access(tmp, F_OK) == 0 ? 1 : 0;
+	}
+	if (had && had != r->partitions) {
+		fprintf(stderr,
+			PROGRAM " %u: the snapshots in %s were written with %lu partition%s, and "
+				"paxos.conf now says partitions %u: keys would land in other "
+				"partitions. Use the old count, or an empty directory.\n",
+			r->id, r->dir, had, had == 1 ? "" : "s", r->partitions);
 		return -1;
 	}
-	if (r->store)
-		fprintf(stderr,
-			PROGRAM " %u: loaded %s/snapshot: instances up to %llu, %zu keys, %llu "
-				"commands; learning from instance %llu\n",
-			r->id, r->dir, (unsigned long long)r->snapshot_iid, kv_store_keys(r->store),
-			(unsigned long long)kv_store_commands(r->store),
-			(unsigned long long)r->snapshot_iid + 1);
-	else if ((r->store = kv_store_new(r->kcfg.replicas)) != NULL)
-		fprintf(stderr, PROGRAM " %u: no snapshot in %s: learning from instance 1\n", r->id,
-			r->dir);
-	else
+	if (had || r->partitions == 1)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s/partitions.tmp", r->dir);
+	f = fopen(tmp, "w");
+	int rc = !f;
+	if (f) {
+		fprintf(f, "%u\n", r->partitions);
+		rc = fflush(f) != 0 || fsync(fileno(f)) != 0;
+		rc |= fclose(f);
+	}
+	if (rc || rename(tmp, path) != 0) {
+		fprintf(stderr, PROGRAM " %u: cannot write %s: %s\n", r->id, path, strerror(errno));
 		return -1;
-	kv_store_set_client_expiry(r->store, r->kcfg.client_expiry);
-	r->last_iid = r->snapshot_iid;
+	}
 	return 0;
 }
 
-/* The roles, in the order the node wants: learner start and trimmed callback first. */
-static int host_roles(struct replica *r, bool acceptor, bool proposer)
+/* The shards' names, directories, configurations and control pipes, before any thread. */
+static int make_shards(struct replica *r)
 {
-	char err[PATH_MAX + 256];
-	struct paxos_node *n = r->node;
-	if (paxos_node_set_learner_start(n, r->last_iid + 1) != PAXOS_OK)
-		goto fail;
-	paxos_node_on_trimmed(n, trimmed, r);
-	if (acceptor) {
-		struct paxos_storage *st =
-		    paxos_storage_open(r->pcfg, r->id, false, err, sizeof(err));
-		if (!st) {
-			fprintf(stderr, PROGRAM " %u: acceptor: %s\n", r->id, err);
-			return -1;
+	r->shards = calloc(r->partitions, sizeof(*r->shards));
+	if (!r->shards)
+		return -1;
+	for (uint32_t p = 0; p < r->partitions; p++) {
+		struct shard *s = &r->shards[p];
+		s->r = r;
+		s->partition = p;
+		s->reply_fd = s->control[0] = s->control[1] = -1;
+		if (r->partitions == 1) {
+			snprintf(s->name, sizeof(s->name), PROGRAM " %u", r->id);
+			snprintf(s->dir, sizeof(s->dir), "%s", r->dir);
+		} else {
+			snprintf(s->name, sizeof(s->name), PROGRAM " %u partition %u", r->id, p);
+			if (p == 0)
+				snprintf(s->dir, sizeof(s->dir), "%s", r->dir);
+			else if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s/partition-%u", r->dir,
+						  p) >= sizeof(s->dir)) {
+				fprintf(stderr, PROGRAM " %u: %s: path too long\n", r->id, r->dir);
+				return -1;
+			}
 		}
-		if (paxos_node_add_acceptor(n, r->id, st) != PAXOS_OK)
-			goto fail;
-		char storage[16];
-		paxos_config_get(r->pcfg, "storage", storage, sizeof(storage));
-		fprintf(stderr, PROGRAM " %u: acceptor %u, storage %s\n", r->id, r->id, storage);
+		s->pcfg = paxos_config_new();
+		if (!s->pcfg || paxos_config_partition(r->pcfg, p, s->pcfg) != PAXOS_OK ||
+		    pipe2(s->control, O_CLOEXEC | O_NONBLOCK) != 0)
+			return -1;
 	}
-	if (proposer && paxos_node_add_proposer(n, r->id) != PAXOS_OK)
-		goto fail;
-	if (paxos_node_add_learner(n, deliver, r) != PAXOS_OK)
-		goto fail;
 	return 0;
-fail:
-	fprintf(stderr, PROGRAM " %u: %s\n", r->id, paxos_node_error(n));
-	return -1;
+}
+
+static void free_shards(struct replica *r)
+{
+	for (uint32_t p = 0; r->shards && p < r->partitions; p++) {
+		struct shard *s = &r->shards[p];
+		paxos_config_free(s->pcfg);
+		if (s->control[0] >= 0)
+			close(s->control[0]);
+		if (s->control[1] >= 0)
+			close(s->control[1]);
+	}
+	free(r->shards);
+}
+
+/* The main thread's loop: signals in, control bytes out, until every shard ended. */
+struct main_loop {
+	struct replica *r;
+	struct event_base *base;
+	uint32_t running;
+	bool stopping;
+};
+
+static void tell_all(struct replica *r, char what)
+{
+	for (uint32_t p = 0; p < r->partitions; p++)
+		if (write(r->shards[p].control[1], &what, 1) != 1 && errno != EAGAIN)
+			fprintf(stderr, PROGRAM " %u: partition %u: %s\n", r->id, p,
+				strerror(errno));
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	struct main_loop *m = arg;
+	if (sig == SIGUSR1) {
+		tell_all(m->r, 'd');
+		return;
+	}
+	m->stopping = true;
+	tell_all(m->r, 's');
+}
+
+/* A shard ended: once one stops (an error, or trimmed past it), the replica stops whole. */
+static void on_done(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct main_loop *m = arg;
+	uint8_t p[64];
+	ssize_t n = read(fd, p, sizeof(p));
+	if (n <= 0)
+		return;
+	m->running = (uint32_t)n < m->running ? m->running - (uint32_t)n : 0;
+	if (!m->stopping) {
+		m->stopping = true;
+		tell_all(m->r, 's');
+	}
+	if (m->running == 0)
+		event_base_loopbreak(m->base);
+}
+
+/* Runs the shards, one thread each, until a signal or a shard stops them; the exit code. */
+static int run(struct replica *r)
+{
+	struct main_loop m = {.r = r, .base = event_base_new()};
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	struct event *sigs[3] = {NULL, NULL, NULL}, *done = NULL;
+	int code = 1;
+	if (!m.base || pipe2(r->done, O_CLOEXEC) != 0)
+		goto out;
+	/* The handlers exist before any shard says it started; the shards' threads inherit the
+	 * blocked mask, so signals reach this thread only. */
+	sigs[0] = evsignal_new(m.base, SIGINT, on_signal, &m);
+	sigs[1] = evsignal_new(m.base, SIGTERM, on_signal, &m);
+	sigs[2] = evsignal_new(m.base, SIGUSR1, on_signal, &m);
+	done = event_new(m.base, r->done[0], EV_READ | EV_PERSIST, on_done, &m);
+	for (int i = 0; i < 3; i++)
+		if (!sigs[i] || event_add(sigs[i], NULL) != 0)
+			goto out;
+	if (!done || event_add(done, NULL) != 0)
+		goto out;
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	for (uint32_t p = 0; p < r->partitions; p++) {
+		if (pthread_create(&r->shards[p].thread, NULL, run_shard, &r->shards[p]) != 0) {
+			fprintf(stderr, PROGRAM " %u: cannot start the thread of partition %u\n",
+				r->id, p);
+			m.stopping = true;
+			tell_all(r, 's');
+			break;
+		}
+		r->shards[p].started = true;
+		m.running++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (m.running)
+		event_base_dispatch(m.base);
+	code = m.running == r->partitions ? 0 : 1;
+	for (uint32_t p = 0; p < r->partitions; p++) {
+		if (!r->shards[p].started)
+			continue;
+		pthread_join(r->shards[p].thread, NULL);
+		if (r->shards[p].exit_code > code)
+			code = r->shards[p].exit_code;
+	}
+out:
+	for (int i = 0; i < 3; i++)
+		if (sigs[i])
+			event_free(sigs[i]);
+	if (done)
+		event_free(done);
+	if (m.base)
+		event_base_free(m.base);
+	return code;
 }
 
 int main(int argc, char **argv)
 {
-	static struct replica r; /* big buffer inside: not on the stack */
-	bool acceptor = false, proposer = false;
-	char err[512];
-	r.reply_fd = -1;
-	/* Until the loop handles it, a dump request must not kill the replica. */
+	static struct replica r;
+	/* Until the main loop handles it, a dump request must not kill the replica. */
 	signal(SIGUSR1, SIG_IGN);
-	if (parse_args(&r, argc, argv, &acceptor, &proposer) != 0)
-		return 2;
-	if (load_state(&r) != 0)
-		return 1;
 	signal(SIGPIPE, SIG_IGN);
-	r.base = event_base_new();
-	if (!r.base)
+	if (parse_args(&r, argc, argv) != 0)
+		return 2;
+	if (check_layout(&r) != 0)
 		return 1;
 	paxos_set_log(paxos_log_stderr, NULL); /* the library's lines, on stderr */
-	r.node = paxos_node_new(r.base, r.pcfg, err, sizeof(err));
-	if (!r.node) {
-		fprintf(stderr, PROGRAM " %u: %s\n", r.id, err);
+	if (make_shards(&r) != 0) {
+		fprintf(stderr, PROGRAM " %u: cannot set up %u partitions\n", r.id, r.partitions);
 		return 1;
 	}
-	r.reply_fd = kv_net_sender(kv_multicast_interface(r.pcfg), kv_multicast_ttl(r.pcfg), err,
-				   sizeof(err));
-	if (r.reply_fd < 0) {
-		fprintf(stderr, PROGRAM " %u: reply group: %s\n", r.id, err);
-		return 1;
-	}
-	if (host_roles(&r, acceptor, proposer) != 0)
-		return 1;
-
-	struct timeval every = {r.kcfg.resubmit_ms / 1000, (r.kcfg.resubmit_ms % 1000) * 1000};
-	struct event *timer = event_new(r.base, -1, EV_PERSIST, on_timer, &r);
-	struct event *sigs[3] = {evsignal_new(r.base, SIGINT, on_signal, &r),
-				 evsignal_new(r.base, SIGTERM, on_signal, &r),
-				 evsignal_new(r.base, SIGUSR1, on_signal, &r)};
-	if (!timer || event_add(timer, &every) != 0)
-		return 1;
-	for (int i = 0; i < 3; i++)
-		if (!sigs[i] || event_add(sigs[i], NULL) != 0)
-			return 1;
-	event_base_dispatch(r.base);
-
-	int code = paxos_node_failed(r.node) ? 1 : r.exit_code;
-	fprintf(stderr, PROGRAM " %u: stopped at instance %llu: %llu commands applied, %zu keys\n",
-		r.id, (unsigned long long)r.last_iid,
-		(unsigned long long)kv_store_commands(r.store), kv_store_keys(r.store));
-	paxos_node_report_counters(r.node);
-	for (int i = 0; i < 3; i++)
-		event_free(sigs[i]);
-	event_free(timer);
-	paxos_node_free(r.node);
-	close(r.reply_fd);
-	kv_store_free(r.store);
-	event_base_free(r.base);
+	if (r.burn_us > 0)
+		r.burn_rounds = kv_burn_rounds_for(r.burn_us);
+	if (r.burn_us > 0)
+		fprintf(stderr, PROGRAM " %u: --burn-us %.1f: %u hash rounds per applied command\n",
+			r.id, r.burn_us, r.burn_rounds);
+	int code = run(&r);
+	free_shards(&r);
 	paxos_config_free(r.pcfg);
 	return code;
 }

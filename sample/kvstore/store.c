@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "map.h"
+#include "shard.h"
 
 struct kv_store {
 	struct kv_map *data;
@@ -17,7 +18,8 @@ struct kv_store {
 	uint32_t replicas;
 	uint64_t *announced; /* per replica */
 	uint64_t commands, duplicates;
-	uint64_t client_expiry; /* instances; 0: client records are kept for ever */
+	uint64_t client_expiry;         /* instances; 0: client records are kept for ever */
+	uint32_t partition, partitions; /* the shard this store holds (0 of 1: all keys) */
 };
 
 #define CLIENT_RECORD 17 /* bytes before the cached result */
@@ -45,6 +47,7 @@ struct kv_store *kv_store_new(uint32_t replicas)
 	if (!s)
 		return NULL;
 	s->replicas = replicas;
+	s->partitions = 1;
 	s->data = kv_map_new();
 	s->clients = kv_map_new();
 	s->announced = calloc(replicas ? replicas : 1, sizeof(*s->announced));
@@ -70,9 +73,16 @@ static int execute(struct kv_store *s, const struct kv_command *c, enum kv_statu
 		   struct kv_bytes *result)
 {
 	const struct kv_bytes *key = &c->arg[0];
-	const struct kv_entry *e = kv_map_get(s->data, key->data, key->len);
 	*status = KV_OK;
 	*result = (struct kv_bytes){NULL, 0};
+	/* A key of another shard: the command was routed by a client that counts partitions
+	 * differently, or spans shards; every replica of this partition refuses it alike. */
+	int p = kv_command_partition(c, s->partitions, NULL);
+	if (p < 0 || (uint32_t)p != s->partition) {
+		*status = p < 0 ? KV_CROSS_PARTITION : KV_WRONG_PARTITION;
+		return 0;
+	}
+	const struct kv_entry *e = kv_map_get(s->data, key->data, key->len);
 	switch (c->op) {
 	case KV_PUT:
 		return kv_map_put(s->data, key->data, key->len, c->arg[1].data, c->arg[1].len);
@@ -98,6 +108,13 @@ static int execute(struct kv_store *s, const struct kv_command *c, enum kv_statu
 			return 0;
 		}
 		return kv_map_put(s->data, key->data, key->len, c->arg[2].data, c->arg[2].len);
+	case KV_COPY:
+		if (!e) {
+			*status = KV_NOT_FOUND;
+			return 0;
+		}
+		/* kv_map_put copies the value before it touches the table. */
+		return kv_map_put(s->data, c->arg[1].data, c->arg[1].len, e->value, e->value_len);
 	case KV_SNAPSHOT:
 		break;
 	}
@@ -118,6 +135,12 @@ static void reply_from_record(const struct kv_entry *rec, uint64_t client, struc
 void kv_store_set_client_expiry(struct kv_store *s, uint64_t instances)
 {
 	s->client_expiry = instances;
+}
+
+void kv_store_set_partition(struct kv_store *s, uint32_t partition, uint32_t partitions)
+{
+	s->partition = partition;
+	s->partitions = partitions ? partitions : 1;
 }
 
 /* Drops the records of clients whose last command is more than client_expiry instances

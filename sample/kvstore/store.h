@@ -33,6 +33,12 @@ void kv_store_free(struct kv_store *s);
  * records are dropped at the same command everywhere, so the stores stay equal. */
 void kv_store_set_client_expiry(struct kv_store *s, uint64_t instances);
 
+/* The store holds partition `partition` of `partitions` (shard.h; default 0 of 1: every
+ * key). A command with a key of another partition gets KV_WRONG_PARTITION, a copy whose keys
+ * are in two partitions KV_CROSS_PARTITION: recorded and answered like any result, nothing
+ * changed. Every replica of the partition must use the same values. */
+void kv_store_set_partition(struct kv_store *s, uint32_t partition, uint32_t partitions);
+
 /* Applies one command delivered in instance iid. reply's value stays valid until the next
  * call. */
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,

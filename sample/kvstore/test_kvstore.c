@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of the kvstore's parts without Paxos: wire format, state machine, snapshots,
- * configuration. Built in the libpaxos tree when Check is installed. */
+/* Unit tests of the kvstore's parts without Paxos: wire format, sharding, state machine,
+ * snapshots, configuration, the benchmark's burn. Built in the libpaxos tree when Check is
+ * installed. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "burn.h"
 #include "command.h"
 #include "kvconf.h"
+#include "shard.h"
 #include "store.h"
 
 static struct kv_bytes text(const char *s)
@@ -34,10 +37,12 @@ static int bytes_equal(struct kv_bytes b, const char *s)
 
 START_TEST(command_round_trip)
 {
-	struct kv_command cmds[] = {
-	    command(KV_PUT, 7, 1, "key", "value", NULL), command(KV_GET, 7, 2, "key", NULL, NULL),
-	    command(KV_DELETE, 7, 3, "", NULL, NULL), command(KV_CAS, 7, 4, "k", "old", "new"),
-	    command(KV_SNAPSHOT, 2, 1234, NULL, NULL, NULL)};
+	struct kv_command cmds[] = {command(KV_PUT, 7, 1, "key", "value", NULL),
+				    command(KV_GET, 7, 2, "key", NULL, NULL),
+				    command(KV_DELETE, 7, 3, "", NULL, NULL),
+				    command(KV_CAS, 7, 4, "k", "old", "new"),
+				    command(KV_SNAPSHOT, 2, 1234, NULL, NULL, NULL),
+				    command(KV_COPY, 7, 5, "a", "b", NULL)};
 	uint8_t buf[256];
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		size_t len = kv_command_encode(&cmds[i], buf, sizeof(buf));
@@ -117,8 +122,69 @@ START_TEST(reply_round_trip)
 	ck_assert(bytes_equal(out.value, "current"));
 	for (size_t cut = 0; cut < len; cut++)
 		ck_assert_int_eq(kv_reply_decode(buf, cut, &out), -1);
-	buf[3] = 3; /* no such status */
+	buf[3] = KV_WRONG_PARTITION;
+	ck_assert_int_eq(kv_reply_decode(buf, len, &out), 0);
+	buf[3] = KV_CROSS_PARTITION;
+	ck_assert_int_eq(kv_reply_decode(buf, len, &out), 0);
+	ck_assert_str_eq(kv_status_name(out.status), "CROSS_PARTITION");
+	buf[3] = KV_STATUS_LAST + 1; /* no such status */
 	ck_assert_int_eq(kv_reply_decode(buf, len, &out), -1);
+}
+END_TEST
+
+/* The hash is part of the protocol: a client and a replica built apart must agree on it, so
+ * these values are pinned (FNV-1a 64, MurmurHash3 fmix64, modulo). */
+START_TEST(shard_hash_is_stable)
+{
+	static const struct {
+		const char *key;
+		uint32_t mod2, mod3, mod64;
+	} pinned[] = {{"", 0, 2, 38},         {"a", 1, 2, 27},    {"b", 0, 1, 16},
+		      {"greeting", 0, 1, 56}, {"key1", 0, 2, 56}, {"user:42", 0, 0, 8}};
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+		struct kv_bytes k = text(pinned[i].key);
+		ck_assert_uint_eq(kv_key_partition(k.data, k.len, 2), pinned[i].mod2);
+		ck_assert_uint_eq(kv_key_partition(k.data, k.len, 3), pinned[i].mod3);
+		ck_assert_uint_eq(kv_key_partition(k.data, k.len, 64), pinned[i].mod64);
+		ck_assert_uint_eq(kv_key_partition(k.data, k.len, 1), 0);
+		ck_assert_uint_eq(kv_key_partition(k.data, k.len, 0), 0);
+	}
+	/* Keys that differ in their last character only still spread over both partitions. */
+	uint32_t count[2] = {0, 0};
+	char key[32];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof(key), "key%d", i);
+		count[kv_key_partition((const uint8_t *)key, strlen(key), 2)]++;
+	}
+	ck_assert_uint_gt(count[0], 400);
+	ck_assert_uint_gt(count[1], 400);
+}
+END_TEST
+
+START_TEST(shard_routes_commands)
+{
+	/* With 2 partitions, "a" is in 1 and "b", "c" in 0 (pinned above and checked here). */
+	ck_assert_uint_eq(kv_key_partition((const uint8_t *)"a", 1, 2), 1);
+	ck_assert_uint_eq(kv_key_partition((const uint8_t *)"c", 1, 2), 0);
+	struct kv_command put = command(KV_PUT, 1, 1, "a", "v", NULL);
+	struct kv_command cas = command(KV_CAS, 1, 2, "b", "a", "a"); /* values are no keys */
+	struct kv_command same = command(KV_COPY, 1, 3, "b", "c", NULL);
+	struct kv_command cross = command(KV_COPY, 1, 4, "b", "a", NULL);
+	struct kv_command snap = command(KV_SNAPSHOT, 0, 9, NULL, NULL, NULL);
+	uint32_t other = 99;
+	ck_assert_int_eq(kv_command_partition(&put, 2, &other), 1);
+	ck_assert_int_eq(kv_command_partition(&cas, 2, &other), 0);
+	ck_assert_int_eq(kv_command_partition(&same, 2, &other), 0);
+	ck_assert_uint_eq(other, 99);
+	ck_assert_int_eq(kv_command_partition(&cross, 2, &other), -1);
+	ck_assert_uint_eq(other, 1);
+	ck_assert_int_eq(kv_command_partition(&cross, 2, NULL), -1);
+	ck_assert_int_eq(kv_command_partition(&cross, 1, NULL), 0); /* one partition: all keys */
+	ck_assert_int_eq(kv_command_partition(&snap, 2, NULL), -1);
+	ck_assert_int_eq(kv_op_keys(KV_COPY), 2);
+	ck_assert_int_eq(kv_op_keys(KV_PUT), 1);
+	ck_assert_int_eq(kv_op_keys(KV_SNAPSHOT), 0);
+	ck_assert_int_eq(kv_op_keys((enum kv_op)77), 0);
 }
 END_TEST
 
@@ -152,6 +218,64 @@ START_TEST(store_operations)
 	ck_assert_uint_eq(kv_store_commands(s), 8);
 	ck_assert_uint_eq(kv_store_keys(s), 0);
 	kv_store_free(s);
+}
+END_TEST
+
+START_TEST(store_copy)
+{
+	struct kv_store *s = kv_store_new(3);
+	struct kv_reply r;
+	ck_assert_int_eq(run(s, command(KV_COPY, 1, 1, "a", "b", NULL), 1, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_NOT_FOUND);
+	run(s, command(KV_PUT, 1, 2, "a", "x", NULL), 2, &r);
+	ck_assert_int_eq(run(s, command(KV_COPY, 1, 3, "a", "b", NULL), 3, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	run(s, command(KV_GET, 1, 4, "b", NULL, NULL), 4, &r);
+	ck_assert(r.status == KV_OK && bytes_equal(r.value, "x"));
+	ck_assert_int_eq(run(s, command(KV_COPY, 1, 5, "a", "a", NULL), 5, &r), KV_APPLIED);
+	run(s, command(KV_GET, 1, 6, "a", NULL, NULL), 6, &r);
+	ck_assert(r.status == KV_OK && bytes_equal(r.value, "x"));
+	kv_store_free(s);
+}
+END_TEST
+
+/* A shard refuses keys of other partitions, recorded like any result: a resubmission gets
+ * the same refusal, and nothing changed. ("a" is in partition 1 of 2, "b" and "c" in 0.) */
+START_TEST(store_refuses_other_partitions)
+{
+	struct kv_store *s = kv_store_new(3);
+	struct kv_reply r;
+	kv_store_set_partition(s, 0, 2);
+	ck_assert_int_eq(run(s, command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
+	ck_assert_int_eq(run(s, command(KV_PUT, 1, 1, "a", "x", NULL), 2, &r), KV_DUPLICATE);
+	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
+	ck_assert_uint_eq(kv_store_keys(s), 0);
+	ck_assert_int_eq(run(s, command(KV_PUT, 1, 2, "b", "y", NULL), 3, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_int_eq(run(s, command(KV_COPY, 1, 3, "b", "a", NULL), 4, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_CROSS_PARTITION);
+	ck_assert_int_eq(run(s, command(KV_COPY, 1, 4, "b", "c", NULL), 5, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_uint_eq(kv_store_keys(s), 2);
+	/* The other shard takes "a", and refuses "b". */
+	struct kv_store *s1 = kv_store_new(3);
+	kv_store_set_partition(s1, 1, 2);
+	ck_assert_int_eq(run(s1, command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_OK);
+	ck_assert_int_eq(run(s1, command(KV_GET, 1, 2, "b", NULL, NULL), 2, &r), KV_APPLIED);
+	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
+	kv_store_free(s1);
+	kv_store_free(s);
+}
+END_TEST
+
+START_TEST(burn_is_deterministic)
+{
+	ck_assert_uint_eq(kv_burn(42, 1000), kv_burn(42, 1000));
+	ck_assert_uint_ne(kv_burn(42, 1000), kv_burn(42, 1001));
+	ck_assert_uint_eq(kv_burn_rounds_for(0), 0);
+	ck_assert_uint_ge(kv_burn_rounds_for(1), 1);
 }
 END_TEST
 
@@ -352,7 +476,12 @@ int main(void)
 	tcase_add_test(tc, command_round_trip);
 	tcase_add_test(tc, command_decode_refuses_garbage);
 	tcase_add_test(tc, reply_round_trip);
+	tcase_add_test(tc, shard_hash_is_stable);
+	tcase_add_test(tc, shard_routes_commands);
 	tcase_add_test(tc, store_operations);
+	tcase_add_test(tc, store_copy);
+	tcase_add_test(tc, store_refuses_other_partitions);
+	tcase_add_test(tc, burn_is_deterministic);
 	tcase_add_test(tc, store_applies_each_command_once);
 	tcase_add_test(tc, store_snapshot_announcements);
 	tcase_add_test(tc, store_client_records_expire);

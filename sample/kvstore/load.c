@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kvstore-load: a benchmark aid. Many closed-loop clients in one process, each with its own
+ * client id and one put in flight, submitted to its key's partition; a client submits its
+ * next put when the reply to the last one came. One process and one reply socket hear every
+ * reply once, where as many kvstore-cli processes would each hear all of them. Prints the
+ * puts answered and their rate, in all and per partition.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <paxos/paxos.h>
+
+#include "command.h"
+#include "kvconf.h"
+#include "net.h"
+#include "reply_conf.h"
+#include "shard.h"
+
+#define PROGRAM "kvstore-load"
+#define MAX_COMMAND 2048
+
+struct client {
+	uint64_t seq;
+	uint32_t partition; /* of the put in flight */
+	double sent;        /* when it was last submitted */
+	size_t len;
+	uint8_t cmd[MAX_COMMAND];
+};
+
+struct load {
+	struct paxos_config *pcfg;
+	struct kv_config kcfg;
+	struct event_base *base;
+	uint32_t partitions;
+	struct paxos_node *nodes[64];
+	struct client *clients;
+	uint32_t nclients, size, keys;
+	uint64_t first_id; /* client i has id first_id + i */
+	double seconds, start;
+	uint64_t done, resubmits, per_partition[64];
+	char value[MAX_COMMAND];
+};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void submit(struct load *l, struct client *c)
+{
+	c->sent = now();
+	if (paxos_node_submit(l->nodes[c->partition], c->cmd, c->len) != PAXOS_OK)
+		fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(l->nodes[c->partition]));
+}
+
+/* Client i's next put: one of its `keys` keys, in turn. */
+static void next(struct load *l, uint32_t i)
+{
+	struct client *c = &l->clients[i];
+	char key[48];
+	int klen =
+	    snprintf(key, sizeof(key), "k%u-%llu", i, (unsigned long long)(c->seq % l->keys));
+	struct kv_command cmd = {.op = KV_PUT, .client = l->first_id + i, .seq = ++c->seq};
+	cmd.arg[0] = (struct kv_bytes){(const uint8_t *)key, (uint16_t)klen};
+	cmd.arg[1] = (struct kv_bytes){(const uint8_t *)l->value, (uint16_t)l->size};
+	c->partition = kv_key_partition(cmd.arg[0].data, cmd.arg[0].len, l->partitions);
+	c->len = kv_command_encode(&cmd, c->cmd, sizeof(c->cmd));
+	submit(l, c);
+}
+
+static void on_reply(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct load *l = arg;
+	uint8_t buf[KV_REPLY_HEADER + MAX_COMMAND];
+	ssize_t n;
+	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
+		struct kv_reply r;
+		if (kv_reply_decode(buf, (size_t)n, &r) != 0 ||
+		    r.client - l->first_id >= l->nclients)
+			continue;
+		uint32_t i = (uint32_t)(r.client - l->first_id);
+		struct client *c = &l->clients[i];
+		if (r.seq != c->seq)
+			continue; /* another replica's answer to a put already answered */
+		if (r.status != KV_OK)
+			fprintf(stderr, PROGRAM ": client %u: %s\n", i, kv_status_name(r.status));
+		l->done++;
+		l->per_partition[c->partition]++;
+		next(l, i);
+	}
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct load *l = arg;
+	double t = now();
+	if (t - l->start >= l->seconds) {
+		event_base_loopbreak(l->base);
+		return;
+	}
+	for (uint32_t i = 0; i < l->nclients; i++)
+		if (t - l->clients[i].sent >= l->kcfg.resubmit_ms / 1000.0) {
+			l->resubmits++;
+			submit(l, &l->clients[i]);
+		}
+}
+
+static int parse_u32(const char *what, const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
+		fprintf(stderr, PROGRAM ": %s wants a number from %u to %u\n", what, min, max);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: " PROGRAM " -c PAXOS_CONF -k KVSTORE_CONF [--clients N] [--seconds S] "
+		"[--size B] [--keys K]\n"
+		"Benchmark aid: N closed-loop clients (default 64), each with one put of a B-byte\n"
+		"value (default 16) in flight on one of its K keys (default 16), for S seconds\n"
+		"(default 5). Prints: clients, seconds, puts answered, puts/s, resubmissions, and\n"
+		"the puts answered per partition.\n");
+}
+
+static int parse_args(struct load *l, int argc, char **argv)
+{
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"kvstore", required_argument, NULL, 'k'},
+						{"clients", required_argument, NULL, 'n'},
+						{"seconds", required_argument, NULL, 's'},
+						{"size", required_argument, NULL, 'b'},
+						{"keys", required_argument, NULL, 'K'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
+	const char *pconf = NULL, *kconf = NULL;
+	uint32_t seconds = 5;
+	char err[512];
+	int opt;
+	l->nclients = 64;
+	l->size = 16;
+	l->keys = 16;
+	while ((opt = getopt_long(argc, argv, "c:k:h", options, NULL)) != -1) {
+		int rc = 0;
+		if (opt == 'c')
+			pconf = optarg;
+		else if (opt == 'k')
+			kconf = optarg;
+		else if (opt == 'n')
+			rc = parse_u32("--clients", optarg, 1, 100000, &l->nclients);
+		else if (opt == 's')
+			rc = parse_u32("--seconds", optarg, 1, 3600, &seconds);
+		else if (opt == 'b')
+			rc = parse_u32("--size", optarg, 0, 1024, &l->size);
+		else if (opt == 'K')
+			rc = parse_u32("--keys", optarg, 1, 1000000, &l->keys);
+		else if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		} else if (opt == 'V') {
+			printf(PROGRAM " (libpaxos) %s, wire version %u\n", paxos_version(),
+			       (unsigned)paxos_wire_format_version());
+			exit(0);
+		} else {
+			usage(stderr);
+			return -1;
+		}
+		if (rc)
+			return -1;
+	}
+	if (!pconf || !kconf || optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	l->seconds = seconds;
+	l->pcfg = paxos_config_new();
+	kv_config_defaults(&l->kcfg);
+	if (!l->pcfg || paxos_config_load(l->pcfg, pconf, err, sizeof(err)) != PAXOS_OK ||
+	    kv_config_load(&l->kcfg, kconf, err, sizeof(err)) != 0 ||
+	    paxos_config_set(l->pcfg, "counters-interval-ms", "0", err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, PROGRAM ": %s\n", l->pcfg ? err : "out of memory");
+		return -1;
+	}
+	l->partitions = paxos_config_partitions(l->pcfg);
+	return 0;
+}
+
+static int open_nodes(struct load *l)
+{
+	char err[512];
+	struct paxos_config *part = paxos_config_new();
+	int rc = part ? 0 : -1;
+	for (uint32_t p = 0; rc == 0 && p < l->partitions; p++) {
+		if (paxos_config_partition(l->pcfg, p, part) != PAXOS_OK ||
+		    !(l->nodes[p] = paxos_node_new(l->base, part, err, sizeof(err)))) {
+			fprintf(stderr, PROGRAM ": partition %u: %s\n", p, err);
+			rc = -1;
+		}
+	}
+	paxos_config_free(part);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct load l;
+	char err[512];
+	if (parse_args(&l, argc, argv) != 0)
+		return 2;
+	memset(l.value, 'v', sizeof(l.value));
+	if (getrandom(&l.first_id, sizeof(l.first_id), 0) != (ssize_t)sizeof(l.first_id))
+		l.first_id = (uint64_t)getpid() << 32;
+	l.first_id &= ~(1ull << 63); /* no wrap past the last client */
+	l.clients = calloc(l.nclients, sizeof(*l.clients));
+	l.base = event_base_new();
+	paxos_set_log(paxos_log_stderr, NULL);
+	if (!l.clients || !l.base || open_nodes(&l) != 0)
+		return 1;
+	int fd =
+	    kv_net_receiver(&l.kcfg.reply_group, kv_multicast_interface(l.pcfg), err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, PROGRAM ": reply group: %s\n", err);
+		return 1;
+	}
+	int rcvbuf = 8 << 20; /* a burst of replies must not overflow it (the kernel may cap it) */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	struct event *reply_ev = event_new(l.base, fd, EV_READ | EV_PERSIST, on_reply, &l);
+	struct event *tick = event_new(l.base, -1, EV_PERSIST, on_tick, &l);
+	struct timeval every = {0, 100000};
+	if (!reply_ev || !tick || event_add(reply_ev, NULL) != 0 || event_add(tick, &every) != 0)
+		return 1;
+	l.start = now();
+	for (uint32_t i = 0; i < l.nclients; i++)
+		next(&l, i);
+	event_base_dispatch(l.base);
+	double elapsed = now() - l.start;
+	printf("clients %u seconds %.2f puts %llu per_s %.0f resubmits %llu", l.nclients, elapsed,
+	       (unsigned long long)l.done, (double)l.done / elapsed,
+	       (unsigned long long)l.resubmits);
+	for (uint32_t p = 0; p < l.partitions; p++)
+		printf(" partition%u %llu", p, (unsigned long long)l.per_partition[p]);
+	printf("\n");
+	event_free(reply_ev);
+	event_free(tick);
+	close(fd);
+	for (uint32_t p = 0; p < l.partitions; p++)
+		paxos_node_free(l.nodes[p]);
+	event_base_free(l.base);
+	paxos_config_free(l.pcfg);
+	free(l.clients);
+	return l.done ? 0 : 1;
+}
