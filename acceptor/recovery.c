@@ -16,18 +16,30 @@ void recovery_init(struct recovery *r, uint32_t id, struct paxos_counters *count
 	r->counters = counters;
 }
 
-/* Other acceptors that must answer: enough to share one with every quorum that includes us. */
-static uint32_t acceptors_needed(const struct recovery *r)
+/* Other members of configuration c that must answer: enough to share one with every quorum
+ * of c that includes us. */
+static uint32_t needed_in(const struct recovery *r, uint32_t c)
 {
-	uint32_t n = r->m.acceptors, need = n - (n / 2 + 1) + 1;
-	return need > n - 1 ? n - 1 : need;
+	uint32_t n = (uint32_t)__builtin_popcount(c), need = n - (n / 2 + 1) + 1;
+	uint32_t rest = (uint32_t)__builtin_popcount(c & ~(1u << r->id));
+	return need > rest ? rest : need;
 }
 
-/* The other acceptors' ids, one bit each. */
+/* The first configuration whose members have not answered enough (0: none). */
+static uint32_t short_config(const struct recovery *r)
+{
+	for (uint32_t k = 0; k < PAXOS_ACCEPTOR_CONFIGURATIONS && r->configs[k]; k++) {
+		uint32_t heard = r->acceptors_answered & r->configs[k] & ~(1u << r->id);
+		if ((uint32_t)__builtin_popcount(heard) < needed_in(r, r->configs[k]))
+			return r->configs[k];
+	}
+	return 0;
+}
+
+/* The other acceptors' ids, one bit each: the members of every configuration but us. */
 static uint32_t others(const struct recovery *r)
 {
-	uint32_t all = r->m.acceptors >= 32 ? UINT32_MAX : (1u << r->m.acceptors) - 1;
-	return all & ~(1u << r->id);
+	return r->others;
 }
 
 /*
@@ -57,7 +69,7 @@ static void maybe_recovered(struct recovery *r)
 	if (!r->recovering)
 		return;
 	if (!first_start(r)) {
-		if ((uint32_t)__builtin_popcount(r->acceptors_answered) < acceptors_needed(r))
+		if (short_config(r))
 			return;
 		if (r->proposers_answered < r->m.proposers &&
 		    (r->m.recovery_ticks == 0 || r->age < r->m.recovery_ticks))
@@ -71,12 +83,23 @@ static void maybe_recovered(struct recovery *r)
 
 int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m)
 {
-	if (!m || m->acceptors == 0 || m->acceptors > PAXOS_MAX_ACCEPTORS ||
-	    r->id >= m->acceptors || m->proposers > PAXOS_MAX_PROPOSERS || m->incarnation == 0)
+	if (!m || m->proposers > PAXOS_MAX_PROPOSERS || m->incarnation == 0)
+		return PAXOS_E_INVALID;
+	if (!m->configurations[0] &&
+	    (m->acceptors == 0 || m->acceptors > PAXOS_MAX_ACCEPTORS || r->id >= m->acceptors))
 		return PAXOS_E_INVALID;
 	recovery_init(r, r->id, r->counters);
 	r->joined = true;
 	r->m = *m;
+	if (m->configurations[0]) {
+		memcpy(r->configs, m->configurations, sizeof(r->configs));
+	} else {
+		memset(r->configs, 0, sizeof(r->configs));
+		r->configs[0] = m->acceptors >= 32 ? UINT32_MAX : (1u << m->acceptors) - 1;
+	}
+	for (uint32_t k = 0; k < PAXOS_ACCEPTOR_CONFIGURATIONS && r->configs[k]; k++)
+		r->others |= r->configs[k];
+	r->others &= ~(1u << r->id);
 	r->recovering = m->amnesiac;
 	r->floor = m->floor;
 	r->fence = m->fence;
@@ -114,7 +137,9 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 	    !paxos_ballot_plausible(info->highest_ballot))
 		return;
 	if (info->role == PAXOS_ROLE_ACCEPTOR) {
-		if (info->sender_id == r->id || info->sender_id >= r->m.acceptors)
+		/* An acceptor of no configuration listed counts for no quorum, but what it
+		 * reports only raises the floor and fence: kept, to be safe. */
+		if (info->sender_id == r->id || info->sender_id >= PAXOS_MAX_ACCEPTORS)
 			return;
 		uint32_t bit = 1u << info->sender_id;
 		r->acceptors_answered |= bit;
@@ -191,7 +216,7 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 			return PAXOS_OK; /* our own, looped back */
 		return handle_duplicate(r, h, hello_now);
 	}
-	if (h->acceptor_id >= r->m.acceptors)
+	if (h->acceptor_id >= PAXOS_MAX_ACCEPTORS)
 		return PAXOS_OK;
 	uint32_t bit = 1u << h->acceptor_id;
 	if (r->recovering)
@@ -203,8 +228,8 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 
 bool recovery_waits_for(const struct recovery *r, uint32_t acceptor_id)
 {
-	return r->recovering && acceptor_id < r->m.acceptors && acceptor_id != r->id &&
-	       !(r->acceptors_answered & (1u << acceptor_id));
+	return r->recovering && acceptor_id < PAXOS_MAX_ACCEPTORS &&
+	       (others(r) & (1u << acceptor_id)) && !(r->acceptors_answered & (1u << acceptor_id));
 }
 
 /*
@@ -267,11 +292,13 @@ void recovery_wait(const struct recovery *r, struct paxos_acceptor_recovery_wait
 	if (!r->recovering)
 		return;
 	w->ticks = r->age;
-	w->acceptors_needed = acceptors_needed(r);
-	for (uint32_t i = 0; i < r->m.acceptors; i++)
-		if (i != r->id && !(r->acceptors_answered & (1u << i)))
-			w->acceptors_silent |= 1u << i;
+	uint32_t c = short_config(r);
+	if (!c)
+		c = r->configs[0];
+	w->acceptors_needed = needed_in(r, c);
+	w->acceptors_silent = c & ~(1u << r->id) & ~r->acceptors_answered;
 	w->acceptors_recovering = r->peers_recovering & w->acceptors_silent;
-	w->acceptors_answered = (uint32_t)__builtin_popcount(r->acceptors_answered);
+	w->acceptors_answered =
+	    (uint32_t)__builtin_popcount(r->acceptors_answered & c & ~(1u << r->id));
 	w->proposers_silent = r->m.proposers - r->proposers_answered;
 }

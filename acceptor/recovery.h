@@ -17,7 +17,10 @@ struct recovery {
 	bool recovering;
 	uint32_t age;                /* ticks spent recovering */
 	uint32_t acceptors_answered; /* one bit per acceptor id */
-	uint32_t proposers_answered; /* how many of answered[] are set */
+	uint32_t
+	    configs[PAXOS_ACCEPTOR_CONFIGURATIONS]; /* m.configurations, or all of m.acceptors */
+	uint32_t others;                            /* their members but us */
+	uint32_t proposers_answered;                /* how many of answered[] are set */
 	bool answered[PAXOS_MAX_PROPOSERS];
 	/* Per proposer, as its last answer said: in its first life, and no accept sent yet. */
 	bool fresh[PAXOS_MAX_PROPOSERS];

@@ -44,8 +44,10 @@ struct fetch {
 struct paxos_learner {
 	struct paxos_learner_options opt;
 	struct paxos_counters *counters;
-	uint32_t quorum;
-	bool started; /* false only while FROM_CURRENT waits for its first accepted */
+	uint32_t quorum; /* without a membership: of all the acceptors */
+	uint32_t all;    /* every acceptor id, one bit each */
+	paxos_time now;  /* of the last handle or tick: for votes counted on a delivery */
+	bool started;    /* false only while FROM_CURRENT waits for its first accepted */
 	/* FROM_CURRENT, before it started: the lowest highest-accepted instance acceptors
 	 * reported (the lowest, so that one forged report cannot hold the start back). */
 	paxos_iid current_hint;
@@ -111,8 +113,11 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->opt = *o;
 	l->counters = counters;
 	l->quorum = o->acceptors / 2 + 1;
+	l->all = o->acceptors >= 32 ? UINT32_MAX : (1u << o->acceptors) - 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
+	if (o->membership && l->next > 1) /* what lies below is not delivered here */
+		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
@@ -179,6 +184,24 @@ static bool slot_closed(const struct paxos_learner *l, paxos_iid iid)
 	return s->iid == iid && s->closed;
 }
 
+/* The acceptors whose votes decide iid and their quorum: every acceptor without a membership,
+ * else the members of iid's configuration; 0 while that is not known yet. */
+static uint32_t deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum)
+{
+	const struct paxos_membership *m = l->opt.membership;
+	if (!m) {
+		*quorum = l->quorum;
+		return l->all;
+	}
+	if (!paxos_membership_known(m, iid))
+		return 0;
+	uint32_t members = paxos_membership_members(m, iid);
+	*quorum = paxos_membership_quorum_of(members);
+	return members & l->all;
+}
+
+static void recheck(struct paxos_learner *l, paxos_iid iid);
+
 /* Delivers every closed instance from next on. The slot is released and next advanced before
  * the callback, so getters called from it see the instance as delivered; the value bytes stay
  * in the slot's buffer until a later handle() reuses it. */
@@ -194,7 +217,12 @@ static void deliver_ready(struct paxos_learner *l)
 		l->next++;
 		l->counters->values_delivered++;
 		l->counters->bytes_delivered += v.len;
+		if (l->opt.membership)
+			paxos_membership_apply(l->opt.membership, iid, &v);
 		l->opt.deliver(l->opt.deliver_arg, iid, &v);
+		/* Its delivery made the configuration of iid + alpha known. */
+		if (l->opt.membership)
+			recheck(l, iid + paxos_membership_alpha(l->opt.membership));
 	}
 }
 
@@ -210,6 +238,16 @@ static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_v
 		slot_store(s, ballot, v);
 }
 
+/* b, when the deciders of the slot's instance that report it are a quorum of them; else 0. */
+static paxos_ballot quorum_ballot(const struct paxos_learner *l, const struct slot *s,
+				  paxos_ballot b)
+{
+	uint32_t quorum = 0, same = 0;
+	for (uint32_t rest = deciders(l, s->iid, &quorum); rest; rest &= rest - 1)
+		same += s->votes[__builtin_ctz(rest)] == b;
+	return quorum && same >= quorum ? b : 0;
+}
+
 /*
  * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
  * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
@@ -222,10 +260,7 @@ static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
 	if (a->ballot <= *mine)
 		return 0; /* a duplicate, or older than what this acceptor reported */
 	*mine = a->ballot;
-	uint32_t same = 0;
-	for (uint32_t k = 0; k < l->opt.acceptors; k++)
-		same += s->votes[k] == a->ballot;
-	return same >= l->quorum ? a->ballot : 0;
+	return quorum_ballot(l, s, a->ballot);
 }
 
 /* Whether the slot holds the chosen value: a quorum ballot and a value at or above it. */
@@ -260,19 +295,22 @@ static void report_closed(struct paxos_learner *l, const struct slot *s)
 	}
 }
 
-/* The highest point a quorum of acceptors reported reaching: the quorum-th largest report. */
+/* The highest point a quorum of acceptors reported reaching: the quorum-th largest report,
+ * among the members of the configuration in force at next (the one the learner decides with
+ * now; the configurations of instances above it may differ, see the README). */
 static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *reports)
 {
+	uint32_t quorum = 0, members = deciders(l, l->next, &quorum);
 	paxos_iid point = 0;
 	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
 		paxos_iid t = reports[a];
-		if (t <= point)
+		if (t <= point || !(members & (1u << a)))
 			continue;
 		uint32_t at_least = 0;
 		for (uint32_t b = 0; b < l->opt.acceptors; b++)
-			if (reports[b] >= t)
+			if (reports[b] >= t && (members & (1u << b)))
 				at_least++;
-		if (at_least >= l->quorum)
+		if (at_least >= quorum)
 			point = t;
 	}
 	return point;
@@ -320,6 +358,37 @@ static void note_lacking(struct paxos_learner *l, struct slot *s, paxos_time now
 	l->lacking = true;
 }
 
+/*
+ * The configuration of iid just became known: the votes it kept may make a quorum now. It is
+ * closed without delivering (deliver_ready, which calls this, goes on up to it).
+ */
+static void recheck(struct paxos_learner *l, paxos_iid iid)
+{
+	if (iid < l->next || iid - l->next >= l->opt.window)
+		return;
+	struct slot *s = slot_of(l, iid);
+	if (s->iid != iid || s->closed)
+		return;
+	for (uint32_t k = 0; k < l->opt.acceptors; k++) {
+		paxos_ballot q = s->votes[k] ? quorum_ballot(l, s, s->votes[k]) : 0;
+		if (q && (!s->chosen || q < s->chosen))
+			s->chosen = q;
+	}
+	if (value_known(s)) {
+		s->closed = true;
+		report_closed(l, s);
+	} else if (s->chosen) {
+		note_lacking(l, s, l->now);
+	}
+}
+
+/* Every instance of the window whose configuration is known (after a jump of next). */
+static void recheck_window(struct paxos_learner *l)
+{
+	for (uint32_t k = 0; l->opt.membership && k < l->opt.window; k++)
+		recheck(l, l->next + k);
+}
+
 /* Closes s and delivers what is ready: the instance was just decided here. */
 static void slot_closed_now(struct paxos_learner *l, struct slot *s)
 {
@@ -357,6 +426,8 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 			return;
 		l->started = true;
 		l->next = a->iid;
+		if (l->opt.membership)
+			paxos_membership_skip_to(l->opt.membership, l->next - 1);
 	}
 	note_accepted(l, a->acceptor_id, a->iid);
 	if (a->iid < l->next)
@@ -410,8 +481,11 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	if (to > l->highest_seen)
 		l->highest_seen = to;
 	l->counters->instances_skipped_trimmed += to - from + 1;
+	if (l->opt.membership)
+		paxos_membership_skip_to(l->opt.membership, to);
 	if (l->opt.trimmed)
 		l->opt.trimmed(l->opt.trimmed_arg, from, to);
+	recheck_window(l);
 	deliver_ready(l);
 }
 
@@ -511,7 +585,8 @@ static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid 
 		if (f->s.iid == 0 || f->s.iid > trim)
 			continue;
 		f->trimmed_by |= 1u << acceptor;
-		if ((uint32_t)__builtin_popcount(f->trimmed_by) >= l->quorum)
+		uint32_t quorum = 0, members = deciders(l, f->s.iid, &quorum);
+		if (quorum && (uint32_t)__builtin_popcount(f->trimmed_by & members) >= quorum)
 			fetch_finish(l, f, PAXOS_E_TRIMMED);
 	}
 }
@@ -600,6 +675,7 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 {
 	if (!l || !m)
 		return;
+	l->now = now;
 	switch (m->type) {
 	case PAXOS_MSG_ACCEPTED:
 		if (!paxos_msg_plausible(m)) {
@@ -695,6 +771,7 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 {
 	if (!l)
 		return;
+	l->now = now;
 	if (l->fetching)
 		fetch_tick(l, now, out);
 	if (l->lacking)

@@ -68,9 +68,18 @@ static void rtt_sample(const struct instance_ctx *ctx, const struct instance *in
 	e->srtt = (7 * e->srtt + s) / 8;
 }
 
-uint32_t instance_quorum(const struct instance_ctx *ctx)
+uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members)
 {
-	return ctx->acceptors / 2 + 1;
+	if (!ctx->membership) {
+		*members = ctx->acceptors >= 32 ? UINT32_MAX : (1u << ctx->acceptors) - 1;
+		return ctx->acceptors / 2 + 1;
+	}
+	if (!paxos_membership_known(ctx->membership, iid)) {
+		*members = 0;
+		return 0;
+	}
+	*members = paxos_membership_members(ctx->membership, iid);
+	return paxos_membership_quorum_of(*members);
 }
 
 bool instance_in_phase2(const struct instance *inst)
@@ -204,8 +213,9 @@ static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxo
 static bool promise_counts(const struct instance_ctx *ctx, const struct instance *inst,
 			   const struct paxos_promise *p)
 {
-	return p && p->iid == inst->iid && p->ballot == inst->ballot &&
-	       p->acceptor_id < ctx->acceptors && p->acceptor_id < 32 &&
+	uint32_t members;
+	return p && p->iid == inst->iid && p->ballot == inst->ballot && p->acceptor_id < 32 &&
+	       instance_quorum(ctx, inst->iid, &members) && (members & (1u << p->acceptor_id)) &&
 	       p->value.len <= ctx->max_value && (p->value.len == 0 || p->value.data);
 }
 
@@ -223,7 +233,8 @@ static enum instance_state on_promise(const struct instance_ctx *ctx, struct ins
 		inst->v1_len = p->value.len;
 		inst->vb = p->value_ballot;
 	}
-	if ((uint32_t)__builtin_popcount(inst->pset) < instance_quorum(ctx))
+	uint32_t members, quorum = instance_quorum(ctx, inst->iid, &members);
+	if (!quorum || (uint32_t)__builtin_popcount(inst->pset) < quorum)
 		return inst->state;
 	rtt_sample(ctx, inst, 1, now);
 	return instance_step(ctx, inst, inst->vb ? EV_R1 : EV_R0, NULL, now, out);
@@ -268,8 +279,26 @@ static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst)
 	return true;
 }
 
+/* A with a membership command wanted: it is the instance's whole value, as a skip is (cv
+ * false: if it loses, the proposer asks for it again, see paxos_proposer_delivered). */
+static bool assign_command(const struct instance_ctx *ctx, struct instance *inst)
+{
+	if (ctx->may_assign && ctx->may_assign(ctx->may_assign_arg, inst) == 0)
+		return false;
+	memcpy(inst->v2, ctx->command->bytes, PAXOS_MEMBERSHIP_COMMAND_LEN);
+	inst->v2_len = PAXOS_MEMBERSHIP_COMMAND_LEN;
+	inst->has_v2 = true;
+	inst->cv = false;
+	inst->values = 0;
+	ctx->command->wanted = false;
+	ctx->command->in = inst->iid;
+	return true;
+}
+
 static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
 {
+	if (ctx->command && ctx->command->wanted)
+		return assign_command(ctx, inst);
 	if (pending_count(ctx->pending) == 0)
 		return assign_skip(ctx, inst);
 	uint32_t room = ctx->batch_limit ? ctx->batch_limit : 1;

@@ -8,6 +8,7 @@
 #define PAXOS_PROPOSER_INSTANCE_H
 
 #include <paxos/counters.h>
+#include <paxos/membership.h>
 #include <paxos/message.h>
 
 #include "pending.h"
@@ -87,12 +88,22 @@ struct rtt_estimate {
 	bool valid;
 };
 
+/* A membership command a proposer was asked to propose (paxos_proposer_change_membership). */
+struct instance_command {
+	bool wanted;  /* the next instance that may take a value takes it first */
+	paxos_iid in; /* the instance it went to, 0: none */
+	uint8_t bytes[PAXOS_MEMBERSHIP_COMMAND_LEN];
+};
+
 /* What every instance shares: configuration, the pending list and the counters.
  * Instance values are frames of client values (lib/core/batch.h, thesis 3.7.4). */
 struct instance_ctx {
 	uint32_t proposer_id;
-	uint32_t epoch;            /* first ballots are ballot_first(proposer_id, epoch) */
-	uint32_t acceptors;        /* quorum is acceptors / 2 + 1 */
+	uint32_t epoch;     /* first ballots are ballot_first(proposer_id, epoch) */
+	uint32_t acceptors; /* quorum is acceptors / 2 + 1 (without a membership) */
+	/* NULL: acceptors 0 .. acceptors - 1 for good. Else promises count only from the
+	 * members of the instance's configuration, with its quorum (paxos/membership.h). */
+	const struct paxos_membership *membership;
 	uint32_t max_value;        /* of an instance value (a frame) */
 	uint32_t batch_limit;      /* client values packed into one instance at most (>= 1) */
 	uint32_t *scratch;         /* batch_limit entries: putting a frame back in order */
@@ -125,6 +136,8 @@ struct instance_ctx {
 	 * (learner-merge: an idle leader, see paxos_proposer_tick); cleared when one does. NULL:
 	 * never (repairs). */
 	bool *skip_wanted;
+	/* The membership command to propose, before any client value; NULL: never (repairs). */
+	struct instance_command *command;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means
@@ -160,7 +173,9 @@ void instance_release(const struct instance_ctx *ctx, struct instance *inst);
  * sent, or a value held while phase 1 is (re)run. */
 bool instance_in_phase2(const struct instance *inst);
 
-uint32_t instance_quorum(const struct instance_ctx *ctx);
+/* The quorum of iid's configuration, 0 when iid may get no vote counted (its configuration is
+ * not known); *members: the acceptors whose promises count. */
+uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members);
 
 const char *instance_state_name(enum instance_state s);
 const char *instance_event_name(enum instance_event e);

@@ -50,6 +50,9 @@ struct paxos_proposer {
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 	bool skip_wanted;           /* ctx.skip_wanted: see want_skip */
 	paxos_time last_proposed;   /* when an instance last got a value or a skip to propose */
+	/* With a membership: some live instance waits for its configuration (start_window). */
+	bool config_wait;
+	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
 };
 
 /*
@@ -225,6 +228,8 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .highest_iid = &p->highest_iid,
 	    .to_beat = &p->to_beat,
 	    .skip_wanted = &p->skip_wanted,
+	    .membership = o->membership,
+	    .command = &p->command,
 	};
 	p->epoch = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
@@ -273,7 +278,7 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 	if (!p->leader)
 		return;
 	for (paxos_iid iid = frontier(p); iid - p->first < p->o.window; iid++) {
-		if (pending_count(&p->pending) == 0 && !p->skip_wanted)
+		if (pending_count(&p->pending) == 0 && !p->skip_wanted && !p->command.wanted)
 			return;
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_CLOSED || inst->has_v2)
@@ -289,23 +294,41 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 
 /* learner-merge: a leader with nothing to propose for skip_idle, and nothing in phase 2,
  * closes its next instance with a skip (instance.c assign_skip), so that merged learners
- * hear from this partition at least that often. The skip waits for phase 1 like a value. */
+ * hear from this partition at least that often. The skip waits for phase 1 like a value.
+ * With a membership change pending, at every tick. */
 static void want_skip(struct paxos_proposer *p, paxos_time now)
 {
-	if (!p->o.skip_idle || !p->leader || p->skip_wanted || p->in_phase2 ||
+	/* A change chosen but not in force yet waits for alpha more instances: an idle leader
+	 * closes them with skips, or the change would wait for client values (Paxos Made
+	 * Simple, section 3: the leader fills the window with no-ops). */
+	bool push = p->o.membership && paxos_membership_pending(p->o.membership);
+	if ((!p->o.skip_idle && !push) || !p->leader || p->skip_wanted || p->in_phase2 ||
 	    pending_count(&p->pending))
 		return;
-	if (now - p->last_proposed < p->o.skip_idle)
+	if (!push && now - p->last_proposed < p->o.skip_idle)
 		return;
 	p->skip_wanted = true;
 	p->last_proposed = now;
 }
 
-/* Pre-execute phase 1 (S) for every live instance not started yet, in order. */
+/* Whether iid's configuration is known, so that it may be opened (always, without one). */
+static bool config_known(const struct paxos_proposer *p, paxos_iid iid)
+{
+	return !p->o.membership || paxos_membership_known(p->o.membership, iid);
+}
+
+/* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
+ * whose configuration is not known yet: the next deliveries start the rest. */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
-	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++)
+	p->config_wait = false;
+	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
+		if (!config_known(p, iid)) {
+			p->config_wait = true;
+			return;
+		}
 		fire(p, slot_of(p, iid), EV_S, NULL, now, out);
+	}
 }
 
 /*
@@ -329,8 +352,10 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 	for (paxos_iid iid = enter; iid - new_first < p->o.window; iid++) {
 		struct instance *inst = slot_of(p, iid);
 		reset(p, inst, iid);
-		if (p->leader)
+		if (p->leader && !p->config_wait && config_known(p, iid))
 			fire(p, inst, EV_S, NULL, now, out);
+		else if (p->leader)
+			p->config_wait = true;
 	}
 }
 
@@ -349,6 +374,10 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		}
 		p->frontier = p->first; /* values may go anywhere again */
 		p->leader = false;
+		if (p->command.in) { /* released with its instance: proposed again when leading */
+			p->command.in = 0;
+			p->command.wanted = true;
+		}
 		p->skip_wanted = false;
 		repairs_clear(&p->repairs);
 		return;
@@ -367,10 +396,20 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
+static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members);
+
 int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
+	if (paxos_membership_is_command(v)) {
+		/* A change asked for by a client (paxos-admin), made against the configuration it
+		 * named: never an ordinary value, and refused when outdated. */
+		uint32_t from, members;
+		if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+			return PAXOS_E_INVALID;
+		return change_from(p, from, members);
+	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
 	uint64_t hash = pending_hash(v->data, v->len); /* once: values are up to a datagram */
@@ -387,7 +426,7 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 			   const struct paxos_emitter *out)
 {
-	if (!p->leader || pending_count(&p->pending) == 0)
+	if (!p->leader || (pending_count(&p->pending) == 0 && !p->command.wanted))
 		return;
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
@@ -539,6 +578,62 @@ void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct
 	assign_pending(p, now, out); /* a phase 2 slot may be free */
 }
 
+/* Our membership command's instance (or one above it) was delivered: it is done when chosen
+ * or outdated by another change, else it goes to another instance. */
+static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v)
+{
+	uint32_t from, members;
+	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	paxos_membership_decode(&ours, &from, &members);
+	bool chosen = iid == p->command.in && v && v->len == ours.len &&
+		      memcmp(v->data, ours.data, ours.len) == 0;
+	p->command.in = 0;
+	p->command.wanted = !chosen && paxos_membership_latest(p->o.membership)->id == from;
+}
+
+/* A change wanted while another leader's was chosen (all proposers queue the requests) is
+ * dropped, not proposed when we lead one day. */
+static void command_outdated(struct paxos_proposer *p)
+{
+	uint32_t from, members;
+	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	paxos_membership_decode(&ours, &from, &members);
+	if (paxos_membership_latest(p->o.membership)->id != from)
+		p->command.wanted = false;
+}
+
+bool paxos_proposer_change_pending(const struct paxos_proposer *p)
+{
+	return p->command.wanted || p->command.in;
+}
+
+/* A change of configuration from (which must be the newest) to members. */
+static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members)
+{
+	const struct paxos_membership *m = p->o.membership;
+	if (!m || members == 0 || members == paxos_membership_latest(m)->members ||
+	    from != paxos_membership_latest(m)->id ||
+	    (p->o.acceptors < 32 && (members >> p->o.acceptors) != 0))
+		return PAXOS_E_INVALID;
+	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
+		return PAXOS_E_TOO_BIG;
+	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
+		return PAXOS_E_FULL;
+	paxos_membership_command(from, members, p->command.bytes);
+	p->command.wanted = true;
+	return PAXOS_OK;
+}
+
+int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members, paxos_time now,
+				     const struct paxos_emitter *out)
+{
+	const struct paxos_membership *m = p->o.membership;
+	int rc = change_from(p, m ? paxos_membership_latest(m)->id : 0, members);
+	if (rc == PAXOS_OK)
+		assign_pending(p, now, out);
+	return rc;
+}
+
 /* Whether instance iid holds v as the client value we proposed there. */
 static bool holds_own_value(const struct paxos_proposer *p, paxos_iid iid,
 			    const struct paxos_value *v)
@@ -562,6 +657,12 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v) &&
 		      paxos_batch_count(v, &count) == PAXOS_OK;
 	slide(p, iid + 1, iid, v, now, out);
+	if (p->command.in && p->command.in <= iid)
+		command_delivered(p, iid, v);
+	else if (p->command.wanted)
+		command_outdated(p);
+	if (p->config_wait && p->leader)
+		start_window(p, now, out); /* the delivery made another configuration known */
 	if (settle) {
 		/* Per client value of the frame (thesis 3.7.4: a batch carries several). */
 		struct paxos_batch_iter it;
@@ -595,6 +696,8 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 			fire(p, inst, EV_TO2, NULL, now, out);
 	}
 	want_skip(p, now);
+	if (p->config_wait)
+		start_window(p, now, out);
 	assign_pending(p, now, out);
 }
 

@@ -22,6 +22,7 @@ int repairs_init(struct repairs *r, const struct instance_ctx *ctx)
 	r->ctx.may_assign = no_client_values;
 	r->ctx.may_assign_arg = NULL;
 	r->ctx.skip_wanted = NULL;
+	r->ctx.command = NULL;
 	r->ctx.rtt = NULL; /* a repair's round trips say nothing about the normal ones */
 	r->active = 0;
 	r->values = malloc((size_t)REPAIR_SLOTS * 2 * ctx->max_value);

@@ -200,6 +200,8 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "socket-buffer",
 	    "acceptors",
 	    "proposers",
+	    "membership-alpha",
+	    "initial-members",
 	    "leader",
 	    "proposer-window",
 	    "proposer-concurrency",
@@ -373,6 +375,8 @@ static const struct bad_case bad_cases[] = {
     {"socket-buffer", "4194304", "0x10000", "65535", "268435457"},
     {"acceptors", "3", "+3", "0", "33"},
     {"proposers", "2", "-2", "0", "101"},
+    {"membership-alpha", "0", "-1", NULL, "1048577"},
+    {"initial-members", "0", "two", NULL, "33"},
     {"leader", "0", "zero", NULL, "100"},
     {"proposer-window", "128", "1.5", "0", "65537"},
     {"proposer-concurrency", "64", "1e3", "0", "65537"},
@@ -946,6 +950,12 @@ START_TEST(test_cross_checks)
 	    "test.conf:1: proposer-concurrency: 129 must not exceed proposer-window (128)");
 	expect_error("proposer-concurrency 10\n# x\nproposer-window 9\n",
 		     "test.conf:3: proposer-concurrency: 10 must not exceed proposer-window (9)");
+	/* initial members: at most acceptors, and only when the set may change */
+	expect_error("membership-alpha 256\ninitial-members 4\n",
+		     "test.conf:2: initial-members: 4 must not exceed acceptors (3), and needs "
+		     "membership-alpha");
+	expect_error("initial-members 2\n", "test.conf:1: initial-members: 2 must not exceed "
+					    "acceptors (3), and needs membership-alpha");
 	/* the four groups must be distinct endpoints */
 	expect_error(
 	    "submit-group 239.255.11.1:7101\n",

@@ -97,6 +97,8 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	 * some as often as every tick. */
 	static const uint32_t skip_idle[] = {0, 2500, 20000};
 	o->skip_idle_us = skip_idle[(i / 29) % 3];
+	/* Half the cases change the acceptor set while they run (membership through the log). */
+	o->reconfig = (i / 37) % 2 == 1;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -113,14 +115,14 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	uint64_t messages = 0, deliveries = 0, duplicates = 0, submissions = 0;
+	uint64_t messages = 0, deliveries = 0, duplicates = 0, submissions = 0, changes = 0;
 	uint32_t failures = 0, stalls = 0;
 	for (uint32_t i = from; i < from + cases; i++) {
 		struct sim_options o;
 		struct sim_result r;
 		matrix_case(i, learning, &o);
 		if (sim_run(&o, &r) != SIM_OK) {
-			char line[256];
+			char line[384];
 			sim_options_format(&o, program, line, sizeof(line));
 			if (failures < report)
 				fprintf(stderr, "simulation FAILED: %s: %s\n  replay: %s\n",
@@ -134,11 +136,13 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 		deliveries += r.deliveries;
 		duplicates += r.duplicates;
 		submissions += r.submissions;
+		changes += r.reconfigurations;
 	}
 	printf("simulation: %u seeds, %" PRIu64 " values delivered (%" PRIu64
 	       " duplicate deliveries of %" PRIu64 " submissions), %" PRIu64
-	       " messages simulated, %u failed (%u stalled), %.1f s\n",
-	       cases, deliveries, duplicates, submissions, messages, failures, stalls,
+	       " messages simulated, %" PRIu64
+	       " membership changes, %u failed (%u stalled), %.1f s\n",
+	       cases, deliveries, duplicates, submissions, messages, changes, failures, stalls,
 	       seconds_since(&t0));
 	fflush(stdout);
 	return failures;
@@ -262,7 +266,7 @@ START_TEST(test_replay_line_round_trips)
 	matrix_case(123, MATRIX_LEARNING_BOTH, &o);
 	o.mutant = SIM_MUTANT_ACCEPT_LOW;
 	o.learning_acceptors = false;
-	char line[256];
+	char line[384];
 	sim_options_format(&o, "prog", line, sizeof(line));
 	char *argv[32];
 	int argc = 0;
@@ -630,6 +634,34 @@ START_TEST(test_double_crash_stays_safe)
 }
 END_TEST
 
+/*
+ * The acceptor set changes while values are chosen (add, remove, replace by a new id, 3 -> 5,
+ * 5 -> 3), under every fault: every run stays safe and live, each change asked for is chosen
+ * and in force at the end, and the runs make many changes, a third of them two or more.
+ */
+START_TEST(test_reconfiguration)
+{
+	uint32_t changes = 0, several = 0;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		struct sim_options o;
+		sim_options_default(&o);
+		o.seed = 5000 + seed;
+		o.acceptors = seed % 2 ? 3 : 5;
+		o.proposers = 1 + seed % 3;
+		o.loss = (uint32_t)(seed % 20);
+		o.faults = SIM_FAULT_ALL;
+		o.learning_acceptors = seed % 4 < 2;
+		o.reconfig = true;
+		struct sim_result r;
+		ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
+		changes += r.reconfigurations;
+		several += r.reconfigurations >= 2;
+	}
+	ck_assert_uint_ge(changes, 60);
+	ck_assert_uint_ge(several, 20);
+}
+END_TEST
+
 static Suite *simulation_suite(void)
 {
 	Suite *s = suite_create("simulation");
@@ -646,6 +678,7 @@ static Suite *simulation_suite(void)
 	tcase_add_test(tc, test_learning_acceptors_close_instance_without_quorum);
 	tcase_add_test(tc, test_stalled_seeds_complete);
 	tcase_add_test(tc, test_double_crash_stays_safe);
+	tcase_add_test(tc, test_reconfiguration);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -662,7 +695,7 @@ static int replay(int argc, char **argv)
 	}
 	if (o.verbose == 0)
 		o.verbose = 1;
-	char line[256];
+	char line[384];
 	sim_options_format(&o, argv[0], line, sizeof(line));
 	fprintf(stderr, "replaying: %s\n", line);
 	struct sim_result r;

@@ -107,6 +107,9 @@ PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
  * datagram of an earlier life is on its way any more. */
 #define PAXOS_RECOVERY_WAIT_MS 2000u
 
+/** Most configurations an acceptor's recovery covers (paxos_acceptor_membership). */
+#define PAXOS_ACCEPTOR_CONFIGURATIONS 4u
+
 /**
  * Membership and recovery from lost state (paxos_acceptor_join()). An acceptor that starts
  * without its earlier state (volatile storage, a fresh or new store) must not vote again in
@@ -126,6 +129,13 @@ struct paxos_acceptor_membership {
 	 * recovered): a restart on the same store keeps voting only above them. */
 	paxos_iid floor;
 	paxos_ballot fence; /**< see floor: the ballot fence set then */
+	/** With a changing acceptor set (paxos/membership.h): the member sets, one bit per id,
+	 * of the configurations whose instances this acceptor may have voted in and that may
+	 * not be decided everywhere yet, newest first; a 0 ends the list. Recovery then needs,
+	 * in each of them, answers from as many other members as leave no quorum of it
+	 * unheard, and acceptors bounds nothing (ids below PAXOS_MAX_ACCEPTORS). All 0: the
+	 * one configuration of acceptors 0 .. acceptors - 1. */
+	uint32_t configurations[PAXOS_ACCEPTOR_CONFIGURATIONS];
 };
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start

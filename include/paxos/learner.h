@@ -10,6 +10,7 @@
 #define PAXOS_LEARNER_H
 
 #include <paxos/counters.h>
+#include <paxos/membership.h>
 #include <paxos/message.h>
 
 struct paxos_learner;
@@ -79,6 +80,13 @@ struct paxos_learner_options {
 	 * skipped all the same. */
 	paxos_instances_trimmed_fn trimmed;
 	void *trimmed_arg; /**< trimmed's first argument, not owned */
+	/** NULL: the acceptors are ids 0 .. acceptors - 1, for good. Else the configuration
+	 * history (paxos/membership.h), not owned: the learner applies every value it delivers
+	 * to it (before the deliver callback), decides each instance with the members and
+	 * quorum of that instance's configuration, and keeps the votes of an instance whose
+	 * configuration is not known yet until it is. acceptors is then the number of acceptor
+	 * ids that may ever be members (ids 0 .. acceptors - 1). */
+	struct paxos_membership *membership;
 };
 
 /** Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value

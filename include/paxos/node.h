@@ -115,6 +115,29 @@ PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  */
 PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
 
+/** With membership-alpha: the acceptor configurations this node's learner has learned (see
+ * paxos/membership.h: the newest with paxos_membership_latest(), whether it is in force with
+ * paxos_membership_pending()); NULL when the acceptors are fixed or the node has no learner
+ * nor acceptor. Valid until the node is freed. */
+PAXOS_API const struct paxos_membership *paxos_node_membership(const struct paxos_node *n);
+
+/**
+ * With membership-alpha: asks the cluster to make @p members (one bit per acceptor id) the
+ * acceptor set, as a membership command made against the newest configuration this node
+ * learned, sent to the proposers like paxos_node_submit() (unreliable: watch
+ * paxos_node_membership() and ask again). The leader proposes it; it is in force
+ * membership-alpha instances after the instance it is chosen in. Returns PAXOS_OK;
+ * PAXOS_E_INVALID without membership-alpha or a learner here, for no members, an id not below
+ * acceptors or the members in force; PAXOS_E_FULL while a change is chosen and not in force.
+ * Whether the new set has a live quorum is the caller's to check (paxos-admin does).
+ */
+PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t members);
+
+/** The acceptors whose state messages (sent every acceptor-repeat-ms to the learners group)
+ * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
+ * id. Unauthenticated clusters: anyone can send one. */
+PAXOS_API uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms);
+
 /** The former name of paxos_node_submit(), kept for programs written against 0.1.
  * @deprecated Use paxos_node_submit(). */
 PAXOS_API int paxos_submit(struct paxos_node *n, const void *value, size_t len);

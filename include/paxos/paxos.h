@@ -2,9 +2,9 @@
 /**
  * @file
  * libpaxos: Multi-Paxos atomic broadcast over UDP multicast. Applications include this one
- * header: the configuration, nodes and partitions groups, storage backends, transports,
- * counters, metrics, logging and versions. Programs that drive the protocol cores themselves
- * include paxos/core.h as well.
+ * header: the configuration, nodes and partitions groups, the acceptor set's history
+ * (membership), storage backends, transports, counters, metrics, logging and versions.
+ * Programs that drive the protocol cores themselves include paxos/core.h as well.
  */
 #ifndef PAXOS_PAXOS_H
 #define PAXOS_PAXOS_H
@@ -13,6 +13,7 @@
 #include <paxos/counters.h>
 #include <paxos/epoch.h>
 #include <paxos/log.h>
+#include <paxos/membership.h>
 #include <paxos/metrics.h>
 #include <paxos/node.h>
 #include <paxos/partitions.h>

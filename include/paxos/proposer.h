@@ -8,6 +8,7 @@
 #define PAXOS_PROPOSER_H
 
 #include <paxos/counters.h>
+#include <paxos/membership.h>
 #include <paxos/message.h>
 
 struct paxos_proposer;
@@ -57,6 +58,13 @@ struct paxos_proposer_options {
 	 * (microseconds) closes its next instance with a skip, so that learners merging several
 	 * partitions never wait longer for this one. 0: never. */
 	paxos_time skip_idle;
+	/** NULL: the acceptors are ids 0 .. acceptors - 1, for good. Else the configuration
+	 * history (paxos/membership.h) that the proposer's internal learner applies its
+	 * deliveries to, not owned: promises count only from the members of each instance's
+	 * configuration, with its quorum, and an instance whose configuration is not known yet
+	 * (above the last delivered + alpha) is not opened until it is: none waits when alpha is
+	 * at least the window. acceptors is then only an upper bound of the ids. */
+	const struct paxos_membership *membership;
 };
 
 /** Bytes paxos_proposer_new allocates for these options (0 if they are invalid): mostly the
@@ -87,7 +95,9 @@ PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos
 				    paxos_time now, const struct paxos_emitter *out);
 
 /** The two halves of paxos_proposer_submit: queue takes a value without giving it to an
- * instance yet (same returns as submit); assign gives queued values to the instances ready
+ * instance yet (same returns as submit; a membership command is a request to change the
+ * acceptor set instead, see paxos_proposer_change_membership(), refused unless made against
+ * the newest configuration); assign gives queued values to the instances ready
  * for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
 PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
@@ -113,6 +123,23 @@ PAXOS_API void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
 /** Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
 PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
 				   const struct paxos_emitter *out);
+
+/**
+ * Proposes to change the acceptor set to @p members (one bit per id) through the log: a
+ * membership command made against the newest configuration of the proposer's membership goes
+ * to the next instance that may take a value, ahead of client values, while this proposer
+ * leads (it waits otherwise), and again if another value wins that instance, until it is
+ * chosen or another change is. It takes effect alpha instances after its own. Returns
+ * PAXOS_OK; PAXOS_E_INVALID without a membership, for members 0 or the members in force;
+ * PAXOS_E_FULL while a change (this proposer's, or one chosen and not in force yet) is
+ * pending; PAXOS_E_TOO_BIG when max_value cannot hold a command. Whether the new set has a
+ * live quorum is the caller's to check.
+ */
+PAXOS_API int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
+					       paxos_time now, const struct paxos_emitter *out);
+
+/** Whether a membership change asked of this proposer is not chosen yet. */
+PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);

@@ -714,6 +714,11 @@ static int check_cross(struct config_parse *p)
 		    "needs learner-start first: a learner that starts at the current "
 		    "instance would merge the partitions in another order than the "
 		    "others");
+	if (c->initial_members > c->acceptors || (c->initial_members && !c->membership_alpha))
+		return parse_error(p, later_line(p, "initial-members", "acceptors"),
+				   config_find_key("initial-members"),
+				   "%u must not exceed acceptors (%u), and needs membership-alpha",
+				   c->initial_members, c->acceptors);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   config_find_key("proposer-concurrency"),

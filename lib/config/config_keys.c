@@ -41,6 +41,9 @@ const struct config_key config_keys[] = {
     {"socket-buffer", KEY_U32, FIELD(socket_buffer), 65536, 268435456, "4194304", NULL},
     {"acceptors", KEY_U32, FIELD(acceptors), 1, PAXOS_MAX_ACCEPTORS, "3", NULL},
     {"proposers", KEY_U32, FIELD(proposers), 1, PAXOS_MAX_PROPOSERS, "2", NULL},
+    /* At most acceptors, and only with membership-alpha: checked once the file is read. */
+    {"membership-alpha", KEY_U32, FIELD(membership_alpha), 0, 1048576, "0", NULL},
+    {"initial-members", KEY_U32, FIELD(initial_members), 0, PAXOS_MAX_ACCEPTORS, "0", NULL},
     /* Every partition's ports must be free of the others': checked once the file is read. */
     {"partitions", KEY_U32, FIELD(partitions), 1, PAXOS_MAX_PARTITIONS, "1", NULL},
     {"learner-merge", KEY_BOOL, FIELD(learner_merge), 0, 0, "no", NULL},

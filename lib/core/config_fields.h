@@ -28,8 +28,13 @@ struct paxos_config {
 	struct paxos_endpoint proposer_address[PAXOS_MAX_PROPOSERS];
 	uint32_t subscription_lease_ms; /* unicast: a learner's subscription lasts this long */
 	uint32_t acceptors;             /* number of acceptors, ids 0..acceptors-1 */
-	uint32_t proposers;             /* number of proposers, ids 0..proposers-1 */
-	uint32_t partitions;            /* independent logs, 0..partitions-1 (1: one log) */
+	/* The acceptor set changes through the log, each change in force this many instances
+	 * after its own (paxos/membership.h); 0: the acceptors are fixed. */
+	uint32_t membership_alpha;
+	uint32_t
+	    initial_members;    /* with membership_alpha: ids 0..initial_members-1 first; 0: all */
+	uint32_t proposers;     /* number of proposers, ids 0..proposers-1 */
+	uint32_t partitions;    /* independent logs, 0..partitions-1 (1: one log) */
 	uint32_t partition;     /* the one this configuration is for (paxos_config_partition) */
 	bool learner_merge;     /* learners hosting every partition deliver one merged order */
 	uint32_t merge_segment; /* learner-merge: instances a partition adds per round at most */

@@ -125,14 +125,18 @@ size_t paxos_exposition(const struct paxos_sample *samples, size_t count, char *
 }
 
 /* The counters that are levels, not counts (counters.h says so in their descriptions), and
- * the gauges they become, in seconds as Prometheus measures time. */
+ * the gauges they become, times in seconds as Prometheus measures time. */
 static const struct {
 	const char *counter;
 	const char *gauge;
 	const char *help;
+	bool micro; /* microseconds, shown in seconds */
 } levels[] = {
-    {"phase1_timeout_us", "phase1_timeout_seconds", "phase 1 timeout now, seconds"},
-    {"phase2_timeout_us", "phase2_timeout_seconds", "phase 2 timeout now, seconds"},
+    {"phase1_timeout_us", "phase1_timeout_seconds", "phase 1 timeout now, seconds", true},
+    {"phase2_timeout_us", "phase2_timeout_seconds", "phase 2 timeout now, seconds", true},
+    {"membership_configuration", "membership_configuration",
+     "the newest acceptor configuration chosen (1: paxos.conf's)", false},
+    {"membership_members", "membership_members", "its acceptors, one bit per id", false},
 };
 
 #define COUNTER_HELP(name, text) text,
@@ -155,7 +159,7 @@ size_t paxos_counter_samples(const struct paxos_counters *c, const char *role, u
 				out[i].name = levels[k].gauge;
 				out[i].help = levels[k].help;
 				out[i].type = PAXOS_METRIC_GAUGE;
-				out[i].micro = true;
+				out[i].micro = levels[k].micro;
 			}
 	}
 	return n;

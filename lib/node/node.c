@@ -243,6 +243,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_epoch_store_destroy(n->epochs);
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
+	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->decoder);
 	node_durable_free(n);
 	free(n->tx_buf);
@@ -377,6 +378,10 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 		c->skips_delivered++;
 		return;
 	}
+	if (n->membership && paxos_membership_is_command(v)) {
+		node_membership_delivered(n, iid, v);
+		return;
+	}
 	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
 		c->malformed_batches++;
 		return;
@@ -457,6 +462,8 @@ static int ensure_learner(struct paxos_node *n)
 	o.trimmed = on_trimmed;
 	o.trimmed_arg = n;
 	o.start_iid = n->learner_start;
+	if (n->cfg.membership_alpha && !(o.membership = node_membership(n)))
+		return PAXOS_E_NOMEM;
 	host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner) {
@@ -595,6 +602,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	}
 	o.epoch_due = node_epoch_due;
 	o.epoch_due_arg = n;
+	o.membership = n->membership; /* the learner's, made with it */
 	n->epoch_durable = n->epoch_due = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
@@ -796,7 +804,7 @@ static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_
 	void *done_arg = f->arg;
 	f->done = NULL; /* free before the calls, which may fetch again */
 	uint32_t count = 0;
-	if (status == PAXOS_OK && paxos_batch_is_skip(v)) {
+	if (status == PAXOS_OK && (paxos_batch_is_skip(v) || paxos_membership_is_command(v))) {
 		done(done_arg, iid, PAXOS_OK, 0, 0, NULL); /* no client value there */
 		return;
 	}

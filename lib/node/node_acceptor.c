@@ -66,6 +66,13 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	/* A store that recovered before and accepted nothing since is still that store: its
 	 * promises are in it and its fence beside it (--fresh deletes both). */
 	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
+	/* The configuration this process knows: the one paxos.conf starts with (a learned one is
+	 * not kept across restarts yet, see README "Changing the cluster"). */
+	if (n->cfg.membership_alpha) {
+		if (!node_membership(n))
+			return PAXOS_E_NOMEM;
+		m.configurations[0] = paxos_membership_latest(n->membership)->members;
+	}
 	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
 			       m.acceptors, m.proposers);

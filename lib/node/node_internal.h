@@ -133,6 +133,10 @@ struct paxos_node {
 	bool epoch_failing;              /* the last store failed (logged once) */
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
+	/* membership-alpha: the configuration history the learner applies (node_membership.c);
+	 * NULL while the acceptors are fixed. */
+	struct paxos_membership *membership;
+	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	paxos_value_delivered_fn deliver;
 	void *deliver_arg;
 	paxos_instances_trimmed_fn trimmed;
@@ -265,5 +269,11 @@ bool node_epoch_store(struct paxos_node *n);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);
+
+/* membership-alpha: the node's configuration history, made at the first call (NULL when the
+ * acceptors are fixed, or out of memory: then the node's error says so). */
+struct paxos_membership *node_membership(struct paxos_node *n);
+/* A membership command was delivered in iid: logged, never handed to the application. */
+void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
 
 #endif

@@ -149,6 +149,9 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		break;
 	case PAXOS_GROUP_LEARNERS:
+		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
+		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
+			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
 		if (n->learner)
 			paxos_learner_handle(n->learner, m, now,
 					     &n->out[PAXOS_ROLE_LEARNER].emitter);

@@ -4,6 +4,8 @@
 
 #include "batch.h"
 
+#include <paxos/membership.h>
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -194,6 +196,14 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 				     "t=%" PRIu64
 				     "us: view %u delivered a skip in instance %" PRIu64
 				     ", but no proposer proposes skips",
+				     now, view, iid);
+		return;
+	}
+	if (paxos_membership_is_command(v)) { /* for the library, no client value */
+		if (!c->reconfig)
+			checker_fail(c, SIM_V_VALIDITY,
+				     "t=%" PRIu64 "us: view %u delivered a membership command in "
+				     "instance %" PRIu64 ", but no change was asked for",
 				     now, view, iid);
 		return;
 	}

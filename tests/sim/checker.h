@@ -41,6 +41,7 @@ struct checker {
 	uint32_t *received;            /* copies handed to a leading proposer, per value id */
 	bool integrity;                /* check duplicates (leadership never changes in this run) */
 	bool skips;                    /* proposers may close idle instances with skips */
+	bool reconfig;                 /* membership commands may be chosen */
 	struct checker_chosen *chosen; /* by iid */
 	size_t chosen_cap;
 	struct checker_view views[CHECKER_MAX_VIEWS];

@@ -17,6 +17,7 @@
 #include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
+#include <paxos/membership.h>
 #include <paxos/proposer.h>
 
 #include <inttypes.h>
@@ -67,12 +68,20 @@ enum sim_event_kind {
 	SE_HEAL,
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
 	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
+	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
 };
+
+/* --reconfig: changes stop this long after the network healed, so that the last ones are
+ * made, and the removed acceptors retired, in a healthy cluster too. */
+#define RECONFIG_UNTIL (FAULT_PHASE + 300000u)
+#define MAX_CONFIGS 64u
 
 struct sim_acceptor {
 	struct paxos_storage *st; /* survives crashes: a durable backend */
 	struct paxos_acceptor *core;
-	struct paxos_learner *learner; /* learning acceptors: the node's learner, else NULL */
+	struct paxos_learner *learner;       /* learning acceptors: the node's learner, else NULL */
+	struct paxos_membership *membership; /* its learner's, with --reconfig */
+	bool present;                        /* started once, and not retired */
 	bool up;
 	bool cut;                /* partitioned away */
 	bool lose_state;         /* its storage is lost: it restarts empty and recovers */
@@ -87,7 +96,8 @@ struct sim_acceptor {
 
 struct sim_proposer {
 	struct paxos_proposer *core;
-	struct paxos_learner *learner; /* its internal learner */
+	struct paxos_learner *learner;       /* its internal learner */
+	struct paxos_membership *membership; /* its learner's, with --reconfig */
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
@@ -99,6 +109,7 @@ struct sim_proposer {
 
 struct sim_learner {
 	struct paxos_learner *core;
+	struct paxos_membership *membership; /* with --reconfig */
 	struct endpoint ep;
 	struct paxos_counters counters;
 };
@@ -119,6 +130,19 @@ struct sim {
 	uint32_t amnesias;     /* acceptors that lost their storage during the run */
 	uint32_t rolling_next; /* SIM_FAULT_ROLLING: the acceptor whose turn is next */
 	bool doubled;          /* SIM_FAULT_DOUBLE happened: liveness is not required */
+	/* Acceptor slots in use: ids 0 .. ids - 1 (o.acceptors, more once --reconfig added). */
+	uint32_t ids;
+	/* --reconfig: the history as the chosen values say (fed from the checker), every
+	 * configuration it held and the change asked for but not chosen yet. */
+	uint32_t alpha;
+	struct paxos_membership *truth;
+	uint32_t configs[MAX_CONFIGS];
+	uint32_t config_count;
+	bool issued;
+	uint32_t issued_from, issued_members;
+	/* Acceptors that lost their state in the run, were lost for good, or retired: in each
+	 * configuration ever chosen they must stay a minority (see budget_ok). */
+	uint32_t amnesia_mask, lost_mask, retired_mask;
 	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
 	struct sim_proposer prop[SIM_MAX_PROPOSERS];
 	struct sim_learner lrn[SIM_MAX_LEARNERS];
@@ -159,6 +183,71 @@ static void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uin
 {
 	if (queue_push(&s->queue, at, kind, target, arg) != 0)
 		checker_fail(&s->check, SIM_V_INTERNAL, "event queue: out of memory");
+}
+
+/* ---- the configurations (--reconfig) ---- */
+
+/* The chosen values the checker saw, in instance order, applied to the history the cluster
+ * agrees on: the configurations the sim's own decisions go by. */
+static void truth_advance(struct sim *s)
+{
+	if (!s->truth)
+		return;
+	for (;;) {
+		paxos_iid next = paxos_membership_applied(s->truth) + 1;
+		if (next >= s->check.chosen_cap || !s->check.chosen[next].known)
+			return;
+		const struct checker_chosen *ch = &s->check.chosen[next];
+		struct paxos_value v = {ch->bytes, ch->len};
+		if (paxos_membership_apply(s->truth, next, &v) == 1) {
+			const struct paxos_configuration *c = paxos_membership_latest(s->truth);
+			trace(s, 1,
+			      "configuration %u chosen in %" PRIu64 ": members 0x%x from %" PRIu64,
+			      c->id, next, c->members, c->first);
+			if (s->config_count < MAX_CONFIGS)
+				s->configs[s->config_count++] = c->members;
+			s->issued = false;
+		}
+	}
+}
+
+/*
+ * Whether the acceptors in bad (with those that lost their state in the run, were lost for
+ * good or retired) stay a minority of every configuration ever chosen, and of the one asked
+ * for: learners restarted from instance 1 need a quorum of each, and an amnesiac needs one
+ * that kept its state in each to recover.
+ */
+static bool budget_ok(const struct sim *s, uint32_t bad)
+{
+	bad |= s->amnesia_mask | s->lost_mask | s->retired_mask;
+	/* And those without their state now (a rolling restart's), until restored. */
+	for (uint32_t i = 0; i < s->ids; i++)
+		if (s->acc[i].present &&
+		    (s->acc[i].lose_state ||
+		     (s->acc[i].up && !paxos_acceptor_restored(s->acc[i].core))))
+			bad |= 1u << i;
+	for (uint32_t k = 0; k <= s->config_count; k++) {
+		uint32_t c = k < s->config_count ? s->configs[k]
+			     : s->issued         ? s->issued_members
+						 : 0;
+		uint32_t n = (uint32_t)__builtin_popcount(c);
+		if (c && (uint32_t)__builtin_popcount(c & bad) > (n - 1) / 2)
+			return false;
+	}
+	return true;
+}
+
+/* The configurations acceptor i may have voted in, newest first, for its recovery: those it
+ * is a member of (votes elsewhere count nowhere), or the newest when none is. */
+static void recovery_configurations(struct sim *s, uint32_t i, uint32_t *out)
+{
+	truth_advance(s);
+	uint32_t n = 0;
+	for (uint32_t k = s->config_count; k-- > 0 && n < PAXOS_ACCEPTOR_CONFIGURATIONS;)
+		if (s->configs[k] & (1u << i))
+			out[n++] = s->configs[k];
+	if (n == 0)
+		out[0] = s->configs[s->config_count - 1];
 }
 
 /* ---- network ---- */
@@ -213,7 +302,7 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 	}
 	switch (to) {
 	case PAXOS_GROUP_ACCEPTORS:
-		for (uint32_t i = 0; i < s->o.acceptors; i++)
+		for (uint32_t i = 0; i < s->ids; i++)
 			if (!s->acc[i].cut)
 				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
 		if (m->type != PAXOS_MSG_ACCEPT)
@@ -237,7 +326,7 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 			send_to(s, slot, receiver(to, EP_LEARNER, i));
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			send_to(s, slot, receiver(to, EP_PROPOSER, i));
-		for (uint32_t i = 0; i < s->o.acceptors && s->o.learning_acceptors; i++)
+		for (uint32_t i = 0; i < s->ids && s->o.learning_acceptors; i++)
 			if (!s->acc[i].cut)
 				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
 		break;
@@ -279,12 +368,23 @@ static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
+/* With --reconfig every learner has a history of its own, from configuration 1 (*m). */
 static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
 					 paxos_instance_closed_fn closed, struct endpoint *ep,
-					 struct paxos_counters *counters)
+					 struct paxos_counters *counters,
+					 struct paxos_membership **m)
 {
+	*m = NULL;
+	if (s->o.reconfig) {
+		*m = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		if (!*m) {
+			checker_fail(&s->check, SIM_V_INTERNAL, "paxos_membership_new failed");
+			return NULL;
+		}
+	}
 	struct paxos_learner_options o = {
-	    .acceptors = s->o.acceptors,
+	    .acceptors = s->o.reconfig ? SIM_MAX_ACCEPTORS : s->o.acceptors,
+	    .membership = *m,
 	    .window = LEARNER_WINDOW,
 	    .max_value = SIM_MAX_VALUE,
 	    .repeat_batch = REPEAT_BATCH,
@@ -323,7 +423,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .epoch = p->epoch,
 	    .epoch_due = epoch_due,
 	    .epoch_due_arg = p,
-	    .acceptors = s->o.acceptors,
+	    .acceptors = s->o.reconfig ? SIM_MAX_ACCEPTORS : s->o.acceptors,
 	    .window = s->window,
 	    .concurrency = s->concurrency,
 	    .pending_size = PENDING_SIZE,
@@ -334,9 +434,10 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .recovery_grace = RECOVERY_GRACE,
 	    .skip_idle = s->o.skip_idle_us,
 	};
+	p->learner = learner_new(s, on_internal_deliver, on_internal_closed, &p->ep,
+				 &p->learner_counters, &p->membership);
+	o.membership = p->membership;
 	p->core = paxos_proposer_new(&o, &p->counters);
-	p->learner =
-	    learner_new(s, on_internal_deliver, on_internal_closed, &p->ep, &p->learner_counters);
 	if (!p->core || !p->learner) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start proposer %u", i);
 		return false;
@@ -349,8 +450,10 @@ static void proposer_stop(struct sim_proposer *p)
 {
 	paxos_proposer_free(p->core);
 	paxos_learner_free(p->learner);
+	paxos_membership_free(p->membership);
 	p->core = NULL;
 	p->learner = NULL;
+	p->membership = NULL;
 	p->up = false;
 }
 
@@ -440,17 +543,20 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .amnesiac = amnesiac,
 					      .floor = a->floor,
 					      .fence = a->fence};
+	if (s->o.reconfig)
+		recovery_configurations(s, i, m.configurations);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
 	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);
 	if (a->core && learns)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
-					 &a->learner_counters);
+					 &a->learner_counters, &a->membership);
 	if (!a->core || (learns && !a->learner)) {
 		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
 	}
 	a->up = true;
+	a->present = true;
 	return true;
 }
 
@@ -468,15 +574,17 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	}
 	paxos_acceptor_free(a->core);
 	paxos_learner_free(a->learner);
+	paxos_membership_free(a->membership);
 	a->core = NULL;
 	a->learner = NULL;
+	a->membership = NULL;
 	a->up = false;
 }
 
 static void acceptor_restart(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
-	if (a->up)
+	if (a->up || !a->present)
 		return;
 	bool amnesiac = a->lose_state;
 	trace(s, 1, "acceptor %u restarts%s", i, amnesiac ? " with empty storage" : "");
@@ -503,7 +611,7 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 static void fault_crash_acceptor(struct sim *s)
 {
 	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up)
 			cand[n++] = i;
 	if (n == 0)
@@ -547,12 +655,12 @@ static void fault_dual_leader(struct sim *s)
 
 static void fault_partition(struct sim *s)
 {
-	if (s->partitioned || s->o.acceptors < 3)
+	if (s->partitioned || s->ids < 3)
 		return;
-	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->o.acceptors - 1) / 2);
+	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->ids - 1) / 2);
 	s->partitioned = true;
 	for (uint32_t n = 0; n < k;) {
-		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
+		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
 		if (!s->acc[i].cut) {
 			s->acc[i].cut = true;
 			trace(s, 1, "acceptor %u is partitioned away", i);
@@ -567,7 +675,7 @@ static void end_partition(struct sim *s)
 	if (s->partitioned)
 		trace(s, 1, "partition ends");
 	s->partitioned = false;
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		s->acc[i].cut = false;
 }
 
@@ -606,7 +714,7 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 static uint32_t amnesiacs(const struct sim *s)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		n += s->acc[i].lose_state ||
 		     (s->acc[i].up && !paxos_acceptor_restored(s->acc[i].core));
 	return n;
@@ -617,11 +725,11 @@ static uint32_t amnesiacs(const struct sim *s)
  * may have been chosen by their earlier lives alone, and nobody could safely decide it. */
 static void fault_amnesia(struct sim *s)
 {
-	if (amnesiacs(s) > 0 || s->amnesias >= (s->o.acceptors - 1) / 2)
+	if (amnesiacs(s) > 0 || (!s->o.reconfig && s->amnesias >= (s->o.acceptors - 1) / 2))
 		return;
 	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
-		if (s->acc[i].up)
+	for (uint32_t i = 0; i < s->ids; i++)
+		if (s->acc[i].up && (!s->o.reconfig || budget_ok(s, 1u << i)))
 			cand[n++] = i;
 	if (n == 0)
 		return;
@@ -629,8 +737,25 @@ static void fault_amnesia(struct sim *s)
 	acceptor_crash(s, i);
 	s->acc[i].lose_state = true;
 	s->amnesias++;
+	s->amnesia_mask |= 1u << i;
 	trace(s, 1, "acceptor %u lost its storage", i);
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
+}
+
+/* --reconfig, as the network heals: up to three acceptors lost for good, each only if the
+ * budget allows it (budget_ok). */
+static void lose_within_budget(struct sim *s)
+{
+	uint32_t k = (uint32_t)rng_range(&s->rng, 1, 3);
+	for (uint32_t tries = 0; k > 0 && tries < 4 * SIM_MAX_ACCEPTORS; tries++) {
+		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
+		if (!s->acc[i].present || s->acc[i].cut || !budget_ok(s, 1u << i))
+			continue;
+		s->acc[i].cut = true;
+		s->lost_mask |= 1u << i;
+		trace(s, 1, "acceptor %u is lost for good", i);
+		k--;
+	}
 }
 
 /* The next acceptor of a rolling restart loses its storage, once none is without it. */
@@ -640,21 +765,32 @@ static void fault_rolling(struct sim *s)
 		return;
 	/* As an operator does: the next one only while every acceptor is up and holds its
 	 * state (each says "restored"). */
-	for (uint32_t k = 0; k < s->o.acceptors; k++)
-		if (!s->acc[k].up)
+	for (uint32_t k = 0; k < s->ids; k++)
+		if (s->acc[k].present && !s->acc[k].up)
 			return;
-	uint32_t i = s->rolling_next % s->o.acceptors;
+	uint32_t i = s->rolling_next % s->ids;
+	while (!s->acc[i].present) /* a retired one: the next id */
+		i = ++s->rolling_next % s->ids;
 	s->rolling_next++;
+	/* Not while retired or lost acceptors leave it too few others to recover with. */
+	if (s->o.reconfig && !budget_ok(s, 1u << i))
+		return;
 	acceptor_crash(s, i);
 	s->acc[i].lose_state = true;
 	trace(s, 1, "rolling restart: acceptor %u lost its storage", i);
 	schedule(s, s->now + rng_range(&s->rng, 2000, 40000), SE_ACCEPTOR_RESTART, i, 0);
 }
 
-/* The acceptors a double crash takes: the first quorum of ids. */
+/* The acceptors a double crash takes: the first quorum of ids (of the newest configuration's
+ * members, with --reconfig), one bit each. */
 static uint32_t double_quorum(const struct sim *s)
 {
-	return s->o.acceptors / 2 + 1;
+	uint32_t members =
+	    s->truth ? paxos_membership_latest(s->truth)->members : (1u << s->o.acceptors) - 1;
+	uint32_t quorum = paxos_membership_quorum_of(members), taken = 0;
+	for (uint32_t rest = members; rest && quorum; rest &= rest - 1, quorum--)
+		taken |= 1u << __builtin_ctz(rest);
+	return taken;
 }
 
 /* A double crash, first step: the acceptors outside the quorum it will take stop (SIGSTOP),
@@ -665,7 +801,9 @@ static void fault_double(struct sim *s)
 		return;
 	s->doubled = true;
 	paxos_time crash = s->now + rng_range(&s->rng, 10000, 60000);
-	for (uint32_t i = double_quorum(s); i < s->o.acceptors; i++) {
+	for (uint32_t i = 0; i < s->ids; i++) {
+		if (!s->acc[i].present || (double_quorum(s) & (1u << i)))
+			continue;
 		s->acc[i].frozen_from = s->now;
 		s->acc[i].frozen_until = crash + rng_range(&s->rng, 10000, 100000);
 		trace(s, 1, "acceptor %u is stopped until %.3f ms", i,
@@ -678,7 +816,10 @@ static void fault_double(struct sim *s)
  * losing their storage; all restart soon after, before the stopped ones go on. */
 static void double_crash(struct sim *s)
 {
-	for (uint32_t i = 0; i < double_quorum(s); i++) {
+	uint32_t taken = double_quorum(s);
+	for (uint32_t i = 0; i < s->ids; i++) {
+		if (!(taken & (1u << i)))
+			continue;
 		if (s->acc[i].up)
 			acceptor_crash(s, i);
 		s->acc[i].lose_state = true;
@@ -702,6 +843,10 @@ static void double_crash(struct sim *s)
  */
 static void lose_minority(struct sim *s)
 {
+	if (s->o.reconfig) {
+		lose_within_budget(s);
+		return;
+	}
 	uint32_t budget = (s->o.acceptors - 1) / 2;
 	if (s->o.acceptors < 3 || budget <= s->amnesias)
 		return;
@@ -769,7 +914,7 @@ static void heal(struct sim *s)
 	s->healed = true;
 	s->loss = 0;
 	end_partition(s);
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		acceptor_restart(s, i);
 	if (s->o.faults & SIM_FAULT_LOSE)
 		lose_minority(s);
@@ -789,6 +934,126 @@ static void heal(struct sim *s)
 		if (i != keep)
 			demote(s, i);
 	promote(s, keep == UINT32_MAX ? 0 : keep);
+}
+
+/* ---- membership changes (--reconfig) ---- */
+
+/* A removed acceptor stops for good once the change is in force and the budget allows. */
+static void retire_removed(struct sim *s)
+{
+	if (paxos_membership_pending(s->truth) || s->issued)
+		return;
+	uint32_t members = paxos_membership_latest(s->truth)->members;
+	for (uint32_t i = 0; i < s->ids; i++) {
+		if (!s->acc[i].present || (members & (1u << i)) || !budget_ok(s, 1u << i))
+			continue;
+		trace(s, 1, "acceptor %u, removed, stops for good", i);
+		if (s->acc[i].up)
+			acceptor_crash(s, i);
+		s->acc[i].present = false;
+		s->acc[i].lose_state = false;
+		s->retired_mask |= 1u << i;
+	}
+}
+
+/* A new acceptor id: it starts empty (it never voted), before the change that adds it. */
+static uint32_t add_acceptor(struct sim *s)
+{
+	uint32_t i = s->ids++;
+	struct sim_acceptor *a = &s->acc[i];
+	a->ep = (struct endpoint){s, EP_ACCEPTOR, i, {on_emit, &a->ep}};
+	a->st = paxos_storage_memory_new();
+	if (!a->st || !acceptor_start(s, i, false))
+		return UINT32_MAX;
+	trace(s, 1, "acceptor %u starts, to be added", i);
+	schedule(s, s->now + rng_range(&s->rng, 0, ACCEPTOR_REPEAT - 1), SE_ACCEPTOR_TICK, i, 0);
+	return i;
+}
+
+/* Asks the leader to propose the change asked for (again after a leader change). */
+static void issue(struct sim *s)
+{
+	uint32_t l = pick_proposer(s, 1);
+	if (l == UINT32_MAX || paxos_proposer_change_pending(s->prop[l].core))
+		return;
+	int rc = paxos_proposer_change_membership(s->prop[l].core, s->issued_members, s->now,
+						  &s->prop[l].ep.emitter);
+	trace(s, 1, "proposer %u proposes members 0x%x: %s", l, s->issued_members,
+	      paxos_strerror(rc));
+}
+
+/* A random member of members, one bit. */
+static uint32_t pick_member(struct sim *s, uint32_t members)
+{
+	uint32_t n = (uint32_t)__builtin_popcount(members);
+	uint32_t k = (uint32_t)rng_range(&s->rng, 0, n - 1);
+	while (k--)
+		members &= members - 1;
+	return members & -members;
+}
+
+enum reconfig_op { OP_ADD, OP_REMOVE, OP_REPLACE, OP_GROW, OP_SHRINK, OP_COUNT };
+
+/* The next step: retire what was removed, keep the change asked for going, or ask for a new
+ * one: add, remove or replace (a new id) one acceptor, grow or shrink by two. */
+static void reconfigure(struct sim *s)
+{
+	truth_advance(s);
+	retire_removed(s);
+	if (s->issued) {
+		issue(s);
+		return;
+	}
+	if (paxos_membership_pending(s->truth) || s->config_count >= MAX_CONFIGS - 1)
+		return;
+	uint32_t members = paxos_membership_latest(s->truth)->members;
+	uint32_t n = (uint32_t)__builtin_popcount(members);
+	uint32_t least = s->o.acceptors < 3 ? s->o.acceptors : 3;
+	uint32_t fresh = SIM_MAX_ACCEPTORS - s->ids;
+	enum reconfig_op op = (enum reconfig_op)rng_range(&s->rng, 0, OP_COUNT - 1);
+	uint32_t next = members;
+	switch (op) {
+	case OP_ADD:
+	case OP_REPLACE:
+	case OP_GROW: {
+		uint32_t adds = op == OP_GROW ? 2 : 1;
+		if (fresh < adds || n + adds - (op == OP_REPLACE) > SIM_MAX_ACCEPTORS)
+			return;
+		if (op == OP_REPLACE) {
+			next &= ~pick_member(s, next);
+			if (!next)
+				return;
+		}
+		for (uint32_t k = 0; k < adds; k++) {
+			uint32_t i = add_acceptor(s);
+			if (i == UINT32_MAX)
+				return;
+			next |= 1u << i;
+		}
+		break;
+	}
+	case OP_REMOVE:
+	case OP_SHRINK: {
+		uint32_t removes = op == OP_SHRINK ? 2 : 1;
+		if (n < least + removes)
+			return;
+		for (uint32_t k = 0; k < removes; k++)
+			next &= ~pick_member(s, next);
+		break;
+	}
+	default:
+		return;
+	}
+	s->issued = true;
+	s->issued_members = next;
+	if (!budget_ok(s, 0)) {
+		s->issued = false; /* the new configuration would have no quorum of sound ones */
+		return;
+	}
+	s->issued_from = paxos_membership_latest(s->truth)->id;
+	s->issued_members = next;
+	trace(s, 1, "change asked: members 0x%x to 0x%x", members, next);
+	issue(s);
 }
 
 /* ---- clients ---- */
@@ -932,7 +1197,7 @@ static void tick(struct sim *s)
 {
 	for (uint32_t i = 0; i < s->o.learners; i++)
 		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up && s->acc[i].learner && s->acc[i].frozen_until <= s->now)
 			paxos_learner_tick(s->acc[i].learner, s->now, &s->acc[i].ep.emitter);
 	for (uint32_t i = 0; i < s->o.proposers; i++) {
@@ -944,10 +1209,13 @@ static void tick(struct sim *s)
 	}
 }
 
-/* Every value submitted and delivered by every learner, with every proposer up. */
+/* Every value submitted and delivered by every learner, with every proposer up, and the last
+ * membership change asked for chosen and in force. */
 static bool complete(const struct sim *s)
 {
 	if (s->submitted_distinct < s->o.values)
+		return false;
+	if (s->truth && (s->issued || paxos_membership_pending(s->truth)))
 		return false;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
 		if (!s->prop[i].up)
@@ -966,10 +1234,10 @@ static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t ca
 	uint32_t best = 0;
 	size_t n = 0;
 	buf[0] = 0;
-	for (uint32_t i = 0; i < s->o.acceptors; i++) {
+	for (uint32_t i = 0; i < s->ids; i++) {
 		struct paxos_record rec;
 		struct paxos_storage *st = s->acc[i].st;
-		int rc = st->ops->get(st, iid, &rec);
+		int rc = st ? st->ops->get(st, iid, &rec) : 0;
 		ballots[i] = rc == 1 ? rec.accepted : 0;
 		int64_t id = rc == 1 && rec.accepted ? frame_first_id(&rec.value, s->o.values) : -1;
 		if (n < cap)
@@ -1086,6 +1354,11 @@ static void step(struct sim *s, const struct sim_event *e)
 		if (!s->healed)
 			double_crash(s);
 		break;
+	case SE_RECONFIG:
+		reconfigure(s);
+		if (s->now < RECONFIG_UNTIL || s->issued)
+			schedule(s, s->now + rng_range(&s->rng, 5000, 40000), SE_RECONFIG, 0, 0);
+		break;
 	}
 }
 
@@ -1093,6 +1366,13 @@ static void step(struct sim *s, const struct sim_event *e)
 
 static bool build(struct sim *s)
 {
+	s->ids = s->o.acceptors;
+	if (s->o.reconfig) {
+		s->truth = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		if (!s->truth)
+			return false;
+		s->configs[s->config_count++] = (1u << s->o.acceptors) - 1;
+	}
 	s->client = (struct endpoint){s, EP_CLIENT, 0, {on_emit, NULL}};
 	s->client.emitter.ctx = &s->client;
 	for (uint32_t i = 0; i < s->o.acceptors; i++) {
@@ -1111,7 +1391,8 @@ static bool build(struct sim *s)
 	for (uint32_t i = 0; i < s->o.learners; i++) {
 		struct sim_learner *l = &s->lrn[i];
 		l->ep = (struct endpoint){s, EP_LEARNER, i, {on_emit, &l->ep}};
-		l->core = learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters);
+		l->core =
+		    learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters, &l->membership);
 		if (!l->core)
 			return false;
 	}
@@ -1123,12 +1404,16 @@ static void teardown(struct sim *s)
 	for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
 		paxos_acceptor_free(s->acc[i].core);
 		paxos_learner_free(s->acc[i].learner);
+		paxos_membership_free(s->acc[i].membership);
 		paxos_storage_destroy(s->acc[i].st);
 	}
 	for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
 		proposer_stop(&s->prop[i]);
-	for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++)
+	for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++) {
 		paxos_learner_free(s->lrn[i].core);
+		paxos_membership_free(s->lrn[i].membership);
+	}
+	paxos_membership_free(s->truth);
 	pool_destroy(&s->pool);
 	queue_destroy(&s->queue);
 	checker_destroy(&s->check);
@@ -1154,12 +1439,14 @@ static void plan(struct sim *s)
 	if (s->o.faults)
 		schedule(s, rng_range(&s->rng, 5000, 40000), SE_FAULT, 0, 0);
 	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
+	if (s->o.reconfig)
+		schedule(s, rng_range(&s->rng, 5000, 60000), SE_RECONFIG, 0, 0);
 }
 
 /* Whether an acceptor still recovers: what a lost quorum chose may be known to none. */
 static bool withheld_for_lost_quorum(const struct sim *s)
 {
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
+	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up && paxos_acceptor_recovering(s->acc[i].core))
 			return true;
 	return false;
@@ -1181,6 +1468,7 @@ static void run(struct sim *s)
 		if (e.kind != SE_TICK)
 			continue;
 		/* Checked on ticks only: the scan is linear in the values. */
+		truth_advance(s);
 		if (complete(s))
 			break;
 		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
@@ -1215,6 +1503,10 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	/* Proposer tuning varies with the seed too: FIFO, pipelined, tiny and larger windows. */
 	s->window = (uint32_t)rng_range(&s->rng, 1, 16);
 	s->concurrency = (uint32_t)rng_range(&s->rng, 1, s->window);
+	/* Alpha below the window makes the leader wait for configurations; above it, learners
+	 * keep votes of instances whose configuration they do not know yet. */
+	if (o->reconfig)
+		s->alpha = (uint32_t)rng_range(&s->rng, 1, 3 * s->window);
 	pool_init(&s->pool);
 	queue_init(&s->queue);
 	if (checker_init(&s->check, o->values, o->learners + o->proposers) != 0) {
@@ -1222,7 +1514,9 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	} else if (build(s)) {
 		/* Duplicates are bounded only while one proposer leads throughout; a new leader
 		 * may propose values its predecessor already got chosen (at-least-once). */
-		s->check.skips = o->skip_idle_us != 0;
+		/* Skips also bring a chosen membership change into force (no-ops). */
+		s->check.skips = o->skip_idle_us != 0 || o->reconfig;
+		s->check.reconfig = o->reconfig;
 		s->check.integrity =
 		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&
 		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
@@ -1235,14 +1529,15 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	r->deliveries = s->check.deliveries;
 	r->duplicates = s->check.duplicates;
 	r->end_time = s->now;
+	r->reconfigurations = s->config_count ? s->config_count - 1 : 0;
 	if (o->verbose)
 		fprintf(stderr,
-			"sim: window %u, concurrency %u; %" PRIu64 " messages, %" PRIu64
-			" deliveries (%" PRIu64 " duplicates), %" PRIu64
+			"sim: window %u, concurrency %u, alpha %u, %u changes; %" PRIu64
+			" messages, %" PRIu64 " deliveries (%" PRIu64 " duplicates), %" PRIu64
 			" submissions, ended at %.1f ms: %s%s%s\n",
-			s->window, s->concurrency, r->messages, r->deliveries, r->duplicates,
-			r->submissions, (double)s->now / 1000.0, sim_violation_name(r->violation),
-			r->violation ? ": " : "", r->message);
+			s->window, s->concurrency, s->alpha, r->reconfigurations, r->messages,
+			r->deliveries, r->duplicates, r->submissions, (double)s->now / 1000.0,
+			sim_violation_name(r->violation), r->violation ? ": " : "", r->message);
 	teardown(s);
 	free(s);
 	return r->violation;
@@ -1304,6 +1599,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --accept-loss %u", o->accept_loss);
 	if (o->skip_idle_us && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --skip-idle-us %u", o->skip_idle_us);
+	if (o->reconfig && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --reconfig yes");
 }
 
 static int parse_faults(const char *text, uint32_t *mask)
@@ -1390,6 +1687,15 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 				return -1;
 			}
 			o->learning_acceptors = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(arg, "--reconfig") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				snprintf(err, errlen, "--reconfig: expected yes or no, not \"%s\"",
+					 val);
+				return -1;
+			}
+			o->reconfig = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(arg, "--mixed-learning") == 0) {

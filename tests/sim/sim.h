@@ -92,6 +92,9 @@ struct sim_options {
 	uint32_t accept_loss;
 	/* learner-merge: a leader idle this long closes an instance with a skip; 0: never. */
 	uint32_t skip_idle_us;
+	/* Membership changes through the log during the run: acceptors added, removed and
+	 * replaced (new ids), 3 -> 5 -> 3, each once the one before is in force. */
+	bool reconfig;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
@@ -103,7 +106,8 @@ struct sim_result {
 	uint64_t submissions;
 	uint64_t duplicates; /* deliveries beyond the first of a value, per learner */
 	paxos_time end_time;
-	uint64_t trace_hash; /* digest of every event processed: equal runs, equal hashes */
+	uint64_t trace_hash;       /* digest of every event processed: equal runs, equal hashes */
+	uint32_t reconfigurations; /* configurations chosen after the first (--reconfig) */
 };
 
 void sim_options_default(struct sim_options *o);

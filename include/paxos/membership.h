@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The acceptor set of a running cluster, changed through the log (Lamport, "Paxos Made
+ * Simple", section 3): a membership command chosen in instance i takes effect from instance
+ * i + alpha. Which acceptors vote in an instance is thus a function of the log alone, the same
+ * at every process that delivered the log up to alpha instances below it. Free of I/O: a
+ * learner applies the commands it delivers (paxos_learner_options.membership), a proposer
+ * reads the same object (paxos_proposer_options.membership) to count its quorums.
+ *
+ * The history is a short list of configurations (first instance, members, id). Configuration
+ * 1 is the one every process starts from (paxos.conf); each command applied adds one, with the
+ * next id. A command names the id of the configuration it was made against and is ignored
+ * unless that is the newest one chosen: two changes made at once cannot both apply, and one
+ * chosen twice (a retry) applies once.
+ */
+#ifndef PAXOS_MEMBERSHIP_H
+#define PAXOS_MEMBERSHIP_H
+
+#include <paxos/types.h>
+
+/** Configurations a history holds; when full, applying a command forgets the oldest one. */
+#define PAXOS_MEMBERSHIP_HISTORY 16u
+
+/** Bytes of a membership command: the whole value of its instance. */
+#define PAXOS_MEMBERSHIP_COMMAND_LEN 16u
+
+/** One configuration of the history. */
+struct paxos_configuration {
+	paxos_iid first;  /**< the first instance it governs */
+	uint32_t id;      /**< 1 for the initial one, one more per change */
+	uint32_t members; /**< acceptor ids, one bit each (bit a: acceptor a) */
+};
+
+struct paxos_membership;
+
+/** A history that starts with configuration 1 of @p members (one bit per acceptor id, not 0)
+ * from instance 1; commands take effect @p alpha instances (at least 1) after the instance
+ * they are chosen in. Every process of a cluster must use the same members and alpha. NULL on
+ * bad arguments or no memory. */
+PAXOS_API struct paxos_membership *paxos_membership_new(uint32_t members, uint32_t alpha);
+/** Frees the history; NULL is ignored. */
+PAXOS_API void paxos_membership_free(struct paxos_membership *m);
+
+/** The window alpha the history was made with. */
+PAXOS_API uint32_t paxos_membership_alpha(const struct paxos_membership *m);
+
+/** The highest instance applied so far (every instance up to it was delivered or skipped). */
+PAXOS_API paxos_iid paxos_membership_applied(const struct paxos_membership *m);
+
+/** Whether the configuration of @p iid is known: iid is at most applied + alpha (no command
+ * chosen later can change it). */
+PAXOS_API bool paxos_membership_known(const struct paxos_membership *m, paxos_iid iid);
+
+/** The configuration that governs @p iid as far as applied (the newest whose first instance is
+ * at or below iid; the oldest kept when iid lies below all of them). Meaningful for iid only
+ * when paxos_membership_known(). */
+PAXOS_API const struct paxos_configuration *paxos_membership_at(const struct paxos_membership *m,
+								paxos_iid iid);
+
+/** The members of paxos_membership_at(m, iid). */
+PAXOS_API uint32_t paxos_membership_members(const struct paxos_membership *m, paxos_iid iid);
+
+/** The quorum of paxos_membership_at(m, iid): half its members plus one. */
+PAXOS_API uint32_t paxos_membership_quorum(const struct paxos_membership *m, paxos_iid iid);
+
+/** The newest configuration chosen, which may not be in force yet (its first instance lies
+ * above applied + 1). */
+PAXOS_API const struct paxos_configuration *
+paxos_membership_latest(const struct paxos_membership *m);
+
+/** Whether a change is chosen but not in force yet: the newest configuration starts above
+ * applied + 1. */
+PAXOS_API bool paxos_membership_pending(const struct paxos_membership *m);
+
+/**
+ * Instance @p iid was delivered with value @p v, in instance order: applies it when it is a
+ * membership command made against the newest configuration (a new configuration from iid +
+ * alpha on). Instances at or below applied are ignored; a gap below iid counts as skipped
+ * (see paxos_membership_skip_to()). Returns 1 when a configuration was added, 0 otherwise.
+ */
+PAXOS_API int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid,
+				     const struct paxos_value *v);
+
+/** Instances up to @p iid will not be delivered here (a learner that starts later or skips
+ * trimmed instances): they count as applied, with no command among them. A command among them
+ * is then missed: the configuration must come from elsewhere (a snapshot). */
+PAXOS_API void paxos_membership_skip_to(struct paxos_membership *m, paxos_iid iid);
+
+/** Whether @p v is a membership command (it may still be invalid or outdated): one length
+ * comparison for ordinary values. */
+PAXOS_API bool paxos_membership_is_command(const struct paxos_value *v);
+
+/** Writes the command that changes configuration @p from_id to @p members into @p buf
+ * (PAXOS_MEMBERSHIP_COMMAND_LEN bytes). */
+PAXOS_API void paxos_membership_command(uint32_t from_id, uint32_t members, uint8_t *buf);
+
+/** Reads command @p v: PAXOS_OK with its fields, or PAXOS_E_MALFORMED. */
+PAXOS_API int paxos_membership_decode(const struct paxos_value *v, uint32_t *from_id,
+				      uint32_t *members);
+
+/** Half the members of @p members plus one. */
+static inline uint32_t paxos_membership_quorum_of(uint32_t members)
+{
+	return (uint32_t)__builtin_popcount(members) / 2 + 1;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The configuration history of paxos/membership.h: a short array, oldest first. Lookups scan
+ * it from the newest (changes are rare, so the one in force is found first).
+ */
+#include <paxos/membership.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+struct paxos_membership {
+	uint32_t alpha;
+	paxos_iid applied;
+	uint32_t count; /* 1 .. PAXOS_MEMBERSHIP_HISTORY */
+	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
+};
+
+/* A length no frame of client values can start with (a value is at most a datagram), as the
+ * skip frame's (lib/core/batch.h), but another one. */
+static const uint8_t marker[4] = {0xfe, 0xff, 0xff, 0xff};
+#define COMMAND_KIND 1u /* the acceptor set; other kinds (proposers) may follow */
+
+static void put_u32le(uint8_t *p, uint32_t x)
+{
+	p[0] = (uint8_t)x;
+	p[1] = (uint8_t)(x >> 8);
+	p[2] = (uint8_t)(x >> 16);
+	p[3] = (uint8_t)(x >> 24);
+}
+
+static uint32_t get_u32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+struct paxos_membership *paxos_membership_new(uint32_t members, uint32_t alpha)
+{
+	if (members == 0 || alpha == 0)
+		return NULL;
+	struct paxos_membership *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->alpha = alpha;
+	m->count = 1;
+	m->c[0] = (struct paxos_configuration){.first = 1, .id = 1, .members = members};
+	return m;
+}
+
+void paxos_membership_free(struct paxos_membership *m)
+{
+	free(m);
+}
+
+uint32_t paxos_membership_alpha(const struct paxos_membership *m)
+{
+	return m->alpha;
+}
+
+paxos_iid paxos_membership_applied(const struct paxos_membership *m)
+{
+	return m->applied;
+}
+
+bool paxos_membership_known(const struct paxos_membership *m, paxos_iid iid)
+{
+	return iid <= m->applied || iid - m->applied <= m->alpha;
+}
+
+const struct paxos_configuration *paxos_membership_at(const struct paxos_membership *m,
+						      paxos_iid iid)
+{
+	for (uint32_t k = m->count; k-- > 1;)
+		if (m->c[k].first <= iid)
+			return &m->c[k];
+	return &m->c[0];
+}
+
+uint32_t paxos_membership_members(const struct paxos_membership *m, paxos_iid iid)
+{
+	return paxos_membership_at(m, iid)->members;
+}
+
+uint32_t paxos_membership_quorum(const struct paxos_membership *m, paxos_iid iid)
+{
+	return paxos_membership_quorum_of(paxos_membership_at(m, iid)->members);
+}
+
+const struct paxos_configuration *paxos_membership_latest(const struct paxos_membership *m)
+{
+	return &m->c[m->count - 1];
+}
+
+bool paxos_membership_pending(const struct paxos_membership *m)
+{
+	return m->c[m->count - 1].first > m->applied + 1;
+}
+
+bool paxos_membership_is_command(const struct paxos_value *v)
+{
+	return v && v->len == PAXOS_MEMBERSHIP_COMMAND_LEN && v->data &&
+	       memcmp(v->data, marker, sizeof(marker)) == 0;
+}
+
+void paxos_membership_command(uint32_t from_id, uint32_t members, uint8_t *buf)
+{
+	memcpy(buf, marker, sizeof(marker));
+	put_u32le(buf + 4, COMMAND_KIND);
+	put_u32le(buf + 8, from_id);
+	put_u32le(buf + 12, members);
+}
+
+int paxos_membership_decode(const struct paxos_value *v, uint32_t *from_id, uint32_t *members)
+{
+	if (!paxos_membership_is_command(v) || get_u32le(v->data + 4) != COMMAND_KIND)
+		return PAXOS_E_MALFORMED;
+	*from_id = get_u32le(v->data + 8);
+	*members = get_u32le(v->data + 12);
+	return PAXOS_OK;
+}
+
+void paxos_membership_skip_to(struct paxos_membership *m, paxos_iid iid)
+{
+	if (iid > m->applied)
+		m->applied = iid;
+}
+
+int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const struct paxos_value *v)
+{
+	if (iid <= m->applied)
+		return 0;
+	m->applied = iid;
+	uint32_t from, members;
+	if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+		return 0;
+	const struct paxos_configuration *latest = paxos_membership_latest(m);
+	/* Made against an older configuration (a second change at once, or a retry of one
+	 * already chosen), or changing nothing: ignored, the same way everywhere. */
+	if (from != latest->id || members == 0 || members == latest->members ||
+	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha)
+		return 0;
+	struct paxos_configuration next = {
+	    .first = iid + m->alpha, .id = latest->id + 1, .members = members};
+	if (m->count == PAXOS_MEMBERSHIP_HISTORY) {
+		memmove(&m->c[0], &m->c[1], (m->count - 1) * sizeof(m->c[0]));
+		m->count--;
+	}
+	m->c[m->count++] = next;
+	return 1;
+}

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Changing the acceptor set through the log (paxos/membership.h): the history's rules (a
+ * command made against the newest configuration takes effect alpha instances after its own,
+ * any other is ignored), and how the learner and proposer cores count votes with it: only the
+ * members of each instance's configuration, with its quorum, and nothing decided or opened
+ * while that configuration is not known.
+ */
+#include <check.h>
+#include <paxos/acceptor.h>
+#include <paxos/learner.h>
+#include <paxos/membership.h>
+#include <paxos/proposer.h>
+#include <paxos/storage_backends.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "support.h"
+
+static struct paxos_value command(uint32_t from, uint32_t members, uint8_t *buf)
+{
+	paxos_membership_command(from, members, buf);
+	return (struct paxos_value){buf, PAXOS_MEMBERSHIP_COMMAND_LEN};
+}
+
+START_TEST(test_history)
+{
+	ck_assert_ptr_null(paxos_membership_new(0, 4));
+	ck_assert_ptr_null(paxos_membership_new(7, 0));
+	struct paxos_membership *m = paxos_membership_new(0x7, 4);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(paxos_membership_members(m, 1), 0x7);
+	ck_assert_uint_eq(paxos_membership_quorum(m, 1), 2);
+	ck_assert(paxos_membership_known(m, 4));
+	ck_assert(!paxos_membership_known(m, 5));
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value plain = value_of("hello");
+	ck_assert_int_eq(paxos_membership_apply(m, 1, &plain), 0);
+	ck_assert_uint_eq(paxos_membership_applied(m), 1);
+	ck_assert(paxos_membership_known(m, 5));
+	/* Grow to 5 in instance 2: from 6 on. */
+	struct paxos_value grow = command(1, 0x1f, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &grow), 1);
+	ck_assert(paxos_membership_pending(m));
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	ck_assert_uint_eq(paxos_membership_latest(m)->first, 6);
+	ck_assert_uint_eq(paxos_membership_members(m, 5), 0x7);
+	ck_assert_uint_eq(paxos_membership_members(m, 6), 0x1f);
+	ck_assert_uint_eq(paxos_membership_quorum(m, 6), 3);
+	/* Again (a retry chosen twice), or made against configuration 1 (two at once): ignored. */
+	ck_assert_int_eq(paxos_membership_apply(m, 3, &grow), 0);
+	struct paxos_value other = command(1, 0xb, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 4, &other), 0);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	/* Instances at or below applied change nothing. */
+	struct paxos_value shrink = command(2, 0x7, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 4, &shrink), 0);
+	ck_assert(paxos_membership_pending(m));
+	ck_assert_int_eq(paxos_membership_apply(m, 5, &plain), 0);
+	ck_assert(!paxos_membership_pending(m));
+	/* A gap counts as skipped; then shrink in 9, from 13 on. */
+	ck_assert_int_eq(paxos_membership_apply(m, 9, &shrink), 1);
+	ck_assert_uint_eq(paxos_membership_applied(m), 9);
+	ck_assert_uint_eq(paxos_membership_members(m, 12), 0x1f);
+	ck_assert_uint_eq(paxos_membership_members(m, 13), 0x7);
+	ck_assert_uint_eq(paxos_membership_at(m, 13)->id, 3);
+	ck_assert_uint_eq(paxos_membership_members(m, 2), 0x7); /* configuration 1 still there */
+	paxos_membership_skip_to(m, 20);
+	ck_assert_uint_eq(paxos_membership_applied(m), 20);
+	ck_assert(paxos_membership_known(m, 24) && !paxos_membership_known(m, 25));
+	paxos_membership_free(m);
+}
+END_TEST
+
+START_TEST(test_no_change_and_overflow)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 1);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value same = command(1, 0x7, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 1, &same), 0);
+	struct paxos_value none = command(1, 0, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &none), 0);
+	/* More changes than the history holds: the oldest go, the newest stay right. */
+	paxos_iid iid = 3;
+	for (uint32_t k = 1; k <= 2 * PAXOS_MEMBERSHIP_HISTORY; k++, iid++) {
+		struct paxos_value c = command(k, k % 2 ? 0xf : 0x7, buf);
+		ck_assert_int_eq(paxos_membership_apply(m, iid, &c), 1);
+		ck_assert_uint_eq(paxos_membership_members(m, iid + 1), k % 2 ? 0xf : 0x7);
+	}
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2 * PAXOS_MEMBERSHIP_HISTORY + 1);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* Ordinary values are never taken for commands: one length check, then the marker. */
+START_TEST(test_command_format)
+{
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value c = command(41, 0x19, buf);
+	uint32_t from = 0, members = 0;
+	ck_assert(paxos_membership_is_command(&c));
+	ck_assert_int_eq(paxos_membership_decode(&c, &from, &members), PAXOS_OK);
+	ck_assert_uint_eq(from, 41);
+	ck_assert_uint_eq(members, 0x19);
+	uint8_t frame[64];
+	uint32_t used = 0;
+	struct paxos_value twelve = value_of("twelve bytes");
+	ck_assert_int_eq(paxos_batch_append(frame, sizeof(frame), &used, &twelve), PAXOS_OK);
+	struct paxos_value f = {frame, used}; /* a frame of 16 bytes */
+	ck_assert_uint_eq(f.len, PAXOS_MEMBERSHIP_COMMAND_LEN);
+	ck_assert(!paxos_membership_is_command(&f));
+	ck_assert_int_eq(paxos_membership_decode(&f, &from, &members), PAXOS_E_MALFORMED);
+	uint8_t skip[PAXOS_BATCH_SKIP_LEN];
+	paxos_batch_write_skip(skip);
+	struct paxos_value s = {skip, sizeof(skip)};
+	ck_assert(!paxos_membership_is_command(&s));
+	ck_assert(!paxos_batch_is_skip(&c));
+	ck_assert(!paxos_membership_is_command(NULL));
+}
+END_TEST
+
+/* ---- the learner ---- */
+
+static paxos_iid delivered[64];
+static uint32_t delivered_n;
+
+static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)v;
+	delivered[delivered_n++] = iid;
+}
+
+static struct paxos_learner *learner_with(struct paxos_membership *m, struct paxos_counters *c)
+{
+	struct paxos_learner_options o = {.acceptors = 8,
+					  .window = 32,
+					  .max_value = 64,
+					  .repeat_batch = 8,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .membership = m};
+	delivered_n = 0;
+	return paxos_learner_new(&o, c);
+}
+
+static void accepted(struct paxos_learner *l, paxos_iid iid, uint32_t acceptor, paxos_ballot b,
+		     const struct paxos_value *v)
+{
+	struct paxos_message msg = {.type = PAXOS_MSG_ACCEPTED};
+	msg.u.accepted =
+	    (struct paxos_accepted){.iid = iid, .ballot = b, .acceptor_id = acceptor, .value = *v};
+	paxos_learner_handle(l, &msg, 1, NULL);
+}
+
+/* Votes count only from the members of the instance's configuration, with its quorum. */
+START_TEST(test_learner_counts_members)
+{
+	struct paxos_counters c = {0};
+	struct paxos_membership *m = paxos_membership_new(0x7, 2); /* 0, 1, 2 */
+	struct paxos_learner *l = learner_with(m, &c);
+	struct paxos_value v = value_of("v");
+	accepted(l, 1, 5, 100, &v); /* not a member */
+	accepted(l, 1, 6, 100, &v);
+	ck_assert_uint_eq(delivered_n, 0);
+	accepted(l, 1, 0, 100, &v);
+	ck_assert_uint_eq(delivered_n, 0);
+	accepted(l, 1, 2, 100, &v);
+	ck_assert_uint_eq(delivered_n, 1);
+	/* Instance 2 replaces acceptor 2 by 3, from instance 4 on. */
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value cmd = command(1, 0xb, buf);
+	accepted(l, 2, 0, 100, &cmd);
+	accepted(l, 2, 1, 100, &cmd);
+	ck_assert_uint_eq(delivered_n, 2);
+	ck_assert_uint_eq(paxos_membership_members(m, 4), 0xb);
+	accepted(l, 3, 2, 100, &v); /* instance 3: still 0, 1, 2 */
+	accepted(l, 3, 3, 100, &v);
+	ck_assert_uint_eq(delivered_n, 2);
+	accepted(l, 3, 1, 100, &v);
+	ck_assert_uint_eq(delivered_n, 3);
+	accepted(l, 4, 2, 100, &v); /* instance 4: 0, 1, 3; 2 no longer counts */
+	accepted(l, 4, 0, 100, &v);
+	ck_assert_uint_eq(delivered_n, 3);
+	accepted(l, 4, 3, 100, &v);
+	ck_assert_uint_eq(delivered_n, 4);
+	paxos_learner_free(l);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* An instance whose configuration is not known keeps its votes and is decided once it is. */
+START_TEST(test_learner_waits_for_configuration)
+{
+	struct paxos_counters c = {0};
+	struct paxos_membership *m = paxos_membership_new(0x7, 2);
+	struct paxos_learner *l = learner_with(m, &c);
+	struct paxos_value v = value_of("v");
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(1, 0x1f, buf); /* in 1: 0..4 from 3 on */
+	/* Instance 3, voted by 0, 1 and 3 before 1 is known: a quorum of 3 only with 3. */
+	accepted(l, 3, 0, 100, &v);
+	accepted(l, 3, 1, 100, &v);
+	accepted(l, 3, 3, 100, &v);
+	ck_assert_uint_eq(delivered_n, 0);
+	accepted(l, 1, 0, 100, &grow);
+	accepted(l, 1, 1, 100, &grow);
+	ck_assert_uint_eq(delivered_n, 1);
+	/* Instance 2: the old configuration, two votes are a quorum. */
+	accepted(l, 2, 0, 100, &v);
+	accepted(l, 2, 2, 100, &v);
+	ck_assert_uint_eq(delivered_n, 3);
+	ck_assert_uint_eq(delivered[2], 3);
+	/* Without acceptor 3's vote instance 3 would have needed a third member. */
+	paxos_learner_free(l);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* A learner that starts at instance 10 takes everything below for applied: 10 and 11 are
+ * decided with configuration 1, 12 waits for 10's delivery. */
+START_TEST(test_learner_starts_later)
+{
+	struct paxos_counters c = {0};
+	struct paxos_membership *m = paxos_membership_new(0x7, 2);
+	struct paxos_learner_options o = {.acceptors = 8,
+					  .window = 32,
+					  .max_value = 64,
+					  .repeat_batch = 8,
+					  .hole_check = 1000,
+					  .start_iid = 10,
+					  .deliver = on_deliver,
+					  .membership = m};
+	delivered_n = 0;
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	ck_assert_uint_eq(paxos_membership_applied(m), 9);
+	struct paxos_value v = value_of("v");
+	accepted(l, 12, 0, 100, &v);
+	accepted(l, 12, 1, 100, &v);
+	accepted(l, 11, 0, 100, &v);
+	accepted(l, 11, 1, 100, &v);
+	ck_assert_uint_eq(delivered_n, 0);
+	accepted(l, 10, 1, 100, &v);
+	accepted(l, 10, 2, 100, &v);
+	ck_assert_uint_eq(delivered_n, 3);
+	paxos_learner_free(l);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* ---- the proposer ---- */
+
+START_TEST(test_proposer_counts_members_and_waits)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 2);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 0,
+					   .epoch = 1,
+					   .acceptors = 8,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	ck_assert_ptr_nonnull(p);
+	struct recorder *r = recorder_new();
+	paxos_proposer_set_leader(p, true, 1, 1, &r->emitter);
+	/* alpha 2, nothing delivered: instances 1 and 2 open, 3 and 4 wait. */
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, -1), 2);
+	paxos_ballot b = recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.ballot;
+	recorder_clear(r);
+	struct paxos_message pr = {.type = PAXOS_MSG_PROMISE};
+	pr.u.promise = (struct paxos_promise){.iid = 1, .ballot = b, .acceptor_id = 5};
+	paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	pr.u.promise.acceptor_id = 6;
+	paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	pr.u.promise.acceptor_id = 0;
+	paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	ck_assert_int_eq(paxos_proposer_change_membership(p, 0xb, 2, &r->emitter), PAXOS_OK);
+	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x1f, 2, &r->emitter), PAXOS_E_FULL);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0); /* non-members: no quorum */
+	pr.u.promise.acceptor_id = 1;
+	paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 1);
+	const struct paxos_message *acc = recorder_find(r, PAXOS_MSG_ACCEPT, 0);
+	ck_assert(paxos_membership_is_command(&acc->u.accept.value));
+	/* Delivering instance 1 (as the internal learner does: apply, then tell) opens 3. */
+	recorder_clear(r);
+	paxos_membership_apply(m, 1, &acc->u.accept.value);
+	struct paxos_value chosen = acc->u.accept.value;
+	uint8_t copy[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	memcpy(copy, chosen.data, sizeof(copy));
+	chosen.data = copy;
+	paxos_proposer_delivered(p, 1, &chosen, 3, &r->emitter);
+	ck_assert(!paxos_proposer_change_pending(p));
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, -1), 1);
+	ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.iid, 3);
+	/* Instance 3 is configuration 2's (0, 1, 3): acceptor 2's promise does not count. */
+	b = recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.ballot;
+	recorder_clear(r);
+	pr.u.promise = (struct paxos_promise){.iid = 3, .ballot = b, .acceptor_id = 2};
+	paxos_proposer_handle(p, &pr, 4, &r->emitter);
+	pr.u.promise.acceptor_id = 0;
+	paxos_proposer_handle(p, &pr, 4, &r->emitter);
+	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"x", 1}, 4,
+					       &r->emitter),
+			 PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0);
+	pr.u.promise.acceptor_id = 3;
+	paxos_proposer_handle(p, &pr, 4, &r->emitter);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0); /* 2 still open below */
+	paxos_proposer_free(p);
+	recorder_free(r);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* A request queued like a client value (paxos-admin's): taken when made against the newest
+ * configuration, dropped once another change is chosen (every proposer queued it). */
+START_TEST(test_proposer_takes_requests)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 8);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 1,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value stale = command(4, 0xb, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &stale), PAXOS_E_INVALID);
+	struct paxos_value beyond = command(1, 0x27, buf); /* id 5: acceptors is 5 */
+	ck_assert_int_eq(paxos_proposer_queue(p, &beyond), PAXOS_E_INVALID);
+	struct paxos_value ok = command(1, 0xb, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &ok), PAXOS_OK);
+	ck_assert(paxos_proposer_change_pending(p));
+	ck_assert_uint_eq(paxos_proposer_pending(p), 0); /* no client value */
+	/* Another leader's change is chosen in instance 1: ours is outdated and dropped. */
+	uint8_t other_buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value other = command(1, 0x1f, other_buf);
+	paxos_membership_apply(m, 1, &other);
+	struct recorder *r = recorder_new();
+	paxos_proposer_delivered(p, 1, &other, 1, &r->emitter);
+	ck_assert(!paxos_proposer_change_pending(p));
+	recorder_free(r);
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* ---- acceptor recovery over several configurations ---- */
+
+static void answer(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_ACCEPTOR,
+						       .sender_id = from,
+						       .acceptor_id = 0,
+						       .incarnation = incarnation,
+						       .highest_iid = 10,
+						       .highest_ballot = 1000};
+	struct recorder *r = recorder_new();
+	paxos_acceptor_handle(a, &m, &r->emitter);
+	recorder_free(r);
+}
+
+/* Acceptor 0 recovers with configurations {0,1,3} and {0,1,2}: answers from 1 and 3 cover
+ * the newest, not the older one (2's quorum {0,2} is unheard), so it waits for 2 too. */
+START_TEST(test_recovery_covers_every_configuration)
+{
+	struct paxos_counters c = {0};
+	struct paxos_storage *st = paxos_storage_memory_new();
+	struct paxos_acceptor *a =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 0}, st, &c);
+	struct paxos_acceptor_membership m = {
+	    .proposers = 0, .incarnation = 9, .amnesiac = true, .configurations = {0xb, 0x7}};
+	ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(a));
+	answer(a, 3, 9);
+	answer(a, 5, 9); /* in no configuration: counts for none */
+	ck_assert(paxos_acceptor_recovering(a));
+	answer(a, 1, 9);
+	ck_assert(paxos_acceptor_recovering(a));
+	answer(a, 2, 9);
+	ck_assert(!paxos_acceptor_recovering(a));
+	ck_assert_uint_eq(paxos_acceptor_floor(a), 10);
+	paxos_acceptor_free(a);
+	paxos_storage_destroy(st);
+}
+END_TEST
+
+static Suite *membership_suite(void)
+{
+	Suite *s = suite_create("membership");
+	TCase *t = tcase_create("membership");
+	tcase_add_test(t, test_history);
+	tcase_add_test(t, test_no_change_and_overflow);
+	tcase_add_test(t, test_command_format);
+	tcase_add_test(t, test_learner_counts_members);
+	tcase_add_test(t, test_learner_waits_for_configuration);
+	tcase_add_test(t, test_learner_starts_later);
+	tcase_add_test(t, test_proposer_counts_members_and_waits);
+	tcase_add_test(t, test_proposer_takes_requests);
+	tcase_add_test(t, test_recovery_covers_every_configuration);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(membership_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

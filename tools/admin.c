@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * paxos-admin: the acceptor set of a running cluster (membership-alpha). It learns the log
+ * from instance 1 with a learner of its own, which gives it the configurations chosen so far,
+ * and hears which acceptors run from their state messages. "status" prints them; a change is
+ * checked (known id, no change in progress, a live quorum of the new set), asked for through
+ * the proposers, and waited for until it is chosen and in force.
+ */
+#include <paxos/config.h>
+#include <paxos/log.h>
+#include <paxos/membership.h>
+#include <paxos/node.h>
+
+#include "runner.h"
+
+#include <event2/event.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "config_fields.h"
+
+static const char *const program = "paxos-admin";
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "Usage: paxos-admin -c FILE [options] COMMAND\n"
+	    "Shows or changes the acceptor set of a running cluster (membership-alpha).\n"
+	    "Commands:\n"
+	    "  status                    the configuration in force, from which instance, its\n"
+	    "                            members, the acceptors that answer, a change in progress\n"
+	    "  add-acceptor ID           make acceptor ID (running, not a member) a member\n"
+	    "  remove-acceptor ID        stop counting acceptor ID's votes\n"
+	    "  replace-acceptor OLD NEW  both in one change\n"
+	    "Options:\n"
+	    "  -c, --config FILE   cluster configuration (paxos.conf)\n"
+	    "  -p, --partition P   the partition (default 0)\n"
+	    "  -t, --timeout-ms T  give up after T ms (default 30000)\n"
+	    "  -h, --help          this text\n"
+	    "      --version       the library's version and wire version\n"
+	    "A change exits 0 once it is in force and prints the instance it is in force from;\n"
+	    "1 with the reason when it cannot be made; 2 for bad arguments.\n");
+}
+
+struct admin {
+	struct paxos_config cfg;
+	struct paxos_node *node;
+	struct event_base *base;
+	struct event *timer;
+	paxos_time started, last_ask;
+	paxos_time timeout;
+	int op; /* 0 status, 1 change */
+	uint32_t from_id, members, members_before;
+	bool asked;
+	int status; /* exit status once done, -1 until then */
+};
+
+static paxos_time now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (paxos_time)ts.tv_sec * 1000000 + (paxos_time)ts.tv_nsec / 1000;
+}
+
+static void members_text(uint32_t members, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (uint32_t rest = members; rest && used < cap; rest &= rest - 1)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%d", used ? "," : "",
+					 __builtin_ctz(rest));
+	if (!members)
+		snprintf(buf, cap, "none");
+}
+
+/* The library's warnings and errors only: its info lines (counters) are not the answer. */
+static void log_warnings(void *arg, enum paxos_log_level level, const char *line)
+{
+	(void)arg;
+	if (level <= PAXOS_LOG_WARNING)
+		fprintf(stderr, "%s\n", line);
+}
+
+static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+static uint32_t live(const struct admin *a)
+{
+	return paxos_node_acceptors_heard(a->node, 3 * a->cfg.acceptor_repeat_ms + 100);
+}
+
+static void finish(struct admin *a, int status)
+{
+	a->status = status;
+	event_base_loopbreak(a->base);
+}
+
+static void print_status(const struct admin *a)
+{
+	const struct paxos_membership *m = paxos_node_membership(a->node);
+	paxos_iid next = paxos_node_next_iid(a->node);
+	const struct paxos_configuration *now = paxos_membership_at(m, next);
+	const struct paxos_configuration *latest = paxos_membership_latest(m);
+	char members[128], heard[128];
+	members_text(now->members, members, sizeof(members));
+	members_text(live(a), heard, sizeof(heard));
+	printf("configuration %u in force from instance %llu: acceptors %s (quorum %u)\n", now->id,
+	       (unsigned long long)now->first, members, paxos_membership_quorum_of(now->members));
+	printf("acceptors answering: %s; next instance %llu\n", heard, (unsigned long long)next);
+	if (latest != now) {
+		members_text(latest->members, members, sizeof(members));
+		printf("change in progress: configuration %u (acceptors %s) in force from "
+		       "instance %llu\n",
+		       latest->id, members, (unsigned long long)latest->first);
+	}
+	fflush(stdout);
+}
+
+/* The learner caught up: every instance the acceptors report is delivered. */
+static bool caught_up(const struct admin *a, paxos_time now)
+{
+	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a))
+		return false;
+	return paxos_node_next_iid(a->node) > paxos_node_highest_seen(a->node);
+}
+
+/* Checks the change against what the cluster says now; prints why not and returns false. */
+static bool change_allowed(struct admin *a)
+{
+	const struct paxos_membership *m = paxos_node_membership(a->node);
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	if (paxos_membership_pending(m)) {
+		fprintf(stderr,
+			"%s: a change is in progress: configuration %u is in force from instance "
+			"%llu only; try again then\n",
+			program, c->id, (unsigned long long)c->first);
+		return false;
+	}
+	uint32_t added = a->members & ~a->members_before;
+	uint32_t removed = a->members_before & ~a->members;
+	if ((added & c->members) || (removed & ~c->members)) {
+		char have[128];
+		members_text(c->members, have, sizeof(have));
+		fprintf(stderr, "%s: %s: configuration %u has acceptors %s\n", program,
+			(added & c->members) ? "the acceptor to add is a member already"
+					     : "the acceptor to remove is no member",
+			c->id, have);
+		return false;
+	}
+	uint32_t target = (c->members | added) & ~removed;
+	if (!target) {
+		fprintf(stderr, "%s: that would leave no acceptor\n", program);
+		return false;
+	}
+	uint32_t up = live(a);
+	if (added & ~up) {
+		fprintf(stderr, "%s: acceptor %d does not answer: start it first\n", program,
+			__builtin_ctz(added & ~up));
+		return false;
+	}
+	uint32_t quorum = paxos_membership_quorum_of(target);
+	uint32_t answering = (uint32_t)__builtin_popcount(target & up);
+	if (answering < quorum) {
+		fprintf(stderr,
+			"%s: the new acceptor set would have no live quorum: %u of its members "
+			"answer, it needs %u\n",
+			program, answering, quorum);
+		return false;
+	}
+	a->from_id = c->id;
+	a->members = target;
+	return true;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct admin *a = arg;
+	paxos_time now = now_us();
+	if (paxos_node_failed(a->node)) {
+		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
+		finish(a, 1);
+		return;
+	}
+	if (now - a->started > a->timeout) {
+		fprintf(stderr, "%s: %s after %llu ms\n", program,
+			!a->asked
+			    ? "the cluster did not answer (no acceptor state heard, or the log "
+			      "not caught up)"
+			    : "the change was not chosen and in force",
+			(unsigned long long)(a->timeout / 1000));
+		finish(a, 1);
+		return;
+	}
+	if (!a->asked) {
+		if (!caught_up(a, now))
+			return;
+		if (a->op == 0) {
+			print_status(a);
+			finish(a, 0);
+			return;
+		}
+		if (!change_allowed(a)) {
+			finish(a, 1);
+			return;
+		}
+		a->asked = true;
+	}
+	const struct paxos_membership *m = paxos_node_membership(a->node);
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	char text[128];
+	if (c->id > a->from_id) {
+		if (c->id != a->from_id + 1 || c->members != a->members) {
+			fprintf(stderr, "%s: another change was chosen first (configuration %u)\n",
+				program, c->id);
+			finish(a, 1);
+			return;
+		}
+		if (paxos_membership_pending(m))
+			return;
+		members_text(c->members, text, sizeof(text));
+		printf("configuration %u in force from instance %llu: acceptors %s\n", c->id,
+		       (unsigned long long)c->first, text);
+		fflush(stdout);
+		finish(a, 0);
+		return;
+	}
+	/* Asked through the proposers like a client value: repeated until chosen. */
+	if (!a->last_ask || now - a->last_ask > 500000) {
+		a->last_ask = now;
+		if (paxos_node_change_membership(a->node, a->members) != PAXOS_OK) {
+			fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
+			finish(a, 1);
+		}
+	}
+}
+
+static int parse_command(struct admin *a, int argc, char **argv)
+{
+	if (argc < 1)
+		return -1;
+	const char *cmd = argv[0];
+	uint32_t x = 0, y = 0;
+	if (strcmp(cmd, "status") == 0 && argc == 1) {
+		a->op = 0;
+		return 0;
+	}
+	a->op = 1;
+	if (strcmp(cmd, "add-acceptor") == 0 && argc == 2 &&
+	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
+		a->members = 1u << x;
+		return 0;
+	}
+	if (strcmp(cmd, "remove-acceptor") == 0 && argc == 2 &&
+	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
+		a->members_before = 1u << x;
+		return 0;
+	}
+	if (strcmp(cmd, "replace-acceptor") == 0 && argc == 3 &&
+	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x) &&
+	    !paxos_runner_id(program, "acceptor", argv[2], a->cfg.acceptors, &y) && x != y) {
+		a->members_before = 1u << x;
+		a->members = 1u << y;
+		return 0;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+						{"partition", required_argument, NULL, 'p'},
+						{"timeout-ms", required_argument, NULL, 't'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{NULL, 0, NULL, 0}};
+	const char *config = NULL, *partition_text = "0";
+	uint32_t timeout_ms = 30000;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+c:p:t:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'p':
+			partition_text = optarg;
+			break;
+		case 't':
+			if (paxos_runner_id(program, "--timeout-ms", optarg, 86400001, &timeout_ms))
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			paxos_runner_version(program);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	static struct admin a;
+	uint32_t partition;
+	if (!config) {
+		usage(stderr);
+		return 2;
+	}
+	if (paxos_runner_config(program, config, &a.cfg) ||
+	    paxos_runner_id(program, "partition", partition_text, paxos_config_partitions(&a.cfg),
+			    &partition) ||
+	    paxos_config_partition(&a.cfg, partition, &a.cfg) != PAXOS_OK)
+		return 2;
+	if (parse_command(&a, argc - optind, argv + optind) != 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (a.cfg.membership_alpha == 0) {
+		fprintf(
+		    stderr,
+		    "%s: %s: membership-alpha is 0: the acceptors are fixed (README, \"Changing "
+		    "the cluster\")\n",
+		    program, config);
+		return 1;
+	}
+	paxos_set_log(log_warnings, NULL);
+	a.status = -1;
+	a.timeout = (paxos_time)timeout_ms * 1000;
+	char err[512] = "cannot create an event loop";
+	a.base = event_base_new();
+	a.node = a.base ? paxos_node_new(a.base, &a.cfg, err, sizeof(err)) : NULL;
+	if (!a.node || paxos_node_set_learner_start(a.node, 1) != PAXOS_OK ||
+	    paxos_node_add_learner(a.node, on_value, NULL) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
+		return 1;
+	}
+	a.timer = event_new(a.base, -1, EV_PERSIST, on_timer, &a);
+	struct timeval every = {0, 20000};
+	event_add(a.timer, &every);
+	a.started = now_us();
+	event_base_dispatch(a.base);
+	event_free(a.timer);
+	paxos_node_free(a.node);
+	event_base_free(a.base);
+	return a.status < 0 ? 1 : a.status;
+}
