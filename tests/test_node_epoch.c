@@ -138,6 +138,9 @@ START_TEST(test_raised_ballot_waits_for_its_epoch)
 	paxos_config_defaults(&cfg);
 	cfg.proposers = 1;
 	cfg.proposer_window = 4;
+	/* Timers far out: on a loaded machine a tick between two steps would retry a prepare and
+	 * try the failing store once more than the test counts. */
+	cfg.phase1_timeout_ms = cfg.phase2_timeout_ms = cfg.hole_check_ms = 60000;
 	struct event_base *base = event_base_new();
 	struct stub *s = calloc(1, sizeof(*s));
 	struct stub_epochs epochs = {.es.ops = &stub_epoch_ops};
