@@ -240,6 +240,26 @@ static enum instance_state on_promise(const struct instance_ctx *ctx, struct ins
 	return instance_step(ctx, inst, inst->vb ? EV_R1 : EV_R0, NULL, now, out);
 }
 
+/* The client values of v1 that wait in our list too (clients send to every proposer, and a
+ * leader that lost its leadership got its values back) leave it: proposed again in another
+ * instance, they would be delivered twice. Returns how many values v1 holds when any left the
+ * list (v1 is then ours: should it lose the instance after all, they go back), else 0. */
+static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_value *v1)
+{
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	uint32_t values = 0;
+	bool claimed = false;
+	paxos_batch_iter_init(&it, v1);
+	while (paxos_batch_next(&it, &one) == 1) {
+		values++;
+		if (pending_remove_hashed(ctx->pending, one.data, one.len,
+					  pending_hash(one.data, one.len)))
+			claimed = true;
+	}
+	return claimed ? values : 0;
+}
+
 /* R1: the value with the highest value ballot must be proposed (the four cases of 3.5). */
 static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 {
@@ -254,8 +274,8 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 		memcpy(inst->v2, inst->v1, inst->v1_len);
 	inst->v2_len = inst->v1_len;
 	inst->has_v2 = true;
-	inst->cv = false;
-	inst->values = 0;
+	inst->values = ctx->pending ? claim_v1(ctx, &v1) : 0;
+	inst->cv = inst->values > 0;
 	phase1_done(inst);
 }
 

@@ -1098,6 +1098,32 @@ START_TEST(test_jump_requeues_client_values)
 }
 END_TEST
 
+/* A new leader finds a client value accepted under its predecessor (v1) that also waits in
+ * its own list (clients send to every proposer): the value is proposed where it was found,
+ * and nowhere else, so it is delivered once. */
+START_TEST(test_adopted_value_leaves_pending)
+{
+	struct sim *s = sim_new(4, 3, 8);
+	struct paxos_value f = frame1("b");
+	for (uint32_t a = 0; a < QUORUM; a++) {
+		s->acc[a][1].promised = 50;
+		s->acc[a][1].accepted = 50; /* below any ballot of ours */
+		memcpy(s->acc[a][1].value, f.data, f.len);
+		s->acc[a][1].len = f.len;
+	}
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK); /* not leading: it waits in the list */
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "b");
+	ck_assert_uint_eq(s->delivered_iid[0], 1);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	ck_assert(!s->accept_sent[2]);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_random_loss_exactly_once)
 {
 	enum { N = 150 };
@@ -1406,6 +1432,7 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_stop_leading_requeues_in_order);
 	tcase_add_test(t, test_delivered_jumps_window);
 	tcase_add_test(t, test_jump_requeues_client_values);
+	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
 	tcase_add_test(t, test_batch_packs_waiting_values);
