@@ -149,3 +149,32 @@ local_members() {
 			for (i = 0; i < p; i++) print "proposer " i " 127.0.0.1:" 7301 + i }' \
 		"$1" >"$1.members" && mv "$1.members" "$1"
 }
+
+# partition_client NAME PARTITION COUNT: paxos-client on $CONF in the background, 16 values
+# outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION x
+# spreads the values over partitions 0 and 1.
+partition_client() {
+	where="--partition $2"
+	[ "$2" != x ] || where="--partitions 2"
+	(
+		status=0
+		# shellcheck disable=SC2086
+		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
+			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
+		echo "$status" >"$WORK/$1.status"
+	) &
+	CLIENTS="${CLIENTS:-} $!"
+}
+
+# clients_served NAME...: waits for the partition clients; each named one delivered all its
+# values.
+clients_served() {
+	for pid in $CLIENTS; do wait "$pid" || true; done
+	CLIENTS=""
+	for name in "$@"; do
+		[ "$(cat "$WORK/$name.status")" = 0 ] ||
+			fail "$name: $(tail -n 3 "$WORK/$name.log")"
+		grep -q "^delivered \([0-9]*\) of \1 values" "$WORK/$name.log" ||
+			fail "$name: $(head -n 1 "$WORK/$name.log")"
+	done
+}

@@ -41,25 +41,6 @@ start proposer1 paxos-proposer -c "$CONF" -i 1
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 sleep 0.5
 
-client() { # client NAME PARTITION COUNT: in the background, its status in NAME.status
-	(
-		status=0
-		"$BUILD/paxos-client" -c "$CONF" --partition "$2" --count "$3" --outstanding 16 \
-			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
-		echo "$status" >"$WORK/$1.status"
-	) &
-	CLIENTS="${CLIENTS:-} $!"
-}
-served() { # served NAME...: each client delivered all its values
-	for pid in $CLIENTS; do wait "$pid" || true; done
-	CLIENTS=""
-	for name in "$@"; do
-		[ "$(cat "$WORK/$name.status")" = 0 ] ||
-			fail "$name: $(tail -n 3 "$WORK/$name.log")"
-		grep -q "^delivered \([0-9]*\) of \1 values" "$WORK/$name.log" ||
-			fail "$name: $(head -n 1 "$WORK/$name.log")"
-	done
-}
 lines() { # lines FILE PARTITION: values of that partition in a learner's output
 	awk -v p="$2" '$1 == p' "$1" | wc -l
 }
@@ -73,25 +54,25 @@ settled() { # settled COUNT: wait until both learners wrote COUNT lines
 }
 
 # 1. Partition 0 alone: partition 1's leader closes its idle instances with skips.
-client c0 0 1000
-served c0
+partition_client c0 0 1000
+clients_served c0
 settled 1000
 [ "$(lines "$WORK/learner0.out" 0)" -eq 1000 ] || fail "learner 0 did not deliver partition 0's 1000 values"
 echo "e2e_merge: 1. 1000 values of partition 0 delivered merged while partition 1 was idle"
 
 # 2. Both partitions at once.
-client c1 0 2000
-client c2 1 2000
-served c1 c2
+partition_client c1 0 2000
+partition_client c2 1 2000
+clients_served c1 c2
 settled 5000
 echo "e2e_merge: 2. 2000 values on each partition delivered merged"
 
 # 3. Partition 1's leader dies: the merged order waits for it, then goes on.
 kill -9 "$PID_proposer1"
 wait "$PID_proposer1" 2>/dev/null || true
-client c3 0 500
-client c4 1 500
-served c3 c4
+partition_client c3 0 500
+partition_client c4 1 500
+clients_served c3 c4
 settled 6000
 echo "e2e_merge: 3. after partition 1's leader died, 500 values on each delivered merged"
 

@@ -38,34 +38,10 @@ leads() { # leads LOG PROPOSER PARTITION: the last leader line of LOG names PROP
 leads proposer0 0 0 && leads proposer1 0 0 || fail "proposer 0 does not lead partition 0"
 leads proposer0 1 1 && leads proposer1 1 1 || fail "proposer 1 does not lead partition 1"
 
-client() { # client NAME PARTITION COUNT: in the background, its status in NAME.status;
-	# PARTITION x spreads over both
-	where="--partition $2"
-	[ "$2" != x ] || where="--partitions 2"
-	(
-		status=0
-		# shellcheck disable=SC2086
-		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
-			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
-		echo "$status" >"$WORK/$1.status"
-	) &
-	CLIENTS="${CLIENTS:-} $!"
-}
-served() { # served NAME...: each client delivered all its values
-	for pid in $CLIENTS; do wait "$pid" || true; done
-	CLIENTS=""
-	for name in "$@"; do
-		[ "$(cat "$WORK/$name.status")" = 0 ] ||
-			fail "$name: $(tail -n 3 "$WORK/$name.log")"
-		grep -q "^delivered \([0-9]*\) of \1 values" "$WORK/$name.log" ||
-			fail "$name: $(head -n 1 "$WORK/$name.log")"
-	done
-}
-
 # 1. Both partitions at once, each led by its own proposer.
-client c0 0 2000
-client c1 1 2000
-served c0 c1
+partition_client c0 0 2000
+partition_client c1 1 2000
+clients_served c0 c1
 sleep 0.5
 proposed() { # proposed PROPOSER PARTITION: values it proposed for that partition
 	grep "^paxos: counters partition $2 proposer $1:" "$WORK/proposer$1.log" | tail -n 1 |
@@ -86,9 +62,9 @@ echo "e2e_partitions: 1. each proposer led one partition; 2000 values each deliv
 # 2. The leader of partition 1 dies: proposer 0 takes it, partition 0 goes on.
 kill -9 "$PID_proposer1"
 wait "$PID_proposer1" 2>/dev/null || true
-client c2 0 1000
-client c3 1 1000
-served c2 c3
+partition_client c2 0 1000
+partition_client c3 1 1000
+clients_served c2 c3
 leads proposer0 0 1 || fail "partition 1 did not move to proposer 0"
 echo "e2e_partitions: 2. partition 1 moved to proposer 0 after proposer 1 died; both served"
 
@@ -96,9 +72,9 @@ echo "e2e_partitions: 2. partition 1 moved to proposer 0 after proposer 1 died; 
 start proposer1b paxos-proposer -c "$CONF" -i 1
 sleep 1
 leads proposer0 1 1 || fail "partition 1 did not return to proposer 1"
-client c4 0 1000
-client c5 1 1000
-served c4 c5
+partition_client c4 0 1000
+partition_client c5 1 1000
+clients_served c4 c5
 echo "e2e_partitions: 3. partition 1 returned to proposer 1; both served"
 
 # 4. The oracle moves partition 1 alone: to proposer 0, then back to the rule.
@@ -112,8 +88,8 @@ leads proposer0 1 1 || fail "partition 1 did not return to proposer 1 after --au
 echo "e2e_partitions: 4. the oracle moved partition 1 alone, and gave it back"
 
 # 5. One client spreads its values over both partitions, round-robin.
-client c6 x 1000
-served c6
+partition_client c6 x 1000
+clients_served c6
 grep -q "^partition 0: 500 values delivered" "$WORK/c6.log" &&
 	grep -q "^partition 1: 500 values delivered" "$WORK/c6.log" ||
 	fail "the client did not spread its values over both partitions: $(cat "$WORK/c6.log")"
