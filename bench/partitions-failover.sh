@@ -6,8 +6,9 @@
 # times deliveries per 100 ms three times over: partition 0 alone, partition 1 alone, and the
 # merged order of both. At 3 s proposer 1, the leader of partition 1, is killed (kill -9).
 # Prints, per monitor, the longest pause between two deliveries before the crash (baseline)
-# and within 1 s after it. Expected: partition 0 as before, partition 1 and the merged order
-# about heartbeat-timeout-ms (the merged order waits for partition 1's segments).
+# and within 1 s after it, medians of ROUNDS (default 3) runs on fresh processes. Expected:
+# partition 0 as before, partition 1 and the merged order about heartbeat-timeout-ms (the
+# merged order waits for partition 1's segments).
 # Writes bench/results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
 set -eu
@@ -28,42 +29,59 @@ sed -e "s|^storage-path .*|storage-path $WORK/store|" -e "s|^partitions .*|parti
 timeout_ms=$(awk '$1 == "heartbeat-timeout-ms" { print $2 }' "$CONF")
 skip_ms=$(awk '$1 == "merge-skip-ms" { print $2 }' "$CONF")
 
-for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
-for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
-sleep 0.5
-T0=$(date +%s.%N)
-start monitor0 paxos-monitor -c "$CONF" --partition 0 --interval-ms 100 --csv "$WORK/m0.csv"
-start monitor1 paxos-monitor -c "$CONF" --partition 1 --interval-ms 100 --csv "$WORK/m1.csv"
-start merged paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/merged.csv"
-for p in 0 1; do
-	start client$p paxos-client -c "$CONF" --partition $p --count 100000000 --outstanding 10 \
-		--size 500 --resubmit-ms 3000 --time-limit 7
-done
-sleep 3
-kill -9 "$PID_proposer1"
-AT=$(awk -v t0="$T0" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3f", now - t0 }')
-wait "$PID_proposer1" 2>/dev/null || true
-PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer1" | tr '\n' ' ')
-sleep 4
-stop_all
-grep -q "partition 1: leader is now 0" "$WORK/proposer0.log" ||
-	fail "proposer 0 did not take partition 1 over"
-
 # pauses CSV AT: the longest pause from 0.7 s to the crash, and in the second after it
 pauses() {
 	awk -F, -v at="$1" 'NR > 1 { t = $1 + 0; p = $6 + 0
 		if (t > 0.7 && t <= at - 0.1 && p > base) base = p
 		if (t > at - 0.1 && t <= at + 1.0 && p > after) after = p }
-		END { printf "%.1f | %.1f", base, after }' "$2"
+		END { printf "%.1f %.1f", base, after }' "$2"
 }
+
+# round R: one run on fresh processes; appends "R AT m0 m1 merged" pauses to $WORK/rounds.
+round() {
+	rm -rf "$WORK/store" "$WORK"/*.csv
+	PIDS=""
+	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+	for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
+	sleep 0.5
+	T0=$(date +%s.%N)
+	start monitor0 paxos-monitor -c "$CONF" --partition 0 --interval-ms 100 --csv "$WORK/m0.csv"
+	start monitor1 paxos-monitor -c "$CONF" --partition 1 --interval-ms 100 --csv "$WORK/m1.csv"
+	start merged paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/merged.csv"
+	for p in 0 1; do
+		start client$p paxos-client -c "$CONF" --partition $p --count 100000000 --outstanding 10 \
+			--size 500 --resubmit-ms 3000 --time-limit 7
+	done
+	sleep 3
+	kill -9 "$PID_proposer1"
+	AT=$(awk -v t0="$T0" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3f", now - t0 }')
+	wait "$PID_proposer1" 2>/dev/null || true
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer1" | tr '\n' ' ')
+	sleep 4
+	stop_all
+	grep -q "partition 1: leader is now 0" "$WORK/proposer0.log" ||
+		fail "proposer 0 did not take partition 1 over"
+	echo "$1 $AT $(pauses "$AT" "$WORK/m0.csv") $(pauses "$AT" "$WORK/m1.csv")" \
+		"$(pauses "$AT" "$WORK/merged.csv")" >>"$WORK/rounds"
+}
+
+ROUNDS=${ROUNDS:-3}
+for r in $(seq "$ROUNDS"); do round "$r"; done
+# median COLUMN: the median over the rounds of that column of $WORK/rounds
+median() { awk -v c="$1" '{ print $c }' "$WORK/rounds" | sort -n |
+	awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 MD=$OUT/partitions-failover.md
 {
 	echo "| monitor | longest pause before, ms | longest pause in the second after, ms |"
 	echo "| --- | --- | --- |"
-	echo "| partition 0 (its leader lives) | $(pauses "$AT" "$WORK/m0.csv") |"
-	echo "| partition 1 (its leader killed) | $(pauses "$AT" "$WORK/m1.csv") |"
-	echo "| merged order of both | $(pauses "$AT" "$WORK/merged.csv") |"
+	echo "| partition 0 (its leader lives) | $(median 3) | $(median 4) |"
+	echo "| partition 1 (its leader killed) | $(median 5) | $(median 6) |"
+	echo "| merged order of both | $(median 7) | $(median 8) |"
 	echo
-	echo "Leader of partition 1 killed at $AT s; heartbeat-timeout-ms $timeout_ms, merge-skip-ms $skip_ms; $(nproc) cores."
+	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms, merge-skip-ms $skip_ms;" \
+		"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end. Each round:" \
+		"round, crash at (s), then before and after (ms) for partition 0, partition 1, merged:"
+	echo
+	sed 's/^/    /' "$WORK/rounds"
 } >"$MD"
 cat "$MD"
