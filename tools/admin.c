@@ -124,10 +124,19 @@ static void print_status(const struct admin *a)
 	fflush(stdout);
 }
 
-/* The learner caught up: every instance the acceptors report is delivered. */
+/* How long an acceptor to add may take to answer before it counts as not running: its first
+ * state message can come later than the others' (over unicast, one tick after our subscription
+ * reached it; later on a busy machine). */
+#define ADMIN_ANSWER_WAIT_US 3000000u
+
+/* The learner caught up: every instance the acceptors report is delivered, and the acceptor to
+ * add answered or had its time to. */
 static bool caught_up(const struct admin *a, paxos_time now)
 {
 	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a))
+		return false;
+	if (a->op == 1 && (a->members & ~a->members_before & ~live(a)) &&
+	    now - a->started < ADMIN_ANSWER_WAIT_US)
 		return false;
 	return paxos_node_next_iid(a->node) > paxos_node_highest_seen(a->node);
 }
