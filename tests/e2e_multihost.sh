@@ -18,6 +18,8 @@
 #              1) cut off and healed
 #   partitions two partitions (learner-merge yes), a client on each: proposer 1, leader of
 #              partition 1, killed and restarted; the learners' merged orders identical
+#   reconfig   acceptor 2 replaced by a spare on h4 and stopped, the set grown to 5 (the leader
+#              killed during a change) and shrunk to 3; a learner started afterwards agrees
 # Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
 # tests/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
 # MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
@@ -42,7 +44,7 @@ trap 'exit 1' INT TERM HUP
 # Values and values in flight per scenario: enough load that every fault hits a busy cluster
 # (without faults the client gets over 10,000 values a second through).
 COUNT=0
-SCENARIOS=${MH_SCENARIOS:-loss delay acceptor leader partition partitions}
+SCENARIOS=${MH_SCENARIOS:-loss delay acceptor leader partition partitions reconfig}
 
 if ! mh_create 5; then
 	# Named namespaces need real root (netns-run.sh maps other users to root in a user
@@ -157,6 +159,9 @@ values() { cut -d' ' -f2 "$1" | sort; }
 learners_done() {
 	d=$WORK/$1
 	[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerB.out")" ] || return 1
+	if [ -e "$d/learnerC.out" ]; then # started late (reconfig)
+		[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerC.out")" ] || return 1
+	fi
 	values "$d/submitted" | uniq >"$d/submitted.set"
 	for l in A B; do
 		values "$d/learner$l.out" | uniq >"$d/learner$l.set"
@@ -199,9 +204,19 @@ finish() {
 	[ "$MH_NFQ_DELAYED" -eq 0 ] || faults="$MH_NFQ_DELAYED datagrams delayed by nfq-delay"
 	stop_all
 	cmp -s "$d/learnerA.out" "$d/learnerB.out" || fail "$1: learner outputs differ"
-	# Instances run 1, 2, 3, ... (several lines share one when values were batched into it).
-	awk '$1 != (NR == 1 ? 1 : prev) && $1 != prev + 1 { bad = 1; exit } { prev = $1 }
-		END { exit bad }' "$d/learnerA.out" || fail "$1: learner instances are not consecutive"
+	if [ -e "$d/learnerC.out" ]; then
+		cmp -s "$d/learnerA.out" "$d/learnerC.out" ||
+			fail "$1: the learner started late differs"
+	fi
+	# Instances run 1, 2, 3, ... (several lines share one when values were batched into it);
+	# with membership changes they only grow (the commands' instances hold no client value).
+	if [ "$1" = reconfig ]; then
+		sort -c -s -n -k1,1 "$d/learnerA.out" || fail "$1: learner instances go back"
+	else
+		awk '$1 != (NR == 1 ? 1 : prev) && $1 != prev + 1 { bad = 1; exit } { prev = $1 }
+			END { exit bad }' "$d/learnerA.out" ||
+			fail "$1: learner instances are not consecutive"
+	fi
 	values "$d/learnerA.out" | uniq >"$d/delivered.set"
 	foreign=$(comm -13 "$d/submitted.set" "$d/delivered.set" | wc -l)
 	[ "$foreign" -eq 0 ] || fail "$1: $foreign delivered values were never submitted"
@@ -274,6 +289,65 @@ scenario_partition() {
 	event partition "h2 healed"
 	mh_heal 2
 	settled partition 9 10
+}
+
+# paxos-admin on h5 with h5's configuration; must succeed. mh_admin NAME WHAT ARGS...
+mh_admin() {
+	name=$1
+	what=$2
+	shift 2
+	ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$WORK/$name/h5.conf" "$@" \
+		>"$WORK/$name/admin.out" 2>"$WORK/$name/admin.err" ||
+		fail "$name: paxos-admin $* ($what): $(cat "$WORK/$name/admin.err")"
+	event "$name" "$what: $(cat "$WORK/$name/admin.out")"
+}
+
+# Changing the acceptor set under load (README, "Changing the cluster"): acceptors 0-2 are
+# the members at the start, 3 (h4), 4 (h5) and 5 (h3) run as spares. Acceptor 2 is replaced
+# by 3, on another host, and stopped; the set grows to 5 (4, then 5, the leader killed during
+# that change) and shrinks back to 3 (0, 1, 3); a learner started after the changes (h4)
+# delivers the same as the two others.
+scenario_reconfig() {
+	d=$WORK/reconfig
+	mh_start 4 acceptor3 paxos-acceptor -c "$d/h4.conf" -i 3
+	mh_start 5 acceptor4 paxos-acceptor -c "$d/h5.conf" -i 4
+	mh_start 3 acceptor5 paxos-acceptor -c "$d/h3.conf" -i 5
+	if [ -n "${RENEWAL:-}" ]; then
+		mh_wait_bound 10 4:7204 5:7205 3:7206 || fail "reconfig: spares did not bind"
+		sleep "$RENEWAL" # the learners subscribe to the spares too
+	else
+		mh_wait_joined 10 "4:$ACCEPTORS:1" "5:$ACCEPTORS:1" "3:$ACCEPTORS:2" ||
+			fail "reconfig: spares did not join"
+	fi
+	start_client reconfig 40000 8
+	progress reconfig 1 8
+	mh_admin reconfig "replace 2 by 3" replace-acceptor 2 3
+	grep -q "acceptors 0,1,3$" "$d/admin.out" || fail "reconfig: 2 was not replaced by 3"
+	mh_kill acceptor2 TERM
+	progress reconfig 2 8
+	mh_admin reconfig "grow, 1 of 2" add-acceptor 4
+	progress reconfig 3 8
+	# The leader dies as the next change is asked for: it comes into force under proposer 1.
+	ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$d/h5.conf" add-acceptor 5 \
+		>"$d/admin.out" 2>"$d/admin.err" &
+	admin=$!
+	sleep 0.3
+	event reconfig "proposer 0 (leader) killed during a change"
+	mh_kill proposer0
+	wait "$admin" || fail "reconfig: the change did not come into force after the leader" \
+		"was killed: $(cat "$d/admin.err")"
+	grep -q "acceptors 0,1,3,4,5$" "$d/admin.out" || fail "reconfig: the set did not grow to 5"
+	event reconfig "grow, 2 of 2: $(cat "$d/admin.out")"
+	progress reconfig 5 8
+	mh_admin reconfig "shrink, 1 of 2" remove-acceptor 5
+	mh_admin reconfig "shrink, 2 of 2" remove-acceptor 4
+	grep -q "acceptors 0,1,3$" "$d/admin.out" || fail "reconfig: the set did not shrink to 3"
+	mh_kill acceptor4 TERM
+	mh_kill acceptor5 TERM
+	progress reconfig 6 8
+	mh_start 4 learnerC paxos-learner -c "$d/h4.conf" -o "$d/learnerC.out"
+	event reconfig "learner C started on h4"
+	settled reconfig 7 8
 }
 
 # Two partitions, learners merging them (learner-merge yes): proposer 0 leads partition 0 and
@@ -366,7 +440,7 @@ for s in $SCENARIOS; do
 			continue
 		fi
 		;;
-	acceptor | leader | partition | partitions) ;;
+	acceptor | leader | partition | partitions | reconfig) ;;
 	*) fail "unknown scenario $s" ;;
 	esac
 	started=$(date +%s)
@@ -378,6 +452,16 @@ for s in $SCENARIOS; do
 			-e "s|^learner-hole-check-ms .*|learner-hole-check-ms 100|"
 		[ "$(grep -Ec '^(phase[12]-timeout-ms 150|learner-hole-check-ms 100)( |$)' \
 			"$WORK/$s/h1.conf")" -eq 3 ] || fail "delay: cannot raise the timeouts"
+	elif [ "$s" = reconfig ]; then
+		set -- -e "s|^acceptors .*|acceptors 6|" -e "s|^initial-members .*|initial-members 3|" \
+			-e "s|^membership-alpha .*|membership-alpha 256|"
+		if [ -n "${RENEWAL:-}" ]; then # spares 3, 4, 5 on h4, h5, h3
+			set -- "$@" -e "\$a acceptor 3 $(mh_addr 4):7204" \
+				-e "\$a acceptor 4 $(mh_addr 5):7205" -e "\$a acceptor 5 $(mh_addr 3):7206"
+		fi
+		start_cluster "$s" "$@"
+		[ "$(grep -Ec '^(acceptors 6|initial-members 3|membership-alpha 256)( |$)' \
+			"$WORK/$s/h1.conf")" -eq 3 ] || fail "reconfig: cannot set the membership"
 	elif [ "$s" = partitions ]; then
 		start_cluster "$s" -e "s|^partitions .*|partitions 2|" \
 			-e "s|^learner-merge .*|learner-merge yes|" \
