@@ -115,6 +115,18 @@ PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  */
 PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
 
+/**
+ * With membership-alpha: keeps the configuration history this node learns in @p dir (as
+ * dir/membership, made with its parents when missing, replaced atomically and flushed before
+ * the node acts on a new configuration), and starts from the one kept there when it is newer
+ * than paxos.conf's. An acceptor's is kept beside its store (storage-path/acceptor-ID) and a
+ * proposer's with its epoch (storage-path/proposer-ID) without this call; a learner of its
+ * own needs it only to know the configuration before it delivers the log again. Call it
+ * before adding roles. PAXOS_E_INVALID without membership-alpha or after a role was added;
+ * PAXOS_E_IO when a history was learned already and cannot be written there.
+ */
+PAXOS_API int paxos_node_keep_membership(struct paxos_node *n, const char *dir);
+
 /** With membership-alpha: the acceptor configurations this node's learner has learned (see
  * paxos/membership.h: the newest with paxos_membership_latest(), whether it is in force with
  * paxos_membership_pending()); NULL when the acceptors are fixed or the node has no learner
