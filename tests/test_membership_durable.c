@@ -265,8 +265,7 @@ START_TEST(test_recovery_skips_ended_configuration)
 		struct paxos_acceptor_membership m = {
 		    .proposers = 1, .incarnation = 9, .amnesiac = true, .recovery_ticks = 0};
 		ck_assert_uint_eq(paxos_membership_voted_in(h, 3, m.configurations,
-							    with_ends ? m.configuration_ends
-								      : NULL,
+							    with_ends ? m.configuration_ends : NULL,
 							    PAXOS_ACCEPTOR_CONFIGURATIONS),
 				  2);
 		ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
@@ -505,6 +504,56 @@ START_TEST(test_removed_votes_refused)
 }
 END_TEST
 
+/* A history the application kept with its snapshot: the node starts from it, keeps it in its
+ * directory, and a newer one kept there wins over an older one given. */
+START_TEST(test_history_from_snapshot)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	char dir[128], err[512];
+	snprintf(dir, sizeof(dir), "%s/learner", base_dir);
+	struct paxos_membership *h = replaced_history();
+	uint32_t count;
+	const struct paxos_configuration *c = paxos_membership_history(h, &count);
+	struct event_base *base = event_base_new();
+	paxos_set_log(keep_line, NULL);
+	for (int life = 0; life < 2; life++) {
+		struct stub *s = calloc(1, sizeof(*s));
+		struct paxos_node *n =
+		    paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+		ck_assert_msg(n != NULL, "%s", err);
+		ck_assert_int_eq(paxos_node_set_membership(n, c, count, 5), PAXOS_E_INVALID);
+		ck_assert_msg(strstr(paxos_node_error(n), "not a history of changes"), "%s",
+			      paxos_node_error(n));
+		/* The second life is given only configurations 1 and 2: the kept 3 wins. */
+		ck_assert_int_eq(
+		    paxos_node_set_membership(n, c, life ? 2 : count, paxos_membership_applied(h)),
+		    PAXOS_OK);
+		ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_set_learner_start(n, 31), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_add_learner(n, on_value, NULL), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_set_membership(n, c, count, 30), PAXOS_E_INVALID);
+		const struct paxos_membership *m = paxos_node_membership(n);
+		ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+		ck_assert_uint_eq(paxos_membership_members(m, 31), 0x1c);
+		ck_assert_uint_eq(paxos_membership_applied(m), 30); /* below the learner's start */
+		struct paxos_membership *kept;
+		ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &kept, err, sizeof(err)),
+				 PAXOS_OK);
+		ck_assert_ptr_nonnull(kept);
+		ck_assert_uint_eq(paxos_membership_latest(kept)->id, 3);
+		paxos_membership_free(kept);
+		paxos_node_free(n);
+		free(s);
+	}
+	paxos_membership_free(h);
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
 static Suite *membership_durable_suite(void)
 {
 	Suite *s = suite_create("membership_durable");
@@ -517,6 +566,7 @@ static Suite *membership_durable_suite(void)
 	tcase_add_test(t, test_acceptor_starts_from_kept);
 	tcase_add_test(t, test_learner_keeps_change);
 	tcase_add_test(t, test_removed_votes_refused);
+	tcase_add_test(t, test_history_from_snapshot);
 	suite_add_tcase(s, t);
 	return s;
 }

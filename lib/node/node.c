@@ -424,6 +424,14 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
 		   "learned",
 		   (unsigned long long)from, (unsigned long long)to);
+	if (n->membership)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: learner: a membership change chosen among them is not known "
+		    "here: configuration %u is taken to govern from instance %llu; where one "
+		    "may have been, start from the history kept with the snapshot "
+		    "(paxos_node_set_membership) or in a directory (paxos_node_keep_membership)",
+		    paxos_membership_latest(n->membership)->id, (unsigned long long)to + 1);
 	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
 	 * forged without a key, and a forged quorum of them would let a forged trim empty the
 	 * store for good. What this learner delivers after the skip is. */
@@ -499,12 +507,12 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 
 int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 {
-	if (!n || !dir || !dir[0] || n->membership || !n->cfg.membership_alpha) {
+	if (!n || !dir || !dir[0] || n->membership_ready || !n->cfg.membership_alpha) {
 		if (n)
 			node_set_error(n, "paxos_node_keep_membership: %s",
-				       !dir || !dir[0] ? "no directory"
-				       : n->membership ? "call it before adding roles"
-						       : "needs membership-alpha");
+				       !dir || !dir[0]       ? "no directory"
+				       : n->membership_ready ? "call it before adding roles"
+							     : "needs membership-alpha");
 		return PAXOS_E_INVALID;
 	}
 	return node_membership_keep_in(n, dir);

@@ -145,6 +145,7 @@ struct paxos_node {
 	char membership_dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
 	uint32_t membership_dir_count;
 	uint32_t membership_kept;
+	bool membership_ready;   /* made (node_membership_init): roles use it */
 	uint32_t refused_config; /* the configuration refused_voters were refused in */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */

@@ -25,6 +25,15 @@ static void members_text(uint32_t members, char *buf, size_t cap)
 					 __builtin_ctz(rest));
 }
 
+/* Whether history a is newer than b (NULL): a later configuration, or more applied. */
+static bool newer(const struct paxos_membership *a, const struct paxos_membership *b)
+{
+	if (!b)
+		return true;
+	uint32_t ia = paxos_membership_latest(a)->id, ib = paxos_membership_latest(b)->id;
+	return ia > ib || (ia == ib && paxos_membership_applied(a) > paxos_membership_applied(b));
+}
+
 /* The newest history kept in the node's directories (the highest configuration id, then the
  * most applied), or NULL; which directory in *from. */
 static int read_kept(struct paxos_node *n, struct paxos_membership **best, const char **from)
@@ -41,11 +50,7 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 		}
 		if (!m)
 			continue;
-		const struct paxos_configuration *a = paxos_membership_latest(m);
-		const struct paxos_configuration *b = *best ? paxos_membership_latest(*best) : NULL;
-		if (!b || a->id > b->id ||
-		    (a->id == b->id &&
-		     paxos_membership_applied(m) > paxos_membership_applied(*best))) {
+		if (newer(m, *best)) {
 			paxos_membership_free(*best);
 			*best = m;
 			*from = n->membership_dirs[k];
@@ -83,16 +88,27 @@ static void say_if_removed(struct paxos_node *n, bool at_start)
 		   (unsigned long long)c->first, id);
 }
 
+static int keep(struct paxos_node *n, uint32_t first_dir);
+
 int node_membership_init(struct paxos_node *n)
 {
-	if (n->membership || !n->cfg.membership_alpha)
+	if (n->membership_ready || !n->cfg.membership_alpha)
 		return PAXOS_OK;
-	const char *from = NULL;
-	int rc = read_kept(n, &n->membership, &from);
+	struct paxos_membership *kept;
+	const char *from = "the application (paxos_node_set_membership)";
+	int rc = read_kept(n, &kept, &from);
 	if (rc != PAXOS_OK)
 		return rc;
-	uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
-	uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
+	bool given = n->membership != NULL; /* by paxos_node_set_membership */
+	if (kept && newer(kept, n->membership)) {
+		paxos_membership_free(n->membership);
+		n->membership = kept;
+		given = false;
+	} else {
+		paxos_membership_free(kept);
+		kept = NULL;
+		from = "the application (paxos_node_set_membership)";
+	}
 	if (n->membership) {
 		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 		uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
@@ -100,28 +116,59 @@ int node_membership_init(struct paxos_node *n)
 		members_text(c->members, text, sizeof(text));
 		if (c->members & ~ids) {
 			node_set_error(n,
-				       "%s/membership: configuration %u has acceptors %s, but "
-				       "paxos.conf has only %u acceptor ids: add their addresses",
+				       "%s: configuration %u has acceptors %s, but paxos.conf has "
+				       "only %u acceptor ids: add their addresses",
 				       from, c->id, text, n->cfg.acceptors);
-			paxos_membership_free(n->membership);
-			n->membership = NULL;
 			return PAXOS_E_INVALID;
 		}
-		n->membership_kept = c->id;
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u (acceptors %s from instance %llu), as learned "
-			   "before (%s/membership), not paxos.conf's first one",
-			   c->id, text, (unsigned long long)c->first, from);
+			   "before (%s%s), not paxos.conf's first one",
+			   c->id, text, (unsigned long long)c->first, from,
+			   given ? "" : "/membership");
+		/* One the application gave is kept in the node's directories too. */
+		n->membership_kept = given ? 0 : c->id;
+		if (given && (rc = keep(n, 0)) != PAXOS_OK)
+			return rc;
+		n->membership_kept = c->id;
 	} else {
+		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
+		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
 		n->membership = paxos_membership_new(members, n->cfg.membership_alpha);
 		n->membership_kept = 1;
+		if (!n->membership) {
+			node_set_error(n, "out of memory");
+			return PAXOS_E_NOMEM;
+		}
 	}
-	if (!n->membership) {
-		node_set_error(n, "out of memory");
-		return PAXOS_E_NOMEM;
-	}
+	n->membership_ready = true;
 	count_latest(n);
 	say_if_removed(n, true);
+	return PAXOS_OK;
+}
+
+int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
+			      uint32_t count, paxos_iid applied)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->cfg.membership_alpha || n->membership_ready) {
+		node_set_error(n, "paxos_node_set_membership: %s",
+			       n->membership_ready ? "call it before adding roles"
+						   : "needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	struct paxos_membership *m =
+	    paxos_membership_restore(c, count, applied, n->cfg.membership_alpha);
+	if (!m) {
+		node_set_error(n,
+			       "paxos_node_set_membership: not a history of changes with "
+			       "membership-alpha %u",
+			       n->cfg.membership_alpha);
+		return PAXOS_E_INVALID;
+	}
+	paxos_membership_free(n->membership);
+	n->membership = m;
 	return PAXOS_OK;
 }
 
@@ -154,7 +201,7 @@ int node_membership_keep_in(struct paxos_node *n, const char *dir)
 	snprintf(n->membership_dirs[n->membership_dir_count++], sizeof(n->membership_dirs[0]), "%s",
 		 dir);
 	/* Made before this directory was known: from now on it is kept there too. */
-	if (n->membership && paxos_membership_latest(n->membership)->id > 1)
+	if (n->membership_ready && paxos_membership_latest(n->membership)->id > 1)
 		return keep(n, n->membership_dir_count - 1);
 	return PAXOS_OK;
 }

@@ -56,13 +56,15 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 			   &members, &used) != 3 ||
 		    used == 0)
 			return corrupt(path, "a line that is no configuration", err, errlen);
-		c[count++] = (struct paxos_configuration){.first = first, .id = id, .members = members};
+		c[count++] =
+		    (struct paxos_configuration){.first = first, .id = id, .members = members};
 	}
 	if (file_alpha != alpha) {
-		paxos_error_format(err, errlen,
-				   "%s was learned with membership-alpha %u, paxos.conf says %u: every "
-				   "process of a cluster needs the same",
-				   path, file_alpha, alpha);
+		paxos_error_format(
+		    err, errlen,
+		    "%s was learned with membership-alpha %u, paxos.conf says %u: every "
+		    "process of a cluster needs the same",
+		    path, file_alpha, alpha);
 		return PAXOS_E_INVALID;
 	}
 	*m = paxos_membership_restore(c, count, applied, alpha);
@@ -101,9 +103,9 @@ int paxos_membership_file_write(const char *dir, const struct paxos_membership *
 	char text[TEXT_MAX];
 	uint32_t count;
 	const struct paxos_configuration *c = paxos_membership_history(m, &count);
-	int len = snprintf(text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32
-			   "\napplied %" PRIu64 "\n",
-			   MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
+	int len = snprintf(
+	    text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
+	    MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
 	for (uint32_t k = 0; k < count; k++)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
 				"configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 "\n", c[k].id,
