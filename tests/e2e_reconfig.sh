@@ -141,7 +141,6 @@ stop_one proposer1
 start proposer1 paxos-proposer -c "$CONF" -i 1
 stop_one acceptor3
 start acceptor3 paxos-acceptor -c "$CONF" -i 3
-start acceptor2 paxos-acceptor -c "$CONF" -i 2
 wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
 	i=0
 	until grep -q "$2" "$WORK/$1.log"; do
@@ -155,6 +154,7 @@ learned="configuration 6 (acceptors 0,1,3 from instance [0-9]*), as learned befo
 wait_log proposer1 "$learned"
 wait_log acceptor3 "$learned"
 wait_log acceptor3 "acceptor 3: recovered: votes again"
+start acceptor2 paxos-acceptor -c "$CONF" -i 2 # one at a time: 2 and 3 share old configurations
 wait_log acceptor2 "acceptor 2: refused: configuration 6 (acceptors 0,1,3, from instance"
 stop_one acceptor2
 

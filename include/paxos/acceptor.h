@@ -139,7 +139,8 @@ struct paxos_acceptor_membership {
 	/** The last instance each of configurations governs, 0 for none (the newest). Once
 	 * every proposer answered and the answers reach that instance (every instance of the
 	 * configuration lies below the floor, every ballot below the fence), the configuration
-	 * needs no answers of its own: its members may be retired for good. */
+	 * needs no answers of its own, unless another of its members says it recovers too: its
+	 * members may be retired for good. */
 	paxos_iid configuration_ends[PAXOS_ACCEPTOR_CONFIGURATIONS];
 };
 
