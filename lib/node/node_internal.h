@@ -146,7 +146,7 @@ struct paxos_node {
 	uint32_t membership_dir_count;
 	uint32_t membership_kept;
 	bool membership_ready;   /* made (node_membership_init): roles use it */
-	uint32_t refused_config; /* the configuration refused_voters were refused in */
+	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	paxos_value_delivered_fn deliver;
@@ -292,7 +292,7 @@ int node_membership_keep_in(struct paxos_node *n, const char *dir);
 /* Instance iid held a membership command, just applied: the history is made durable before
  * anything acts on it (a failure to write stops the node), and the acceptor's change said. */
 void node_membership_applied(struct paxos_node *n, paxos_iid iid);
-/* Whether vote m of acceptor id may count: false (said once per acceptor and configuration)
+/* Whether vote m of acceptor id may count: false (said once per removed acceptor and change)
  * for a promise or a vote that is not final in an instance whose configuration is known and
  * leaves the acceptor out. A final one passes: it reports a decision, from anyone. */
 bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m, uint32_t id);

@@ -274,11 +274,18 @@ bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m,
 	const struct paxos_configuration *c = paxos_membership_at(h, iid);
 	if (c->members & (1u << id))
 		return true;
-	if (n->refused_config != c->id) {
-		n->refused_config = c->id;
+	/* Said once per acceptor until the next change: only for one an earlier configuration
+	 * had (a spare that was never added is started first on purpose). */
+	uint32_t count, latest = paxos_membership_latest(h)->id;
+	const struct paxos_configuration *all = paxos_membership_history(h, &count);
+	bool removed = false;
+	for (uint32_t k = 0; k < count; k++)
+		removed |= (all[k].members & (1u << id)) != 0;
+	if (n->refused_config != latest) {
+		n->refused_config = latest;
 		n->refused_voters = 0;
 	}
-	if (!(n->refused_voters & (1u << id))) {
+	if (removed && !(n->refused_voters & (1u << id))) {
 		n->refused_voters |= 1u << id;
 		char text[128];
 		members_text(c->members, text, sizeof(text));
