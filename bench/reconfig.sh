@@ -4,7 +4,7 @@
 # network namespace: acceptor ids 0..4 run, 0..2 are the members at the start
 # (initial-members 3, membership-alpha 256), proposers 0 and 1, a closed-loop client keeping 64
 # values of 64 bytes outstanding, and paxos-monitor timestamping deliveries. Per round:
-#   before   4 s of load with acceptors 0,1,2: values/s, p50 and p99 latency
+#   before   4 s of load with acceptors 0,1,2 (after 2 s of warm-up): values/s, p50 and p99
 #   changes  one load, while paxos-admin says the status (no change), replaces 2 by 3, grows to 5 (adds 2, then 4) and
 #            shrinks to 3 (removes 4, then 2), 1 s apart: the longest pause between two
 #            deliveries from each change's start until 0.5 s after it is in force, and in the
@@ -77,6 +77,7 @@ for round in $(seq 1 "$ROUNDS"); do
 	for i in 0 1 2 3 4; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 	for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 	sleep 0.5
+	load 2 >/dev/null # warm-up: a fresh cluster's first seconds are slower
 	set -- $(load 4)
 	echo "$round,before,$1,$2,$3," >>"$CSV"
 

@@ -123,8 +123,8 @@ PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t 
  * than paxos.conf's. An acceptor's is kept beside its store (storage-path/acceptor-ID) and a
  * proposer's with its epoch (storage-path/proposer-ID) without this call; a learner of its
  * own needs it only to know the configuration before it delivers the log again. Call it
- * before adding roles. PAXOS_E_INVALID without membership-alpha or after a role was added;
- * PAXOS_E_IO when a history was learned already and cannot be written there.
+ * before adding roles. PAXOS_E_INVALID without membership-alpha, after a role was added or
+ * for a directory name too long.
  */
 PAXOS_API int paxos_node_keep_membership(struct paxos_node *n, const char *dir);
 
