@@ -25,10 +25,23 @@ static uint32_t needed_in(const struct recovery *r, uint32_t c)
 	return need > rest ? rest : need;
 }
 
+/* Configuration k ended at or below what the answers reached, and every proposer answered:
+ * whatever this acceptor did there lies below the floor and the fence already. Not while
+ * another member of it says it recovers too: then a quorum of it may have lost what it
+ * chose, and waiting says so rather than voting again beside instances none can close. */
+static bool covered(const struct recovery *r, uint32_t k)
+{
+	paxos_iid end = r->m.configuration_ends[k];
+	return end != 0 && r->heard_iid >= end && r->proposers_answered == r->m.proposers &&
+	       !(r->peers_recovering & r->configs[k]);
+}
+
 /* The first configuration whose members have not answered enough (0: none). */
 static uint32_t short_config(const struct recovery *r)
 {
 	for (uint32_t k = 0; k < PAXOS_ACCEPTOR_CONFIGURATIONS && r->configs[k]; k++) {
+		if (covered(r, k))
+			continue;
 		uint32_t heard = r->acceptors_answered & r->configs[k] & ~(1u << r->id);
 		if ((uint32_t)__builtin_popcount(heard) < needed_in(r, r->configs[k]))
 			return r->configs[k];

@@ -7,7 +7,9 @@
 #  - grows the set to 5 (adds 3, then 4) and shrinks it back to 3 (removes 4, then 3);
 #  - replaces acceptor 2 by acceptor 3, and acceptor 2 is stopped;
 #  - refuses what it must: an id paxos.conf does not have, a member added again, an acceptor
-#    that does not run.
+#    that does not run;
+#  - restarts proposer 1 and acceptor 3 with the same paxos.conf: they start from the
+#    configuration they kept, not the file's first one; acceptor 2, removed, is refused.
 # Every value is delivered once (the client counts 0 duplicates), both learners write the same
 # file, and a learner started at the end, after acceptor 2 is gone, writes it too. Then, on a
 # new cluster, the leader is killed during a change: the change comes into force all the same.
@@ -78,6 +80,13 @@ same_outputs() {
 	fi
 }
 
+stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
+	eval "pid=\$PID_$1"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
+}
+
 progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
 	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
 }
@@ -114,15 +123,40 @@ refused 2 "an id paxos.conf does not have" add-acceptor 7
 refused 1 "a member added again" add-acceptor 1
 admin "replace 2 by 3" replace-acceptor 2 3
 grep -q "acceptors 0,1,3$" "$WORK/admin.out" || fail "acceptor 2 was not replaced by 3"
-kill "$PID_acceptor2"
-wait "$PID_acceptor2" 2>/dev/null || true
-PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_acceptor2" | tr '\n' ' ')
-kill "$PID_acceptor4"
-wait "$PID_acceptor4" 2>/dev/null || true
-PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_acceptor4" | tr '\n' ' ')
+stop_one acceptor2
+stop_one acceptor4
 sleep 1 # their last state messages are older than paxos-admin looks back
 refused 1 "an acceptor that does not run" add-acceptor 4
 admin "status at the end" status
+
+# Restarts after the changes, from the same paxos.conf (whose first configuration is acceptors
+# 0,1,2): proposer 1 and acceptor 3 (memory storage: it recovers) go on from the configuration
+# they kept with their epoch and beside their store, and acceptor 3 recovers with answers
+# counted in it; acceptor 2, removed, comes back and is refused.
+for dir in acceptor-3 proposer-1 acceptor-2; do
+	grep -q "^configuration 6 " "$WORK/store/$dir/membership" ||
+		fail "$dir did not keep configuration 6: $(cat "$WORK/store/$dir/membership")"
+done
+stop_one proposer1
+start proposer1 paxos-proposer -c "$CONF" -i 1
+stop_one acceptor3
+start acceptor3 paxos-acceptor -c "$CONF" -i 3
+wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
+	i=0
+	until grep -q "$2" "$WORK/$1.log"; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "e2e_reconfig: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
+}
+learned="configuration 6 (acceptors 0,1,3 from instance [0-9]*), as learned before"
+wait_log proposer1 "$learned"
+wait_log acceptor3 "$learned"
+wait_log acceptor3 "acceptor 3: recovered: votes again"
+start acceptor2 paxos-acceptor -c "$CONF" -i 2 # one at a time: 2 and 3 share old configurations
+wait_log acceptor2 "acceptor 2: refused: configuration 6 (acceptors 0,1,3, from instance"
+stop_one acceptor2
 
 wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
 grep -E "latency|resubmits" "$WORK/client.log"

@@ -1183,8 +1183,13 @@ START_TEST(factory)
 	ck_assert_int_eq(get(1, &rec), 1);
 	expect_value(&rec, "one");
 	paxos_storage_destroy(st);
-	st = open_acceptor(&cfg, 3, true); /* fresh */
+	snprintf(text, sizeof(text), "%s/a/b/acceptor-3/membership", base);
+	FILE *kept = fopen(text, "w");
+	ck_assert_ptr_nonnull(kept);
+	fclose(kept);
+	st = open_acceptor(&cfg, 3, true); /* fresh, but the configuration history stays */
 	ck_assert_int_eq(get(1, &rec), 0);
+	ck_assert_int_eq(stat(text, &sb), 0);
 	ck_assert_int_eq(put(2, 101, 101, "two", 3, false), PAXOS_OK);
 	paxos_storage_destroy(st);
 	cfg.storage_fresh = true; /* storage-fresh yes does the same */

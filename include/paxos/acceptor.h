@@ -136,6 +136,12 @@ struct paxos_acceptor_membership {
 	 * unheard, and acceptors bounds nothing (ids below PAXOS_MAX_ACCEPTORS). All 0: the
 	 * one configuration of acceptors 0 .. acceptors - 1. */
 	uint32_t configurations[PAXOS_ACCEPTOR_CONFIGURATIONS];
+	/** The last instance each of configurations governs, 0 for none (the newest). Once
+	 * every proposer answered and the answers reach that instance (every instance of the
+	 * configuration lies below the floor, every ballot below the fence), the configuration
+	 * needs no answers of its own, unless another of its members says it recovers too: its
+	 * members may be retired for good. */
+	paxos_iid configuration_ends[PAXOS_ACCEPTOR_CONFIGURATIONS];
 };
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start

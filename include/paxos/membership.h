@@ -87,6 +87,36 @@ PAXOS_API int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid,
  * is then missed: the configuration must come from elsewhere (a snapshot). */
 PAXOS_API void paxos_membership_skip_to(struct paxos_membership *m, paxos_iid iid);
 
+/** The configurations the history keeps, oldest first, @p count of them: what a process
+ * persists to start again from (paxos_membership_restore()). */
+PAXOS_API const struct paxos_configuration *
+paxos_membership_history(const struct paxos_membership *m, uint32_t *count);
+
+/**
+ * A history as a process persisted it: @p count configurations as paxos_membership_history()
+ * gave them and the instance applied then, with window @p alpha. A restarted process goes on
+ * from there, and ignores the commands it delivers again up to @p applied. NULL when the
+ * history cannot be one paxos_membership_apply() made (count 0 or above
+ * PAXOS_MEMBERSHIP_HISTORY, members 0, ids not consecutive, first instances not increasing,
+ * a change starting less than alpha after instance 1 or more than alpha after applied) or
+ * no memory.
+ */
+PAXOS_API struct paxos_membership *paxos_membership_restore(const struct paxos_configuration *c,
+							    uint32_t count, paxos_iid applied,
+							    uint32_t alpha);
+
+/**
+ * The configurations of the history acceptor @p id is a member of, newest first: the ones
+ * whose instances it may have voted in, which its recovery from lost state must cover
+ * (paxos_acceptor_membership.configurations). Writes at most @p max member sets to @p out
+ * and a 0 after them when there is room; when @p id is a member of none, the newest one's
+ * members alone. @p ends (NULL: not wanted; else as long as @p out) gets the last instance
+ * each governs, 0 for the newest (paxos_acceptor_membership.configuration_ends). Returns how
+ * many it wrote before the 0.
+ */
+PAXOS_API uint32_t paxos_membership_voted_in(const struct paxos_membership *m, uint32_t id,
+					     uint32_t *out, paxos_iid *ends, uint32_t max);
+
 /** Whether @p v is a membership command (it may still be invalid or outdated): one length
  * comparison for ordinary values. */
 PAXOS_API bool paxos_membership_is_command(const struct paxos_value *v);

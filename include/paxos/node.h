@@ -23,6 +23,7 @@
 #include <paxos/counters.h>
 #include <paxos/epoch.h>
 #include <paxos/learner.h>
+#include <paxos/membership.h>
 #include <paxos/storage.h>
 
 struct event_base;
@@ -114,6 +115,31 @@ PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  * paxos_config_max_value(); on error nothing is sent and paxos_node_error() says why.
  */
 PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
+
+/**
+ * With membership-alpha: keeps the configuration history this node learns in @p dir (as
+ * dir/membership, made with its parents when missing, replaced atomically and flushed before
+ * the node acts on a new configuration), and starts from the one kept there when it is newer
+ * than paxos.conf's. An acceptor's is kept beside its store (storage-path/acceptor-ID) and a
+ * proposer's with its epoch (storage-path/proposer-ID) without this call; a learner of its
+ * own needs it only to know the configuration before it delivers the log again. Call it
+ * before adding roles. PAXOS_E_INVALID without membership-alpha, after a role was added or
+ * for a directory name too long.
+ */
+PAXOS_API int paxos_node_keep_membership(struct paxos_node *n, const char *dir);
+
+/**
+ * With membership-alpha: starts from the configuration history @p c (@p count
+ * configurations, oldest first, and the instance @p applied, as paxos_membership_history()
+ * and paxos_membership_applied() gave them) unless one kept in the node's directories is
+ * newer. An application that trims the log keeps the history with each snapshot and gives it
+ * back here with paxos_node_set_learner_start(): the membership commands among trimmed
+ * instances cannot be learned from the log any more. Call it before adding roles.
+ * PAXOS_E_INVALID without membership-alpha, after a role was added, or for a history
+ * paxos_membership_restore() refuses.
+ */
+PAXOS_API int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
+					uint32_t count, paxos_iid applied);
 
 /** With membership-alpha: the acceptor configurations this node's learner has learned (see
  * paxos/membership.h: the newest with paxos_membership_latest(), whether it is in force with

@@ -147,3 +147,66 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 	m->c[m->count++] = next;
 	return 1;
 }
+
+const struct paxos_configuration *paxos_membership_history(const struct paxos_membership *m,
+							   uint32_t *count)
+{
+	*count = m->count;
+	return m->c;
+}
+
+/* Whether c[0..count) is a history paxos_membership_apply() could have made. */
+static bool history_valid(const struct paxos_configuration *c, uint32_t count, paxos_iid applied,
+			  uint32_t alpha)
+{
+	if (count == 0 || count > PAXOS_MEMBERSHIP_HISTORY || c[0].id == 0 || c[0].members == 0 ||
+	    (c[0].id == 1 && c[0].first != 1))
+		return false;
+	if (c[0].id > 1 && (c[0].first <= alpha || c[0].first - alpha > applied))
+		return false;
+	for (uint32_t k = 1; k < count; k++)
+		if (c[k].members == 0 || c[k].id != c[k - 1].id + 1 ||
+		    c[k].first <= c[k - 1].first || c[k].first <= alpha ||
+		    c[k].first - alpha > applied)
+			return false;
+	return true;
+}
+
+struct paxos_membership *paxos_membership_restore(const struct paxos_configuration *c,
+						  uint32_t count, paxos_iid applied, uint32_t alpha)
+{
+	if (!c || alpha == 0 || !history_valid(c, count, applied, alpha))
+		return NULL;
+	struct paxos_membership *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->alpha = alpha;
+	m->applied = applied;
+	m->count = count;
+	memcpy(m->c, c, count * sizeof(*c));
+	return m;
+}
+
+uint32_t paxos_membership_voted_in(const struct paxos_membership *m, uint32_t id, uint32_t *out,
+				   paxos_iid *ends, uint32_t max)
+{
+	uint32_t bit = id < 32 ? 1u << id : 0, n = 0;
+	bool somewhere = false;
+	for (uint32_t k = 0; k < m->count; k++)
+		somewhere |= (m->c[k].members & bit) != 0;
+	for (uint32_t k = m->count; k-- > 0 && n < max;) {
+		/* A member of none: the newest alone, so that recovery still hears someone. */
+		if (!(m->c[k].members & bit) && (somewhere || k + 1 != m->count))
+			continue;
+		out[n] = m->c[k].members;
+		if (ends)
+			ends[n] = k + 1 < m->count ? m->c[k + 1].first - 1 : 0;
+		n++;
+	}
+	if (n < max) {
+		out[n] = 0;
+		if (ends)
+			ends[n] = 0;
+	}
+	return n;
+}

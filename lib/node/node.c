@@ -398,6 +398,8 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
 	struct paxos_node *n = arg;
+	if (n->membership && paxos_membership_is_command(v))
+		node_membership_applied(n, iid); /* kept before anything acts on it */
 	if (n->acceptor)
 		paxos_acceptor_decided(n->acceptor, iid);
 	if (n->proposer)
@@ -422,6 +424,14 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
 		   "learned",
 		   (unsigned long long)from, (unsigned long long)to);
+	if (n->membership)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: learner: a membership change chosen among them is not known "
+		    "here: configuration %u is taken to govern from instance %llu; where one "
+		    "may have been, start from the history kept with the snapshot "
+		    "(paxos_node_set_membership) or in a directory (paxos_node_keep_membership)",
+		    paxos_membership_latest(n->membership)->id, (unsigned long long)to + 1);
 	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
 	 * forged without a key, and a forged quorum of them would let a forged trim empty the
 	 * store for good. What this learner delivers after the skip is. */
@@ -462,8 +472,10 @@ static int ensure_learner(struct paxos_node *n)
 	o.trimmed = on_trimmed;
 	o.trimmed_arg = n;
 	o.start_iid = n->learner_start;
-	if (n->cfg.membership_alpha && !(o.membership = node_membership(n)))
-		return PAXOS_E_NOMEM;
+	int rc = node_membership_init(n);
+	if (rc != PAXOS_OK)
+		return rc;
+	o.membership = n->membership;
 	host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner) {
@@ -472,7 +484,7 @@ static int ensure_learner(struct paxos_node *n)
 	}
 	if (n->acceptor) /* from now on trims go no further than it delivered */
 		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
-	int rc = join(n, PAXOS_GROUP_LEARNERS);
+	rc = join(n, PAXOS_GROUP_LEARNERS);
 	/* The leader's accepts carry the values the accepted messages name: a learner hears them
 	 * (an acceptor's learner gets them from its acceptor's group). */
 	if (rc == PAXOS_OK && !n->acceptor && !n->serializer)
@@ -491,6 +503,19 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 	}
 	n->learner_start = first;
 	return PAXOS_OK;
+}
+
+int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
+{
+	if (!n || !dir || !dir[0] || n->membership_ready || !n->cfg.membership_alpha) {
+		if (n)
+			node_set_error(n, "paxos_node_keep_membership: %s",
+				       !dir || !dir[0]       ? "no directory"
+				       : n->membership_ready ? "call it before adding roles"
+							     : "needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	return node_membership_keep_in(n, dir);
 }
 
 void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed, void *arg)
@@ -588,7 +613,14 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return PAXOS_E_INVALID;
 	}
 	n->epochs = es;
+	char dir[PAXOS_PATH_MAX + 32];
 	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
+	/* The configuration history is kept with the epoch (membership-alpha). */
+	if (rc == PAXOS_OK && n->cfg.membership_alpha) {
+		rc = paxos_epoch_store_dir(&n->cfg, id, dir, sizeof(dir));
+		if (rc == PAXOS_OK)
+			rc = node_membership_keep_in(n, dir);
+	}
 	if (rc == PAXOS_OK)
 		rc = ensure_learner(n);
 	if (rc != PAXOS_OK)

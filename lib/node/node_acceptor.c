@@ -66,12 +66,19 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	/* A store that recovered before and accepted nothing since is still that store: its
 	 * promises are in it and its fence beside it (--fresh deletes both). */
 	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
-	/* The configuration this process knows: the one paxos.conf starts with (a learned one is
-	 * not kept across restarts yet, see README "Changing the cluster"). */
+	/* The configurations this process learned (kept beside the store, whatever its kind),
+	 * else paxos.conf's first one: recovery covers each it may have voted in. */
 	if (n->cfg.membership_alpha) {
-		if (!node_membership(n))
-			return PAXOS_E_NOMEM;
-		m.configurations[0] = paxos_membership_latest(n->membership)->members;
+		char dir[PAXOS_PATH_MAX + 32];
+		int rc = paxos_storage_dir(&n->cfg, id, dir, sizeof(dir));
+		if (rc == PAXOS_OK)
+			rc = node_membership_keep_in(n, dir);
+		if (rc == PAXOS_OK)
+			rc = node_membership_init(n);
+		if (rc != PAXOS_OK)
+			return rc;
+		paxos_membership_voted_in(n->membership, id, m.configurations, m.configuration_ends,
+					  PAXOS_ACCEPTOR_CONFIGURATIONS);
 	}
 	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,

@@ -51,6 +51,10 @@
 #define NODE_REFUSALS_PER_PERIOD 10u
 #define NODE_REFUSAL_PERIOD 1000000u
 
+/* Directories a node keeps its configuration history in: its acceptor's, its proposer's and
+ * one the application names (paxos_node_keep_membership). */
+#define NODE_MEMBERSHIP_DIRS 3
+
 /* Where one role's messages go: a pending datagram per destination group. */
 struct role_out {
 	struct paxos_node *node;
@@ -136,6 +140,14 @@ struct paxos_node {
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */
 	struct paxos_membership *membership;
+	/* Where the node keeps the history it learned (beside its acceptor's store, with its
+	 * proposer's epoch, or where the application said), and the newest configuration kept. */
+	char membership_dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
+	uint32_t membership_dir_count;
+	uint32_t membership_kept;
+	bool membership_ready;   /* made (node_membership_init): roles use it */
+	uint32_t refused_config; /* the newest configuration when refused_voters were said */
+	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	paxos_value_delivered_fn deliver;
 	void *deliver_arg;
@@ -270,9 +282,20 @@ bool node_epoch_store(struct paxos_node *n);
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);
 
-/* membership-alpha: the node's configuration history, made at the first call (NULL when the
- * acceptors are fixed, or out of memory: then the node's error says so). */
-struct paxos_membership *node_membership(struct paxos_node *n);
+/* membership-alpha: makes the node's configuration history at the first call: the newest one
+ * kept in its directories, else paxos.conf's first configuration. PAXOS_OK, or an error the
+ * node's error says (a corrupt file, no memory). */
+int node_membership_init(struct paxos_node *n);
+/* Adds dir to those the history is kept in (before the role that owns it starts); writes it
+ * there at once when a change was learned already. */
+int node_membership_keep_in(struct paxos_node *n, const char *dir);
+/* Instance iid held a membership command, just applied: the history is made durable before
+ * anything acts on it (a failure to write stops the node), and the acceptor's change said. */
+void node_membership_applied(struct paxos_node *n, paxos_iid iid);
+/* Whether vote m of acceptor id may count: false (said once per removed acceptor and change)
+ * for a promise or a vote that is not final in an instance whose configuration is known and
+ * leaves the acceptor out. A final one passes: it reports a decision, from anyone. */
+bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m, uint32_t id);
 /* A membership command was delivered in iid: logged, never handed to the application. */
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
 

@@ -9,25 +9,11 @@
 #include "node_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "clock.h"
 #include "config_fields.h"
-
-struct paxos_membership *node_membership(struct paxos_node *n)
-{
-	if (n->membership || !n->cfg.membership_alpha)
-		return n->membership;
-	uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
-	uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
-	n->membership = paxos_membership_new(members, n->cfg.membership_alpha);
-	if (!n->membership) {
-		node_set_error(n, "out of memory");
-		return NULL;
-	}
-	n->role_counters[PAXOS_ROLE_LEARNER].membership_configuration = 1;
-	n->role_counters[PAXOS_ROLE_LEARNER].membership_members = members;
-	return n->membership;
-}
+#include "membership_file.h"
 
 /* "0,1,3" */
 static void members_text(uint32_t members, char *buf, size_t cap)
@@ -39,20 +25,229 @@ static void members_text(uint32_t members, char *buf, size_t cap)
 					 __builtin_ctz(rest));
 }
 
+/* Whether history a is newer than b (NULL): a later configuration, or more applied. */
+static bool newer(const struct paxos_membership *a, const struct paxos_membership *b)
+{
+	if (!b)
+		return true;
+	uint32_t ia = paxos_membership_latest(a)->id, ib = paxos_membership_latest(b)->id;
+	return ia > ib || (ia == ib && paxos_membership_applied(a) > paxos_membership_applied(b));
+}
+
+/* The newest history kept in the node's directories (the highest configuration id, then the
+ * most applied), or NULL; which directory in *from. */
+static int read_kept(struct paxos_node *n, struct paxos_membership **best, const char **from)
+{
+	*best = NULL;
+	for (uint32_t k = 0; k < n->membership_dir_count; k++) {
+		struct paxos_membership *m;
+		char err[PAXOS_PATH_MAX + 256];
+		if (paxos_membership_file_read(n->membership_dirs[k], n->cfg.membership_alpha, &m,
+					       err, sizeof(err)) != PAXOS_OK) {
+			paxos_membership_free(*best);
+			node_set_error(n, "%s", err);
+			return PAXOS_E_STORAGE;
+		}
+		if (!m)
+			continue;
+		if (newer(m, *best)) {
+			paxos_membership_free(*best);
+			*best = m;
+			*from = n->membership_dirs[k];
+		} else {
+			paxos_membership_free(m);
+		}
+	}
+	return PAXOS_OK;
+}
+
+static void count_latest(struct paxos_node *n)
+{
+	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_configuration = c->id;
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_members = c->members;
+}
+
+/* An acceptor the newest configuration leaves out votes in no quorum: said at its start and
+ * when a change removes it, so its operator knows why it serves nothing. */
+static void say_if_removed(struct paxos_node *n, bool at_start)
+{
+	if (!n->acceptor && !n->hosted[PAXOS_ROLE_ACCEPTOR])
+		return;
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	if (id >= 32 || (c->members & (1u << id)))
+		return;
+	char text[128];
+	members_text(c->members, text, sizeof(text));
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: acceptor %u%s: %s: configuration %u (acceptors %s, from instance %llu) "
+		   "does not include it, so its votes count in no quorum from then on; add it "
+		   "again (paxos-admin add-acceptor %u) or stop it",
+		   id, n->partition_label, at_start ? "refused" : "removed", c->id, text,
+		   (unsigned long long)c->first, id);
+}
+
+static int keep(struct paxos_node *n, uint32_t first_dir);
+
+int node_membership_init(struct paxos_node *n)
+{
+	if (n->membership_ready || !n->cfg.membership_alpha)
+		return PAXOS_OK;
+	struct paxos_membership *kept;
+	const char *from = "the application (paxos_node_set_membership)";
+	int rc = read_kept(n, &kept, &from);
+	if (rc != PAXOS_OK)
+		return rc;
+	bool given = n->membership != NULL; /* by paxos_node_set_membership */
+	if (kept && newer(kept, n->membership)) {
+		paxos_membership_free(n->membership);
+		n->membership = kept;
+		given = false;
+	} else {
+		paxos_membership_free(kept);
+		kept = NULL;
+		from = "the application (paxos_node_set_membership)";
+	}
+	if (n->membership) {
+		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+		uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
+		char text[128];
+		members_text(c->members, text, sizeof(text));
+		if (c->members & ~ids) {
+			node_set_error(n,
+				       "%s: configuration %u has acceptors %s, but paxos.conf has "
+				       "only %u acceptor ids: add their addresses",
+				       from, c->id, text, n->cfg.acceptors);
+			return PAXOS_E_INVALID;
+		}
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: configuration %u (acceptors %s from instance %llu), as learned "
+			   "before (%s%s), not paxos.conf's first one",
+			   c->id, text, (unsigned long long)c->first, from,
+			   given ? "" : "/membership");
+		/* One the application gave is kept in the node's directories too. */
+		n->membership_kept = given ? 0 : c->id;
+		if (given && (rc = keep(n, 0)) != PAXOS_OK)
+			return rc;
+		n->membership_kept = c->id;
+	} else {
+		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
+		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
+		n->membership = paxos_membership_new(members, n->cfg.membership_alpha);
+		n->membership_kept = 1;
+		if (!n->membership) {
+			node_set_error(n, "out of memory");
+			return PAXOS_E_NOMEM;
+		}
+	}
+	n->membership_ready = true;
+	count_latest(n);
+	say_if_removed(n, true);
+	return PAXOS_OK;
+}
+
+int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
+			      uint32_t count, paxos_iid applied)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->cfg.membership_alpha || n->membership_ready) {
+		node_set_error(n, "paxos_node_set_membership: %s",
+			       n->membership_ready ? "call it before adding roles"
+						   : "needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	struct paxos_membership *m =
+	    paxos_membership_restore(c, count, applied, n->cfg.membership_alpha);
+	if (!m) {
+		node_set_error(n,
+			       "paxos_node_set_membership: not a history of changes with "
+			       "membership-alpha %u",
+			       n->cfg.membership_alpha);
+		return PAXOS_E_INVALID;
+	}
+	paxos_membership_free(n->membership);
+	n->membership = m;
+	return PAXOS_OK;
+}
+
+/* Writes the history to every directory: PAXOS_OK, or the error recorded. */
+static int keep(struct paxos_node *n, uint32_t first_dir)
+{
+	for (uint32_t k = first_dir; k < n->membership_dir_count; k++) {
+		char err[PAXOS_PATH_MAX + 256];
+		if (paxos_membership_file_write(n->membership_dirs[k], n->membership, err,
+						sizeof(err)) != PAXOS_OK) {
+			node_set_error(n, "%s", err);
+			return PAXOS_E_IO;
+		}
+	}
+	return PAXOS_OK;
+}
+
+int node_membership_keep_in(struct paxos_node *n, const char *dir)
+{
+	if (!n->cfg.membership_alpha)
+		return PAXOS_OK;
+	for (uint32_t k = 0; k < n->membership_dir_count; k++)
+		if (strcmp(n->membership_dirs[k], dir) == 0)
+			return PAXOS_OK;
+	if (n->membership_dir_count == NODE_MEMBERSHIP_DIRS ||
+	    strlen(dir) >= sizeof(n->membership_dirs[0])) {
+		node_set_error(n, "membership directory %s: too long, or too many", dir);
+		return PAXOS_E_INVALID;
+	}
+	snprintf(n->membership_dirs[n->membership_dir_count++], sizeof(n->membership_dirs[0]), "%s",
+		 dir);
+	/* Made before this directory was known: from now on it is kept there too. */
+	if (n->membership_ready && paxos_membership_latest(n->membership)->id > 1)
+		return keep(n, n->membership_dir_count - 1);
+	return PAXOS_OK;
+}
+
+void node_membership_applied(struct paxos_node *n, paxos_iid iid)
+{
+	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	if (c->id == n->membership_kept || n->failed)
+		return;
+	if (keep(n, 0) != PAXOS_OK) {
+		/* Acting on a configuration a restart would not know could count a quorum the
+		 * restarted process does not: stop instead. */
+		n->failed = PAXOS_E_IO;
+		paxos_logf(PAXOS_LOG_ERROR,
+			   "paxos: fatal: configuration %u chosen in instance %llu cannot be kept: "
+			   "%s; stopping",
+			   c->id, (unsigned long long)iid, n->error);
+		event_base_loopbreak(n->base);
+		return;
+	}
+	n->membership_kept = c->id;
+	count_latest(n);
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (n->acceptor && id < 32 && !(c->members & (1u << id)))
+		say_if_removed(n, false);
+}
+
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
 {
 	uint32_t from, members;
 	if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
 		return;
-	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	/* The configuration this command made, if it made one: also when it is delivered again
+	 * after a restart that kept the history. */
+	uint32_t count;
+	const struct paxos_configuration *h = paxos_membership_history(n->membership, &count);
+	const struct paxos_configuration *made = NULL;
+	for (uint32_t k = 0; k < count && !made; k++)
+		if (h[k].id == from + 1 && h[k].members == members &&
+		    h[k].first == iid + n->cfg.membership_alpha)
+			made = &h[k];
+	const struct paxos_configuration *c = made ? made : paxos_membership_latest(n->membership);
 	char text[128];
 	members_text(c->members, text, sizeof(text));
-	struct paxos_counters *counters = &n->role_counters[PAXOS_ROLE_LEARNER];
-	counters->membership_configuration = c->id;
-	counters->membership_members = c->members;
-	if (c->id == from + 1 && c->members == members && c->first == iid + n->cfg.membership_alpha)
-		counters->membership_changes++;
-	if (c->id == from + 1 && c->members == members && c->first == iid + n->cfg.membership_alpha)
+	if (made)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u chosen in instance %llu: acceptors %s from "
 			   "instance %llu",
@@ -62,6 +257,45 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 			   "paxos: instance %llu: a membership change made against configuration "
 			   "%u is outdated (configuration %u is the newest): ignored",
 			   (unsigned long long)iid, from, c->id);
+}
+
+bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m, uint32_t id)
+{
+	paxos_iid iid;
+	if (m->type == PAXOS_MSG_PROMISE)
+		iid = m->u.promise.iid;
+	else if (m->type == PAXOS_MSG_ACCEPTED && !m->u.accepted.final)
+		iid = m->u.accepted.iid;
+	else
+		return true;
+	const struct paxos_membership *h = n->membership;
+	if (id >= 32 || !paxos_membership_known(h, iid))
+		return true;
+	const struct paxos_configuration *c = paxos_membership_at(h, iid);
+	if (c->members & (1u << id))
+		return true;
+	/* Said once per acceptor until the next change: only for one an earlier configuration
+	 * had (a spare that was never added is started first on purpose). */
+	uint32_t count, latest = paxos_membership_latest(h)->id;
+	const struct paxos_configuration *all = paxos_membership_history(h, &count);
+	bool removed = false;
+	for (uint32_t k = 0; k < count; k++)
+		removed |= (all[k].members & (1u << id)) != 0;
+	if (n->refused_config != latest) {
+		n->refused_config = latest;
+		n->refused_voters = 0;
+	}
+	if (removed && !(n->refused_voters & (1u << id))) {
+		n->refused_voters |= 1u << id;
+		char text[128];
+		members_text(c->members, text, sizeof(text));
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: refused: votes of acceptor %u%s in instance %llu and on: "
+			   "configuration %u (acceptors %s) does not include it, so they count in "
+			   "no quorum",
+			   id, n->partition_label, (unsigned long long)iid, c->id, text);
+	}
+	return false;
 }
 
 uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms)

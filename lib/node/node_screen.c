@@ -142,14 +142,16 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
 		return false;
 	}
-	enum paxos_role role;
-	uint32_t id;
+	enum paxos_role role = PAXOS_ROLE_COUNT;
+	uint32_t id = 0;
 	if (named_sender(m, &role, &id) && (from->role != role || from->sender_id != id)) {
 		n->transport.forged_senders++;
 		node_refused(n, from, "%s naming %s %u", paxos_msg_type_name(m->type),
 			     node_role_name(role), id);
 		return false;
 	}
+	if (n->membership && role == PAXOS_ROLE_ACCEPTOR && !node_membership_counts(n, m, id))
+		return false;
 	if (n->acceptor)
 		note_acceptor_limits(n, from, m);
 	return true;

@@ -237,17 +237,13 @@ static bool budget_ok(const struct sim *s, uint32_t bad)
 	return true;
 }
 
-/* The configurations acceptor i may have voted in, newest first, for its recovery: those it
- * is a member of (votes elsewhere count nowhere), or the newest when none is. */
-static void recovery_configurations(struct sim *s, uint32_t i, uint32_t *out)
+/* The configurations acceptor i may have voted in, newest first, with their last instances,
+ * for its recovery: as the node finds them in the history it learned. */
+static void recovery_configurations(struct sim *s, uint32_t i, struct paxos_acceptor_membership *m)
 {
 	truth_advance(s);
-	uint32_t n = 0;
-	for (uint32_t k = s->config_count; k-- > 0 && n < PAXOS_ACCEPTOR_CONFIGURATIONS;)
-		if (s->configs[k] & (1u << i))
-			out[n++] = s->configs[k];
-	if (n == 0)
-		out[0] = s->configs[s->config_count - 1];
+	paxos_membership_voted_in(s->truth, i, m->configurations, m->configuration_ends,
+				  PAXOS_ACCEPTOR_CONFIGURATIONS);
 }
 
 /* ---- network ---- */
@@ -544,7 +540,7 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .floor = a->floor,
 					      .fence = a->fence};
 	if (s->o.reconfig)
-		recovery_configurations(s, i, m.configurations);
+		recovery_configurations(s, i, &m);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
 		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
 	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);

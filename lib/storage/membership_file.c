@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DIR/membership, in words an operator can read:
+ *   paxos-membership 1
+ *   alpha 256
+ *   applied 457
+ *   configuration ID FIRST MEMBERS   (one line each, oldest first; MEMBERS in hexadecimal)
+ */
+#include "membership_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "storage_backend.h"
+
+#define MEMBERSHIP_TEMP "membership.tmp"
+#define MEMBERSHIP_FORMAT 1
+/* The header and PAXOS_MEMBERSHIP_HISTORY lines of at most 54 characters. */
+#define TEXT_MAX 2048
+
+static int corrupt(const char *path, const char *why, char *err, size_t errlen)
+{
+	paxos_error_format(err, errlen,
+			   "corrupt %s: %s; restore it, or delete it to start from paxos.conf's "
+			   "first configuration (the process then learns the current one from the "
+			   "log again)",
+			   path, why);
+	return PAXOS_E_STORAGE;
+}
+
+/* Parses text into *m. */
+static int parse(const char *path, char *text, uint32_t alpha, struct paxos_membership **m,
+		 char *err, size_t errlen)
+{
+	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
+	uint32_t format = 0, file_alpha = 0, count = 0;
+	uint64_t applied = 0;
+	int used = 0;
+	if (sscanf(text, "paxos-membership %" SCNu32 "\nalpha %" SCNu32 "\napplied %" SCNu64 "\n%n",
+		   &format, &file_alpha, &applied, &used) != 3 ||
+	    used == 0)
+		return corrupt(path, "no header", err, errlen);
+	if (format != MEMBERSHIP_FORMAT)
+		return corrupt(path, "an unknown format", err, errlen);
+	for (char *p = text + used; *p; p += used) {
+		uint32_t id, members;
+		uint64_t first;
+		used = 0;
+		if (count == PAXOS_MEMBERSHIP_HISTORY ||
+		    sscanf(p, "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 "\n%n", &id, &first,
+			   &members, &used) != 3 ||
+		    used == 0)
+			return corrupt(path, "a line that is no configuration", err, errlen);
+		c[count++] =
+		    (struct paxos_configuration){.first = first, .id = id, .members = members};
+	}
+	if (file_alpha != alpha) {
+		paxos_error_format(
+		    err, errlen,
+		    "%s was learned with membership-alpha %u, paxos.conf says %u: every "
+		    "process of a cluster needs the same",
+		    path, file_alpha, alpha);
+		return PAXOS_E_INVALID;
+	}
+	*m = paxos_membership_restore(c, count, applied, alpha);
+	return *m ? PAXOS_OK : corrupt(path, "not a history of changes", err, errlen);
+}
+
+int paxos_membership_file_read(const char *dir, uint32_t alpha, struct paxos_membership **m,
+			       char *err, size_t errlen)
+{
+	char path[PAXOS_PATH_MAX + 64], text[TEXT_MAX + 1];
+	*m = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, MEMBERSHIP_FILE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return PAXOS_OK;
+	if (fd < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return PAXOS_E_IO;
+	}
+	ssize_t n = read(fd, text, TEXT_MAX);
+	int e = errno;
+	close(fd);
+	if (n < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return PAXOS_E_IO;
+	}
+	if (n == TEXT_MAX)
+		return corrupt(path, "too long", err, errlen);
+	text[n] = '\0';
+	return parse(path, text, alpha, m, err, errlen);
+}
+
+int paxos_membership_file_write(const char *dir, const struct paxos_membership *m, char *err,
+				size_t errlen)
+{
+	char text[TEXT_MAX];
+	uint32_t count;
+	const struct paxos_configuration *c = paxos_membership_history(m, &count);
+	int len = snprintf(
+	    text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
+	    MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
+	for (uint32_t k = 0; k < count; k++)
+		len += snprintf(text + len, sizeof(text) - (size_t)len,
+				"configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 "\n", c[k].id,
+				c[k].first, c[k].members);
+	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
+		return PAXOS_E_IO;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool created = false;
+	int e = dfd < 0 ? errno
+			: storage_replace_file(dfd, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text,
+					       (size_t)len, &created);
+	if (dfd >= 0)
+		close(dfd);
+	if (e != 0) {
+		paxos_error_format(err, errlen, "cannot write %s/%s: %s", dir, MEMBERSHIP_FILE,
+				   strerror(e));
+		return PAXOS_E_IO;
+	}
+	return PAXOS_OK;
+}

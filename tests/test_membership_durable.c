@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The configuration history survives a restart (paxos_membership_restore, DIR/membership): a
+ * restored history rejects what apply could not have made; the file round-trips and refuses
+ * to guess at a corrupt one; a node keeps a change in its directory before it acts on it and
+ * starts from the kept one rather than paxos.conf's; an acceptor's recovery counts answers in
+ * the configurations it learned, and one the newest configuration leaves out says so.
+ */
+#include <check.h>
+#include <event2/event.h>
+#include <ftw.h>
+#include <paxos/acceptor.h>
+#include <paxos/membership.h>
+#include <paxos/paxos.h>
+#include <paxos/storage_backends.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec.h"
+#include "config_fields.h"
+#include "membership_file.h"
+#include "stub_transport.h"
+#include "support.h"
+
+#define ALPHA 10
+
+static struct paxos_value command(uint32_t from, uint32_t members, uint8_t *buf)
+{
+	paxos_membership_command(from, members, buf);
+	return (struct paxos_value){buf, PAXOS_MEMBERSHIP_COMMAND_LEN};
+}
+
+/* {0,1,2} from 1, grown to {0..4} by instance 1 (from 11), shrunk to {2,3,4} by instance 11
+ * (from 21): acceptors 0 and 1 replaced by 3 and 4. */
+static struct paxos_membership *replaced_history(void)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, ALPHA);
+	uint8_t b1[PAXOS_MEMBERSHIP_COMMAND_LEN], b2[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(1, 0x1f, b1), shrink = command(2, 0x1c, b2);
+	ck_assert_int_eq(paxos_membership_apply(m, 1, &grow), 1);
+	ck_assert_int_eq(paxos_membership_apply(m, 11, &shrink), 1);
+	return m;
+}
+
+static char base_dir[64];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void make_base(void)
+{
+	snprintf(base_dir, sizeof(base_dir), "/tmp/paxos-membership-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base_dir));
+}
+
+static void remove_base(void)
+{
+	nftw(base_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+START_TEST(test_restore_rules)
+{
+	struct paxos_membership *m = replaced_history();
+	uint32_t count;
+	const struct paxos_configuration *h = paxos_membership_history(m, &count);
+	ck_assert_uint_eq(count, 3);
+	struct paxos_configuration c[3];
+	memcpy(c, h, sizeof(c));
+	paxos_iid applied = paxos_membership_applied(m);
+
+	struct paxos_membership *r = paxos_membership_restore(c, 3, applied, ALPHA);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(paxos_membership_latest(r)->id, 3);
+	ck_assert_uint_eq(paxos_membership_members(r, 20), 0x1f);
+	ck_assert_uint_eq(paxos_membership_members(r, 21), 0x1c);
+	ck_assert(paxos_membership_known(r, applied + ALPHA));
+	/* The log delivered again from instance 1: nothing applies twice. */
+	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(1, 0x1f, b);
+	ck_assert_int_eq(paxos_membership_apply(r, 1, &grow), 0);
+	ck_assert_uint_eq(paxos_membership_latest(r)->id, 3);
+	/* And goes on from where it was. */
+	struct paxos_value next = command(3, 0x1e, b);
+	ck_assert_int_eq(paxos_membership_apply(r, applied + 1, &next), 1);
+	ck_assert_uint_eq(paxos_membership_latest(r)->first, applied + 1 + ALPHA);
+	paxos_membership_free(r);
+
+	/* What apply could not have made. */
+	ck_assert_ptr_null(paxos_membership_restore(c, 0, applied, ALPHA));
+	ck_assert_ptr_null(paxos_membership_restore(c, 3, applied, 0));
+	ck_assert_ptr_null(paxos_membership_restore(c, 3, applied - 1, ALPHA)); /* 21 > 10 + 10 */
+	struct paxos_configuration bad[3];
+	memcpy(bad, c, sizeof(bad));
+	bad[2].id = 4; /* a gap */
+	ck_assert_ptr_null(paxos_membership_restore(bad, 3, applied, ALPHA));
+	memcpy(bad, c, sizeof(bad));
+	bad[2].first = bad[1].first; /* not increasing */
+	ck_assert_ptr_null(paxos_membership_restore(bad, 3, applied, ALPHA));
+	memcpy(bad, c, sizeof(bad));
+	bad[1].members = 0;
+	ck_assert_ptr_null(paxos_membership_restore(bad, 3, applied, ALPHA));
+	memcpy(bad, c, sizeof(bad));
+	bad[0].first = 5; /* configuration 1 governs from instance 1 */
+	ck_assert_ptr_null(paxos_membership_restore(bad, 3, applied, ALPHA));
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* Recovery covers the configurations acceptor 2 was a member of, newest first. */
+START_TEST(test_voted_in)
+{
+	struct paxos_membership *m = replaced_history();
+	uint32_t out[4] = {9, 9, 9, 9};
+	paxos_iid ends[4];
+	ck_assert_uint_eq(paxos_membership_voted_in(m, 2, out, ends, 4), 3);
+	ck_assert_uint_eq(out[0], 0x1c);
+	ck_assert_uint_eq(out[1], 0x1f);
+	ck_assert_uint_eq(out[2], 0x07);
+	ck_assert_uint_eq(out[3], 0);
+	ck_assert_uint_eq(ends[0], 0); /* the newest: no end */
+	ck_assert_uint_eq(ends[1], 20);
+	ck_assert_uint_eq(ends[2], 10);
+	ck_assert_uint_eq(paxos_membership_voted_in(m, 0, out, NULL, 4), 2); /* removed from 3 */
+	ck_assert_uint_eq(out[0], 0x1f);
+	ck_assert_uint_eq(paxos_membership_voted_in(m, 6, out, NULL, 4), 1); /* never a member */
+	ck_assert_uint_eq(out[0], 0x1c);
+	ck_assert_uint_eq(out[1], 0);
+	ck_assert_uint_eq(paxos_membership_voted_in(m, 2, out, NULL, 2), 2);
+	paxos_membership_free(m);
+}
+END_TEST
+
+START_TEST(test_file_round_trip)
+{
+	make_base();
+	struct paxos_membership *m = replaced_history(), *r = (void *)1;
+	char err[512], dir[128], path[160];
+	snprintf(dir, sizeof(dir), "%s/acceptor-2", base_dir);
+	ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)), PAXOS_OK);
+	ck_assert_ptr_null(r); /* none yet */
+	ck_assert_int_eq(paxos_membership_file_write(dir, m, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)), PAXOS_OK);
+	ck_assert_ptr_nonnull(r);
+	uint32_t n1, n2;
+	const struct paxos_configuration *a = paxos_membership_history(m, &n1);
+	const struct paxos_configuration *b = paxos_membership_history(r, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_mem_eq(a, b, n1 * sizeof(*a));
+	ck_assert_uint_eq(paxos_membership_applied(r), paxos_membership_applied(m));
+	paxos_membership_free(r);
+
+	/* Another alpha: every process needs the same. */
+	ck_assert_int_eq(paxos_membership_file_read(dir, 256, &r, err, sizeof(err)),
+			 PAXOS_E_INVALID);
+	ck_assert_msg(strstr(err, "learned with membership-alpha 10, paxos.conf says 256"), "%s",
+		      err);
+
+	/* Corrupt: never guessed at. */
+	snprintf(path, sizeof(path), "%s/membership", dir);
+	const char *bad[] = {
+	    "",
+	    "paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\nconfiguration 3 "
+	    "11 0x1f\n",
+	    "paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\nsomething\n",
+	    "paxos-membership 2\nalpha 10\napplied 11\nconfiguration 1 1 0x7\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path, "w");
+		fputs(bad[i], f);
+		fclose(f);
+		ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)),
+				 PAXOS_E_STORAGE);
+		ck_assert_ptr_null(r);
+		ck_assert_msg(strstr(err, "corrupt ") && strstr(err, "delete it to start from"),
+			      "%s", err);
+	}
+	paxos_membership_free(m);
+	remove_base();
+}
+END_TEST
+
+/* ---- recovery in the configuration in force ---- */
+
+static void answer(struct paxos_acceptor *a, uint32_t self, uint32_t from, uint64_t incarnation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_ACCEPTOR,
+						       .sender_id = from,
+						       .acceptor_id = self,
+						       .incarnation = incarnation,
+						       .highest_iid = 30,
+						       .highest_ballot = 1000};
+	struct recorder *r = recorder_new();
+	paxos_acceptor_handle(a, &m, &r->emitter);
+	recorder_free(r);
+}
+
+/* Acceptor 2 lost its state after 0 and 1 were replaced by 3 and 4. Counted in paxos.conf's
+ * first configuration {0,1,2} (the first slice's behaviour), answers from the retired 0 and
+ * 1 let it vote again, though a quorum {3,4} of {2,3,4} may have accepted above what they
+ * report; counted in the configurations it learned, it waits for 3 and 4. */
+START_TEST(test_recovery_counts_learned_configuration)
+{
+	struct paxos_membership *h = replaced_history();
+	for (int learned = 0; learned < 2; learned++) {
+		struct paxos_counters c = {0};
+		struct paxos_storage *st = paxos_storage_memory_new();
+		struct paxos_acceptor *a =
+		    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 2}, st, &c);
+		struct paxos_acceptor_membership m = {
+		    .proposers = 0, .incarnation = 9, .amnesiac = true, .configurations = {0x7}};
+		if (learned)
+			paxos_membership_voted_in(h, 2, m.configurations, NULL,
+						  PAXOS_ACCEPTOR_CONFIGURATIONS);
+		ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
+		answer(a, 2, 0, 9);
+		answer(a, 2, 1, 9);
+		ck_assert(paxos_acceptor_recovering(a) == (learned == 1));
+		if (learned) {
+			answer(a, 2, 3, 9);
+			ck_assert(paxos_acceptor_recovering(a));
+			answer(a, 2, 4, 9);
+			ck_assert(!paxos_acceptor_recovering(a));
+		}
+		paxos_acceptor_free(a);
+		paxos_storage_destroy(st);
+	}
+	paxos_membership_free(h);
+}
+END_TEST
+
+static void proposer_answer(struct paxos_acceptor *a, uint32_t self, uint64_t incarnation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_PROPOSER,
+						       .sender_id = 0,
+						       .acceptor_id = self,
+						       .incarnation = incarnation,
+						       .highest_iid = 30,
+						       .highest_ballot = 2000};
+	struct recorder *r = recorder_new();
+	paxos_acceptor_handle(a, &m, &r->emitter);
+	recorder_free(r);
+}
+
+static void hello_recovering(struct paxos_acceptor *a, uint32_t from)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello = (struct paxos_acceptor_hello){
+	    .acceptor_id = from, .incarnation = 77, .recovering = true, .age = 1};
+	struct recorder *r = recorder_new();
+	paxos_acceptor_handle(a, &m, &r->emitter);
+	recorder_free(r);
+}
+
+/* Acceptor 3 lost its state after 0 and 1 were retired for good: {0..4} (instances 11..20)
+ * can never answer with 3 of its other members again. Once the proposer answered and 2 and 4
+ * report instance 30, every instance of it lies below the floor: recovery needs no more. */
+START_TEST(test_recovery_skips_ended_configuration)
+{
+	struct paxos_membership *h = replaced_history();
+	for (int with_ends = 0; with_ends < 3; with_ends++) {
+		struct paxos_counters c = {0};
+		struct paxos_storage *st = paxos_storage_memory_new();
+		struct paxos_acceptor *a =
+		    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 3}, st, &c);
+		struct paxos_acceptor_membership m = {
+		    .proposers = 1, .incarnation = 9, .amnesiac = true, .recovery_ticks = 0};
+		ck_assert_uint_eq(paxos_membership_voted_in(h, 3, m.configurations,
+							    with_ends ? m.configuration_ends : NULL,
+							    PAXOS_ACCEPTOR_CONFIGURATIONS),
+				  2);
+		ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
+		/* The third time 0 comes back without its state: {0..4} may have lost a
+		 * quorum (0 and 1 of a double crash), so 3 waits and says so. */
+		if (with_ends == 2)
+			hello_recovering(a, 0);
+		answer(a, 3, 2, 9);
+		answer(a, 3, 4, 9);
+		ck_assert(paxos_acceptor_recovering(a)); /* the proposer has not answered */
+		proposer_answer(a, 3, 9);
+		ck_assert(paxos_acceptor_recovering(a) == (with_ends != 1));
+		if (with_ends == 1) {
+			ck_assert_uint_eq(paxos_acceptor_floor(a), 30);
+			ck_assert_uint_eq(paxos_acceptor_fence(a), 2000);
+		}
+		paxos_acceptor_free(a);
+		paxos_storage_destroy(st);
+	}
+	paxos_membership_free(h);
+}
+END_TEST
+
+/* ---- the node ---- */
+
+static char lines[16][320];
+static unsigned nlines;
+
+static void keep_line(void *arg, enum paxos_log_level level, const char *line)
+{
+	(void)arg;
+	(void)level;
+	if (nlines < 16)
+		snprintf(lines[nlines++], sizeof(lines[0]), "%s", line);
+}
+
+static bool logged(const char *what)
+{
+	for (unsigned i = 0; i < nlines; i++)
+		if (strstr(lines[i], what))
+			return true;
+	return false;
+}
+
+static void config_for(struct paxos_config *cfg)
+{
+	paxos_config_defaults(cfg);
+	cfg->acceptors = 5;
+	cfg->initial_members = 3;
+	cfg->membership_alpha = ALPHA;
+	cfg->proposers = 1;
+	cfg->phase1_timeout_ms = cfg->phase2_timeout_ms = cfg->hole_check_ms = 60000;
+	snprintf(cfg->storage_path, sizeof(cfg->storage_path), "%s", base_dir);
+}
+
+/* A memory acceptor restarted with paxos.conf's first configuration, beside a kept history:
+ * it starts from the history, and its recovery waits for the members of the one in force. */
+START_TEST(test_acceptor_starts_from_kept)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	char dir[128], err[512];
+	snprintf(dir, sizeof(dir), "%s/acceptor-2", base_dir);
+	struct paxos_membership *h = replaced_history();
+	ck_assert_int_eq(paxos_membership_file_write(dir, h, err, sizeof(err)), PAXOS_OK);
+	paxos_membership_free(h);
+
+	nlines = 0;
+	paxos_set_log(keep_line, NULL);
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_acceptor(n, 2, paxos_storage_memory_new()), PAXOS_OK);
+	const struct paxos_membership *m = paxos_node_membership(n);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+	ck_assert_uint_eq(paxos_membership_latest(m)->members, 0x1c);
+	ck_assert_msg(logged("configuration 3 (acceptors 2,3,4 from instance 21), as learned "
+			     "before"),
+		      "%s", lines[0]);
+	ck_assert(paxos_node_recovering(n));
+	const struct paxos_counters *c = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
+	ck_assert_uint_eq(c->membership_configuration, 3);
+	paxos_node_free(n);
+	free(s);
+
+	/* Acceptor 0, removed in configuration 3, is told so at its start. */
+	snprintf(dir, sizeof(dir), "%s/acceptor-0", base_dir);
+	h = replaced_history();
+	ck_assert_int_eq(paxos_membership_file_write(dir, h, err, sizeof(err)), PAXOS_OK);
+	paxos_membership_free(h);
+	nlines = 0;
+	s = calloc(1, sizeof(*s));
+	n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, paxos_storage_memory_new()), PAXOS_OK);
+	ck_assert(logged("acceptor 0: refused: configuration 3 (acceptors 2,3,4, from instance "
+			 "21) does not include it"));
+	paxos_node_free(n);
+	free(s);
+
+	/* A paxos.conf with fewer acceptor ids than the history names: a clear error. */
+	cfg.acceptors = 4;
+	s = calloc(1, sizeof(*s));
+	n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_int_ne(paxos_node_add_acceptor(n, 2, paxos_storage_memory_new()), PAXOS_OK);
+	ck_assert_msg(strstr(paxos_node_error(n), "configuration 3 has acceptors 2,3,4, but "
+						  "paxos.conf has only 4 acceptor ids"),
+		      "%s", paxos_node_error(n));
+	paxos_node_free(n);
+	free(s);
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
+/* Acceptor a accepted value v in iid at the first ballot of proposer 0. */
+static void vote(struct stub *s, uint32_t a, paxos_iid iid, const struct paxos_value *v, bool final)
+{
+	uint8_t buf[256];
+	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, a};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &from);
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted = (struct paxos_accepted){.iid = iid,
+					       .ballot = PAXOS_MAX_PROPOSERS,
+					       .acceptor_id = a,
+					       .value = *v,
+					       .final = final};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+}
+
+/* Acceptors 0 and 1 accepted value v in iid: a quorum of {0,1,2}. */
+static void chosen(struct stub *s, paxos_iid iid, const struct paxos_value *v)
+{
+	vote(s, 0, iid, v, false);
+	vote(s, 1, iid, v, false);
+}
+
+static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* A learner's node keeps a chosen change in its directory as it delivers it; started again
+ * there, it goes on from it and takes the command delivered again for the one it made. */
+START_TEST(test_learner_keeps_change)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	char dir[128], err[512];
+	snprintf(dir, sizeof(dir), "%s/learner", base_dir);
+	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(1, 0xf, b);
+	struct event_base *base = event_base_new();
+	nlines = 0;
+	paxos_set_log(keep_line, NULL);
+	for (int life = 0; life < 2; life++) {
+		struct stub *s = calloc(1, sizeof(*s));
+		struct paxos_node *n =
+		    paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+		ck_assert_msg(n != NULL, "%s", err);
+		ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_add_learner(n, on_value, NULL), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_E_INVALID);
+		const struct paxos_membership *m = paxos_node_membership(n);
+		ck_assert_uint_eq(paxos_membership_latest(m)->id, life ? 2 : 1);
+		chosen(s, 1, &grow);
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		ck_assert_uint_eq(paxos_node_next_iid(n), 2);
+		ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+		ck_assert_uint_eq(paxos_membership_members(m, 1 + ALPHA), 0xf);
+		struct paxos_membership *kept;
+		ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &kept, err, sizeof(err)),
+				 PAXOS_OK);
+		ck_assert_ptr_nonnull(kept);
+		ck_assert_uint_eq(paxos_membership_latest(kept)->id, 2);
+		ck_assert_uint_eq(paxos_membership_latest(kept)->first, 1 + ALPHA);
+		paxos_membership_free(kept);
+		ck_assert(logged("configuration 2 chosen in instance 1: acceptors 0,1,2,3 from "
+				 "instance 11"));
+		ck_assert(!logged("outdated"));
+		nlines = 0;
+		paxos_node_free(n);
+		free(s);
+	}
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
+/* A learner that knows configuration 3 refuses the votes of acceptor 0, which it leaves
+ * out, and says so once; a final answer of 0 still passes, and votes where 0 was a member
+ * count. */
+START_TEST(test_removed_votes_refused)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	char dir[128], err[512];
+	snprintf(dir, sizeof(dir), "%s/learner", base_dir);
+	struct paxos_membership *h = replaced_history();
+	ck_assert_int_eq(paxos_membership_file_write(dir, h, err, sizeof(err)), PAXOS_OK);
+	paxos_membership_free(h);
+	struct event_base *base = event_base_new();
+	nlines = 0;
+	paxos_set_log(keep_line, NULL);
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_learner(n, on_value, NULL), PAXOS_OK);
+	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value v = command(9, 0x3, b); /* outdated: any value will do */
+	nlines = 0;
+	vote(s, 0, 21, &v, false);
+	vote(s, 0, 22, &v, false);
+	ck_assert_uint_eq(nlines, 1);
+	ck_assert_msg(strstr(lines[0], "refused: votes of acceptor 0 in instance 21 and on: "
+				       "configuration 3 (acceptors 2,3,4) does not include it"),
+		      "%s", lines[0]);
+	vote(s, 0, 23, &v, true);
+	vote(s, 1, 5, &v, false); /* configuration 1: a member */
+	ck_assert_uint_eq(nlines, 1);
+	paxos_node_free(n);
+	free(s);
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
+/* A history the application kept with its snapshot: the node starts from it, keeps it in its
+ * directory, and a newer one kept there wins over an older one given. */
+START_TEST(test_history_from_snapshot)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	char dir[128], err[512];
+	snprintf(dir, sizeof(dir), "%s/learner", base_dir);
+	struct paxos_membership *h = replaced_history();
+	uint32_t count;
+	const struct paxos_configuration *c = paxos_membership_history(h, &count);
+	struct event_base *base = event_base_new();
+	paxos_set_log(keep_line, NULL);
+	for (int life = 0; life < 2; life++) {
+		struct stub *s = calloc(1, sizeof(*s));
+		struct paxos_node *n =
+		    paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+		ck_assert_msg(n != NULL, "%s", err);
+		ck_assert_int_eq(paxos_node_set_membership(n, c, count, 5), PAXOS_E_INVALID);
+		ck_assert_msg(strstr(paxos_node_error(n), "not a history of changes"), "%s",
+			      paxos_node_error(n));
+		/* The second life is given only configurations 1 and 2: the kept 3 wins. */
+		ck_assert_int_eq(
+		    paxos_node_set_membership(n, c, life ? 2 : count, paxos_membership_applied(h)),
+		    PAXOS_OK);
+		ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_set_learner_start(n, 31), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_add_learner(n, on_value, NULL), PAXOS_OK);
+		ck_assert_int_eq(paxos_node_set_membership(n, c, count, 30), PAXOS_E_INVALID);
+		const struct paxos_membership *m = paxos_node_membership(n);
+		ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+		ck_assert_uint_eq(paxos_membership_members(m, 31), 0x1c);
+		ck_assert_uint_eq(paxos_membership_applied(m), 30); /* below the learner's start */
+		struct paxos_membership *kept;
+		ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &kept, err, sizeof(err)),
+				 PAXOS_OK);
+		ck_assert_ptr_nonnull(kept);
+		ck_assert_uint_eq(paxos_membership_latest(kept)->id, 3);
+		paxos_membership_free(kept);
+		paxos_node_free(n);
+		free(s);
+	}
+	paxos_membership_free(h);
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
+static Suite *membership_durable_suite(void)
+{
+	Suite *s = suite_create("membership_durable");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, test_restore_rules);
+	tcase_add_test(t, test_voted_in);
+	tcase_add_test(t, test_file_round_trip);
+	tcase_add_test(t, test_recovery_counts_learned_configuration);
+	tcase_add_test(t, test_recovery_skips_ended_configuration);
+	tcase_add_test(t, test_acceptor_starts_from_kept);
+	tcase_add_test(t, test_learner_keeps_change);
+	tcase_add_test(t, test_removed_votes_refused);
+	tcase_add_test(t, test_history_from_snapshot);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(membership_durable_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
