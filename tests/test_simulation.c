@@ -30,6 +30,7 @@
 #include "sim/checker.c"
 #include "sim/mutant.c"
 #include "sim/network.c"
+#include "sim/options.c"
 #include "sim/sim.c"
 
 #define MATRIX_CASES 2100u
