@@ -10,7 +10,7 @@
 static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
 							 "partition", "lose",   "pcut",   "amnesia",
 							 "rolling",   "double"};
-static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
+static const char *const mutant_names[] = {"none", "accept-low", "amnesia", "merge-skip"};
 
 const char *sim_violation_name(enum sim_violation v)
 {
@@ -21,6 +21,7 @@ const char *sim_violation_name(enum sim_violation v)
 	    [SIM_V_DUPLICATE] = "value delivered more often than submitted",
 	    [SIM_V_ORDER] = "delivery order violated",
 	    [SIM_V_PROMISE] = "acceptor promise went down",
+	    [SIM_V_MERGE] = "merged order violated",
 	    [SIM_V_LIVENESS] = "liveness violated",
 	    [SIM_V_INTERNAL] = "simulator error",
 	};
@@ -40,6 +41,7 @@ void sim_options_default(struct sim_options *o)
 	o->faults = SIM_FAULT_ALL;
 	o->learning_acceptors = true;
 	o->batch = 8;
+	o->partitions = 1;
 }
 
 void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
@@ -68,6 +70,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --skip-idle-us %u", o->skip_idle_us);
 	if (o->reconfig && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --reconfig yes");
+	if (o->partitions > 1 && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --partitions %u", o->partitions);
 }
 
 static int parse_faults(const char *text, uint32_t *mask)
@@ -119,7 +123,8 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		       {"--values", SIM_MAX_VALUES},
 		       {"--batch", SIM_MAX_VALUE},
 		       {"--accept-loss", 100},
-		       {"--skip-idle-us", 10000000}};
+		       {"--skip-idle-us", 10000000},
+		       {"--partitions", SIM_MAX_PARTITIONS}};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
@@ -179,10 +184,11 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 			while (k < SIM_MUTANT_COUNT && strcmp(val, mutant_names[k]) != 0)
 				k++;
 			if (k == SIM_MUTANT_COUNT) {
-				snprintf(
-				    err, errlen,
-				    "--mutant: expected none, accept-low or amnesia, not \"%s\"",
-				    val);
+				snprintf(err, errlen,
+					 "--mutant: expected none, accept-low, amnesia or "
+					 "merge-skip, not "
+					 "\"%s\"",
+					 val);
 				return -1;
 			}
 			o->mutant = (enum sim_mutant)k;
@@ -230,8 +236,11 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		case 8:
 			o->accept_loss = (uint32_t)v;
 			break;
-		default:
+		case 9:
 			o->skip_idle_us = (uint32_t)v;
+			break;
+		default:
+			o->partitions = (uint32_t)v;
 			break;
 		}
 	}
