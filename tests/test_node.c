@@ -319,14 +319,54 @@ START_TEST(test_partitions_group_bad_input)
 	ck_assert_int_eq(paxos_node_set_learner_start(paxos_partitions_node(g, 1), 5), PAXOS_OK);
 	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_E_INVALID);
 	ck_assert_str_eq(paxos_partitions_error(g),
-			 "learner-merge: partition 1's learner starts at instance 5, but merging "
-			 "learners start every log at instance 1");
+			 "learner-merge: partition 1's learner starts at instance 5, but the "
+			 "merged order takes that log from instance 1 (start where a merge "
+			 "position says: paxos_partitions_resume_merge())");
 	ck_assert_int_eq(paxos_partitions_add_learner(g, NULL, NULL), PAXOS_E_INVALID);
+	paxos_partitions_free(g);
+	/* A merge position from a snapshot: checked against paxos.conf, then the learners start
+	 * where it says. */
+	g = paxos_partitions_new(b, &c, 3, err, sizeof(err));
+	struct paxos_merge_position pos;
+	ck_assert_int_eq(paxos_partitions_merge_position(g, &pos), PAXOS_OK);
+	ck_assert_uint_eq(pos.partitions, 2);
+	ck_assert_uint_eq(pos.next[0], 1);
+	ck_assert_uint_eq(pos.next[1], 1);
+	pos.partitions = 3;
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "learner-merge: the merge position was taken with partitions 3 and "
+			 "merge-segment 64, but paxos.conf has partitions 2 and merge-segment 64");
+	pos.partitions = 2;
+	pos.turn = 2;
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	pos.turn = 1;
+	pos.next[0] = 8;
+	pos.next[1] = 0;
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	pos.next[1] = 5;
+	pos.values = 2;
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_OK);
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_OK);
+	struct paxos_merge_position now;
+	ck_assert_int_eq(paxos_partitions_merge_position(g, &now), PAXOS_OK);
+	ck_assert_mem_eq(&now, &pos, sizeof(now));
 	paxos_partitions_free(g);
 	g = paxos_partitions_new(b, &c, 3, err, sizeof(err));
 	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_OK);
 	ck_assert_int_eq(paxos_partitions_add_learner(g, ignore_value, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "learner-merge: resume the merge before adding the learner");
 	ck_assert_uint_eq(paxos_partitions_merge_waiting(g), 0);
+	paxos_partitions_free(g);
+	ck_assert_int_eq(paxos_config_set(&c, "learner-merge", "no", err, sizeof(err)), PAXOS_OK);
+	g = paxos_partitions_new(b, &c, 3, err, sizeof(err));
+	ck_assert_int_eq(paxos_partitions_merge_position(g, &pos), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_partitions_resume_merge(g, &pos), PAXOS_E_INVALID);
+	ck_assert_str_eq(paxos_partitions_error(g),
+			 "learner-merge is off: there is no merged order to resume");
 	paxos_partitions_free(g);
 	paxos_partitions_free(NULL);
 	event_base_free(b);
