@@ -122,7 +122,7 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	uint64_t messages = 0, deliveries = 0, duplicates = 0, submissions = 0, changes = 0;
-	uint64_t merged = 0;
+	uint64_t merged = 0, snapshots = 0;
 	uint32_t failures = 0, stalls = 0;
 	for (uint32_t i = from; i < from + cases; i++) {
 		struct sim_options o;
@@ -145,13 +145,15 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 		submissions += r.submissions;
 		changes += r.reconfigurations;
 		merged += r.merged;
+		snapshots += r.snapshots;
 	}
 	printf("simulation: %u seeds, %" PRIu64 " values delivered (%" PRIu64
 	       " duplicate deliveries of %" PRIu64 " submissions), %" PRIu64
 	       " messages simulated, %" PRIu64 " membership changes, %" PRIu64
-	       " values merged, %u failed (%u stalled), %.1f s\n",
-	       cases, deliveries, duplicates, submissions, messages, changes, merged, failures,
-	       stalls, seconds_since(&t0));
+	       " values merged (%" PRIu64 " learner restarts from snapshots), %u failed (%u "
+	       "stalled), %.1f s\n",
+	       cases, deliveries, duplicates, submissions, messages, changes, merged, snapshots,
+	       failures, stalls, seconds_since(&t0));
 	fflush(stdout);
 	return failures;
 }

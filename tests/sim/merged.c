@@ -132,6 +132,18 @@ static void on_merged(void *arg, uint32_t partition, paxos_iid iid, uint32_t pos
 		merged_fail(m, "out of memory");
 	}
 	l->out++;
+	if (!l->captured && l->out == l->capture_at) {
+		merge_position(&l->merge, &l->captured_pos);
+		l->captured = true;
+		l->captured_out = l->out;
+	}
+}
+
+void merged_arm(struct merged *m, uint32_t learner, uint32_t after)
+{
+	struct merged_learner *l = &m->l[learner];
+	l->captured = false;
+	l->capture_at = l->out + after;
 }
 
 int merged_init(struct merged *m, uint32_t partitions, uint32_t segment, uint32_t learners,
@@ -207,6 +219,26 @@ void merged_delivered(struct merged *m, uint32_t learner, uint32_t partition, pa
 		merged_fail(m, "t=%" PRIu64 "us: learner %u's merge failed: %s", now, learner,
 			    paxos_strerror(rc));
 	spec_check(m);
+}
+
+int merged_restart(struct merged *m, uint32_t learner, struct merge_position *pos)
+{
+	struct merged_learner *l = &m->l[learner];
+	if (!l->captured)
+		return 1;
+	*pos = l->captured_pos;
+	for (; l->out > l->captured_out; l->out--) /* seq holds what it merged (prefix check) */
+		if (m->seq[l->out - 1].id >= 0)
+			l->count[m->seq[l->out - 1].id]--;
+	l->captured = false;
+	l->capture_at = 0;
+	merge_destroy(&l->merge);
+	if (merge_init(&l->merge, m->partitions, m->segment, on_merged, l) != PAXOS_OK ||
+	    merge_resume(&l->merge, pos) != PAXOS_OK) {
+		merged_fail(m, "learner %u cannot resume its merge", learner);
+		return -1;
+	}
+	return 0;
 }
 
 uint64_t merged_total(const struct merged *m)

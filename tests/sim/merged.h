@@ -34,6 +34,12 @@ struct merged_learner {
 	struct merge merge;
 	uint64_t out;    /* values handed on so far */
 	uint32_t *count; /* merged deliveries per value id */
+	/* A snapshot: taken inside the delivery of value capture_at (1: the first), as an
+	 * application snapshots after applying a value, mid-instance too. */
+	uint64_t capture_at;
+	bool captured;
+	uint64_t captured_out;
+	struct merge_position captured_pos;
 };
 
 struct merged {
@@ -68,6 +74,14 @@ uint64_t merged_total(const struct merged *m);
  * client values, or a skip): fed to its merge as lib/node/partitions.c does. */
 void merged_delivered(struct merged *m, uint32_t learner, uint32_t partition, paxos_iid iid,
 		      const struct paxos_value *frame, paxos_time now);
+
+/* Learner `learner` snapshots inside its merged delivery `after` values from now. */
+void merged_arm(struct merged *m, uint32_t learner, uint32_t after);
+
+/* Learner `learner` restarts from its snapshot: a new merge resumes from the snapshot's
+ * position, stored in pos (its cores must start at pos->next[p]), and what it merged since
+ * no longer counts. Returns 0, 1 when no snapshot was taken yet, or -1. */
+int merged_restart(struct merged *m, uint32_t learner, struct merge_position *pos);
 
 /* Whether learner's merged order holds every value submitted. */
 bool merged_complete(const struct merged *m, uint32_t learner);

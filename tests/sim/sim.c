@@ -71,6 +71,7 @@ enum sim_event_kind {
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
 	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
 	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
+	SE_SNAPSHOT,       /* target: a merging learner restarts from a snapshot */
 };
 
 /* SE_DEMOTE's arg for a proposer that may lead in any partition. */
@@ -416,11 +417,12 @@ static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
-/* With --reconfig every learner has a history of its own, from configuration 1 (*m). */
-static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
-					 paxos_instance_closed_fn closed, struct endpoint *ep,
-					 struct paxos_counters *counters,
-					 struct paxos_membership **m)
+/* With --reconfig every learner has a history of its own, from configuration 1 (*m). It
+ * delivers from instance 1, or from start. */
+static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivered_fn deliver,
+					  paxos_instance_closed_fn closed, struct endpoint *ep,
+					  struct paxos_counters *counters,
+					  struct paxos_membership **m, paxos_iid start)
 {
 	*m = NULL;
 	if (s->o.reconfig) {
@@ -438,6 +440,7 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 	    .repeat_batch = REPEAT_BATCH,
 	    .hole_check = HOLE_CHECK,
 	    .start = PAXOS_START_FROM_FIRST,
+	    .start_iid = start,
 	    .deliver = deliver,
 	    .deliver_arg = ep,
 	    .closed = closed,
@@ -447,6 +450,42 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 	if (!l)
 		checker_fail(s->check, SIM_V_INTERNAL, "paxos_learner_new failed");
 	return l;
+}
+
+static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
+					 paxos_instance_closed_fn closed, struct endpoint *ep,
+					 struct paxos_counters *counters,
+					 struct paxos_membership **m)
+{
+	return learner_from(s, deliver, closed, ep, counters, m, 0);
+}
+
+/* A merging learner process restarts from a snapshot of what it applied: its merge position
+ * says where each partition's core starts and where the merged order goes on (as
+ * paxos_partitions_resume_merge() does); what it delivers must be the rest of the order the
+ * others deliver. */
+static void learner_snapshot_restart(struct sim *s, uint32_t i)
+{
+	struct merge_position pos;
+	int rc = merged_restart(&s->merged, i, &pos);
+	if (rc == 1 && s->now < FAULT_PHASE + LIVENESS_BUDGET / 2)
+		schedule(s, s->now + rng_range(&s->rng, 5000, 50000), SE_SNAPSHOT, i, 0);
+	if (rc != 0)
+		return;
+	s->r->snapshots++;
+	trace(s, 1,
+	      "learner %u restarts from a snapshot: turn %u, %u in its segment, %u values of "
+	      "its instance",
+	      i, pos.turn, pos.in_segment, pos.values);
+	EACH_PARTITION(s, p)
+	{
+		struct sim_learner *l = &s->lrn[i];
+		paxos_learner_free(l->core);
+		trace(s, 1, "learner %u starts at instance %" PRIu64, i, pos.next[p]);
+		checker_view_rewind(s->check, i, pos.next[p]);
+		l->core = learner_from(s, on_learner_deliver, NULL, &l->ep, &l->counters,
+				       &l->membership, pos.next[p]);
+	}
 }
 
 /* ---- proposers and the leader oracle ---- */
@@ -1516,6 +1555,9 @@ static void step(struct sim *s, const struct sim_event *e)
 		if (!s->healed)
 			double_crash(s);
 		break;
+	case SE_SNAPSHOT:
+		learner_snapshot_restart(s, e->target);
+		break;
 	case SE_RECONFIG:
 		reconfigure(s);
 		if (s->now < RECONFIG_UNTIL || s->issued)
@@ -1611,6 +1653,13 @@ static void plan(struct sim *s)
 	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
 	if (s->o.reconfig)
 		schedule(s, rng_range(&s->rng, 5000, 60000), SE_RECONFIG, 0, 0);
+	/* Merging learners restart from snapshots now and then, during the faults or after. */
+	for (uint32_t i = 0; s->merging && i < s->o.learners; i++)
+		if (rng_percent(&s->rng, 50)) {
+			merged_arm(&s->merged, i, (uint32_t)rng_range(&s->rng, 1, 40));
+			schedule(s, rng_range(&s->rng, 10000, FAULT_PHASE + 100000), SE_SNAPSHOT, i,
+				 0);
+		}
 }
 
 /* Whether an acceptor still recovers: what a lost quorum chose may be known to none. */

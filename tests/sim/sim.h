@@ -117,6 +117,7 @@ struct sim_result {
 	uint64_t trace_hash;       /* digest of every event processed: equal runs, equal hashes */
 	uint32_t reconfigurations; /* configurations chosen after the first (--reconfig) */
 	uint64_t merged;           /* values in the merged order, over all learners */
+	uint32_t snapshots;        /* merging learners restarted from a snapshot */
 };
 
 void sim_options_default(struct sim_options *o);
