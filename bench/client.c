@@ -8,6 +8,8 @@
  * the value was due, so a value that waited for a free slot counts its wait.
  * Its learner starts at the current instance (learner-start current): a client that joins
  * a long-running cluster does not replay its history, which would hold back its own values.
+ * With --partitions N it spreads its values over partitions 0..N-1, round-robin or by the
+ * hash of a key each value carries (--spread key), and reports each partition apart.
  */
 #include <paxos/paxos.h>
 
@@ -29,6 +31,8 @@
 /* Every value starts with a tag that names its client and sequence number. */
 #define TAG_MAGIC 0x4c435850u /* "PXCL" */
 #define TAG_SIZE 16u
+/* --spread key: the key follows the tag, 8 bytes, when the value has room for it. */
+#define KEY_SIZE 8u
 
 struct slot {
 	uint64_t seq; /* 0: free */
@@ -45,13 +49,15 @@ struct part {
 	struct client *c;
 	struct paxos_node *node;
 	uint32_t partition; /* the id in paxos.conf's partitions */
-	uint64_t delivered;
+	uint64_t submitted, delivered;
 };
 
 struct client {
 	/* The partitions values go to, round-robin by sequence number (--partitions). */
 	struct part parts[PAXOS_MAX_PARTITIONS];
 	uint32_t part_count;
+	bool spread_key; /* --spread key: by the hash of a key out of `keys`, else round-robin */
+	uint64_t keys;
 	struct paxos_node *node; /* parts[0].node */
 	struct event_base *base;
 	uint32_t id;
@@ -74,6 +80,7 @@ struct client {
 	uint64_t rate;
 	uint32_t *free_slots, free_count;
 	uint32_t *latency_us;
+	uint8_t *latency_part; /* the partition (index into parts) of each latency */
 	uint64_t rng;
 	FILE *log;
 };
@@ -107,6 +114,18 @@ static void send_slot(struct client *c, struct slot *s, paxos_time now)
 	s->last_sent = now;
 }
 
+/* The partition of a key: a fixed 64-bit mix (splitmix64's finalizer), so that one key always
+ * goes to one partition, whatever the client. */
+static uint32_t key_partition(uint64_t key, uint32_t partitions)
+{
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ull;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebull;
+	key ^= key >> 31;
+	return (uint32_t)(key % partitions);
+}
+
 /* fill_slot: the next value into slot S, due at DUE (its latency counts from then), sent now */
 static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_time now)
 {
@@ -118,9 +137,18 @@ static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_ti
 	put_u32(s->buf, TAG_MAGIC);
 	put_u32(s->buf + 4, c->id);
 	put_u64(s->buf + 8, s->seq);
+	uint32_t i = TAG_SIZE;
+	if (c->spread_key) {
+		uint64_t key = next_random(c) % c->keys;
+		s->part = key_partition(key, c->part_count);
+		if (s->len >= TAG_SIZE + KEY_SIZE) {
+			put_u64(s->buf + TAG_SIZE, key);
+			i += KEY_SIZE;
+		}
+	}
+	c->parts[s->part].submitted++;
 	/* Eight payload bytes per random number: at 1 kB values a byte each took a fifth of
 	 * the cluster's CPU (perf). */
-	uint32_t i = TAG_SIZE;
 	for (; i + 8 <= s->len; i += 8)
 		put_u64(s->buf + i, next_random(c));
 	for (uint64_t r = next_random(c); i < s->len; i++, r >>= 8)
@@ -196,8 +224,10 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 	paxos_time now = paxos_now();
 	c->delivered++;
 	part->delivered++;
-	if (s->first_sent >= c->started + c->warmup)
+	if (s->first_sent >= c->started + c->warmup) {
+		c->latency_part[c->measured] = (uint8_t)s->part;
 		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
+	}
 	s->seq = 0;
 	if (c->delivered == c->count) {
 		c->finished = now;
@@ -322,21 +352,80 @@ static uint64_t cpu_us(void)
 	       (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+/* Partition index p's measured latencies, sorted, into out (room for c->measured); returns
+ * how many. */
+static uint64_t part_latencies(const struct client *c, uint32_t p, uint32_t *out)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < c->measured; i++)
+		if (c->latency_part[i] == p)
+			out[n++] = c->latency_us[i];
+	qsort(out, n, sizeof(uint32_t), cmp_u32);
+	return n;
+}
+
+/* Each partition's values and latencies, when the client spreads over several. */
+static void report_parts(const struct client *c, bool json, double secs)
+{
+	uint32_t *lat = c->part_count > 1 ? malloc((c->measured + 1) * sizeof(*lat)) : NULL;
+	if (json && c->part_count > 1)
+		printf(",\"spread\":\"%s\",\"partitions\":[", c->spread_key ? "key" : "rr");
+	for (uint32_t p = 0; lat && p < c->part_count; p++) {
+		const struct part *part = &c->parts[p];
+		uint64_t n = part_latencies(c, p, lat);
+		double rate = secs > 0 ? (double)part->delivered / secs : 0;
+		double p50 = percentile_ms(lat, n, 50), p99 = percentile_ms(lat, n, 99);
+		if (json)
+			printf("%s{\"partition\":%u,\"submitted\":%" PRIu64
+			       ",\"delivered\":%" PRIu64
+			       ",\"values_per_s\":%.1f,\"latency_ms\":{\"p50\":%.3f,\"p99\":%.3f}}",
+			       p ? "," : "", part->partition, part->submitted, part->delivered,
+			       rate, p50, p99);
+		else
+			printf("partition %u: %" PRIu64 " values delivered (of %" PRIu64
+			       " submitted), %.0f values/s, latency ms p50 %.3f p99 %.3f\n",
+			       part->partition, part->delivered, part->submitted, rate, p50, p99);
+	}
+	if (json && c->part_count > 1)
+		printf("]");
+	if (c->part_count > 1 && !lat)
+		fprintf(stderr, "paxos-client: out of memory for the per-partition report\n");
+	free(lat);
+}
+
 static void report(const struct client *c, bool json)
 {
 	uint64_t cpu = cpu_us();
 	uint64_t n = c->measured;
-	qsort(c->latency_us, n, sizeof(uint32_t), cmp_u32);
 	paxos_time end = c->finished ? c->finished : paxos_now();
 	double secs = (double)(end - c->started) / 1e6;
+	if (!json)
+		printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) "
+		       "in %.3f s: %.0f values/s\n",
+		       c->delivered, c->count, c->size_min, c->size_max, c->outstanding, secs,
+		       secs > 0 ? (double)c->delivered / secs : 0);
+	if (!json && c->part_count > 1)
+		printf("spread %s over %u partitions\n",
+		       c->spread_key ? "by key hash" : "round-robin", c->part_count);
+	if (!json)
+		report_parts(c, json, secs);
+	/* Sorted apart: latency_part still names the partition of each latency_us. */
+	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!sorted) {
+		fprintf(stderr, "paxos-client: out of memory for the report\n");
+		return;
+	}
+	memcpy(sorted, c->latency_us, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(uint32_t), cmp_u32);
 	double rate = secs > 0 ? (double)c->delivered / secs : 0;
-	double p50 = percentile_ms(c->latency_us, n, 50);
-	double p5 = percentile_ms(c->latency_us, n, 5);
-	double p90 = percentile_ms(c->latency_us, n, 90);
-	double p95 = percentile_ms(c->latency_us, n, 95);
-	double p99 = percentile_ms(c->latency_us, n, 99);
-	double min = n ? c->latency_us[0] / 1000.0 : 0;
-	double max = n ? c->latency_us[n - 1] / 1000.0 : 0;
+	double p50 = percentile_ms(sorted, n, 50);
+	double p5 = percentile_ms(sorted, n, 5);
+	double p90 = percentile_ms(sorted, n, 90);
+	double p95 = percentile_ms(sorted, n, 95);
+	double p99 = percentile_ms(sorted, n, 99);
+	double min = n ? sorted[0] / 1000.0 : 0;
+	double max = n ? sorted[n - 1] / 1000.0 : 0;
+	free(sorted);
 	if (json) {
 		printf("{\"count\":%" PRIu64 ",\"delivered\":%" PRIu64 ",\"seconds\":%.3f,"
 		       "\"values_per_s\":%.1f,\"size_min\":%u,\"size_max\":%u,\"outstanding\":%u,"
@@ -350,23 +439,10 @@ static void report(const struct client *c, bool json)
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
 		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
 		       c->foreign, cpu);
-		if (c->part_count > 1) {
-			printf(",\"partitions\":[");
-			for (uint32_t p = 0; p < c->part_count; p++)
-				printf("%s{\"partition\":%u,\"delivered\":%" PRIu64 "}",
-				       p ? "," : "", c->parts[p].partition, c->parts[p].delivered);
-			printf("]");
-		}
+		report_parts(c, json, secs);
 		printf("}\n");
 		return;
 	}
-	printf("delivered %" PRIu64 " of %" PRIu64 " values (%u-%u bytes, %u outstanding) in "
-	       "%.3f s: %.0f values/s\n",
-	       c->delivered, c->count, c->size_min, c->size_max, c->outstanding, secs, rate);
-	for (uint32_t p = 0; c->part_count > 1 && p < c->part_count; p++)
-		printf("partition %u: %" PRIu64 " values delivered, %.0f values/s\n",
-		       c->parts[p].partition, c->parts[p].delivered,
-		       secs > 0 ? (double)c->parts[p].delivered / secs : 0);
 	if (c->rate)
 		printf("open loop: %" PRIu64 " values/s offered\n", c->rate);
 	if (c->warmup)
@@ -403,8 +479,14 @@ static void usage(FILE *out)
 		"      --id N              client id in value tags (default: process id)\n"
 		"      --partition P       submit to and learn from partition P (paxos.conf\n"
 		"                          partitions; default 0)\n"
-		"      --partitions N      spread the values round-robin over partitions 0..N-1\n"
-		"                          and report each one's deliveries\n"
+		"      --partitions N      spread the values over partitions 0..N-1 and report\n"
+		"                          each one's values and latency\n"
+		"      --spread rr|key     with --partitions: round-robin (rr, the default), or\n"
+		"                          by the hash of a key each value carries after its\n"
+		"                          tag (8 bytes, little-endian; a key always goes to one\n"
+		"                          partition)\n"
+		"      --keys K            --spread key: keys are drawn from 0..K-1 (default\n"
+		"                          1024)\n"
 		"      --json              print the summary as one JSON object\n"
 		"      --counters          write the client's counters to stderr at the end\n"
 		"      --latencies FILE    write every latency in microseconds, one a line, in\n"
@@ -474,6 +556,8 @@ int main(int argc, char **argv)
 		OPT_COUNTERS,
 		OPT_PARTITION,
 		OPT_PARTITIONS,
+		OPT_SPREAD,
+		OPT_KEYS,
 		OPT_VERSION
 	};
 	static const struct option options[] = {
@@ -487,6 +571,8 @@ int main(int argc, char **argv)
 	    {"id", required_argument, NULL, OPT_ID},
 	    {"partition", required_argument, NULL, OPT_PARTITION},
 	    {"partitions", required_argument, NULL, OPT_PARTITIONS},
+	    {"spread", required_argument, NULL, OPT_SPREAD},
+	    {"keys", required_argument, NULL, OPT_KEYS},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"counters", no_argument, NULL, OPT_COUNTERS},
 	    {"rate", required_argument, NULL, OPT_RATE},
@@ -499,7 +585,8 @@ int main(int argc, char **argv)
 	const char *count_text = "1000", *k_text = NULL, *resubmit_text = "1000",
 		   *limit_text = "120";
 	const char *id_text = NULL, *rate_text = NULL, *latencies_path = NULL, *warmup_text = "0";
-	const char *partition_text = "0", *partitions_text = NULL;
+	const char *partition_text = "0", *partitions_text = NULL, *spread_text = NULL,
+		   *keys_text = NULL;
 	bool json = false, counters = false;
 	int opt;
 	opterr = 0; /* its messages name the program by its path: ours name the option */
@@ -534,6 +621,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PARTITIONS:
 			partitions_text = optarg;
+			break;
+		case OPT_SPREAD:
+			spread_text = optarg;
+			break;
+		case OPT_KEYS:
+			keys_text = optarg;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -610,9 +703,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paxos-client: --partition and --partitions exclude each other\n");
 		return 2;
 	}
+	if ((spread_text || keys_text) && !partitions_text) {
+		fprintf(stderr, "paxos-client: %s needs --partitions N\n",
+			spread_text ? "--spread" : "--keys");
+		return 2;
+	}
+	if (spread_text && strcmp(spread_text, "rr") != 0 && strcmp(spread_text, "key") != 0) {
+		fprintf(stderr, "paxos-client: --spread: expected rr or key, not '%s'\n",
+			spread_text);
+		return 2;
+	}
+	c.spread_key = spread_text && strcmp(spread_text, "key") == 0;
+	if (keys_text && !c.spread_key) {
+		fprintf(stderr, "paxos-client: --keys needs --spread key\n");
+		return 2;
+	}
+	c.keys = 1024;
+	if (keys_text && option_u64("--keys", keys_text, 1, UINT64_MAX, &c.keys))
+		return 2;
 	c.part_count = (uint32_t)spread;
 	for (uint32_t p = 0; p < c.part_count; p++)
-		c.parts[p] = (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0};
+		c.parts[p] =
+		    (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0, 0};
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
 	 * as the replay takes. */
@@ -634,12 +746,13 @@ int main(int argc, char **argv)
 	c.rng = 0x9e3779b97f4a7c15ull ^ id;
 	c.slots = calloc(c.outstanding, sizeof(*c.slots));
 	c.latency_us = calloc(c.count, sizeof(*c.latency_us));
+	c.latency_part = calloc(c.count, sizeof(*c.latency_part));
 	c.slot_of_mask = 1;
 	while (c.slot_of_mask < 4 * c.outstanding)
 		c.slot_of_mask <<= 1;
 	c.slot_of = calloc(c.slot_of_mask--, sizeof(*c.slot_of));
 	c.free_slots = calloc(c.outstanding, sizeof(*c.free_slots));
-	if (!c.slots || !c.latency_us || !c.slot_of || !c.free_slots) {
+	if (!c.slots || !c.latency_us || !c.latency_part || !c.slot_of || !c.free_slots) {
 		fprintf(stderr, "paxos-client: out of memory\n");
 		return 1;
 	}
@@ -726,5 +839,6 @@ int main(int argc, char **argv)
 	free(c.slot_of);
 	free(c.free_slots);
 	free(c.latency_us);
+	free(c.latency_part);
 	return status;
 }

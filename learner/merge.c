@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A queued record: a value, or the end of a segment; a value's bytes follow it. */
-enum { RECORD_VALUE, RECORD_SEGMENT_END };
+/* A queued record: a value, or the end of an instance (position 1: it ends a segment); a
+ * value's bytes follow it. */
+enum { RECORD_VALUE, RECORD_INSTANCE_END };
 
 struct record {
 	uint32_t kind;
@@ -61,9 +62,24 @@ static bool queue_push(struct merge *m, struct merge_queue *q, uint32_t kind, pa
 	return true;
 }
 
-static void next_turn(struct merge *m)
+/* The merged order takes a value of the partition whose turn it is. */
+static void out_value(struct merge *m, paxos_iid iid, uint32_t position,
+		      const struct paxos_value *v)
 {
-	m->turn = (m->turn + 1) % m->partitions;
+	m->out.values = position + 1;
+	m->deliver(m->deliver_arg, m->turn, iid, position, v);
+}
+
+/* ... and the end of its instance iid, maybe the end of its segment: the next one's turn. */
+static void out_instance(struct merge *m, paxos_iid iid, bool ends)
+{
+	m->out.next[m->turn] = iid + 1;
+	m->out.values = 0;
+	m->out.in_segment++;
+	if (ends) {
+		m->out.in_segment = 0;
+		m->turn = (m->turn + 1) % m->partitions;
+	}
 }
 
 /* Delivers whole waiting segments while the partition whose turn it is has one. */
@@ -74,22 +90,24 @@ static void drain(struct merge *m)
 	m->draining = true;
 	for (struct merge_queue *q = &m->queues[m->turn]; q->segments > 0;
 	     q = &m->queues[m->turn]) {
-		for (;;) {
+		for (bool ends = false; !ends;) {
 			struct record r;
 			memcpy(&r, q->buf + q->head, sizeof(r));
 			size_t size = record_size(r.len);
-			if (r.kind == RECORD_SEGMENT_END) {
+			if (r.kind == RECORD_INSTANCE_END) {
 				q->head += size;
 				m->waiting -= size;
-				break;
+				ends = r.position != 0;
+				if (ends)
+					q->segments--;
+				out_instance(m, r.iid, ends);
+				continue;
 			}
 			struct paxos_value v = {q->buf + q->head + sizeof(r), r.len};
-			m->deliver(m->deliver_arg, m->turn, r.iid, r.position, &v);
+			out_value(m, r.iid, r.position, &v);
 			q->head += size;
 			m->waiting -= size;
 		}
-		q->segments--;
-		next_turn(m);
 	}
 	m->draining = false;
 }
@@ -104,6 +122,31 @@ int merge_init(struct merge *m, uint32_t partitions, uint32_t segment, merge_del
 	m->segment = segment;
 	m->deliver = deliver;
 	m->deliver_arg = arg;
+	for (uint32_t p = 0; p < partitions; p++)
+		m->out.next[p] = 1;
+	return PAXOS_OK;
+}
+
+void merge_position(const struct merge *m, struct merge_position *pos)
+{
+	*pos = m->out;
+	pos->turn = m->turn;
+}
+
+int merge_resume(struct merge *m, const struct merge_position *pos)
+{
+	bool fresh = m->turn == 0 && m->out.in_segment == 0 && m->out.values == 0;
+	for (uint32_t p = 0; p < m->partitions; p++)
+		fresh = fresh && m->out.next[p] == 1 && m->queues[p].tail == 0 &&
+			m->queues[p].in_segment == 0 && pos->next[p] > 0;
+	if (!fresh || pos->turn >= m->partitions || pos->in_segment >= m->segment)
+		return PAXOS_E_INVALID;
+	m->out = *pos;
+	m->turn = pos->turn;
+	m->queues[pos->turn].in_segment = pos->in_segment;
+	m->resume_partition = pos->turn;
+	m->resume_iid = pos->next[pos->turn];
+	m->resume_skip = pos->values;
 	return PAXOS_OK;
 }
 
@@ -120,8 +163,11 @@ int merge_value(struct merge *m, uint32_t partition, paxos_iid iid, uint32_t pos
 	if (partition >= m->partitions)
 		return PAXOS_E_INVALID;
 	struct merge_queue *q = &m->queues[partition];
+	if (m->resume_skip && partition == m->resume_partition && iid == m->resume_iid &&
+	    position < m->resume_skip)
+		return PAXOS_OK; /* went out before the position merge_resume started from */
 	if (m->turn == partition && queue_empty(q) && !m->draining) {
-		m->deliver(m->deliver_arg, partition, iid, position, v);
+		out_value(m, iid, position, v);
 		return PAXOS_OK;
 	}
 	return queue_push(m, q, RECORD_VALUE, iid, position, v) ? PAXOS_OK : PAXOS_E_NOMEM;
@@ -132,16 +178,19 @@ int merge_instance(struct merge *m, uint32_t partition, paxos_iid iid, bool skip
 	if (partition >= m->partitions)
 		return PAXOS_E_INVALID;
 	struct merge_queue *q = &m->queues[partition];
-	if (!skip && ++q->in_segment < m->segment)
-		return PAXOS_OK;
-	q->in_segment = 0;
+	if (m->resume_skip && iid == m->resume_iid && partition == m->resume_partition)
+		m->resume_skip = 0;
+	bool ends = skip || ++q->in_segment >= m->segment;
+	if (ends)
+		q->in_segment = 0;
 	if (m->turn == partition && queue_empty(q) && !m->draining) {
-		next_turn(m); /* its segment went out as it came */
+		out_instance(m, iid, ends); /* its instance went out as it came */
 	} else {
-		if (!queue_push(m, q, RECORD_SEGMENT_END, iid, 0, NULL))
+		if (!queue_push(m, q, RECORD_INSTANCE_END, iid, ends, NULL))
 			return PAXOS_E_NOMEM;
-		q->segments++;
+		q->segments += ends;
 	}
-	drain(m);
+	if (ends)
+		drain(m);
 	return PAXOS_OK;
 }

@@ -152,10 +152,12 @@ local_members() {
 
 # partition_client NAME PARTITION COUNT: paxos-client on $CONF in the background, 16 values
 # outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION x
-# spreads the values over partitions 0 and 1.
+# spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
+# client id 77).
 partition_client() {
 	where="--partition $2"
 	[ "$2" != x ] || where="--partitions 2"
+	[ "$2" != key ] || where="--partitions 2 --spread key --keys 64 --id 77"
 	(
 		status=0
 		# shellcheck disable=SC2086

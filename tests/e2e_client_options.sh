@@ -47,5 +47,20 @@ rejects "$P: --count: needs a value (see --help)" -c "$CONF" --count
 rejects "$P: -n: needs a value (see --help)" -c "$CONF" -n
 rejects "$P: unexpected argument 'extra' (options take the forms in --help)" -c "$CONF" extra
 rejects "$P: -c/--config FILE is required (see --help)" -n 5
+# Partitions: ids beyond paxos.conf's, and the ways to spread over them.
+sed -e "s|^partitions .*|partitions 2|" "$CONF" >"$WORK/p2.conf"
+rejects "$P: --partition: expected a number in 0..0, not '1'" -c "$CONF" --partition 1
+rejects "$P: --partition: expected a number in 0..1, not '2'" -c "$WORK/p2.conf" --partition 2
+rejects "$P: --partitions: expected a number in 1..2, not '3'" -c "$WORK/p2.conf" \
+	--partitions 3
+rejects "$P: --partition and --partitions exclude each other" -c "$WORK/p2.conf" \
+	--partition 1 --partitions 2
+rejects "$P: --spread needs --partitions N" -c "$WORK/p2.conf" --spread key
+rejects "$P: --keys needs --partitions N" -c "$WORK/p2.conf" --keys 10
+rejects "$P: --spread: expected rr or key, not 'hash'" -c "$WORK/p2.conf" --partitions 2 \
+	--spread hash
+rejects "$P: --keys needs --spread key" -c "$WORK/p2.conf" --partitions 2 --keys 10
+rejects "$P: --keys: expected a number in 1..18446744073709551615, not '0'" \
+	-c "$WORK/p2.conf" --partitions 2 --spread key --keys 0
 [ "$failures" -eq 0 ] || exit 1
 echo "e2e_client_options: every rejected option is named with its value"

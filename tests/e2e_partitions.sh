@@ -10,6 +10,7 @@
 #  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
 #  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back;
 #  5. a client with --partitions 2 spreads its values over both;
+#  6. one with --spread key sends each key to one partition, and reports each partition;
 # and a learner started with --partitions 1 delivers partition 1 alone, the same.
 # Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -97,6 +98,18 @@ grep -q "^partition 0: 500 values delivered" "$WORK/c6.log" &&
 	fail "the client did not spread its values over both partitions: $(cat "$WORK/c6.log")"
 echo "e2e_partitions: 5. a client spread 1000 values over both partitions, 500 each"
 
+# 6. By key: the key follows the value's 16-byte tag; each partition gets some keys.
+partition_client c7 key 1000
+clients_served c7
+grep -q "^spread by key hash over 2 partitions" "$WORK/c7.log" ||
+	fail "the client did not say how it spread: $(cat "$WORK/c7.log")"
+k0=$(sed -n 's/^partition 0: \([0-9]*\) values delivered (of [0-9]* submitted), .* p99 .*/\1/p' "$WORK/c7.log")
+k1=$(sed -n 's/^partition 1: \([0-9]*\) values delivered (of [0-9]* submitted), .* p99 .*/\1/p' "$WORK/c7.log")
+[ -n "$k0" ] && [ -n "$k1" ] && [ "$k0" -gt 0 ] && [ "$k1" -gt 0 ] &&
+	[ $((k0 + k1)) -eq 1000 ] ||
+	fail "the client did not report both partitions' share of 1000: $(cat "$WORK/c7.log")"
+echo "e2e_partitions: 6. a client spread 1000 values by key: $k0 to partition 0, $k1 to 1"
+
 # The learners delivered the same, partition by partition.
 sleep 1
 for p in 0 1; do
@@ -109,5 +122,12 @@ done
 awk '$1 != 1' "$WORK/learner2.out" | grep -q . && fail "the learner of partition 1 alone delivered another"
 cmp -s "$WORK/learner0.p1" "$WORK/learner2.out" ||
 	fail "the learner of partition 1 alone differs from learner 0 on partition 1"
+# Client 77's values (tag "PXCL", id 77): every key went to one partition only.
+awk '$3 ~ /^5058434c4d000000/ { key = substr($3, 33, 16)
+	if ((key in part) && part[key] != $1) bad++
+	part[key] = $1; n++; seen[$1] = 1 }
+	END { if (bad || n < 1000 || !(0 in seen) || !(1 in seen)) {
+		print n " values, " bad " keys in two partitions"; exit 1 } }' "$WORK/learner0.out" ||
+	fail "keys of the --spread key client went to more than one partition"
 echo "e2e_partitions: both learners delivered the same 2 logs ($(wc -l <"$WORK/learner0.p0") and $(wc -l <"$WORK/learner0.p1") values)"
 stop_all

@@ -2,7 +2,8 @@
 /*
  * The deterministic merge of partitions (lib/core/merge.h): the order it delivers depends on
  * the logs alone, never on how the partitions' deliveries interleave; rounds take a segment
- * of each partition in turn; skips end segments early; what waits is handed over whole.
+ * of each partition in turn; skips end segments early; what waits is handed over whole; a merge
+ * resumed from another's position goes on with exactly the rest of the order.
  */
 #include <check.h>
 #include <stdio.h>
@@ -232,6 +233,118 @@ START_TEST(test_long_wait_keeps_order)
 }
 END_TEST
 
+/* A merge fed as run() does, from instance start[p] of each log, that takes its position at
+ * delivery `at` (inside the deliver call, as an application snapshots after applying a value)
+ * or, when `at` is UINT32_MAX, between two feeds after `steps` feeds. */
+struct cut {
+	struct out o;
+	struct merge m;
+	uint32_t at, steps;
+	bool taken;
+	uint32_t taken_n; /* deliveries up to and with the position */
+	struct merge_position pos;
+};
+
+static void record_and_cut(void *arg, uint32_t partition, paxos_iid iid, uint32_t position,
+			   const struct paxos_value *v)
+{
+	struct cut *c = arg;
+	record(&c->o, partition, iid, position, v);
+	if (!c->taken && c->o.n == c->at + 1) {
+		merge_position(&c->m, &c->pos);
+		c->taken = true;
+		c->taken_n = c->o.n;
+	}
+}
+
+static void run_cut(struct cut *c, const struct log *logs, uint32_t parts, uint32_t segment,
+		    uint64_t seed, const struct merge_position *resume)
+{
+	ck_assert_int_eq(merge_init(&c->m, parts, segment, record_and_cut, c), PAXOS_OK);
+	uint32_t next[MAX_PARTS] = {0};
+	if (resume) {
+		ck_assert_int_eq(merge_resume(&c->m, resume), PAXOS_OK);
+		for (uint32_t p = 0; p < parts; p++)
+			next[p] = (uint32_t)resume->next[p] - 1;
+	}
+	for (uint32_t step = 0;; step++) {
+		if (c->at == UINT32_MAX && step == c->steps && !c->taken) {
+			merge_position(&c->m, &c->pos);
+			c->taken = true;
+			c->taken_n = c->o.n;
+		}
+		uint32_t open = 0, pick[MAX_PARTS];
+		for (uint32_t p = 0; p < parts; p++)
+			if (next[p] < logs[p].instances)
+				pick[open++] = p;
+		if (!open)
+			break;
+		uint32_t p = pick[rng_next(&seed) % open];
+		feed(&c->m, &logs[p], p, next[p]++);
+	}
+	merge_destroy(&c->m);
+}
+
+/* Wherever a learner snapshots (inside a delivery or between instances), a merge resumed from
+ * its position, fed each log from where the position says, delivers exactly the rest. */
+START_TEST(test_resume_delivers_the_rest)
+{
+	static struct log logs[MAX_PARTS];
+	static struct out want;
+	static struct cut first, second;
+	uint32_t resumed = 0;
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		uint32_t parts = 1 + (uint32_t)(seed % MAX_PARTS);
+		uint32_t segment = 1 + (uint32_t)(seed % 5);
+		memset(logs, 0, sizeof(logs));
+		random_logs(logs, parts, seed * 6007);
+		memset(&want, 0, sizeof(want));
+		expected(logs, parts, segment, &want);
+		if (want.n == 0)
+			continue;
+		memset(&first, 0, sizeof(first));
+		uint64_t pick = seed * 31337;
+		if (seed % 2) {
+			first.at = (uint32_t)(rng_next(&pick) % want.n);
+		} else {
+			first.at = UINT32_MAX;
+			first.steps = (uint32_t)(rng_next(&pick) % 200);
+		}
+		run_cut(&first, logs, parts, segment, seed * 104729, NULL);
+		assert_same(&want, &first.o);
+		if (!first.taken)
+			continue;
+		memset(&second, 0, sizeof(second));
+		second.at = UINT32_MAX;
+		second.steps = UINT32_MAX;
+		run_cut(&second, logs, parts, segment, seed * 15485863, &first.pos);
+		ck_assert_uint_eq(second.o.n, want.n - first.taken_n);
+		for (uint32_t i = 0; i < second.o.n; i++)
+			ck_assert_msg(strcmp(second.o.text[i], want.text[first.taken_n + i]) == 0,
+				      "seed %llu: resumed delivery %u is %s, not %s",
+				      (unsigned long long)seed, i, second.o.text[i],
+				      want.text[first.taken_n + i]);
+		resumed++;
+	}
+	ck_assert_uint_gt(resumed, 100);
+	/* Positions that cannot be resumed from. */
+	struct merge m;
+	struct merge_position pos = {.turn = 2, .next = {1, 1}};
+	ck_assert_int_eq(merge_init(&m, 2, 3, record, &want), PAXOS_OK);
+	ck_assert_int_eq(merge_resume(&m, &pos), PAXOS_E_INVALID); /* no partition 2 */
+	pos.turn = 1;
+	pos.in_segment = 3;
+	ck_assert_int_eq(merge_resume(&m, &pos), PAXOS_E_INVALID); /* segments of 3 */
+	pos.in_segment = 0;
+	pos.next[1] = 0;
+	ck_assert_int_eq(merge_resume(&m, &pos), PAXOS_E_INVALID); /* no instance 0 */
+	pos.next[1] = 7;
+	ck_assert_int_eq(merge_instance(&m, 0, 1, false), PAXOS_OK);
+	ck_assert_int_eq(merge_resume(&m, &pos), PAXOS_E_INVALID); /* fed already */
+	merge_destroy(&m);
+}
+END_TEST
+
 static Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -240,6 +353,7 @@ static Suite *merge_suite(void)
 	tcase_add_test(t, test_order_depends_on_the_logs_alone);
 	tcase_add_test(t, test_rounds_and_skips);
 	tcase_add_test(t, test_long_wait_keeps_order);
+	tcase_add_test(t, test_resume_delivers_the_rest);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -14,7 +14,9 @@
  * fewer up to one holding a skip. Leaders of idle partitions propose a skip every
  * merge-skip-ms, so an idle partition holds the merged order back by about that much. A
  * leader that crashed holds it back until another proposer leads its partition
- * (heartbeat-timeout-ms); deliveries of the other partitions wait in memory meanwhile.
+ * (heartbeat-timeout-ms); deliveries of the other partitions wait in memory meanwhile. A
+ * merging group starts every log at instance 1, or where a merge position stored with a
+ * snapshot says (paxos_partitions_merge_position(), paxos_partitions_resume_merge()).
  *
  * Threads: as paxos/node.h, the loop's thread only.
  */
@@ -76,6 +78,36 @@ PAXOS_API int paxos_partitions_submit(struct paxos_partitions *g, uint32_t parti
 
 /** The last error the group reported, as a sentence ("" when none). */
 PAXOS_API const char *paxos_partitions_error(const struct paxos_partitions *g);
+
+/** Where a merging group stands in the merged order (learner-merge). Store it with a snapshot
+ * of what the application applied: a group started from that snapshot resumes the merged
+ * order right after it (paxos_partitions_resume_merge()). Plain data: no pointers, and the
+ * same on every group that merged as far. */
+struct paxos_merge_position {
+	uint32_t partitions; /**< paxos.conf partitions when it was taken */
+	uint32_t segment;    /**< merge-segment when it was taken */
+	uint32_t turn;       /**< the partition whose segment the merged order takes now */
+	uint32_t in_segment; /**< instances of that segment delivered whole */
+	uint32_t values;     /**< values of instance next[turn] delivered */
+	/** Per partition: the first instance not delivered whole (1 for a log not begun). */
+	paxos_iid next[PAXOS_MAX_PARTITIONS];
+};
+
+/** Fills @p pos with the merged order's position: everything delivered so far, the value
+ * being delivered included when called from the deliver callback. Returns PAXOS_OK, or
+ * PAXOS_E_INVALID when the group does not merge (learner-merge no). */
+PAXOS_API int paxos_partitions_merge_position(const struct paxos_partitions *g,
+					      struct paxos_merge_position *pos);
+
+/** Makes the merged order go on from @p pos, a position a group with the same partitions and
+ * merge-segment took (paxos_partitions_merge_position()) when the application snapshotted:
+ * each partition's learner starts at @p pos->next[P] (paxos_node_set_learner_start()), and
+ * values of the open instance delivered before are not delivered again. Call it before
+ * paxos_partitions_add_learner(). Returns PAXOS_OK, or PAXOS_E_INVALID (not merging, a
+ * learner added already, partitions or merge-segment differ, a field out of range), with
+ * paxos_partitions_error(). */
+PAXOS_API int paxos_partitions_resume_merge(struct paxos_partitions *g,
+					    const struct paxos_merge_position *pos);
 
 /** Bytes of delivered values waiting in the merge for their partition's turn (0 unmerged). */
 PAXOS_API uint64_t paxos_partitions_merge_waiting(const struct paxos_partitions *g);

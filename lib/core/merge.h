@@ -6,7 +6,9 @@
  * cut into segments of `segment` instances, or fewer up to an instance holding a skip; round r
  * delivers segment r of partition 0, then of partition 1, ... What a partition delivers before
  * its turn waits, copied once into a buffer that grows by doubling (no allocation per value);
- * the partition whose turn it is goes straight through.
+ * the partition whose turn it is goes straight through. The merge knows how far its output
+ * went (merge_position), and a new merge can resume from there (merge_resume): a learner
+ * restarted from a snapshot goes on with the merged order.
  */
 #ifndef PAXOS_MERGE_H
 #define PAXOS_MERGE_H
@@ -26,6 +28,15 @@ struct merge_queue {
 	uint32_t in_segment; /* instances delivered into the partition's open segment */
 };
 
+/* How far the merged order went: what a merge handed on, enough to resume it. */
+struct merge_position {
+	uint32_t turn;       /* the partition whose segment the merged order takes now */
+	uint32_t in_segment; /* instances of that segment handed on whole */
+	uint32_t values;     /* values of its instance next[turn] handed on */
+	/* Per partition: the first instance not handed on whole. */
+	paxos_iid next[PAXOS_MAX_PARTITIONS];
+};
+
 struct merge {
 	uint32_t partitions;
 	uint32_t segment;
@@ -34,6 +45,11 @@ struct merge {
 	merge_deliver_fn deliver;
 	void *deliver_arg;
 	uint64_t waiting; /* bytes queued over all partitions */
+	struct merge_position out;
+	/* merge_resume: values of resume_partition's instance resume_iid below resume_skip went
+	 * out before the position it resumed from; they are dropped when fed again. */
+	uint32_t resume_partition, resume_skip;
+	paxos_iid resume_iid;
 	struct merge_queue queues[PAXOS_MAX_PARTITIONS];
 };
 
@@ -50,6 +66,14 @@ int merge_value(struct merge *m, uint32_t partition, paxos_iid iid, uint32_t pos
 /* partition delivered instance iid whole (after its values); skip: it held a skip. May
  * deliver what waited. Same returns as merge_value. */
 int merge_instance(struct merge *m, uint32_t partition, paxos_iid iid, bool skip);
+
+/* Where the merged order stands, counting the value being handed on during a deliver call. */
+void merge_position(const struct merge *m, struct merge_position *pos);
+
+/* Makes a new merge (nothing fed yet) go on from pos, taken from a merge of the same partitions
+ * and segment: feed each partition p from instance pos->next[p] on. PAXOS_OK, or
+ * PAXOS_E_INVALID (fed already, turn or in_segment out of range, an instance 0). */
+int merge_resume(struct merge *m, const struct merge_position *pos);
 
 /* Bytes waiting for their turn. */
 static inline uint64_t merge_waiting(const struct merge *m)

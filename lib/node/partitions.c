@@ -24,6 +24,7 @@ struct partition_slot {
 struct paxos_partitions {
 	uint32_t count;
 	bool merging;
+	uint32_t segment; /* merge-segment */
 	struct merge merge;
 	bool stopped; /* merged order lost (trimmed instances, no memory): delivers no more */
 	paxos_partition_delivered_fn deliver;
@@ -116,8 +117,8 @@ struct paxos_partitions *paxos_partitions_new(struct event_base *base,
 	}
 	g->count = count;
 	g->merging = cfg->learner_merge;
-	if (merge_init(&g->merge, count, cfg->merge_segment ? cfg->merge_segment : 1,
-		       deliver_merged, g) != PAXOS_OK) {
+	g->segment = cfg->merge_segment ? cfg->merge_segment : 1;
+	if (merge_init(&g->merge, count, g->segment, deliver_merged, g) != PAXOS_OK) {
 		snprintf(err, errlen, "partitions: bad merge-segment");
 		goto fail;
 	}
@@ -177,14 +178,17 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 				     : "partitions: a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
+	struct merge_position at;
+	merge_position(&g->merge, &at);
 	for (uint32_t p = 0; g->merging && p < g->count; p++) {
 		paxos_iid start = g->slots[p].node ? g->slots[p].node->learner_start : 0;
-		if (start > 1) {
+		if (g->slots[p].node && (start ? start : 1) != at.next[p]) {
 			/* Every merging learner must cut each log into the same segments. */
 			set_error(g,
 				  "learner-merge: partition %u's learner starts at instance %llu, "
-				  "but merging learners start every log at instance 1",
-				  p, (unsigned long long)start);
+				  "but the merged order takes that log from instance %llu (start "
+				  "where a merge position says: paxos_partitions_resume_merge())",
+				  p, (unsigned long long)start, (unsigned long long)at.next[p]);
 			return PAXOS_E_INVALID;
 		}
 		if (!g->slots[p].node) {
@@ -235,6 +239,61 @@ int paxos_partitions_submit(struct paxos_partitions *g, uint32_t partition, cons
 const char *paxos_partitions_error(const struct paxos_partitions *g)
 {
 	return g->error;
+}
+
+int paxos_partitions_merge_position(const struct paxos_partitions *g,
+				    struct paxos_merge_position *pos)
+{
+	if (!g || !pos || !g->merging)
+		return PAXOS_E_INVALID;
+	struct merge_position at;
+	merge_position(&g->merge, &at);
+	memset(pos, 0, sizeof(*pos));
+	pos->partitions = g->count;
+	pos->segment = g->segment;
+	pos->turn = at.turn;
+	pos->in_segment = at.in_segment;
+	pos->values = at.values;
+	memcpy(pos->next, at.next, sizeof(pos->next));
+	return PAXOS_OK;
+}
+
+int paxos_partitions_resume_merge(struct paxos_partitions *g,
+				  const struct paxos_merge_position *pos)
+{
+	if (!g || !pos)
+		return PAXOS_E_INVALID;
+	if (!g->merging || g->deliver) {
+		set_error(g, g->merging
+				 ? "learner-merge: resume the merge before adding the learner"
+				 : "learner-merge is off: there is no merged order to resume");
+		return PAXOS_E_INVALID;
+	}
+	if (pos->partitions != g->count || pos->segment != g->segment) {
+		set_error(g,
+			  "learner-merge: the merge position was taken with partitions %u and "
+			  "merge-segment %u, but paxos.conf has partitions %u and merge-segment %u",
+			  pos->partitions, pos->segment, g->count, g->segment);
+		return PAXOS_E_INVALID;
+	}
+	struct merge_position at = {
+	    .turn = pos->turn, .in_segment = pos->in_segment, .values = pos->values};
+	memcpy(at.next, pos->next, sizeof(at.next));
+	if (merge_resume(&g->merge, &at) != PAXOS_OK) {
+		set_error(g,
+			  "learner-merge: bad merge position (turn %u of %u partitions, %u of a "
+			  "segment of %u instances, or an instance 0), or resumed already",
+			  pos->turn, g->count, pos->in_segment, g->segment);
+		return PAXOS_E_INVALID;
+	}
+	for (uint32_t p = 0; p < g->count; p++) {
+		struct paxos_node *n = g->slots[p].node;
+		if (n && paxos_node_set_learner_start(n, pos->next[p]) != PAXOS_OK) {
+			set_error(g, "partition %u: %s", p, paxos_node_error(n));
+			return PAXOS_E_INVALID;
+		}
+	}
+	return PAXOS_OK;
 }
 
 uint64_t paxos_partitions_merge_waiting(const struct paxos_partitions *g)

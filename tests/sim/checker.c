@@ -270,6 +270,34 @@ void checker_view_reset(struct checker *c, uint32_t view)
 	memset(w->count, 0, c->values * sizeof(*w->count));
 }
 
+void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from)
+{
+	if (view >= c->view_count || from == 0 || from > c->views[view].next) {
+		checker_fail(c, SIM_V_INTERNAL, "view %u cannot rewind to %" PRIu64, view, from);
+		return;
+	}
+	struct checker_view *w = &c->views[view];
+	for (paxos_iid iid = from; iid < w->next; iid++) {
+		struct paxos_value v = {c->chosen[iid].bytes, c->chosen[iid].len}, one;
+		uint32_t n;
+		if (paxos_batch_is_skip(&v) || paxos_batch_count(&v, &n) != PAXOS_OK)
+			continue;
+		struct paxos_batch_iter it;
+		paxos_batch_iter_init(&it, &v);
+		while (paxos_batch_next(&it, &one) == 1) {
+			int64_t id = value_decode(&one, c->values);
+			if (id < 0 || w->count[id] == 0)
+				continue;
+			c->deliveries--;
+			if (--w->count[id] == 0)
+				w->distinct--;
+			else
+				c->duplicates--;
+		}
+	}
+	w->next = from;
+}
+
 bool checker_view_complete(const struct checker *c, uint32_t view)
 {
 	const struct checker_view *w = &c->views[view];

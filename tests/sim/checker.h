@@ -81,6 +81,9 @@ void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
 void checker_forget_promises(struct checker *c, uint32_t acceptor);
 /* A learner restarted (a proposer's internal learner): it delivers from instance 1 again. */
 void checker_view_reset(struct checker *c, uint32_t view);
+/* A learner restarted from a snapshot: it delivers from instance from again, and what it
+ * delivered from there on no longer counts (from at most its next instance). */
+void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from);
 /* Whether the view delivered every value submitted so far. */
 bool checker_view_complete(const struct checker *c, uint32_t view);
 /* Reads the promise for iid back through the storage interface and checks it did not drop.

@@ -10,6 +10,7 @@
 #include "sim.h"
 
 #include "checker.h"
+#include "merged.h"
 #include "mutant.h"
 #include "network.h"
 #include "rng.h"
@@ -52,6 +53,7 @@ struct endpoint {
 	enum endpoint_kind kind;
 	uint32_t index;
 	struct paxos_emitter emitter;
+	uint32_t partition; /* the log of the core it is (one endpoint per core) */
 };
 
 enum sim_event_kind {
@@ -64,12 +66,16 @@ enum sim_event_kind {
 	SE_ACCEPTOR_RESTART, /* target: acceptor */
 	SE_PROPOSER_RESTART, /* target: proposer */
 	SE_PARTITION_END,
-	SE_DEMOTE, /* target: a proposer that led alongside another */
+	SE_DEMOTE, /* target: a proposer that led alongside another; arg: partition, or ALL */
 	SE_HEAL,
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
 	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
 	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
+	SE_SNAPSHOT,       /* target: a merging learner restarts from a snapshot */
 };
+
+/* SE_DEMOTE's arg for a proposer that may lead in any partition. */
+#define ALL_PARTITIONS UINT32_MAX
 
 /* --reconfig: changes stop this long after the network healed, so that the last ones are
  * made, and the removed acceptors retired, in a healthy cluster too. */
@@ -114,12 +120,32 @@ struct sim_learner {
 	struct paxos_counters counters;
 };
 
+/* One partition's cores (each process hosts one of every partition, as a node group does) and
+ * its checker. Process state (up, cut, frozen, present) is kept alike in every partition's
+ * copy: the faults change it for all partitions at once. */
+struct sim_partition {
+	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
+	struct sim_proposer prop[SIM_MAX_PROPOSERS];
+	struct sim_learner lrn[SIM_MAX_LEARNERS];
+	struct endpoint client;
+	struct checker check;
+};
+
 struct sim {
 	struct sim_options o;
+	/* The partition being worked on (use()): these point into part[cur]. */
+	uint32_t cur;
+	struct sim_acceptor *acc;
+	struct sim_proposer *prop;
+	struct sim_learner *lrn;
+	struct checker *check;
+	struct sim_partition part[SIM_MAX_PARTITIONS];
+	struct merged merged; /* with partitions: the learners' merged order */
+	bool merging;
+	uint32_t segment; /* merge-segment, drawn from the seed */
 	struct sim_rng rng;
 	struct sim_pool pool;
 	struct sim_queue queue;
-	struct checker check;
 	paxos_time now;
 	uint32_t loss;
 	bool healed;
@@ -143,17 +169,33 @@ struct sim {
 	/* Acceptors that lost their state in the run, were lost for good, or retired: in each
 	 * configuration ever chosen they must stay a minority (see budget_ok). */
 	uint32_t amnesia_mask, lost_mask, retired_mask;
-	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
-	struct sim_proposer prop[SIM_MAX_PROPOSERS];
-	struct sim_learner lrn[SIM_MAX_LEARNERS];
-	struct endpoint client;
 	struct sim_result *r;
 };
 
-static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
-							 "partition", "lose",   "pcut",   "amnesia",
-							 "rolling",   "double"};
-static const char *const mutant_names[] = {"none", "accept-low", "amnesia"};
+/* Makes partition p the one s->acc, s->prop, s->lrn and s->check are of; returns the one that
+ * was. */
+static uint32_t use(struct sim *s, uint32_t p)
+{
+	uint32_t was = s->cur;
+	s->cur = p;
+	s->acc = s->part[p].acc;
+	s->prop = s->part[p].prop;
+	s->lrn = s->part[p].lrn;
+	s->check = &s->part[p].check;
+	return was;
+}
+
+/* For each partition p, made current; partition 0 is current after the loop. */
+#define EACH_PARTITION(s, p)                                                                       \
+	for (uint32_t p = 0; p < (s)->o.partitions ? (use(s, p), true) : (use(s, 0), false); p++)
+
+static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
+
+static void endpoint_init(struct sim *s, struct endpoint *ep, enum endpoint_kind kind,
+			  uint32_t index)
+{
+	*ep = (struct endpoint){s, kind, index, {on_emit, ep}, s->cur};
+}
 
 static void trace(struct sim *s, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -165,6 +207,8 @@ static void trace(struct sim *s, int level, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "[%8.3f ms] ", (double)s->now / 1000.0);
+	if (s->o.partitions > 1)
+		fprintf(stderr, "p%u: ", s->cur);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -182,7 +226,7 @@ static void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uin
 		     uint32_t arg)
 {
 	if (queue_push(&s->queue, at, kind, target, arg) != 0)
-		checker_fail(&s->check, SIM_V_INTERNAL, "event queue: out of memory");
+		checker_fail(s->check, SIM_V_INTERNAL, "event queue: out of memory");
 }
 
 /* ---- the configurations (--reconfig) ---- */
@@ -194,10 +238,11 @@ static void truth_advance(struct sim *s)
 	if (!s->truth)
 		return;
 	for (;;) {
+		const struct checker *log = &s->part[0].check; /* --reconfig: one partition */
 		paxos_iid next = paxos_membership_applied(s->truth) + 1;
-		if (next >= s->check.chosen_cap || !s->check.chosen[next].known)
+		if (next >= log->chosen_cap || !log->chosen[next].known)
 			return;
-		const struct checker_chosen *ch = &s->check.chosen[next];
+		const struct checker_chosen *ch = &log->chosen[next];
 		struct paxos_value v = {ch->bytes, ch->len};
 		if (paxos_membership_apply(s->truth, next, &v) == 1) {
 			const struct paxos_configuration *c = paxos_membership_latest(s->truth);
@@ -248,8 +293,8 @@ static void recovery_configurations(struct sim *s, uint32_t i, struct paxos_acce
 
 /* ---- network ---- */
 
-/* Receivers are named group << 16 | kind << 8 | index: the group says which core of a
- * proposer endpoint (the proposer or its learner) the message is for. */
+/* Receivers are named partition << 24 | group << 16 | kind << 8 | index: the group says which
+ * core of a proposer endpoint (the proposer or its learner) the message is for. */
 static uint32_t receiver(enum paxos_group g, enum endpoint_kind kind, uint32_t index)
 {
 	return (uint32_t)g << 16 | (uint32_t)kind << 8 | index;
@@ -259,6 +304,7 @@ static void send_to(struct sim *s, uint32_t slot, uint32_t to)
 {
 	if (rng_percent(&s->rng, s->loss))
 		return;
+	to |= s->cur << 24; /* the partition: its cores hear only their own log */
 	s->pool.msgs[slot].refs++;
 	schedule(s, s->now + rng_range(&s->rng, DELAY_MIN, DELAY_MAX), SE_DELIVER, to, slot);
 	if (rng_percent(&s->rng, s->o.dup)) {
@@ -274,8 +320,9 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 {
 	struct endpoint *ep = ctx;
 	struct sim *s = ep->sim;
+	use(s, ep->partition);
 	if ((unsigned)to >= PAXOS_GROUP_COUNT) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
+		checker_fail(s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
 		return;
 	}
 	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
@@ -291,7 +338,7 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 	}
 	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
 	if (slot == UINT32_MAX) {
-		checker_fail(&s->check, SIM_V_INTERNAL,
+		checker_fail(s->check, SIM_V_INTERNAL,
 			     "cannot copy a %s message (value too big or out of memory)",
 			     paxos_msg_type_name(m->type));
 		return;
@@ -345,7 +392,9 @@ static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_valu
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	trace(s, 2, "learner %u delivers %" PRIu64, ep->index, iid);
-	checker_delivered(&s->check, ep->index, iid, v, s->now);
+	checker_delivered(s->check, ep->index, iid, v, s->now);
+	if (s->merging)
+		merged_delivered(&s->merged, ep->index, ep->partition, iid, v, s->now);
 }
 
 static void on_internal_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
@@ -353,7 +402,7 @@ static void on_internal_deliver(void *arg, paxos_iid iid, const struct paxos_val
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	trace(s, 2, "proposer %u's learner delivers %" PRIu64, ep->index, iid);
-	checker_delivered(&s->check, proposer_view(s, ep->index), iid, v, s->now);
+	checker_delivered(s->check, proposer_view(s, ep->index), iid, v, s->now);
 	paxos_proposer_delivered(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
@@ -364,17 +413,18 @@ static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
-/* With --reconfig every learner has a history of its own, from configuration 1 (*m). */
-static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
-					 paxos_instance_closed_fn closed, struct endpoint *ep,
-					 struct paxos_counters *counters,
-					 struct paxos_membership **m)
+/* With --reconfig every learner has a history of its own, from configuration 1 (*m). It
+ * delivers from instance 1, or from start. */
+static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivered_fn deliver,
+					  paxos_instance_closed_fn closed, struct endpoint *ep,
+					  struct paxos_counters *counters,
+					  struct paxos_membership **m, paxos_iid start)
 {
 	*m = NULL;
 	if (s->o.reconfig) {
 		*m = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
 		if (!*m) {
-			checker_fail(&s->check, SIM_V_INTERNAL, "paxos_membership_new failed");
+			checker_fail(s->check, SIM_V_INTERNAL, "paxos_membership_new failed");
 			return NULL;
 		}
 	}
@@ -386,6 +436,7 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 	    .repeat_batch = REPEAT_BATCH,
 	    .hole_check = HOLE_CHECK,
 	    .start = PAXOS_START_FROM_FIRST,
+	    .start_iid = start,
 	    .deliver = deliver,
 	    .deliver_arg = ep,
 	    .closed = closed,
@@ -393,8 +444,44 @@ static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered
 	};
 	struct paxos_learner *l = paxos_learner_new(&o, counters);
 	if (!l)
-		checker_fail(&s->check, SIM_V_INTERNAL, "paxos_learner_new failed");
+		checker_fail(s->check, SIM_V_INTERNAL, "paxos_learner_new failed");
 	return l;
+}
+
+static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
+					 paxos_instance_closed_fn closed, struct endpoint *ep,
+					 struct paxos_counters *counters,
+					 struct paxos_membership **m)
+{
+	return learner_from(s, deliver, closed, ep, counters, m, 0);
+}
+
+/* A merging learner process restarts from a snapshot of what it applied: its merge position
+ * says where each partition's core starts and where the merged order goes on (as
+ * paxos_partitions_resume_merge() does); what it delivers must be the rest of the order the
+ * others deliver. */
+static void learner_snapshot_restart(struct sim *s, uint32_t i)
+{
+	struct merge_position pos;
+	int rc = merged_restart(&s->merged, i, &pos);
+	if (rc == 1 && s->now < FAULT_PHASE + LIVENESS_BUDGET / 2)
+		schedule(s, s->now + rng_range(&s->rng, 5000, 50000), SE_SNAPSHOT, i, 0);
+	if (rc != 0)
+		return;
+	s->r->snapshots++;
+	trace(s, 1,
+	      "learner %u restarts from a snapshot: turn %u, %u in its segment, %u values of "
+	      "its instance",
+	      i, pos.turn, pos.in_segment, pos.values);
+	EACH_PARTITION(s, p)
+	{
+		struct sim_learner *l = &s->lrn[i];
+		paxos_learner_free(l->core);
+		trace(s, 1, "learner %u starts at instance %" PRIu64, i, pos.next[p]);
+		checker_view_rewind(s->check, i, pos.next[p]);
+		l->core = learner_from(s, on_learner_deliver, NULL, &l->ep, &l->counters,
+				       &l->membership, pos.next[p]);
+	}
 }
 
 /* ---- proposers and the leader oracle ---- */
@@ -435,7 +522,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	o.membership = p->membership;
 	p->core = paxos_proposer_new(&o, &p->counters);
 	if (!p->core || !p->learner) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start proposer %u", i);
+		checker_fail(s->check, SIM_V_INTERNAL, "cannot start proposer %u", i);
 		return false;
 	}
 	p->up = true;
@@ -514,9 +601,9 @@ static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	trace(s, 2, "acceptor %u learns %" PRIu64, ep->index, iid);
-	checker_learned(&s->check, ep->index, iid, v, s->now);
+	checker_learned(s->check, ep->index, iid, v, s->now);
 	if (paxos_acceptor_learned(s->acc[ep->index].core, iid, v) != PAXOS_OK)
-		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u could not learn %" PRIu64,
+		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u could not learn %" PRIu64,
 			     ep->index, iid);
 }
 
@@ -542,13 +629,13 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 	if (s->o.reconfig)
 		recovery_configurations(s, i, &m);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
-		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
+		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
 	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);
 	if (a->core && learns)
 		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
 					 &a->learner_counters, &a->membership);
 	if (!a->core || (learns && !a->learner)) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
+		checker_fail(s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
 	}
 	a->up = true;
@@ -590,16 +677,16 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 		a->floor = 0;
 		a->fence = 0;
 		a->lose_state = false;
-		checker_forget_promises(&s->check, i);
+		checker_forget_promises(s->check, i);
 	} else {
 		a->st = mutant_restart_storage(s->o.mutant, a->st);
 	}
 	if (!a->st) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "cannot create storage");
+		checker_fail(s->check, SIM_V_INTERNAL, "cannot create storage");
 		return;
 	}
 	if (acceptor_start(s, i, amnesiac))
-		checker_promises_all(&s->check, i, a->st, s->now);
+		checker_promises_all(s->check, i, a->st, s->now);
 }
 
 /* ---- faults ---- */
@@ -613,6 +700,7 @@ static void fault_crash_acceptor(struct sim *s)
 	if (n == 0)
 		return;
 	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
+	EACH_PARTITION(s, p)
 	acceptor_crash(s, i);
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
 }
@@ -622,13 +710,30 @@ static void fault_crash_proposer(struct sim *s)
 	uint32_t i = pick_proposer(s, -1);
 	if (i == UINT32_MAX)
 		return;
-	trace(s, 1, "proposer %u crashes%s", i, leads(s, i) ? " (it led)" : "");
-	proposer_stop(&s->prop[i]);
+	EACH_PARTITION(s, p)
+	{
+		trace(s, 1, "proposer %u crashes%s", i, leads(s, i) ? " (it led)" : "");
+		proposer_stop(&s->prop[i]);
+	}
 	schedule(s, s->now + rng_range(&s->rng, 10000, 80000), SE_PROPOSER_RESTART, i, 0);
+}
+
+/* The partition a leadership fault hits: a random one (no draw with one partition). */
+static void use_random_partition(struct sim *s)
+{
+	use(s, s->o.partitions > 1 ? (uint32_t)rng_range(&s->rng, 0, s->o.partitions - 1) : 0);
+}
+
+/* Sets acceptor i's cut flag in every partition: the network cuts the process off. */
+static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+{
+	for (uint32_t p = 0; p < s->o.partitions; p++)
+		s->part[p].acc[i].cut = cut;
 }
 
 static void fault_move_leader(struct sim *s)
 {
+	use_random_partition(s);
 	uint32_t i = pick_proposer(s, 0);
 	if (i == UINT32_MAX)
 		return;
@@ -641,12 +746,13 @@ static void fault_move_leader(struct sim *s)
 /* A second leader while the first still believes it leads, as after a false suspicion. */
 static void fault_dual_leader(struct sim *s)
 {
+	use_random_partition(s);
 	uint32_t old = pick_proposer(s, 1);
 	uint32_t i = pick_proposer(s, 0);
 	if (old == UINT32_MAX || i == UINT32_MAX)
 		return;
 	promote(s, i);
-	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, old, 0);
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, old, s->cur);
 }
 
 static void fault_partition(struct sim *s)
@@ -658,7 +764,7 @@ static void fault_partition(struct sim *s)
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
 		if (!s->acc[i].cut) {
-			s->acc[i].cut = true;
+			cut_acceptor(s, i, true);
 			trace(s, 1, "acceptor %u is partitioned away", i);
 			n++;
 		}
@@ -672,26 +778,36 @@ static void end_partition(struct sim *s)
 		trace(s, 1, "partition ends");
 	s->partitioned = false;
 	for (uint32_t i = 0; i < s->ids; i++)
-		s->acc[i].cut = false;
+		cut_acceptor(s, i, false);
 }
 
 /* The leader (or any proposer) loses the network with its learner but keeps leading; another
  * proposer is promoted meanwhile, as the failure detector of the others would. */
+/* With partitions, the leader (or any proposer) of a random partition is cut off: another
+ * takes that partition over, and every other partition it led. */
 static void fault_cut_proposer(struct sim *s)
 {
+	use_random_partition(s);
+	uint32_t hit = s->cur;
 	uint32_t i = pick_proposer(s, 1);
 	if (i == UINT32_MAX)
 		i = pick_proposer(s, -1);
 	if (i == UINT32_MAX || s->prop[i].cut)
 		return;
-	trace(s, 1, "proposer %u is cut off%s", i, leads(s, i) ? " (it leads, and goes on)" : "");
-	s->prop[i].cut = true;
 	uint32_t other = UINT32_MAX;
 	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
 		if (k != i && s->prop[k].up && !s->prop[k].cut)
 			other = k;
-	if (other != UINT32_MAX)
-		promote(s, other);
+	EACH_PARTITION(s, p)
+	{
+		bool led = leads(s, i);
+		if (p == hit || led)
+			trace(s, 1, "proposer %u is cut off%s", i,
+			      led ? " (it leads, and goes on)" : "");
+		s->prop[i].cut = true;
+		if (other != UINT32_MAX && (p == hit || led))
+			promote(s, other);
+	}
 	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_UNCUT, i, 0);
 }
 
@@ -699,20 +815,30 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 {
 	if (!s->prop[i].cut)
 		return;
-	trace(s, 1, "proposer %u is back%s", i, leads(s, i) ? " and still believes it leads" : "");
-	s->prop[i].cut = false;
+	EACH_PARTITION(s, p)
+	{
+		trace(s, 1, "proposer %u is back%s", i,
+		      leads(s, i) ? " and still believes it leads" : "");
+		s->prop[i].cut = false;
+	}
 	/* Its heartbeats and the others' reach each other again: the higher id steps down. */
-	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, 0);
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
 }
 
-/* Acceptors without their state: down and to restart empty, recovering, or recovered but
- * not yet holding every decision below their floor (paxos_acceptor_restored). */
+/* Acceptors without their state in some partition: down and to restart empty, recovering,
+ * or recovered but not yet holding every decision below their floor
+ * (paxos_acceptor_restored). */
 static uint32_t amnesiacs(const struct sim *s)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < s->ids; i++)
-		n += s->acc[i].lose_state ||
-		     (s->acc[i].up && !paxos_acceptor_restored(s->acc[i].core));
+	for (uint32_t i = 0; i < s->ids; i++) {
+		bool without = false;
+		for (uint32_t p = 0; p < s->o.partitions; p++) {
+			const struct sim_acceptor *a = &s->part[p].acc[i];
+			without |= a->lose_state || (a->up && !paxos_acceptor_restored(a->core));
+		}
+		n += without;
+	}
 	return n;
 }
 
@@ -730,8 +856,11 @@ static void fault_amnesia(struct sim *s)
 	if (n == 0)
 		return;
 	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
-	acceptor_crash(s, i);
-	s->acc[i].lose_state = true;
+	EACH_PARTITION(s, p)
+	{
+		acceptor_crash(s, i);
+		s->acc[i].lose_state = true;
+	}
 	s->amnesias++;
 	s->amnesia_mask |= 1u << i;
 	trace(s, 1, "acceptor %u lost its storage", i);
@@ -771,8 +900,11 @@ static void fault_rolling(struct sim *s)
 	/* Not while retired or lost acceptors leave it too few others to recover with. */
 	if (s->o.reconfig && !budget_ok(s, 1u << i))
 		return;
-	acceptor_crash(s, i);
-	s->acc[i].lose_state = true;
+	EACH_PARTITION(s, p)
+	{
+		acceptor_crash(s, i);
+		s->acc[i].lose_state = true;
+	}
 	trace(s, 1, "rolling restart: acceptor %u lost its storage", i);
 	schedule(s, s->now + rng_range(&s->rng, 2000, 40000), SE_ACCEPTOR_RESTART, i, 0);
 }
@@ -800,10 +932,12 @@ static void fault_double(struct sim *s)
 	for (uint32_t i = 0; i < s->ids; i++) {
 		if (!s->acc[i].present || (double_quorum(s) & (1u << i)))
 			continue;
-		s->acc[i].frozen_from = s->now;
-		s->acc[i].frozen_until = crash + rng_range(&s->rng, 10000, 100000);
-		trace(s, 1, "acceptor %u is stopped until %.3f ms", i,
-		      (double)s->acc[i].frozen_until / 1000.0);
+		paxos_time until = crash + rng_range(&s->rng, 10000, 100000);
+		for (uint32_t p = 0; p < s->o.partitions; p++) {
+			s->part[p].acc[i].frozen_from = s->now;
+			s->part[p].acc[i].frozen_until = until;
+		}
+		trace(s, 1, "acceptor %u is stopped until %.3f ms", i, (double)until / 1000.0);
 	}
 	schedule(s, crash, SE_DOUBLE_CRASH, 0, 0);
 }
@@ -816,15 +950,19 @@ static void double_crash(struct sim *s)
 	for (uint32_t i = 0; i < s->ids; i++) {
 		if (!(taken & (1u << i)))
 			continue;
-		if (s->acc[i].up)
-			acceptor_crash(s, i);
-		s->acc[i].lose_state = true;
+		EACH_PARTITION(s, p)
+		{
+			if (s->acc[i].up)
+				acceptor_crash(s, i);
+			s->acc[i].lose_state = true;
+		}
 		trace(s, 1, "double crash: acceptor %u lost its storage", i);
 		schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_ACCEPTOR_RESTART, i, 0);
 	}
 	for (uint32_t i = 0; i < s->o.proposers; i++)
 		if (s->prop[i].up) {
 			trace(s, 1, "double crash: proposer %u crashes", i);
+			EACH_PARTITION(s, p)
 			proposer_stop(&s->prop[i]);
 			schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_PROPOSER_RESTART, i,
 				 0);
@@ -850,7 +988,7 @@ static void lose_minority(struct sim *s)
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
 		if (!s->acc[i].cut) {
-			s->acc[i].cut = true;
+			cut_acceptor(s, i, true);
 			trace(s, 1, "acceptor %u is lost for good", i);
 			n++;
 		}
@@ -859,6 +997,7 @@ static void lose_minority(struct sim *s)
 
 static void inject_fault(struct sim *s)
 {
+	use(s, 0); /* process state is alike in every partition */
 	uint32_t kinds[SIM_FAULT_KINDS], n = 0;
 	for (uint32_t k = 0; k < SIM_FAULT_KINDS; k++)
 		if (s->o.faults & (1u << k))
@@ -896,6 +1035,7 @@ static void inject_fault(struct sim *s)
 			break;
 		}
 	}
+	EACH_PARTITION(s, p)
 	ensure_leader(s);
 	paxos_time next = s->now + rng_range(&s->rng, 5000, 40000);
 	if (next < FAULT_PHASE)
@@ -910,26 +1050,31 @@ static void heal(struct sim *s)
 	s->healed = true;
 	s->loss = 0;
 	end_partition(s);
+	EACH_PARTITION(s, p)
 	for (uint32_t i = 0; i < s->ids; i++)
 		acceptor_restart(s, i);
 	if (s->o.faults & SIM_FAULT_LOSE)
 		lose_minority(s);
-	for (uint32_t i = 0; i < s->o.proposers; i++)
-		s->prop[i].cut = false;
-	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (!s->prop[i].up) {
-			trace(s, 1, "proposer %u restarts", i);
-			if (proposer_start(s, i))
-				checker_view_reset(&s->check, proposer_view(s, i));
-		}
-	uint32_t keep = UINT32_MAX;
-	for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
-		if (leads(s, i))
-			keep = i;
-	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (i != keep)
-			demote(s, i);
-	promote(s, keep == UINT32_MAX ? 0 : keep);
+	EACH_PARTITION(s, p)
+	{
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			s->prop[i].cut = false;
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (!s->prop[i].up) {
+				trace(s, 1, "proposer %u restarts", i);
+				if (proposer_start(s, i))
+					checker_view_reset(s->check, proposer_view(s, i));
+			}
+		/* The leader it has keeps leading; a partition without one gets its own. */
+		uint32_t keep = UINT32_MAX;
+		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
+			if (leads(s, i))
+				keep = i;
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (i != keep)
+				demote(s, i);
+		promote(s, keep == UINT32_MAX ? p % s->o.proposers : keep);
+	}
 }
 
 /* ---- membership changes (--reconfig) ---- */
@@ -957,7 +1102,7 @@ static uint32_t add_acceptor(struct sim *s)
 {
 	uint32_t i = s->ids++;
 	struct sim_acceptor *a = &s->acc[i];
-	a->ep = (struct endpoint){s, EP_ACCEPTOR, i, {on_emit, &a->ep}};
+	endpoint_init(s, &a->ep, EP_ACCEPTOR, i);
 	a->st = paxos_storage_memory_new();
 	if (!a->st || !acceptor_start(s, i, false))
 		return UINT32_MAX;
@@ -1054,25 +1199,35 @@ static void reconfigure(struct sim *s)
 
 /* ---- clients ---- */
 
+/* The partition a value goes to: round-robin by id. */
+static uint32_t value_partition(const struct sim *s, uint32_t id)
+{
+	return id % s->o.partitions;
+}
+
 static void submit(struct sim *s, uint32_t id)
 {
+	use(s, value_partition(s, id));
 	uint8_t buf[SIM_MAX_VALUE];
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value.data = buf;
 	m.u.client_value.value.len = value_encode(id, buf);
-	if (s->check.submitted[id] == 0)
+	if (s->check->submitted[id] == 0)
 		s->submitted_distinct++;
-	checker_submitted(&s->check, id);
+	checker_submitted(s->check, id);
+	if (s->merging)
+		merged_submitted(&s->merged, id);
 	s->r->submissions++;
 	trace(s, 2, "client submits value %u", id);
-	on_emit(&s->client, PAXOS_GROUP_SUBMIT, &m);
+	on_emit(&s->part[s->cur].client, PAXOS_GROUP_SUBMIT, &m);
 	schedule(s, s->now + RESUBMIT_AFTER, SE_RESUBMIT, 0, id);
 }
 
 /* The client learns its value was delivered from learner 0, like a replica's own client. */
 static void maybe_resubmit(struct sim *s, uint32_t id)
 {
-	if (s->check.views[0].count[id] == 0)
+	use(s, value_partition(s, id));
+	if (s->check->views[0].count[id] == 0)
 		submit(s, id);
 }
 
@@ -1121,11 +1276,11 @@ static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_me
 	int rc = mutant_handle(s->o.mutant, a->core, i, a->st, m, &a->ep.emitter);
 	trace_recovery(s, i, recovering);
 	if (rc != PAXOS_OK) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
+		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
 		return;
 	}
 	if (m->type == PAXOS_MSG_PREPARE || m->type == PAXOS_MSG_ACCEPT)
-		checker_promise(&s->check, i, a->st, iid_of(m), s->now);
+		checker_promise(s->check, i, a->st, iid_of(m), s->now);
 }
 
 /* A stopped acceptor (SIGSTOP) finds what was sent to it meanwhile when it goes on, in the
@@ -1148,7 +1303,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	struct sim_msg copy;
 	pool_take(&s->pool, slot, &copy);
 	const struct paxos_message *m = &copy.m;
-	enum paxos_group g = (enum paxos_group)(to >> 16);
+	use(s, to >> 24);
+	enum paxos_group g = (enum paxos_group)((to >> 16) & 0xff);
 	enum endpoint_kind kind = (enum endpoint_kind)((to >> 8) & 0xff);
 	uint32_t i = to & 0xff;
 	hash_mix(s, (uint64_t)m->type << 32 | iid_of(m));
@@ -1177,7 +1333,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 			break;
 		}
 		if (m->type == PAXOS_MSG_CLIENT_VALUE && leads(s, i))
-			checker_received(&s->check, &m->u.client_value.value);
+			checker_received(s->check, &m->u.client_value.value);
 		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
 		break;
 	}
@@ -1189,7 +1345,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	}
 }
 
-static void tick(struct sim *s)
+static void tick_partition(struct sim *s)
 {
 	for (uint32_t i = 0; i < s->o.learners; i++)
 		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
@@ -1205,7 +1361,14 @@ static void tick(struct sim *s)
 	}
 }
 
-/* Every value submitted and delivered by every learner, with every proposer up, and the last
+static void tick(struct sim *s)
+{
+	EACH_PARTITION(s, p)
+	tick_partition(s);
+}
+
+/* Every value submitted and delivered by every learner (with partitions: by every learner of
+ * its partition, and by every learner's merge), with every proposer up, and the last
  * membership change asked for chosen and in force. */
 static bool complete(const struct sim *s)
 {
@@ -1213,11 +1376,17 @@ static bool complete(const struct sim *s)
 		return false;
 	if (s->truth && (s->issued || paxos_membership_pending(s->truth)))
 		return false;
-	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (!s->prop[i].up)
-			return false;
-	for (uint32_t v = 0; v < s->check.view_count; v++)
-		if (!checker_view_complete(&s->check, v))
+	for (uint32_t p = 0; p < s->o.partitions; p++) {
+		const struct sim_partition *q = &s->part[p];
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (!q->prop[i].up)
+				return false;
+		for (uint32_t v = 0; v < q->check.view_count; v++)
+			if (!checker_view_complete(&q->check, v))
+				return false;
+	}
+	for (uint32_t i = 0; s->merging && i < s->o.learners; i++)
+		if (!merged_complete(&s->merged, i))
 			return false;
 	return true;
 }
@@ -1255,17 +1424,41 @@ static const struct paxos_learner *view_learner(const struct sim *s, uint32_t v)
 	return v < s->o.learners ? s->lrn[v].core : s->prop[v - s->o.learners].learner;
 }
 
+static void report_partition_liveness(struct sim *s);
+
 /* Liveness is strict: with learning acceptors or without, a learner that has not delivered
  * everything once the network healed is a failure (a stalled learner gets its instances
  * repaired by the leader, see PAXOS_MSG_REPAIR). */
 static void report_liveness(struct sim *s)
 {
-	for (uint32_t v = 0; v < s->check.view_count; v++) {
-		if (checker_view_complete(&s->check, v))
+	EACH_PARTITION(s, p)
+	{
+		report_partition_liveness(s);
+		if (s->part[p].check.violation != SIM_OK)
+			return;
+	}
+	for (uint32_t i = 0; s->merging && i < s->o.learners; i++) {
+		if (merged_complete(&s->merged, i))
+			continue;
+		const struct merged_learner *l = &s->merged.l[i];
+		checker_fail(s->check, SIM_V_LIVENESS,
+			     "%.0f ms after healing, learner %u delivered every value of every "
+			     "partition but merged only %" PRIu64 " (turn of partition %u, %" PRIu64
+			     " bytes waiting)",
+			     (double)LIVENESS_BUDGET / 1000.0, i, l->out, l->merge.turn,
+			     merge_waiting(&l->merge));
+		return;
+	}
+}
+
+static void report_partition_liveness(struct sim *s)
+{
+	for (uint32_t v = 0; v < s->check->view_count; v++) {
+		if (checker_view_complete(s->check, v))
 			continue;
 		uint32_t missing = 0, first = 0;
 		for (uint32_t id = s->o.values; id-- > 0;)
-			if (s->check.submitted[id] && !s->check.views[v].count[id]) {
+			if (s->check->submitted[id] && !s->check->views[v].count[id]) {
 				missing++;
 				first = id;
 			}
@@ -1273,7 +1466,7 @@ static void report_liveness(struct sim *s)
 		char acc[400];
 		uint32_t best = acceptor_view(s, paxos_learner_next_iid(l), acc, sizeof(acc));
 		checker_fail(
-		    &s->check, SIM_V_LIVENESS,
+		    s->check, SIM_V_LIVENESS,
 		    "%.0f ms after healing, %s %u still misses %u values (value %u first); "
 		    "it delivered up to instance %" PRIu64 " and has seen %" PRIu64
 		    "; %u proposers lead; best ballot quorum %u; %s",
@@ -1290,6 +1483,7 @@ static void step(struct sim *s, const struct sim_event *e)
 {
 	hash_mix(s, e->at);
 	hash_mix(s, (uint64_t)e->kind << 32 | e->target);
+	use(s, 0); /* process state is alike in every partition; handlers pick theirs */
 	switch ((enum sim_event_kind)e->kind) {
 	case SE_DELIVER:
 		deliver(s, e->target, e->arg);
@@ -1298,17 +1492,19 @@ static void step(struct sim *s, const struct sim_event *e)
 		tick(s);
 		schedule(s, s->now + TICK, SE_TICK, 0, 0);
 		break;
-	case SE_ACCEPTOR_TICK: {
-		struct sim_acceptor *a = &s->acc[e->target];
-		bool recovering = a->up && paxos_acceptor_recovering(a->core);
-		if (a->up && a->frozen_until <= s->now &&
-		    paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
-			checker_fail(&s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
-				     e->target);
-		trace_recovery(s, e->target, recovering);
+	case SE_ACCEPTOR_TICK:
+		EACH_PARTITION(s, p)
+		{
+			struct sim_acceptor *a = &s->acc[e->target];
+			bool recovering = a->up && paxos_acceptor_recovering(a->core);
+			if (a->up && a->frozen_until <= s->now &&
+			    paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
+				checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
+					     e->target);
+			trace_recovery(s, e->target, recovering);
+		}
 		schedule(s, s->now + ACCEPTOR_REPEAT, SE_ACCEPTOR_TICK, e->target, 0);
 		break;
-	}
 	case SE_SUBMIT:
 		submit(s, e->arg);
 		break;
@@ -1320,14 +1516,18 @@ static void step(struct sim *s, const struct sim_event *e)
 			inject_fault(s);
 		break;
 	case SE_ACCEPTOR_RESTART:
+		EACH_PARTITION(s, p)
 		if (!s->healed)
 			acceptor_restart(s, e->target);
 		break;
 	case SE_PROPOSER_RESTART:
-		if (!s->healed && !s->prop[e->target].up) {
+		if (s->healed || s->prop[e->target].up)
+			break;
+		EACH_PARTITION(s, p)
+		{
 			trace(s, 1, "proposer %u restarts", e->target);
 			if (proposer_start(s, e->target))
-				checker_view_reset(&s->check, proposer_view(s, e->target));
+				checker_view_reset(s->check, proposer_view(s, e->target));
 			ensure_leader(s);
 		}
 		break;
@@ -1336,7 +1536,8 @@ static void step(struct sim *s, const struct sim_event *e)
 			end_partition(s);
 		break;
 	case SE_DEMOTE:
-		if (!s->healed && leader_count(s) > 1)
+		EACH_PARTITION(s, p)
+		if (!s->healed && (e->arg == ALL_PARTITIONS || e->arg == p) && leader_count(s) > 1)
 			demote(s, e->target);
 		break;
 	case SE_HEAL:
@@ -1349,6 +1550,9 @@ static void step(struct sim *s, const struct sim_event *e)
 	case SE_DOUBLE_CRASH:
 		if (!s->healed)
 			double_crash(s);
+		break;
+	case SE_SNAPSHOT:
+		learner_snapshot_restart(s, e->target);
 		break;
 	case SE_RECONFIG:
 		reconfigure(s);
@@ -1369,50 +1573,56 @@ static bool build(struct sim *s)
 			return false;
 		s->configs[s->config_count++] = (1u << s->o.acceptors) - 1;
 	}
-	s->client = (struct endpoint){s, EP_CLIENT, 0, {on_emit, NULL}};
-	s->client.emitter.ctx = &s->client;
-	for (uint32_t i = 0; i < s->o.acceptors; i++) {
-		struct sim_acceptor *a = &s->acc[i];
-		a->ep = (struct endpoint){s, EP_ACCEPTOR, i, {on_emit, &a->ep}};
-		a->st = paxos_storage_memory_new();
-		if (!a->st || !acceptor_start(s, i, false))
-			return false;
-	}
-	for (uint32_t i = 0; i < s->o.proposers; i++) {
-		struct sim_proposer *p = &s->prop[i];
-		p->ep = (struct endpoint){s, EP_PROPOSER, i, {on_emit, &p->ep}};
-		if (!proposer_start(s, i))
-			return false;
-	}
-	for (uint32_t i = 0; i < s->o.learners; i++) {
-		struct sim_learner *l = &s->lrn[i];
-		l->ep = (struct endpoint){s, EP_LEARNER, i, {on_emit, &l->ep}};
-		l->core =
-		    learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters, &l->membership);
-		if (!l->core)
-			return false;
+	EACH_PARTITION(s, part)
+	{
+		endpoint_init(s, &s->part[part].client, EP_CLIENT, 0);
+		for (uint32_t i = 0; i < s->o.acceptors; i++) {
+			struct sim_acceptor *a = &s->acc[i];
+			endpoint_init(s, &a->ep, EP_ACCEPTOR, i);
+			a->st = paxos_storage_memory_new();
+			if (!a->st || !acceptor_start(s, i, false))
+				return false;
+		}
+		for (uint32_t i = 0; i < s->o.proposers; i++) {
+			struct sim_proposer *p = &s->prop[i];
+			endpoint_init(s, &p->ep, EP_PROPOSER, i);
+			if (!proposer_start(s, i))
+				return false;
+		}
+		for (uint32_t i = 0; i < s->o.learners; i++) {
+			struct sim_learner *l = &s->lrn[i];
+			endpoint_init(s, &l->ep, EP_LEARNER, i);
+			l->core = learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters,
+					      &l->membership);
+			if (!l->core)
+				return false;
+		}
 	}
 	return true;
 }
 
 static void teardown(struct sim *s)
 {
-	for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
-		paxos_acceptor_free(s->acc[i].core);
-		paxos_learner_free(s->acc[i].learner);
-		paxos_membership_free(s->acc[i].membership);
-		paxos_storage_destroy(s->acc[i].st);
+	for (uint32_t p = 0; p < SIM_MAX_PARTITIONS; p++) {
+		struct sim_partition *q = &s->part[p];
+		for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
+			paxos_acceptor_free(q->acc[i].core);
+			paxos_learner_free(q->acc[i].learner);
+			paxos_membership_free(q->acc[i].membership);
+			paxos_storage_destroy(q->acc[i].st);
+		}
+		for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
+			proposer_stop(&q->prop[i]);
+		for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++) {
+			paxos_learner_free(q->lrn[i].core);
+			paxos_membership_free(q->lrn[i].membership);
+		}
+		checker_destroy(&q->check);
 	}
-	for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
-		proposer_stop(&s->prop[i]);
-	for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++) {
-		paxos_learner_free(s->lrn[i].core);
-		paxos_membership_free(s->lrn[i].membership);
-	}
+	merged_destroy(&s->merged);
 	paxos_membership_free(s->truth);
 	pool_destroy(&s->pool);
 	queue_destroy(&s->queue);
-	checker_destroy(&s->check);
 }
 
 static bool options_valid(const struct sim_options *o)
@@ -1421,7 +1631,9 @@ static bool options_valid(const struct sim_options *o)
 	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
 	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
 	       o->accept_loss <= 100 && o->values >= 1 && o->values <= SIM_MAX_VALUES &&
-	       (o->faults & ~SIM_FAULT_EVERY) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT;
+	       (o->faults & ~SIM_FAULT_EVERY) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT &&
+	       o->partitions >= 1 && o->partitions <= SIM_MAX_PARTITIONS &&
+	       (o->partitions == 1 || !o->reconfig);
 }
 
 /* The initial events: timers with random phases, the clients' submissions, faults, healing. */
@@ -1437,28 +1649,59 @@ static void plan(struct sim *s)
 	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
 	if (s->o.reconfig)
 		schedule(s, rng_range(&s->rng, 5000, 60000), SE_RECONFIG, 0, 0);
+	/* Merging learners restart from snapshots now and then, during the faults or after. */
+	for (uint32_t i = 0; s->merging && i < s->o.learners; i++)
+		if (rng_percent(&s->rng, 50)) {
+			merged_arm(&s->merged, i, (uint32_t)rng_range(&s->rng, 1, 40));
+			schedule(s, rng_range(&s->rng, 10000, FAULT_PHASE + 100000), SE_SNAPSHOT, i,
+				 0);
+		}
 }
 
 /* Whether an acceptor still recovers: what a lost quorum chose may be known to none. */
 static bool withheld_for_lost_quorum(const struct sim *s)
 {
-	for (uint32_t i = 0; i < s->ids; i++)
-		if (s->acc[i].up && paxos_acceptor_recovering(s->acc[i].core))
-			return true;
+	for (uint32_t p = 0; p < s->o.partitions; p++)
+		for (uint32_t i = 0; i < s->ids; i++)
+			if (s->part[p].acc[i].up &&
+			    paxos_acceptor_recovering(s->part[p].acc[i].core))
+				return true;
 	return false;
+}
+
+/* The first violation found: a partition's checker's, or the merged order's. */
+static const char *violation(const struct sim *s, enum sim_violation *v)
+{
+	for (uint32_t p = 0; p < s->o.partitions; p++)
+		if (s->part[p].check.violation != SIM_OK) {
+			*v = s->part[p].check.violation;
+			return s->part[p].check.message;
+		}
+	*v = s->merged.violation;
+	return s->merged.message;
+}
+
+static bool violated(const struct sim *s)
+{
+	enum sim_violation v;
+	violation(s, &v);
+	return v != SIM_OK;
 }
 
 static void run(struct sim *s)
 {
-	promote(s, 0);
+	/* Leaders spread: partition p is led by proposer p mod proposers at first. */
+	EACH_PARTITION(s, p)
+	promote(s, p % s->o.proposers);
 	plan(s);
 	struct sim_event e;
 	uint64_t events = 0;
-	while (s->check.violation == SIM_OK && queue_pop(&s->queue, &e)) {
+	while (!violated(s) && queue_pop(&s->queue, &e)) {
 		s->now = e.at;
 		step(s, &e);
 		if (++events > MAX_EVENTS) {
-			checker_fail(&s->check, SIM_V_INTERNAL, "more than %u events", MAX_EVENTS);
+			use(s, 0);
+			checker_fail(s->check, SIM_V_INTERNAL, "more than %u events", MAX_EVENTS);
 			break;
 		}
 		if (e.kind != SE_TICK)
@@ -1494,6 +1737,7 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	}
 	s->o = *o;
 	s->r = r;
+	use(s, 0);
 	s->loss = o->loss;
 	rng_seed(&s->rng, o->seed);
 	/* Proposer tuning varies with the seed too: FIFO, pipelined, tiny and larger windows. */
@@ -1503,266 +1747,59 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	 * keep votes of instances whose configuration they do not know yet. */
 	if (o->reconfig)
 		s->alpha = (uint32_t)rng_range(&s->rng, 1, 3 * s->window);
+	/* Partitions: merge-segment 1..4 instances. */
+	s->merging = o->partitions > 1;
+	if (s->merging)
+		s->segment = (uint32_t)rng_range(&s->rng, 1, 4);
 	pool_init(&s->pool);
 	queue_init(&s->queue);
-	if (checker_init(&s->check, o->values, o->learners + o->proposers) != 0) {
-		checker_fail(&s->check, SIM_V_INTERNAL, "out of memory");
-	} else if (build(s)) {
+	bool ready = true;
+	const struct checker *logs[SIM_MAX_PARTITIONS];
+	EACH_PARTITION(s, p)
+	{
+		logs[p] = s->check;
+		ready &= checker_init(s->check, o->values, o->learners + o->proposers) == 0;
 		/* Duplicates are bounded only while one proposer leads throughout; a new leader
 		 * may propose values its predecessor already got chosen (at-least-once). */
 		/* Skips also bring a chosen membership change into force (no-ops). */
-		s->check.skips = o->skip_idle_us != 0 || o->reconfig;
-		s->check.reconfig = o->reconfig;
-		s->check.integrity =
+		s->check->skips = o->skip_idle_us != 0 || o->reconfig;
+		s->check->reconfig = o->reconfig;
+		s->check->integrity =
 		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&
 		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
-		run(s);
-	} else {
-		checker_fail(&s->check, SIM_V_INTERNAL, "cannot build the cluster");
 	}
-	r->violation = s->check.violation;
-	snprintf(r->message, sizeof(r->message), "%s", s->check.message);
-	r->deliveries = s->check.deliveries;
-	r->duplicates = s->check.duplicates;
+	if (s->merging && ready) {
+		ready = merged_init(&s->merged, o->partitions, s->segment, o->learners, o->values,
+				    logs) == 0;
+		s->merged.broken = o->mutant == SIM_MUTANT_MERGE_SKIP;
+	}
+	if (!ready)
+		checker_fail(s->check, SIM_V_INTERNAL, "out of memory");
+	else if (build(s))
+		run(s);
+	else
+		checker_fail(s->check, SIM_V_INTERNAL, "cannot build the cluster");
+	enum sim_violation v;
+	const char *message = violation(s, &v);
+	r->violation = v;
+	snprintf(r->message, sizeof(r->message), "%s", message);
+	for (uint32_t p = 0; p < o->partitions; p++) {
+		r->deliveries += s->part[p].check.deliveries;
+		r->duplicates += s->part[p].check.duplicates;
+	}
+	r->merged = merged_total(&s->merged);
 	r->end_time = s->now;
 	r->reconfigurations = s->config_count ? s->config_count - 1 : 0;
 	if (o->verbose)
 		fprintf(stderr,
-			"sim: window %u, concurrency %u, alpha %u, %u changes; %" PRIu64
-			" messages, %" PRIu64 " deliveries (%" PRIu64 " duplicates), %" PRIu64
-			" submissions, ended at %.1f ms: %s%s%s\n",
-			s->window, s->concurrency, s->alpha, r->reconfigurations, r->messages,
-			r->deliveries, r->duplicates, r->submissions, (double)s->now / 1000.0,
-			sim_violation_name(r->violation), r->violation ? ": " : "", r->message);
+			"sim: window %u, concurrency %u, alpha %u, merge-segment %u, %u changes; "
+			"%" PRIu64 " messages, %" PRIu64 " deliveries (%" PRIu64
+			" duplicates), %" PRIu64 " submissions, ended at %.1f ms: %s%s%s\n",
+			s->window, s->concurrency, s->alpha, s->segment, r->reconfigurations,
+			r->messages, r->deliveries, r->duplicates, r->submissions,
+			(double)s->now / 1000.0, sim_violation_name(r->violation),
+			r->violation ? ": " : "", r->message);
 	teardown(s);
 	free(s);
 	return r->violation;
-}
-
-/* ---- options ---- */
-
-const char *sim_violation_name(enum sim_violation v)
-{
-	static const char *const names[] = {
-	    [SIM_OK] = "ok",
-	    [SIM_V_AGREEMENT] = "agreement violated",
-	    [SIM_V_VALIDITY] = "validity violated",
-	    [SIM_V_DUPLICATE] = "value delivered more often than submitted",
-	    [SIM_V_ORDER] = "delivery order violated",
-	    [SIM_V_PROMISE] = "acceptor promise went down",
-	    [SIM_V_LIVENESS] = "liveness violated",
-	    [SIM_V_INTERNAL] = "simulator error",
-	};
-	return (unsigned)v <= SIM_V_INTERNAL ? names[v] : "?";
-}
-
-void sim_options_default(struct sim_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->seed = 1;
-	o->acceptors = 3;
-	o->proposers = 2;
-	o->learners = 2;
-	o->loss = 10;
-	o->dup = 5;
-	o->values = 30;
-	o->faults = SIM_FAULT_ALL;
-	o->learning_acceptors = true;
-	o->batch = 8;
-}
-
-void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap)
-{
-	char faults[96] = "";
-	size_t n = 0;
-	for (uint32_t k = 0; k < SIM_FAULT_KINDS; k++)
-		if (o->faults & (1u << k))
-			n += (size_t)snprintf(faults + n, sizeof(faults) - n, "%s%s", n ? "," : "",
-					      fault_names[k]);
-	size_t w = (size_t)snprintf(
-	    buf, cap,
-	    "%s --seed %" PRIu64 " --acceptors %u --proposers %u --learners %u --loss %u --dup %u "
-	    "--values %u --batch %u --faults %s",
-	    program, o->seed, o->acceptors, o->proposers, o->learners, o->loss, o->dup, o->values,
-	    o->batch, n ? faults : "none");
-	if (o->mutant != SIM_MUTANT_NONE && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --mutant %s", mutant_names[o->mutant]);
-	if (!o->learning_acceptors && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --learning-acceptors no");
-	if (o->mixed_learning && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --mixed-learning yes");
-	if (o->accept_loss && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --accept-loss %u", o->accept_loss);
-	if (o->skip_idle_us && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --skip-idle-us %u", o->skip_idle_us);
-	if (o->reconfig && w < cap)
-		w += (size_t)snprintf(buf + w, cap - w, " --reconfig yes");
-}
-
-static int parse_faults(const char *text, uint32_t *mask)
-{
-	*mask = 0;
-	if (strcmp(text, "none") == 0)
-		return 0;
-	if (strcmp(text, "all") == 0) {
-		*mask = SIM_FAULT_ALL;
-		return 0;
-	}
-	char copy[128];
-	snprintf(copy, sizeof(copy), "%s", text);
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint32_t k = 0;
-		while (k < SIM_FAULT_KINDS && strcmp(tok, fault_names[k]) != 0)
-			k++;
-		if (k == SIM_FAULT_KINDS)
-			return -1;
-		*mask |= 1u << k;
-	}
-	return 0;
-}
-
-static int parse_u64(const char *text, uint64_t max, uint64_t *out)
-{
-	char *end = NULL;
-	if (!text || !*text || *text == '-')
-		return -1;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (*end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, size_t errlen)
-{
-	static const struct {
-		const char *name;
-		uint64_t max;
-	} numeric[] = {{"--seed", UINT64_MAX},
-		       {"--acceptors", SIM_MAX_ACCEPTORS},
-		       {"--proposers", SIM_MAX_PROPOSERS},
-		       {"--learners", SIM_MAX_LEARNERS},
-		       {"--loss", 100},
-		       {"--dup", 100},
-		       {"--values", SIM_MAX_VALUES},
-		       {"--batch", SIM_MAX_VALUE},
-		       {"--accept-loss", 100},
-		       {"--skip-idle-us", 10000000}};
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
-			o->verbose = o->verbose > 1 ? o->verbose : 1;
-			continue;
-		}
-		if (strcmp(arg, "--trace") == 0) {
-			o->verbose = 2;
-			continue;
-		}
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!val) {
-			snprintf(err, errlen, "%s needs a value", arg);
-			return -1;
-		}
-		i++;
-		if (strcmp(arg, "--faults") == 0) {
-			if (parse_faults(val, &o->faults) != 0) {
-				snprintf(err, errlen,
-					 "--faults: expected none, all or a list of "
-					 "crash,pcrash,leader,dual,partition,lose,pcut, not \"%s\"",
-					 val);
-				return -1;
-			}
-			continue;
-		}
-		if (strcmp(arg, "--learning-acceptors") == 0) {
-			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
-				snprintf(err, errlen,
-					 "--learning-acceptors: expected yes or no, not \"%s\"",
-					 val);
-				return -1;
-			}
-			o->learning_acceptors = strcmp(val, "yes") == 0;
-			continue;
-		}
-		if (strcmp(arg, "--reconfig") == 0) {
-			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
-				snprintf(err, errlen, "--reconfig: expected yes or no, not \"%s\"",
-					 val);
-				return -1;
-			}
-			o->reconfig = strcmp(val, "yes") == 0;
-			continue;
-		}
-		if (strcmp(arg, "--mixed-learning") == 0) {
-			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
-				snprintf(err, errlen,
-					 "--mixed-learning: expected yes or no, not \"%s\"", val);
-				return -1;
-			}
-			o->mixed_learning = strcmp(val, "yes") == 0;
-			continue;
-		}
-		if (strcmp(arg, "--mutant") == 0) {
-			uint32_t k = 0;
-			while (k < SIM_MUTANT_COUNT && strcmp(val, mutant_names[k]) != 0)
-				k++;
-			if (k == SIM_MUTANT_COUNT) {
-				snprintf(
-				    err, errlen,
-				    "--mutant: expected none, accept-low or amnesia, not \"%s\"",
-				    val);
-				return -1;
-			}
-			o->mutant = (enum sim_mutant)k;
-			continue;
-		}
-		size_t k = 0;
-		while (k < sizeof(numeric) / sizeof(numeric[0]) &&
-		       strcmp(arg, numeric[k].name) != 0)
-			k++;
-		uint64_t v = 0;
-		if (k == sizeof(numeric) / sizeof(numeric[0])) {
-			snprintf(err, errlen, "unknown option %s", arg);
-			return -1;
-		}
-		if (parse_u64(val, numeric[k].max, &v) != 0 ||
-		    (k > 0 && k != 4 && k != 5 && v == 0)) {
-			snprintf(err, errlen, "%s: bad value \"%s\"", arg, val);
-			return -1;
-		}
-		switch (k) {
-		case 0:
-			o->seed = v;
-			break;
-		case 1:
-			o->acceptors = (uint32_t)v;
-			break;
-		case 2:
-			o->proposers = (uint32_t)v;
-			break;
-		case 3:
-			o->learners = (uint32_t)v;
-			break;
-		case 4:
-			o->loss = (uint32_t)v;
-			break;
-		case 5:
-			o->dup = (uint32_t)v;
-			break;
-		case 6:
-			o->values = (uint32_t)v;
-			break;
-		case 7:
-			o->batch = (uint32_t)v;
-			break;
-		case 8:
-			o->accept_loss = (uint32_t)v;
-			break;
-		default:
-			o->skip_idle_us = (uint32_t)v;
-			break;
-		}
-	}
-	return 0;
 }

@@ -19,6 +19,7 @@
 #define SIM_MAX_PROPOSERS 3u
 #define SIM_MAX_LEARNERS 3u
 #define SIM_MAX_VALUES 1000u
+#define SIM_MAX_PARTITIONS 3u
 
 /* Faults the fault phase may inject (a mask). */
 enum sim_fault {
@@ -60,6 +61,7 @@ enum sim_mutant {
 	SIM_MUTANT_NONE = 0,
 	SIM_MUTANT_ACCEPT_LOW, /* accepts ballots below its promise */
 	SIM_MUTANT_AMNESIA,    /* a restarted acceptor has lost its storage (thesis 3.7.6) */
+	SIM_MUTANT_MERGE_SKIP, /* with partitions: every learner's merge takes skips for values */
 	SIM_MUTANT_COUNT
 };
 
@@ -70,8 +72,9 @@ enum sim_violation {
 	SIM_V_DUPLICATE, /* one leader, yet a value delivered more often than it received it */
 	SIM_V_ORDER,     /* a learner skipped or repeated an instance */
 	SIM_V_PROMISE,   /* an acceptor's promise went down */
-	SIM_V_LIVENESS,  /* the healed system did not deliver everything in time */
-	SIM_V_INTERNAL,  /* the harness itself failed (allocation, core refused to start) */
+	SIM_V_MERGE,    /* merged learners disagree, or the merged order is not the specified one */
+	SIM_V_LIVENESS, /* the healed system did not deliver everything in time */
+	SIM_V_INTERNAL, /* the harness itself failed (allocation, core refused to start) */
 };
 
 struct sim_options {
@@ -95,6 +98,11 @@ struct sim_options {
 	/* Membership changes through the log during the run: acceptors added, removed and
 	 * replaced (new ids), 3 -> 5 -> 3, each once the one before is in force. */
 	bool reconfig;
+	/* Partitions: this many logs over the same processes (each hosts a core of every
+	 * partition, as a node group does), partition p led by proposer p mod proposers at
+	 * first, values spread round-robin; with more than one, the learners also merge the
+	 * logs (learner-merge) and leaders close idle instances with skips. Not with reconfig. */
+	uint32_t partitions;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
@@ -108,6 +116,8 @@ struct sim_result {
 	paxos_time end_time;
 	uint64_t trace_hash;       /* digest of every event processed: equal runs, equal hashes */
 	uint32_t reconfigurations; /* configurations chosen after the first (--reconfig) */
+	uint64_t merged;           /* values in the merged order, over all learners */
+	uint32_t snapshots;        /* merging learners restarted from a snapshot */
 };
 
 void sim_options_default(struct sim_options *o);
