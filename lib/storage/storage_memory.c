@@ -240,7 +240,7 @@ static int store_value(struct memory_storage *m, struct slot *s, struct paxos_va
 		value_free(m, s->data);
 		s->data = data;
 		s->cap_units = (uint16_t)(need / VALUE_ALIGN);
-	} else if (v.len > 0) {
+	} else if (v.len > 0 && v.data != s->data) {
 		memmove(s->data, v.data, v.len);
 	}
 	s->len = v.len;
