@@ -174,8 +174,9 @@ static void populate(struct memory_storage *m, size_t end)
 #ifdef MADV_POPULATE_WRITE
 	if (end <= m->current_mapped || m->populate_failed)
 		return;
+	/* Whole steps: madvise wants a page-aligned start, and the next call starts here. */
 	size_t from = m->current_mapped;
-	size_t to = end - from < POPULATE_STEP ? from + POPULATE_STEP : end;
+	size_t to = (end + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
 	if (to > CHUNK_SIZE)
 		to = CHUNK_SIZE;
 	if (madvise((uint8_t *)m->current + from, to - from, MADV_POPULATE_WRITE) != 0)
