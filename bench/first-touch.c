@@ -81,7 +81,8 @@ int main(int argc, char **argv)
 {
 	long size = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
 	if (size < 1 || size > (long)(CHUNK / 4)) {
-		fprintf(stderr, "usage: paxos-bench-first-touch [SIZE]  (1..%u bytes)\n", CHUNK / 4);
+		fprintf(stderr, "usage: paxos-bench-first-touch [SIZE]  (1..%u bytes)\n",
+			CHUNK / 4);
 		return 2;
 	}
 	char *src = malloc((size_t)size);
@@ -105,8 +106,8 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			pid_t pid = fork();
 			if (pid == 0) {
-				char *args[] = {argv[0], argv[1] ? argv[1] : "1000", (char *)names[m],
-						NULL};
+				char *args[] = {argv[0], argv[1] ? argv[1] : "1000",
+						(char *)names[m], NULL};
 				execv("/proc/self/exe", args);
 				_exit(127);
 			}
@@ -121,8 +122,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "paxos-bench-first-touch: out of memory\n");
 			return 1;
 		}
-		printf("%-9s %8.1f ns cpu %8.1f ns wall per value\n", names[m], cpu * 1e9 / (double)n,
-		       wall * 1e9 / (double)n);
+		printf("%-9s %8.1f ns cpu %8.1f ns wall per value\n", names[m],
+		       cpu * 1e9 / (double)n, wall * 1e9 / (double)n);
 	}
 	free(src);
 	return 0;
