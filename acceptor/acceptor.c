@@ -862,7 +862,11 @@ int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct
 	if (rec.final)
 		return PAXOS_OK;
 	rec.final = true;
-	rec.value = *v; /* may differ from what this acceptor accepted at a lower ballot */
+	/* Usually the value this acceptor accepted: then the stored bytes stay where they are
+	 * (a put of what get returned), else the chosen value, accepted at a higher ballot. */
+	if (rec.accepted == 0 || rec.value.len != v->len ||
+	    (v->len > 0 && memcmp(rec.value.data, v->data, v->len) != 0))
+		rec.value = *v;
 	/* A final record must read as holding a value (repeats and the highest-accepted mark
 	 * skip records with accepted 0). Which ballot does not matter: every reply for a final
 	 * record says final, and promises report the prepare's own ballot. Raising an empty

@@ -12,8 +12,11 @@
  */
 #include <paxos/learner.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct slot {
 	paxos_iid iid;       /* 0: empty */
@@ -74,6 +77,8 @@ struct paxos_learner {
 	uint32_t stalled_checks;
 	struct slot *slots;
 	uint8_t *values;
+	size_t values_mapped; /* bytes of values paged in ahead (see map_slot) */
+	size_t page_size;
 	paxos_ballot *votes; /* window x acceptors */
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
@@ -127,6 +132,8 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 		paxos_learner_free(l);
 		return NULL;
 	}
+	long page = sysconf(_SC_PAGESIZE);
+	l->page_size = page > 0 && (page & (page - 1)) == 0 ? (size_t)page : 0;
 	for (uint32_t i = 0; i < o->window; i++) {
 		l->slots[i].data = l->values + (size_t)i * o->max_value;
 		l->slots[i].votes = l->votes + (size_t)i * o->acceptors;
@@ -156,8 +163,39 @@ static struct slot *slot_of(struct paxos_learner *l, paxos_iid iid)
 	return &l->slots[iid % l->opt.window];
 }
 
+/*
+ * Pages in the window's value buffer ahead of the slots as they are first used, 64 kB at a
+ * time: its first pass (32 MiB with the defaults) otherwise takes a page fault per 4 kB page,
+ * on some virtual machines about 19 us each (docs/BENCHMARKS.md, "CPU per value of the
+ * acceptor and the proposer"). Best effort; pages past the mark fault as before.
+ */
+static void map_slot(struct paxos_learner *l, const struct slot *s)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (s < l->slots || s >= l->slots + l->opt.window || !l->page_size)
+		return; /* a fetch's slot */
+	size_t end = (size_t)(s->data - l->values) + l->opt.max_value;
+	if (end <= l->values_mapped)
+		return;
+	size_t from = (size_t)(s->data - l->values);
+	if (from < l->values_mapped)
+		from = l->values_mapped;
+	size_t total = (size_t)l->opt.window * l->opt.max_value;
+	size_t to = end + (64u << 10) < total ? end + (64u << 10) : total;
+	uintptr_t a = (uintptr_t)(l->values + from) & ~(uintptr_t)(l->page_size - 1);
+	if (madvise((void *)a, (uintptr_t)(l->values + to) - a, MADV_POPULATE_WRITE) != 0)
+		l->page_size = 0; /* not on this kernel: faults do */
+	l->values_mapped = to;
+#else
+	(void)l;
+	(void)s;
+#endif
+}
+
 static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
+	if (iid)
+		map_slot(l, s);
 	s->iid = iid;
 	s->ballot = 0;
 	s->has_value = false;

@@ -270,6 +270,8 @@ static void reset(struct paxos_proposer *p, struct instance *inst, paxos_iid iid
 	account(p, inst, 1);
 }
 
+static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out);
+
 /* Give waiting client values to instances that finished phase 1, lowest first (A). Below
  * the frontier every instance has a value or is closed already. */
 static void assign_pending(struct paxos_proposer *p, paxos_time now,
@@ -283,6 +285,8 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_CLOSED || inst->has_v2)
 			continue;
+		if (inst->state == INSTANCE_EMPTY && !p->config_wait)
+			start_window(p, now, out); /* deferred (start_deferred): values wait */
 		if (inst->state != INSTANCE_P1_READY)
 			return; /* phase 1 not done below: nothing above may get a value */
 		fire(p, inst, EV_A, NULL, now, out);
@@ -332,10 +336,40 @@ static void start_window(struct paxos_proposer *p, paxos_time now, const struct 
 }
 
 /*
+ * Instances entering the window start phase 1 together, prepare_batch at a time: one
+ * datagram of prepares and one of promises per acceptor for the lot, where one each per
+ * delivered instance cost every acceptor a wake-up and the leader a send per value batch
+ * (docs/BENCHMARKS.md, "CPU per value of the acceptor and the proposer"). A quarter of what
+ * the window holds beyond the instances phase 2 may use, so those always find phase 1 done;
+ * 1 (at once) when the window has no room to spare.
+ */
+static uint32_t prepare_batch(const struct paxos_proposer_options *o)
+{
+	uint32_t spare = o->window > o->concurrency ? o->window - o->concurrency : 0;
+	uint32_t k = spare / 4;
+	return k < 1 ? 1 : k > 16 ? 16 : k;
+}
+
+/* Starts the instances deferred at the top of the window once prepare_batch of them wait. */
+static void start_deferred(struct paxos_proposer *p, paxos_time now,
+			   const struct paxos_emitter *out)
+{
+	uint32_t want = prepare_batch(&p->o), waiting = 0;
+	for (paxos_iid iid = p->first + p->o.window; iid-- > p->first && waiting < want;) {
+		if (slot_of(p, iid)->state != INSTANCE_EMPTY)
+			return;
+		waiting++;
+	}
+	if (waiting >= want)
+		start_window(p, now, out);
+}
+
+/*
  * Slide the window so that new_first is the lowest live instance. Instances leaving get D
  * (highest first, so requeued client values end up at the head in instance order); the
  * delivered one carries its value, skipped ones (a late start) an unknown value. Instances
- * entering start phase 1 if we lead.
+ * entering start phase 1 if we lead, in batches (start_deferred); assign_pending starts
+ * them at once when values reach them.
  */
 static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid delivered,
 		  const struct paxos_value *v, paxos_time now, const struct paxos_emitter *out)
@@ -349,14 +383,10 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 	}
 	p->first = new_first;
 	paxos_iid enter = new_first > old_end ? new_first : old_end;
-	for (paxos_iid iid = enter; iid - new_first < p->o.window; iid++) {
-		struct instance *inst = slot_of(p, iid);
-		reset(p, inst, iid);
-		if (p->leader && !p->config_wait && config_known(p, iid))
-			fire(p, inst, EV_S, NULL, now, out);
-		else if (p->leader)
-			p->config_wait = true;
-	}
+	for (paxos_iid iid = enter; iid - new_first < p->o.window; iid++)
+		reset(p, slot_of(p, iid), iid);
+	if (p->leader && !p->config_wait)
+		start_deferred(p, now, out);
 }
 
 void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,

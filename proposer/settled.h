@@ -20,6 +20,7 @@ struct settled {
 	uint32_t next;       /* slot the next credit goes to */
 	uint32_t *index;     /* open addressing on the hash: ring slot + 1, 0 = empty */
 	uint32_t index_mask; /* index size - 1; a power of two >= 2 * size */
+	uint32_t count;      /* credits held: none, and a lookup touches no memory */
 };
 
 /* Bytes settled_init allocates for this size. */

@@ -161,10 +161,22 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	}
 }
 
+/* The learner of a learning acceptor takes the batch's accepts (their values) once the
+ * acceptor has stored them: an instance it closes then finds its value in the store, where
+ * learning it first would store the value once more, fresh, and turn the acceptor's vote into
+ * a reply carrying the whole value (accepted_final). */
+static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
+{
+	for (size_t i = 0; i < batched && !n->failed; i++)
+		if (n->rx_msgs[i].type == PAXOS_MSG_ACCEPT)
+			paxos_learner_handle(n->learner, &n->rx_msgs[i], now,
+					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+}
+
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
  * transaction (group commit). When pipelined commits flush on the storage's thread, its
  * replies are sealed right away, so that they wait for this commit only, not the next read's. */
-static void acceptor_batch(struct paxos_node *n, size_t *batched)
+static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
@@ -185,6 +197,8 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched)
 	}
 	if (*batched)
 		node_durable_after_batch(n);
+	if (n->acceptor && n->learner)
+		learn_batch(n, *batched, now);
 	*batched = 0;
 }
 
@@ -286,16 +300,16 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		for (size_t k = 0; k < count; k++) {
 			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
 				continue;
-			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner)
+			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
 				paxos_learner_handle(n->learner, &msgs[k], now,
 						     &n->out[PAXOS_ROLE_LEARNER].emitter);
 			if (n->acceptor || n->serializer)
 				n->rx_msgs[batched++] = msgs[k];
 		}
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
-			acceptor_batch(n, &batched);
+			acceptor_batch(n, &batched, now);
 	}
-	acceptor_batch(n, &batched);
+	acceptor_batch(n, &batched, now);
 	n->rx_header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	n->rx_impostor = false;
 	if (n->assign_due) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Most instances the ring spans past the trim point. A put further out is refused with
@@ -27,6 +28,9 @@
 /* Emptied chunks kept for reuse: a store trimming at its retention bound writes into memory
  * already paged in instead of faulting in fresh (zeroed) pages for every value. */
 #define SPARE_CHUNKS 4u
+/* A fresh chunk's pages are mapped this many bytes at a time, ahead of the values written
+ * into them: one madvise for 16 pages instead of a page fault each (see value_alloc). */
+#define POPULATE_STEP (64u << 10)
 
 /* A retention bound leaves room in the span for what arrives between two trims. */
 _Static_assert(PAXOS_MEMORY_MAX_RETENTION <= MEMORY_MAX_SPAN / 2, "retention past the span");
@@ -55,6 +59,8 @@ struct memory_storage {
 	paxos_iid highest_accepted;
 	struct chunk *current;             /* values are cut from here */
 	size_t current_used;               /* bytes of current in use, header included */
+	size_t current_mapped;             /* bytes of current known to be paged in */
+	bool populate_failed;              /* the kernel refused MADV_POPULATE_WRITE: faults do */
 	struct chunk *spare[SPARE_CHUNKS]; /* emptied chunks, reused before new ones */
 	size_t spare_count;
 	char error[128]; /* why the last failed call failed */
@@ -157,18 +163,45 @@ static void chunk_release(struct memory_storage *m, struct chunk *c)
 }
 
 /*
+ * Pages in the current chunk up to at least its first end bytes, POPULATE_STEP at a time.
+ * Every value of a growing store lands in memory never touched before, and a page fault per
+ * 4 kB page (taken inside the memcpy) cost more than everything else the acceptor does for a
+ * 1000 B value (docs/BENCHMARKS.md, "CPU per value of the acceptor"); one madvise maps 16
+ * pages in one go. Best effort: where the kernel lacks it (before Linux 5.14), faults do.
+ */
+static void populate(struct memory_storage *m, size_t end)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (end <= m->current_mapped || m->populate_failed)
+		return;
+	/* Whole steps: madvise wants a page-aligned start, and the next call starts here. */
+	size_t from = m->current_mapped;
+	size_t to = (end + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+	if (to > CHUNK_SIZE)
+		to = CHUNK_SIZE;
+	if (madvise((uint8_t *)m->current + from, to - from, MADV_POPULATE_WRITE) != 0)
+		m->populate_failed = true;
+	m->current_mapped = to;
+#else
+	(void)m;
+	(void)end;
+#endif
+}
+
+/*
  * Room for len bytes, cut from the current chunk; a new chunk when it is full. A chunk is
  * emptied once no value points into it (trim, overwrite): instances are trimmed in order, so
  * chunks empty in order too, and a few empty ones wait for reuse. No huge pages: where the
  * kernel zeroes a 2 MiB page at its first touch, that fault held the acceptor for
- * milliseconds every 2 MiB of values (docs/BENCHMARKS.md, "Issue 15"), while 4 kB faults
- * spread the same work evenly.
+ * milliseconds every 2 MiB of values (docs/BENCHMARKS.md, "Issue 15"), while mapping 64 kB
+ * at a time spreads the same work evenly.
  */
 static uint8_t *value_alloc(struct memory_storage *m, size_t need)
 {
 	if (!m->current || CHUNK_SIZE - m->current_used < need) {
-		struct chunk *c = m->spare_count > 0 ? m->spare[--m->spare_count]
-						     : aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
+		bool spare = m->spare_count > 0;
+		struct chunk *c =
+		    spare ? m->spare[--m->spare_count] : aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
 		if (!c)
 			return NULL;
 		c->live = 1;
@@ -176,7 +209,10 @@ static uint8_t *value_alloc(struct memory_storage *m, size_t need)
 			chunk_release(m, m->current);
 		m->current = c;
 		m->current_used = sizeof(*c);
+		/* A spare chunk was written all over before. */
+		m->current_mapped = spare ? CHUNK_SIZE : 0;
 	}
+	populate(m, m->current_used + need);
 	uint8_t *p = (uint8_t *)m->current + m->current_used;
 	m->current_used += need;
 	m->current->live++;
@@ -205,7 +241,7 @@ static int store_value(struct memory_storage *m, struct slot *s, struct paxos_va
 		value_free(m, s->data);
 		s->data = data;
 		s->cap_units = (uint16_t)(need / VALUE_ALIGN);
-	} else if (v.len > 0) {
+	} else if (v.len > 0 && v.data != s->data) {
 		memmove(s->data, v.data, v.len);
 	}
 	s->len = v.len;
