@@ -15,6 +15,8 @@
 #define MAX_PARTS 4u
 #define MAX_INSTANCES 300u
 #define MAX_OUT 4096u
+/* "pP.iI.vV" with three 32-bit numbers, and its end */
+#define VALUE_TEXT 36u
 
 /* One partition's log: per instance, how many values (0 with skip set: a skip). */
 struct log {
@@ -28,7 +30,7 @@ struct out {
 	uint32_t partition[MAX_OUT];
 	paxos_iid iid[MAX_OUT];
 	uint32_t position[MAX_OUT];
-	char text[MAX_OUT][24];
+	char text[MAX_OUT][VALUE_TEXT];
 	uint32_t n;
 };
 
@@ -57,7 +59,7 @@ static uint64_t rng_next(uint64_t *s)
 /* Feeds instance k of partition p's log to m. */
 static void feed(struct merge *m, const struct log *l, uint32_t p, uint32_t k)
 {
-	char text[24];
+	char text[VALUE_TEXT];
 	for (uint32_t pos = 0; pos < l->values[k]; pos++) {
 		int len = snprintf(text, sizeof(text), "p%u.i%u.v%u", p, k + 1, pos);
 		struct paxos_value v = {(const uint8_t *)text, (uint32_t)len};
