@@ -112,17 +112,6 @@ int paxos_membership_file_write(const char *dir, const struct paxos_membership *
 				c[k].first, c[k].members);
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return PAXOS_E_IO;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool created = false;
-	int e = dfd < 0 ? errno
-			: storage_replace_file(dfd, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text,
-					       (size_t)len, &created);
-	if (dfd >= 0)
-		close(dfd);
-	if (e != 0) {
-		paxos_error_format(err, errlen, "cannot write %s/%s: %s", dir, MEMBERSHIP_FILE,
-				   strerror(e));
-		return PAXOS_E_IO;
-	}
-	return PAXOS_OK;
+	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, (size_t)len, err,
+				      errlen);
 }

@@ -56,17 +56,5 @@ int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fe
 {
 	char text[64];
 	int len = snprintf(text, sizeof(text), "%" PRIu64 " %" PRIu64 "\n", floor, fence);
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool created = false;
-	int e = dfd < 0 ? errno
-			: storage_replace_file(dfd, FENCE_FILE, FENCE_TEMP, text, (size_t)len,
-					       &created);
-	if (dfd >= 0)
-		close(dfd);
-	if (e != 0) {
-		paxos_error_format(err, errlen, "cannot write %s/%s: %s", dir, FENCE_FILE,
-				   strerror(e));
-		return PAXOS_E_IO;
-	}
-	return PAXOS_OK;
+	return storage_replace_in_dir(dir, FENCE_FILE, FENCE_TEMP, text, (size_t)len, err, errlen);
 }

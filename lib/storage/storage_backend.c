@@ -268,3 +268,18 @@ const char *paxos_durability_name(enum paxos_durability mode)
 		return "unknown";
 	return names[mode];
 }
+
+int storage_replace_in_dir(const char *dir, const char *name, const char *temp, const char *text,
+			   size_t len, char *err, size_t errlen)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool created = false;
+	int e = dfd < 0 ? errno : storage_replace_file(dfd, name, temp, text, len, &created);
+	if (dfd >= 0)
+		close(dfd);
+	if (e != 0) {
+		paxos_error_format(err, errlen, "cannot write %s/%s: %s", dir, name, strerror(e));
+		return PAXOS_E_IO;
+	}
+	return PAXOS_OK;
+}

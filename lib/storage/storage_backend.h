@@ -47,6 +47,11 @@ int storage_make_dirs(const char *path, char *err, size_t errlen);
 int storage_replace_file(int dirfd, const char *name, const char *temp, const char *text,
 			 size_t len, bool *created);
 
+/* The same in the directory dir, by path: PAXOS_OK, or PAXOS_E_IO with err saying which file
+ * could not be written and why. */
+int storage_replace_in_dir(const char *dir, const char *name, const char *temp, const char *text,
+			   size_t len, char *err, size_t errlen);
+
 void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid);
 paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE]);
 
