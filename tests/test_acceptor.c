@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor core against the memory backend and a storage that fails on demand. */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/storage_backends.h>
 #include <paxos/acceptor.h>
 
@@ -1376,7 +1376,7 @@ START_TEST(learned_storage_failure_stops_acceptor)
 }
 END_TEST
 
-static Suite *acceptor_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("acceptor");
 	TCase *tc = tcase_create("protocol");
@@ -1448,13 +1448,4 @@ static Suite *acceptor_suite(void)
 	tcase_add_loop_test(safety, random_traffic_keeps_promises, 0, 8);
 	suite_add_tcase(s, safety);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(acceptor_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

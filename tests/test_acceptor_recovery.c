@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The acceptor's recovery from lost state and its duplicate check (acceptor/recovery.c, through
  * paxos_acceptor_join and the acceptor's messages and ticks). */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/acceptor.h>
 
 #include <stdlib.h>
@@ -419,7 +419,7 @@ START_TEST(duplicate_acceptor_newer_stops)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("acceptor_recovery");
 	TCase *tc = tcase_create("recovery");
@@ -438,9 +438,5 @@ int main(void)
 	tcase_add_test(tc, restarted_proposers_are_no_first_start);
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Authenticated datagrams (lib/net/auth.h): tags that verify only untouched under the same key,
  * key files that are refused unless private and exactly one key long. */
-#include <check.h>
+#include "check_main.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,7 +455,7 @@ START_TEST(test_loaded_key_tags_like_its_bytes)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("auth");
 	TCase *tags = tcase_create("tags");
@@ -478,9 +478,5 @@ int main(void)
 	tcase_add_test(files, test_fifo_key_file_refused_without_blocking);
 	tcase_add_test(files, test_loaded_key_tags_like_its_bytes);
 	suite_add_tcase(s, files);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }

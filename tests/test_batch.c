@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Value batching frames (lib/core/batch.h): round trip, bounds, malformed input. */
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +144,7 @@ START_TEST(test_every_truncation)
 }
 END_TEST
 
-static Suite *batch_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("batch");
 	TCase *t = tcase_create("frame");
@@ -154,13 +154,4 @@ static Suite *batch_suite(void)
 	tcase_add_test(t, test_every_truncation);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(batch_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Wire codec: round trips, encoder limits, and hostile input. */
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -1484,7 +1484,7 @@ START_TEST(test_status_strings)
 }
 END_TEST
 
-static Suite *codec_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("codec");
 	TCase *tc = tcase_create("roundtrip");
@@ -1539,13 +1539,4 @@ static Suite *codec_suite(void)
 	tcase_add_test(tc, test_message_proposer);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(codec_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The paxos.conf parser: defaults, the shipped file, every key, every kind of error. */
-#include <check.h>
+#include "check_main.h"
 #include <sys/stat.h>
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -1156,7 +1156,7 @@ START_TEST(test_fuzz_shipped_file)
 }
 END_TEST
 
-static Suite *config_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("config");
@@ -1194,13 +1194,4 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_partitions);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(config_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter reports: the compact text form and the JSON line, including truncation. */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +191,7 @@ START_TEST(test_counters_by_name_and_index)
 }
 END_TEST
 
-static Suite *counters_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("counters");
 	TCase *tc = tcase_create("counters");
@@ -205,13 +205,4 @@ static Suite *counters_suite(void)
 	tcase_add_test(tc, test_zero_capacity_writes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(counters_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,7 +7,7 @@
  * without the delivered ones, and two proposers that both lead never choose two values for
  * one instance.
  */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/options.h>
 #include <paxos/election.h>
 #include <paxos/proposer.h>
@@ -724,7 +724,7 @@ START_TEST(test_two_leaders_stay_safe)
 }
 END_TEST
 
-static Suite *election_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("election");
 	TCase *t = tcase_create("core");
@@ -748,13 +748,4 @@ static Suite *election_suite(void)
 	tcase_add_test(t, test_two_leaders_stay_safe);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(election_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The file epoch store (lib/storage/epoch.c): DIR/epoch, and where a node keeps it,
  * <storage-path>/proposer-<id>. */
-#include <check.h>
+#include "check_main.h"
 #include <ftw.h>
 #include <paxos/epoch.h>
 #include <paxos/proposer.h>
@@ -226,7 +226,7 @@ START_TEST(one_store_for_a_life)
 }
 END_TEST
 
-static Suite *epoch_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("epoch");
 	TCase *tc = tcase_create("epoch");
@@ -239,13 +239,4 @@ static Suite *epoch_suite(void)
 	tcase_add_test(tc, one_store_for_a_life);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(epoch_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

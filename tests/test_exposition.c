@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Prometheus text exposition of counters and levels (lib/core/exposition.c): exact text,
  * families grouped, escaping, truncation like snprintf, and every counter of counters.h. */
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,7 +179,7 @@ START_TEST(test_every_counter)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("exposition");
 	TCase *tc = tcase_create("exposition");
@@ -189,9 +189,5 @@ int main(void)
 	tcase_add_test(tc, test_partition_label);
 	tcase_add_test(tc, test_every_counter);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The learner core: quorums, in-order delivery, hole checks, start modes, bad input. */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1720,7 +1720,7 @@ START_TEST(test_catch_up_converges_under_load)
 }
 END_TEST
 
-static Suite *learner_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("learner");
 	TCase *tc = tcase_create("core");
@@ -1785,13 +1785,4 @@ static Suite *learner_suite(void)
 	tcase_add_test(catch_up, test_catch_up_converges_under_load);
 	suite_add_tcase(s, catch_up);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(learner_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,7 +6,7 @@
  * members of each instance's configuration, with its quorum, and nothing decided or opened
  * while that configuration is not known.
  */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/acceptor.h>
 #include <paxos/learner.h>
 #include <paxos/membership.h>
@@ -399,7 +399,7 @@ START_TEST(test_recovery_covers_every_configuration)
 }
 END_TEST
 
-static Suite *membership_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("membership");
 	TCase *t = tcase_create("membership");
@@ -414,13 +414,4 @@ static Suite *membership_suite(void)
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(membership_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,7 +6,7 @@
  * starts from the kept one rather than paxos.conf's; an acceptor's recovery counts answers in
  * the configurations it learned, and one the newest configuration leaves out says so.
  */
-#include <check.h>
+#include "check_main.h"
 #include <event2/event.h>
 #include <ftw.h>
 #include <paxos/acceptor.h>
@@ -568,7 +568,7 @@ START_TEST(test_history_from_snapshot)
 }
 END_TEST
 
-static Suite *membership_durable_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("membership_durable");
 	TCase *t = tcase_create("core");
@@ -583,13 +583,4 @@ static Suite *membership_durable_suite(void)
 	tcase_add_test(t, test_history_from_snapshot);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(membership_durable_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

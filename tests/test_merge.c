@@ -5,7 +5,7 @@
  * of each partition in turn; skips end segments early; what waits is handed over whole; a merge
  * resumed from another's position goes on with exactly the rest of the order.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,7 +347,7 @@ START_TEST(test_resume_delivers_the_rest)
 }
 END_TEST
 
-static Suite *merge_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("merge");
 	TCase *t = tcase_create("merge");
@@ -358,13 +358,4 @@ static Suite *merge_suite(void)
 	tcase_add_test(t, test_resume_delivers_the_rest);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(merge_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

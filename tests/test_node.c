@@ -3,7 +3,7 @@
  * and the fatal stop of an acceptor whose storage fails; the unicast transport's
  * subscriptions. Joins multicast groups and binds 127.0.0.1 ports: ctest runs it in a private
  * network namespace (tests/netns-run.sh). */
-#include <check.h>
+#include "check_main.h"
 #include <event2/event.h>
 #include <fcntl.h>
 #include <paxos/storage_backends.h>
@@ -480,7 +480,7 @@ START_TEST(test_partitions_resume_from_snapshot)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("node");
 	TCase *tc = tcase_create("api");
@@ -501,9 +501,5 @@ int main(void)
 	TCase *unicast = tcase_create("unicast");
 	tcase_add_test(unicast, test_unicast_learner_reaches_a_late_acceptor);
 	suite_add_tcase(s, unicast);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }

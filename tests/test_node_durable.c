@@ -7,7 +7,7 @@
  * flushes on its own loop (a lone acceptor by default); a stub transport keeps what the node
  * sends.
  */
-#include <check.h>
+#include "check_main.h"
 #include <event2/event.h>
 #include <paxos/paxos.h>
 #include <paxos/storage_backends.h>
@@ -441,7 +441,7 @@ START_TEST(test_auto_flushes_on_the_thread_beside_a_learner)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("node_durable");
 	TCase *tc = tcase_create("durable");
@@ -452,9 +452,5 @@ int main(void)
 	tcase_add_test(tc, test_flush_on_the_loop);
 	tcase_add_test(tc, test_auto_flushes_on_the_thread_beside_a_learner);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }

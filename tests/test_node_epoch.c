@@ -6,7 +6,7 @@
  * that epoch; while the store fails nothing of the proposer's is sent, and once a store
  * succeeds the raised ballots go out.
  */
-#include <check.h>
+#include "check_main.h"
 #include <event2/event.h>
 #include <paxos/paxos.h>
 #include <stdio.h>
@@ -224,16 +224,12 @@ START_TEST(test_refused_proposer_store_destroyed)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("node_epoch");
 	TCase *tc = tcase_create("epoch");
 	tcase_add_test(tc, test_raised_ballot_waits_for_its_epoch);
 	tcase_add_test(tc, test_refused_proposer_store_destroyed);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }

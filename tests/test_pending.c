@@ -4,7 +4,7 @@
  * (a value another proposer got delivered). Checked case by case and against a plain array
  * model under random operations, which also exercises the ring's compaction.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,7 +266,7 @@ START_TEST(test_settled_random)
 }
 END_TEST
 
-static Suite *pending_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("pending");
 	TCase *t = tcase_create("pending");
@@ -279,13 +279,4 @@ static Suite *pending_suite(void)
 	tcase_add_test(t, test_settled_random);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(pending_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

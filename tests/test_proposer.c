@@ -7,7 +7,7 @@
  * Instance values are frames of client values (lib/core/batch.h); the learner here unpacks them
  * and records each client value with its instance and position.
  */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/options.h>
 #include <paxos/proposer.h>
 #include <stdio.h>
@@ -1400,7 +1400,7 @@ START_TEST(test_flow_control_ignores_instances_not_opened)
 }
 END_TEST
 
-static Suite *proposer_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("proposer");
 	TCase *t = tcase_create("api");
@@ -1441,13 +1441,4 @@ static Suite *proposer_suite(void)
 	tcase_add_test(t, test_flow_control);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(proposer_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -27,7 +27,7 @@
  * client values themselves. The table runs with batch_limit 1 (one value per instance);
  * the batch_* cases after it pack several.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -964,7 +964,7 @@ START_TEST(test_pending_deque)
 }
 END_TEST
 
-static Suite *fsm_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("proposer_fsm");
 	TCase *t = tcase_create("table");
@@ -1003,13 +1003,4 @@ static Suite *fsm_suite(void)
 	tcase_add_test(t, test_adaptive_timeout);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(fsm_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/storage_backends.h>
 #include <paxos/serializer.h>
 #include <stdlib.h>
@@ -164,7 +164,7 @@ START_TEST(test_tick_announces_highest)
 }
 END_TEST
 
-static Suite *serializer_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("serializer");
 	TCase *tc = tcase_create("core");
@@ -179,13 +179,4 @@ static Suite *serializer_suite(void)
 	tcase_add_test(tc, test_new_refuses_zero_max_value);
 	suite_add_tcase(s, tc);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(serializer_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

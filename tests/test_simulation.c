@@ -26,13 +26,11 @@
 #include "batch.h"
 #include "support.h"
 
-/* A unity build: the CMake glob builds tests/test_*.c only. */
-#include "sim/checker.c"
-#include "sim/merged.c"
-#include "sim/mutant.c"
-#include "sim/network.c"
-#include "sim/options.c"
-#include "sim/sim.c"
+#include "sim/checker.h"
+#include "sim/merged.h"
+#include "sim/mutant.h"
+#include "sim/network.h"
+#include "sim/sim.h"
 
 #define MATRIX_CASES 2100u
 #define MAX_REPORTED_FAILURES 10u
@@ -744,7 +742,7 @@ static int matrix_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--cases") == 0) {
 			cases = (uint32_t)strtoul(argv[i + 1], NULL, 10);
 		} else if (strcmp(argv[i], "--faults") == 0) {
-			if (parse_faults(argv[i + 1], &matrix_faults) != 0) {
+			if (sim_faults_parse(argv[i + 1], &matrix_faults) != 0) {
 				fprintf(stderr, "%s: unknown faults %s\n", argv[0], argv[i + 1]);
 				return 2;
 			}

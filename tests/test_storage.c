@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Storage conformance: every backend in the table must pass the same suite, written against
  * include/paxos/storage.h only. */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/storage_backends.h>
 #include <paxos/storage.h>
 
@@ -1238,7 +1238,7 @@ START_TEST(factory)
 }
 END_TEST
 
-static Suite *storage_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("storage");
 	TCase *tc = tcase_create("conformance");
@@ -1287,13 +1287,4 @@ static Suite *storage_suite(void)
 	tcase_add_loop_test(pipelined, pipelined_kill, FIRST_DURABLE, BACKEND_COUNT);
 	suite_add_tcase(s, pipelined);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(storage_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -5,7 +5,7 @@
  * the stub delivers reaches the roles. This is what another transport (kernel bypass, a
  * simulated network) plugs into.
  */
-#include <check.h>
+#include "check_main.h"
 #include <event2/event.h>
 #include <paxos/paxos.h>
 #include <stdlib.h>
@@ -116,16 +116,12 @@ START_TEST(test_transport_that_cannot_open)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("transport");
 	TCase *tc = tcase_create("seam");
 	tcase_add_test(tc, test_node_runs_on_a_stub_transport);
 	tcase_add_test(tc, test_transport_that_cannot_open);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }

@@ -5,7 +5,7 @@
  * only once it subscribed, a subscription ends with its lease or when the learner goes away,
  * and a member's address that this host does not have is a clear error.
  */
-#include <check.h>
+#include "check_main.h"
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include <paxos/paxos.h>
@@ -387,7 +387,7 @@ START_TEST(test_replayed_subscription_takes_no_slot)
 }
 END_TEST
 
-int main(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("unicast");
 	TCase *tc = tcase_create("core");
@@ -398,9 +398,5 @@ int main(void)
 	tcase_add_test(tc, test_lease_expires);
 	tcase_add_test(tc, test_replayed_subscription_takes_no_slot);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }

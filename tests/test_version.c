@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* paxos/version.h: the macros agree with each other and with what the library says. */
-#include <check.h>
+#include "check_main.h"
 #include <paxos/paxos.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ START_TEST(test_library_says_the_same)
 }
 END_TEST
 
-static Suite *version_suite(void)
+Suite *test_suite(void)
 {
 	Suite *s = suite_create("version");
 	TCase *t = tcase_create("version");
@@ -31,13 +31,4 @@ static Suite *version_suite(void)
 	tcase_add_test(t, test_library_says_the_same);
 	suite_add_tcase(s, t);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(version_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,6 +2,8 @@
 /* The simulation's options (see sim.h): defaults, the replay line and its parser. */
 #include "sim.h"
 
+#include "network.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +76,7 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --partitions %u", o->partitions);
 }
 
-static int parse_faults(const char *text, uint32_t *mask)
+int sim_faults_parse(const char *text, uint32_t *mask)
 {
 	*mask = 0;
 	if (strcmp(text, "none") == 0)
@@ -142,7 +144,7 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		}
 		i++;
 		if (strcmp(arg, "--faults") == 0) {
-			if (parse_faults(val, &o->faults) != 0) {
+			if (sim_faults_parse(val, &o->faults) != 0) {
 				snprintf(err, errlen,
 					 "--faults: expected none, all or a list of "
 					 "crash,pcrash,leader,dual,partition,lose,pcut, not \"%s\"",

@@ -126,6 +126,9 @@ void sim_options_default(struct sim_options *o);
  * Returns 0, or -1 with a message in err. */
 int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, size_t errlen);
 
+/* Parses a fault list ("crash,partition", "all", "none") into a mask; -1 on an unknown name. */
+int sim_faults_parse(const char *text, uint32_t *mask);
+
 /* The command line that replays o, program name first. */
 void sim_options_format(const struct sim_options *o, const char *program, char *buf, size_t cap);
 
