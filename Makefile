@@ -54,10 +54,10 @@ fuzz: $(DEPS_STAMP)
 	@$(NO_ASLR) tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS)
 
 # The Debian packages (libpaxos1, libpaxos-dev, paxos-tools), built from a scratch copy of the
-# tree, checked with lintian, installed, tried and purged again: tests/package_check.sh (root or
+# tree, checked with lintian, installed, tried and purged again: tests/checks/package_check.sh (root or
 # sudo). DEBS=DIR keeps the .debs there.
 packages: $(DEPS_STAMP)
-	@tests/package_check.sh $(if $(DEBS),--keep $(DEBS))
+	@tests/checks/package_check.sh $(if $(DEBS),--keep $(DEBS))
 
 # Every benchmark of docs/BENCHMARKS.md (bench/run-all: about 10 minutes on 2 cores), after
 # installing gnuplot for its plots; results in bench/results/<date>/.

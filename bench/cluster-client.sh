@@ -29,7 +29,7 @@ if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 CONF=${PAXOS_CONF:-$SRC/paxos.conf}
 TRANSPORT=${PAXOS_TRANSPORT:-}
 case ${1:-} in

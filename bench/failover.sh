@@ -21,7 +21,7 @@ if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 CONF=$WORK/paxos.conf
 STORE=$WORK/store
 sed -e "s|^storage-path .*|storage-path $STORE|" -e "s|^election .*|election auto|" \

@@ -40,7 +40,7 @@ fi
 bench_setup "$BUILD_ARG" "${6:-}"
 WORK=$TMP
 trap 'stop_all; rm -rf "$TMP"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 KV=sample/kvstore
 for bin in kvstore-replica kvstore-load; do
 	[ -x "$BUILD/$KV/$bin" ] || fail "$BUILD/$KV/$bin is not built"

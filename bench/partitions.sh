@@ -26,7 +26,7 @@ if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 TICK=$(getconf CLK_TCK)
 
 cpu_ticks() { # cpu_ticks PID: user + system time so far, in clock ticks

@@ -26,7 +26,7 @@ if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 CONF=$WORK/reconfig.conf
 # One leader throughout: a late heartbeat on a busy machine would move the leadership, whose
 # pause is bench/failover.sh's, not a change's.

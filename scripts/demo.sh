@@ -18,7 +18,7 @@ if [ "${PAXOS_IN_NETNS:-}" != 1 ] && "$SRC/tests/netns-run.sh" true 2>/dev/null;
 fi
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
-. "$SRC/tests/cluster.sh"
+. "$SRC/tests/e2e/cluster.sh"
 # A new cluster each time: its proposers' epoch files go to a storage-path of its own (with
 # those of an earlier run, its memory acceptors would rightly wait for that cluster's state).
 sed -e "s|^storage-path .*|storage-path $WORK/store|" "$CONF" >"$WORK/demo.conf"

@@ -5,10 +5,10 @@
 #   --bench      also gnuplot, for the plots of bench/run-all (make bench)
 #   --packaging  also what building and checking the Debian packages takes (make packages)
 # clang, its sanitizer/libFuzzer runtime and valgrind serve make sanitize, make fuzz and
-# tests/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
-# tests/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
-# tests/man_check.sh); systemd brings systemd-analyze, which checks the units
-# (tests/e2e_units.sh); faketime runs an acceptor whose clock is wrong (tests/e2e_replay.sh).
+# tests/e2e/e2e_valgrind.sh. curl and the Prometheus client library's parser serve
+# tests/e2e/e2e_metrics.sh; help2man and man-db the manual pages (built, then checked by
+# tests/checks/man_check.sh); systemd brings systemd-analyze, which checks the units
+# (tests/e2e/e2e_units.sh); faketime runs an acceptor whose clock is wrong (tests/e2e/e2e_replay.sh).
 set -eu
 pkgs="build-essential cmake pkg-config libevent-dev libmsgpack-dev liblmdb-dev libdb-dev libsodium-dev check
       iproute2 iptables util-linux xxd clang clang-format valgrind curl python3-prometheus-client

@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The sample key-value store (sample/kvstore) end to end, over real multicast (or unicast with
+# PAXOS_TRANSPORT=unicast; the store's replies use its multicast reply group either way) in a
+# private network namespace: three replicas, each hosting acceptor, proposer and learner, with
+# LMDB storage and snapshots every 50 commands.
+#  1. Three concurrent clients (one submitting every command twice): each gets the results it
+#     expects, and all replicas end with identical state holding each command exactly once.
+#  2. Replica 0 (the leader) is killed with SIGKILL, clients keep writing, it restarts: it
+#     loads its snapshot, catches up, converges; acceptors trimmed up to (never past) the
+#     lowest snapshot while it was down, and further once it was back (trim all).
+#  3. With trim own, a replica left behind the trim point stops with a clear message; with a
+#     peer's snapshot copied into its directory it restarts and converges.
+# Usage: e2e_kvstore.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/e2e/cluster.sh"
+KV=sample/kvstore
+[ -x "$BUILD/$KV/kvstore-replica" ] || fail "$BUILD/$KV/kvstore-replica is not built"
+BASE=$(base_conf)
+CONF=$WORK/paxos.conf
+KCONF=$WORK/kvstore.conf
+sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store|" \
+	-e "s|^proposers .*|proposers 3|" -e "s|^counters-interval-ms .*|counters-interval-ms 200|" \
+	"$BASE" >"$CONF"
+# Unicast: proposer 2 needs an address too.
+local_members "$CONF" || fail "cannot write the member addresses"
+sed -e "s|^snapshot-every .*|snapshot-every 50|" "$SRC/$KV/kvstore.conf" >"$KCONF"
+grep -q "^storage lmdb" "$CONF" && grep -q "^snapshot-every 50" "$KCONF" ||
+	fail "cannot write the test configuration"
+
+replica() { # replica NAME ID: starts replica ID (acceptor + proposer + learner)
+	: >"$WORK/$1.log"
+	start "$1" $KV/kvstore-replica -c "$CONF" -k "$KCONF" -i "$2" -d "$WORK/r$2" \
+		--acceptor --proposer
+	# Its first line comes after it set SIGUSR1 aside for dumps.
+	wait_lines "$WORK/$1.log" 1 10 || fail "replica $2 ($1) did not start"
+}
+cli() { # cli ARGS...
+	"$BUILD/$KV/kvstore-cli" -c "$CONF" -k "$KCONF" --timeout 20 "$@"
+}
+
+# workload ROUND CLIENT: a script of 100 commands on keys of this client (so the results are
+# known in advance: OUT.expect) plus puts to one key every client writes.
+workload() {
+	base=$WORK/w$1-$2
+	: >"$base.cmds"
+	: >"$base.expect"
+	for i in $(seq 1 20); do
+		k=c$2-r$1-$i
+		printf 'put %s v%s\ncas %s v%s w%s\nget %s\nput shared %s\n' \
+			"$k" "$i" "$k" "$i" "$i" "$k" "$k" >>"$base.cmds"
+		printf 'OK\nOK\nOK w%s\nOK\n' "$i" >>"$base.expect"
+	done
+	for i in $(seq 1 10); do
+		k=c$2-r$1-$i
+		printf 'delete %s\nget %s\n' "$k" "$k" >>"$base.cmds"
+		printf 'OK\nNOT_FOUND\n' >>"$base.expect"
+	done
+}
+
+# round ROUND: three clients at once, client 0 submitting everything twice.
+round() {
+	pids=""
+	for c in 0 1 2; do
+		workload "$1" $c
+		twice=""
+		[ $c -eq 0 ] && twice=--twice
+		cli $twice -f "$WORK/w$1-$c.cmds" >"$WORK/w$1-$c.out" 2>"$WORK/w$1-$c.err" &
+		pids="$pids $!"
+	done
+	for pid in $pids; do wait "$pid" || fail "round $1: a client failed"; done
+	for c in 0 1 2; do
+		cmp -s "$WORK/w$1-$c.out" "$WORK/w$1-$c.expect" ||
+			fail "round $1: client $c got unexpected results"
+	done
+}
+
+# converge COMMANDS "IDS" PIDS...: until the dumps (SIGUSR1) of replicas IDS, running as
+# PIDS, are the same and count COMMANDS commands applied.
+converge() {
+	want=$1
+	ids=$2
+	shift 2
+	first=${ids%% *}
+	i=0
+	while :; do
+		rm -f "$WORK"/r*/dump
+		for pid in "$@"; do kill -USR1 "$pid"; done
+		sleep 0.2
+		same=1
+		for r in $ids; do
+			[ -f "$WORK/r$r/dump" ] || { same=0; break; }
+			tail -n +2 "$WORK/r$r/dump" >"$WORK/state$r"
+			cmp -s "$WORK/state$first" "$WORK/state$r" || same=0
+		done
+		[ $same = 1 ] && grep -qx "commands $want" "$WORK/state$first" && return 0
+		i=$((i + 1))
+		[ $i -gt 75 ] && fail "replicas did not converge on $want commands" \
+			"($(cat "$WORK"/state* 2>/dev/null | grep '^commands' | tr '\n' ' '))"
+	done
+}
+
+last_number() { # last_number FILE PATTERN: the number after PATTERN in its last match
+	sed -n "s/.*$2 \([0-9]*\).*/\1/p" "$1" | tail -n 1
+}
+
+# ---- 1. concurrent clients, exactly once ----
+for r in 0 1 2; do replica kv$r $r; done
+sleep 0.5
+round 1
+converge 300 "0 1 2" "$PID_kv0" "$PID_kv1" "$PID_kv2"
+dups=$(sed -n 's/^duplicates //p' "$WORK/state0")
+[ "$dups" -ge 1 ] || fail "no second copy of a --twice command was delivered"
+echo "round 1: 3 clients x 100 commands, replicas identical, 300 applied, $dups duplicates dropped"
+
+# ---- 2. kill -9 replica 0, keep writing, restart it ----
+[ -f "$WORK/r0/snapshot" ] || fail "replica 0 took no snapshot"
+kill -KILL "$PID_kv0"
+wait "$PID_kv0" 2>/dev/null || true
+snap=$(last_number "$WORK/kv0.log" "snapshot at instance")
+round 2
+converge 600 "1 2" "$PID_kv1" "$PID_kv2"
+sleep 0.6 # a trim repeat or two
+down_trim=$(last_number "$WORK/kv1.log" "may drop instances up to")
+[ -n "$down_trim" ] && [ "$down_trim" -le "$snap" ] ||
+	fail "while replica 0 was down, trim went to ${down_trim:-nothing}, past its snapshot $snap"
+replica kv0b 0
+converge 600 "0 1 2" "$PID_kv0b" "$PID_kv1" "$PID_kv2"
+grep -q "loaded $WORK/r0/snapshot: instances up to $snap," "$WORK/kv0b.log" ||
+	fail "restarted replica 0 did not load its snapshot at instance $snap"
+round 3
+converge 900 "0 1 2" "$PID_kv0b" "$PID_kv1" "$PID_kv2"
+sleep 0.6
+final_trim=$(last_number "$WORK/kv1.log" "may drop instances up to")
+[ "$final_trim" -gt "$snap" ] || fail "trimming did not resume after replica 0 came back"
+for log in kv0b kv1 kv2; do
+	trims=$(grep "counters acceptor" "$WORK/$log.log" | tail -n 1 |
+		sed -n 's/.*instances_trimmed=\([0-9]*\).*/\1/p')
+	[ "${trims:-0}" -gt 0 ] || fail "the acceptor in $log never trimmed"
+done
+! grep -q "trimmed before" "$WORK/kv0b.log" || fail "replica 0 missed trimmed instances"
+echo "round 2-3: replica 0 killed at snapshot $snap, restarted from it, converged on 900;" \
+	"trim held at $down_trim while it was down, then reached $final_trim"
+
+# ---- 3. trim own: a replica left behind needs a peer's snapshot ----
+stop_all
+sed -i -e "s|^trim .*|trim own|" "$KCONF"
+for r in 0 1 2; do replica own$r $r; done
+sleep 0.5
+kill -KILL "$PID_own2"
+wait "$PID_own2" 2>/dev/null || true
+round 4
+round 5
+converge 1500 "0 1" "$PID_own0" "$PID_own1"
+sleep 0.6
+replica lagging2 2
+i=0
+while kill -0 "$PID_lagging2" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && fail "replica 2 went on although the instances it needs were trimmed"
+	sleep 0.1
+done
+status=0
+wait "$PID_lagging2" || status=$?
+[ $status -eq 3 ] || fail "replica 2 exited with $status, not 3"
+grep -q "Copy the DIR/snapshot of a replica" "$WORK/lagging2.log" || fail "replica 2 did not say what to do"
+# The replica whose snapshot is newest: its snapshot covers every trimmed instance.
+s0=$(last_number "$WORK/own0.log" "snapshot at instance")
+s1=$(last_number "$WORK/own1.log" "snapshot at instance")
+peer=0
+[ "${s1:-0}" -gt "${s0:-0}" ] && peer=1
+cp "$WORK/r$peer/snapshot" "$WORK/r2/snapshot"
+replica caught2 2
+# Caught up before more writes: under trim own, the others' trimming could overtake it again.
+converge 1500 "0 1 2" "$PID_own0" "$PID_own1" "$PID_caught2"
+round 6
+converge 1800 "0 1 2" "$PID_own0" "$PID_own1" "$PID_caught2"
+! grep -q "trimmed before" "$WORK/caught2.log" || fail "replica 2 missed instances again"
+echo "round 4-6: with trim own, lagging replica 2 stopped (exit 3), restarted from replica" \
+	"$peer's snapshot and converged on 1800"
+stop_all
+echo "e2e_kvstore: passed"

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Two partitions (paxos.conf "partitions 2") on one cluster of 3 acceptors and 2 proposers,
+# inside a private network namespace, over the transport of base_conf (multicast, or unicast
+# with PAXOS_TRANSPORT=unicast):
+#  1. each proposer leads one partition (0 and 1), and clients of both partitions, at once,
+#     get every value delivered; both learners deliver the same, per partition;
+#  2. the leader of partition 1 is killed (kill -9): partition 1 moves to proposer 0 and its
+#     clients are served again, while partition 0 goes on;
+#  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
+#  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back;
+#  5. a client with --partitions 2 spreads its values over both;
+#  6. one with --spread key sends each key to one partition, and reports each partition;
+# and a learner started with --partitions 1 delivers partition 1 alone, the same.
+# Usage: e2e_partitions.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/e2e/cluster.sh"
+
+CONF=$WORK/paxos.conf
+sed -e "s|^partitions .*|partitions 2|" \
+	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$(base_conf)" >"$CONF"
+grep -q "^partitions 2$" "$CONF" || fail "cannot set partitions in paxos.conf"
+
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0 --metrics-listen 127.0.0.1:9531
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+start learner2 paxos-learner -c "$CONF" --partitions 1 -o "$WORK/learner2.out"
+sleep 0.5
+
+leads() { # leads LOG PROPOSER PARTITION: the last leader line of LOG names PROPOSER (within
+	# 10 s: a busy machine can be slow to elect)
+	for _ in $(seq 100); do
+		grep "^paxos: proposer [0-9]* partition $3: leader is" "$WORK/$1.log" | tail -n 1 |
+			grep -q "leader is \(now \)\{0,1\}$2 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+leads proposer0 0 0 && leads proposer1 0 0 || fail "proposer 0 does not lead partition 0"
+leads proposer0 1 1 && leads proposer1 1 1 || fail "proposer 1 does not lead partition 1"
+
+# 1. Both partitions at once, each led by its own proposer.
+partition_client c0 0 2000
+partition_client c1 1 2000
+clients_served c0 c1
+sleep 0.5
+proposed() { # proposed PROPOSER PARTITION: values it proposed for that partition
+	grep "^paxos: counters partition $2 proposer $1:" "$WORK/proposer$1.log" | tail -n 1 |
+		sed -n 's/.*values_proposed=\([0-9]*\).*/\1/p' | grep . || echo 0
+}
+[ "$(proposed 0 0)" -ge 2000 ] && [ "$(proposed 1 1)" -ge 2000 ] ||
+	fail "proposer 0 proposed $(proposed 0 0) values of partition 0 and proposer 1 $(proposed 1 1) of partition 1, want 2000 each"
+[ "$(proposed 0 1)" -eq 0 ] && [ "$(proposed 1 0)" -eq 0 ] ||
+	fail "a proposer proposed for the partition it does not lead"
+# Proposer 0's /metrics labels every sample with its partition.
+curl -s http://127.0.0.1:9531/metrics >"$WORK/metrics.txt" || fail "no /metrics from proposer 0"
+for p in 0 1; do
+	grep -q "^paxos_proposer_leader{role=\"proposer\",id=\"0\",partition=\"$p\"} $p\$" \
+		"$WORK/metrics.txt" || fail "proposer 0's /metrics does not show partition $p led by $p"
+done
+echo "e2e_partitions: 1. each proposer led one partition; 2000 values each delivered"
+
+# 2. The leader of partition 1 dies: proposer 0 takes it, partition 0 goes on.
+kill -9 "$PID_proposer1"
+wait "$PID_proposer1" 2>/dev/null || true
+partition_client c2 0 1000
+partition_client c3 1 1000
+clients_served c2 c3
+leads proposer0 0 1 || fail "partition 1 did not move to proposer 0"
+echo "e2e_partitions: 2. partition 1 moved to proposer 0 after proposer 1 died; both served"
+
+# 3. Proposer 1 is back: partition 1 returns to it.
+start proposer1b paxos-proposer -c "$CONF" -i 1
+leads proposer0 1 1 || fail "partition 1 did not return to proposer 1"
+partition_client c4 0 1000
+partition_client c5 1 1000
+clients_served c4 c5
+echo "e2e_partitions: 3. partition 1 returned to proposer 1; both served"
+
+# 4. The oracle moves partition 1 alone: to proposer 0, then back to the rule.
+"$BUILD/paxos-oracle" -c "$CONF" --partition 1 --leader 0 || fail "paxos-oracle failed"
+leads proposer0 0 1 || fail "the oracle did not move partition 1 to proposer 0"
+leads proposer0 0 0 || fail "the oracle's order for partition 1 moved partition 0"
+"$BUILD/paxos-oracle" -c "$CONF" --partition 1 --auto || fail "paxos-oracle failed"
+leads proposer0 1 1 || fail "partition 1 did not return to proposer 1 after --auto"
+echo "e2e_partitions: 4. the oracle moved partition 1 alone, and gave it back"
+
+# 5. One client spreads its values over both partitions, round-robin.
+partition_client c6 x 1000
+clients_served c6
+grep -q "^partition 0: 500 values delivered" "$WORK/c6.log" &&
+	grep -q "^partition 1: 500 values delivered" "$WORK/c6.log" ||
+	fail "the client did not spread its values over both partitions: $(cat "$WORK/c6.log")"
+echo "e2e_partitions: 5. a client spread 1000 values over both partitions, 500 each"
+
+# 6. By key: the key follows the value's 16-byte tag; each partition gets some keys.
+partition_client c7 key 1000
+clients_served c7
+grep -q "^spread by key hash over 2 partitions" "$WORK/c7.log" ||
+	fail "the client did not say how it spread: $(cat "$WORK/c7.log")"
+k0=$(sed -n 's/^partition 0: \([0-9]*\) values delivered (of [0-9]* submitted), .* p99 .*/\1/p' "$WORK/c7.log")
+k1=$(sed -n 's/^partition 1: \([0-9]*\) values delivered (of [0-9]* submitted), .* p99 .*/\1/p' "$WORK/c7.log")
+[ -n "$k0" ] && [ -n "$k1" ] && [ "$k0" -gt 0 ] && [ "$k1" -gt 0 ] &&
+	[ $((k0 + k1)) -eq 1000 ] ||
+	fail "the client did not report both partitions' share of 1000: $(cat "$WORK/c7.log")"
+echo "e2e_partitions: 6. a client spread 1000 values by key: $k0 to partition 0, $k1 to 1"
+
+# The learners delivered the same, partition by partition.
+sleep 1
+for p in 0 1; do
+	for i in 0 1; do awk -v p=$p '$1 == p' "$WORK/learner$i.out" >"$WORK/learner$i.p$p"; done
+	n=$(wc -l <"$WORK/learner0.p$p")
+	[ "$n" -ge 4000 ] || fail "learner 0 delivered $n values of partition $p, want 4000"
+	cmp -s "$WORK/learner0.p$p" "$WORK/learner1.p$p" ||
+		fail "the learners differ on partition $p"
+done
+awk '$1 != 1' "$WORK/learner2.out" | grep -q . && fail "the learner of partition 1 alone delivered another"
+cmp -s "$WORK/learner0.p1" "$WORK/learner2.out" ||
+	fail "the learner of partition 1 alone differs from learner 0 on partition 1"
+# Client 77's values (tag "PXCL", id 77): every key went to one partition only.
+awk '$3 ~ /^5058434c4d000000/ { key = substr($3, 33, 16)
+	if ((key in part) && part[key] != $1) bad++
+	part[key] = $1; n++; seen[$1] = 1 }
+	END { if (bad || n < 1000 || !(0 in seen) || !(1 in seen)) {
+		print n " values, " bad " keys in two partitions"; exit 1 } }' "$WORK/learner0.out" ||
+	fail "keys of the --spread key client went to more than one partition"
+echo "e2e_partitions: both learners delivered the same 2 logs ($(wc -l <"$WORK/learner0.p0") and $(wc -l <"$WORK/learner0.p1") values)"
+stop_all

@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Changing the acceptor set under load (README, "Changing the cluster"), over multicast or
+# unicast with PAXOS_TRANSPORT=unicast (inside a private network namespace): acceptor ids
+# 0..4 run, 0..2 are the members at the start (initial-members 3, membership-alpha 256). A
+# client keeps 64 values of 64 bytes outstanding, without resubmits, while paxos-admin
+#  - grows the set to 5 (adds 3, then 4) and shrinks it back to 3 (removes 4, then 3);
+#  - replaces acceptor 2 by acceptor 3, and acceptor 2 is stopped;
+#  - refuses what it must: an id paxos.conf does not have, a member added again, an acceptor
+#    that does not run;
+#  - restarts proposer 1 and acceptor 3 with the same paxos.conf: they start from the
+#    configuration they kept, not the file's first one; acceptor 2, removed, is refused.
+# Every value is delivered once (the client counts 0 duplicates), both learners write the same
+# file, and a learner started at the end, after acceptor 2 is gone, writes it too. Then, on a
+# new cluster, the leader is killed during a change: the change comes into force all the same.
+# Usage: e2e_reconfig.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/e2e/cluster.sh"
+COUNT=60000
+BASE=$(base_conf)
+CONF=$WORK/reconfig.conf
+# One leader throughout (a late heartbeat on a busy machine would move the leadership, and a
+# new leader may deliver a value twice: at-least-once), so that duplicates count only what the
+# changes of the acceptor set would cause.
+sed -e 's/^acceptors .*/acceptors 5/' -e 's/^membership-alpha .*/membership-alpha 256/' \
+	-e 's/^initial-members .*/initial-members 3/' \
+	-e 's/^heartbeat-timeout-ms .*/heartbeat-timeout-ms 3000/' "$BASE" >"$CONF"
+local_members "$CONF"
+
+for i in 0 1 2 3 4; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+
+: >"$WORK/submitted"
+"$BUILD/paxos-client" -c "$CONF" --count $COUNT --outstanding 64 --size 64 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+# same_outputs COUNT once|twice OUTPUT...: waits until the outputs hold as many lines, COUNT or
+# more (files are flushed every 100 ms), stops the cluster; the outputs must be identical, their instances never go back, and they hold
+# every submitted value: once, or (twice) at least once. Instances that hold a membership
+# command or a skip (which brings a change into force) hold no client value: the files leave
+# them out, so instances only grow rather than run 1, 2, 3.
+same_outputs() {
+	count=$1
+	once=$2
+	shift 2
+	i=0
+	while :; do
+		ready=1
+		first=$(wc -l <"$1")
+		for out in "$@"; do
+			[ "$(wc -l <"$out")" -eq "$first" ] || ready=0
+		done
+		[ "$ready" -eq 1 ] && [ "$first" -ge "$count" ] && break
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "learners did not deliver every value ($(wc -l "$@" | tr -s ' \n' ' '))"
+		sleep 0.1
+	done
+	stop_all
+	for out in "$@"; do
+		cmp -s "$1" "$out" || fail "learner outputs $1 and $out differ"
+	done
+	sort -c -s -n -k1,1 "$1" || fail "instances in $1 go back"
+	LINES=$(wc -l <"$1")
+	cut -d' ' -f2 "$1" | sort >"$WORK/delivered.sorted"
+	cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.sorted"
+	if [ "$once" = once ]; then
+		[ -z "$(uniq -d "$WORK/delivered.sorted")" ] || fail "a value was delivered twice"
+		cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
+			fail "delivered values differ from submitted values"
+	else
+		sort -u "$WORK/delivered.sorted" | cmp -s - "$WORK/submitted.sorted" ||
+			fail "delivered values differ from submitted values"
+	fi
+}
+
+stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
+	eval "pid=\$PID_$1"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
+}
+
+progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
+	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
+}
+admin() { # admin WHAT ARGS...: must succeed; prints its line
+	what=$1
+	shift
+	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
+	echo "e2e_reconfig: $what: $(cat "$WORK/admin.out")"
+}
+refused() { # refused STATUS WHAT ARGS...: must exit with STATUS, saying why
+	want=$1
+	what=$2
+	shift 2
+	rc=0
+	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "paxos-admin $* ($what) exited $rc, want $want"
+	echo "e2e_reconfig: refused, $what: $(head -n 1 "$WORK/admin.err")"
+}
+
+progress 1 8 "before the first change"
+admin "status at the start" status
+grep -q "^configuration 1 in force from instance 1: acceptors 0,1,2 " "$WORK/admin.out" ||
+	fail "status does not name configuration 1 of acceptors 0,1,2"
+admin "grow, 1 of 2" add-acceptor 3
+admin "grow, 2 of 2" add-acceptor 4
+grep -q "acceptors 0,1,2,3,4$" "$WORK/admin.out" || fail "the set did not grow to 5"
+progress 2 8 "with 5 acceptors"
+admin "shrink, 1 of 2" remove-acceptor 4
+admin "shrink, 2 of 2" remove-acceptor 3
+grep -q "acceptors 0,1,2$" "$WORK/admin.out" || fail "the set did not shrink to 3"
+progress 3 8 "back to 3 acceptors"
+refused 2 "an id paxos.conf does not have" add-acceptor 7
+refused 1 "a member added again" add-acceptor 1
+admin "replace 2 by 3" replace-acceptor 2 3
+grep -q "acceptors 0,1,3$" "$WORK/admin.out" || fail "acceptor 2 was not replaced by 3"
+stop_one acceptor2
+stop_one acceptor4
+sleep 1 # their last state messages are older than paxos-admin looks back
+refused 1 "an acceptor that does not run" add-acceptor 4
+admin "status at the end" status
+
+# Restarts after the changes, from the same paxos.conf (whose first configuration is acceptors
+# 0,1,2): proposer 1 and acceptor 3 (memory storage: it recovers) go on from the configuration
+# they kept with their epoch and beside their store, and acceptor 3 recovers with answers
+# counted in it; acceptor 2, removed, comes back and is refused.
+for dir in acceptor-3 proposer-1 acceptor-2; do
+	grep -q "^configuration 6 " "$WORK/store/$dir/membership" ||
+		fail "$dir did not keep configuration 6: $(cat "$WORK/store/$dir/membership")"
+done
+stop_one proposer1
+start proposer1 paxos-proposer -c "$CONF" -i 1
+stop_one acceptor3
+start acceptor3 paxos-acceptor -c "$CONF" -i 3
+wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
+	i=0
+	until grep -q "$2" "$WORK/$1.log"; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "e2e_reconfig: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
+}
+learned="configuration 6 (acceptors 0,1,3 from instance [0-9]*), as learned before"
+wait_log proposer1 "$learned"
+wait_log acceptor3 "$learned"
+wait_log acceptor3 "acceptor 3: recovered: votes again"
+start acceptor2 paxos-acceptor -c "$CONF" -i 2 # one at a time: 2 and 3 share old configurations
+wait_log acceptor2 "acceptor 2: refused: configuration 6 (acceptors 0,1,3, from instance"
+stop_one acceptor2
+
+wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
+grep -E "latency|resubmits" "$WORK/client.log"
+grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
+	fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client.log")"
+grep -q "configuration 6 chosen in instance" "$WORK/learner0.log" ||
+	fail "learner 0 did not log configuration 6"
+start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
+same_outputs $COUNT once "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
+echo "e2e_reconfig: $COUNT values delivered once, identically by 3 learners (one started" \
+	"after the changes), through 5 changes of the acceptor set (configuration 6)"
+
+# A new cluster: the leader is killed (SIGKILL) as paxos-admin starts to ask for a change; it
+# asks again until proposer 1 (which queues every request too) leads and proposes it. A client
+# that resubmits keeps the load on (a leader change may deliver a value twice).
+rm -rf "$WORK/store" "$WORK"/learner?.out
+for i in 0 1 2 3; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+: >"$WORK/submitted"
+"$BUILD/paxos-client" -c "$CONF" --count 20000 --outstanding 64 --size 64 --resubmit-ms 500 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+wait_lines "$WORK/submitted" 2000 60 || fail "no progress before the leader is killed"
+"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 >"$WORK/admin.out" 2>"$WORK/admin.err" &
+ADMIN=$!
+sleep 0.3
+kill -9 "$PID_proposer0"
+wait "$PID_proposer0" 2>/dev/null || true
+PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer0" | tr '\n' ' ')
+wait "$ADMIN" || fail "the change did not come into force after the leader was killed: $(cat "$WORK/admin.err")"
+echo "e2e_reconfig: leader killed during the change: $(cat "$WORK/admin.out")"
+grep -q "acceptors 0,1,2,3$" "$WORK/admin.out" || fail "acceptor 3 was not added"
+wait "$CLIENT" || fail "paxos-client did not get all values delivered after the leader died"
+grep -E "resubmits" "$WORK/client.log"
+same_outputs 20000 twice "$WORK/learner0.out" "$WORK/learner1.out"
+echo "e2e_reconfig: leader killed during a change: 20000 values delivered identically by 2" \
+	"learners ($((LINES - 20000)) delivered twice)"
