@@ -3,9 +3,11 @@
  * Acceptor protocol logic (thesis 2.2.2, 3.4): per instance it remembers the highest ballot
  * promised and the last value accepted, and answers repeat requests and trims for the
  * learners. A learning acceptor (thesis 3.7.5) also marks the instances its learner closed as
- * final and from then on only ever answers with the chosen value. Messages are handled in batches
- * under one storage transaction (group commit): replies are held until the commit succeeds, since
- * an answer must never get ahead of the state it promises.
+ * final and from then on only ever answers with the chosen value. The acceptor reads its storage
+ * but never writes it: each step adds to a ready (paxos/acceptor.h, struct paxos_ready) the
+ * records to write and the replies, each tagged with the write it reports on, and its driver
+ * writes the records (one transaction: group commit) before it sends what they back, since an
+ * answer must never get ahead of the state it promises.
  */
 #include <paxos/acceptor.h>
 
@@ -32,22 +34,53 @@
  * the answers to the prepares withheld while recovering. */
 #define HELD_MAX (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1u + WITHHELD_MAX)
 
-/* Which counter a held reply bumps once it is really sent. */
+/* Records one ready may carry: one per message of a step, the answers to the withheld
+ * prepares, and final marks (paxos_acceptor_learned) up to a batch's worth; a mark that finds
+ * no room is dropped (harmless: see there), a vote that finds none is not given (silence is
+ * always safe). */
+#define RECORDS_MAX (PAXOS_ACCEPTOR_MAX_BATCH + WITHHELD_MAX + PAXOS_ACCEPTOR_MAX_BATCH)
+
+/* Slots of the open-addressing table that finds a ready's record by instance: a power of two,
+ * at least twice RECORDS_MAX. */
+#define RECORD_SLOTS 8192u
+
+/* Messages one ready may carry: HELD_MAX for a step, a tick's few on top; a message that finds
+ * no room is not sent (staying silent is always safe). */
+#define MESSAGES_MAX (HELD_MAX + 8u)
+
+/* Which counter a reply bumps once it is really sent. */
 enum reply_kind {
 	REPLY_PROMISE,
 	REPLY_REJECT,
 	REPLY_ACCEPTED,
 	REPLY_REPEATED,
 	REPLY_TRIMMED,
-	REPLY_RECOVER_INFO
+	REPLY_STATE, /* reports stored state, counted nowhere (recover info, acceptor state) */
+	REPLY_FREE   /* reports nothing stored (hellos, questions): after 0 */
 };
 
-struct held_reply {
-	struct paxos_message m;
-	enum paxos_group to;
+/* Where a value lives during a step. */
+enum value_home {
+	VALUE_STABLE, /* a step's message or none: valid until advance */
+	VALUE_ARENA,  /* at arena + off (the arena may move until the ready is taken) */
+	VALUE_STORE   /* returned by the store's get: copy it before it is kept */
+};
+
+struct value_ref {
+	enum value_home home;
+	size_t off;
+};
+
+/* A message of the ready with what ready() needs to finish it. */
+struct reply_meta {
 	enum reply_kind kind;
-	bool value_in_arena; /* the value is at arena + value_off (the arena may move) */
+	bool value_in_arena;
 	size_t value_off;
+};
+
+struct pending_record {
+	paxos_iid iid; /* the record's, which the writer may set to 0 (paxos_acceptor_write) */
+	struct value_ref v;
 };
 
 struct paxos_acceptor {
@@ -57,19 +90,31 @@ struct paxos_acceptor {
 	uint32_t repeat_left;   /* of the budget, until the next tick */
 	bool decided_known;     /* paxos_acceptor_decided was called: trims stop at decided */
 	paxos_iid decided;
-	struct paxos_storage *st;
+	struct paxos_storage *st; /* read only: the driver writes what the ready says */
 	struct paxos_counters *counters;
 	bool stopped;       /* storage failed: answering anything now could break safety */
 	uint64_t retention; /* instances kept below the highest accepted; 0: all */
 
-	/* The batch in progress. */
-	bool in_txn;
-	bool changed; /* the transaction holds a put or a trim: its commit reaches the disk */
+	/* The ready in progress, since the last advance. */
+	bool taken;        /* paxos_acceptor_ready was called, advance was not */
+	uint64_t writes;   /* writes handed out so far (paxos_ready.write) */
+	paxos_iid trim;    /* the ready's trim, 0: none */
+	paxos_iid highest; /* highest instance of the ready's records with a value */
 	uint64_t trims_applied;
-	struct held_reply *held;
-	size_t held_count;
-	/* Values read from storage are only valid until the next put or commit, yet replies go
-	 * out after the commit, so they are copied here. Reused from batch to batch. */
+	struct paxos_record *records;   /* RECORDS_MAX */
+	struct pending_record *pending; /* beside records: where each value lives */
+	size_t record_count;
+	uint32_t *slots;                      /* RECORD_SLOTS: index + 1 into records, 0: free */
+	struct paxos_ready_message *messages; /* MESSAGES_MAX */
+	struct reply_meta *meta;              /* beside messages */
+	size_t message_count;
+	struct paxos_ready_message spare; /* where a message that finds no room is built */
+	struct reply_meta spare_meta;
+	struct paxos_emitter to_ready; /* recovery's messages go into the ready */
+	size_t repeat_bytes;           /* values the step's repeat answers copied */
+	/* Values read from storage are only valid until the driver's next put or commit, yet
+	 * records and replies are written and sent after the step, so they are copied here.
+	 * Reused from ready to ready. */
 	uint8_t *arena;
 	size_t arena_cap;
 	size_t arena_used;
@@ -82,6 +127,8 @@ struct paxos_acceptor {
 	uint32_t hellos_again; /* the peers a hello was repeated for since the last tick */
 };
 
+static void emit_to_ready(void *ctx, enum paxos_group to, const struct paxos_message *m);
+
 struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
 					  struct paxos_storage *st, struct paxos_counters *counters)
 {
@@ -90,9 +137,13 @@ struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o
 	struct paxos_acceptor *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->held = calloc(HELD_MAX, sizeof(*a->held));
+	a->records = calloc(RECORDS_MAX, sizeof(*a->records));
+	a->pending = calloc(RECORDS_MAX, sizeof(*a->pending));
+	a->slots = calloc(RECORD_SLOTS, sizeof(*a->slots));
+	a->messages = calloc(MESSAGES_MAX, sizeof(*a->messages));
+	a->meta = calloc(MESSAGES_MAX, sizeof(*a->meta));
 	a->arena = malloc(ARENA_INITIAL);
-	if (!a->held || !a->arena) {
+	if (!a->records || !a->pending || !a->slots || !a->messages || !a->meta || !a->arena) {
 		paxos_acceptor_free(a);
 		return NULL;
 	}
@@ -106,98 +157,114 @@ struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o
 	a->repeat_left = a->repeat_budget;
 	a->st = st;
 	a->counters = counters;
+	a->to_ready = (struct paxos_emitter){emit_to_ready, a};
 	recovery_init(&a->recovery, a->id, counters);
 	return a;
 }
 
-/* Commits the open transaction, if any, counting the ones that wrote something. */
-static int commit_txn(struct paxos_acceptor *a)
-{
-	if (!a->in_txn)
-		return PAXOS_OK;
-	int rc = a->st->ops->commit(a->st);
-	a->in_txn = false;
-	if (rc == PAXOS_OK && a->changed)
-		a->counters->storage_commits++;
-	a->changed = false;
-	return rc;
-}
-
+/* Final marks still waiting for a ready are dropped: losing them is harmless. */
 void paxos_acceptor_free(struct paxos_acceptor *a)
 {
 	if (!a)
 		return;
-	/* Final marks still pending (paxos_acceptor_learned); losing them would be safe too. */
-	if (!a->stopped)
-		(void)commit_txn(a);
-	free(a->held);
+	free(a->records);
+	free(a->pending);
+	free(a->slots);
+	free(a->messages);
+	free(a->meta);
 	free(a->arena);
 	free(a);
 }
 
-/* Forgets the held replies of a batch that will not be sent. */
-static void drop_held(struct paxos_acceptor *a)
+static size_t slot_of(paxos_iid iid)
 {
-	a->held_count = 0;
+	uint64_t h = iid * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 40) & (RECORD_SLOTS - 1);
+}
+
+/* The index of the ready's record for iid, or -1. */
+static long find_record(const struct paxos_acceptor *a, paxos_iid iid)
+{
+	for (size_t s = slot_of(iid);; s = (s + 1) & (RECORD_SLOTS - 1)) {
+		uint32_t k = a->slots[s];
+		if (k == 0)
+			return -1;
+		if (a->pending[k - 1].iid == iid)
+			return (long)(k - 1);
+	}
+}
+
+/* Forgets the ready: its records, messages and the arena they point into. */
+static void clear_ready(struct paxos_acceptor *a)
+{
+	for (size_t i = 0; i < a->record_count; i++) {
+		size_t s = slot_of(a->pending[i].iid);
+		while (a->slots[s] != 0) {
+			a->slots[s] = 0;
+			s = (s + 1) & (RECORD_SLOTS - 1);
+		}
+	}
+	a->record_count = 0;
+	a->message_count = 0;
 	a->arena_used = 0;
 	a->trims_applied = 0;
-	a->in_txn = false;
-	a->changed = false;
+	a->trim = 0;
+	a->highest = 0;
+	a->taken = false;
 }
 
 /* Any storage error stops the acceptor for good; the caller sees the first error. */
 static int fail(struct paxos_acceptor *a, int rc)
 {
 	a->stopped = true;
-	drop_held(a);
+	clear_ready(a);
 	return rc < 0 ? rc : PAXOS_E_STORAGE;
 }
 
-/* Opens the batch's transaction on first need, so a batch of ignored messages costs none. */
-static int ensure_txn(struct paxos_acceptor *a)
+static paxos_iid trim_iid(const struct paxos_acceptor *a)
 {
-	if (a->in_txn)
-		return PAXOS_OK;
-	int rc = a->st->ops->begin(a->st);
-	if (rc == PAXOS_OK)
-		a->in_txn = true;
-	return rc;
+	paxos_iid t = a->st->ops->trim_iid(a->st);
+	return a->trim > t ? a->trim : t;
+}
+
+static paxos_iid highest_accepted(const struct paxos_acceptor *a)
+{
+	paxos_iid h = a->st->ops->highest_accepted(a->st);
+	return a->highest > h ? a->highest : h;
 }
 
 /* Whether iid names an instance this acceptor may still hold. */
-static bool live_instance(struct paxos_acceptor *a, paxos_iid iid)
+static bool live_instance(const struct paxos_acceptor *a, paxos_iid iid)
 {
-	return iid != 0 && iid > a->st->ops->trim_iid(a->st);
+	return iid != 0 && iid > trim_iid(a);
 }
 
-/* The stored record for iid, or an empty one. Returns PAXOS_OK or a storage error. */
-static int load(struct paxos_acceptor *a, paxos_iid iid, struct paxos_record *rec)
+/* The record for iid as the ready leaves it, or as stored, or an empty one; *v says where its
+ * value lives. Returns PAXOS_OK or a storage error. */
+static int load(struct paxos_acceptor *a, paxos_iid iid, struct paxos_record *rec,
+		struct value_ref *v)
 {
+	long k = find_record(a, iid);
+	if (k >= 0) {
+		*rec = a->records[k];
+		*v = a->pending[k].v;
+		if (v->home == VALUE_ARENA)
+			rec->value.data = a->arena + v->off;
+		return PAXOS_OK;
+	}
 	int rc = a->st->ops->get(a->st, iid, rec);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
 		memset(rec, 0, sizeof(*rec));
 	rec->iid = iid;
+	if (rec->accepted == 0)
+		rec->value = (struct paxos_value){NULL, 0}; /* holds none */
+	*v = (struct value_ref){rec->value.len > 0 ? VALUE_STORE : VALUE_STABLE, 0};
 	return PAXOS_OK;
 }
 
-/* Puts rec. PAXOS_E_FULL means the backend cannot hold an instance that far out: not a
- * failure, the message is dropped (staying silent is always safe). */
-static int store(struct paxos_acceptor *a, const struct paxos_record *rec, bool *dropped)
-{
-	int rc = a->st->ops->put(a->st, rec);
-	*dropped = rc == PAXOS_E_FULL;
-	if (rc == PAXOS_OK)
-		a->changed = true;
-	if (*dropped) {
-		a->counters->instances_out_of_window++;
-		return PAXOS_OK;
-	}
-	return rc;
-}
-
-/* Copies v to the end of the arena, growing it only past the largest batch so far.
+/* Copies v to the end of the arena, growing it only past the largest ready so far.
  * Returns the offset, or SIZE_MAX when memory ran out. */
 static size_t arena_copy(struct paxos_acceptor *a, const struct paxos_value *v)
 {
@@ -221,18 +288,86 @@ static size_t arena_copy(struct paxos_acceptor *a, const struct paxos_value *v)
 	return off;
 }
 
-/* Room is always there for one reply per message (see HELD_MAX and repeat_budget). */
-static struct held_reply *hold(struct paxos_acceptor *a, enum paxos_msg_type type,
-			       enum paxos_group to, enum reply_kind kind)
+/* Makes rec's value outlive the driver's writes: a value the store returned is copied into
+ * the arena. false when memory ran out. */
+static bool pin(struct paxos_acceptor *a, const struct paxos_record *rec, struct value_ref *v)
 {
-	struct held_reply *r = &a->held[a->held_count++];
+	if (v->home != VALUE_STORE)
+		return true;
+	size_t off = arena_copy(a, &rec->value);
+	if (off == SIZE_MAX)
+		return false;
+	*v = (struct value_ref){VALUE_ARENA, off};
+	return true;
+}
+
+/* Puts rec (its value pinned, see pin) into the ready, replacing what it held for rec->iid.
+ * false when the ready has no room for another record: the vote is then not given. */
+static bool store(struct paxos_acceptor *a, const struct paxos_record *rec,
+		  const struct value_ref *v)
+{
+	long k = find_record(a, rec->iid);
+	if (k < 0) {
+		if (a->record_count == RECORDS_MAX)
+			return false;
+		k = (long)a->record_count++;
+		size_t s = slot_of(rec->iid);
+		while (a->slots[s] != 0)
+			s = (s + 1) & (RECORD_SLOTS - 1);
+		a->slots[s] = (uint32_t)k + 1;
+	}
+	a->records[k] = *rec;
+	a->pending[k].iid = rec->iid;
+	a->pending[k].v = *v;
+	if (v->home == VALUE_ARENA)
+		a->records[k].value.data = NULL; /* set when the ready is taken */
+	if (rec->accepted != 0 && rec->iid > a->highest)
+		a->highest = rec->iid;
+	return true;
+}
+
+/* A message into the ready, naming the record of its instance when the ready holds one. Room
+ * is always there for one reply per message (see HELD_MAX and repeat_budget); past it the
+ * message is built where it is never sent. */
+static struct paxos_ready_message *hold(struct paxos_acceptor *a, enum paxos_msg_type type,
+					enum paxos_group to, enum reply_kind kind, paxos_iid iid)
+{
+	struct paxos_ready_message *r = &a->spare;
+	struct reply_meta *meta = &a->spare_meta;
+	if (a->message_count < MESSAGES_MAX) {
+		r = &a->messages[a->message_count];
+		meta = &a->meta[a->message_count++];
+	}
 	memset(&r->m, 0, sizeof(r->m));
 	r->m.type = type;
 	r->to = to;
-	r->kind = kind;
-	r->value_in_arena = false;
-	r->value_off = 0;
+	r->after = 0;
+	long k = iid ? find_record(a, iid) : -1;
+	r->record = k >= 0 ? (uint32_t)k : PAXOS_READY_NO_RECORD;
+	*meta = (struct reply_meta){kind, false, 0};
 	return r;
+}
+
+/* Where a message's value lives: v of a pinned record. */
+static void hold_value(struct paxos_acceptor *a, struct paxos_ready_message *r,
+		       struct paxos_value *field, const struct paxos_value *value,
+		       const struct value_ref *v)
+{
+	struct reply_meta *meta = r == &a->spare ? &a->spare_meta : &a->meta[r - a->messages];
+	*field = *value;
+	if (v->home == VALUE_ARENA) {
+		field->data = NULL;
+		meta->value_in_arena = true;
+		meta->value_off = v->off;
+	}
+}
+
+/* Recovery's hellos and questions report nothing stored. */
+static void emit_to_ready(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	struct paxos_acceptor *a = ctx;
+	struct paxos_ready_message *r = hold(a, m->type, to, REPLY_FREE, 0);
+	r->m = *m;
 }
 
 /*
@@ -250,19 +385,23 @@ static paxos_ballot reject_ballot(const struct paxos_acceptor *a, const struct p
 
 static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised)
 {
-	struct held_reply *r = hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT);
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT, iid);
 	r->m.u.reject.iid = iid;
 	r->m.u.reject.ballot = promised;
 	r->m.u.reject.acceptor_id = a->id;
 }
 
-static struct held_reply *hold_accepted(struct paxos_acceptor *a, const struct paxos_record *rec,
-					enum reply_kind kind)
+/* An accepted for rec, its value where v says (pinned). */
+static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
+						 const struct paxos_record *rec,
+						 const struct value_ref *v, enum reply_kind kind)
 {
-	struct held_reply *r = hold(a, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS, kind);
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS, kind, rec->iid);
 	r->m.u.accepted.iid = rec->iid;
 	r->m.u.accepted.ballot = rec->accepted;
-	r->m.u.accepted.value = rec->value;
+	hold_value(a, r, &r->m.u.accepted.value, &rec->value, v);
 	r->m.u.accepted.acceptor_id = a->id;
 	r->m.u.accepted.final = rec->final;
 	return r;
@@ -279,19 +418,17 @@ static struct held_reply *hold_accepted(struct paxos_acceptor *a, const struct p
  * be chosen. Not storing the promise is safe too: a final record never accepts anything.
  */
 static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p,
-			 const struct paxos_record *rec)
+			 const struct paxos_record *rec, struct value_ref *v)
 {
-	size_t off = arena_copy(a, &rec->value);
-	if (off == SIZE_MAX)
+	if (!pin(a, rec, v))
 		return PAXOS_OK; /* no memory: ignoring the prepare is safe */
-	struct held_reply *r = hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE);
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
 	r->m.u.promise.iid = p->iid;
 	r->m.u.promise.ballot = p->ballot;
 	r->m.u.promise.value_ballot = p->ballot;
 	r->m.u.promise.acceptor_id = a->id;
-	r->m.u.promise.value.len = rec->value.len;
-	r->value_in_arena = true;
-	r->value_off = off;
+	hold_value(a, r, &r->m.u.promise.value, &rec->value, v);
 	return PAXOS_OK;
 }
 
@@ -301,15 +438,12 @@ static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p
  * allowed, and the answer tells the learners only what is true (the value was chosen); the
  * proposer's learner closes the instance with it, so the proposer moves its own value on.
  */
-static int accepted_final(struct paxos_acceptor *a, const struct paxos_record *rec)
+static int accepted_final(struct paxos_acceptor *a, const struct paxos_record *rec,
+			  struct value_ref *v)
 {
-	size_t off = arena_copy(a, &rec->value);
-	if (off == SIZE_MAX)
+	if (!pin(a, rec, v))
 		return PAXOS_OK; /* no memory: staying silent is safe */
-	struct held_reply *r = hold_accepted(a, rec, REPLY_ACCEPTED);
-	r->m.u.accepted.value.data = NULL;
-	r->value_in_arena = true;
-	r->value_off = off;
+	hold_accepted(a, rec, v, REPLY_ACCEPTED);
 	return PAXOS_OK;
 }
 
@@ -353,13 +487,12 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 	if (!live_instance(a, p->iid))
 		return PAXOS_OK;
 	struct paxos_record rec;
-	int rc = ensure_txn(a);
-	if (rc == PAXOS_OK)
-		rc = load(a, p->iid, &rec);
+	struct value_ref v;
+	int rc = load(a, p->iid, &rec, &v);
 	if (rc != PAXOS_OK)
 		return rc;
 	if (rec.final)
-		return promise_final(a, p, &rec);
+		return promise_final(a, p, &rec, &v);
 	enum vote vote = recovery_may_vote(&a->recovery, p->iid, p->ballot, false);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
@@ -373,34 +506,26 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		hold_reject(a, p->iid, reject_ballot(a, &rec));
 		return PAXOS_OK;
 	}
-	/* Copied before the put, which may overwrite what get returned. */
-	size_t mark = a->arena_used, off = 0;
-	if (rec.accepted != 0) {
-		off = arena_copy(a, &rec.value);
-		if (off == SIZE_MAX)
-			return PAXOS_OK; /* no memory: ignoring the prepare is safe */
-		rec.value.data = a->arena + off;
-	}
+	/* Copied out of the store: the record and the promise outlive the driver's writes. */
+	size_t mark = a->arena_used;
+	if (rec.accepted != 0 && !pin(a, &rec, &v))
+		return PAXOS_OK; /* no memory: ignoring the prepare is safe */
 	if (p->ballot > rec.promised) {
-		bool dropped;
 		rec.promised = p->ballot;
-		rc = store(a, &rec, &dropped);
-		if (rc != PAXOS_OK || dropped) {
+		if (!store(a, &rec, &v)) {
 			a->arena_used = mark;
-			return rc;
+			return PAXOS_OK;
 		}
 	}
 	recovery_note_vote(&a->recovery, p->ballot);
-	struct held_reply *r = hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE);
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
 	r->m.u.promise.iid = p->iid;
 	r->m.u.promise.ballot = p->ballot;
 	r->m.u.promise.value_ballot = rec.accepted;
 	r->m.u.promise.acceptor_id = a->id;
-	if (rec.accepted != 0) {
-		r->m.u.promise.value.len = rec.value.len;
-		r->value_in_arena = true;
-		r->value_off = off;
-	}
+	if (rec.accepted != 0)
+		hold_value(a, r, &r->m.u.promise.value, &rec.value, &v);
 	return PAXOS_OK;
 }
 
@@ -409,13 +534,12 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	if (!live_instance(a, acc->iid) || (acc->value.len > 0 && !acc->value.data))
 		return PAXOS_OK;
 	struct paxos_record rec;
-	int rc = ensure_txn(a);
-	if (rc == PAXOS_OK)
-		rc = load(a, acc->iid, &rec);
+	struct value_ref v;
+	int rc = load(a, acc->iid, &rec, &v);
 	if (rc != PAXOS_OK)
 		return rc;
 	if (rec.final)
-		return accepted_final(a, &rec);
+		return accepted_final(a, &rec, &v);
 	enum vote vote = recovery_may_vote(&a->recovery, acc->iid, acc->ballot, true);
 	if (vote == WITHHOLD) {
 		a->counters->votes_withheld++;
@@ -427,34 +551,33 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		hold_reject(a, acc->iid, reject_ballot(a, &rec));
 		return PAXOS_OK;
 	}
-	bool dropped;
 	rec.promised = acc->ballot;
 	rec.accepted = acc->ballot;
-	rec.value = acc->value; /* the caller's, valid for the whole batch */
-	rc = store(a, &rec, &dropped);
-	if (rc != PAXOS_OK || dropped)
-		return rc;
+	rec.value = acc->value; /* the step's, valid until advance */
+	v = (struct value_ref){VALUE_STABLE, 0};
+	if (!store(a, &rec, &v))
+		return PAXOS_OK;
 	recovery_note_vote(&a->recovery, acc->ballot);
 	/* Learners heard the accept itself: (iid, ballot) names its value. */
-	struct held_reply *r = hold_accepted(a, &rec, REPLY_ACCEPTED);
+	struct paxos_ready_message *r = hold_accepted(a, &rec, &v, REPLY_ACCEPTED);
 	r->m.u.accepted.value = (struct paxos_value){NULL, 0};
 	r->m.u.accepted.valueless = true;
 	return PAXOS_OK;
 }
 
 /*
- * Replies a repeat request may add: what the held array has left once every message after
- * this one has its own slot kept free, and the withheld prepares theirs.
+ * Replies a repeat request may add: what the ready has left once every message after this one
+ * has its own slot kept free, and the withheld prepares theirs.
  */
 static size_t repeat_budget(const struct paxos_acceptor *a, size_t messages_after)
 {
-	size_t taken = a->held_count + messages_after + WITHHELD_MAX;
+	size_t taken = a->message_count + messages_after + WITHHELD_MAX;
 	return taken < HELD_MAX ? HELD_MAX - taken : 0;
 }
 
 /*
  * Read-only. The range is clipped to live, accepted instances, to repeat_batch of them, to the
- * tick's repeat budget and to what the batch can hold, so an absurd request costs no more than
+ * tick's repeat budget and to what the ready can hold, so an absurd request costs no more than
  * a fair one, and a flood of them no more than the budget; the learner asks again for the
  * rest. Trimmed instances cannot be sent: the learner is told so once (thesis 3.4.1), then
  * gets whatever is left of the range.
@@ -470,17 +593,17 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 	if (budget > a->repeat_left)
 		budget = a->repeat_left;
 	size_t budget_at_start = budget;
-	paxos_iid trim = a->st->ops->trim_iid(a->st);
+	paxos_iid trim = trim_iid(a);
 	paxos_iid asked = r->from ? r->from : 1; /* from 0 means from the first instance */
 	if (budget > 0 && trim != 0 && asked <= r->to && asked <= trim) {
-		struct held_reply *t =
-		    hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED);
+		struct paxos_ready_message *t =
+		    hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED, 0);
 		t->m.u.trimmed.acceptor_id = a->id;
 		t->m.u.trimmed.iid = trim;
 		budget--;
 	}
 
-	paxos_iid last = a->st->ops->highest_accepted(a->st);
+	paxos_iid last = highest_accepted(a);
 	paxos_iid first = asked > trim ? asked : trim + 1;
 	if (r->to < last)
 		last = r->to;
@@ -493,26 +616,21 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 	if (last - first >= a->repeat_batch)
 		last = first + a->repeat_batch - 1;
 
-	int rc = ensure_txn(a);
-	if (rc != PAXOS_OK)
-		return rc;
 	for (paxos_iid iid = first; iid <= last && budget > 0; iid++) {
 		struct paxos_record rec;
-		rc = a->st->ops->get(a->st, iid, &rec);
-		if (rc < 0)
+		struct value_ref v;
+		int rc = load(a, iid, &rec, &v);
+		if (rc != PAXOS_OK)
 			return rc;
-		if (rc == 0 || rec.accepted == 0)
+		if (rec.accepted == 0)
 			continue;
-		if (a->arena_used > 0 && rec.value.len > REPEAT_ARENA_MAX - a->arena_used)
+		if (a->repeat_bytes > 0 && rec.value.len > REPEAT_ARENA_MAX - a->repeat_bytes)
 			break;
-		size_t off = arena_copy(a, &rec.value);
-		if (off == SIZE_MAX)
+		size_t used = a->arena_used;
+		if (!pin(a, &rec, &v))
 			break;
-		rec.iid = iid;
-		struct held_reply *h = hold_accepted(a, &rec, REPLY_REPEATED);
-		h->m.u.accepted.value.data = NULL;
-		h->value_in_arena = true;
-		h->value_off = off;
+		a->repeat_bytes += a->arena_used - used;
+		hold_accepted(a, &rec, &v, REPLY_REPEATED);
 		budget--;
 	}
 	a->repeat_left -= (uint32_t)(budget_at_start - budget);
@@ -521,7 +639,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 
 paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a)
 {
-	return a->decided_known ? a->decided : a->st->ops->highest_accepted(a->st);
+	return a->decided_known ? a->decided : highest_accepted(a);
 }
 
 void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid)
@@ -540,16 +658,11 @@ static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 		a->counters->trims_clamped++;
 		to = limit;
 	}
-	if (to <= a->st->ops->trim_iid(a->st))
+	if (to <= trim_iid(a))
 		return PAXOS_OK;
-	int rc = ensure_txn(a);
-	if (rc == PAXOS_OK)
-		rc = a->st->ops->trim(a->st, to);
-	if (rc == PAXOS_OK) {
-		a->trims_applied++;
-		a->changed = true;
-	}
-	return rc;
+	a->trim = to;
+	a->trims_applied++;
+	return PAXOS_OK;
 }
 
 /* Another acceptor's hello: a recovering one gets what this one accepted and promised. */
@@ -566,10 +679,10 @@ static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_he
 	}
 	if (rc != PAXOS_OK || !answer)
 		return rc;
-	paxos_iid highest = a->st->ops->highest_accepted(a->st);
-	paxos_iid trim = a->st->ops->trim_iid(a->st);
-	struct held_reply *r =
-	    hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_RECOVER_INFO);
+	paxos_iid highest = highest_accepted(a);
+	paxos_iid trim = trim_iid(a);
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_STATE, 0);
 	recovery_answer(&a->recovery, h, trim > highest ? trim : highest, &r->m.u.recover_info);
 	return PAXOS_OK;
 }
@@ -603,66 +716,157 @@ static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 	}
 }
 
-/* Sends what the committed batch held, counting each reply as it goes out. */
-static void emit_held(struct paxos_acceptor *a, const struct paxos_emitter *out)
+/* Whether a step may start: not stopped, no ready taken and not advanced. */
+static int step_allowed(const struct paxos_acceptor *a)
 {
-	for (size_t i = 0; i < a->held_count; i++) {
-		struct held_reply *r = &a->held[i];
-		switch (r->kind) {
-		case REPLY_PROMISE:
-			a->counters->promises_sent++;
-			if (r->value_in_arena)
-				r->m.u.promise.value.data = a->arena + r->value_off;
-			break;
-		case REPLY_REJECT:
-			a->counters->rejects_sent++;
-			break;
-		case REPLY_ACCEPTED:
-		case REPLY_REPEATED:
-			if (r->kind == REPLY_ACCEPTED)
-				a->counters->accepteds_sent++;
-			else
-				a->counters->repeats_answered++;
-			if (r->value_in_arena)
-				r->m.u.accepted.value.data = a->arena + r->value_off;
-			break;
-		case REPLY_TRIMMED:
-		case REPLY_RECOVER_INFO:
-			break;
-		}
-		paxos_emit(out, r->to, &r->m);
-	}
-	a->counters->instances_trimmed += a->trims_applied;
-	drop_held(a);
+	if (a->stopped)
+		return PAXOS_E_STORAGE;
+	return a->taken ? PAXOS_E_INVALID : PAXOS_OK;
 }
 
-/* One group commit over at most PAXOS_ACCEPTOR_MAX_BATCH messages. */
-static int handle_chunk(struct paxos_acceptor *a, const struct paxos_message *msgs, size_t n,
-			const struct paxos_emitter *out)
+int paxos_acceptor_step(struct paxos_acceptor *a, const struct paxos_message *msgs, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		int rc = handle_one(a, &msgs[i], n - i - 1);
-		if (rc == PAXOS_E_DUPLICATE) /* once more, so that the running one hears of us */
-			recovery_emit_hello(&a->recovery, out);
-		if (rc != PAXOS_OK)
-			return fail(a, rc);
-	}
-	int rc = commit_txn(a);
+	if (!a || (!msgs && n > 0) || n > PAXOS_ACCEPTOR_MAX_BATCH)
+		return PAXOS_E_INVALID;
+	int rc = step_allowed(a);
 	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	emit_held(a, out);
+		return rc;
+	a->repeat_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		rc = handle_one(a, &msgs[i], n - i - 1);
+		if (rc != PAXOS_OK) {
+			rc = fail(a, rc);
+			if (rc == PAXOS_E_DUPLICATE) /* once more: the running one hears of us */
+				recovery_emit_hello(&a->recovery, &a->to_ready);
+			return rc;
+		}
+	}
 	/* A proposer is at work while we recover: ask now, not at the next tick, so that its
-	 * prepares are answered before its phase 1 timeout. One question per batch. */
+	 * prepares are answered before its phase 1 timeout. One question per step. */
 	if (a->ask_due) {
 		a->ask_due = false;
-		recovery_emit_ask(&a->recovery, out);
+		recovery_emit_ask(&a->recovery, &a->to_ready);
 	}
 	/* Likewise a peer that started after our hello: it answers this one. */
 	if (a->hello_due) {
 		a->hello_due = false;
-		recovery_emit_hello(&a->recovery, out);
+		recovery_emit_hello(&a->recovery, &a->to_ready);
 	}
 	return PAXOS_OK;
+}
+
+bool paxos_acceptor_ready(struct paxos_acceptor *a, struct paxos_ready *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	if (!a)
+		return false;
+	a->taken = true;
+	for (size_t i = 0; i < a->record_count; i++)
+		if (a->pending[i].v.home == VALUE_ARENA)
+			a->records[i].value.data = a->arena + a->pending[i].v.off;
+	bool writes = a->trim != 0 || a->record_count > 0;
+	if (writes)
+		a->writes++;
+	for (size_t i = 0; i < a->message_count; i++) {
+		struct paxos_ready_message *r = &a->messages[i];
+		const struct reply_meta *meta = &a->meta[i];
+		r->after = meta->kind == REPLY_FREE ? 0 : a->writes;
+		if (!meta->value_in_arena)
+			continue;
+		struct paxos_value *v =
+		    r->m.type == PAXOS_MSG_PROMISE ? &r->m.u.promise.value : &r->m.u.accepted.value;
+		v->data = a->arena + meta->value_off;
+	}
+	rd->trim = a->trim;
+	rd->records = a->records;
+	rd->record_count = a->record_count;
+	rd->messages = a->messages;
+	rd->message_count = a->message_count;
+	rd->write = writes ? a->writes : 0;
+	return writes || a->message_count > 0;
+}
+
+int paxos_acceptor_write(struct paxos_storage *st, struct paxos_ready *rd)
+{
+	if (!st || !rd)
+		return PAXOS_E_INVALID;
+	if (rd->write == 0)
+		return PAXOS_OK;
+	int rc = st->ops->begin(st);
+	if (rc == PAXOS_OK && rd->trim)
+		rc = st->ops->trim(st, rd->trim);
+	for (size_t i = 0; i < rd->record_count && rc == PAXOS_OK; i++) {
+		if (rd->records[i].iid <= rd->trim)
+			continue;
+		rc = st->ops->put(st, &rd->records[i]);
+		if (rc == PAXOS_E_FULL) { /* that far out the store cannot hold it: unsaid */
+			rd->records[i].iid = 0;
+			rc = PAXOS_OK;
+		}
+	}
+	if (rc == PAXOS_OK)
+		rc = st->ops->commit(st);
+	return rc;
+}
+
+/* Whether message i of the ready may be sent: its record, if it names one, was stored. */
+static bool sendable(const struct paxos_acceptor *a, const struct paxos_ready_message *r)
+{
+	return r->record == PAXOS_READY_NO_RECORD || a->records[r->record].iid != 0;
+}
+
+void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
+{
+	if (!a)
+		return;
+	if (write_status != PAXOS_OK) {
+		(void)fail(a, write_status);
+		return;
+	}
+	struct paxos_counters *c = a->counters;
+	if (a->taken && (a->trim != 0 || a->record_count > 0))
+		c->storage_commits++;
+	c->instances_trimmed += a->trims_applied;
+	for (size_t i = 0; i < a->record_count; i++)
+		if (a->records[i].iid == 0)
+			c->instances_out_of_window++;
+	for (size_t i = 0; i < a->message_count; i++) {
+		if (!sendable(a, &a->messages[i]))
+			continue;
+		switch (a->meta[i].kind) {
+		case REPLY_PROMISE:
+			c->promises_sent++;
+			break;
+		case REPLY_REJECT:
+			c->rejects_sent++;
+			break;
+		case REPLY_ACCEPTED:
+			c->accepteds_sent++;
+			break;
+		case REPLY_REPEATED:
+			c->repeats_answered++;
+			break;
+		case REPLY_TRIMMED:
+		case REPLY_STATE:
+		case REPLY_FREE:
+			break;
+		}
+	}
+	clear_ready(a);
+}
+
+/* Takes the ready, writes it, and only then emits what may be sent. */
+static int write_and_emit(struct paxos_acceptor *a, const struct paxos_emitter *out)
+{
+	struct paxos_ready rd;
+	paxos_acceptor_ready(a, &rd);
+	int rc = a->stopped ? PAXOS_OK : paxos_acceptor_write(a->st, &rd);
+	if (rc == PAXOS_OK)
+		for (size_t i = 0; i < rd.message_count; i++)
+			if (sendable(a, &rd.messages[i]))
+				paxos_emit(out, rd.messages[i].to, &rd.messages[i].m);
+	paxos_acceptor_advance(a, rc);
+	return rc == PAXOS_OK ? PAXOS_OK : PAXOS_E_STORAGE;
 }
 
 int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
@@ -670,16 +874,20 @@ int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_mes
 {
 	if (!a || (!msgs && n > 0) || !out)
 		return PAXOS_E_INVALID;
-	if (a->stopped)
-		return PAXOS_E_STORAGE;
-	while (n > 0) {
+	int rc = step_allowed(a);
+	if (rc != PAXOS_OK)
+		return rc;
+	do {
 		size_t chunk = n < PAXOS_ACCEPTOR_MAX_BATCH ? n : PAXOS_ACCEPTOR_MAX_BATCH;
-		int rc = handle_chunk(a, msgs, chunk, out);
+		rc = paxos_acceptor_step(a, msgs, chunk);
+		int wrc = write_and_emit(a, out); /* a failed step leaves only its hello */
+		if (rc == PAXOS_OK)
+			rc = wrc;
 		if (rc != PAXOS_OK)
 			return rc;
 		msgs += chunk;
 		n -= chunk;
-	}
+	} while (n > 0);
 	return PAXOS_OK;
 }
 
@@ -697,12 +905,12 @@ void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances)
 		a->retention = instances;
 }
 
-/* Trims what the retention bound leaves out, inside the tick's transaction. Once per tick,
- * not per message: a trim then drops a tick's worth of instances at once. */
-static int apply_retention(struct paxos_acceptor *a, paxos_iid highest)
+/* Trims what the retention bound leaves out, with the tick's ready. Once per tick, not per
+ * message: a trim then drops a tick's worth of instances at once. */
+static void apply_retention(struct paxos_acceptor *a, paxos_iid highest)
 {
 	if (a->retention == 0 || highest <= a->retention)
-		return PAXOS_OK;
+		return;
 	paxos_iid keep_from = highest - a->retention + 1;
 	/* Never beyond the instances known decided: one accept far ahead (a forgery) would
 	 * otherwise trim all that is open. A recovered acceptor also trims up to its floor,
@@ -714,26 +922,10 @@ static int apply_retention(struct paxos_acceptor *a, paxos_iid highest)
 		if (keep_from > decided + 1)
 			keep_from = decided + 1;
 	}
-	if (keep_from - 1 <= a->st->ops->trim_iid(a->st))
-		return PAXOS_OK;
-	int rc = a->st->ops->trim(a->st, keep_from - 1);
-	if (rc == PAXOS_OK) {
-		a->changed = true;
-		a->counters->instances_trimmed++;
-	}
-	return rc;
-}
-
-static void emit_accepted_now(struct paxos_acceptor *a, const struct paxos_record *rec,
-			      const struct paxos_emitter *out)
-{
-	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
-	m.u.accepted.iid = rec->iid;
-	m.u.accepted.ballot = rec->accepted;
-	m.u.accepted.value = rec->value;
-	m.u.accepted.acceptor_id = a->id;
-	m.u.accepted.final = rec->final;
-	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
+	if (keep_from - 1 <= trim_iid(a))
+		return;
+	a->trim = keep_from - 1;
+	a->trims_applied++;
 }
 
 int paxos_acceptor_join(struct paxos_acceptor *a, const struct paxos_acceptor_membership *m)
@@ -787,86 +979,90 @@ bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)
 	return a->recovery.duplicate_newer;
 }
 
-int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
+int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 {
-	if (!a || !out)
+	if (!a)
 		return PAXOS_E_INVALID;
-	if (a->stopped)
-		return PAXOS_E_STORAGE;
+	int rc = step_allowed(a);
+	if (rc != PAXOS_OK)
+		return rc;
 	a->repeat_left = a->repeat_budget;
 	a->hellos_again = 0;
+	a->repeat_bytes = 0;
 	if (a->recovery.joined) {
 		bool recovering = a->recovery.recovering;
-		recovery_tick(&a->recovery, out);
+		recovery_tick(&a->recovery, &a->to_ready);
 		if (recovering && !a->recovery.recovering) {
-			int rc = answer_withheld(a);
+			rc = answer_withheld(a);
 			if (rc != PAXOS_OK)
 				return fail(a, rc);
 		}
 	}
-	paxos_iid highest = a->st->ops->highest_accepted(a->st);
-	/* The transaction may be open already with final marks (paxos_acceptor_learned): this
-	 * commit makes them durable. */
-	int rc = ensure_txn(a);
-	if (rc == PAXOS_OK)
-		rc = apply_retention(a, highest);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	if (highest > a->st->ops->trim_iid(a->st)) {
+	paxos_iid highest = highest_accepted(a);
+	apply_retention(a, highest);
+	if (highest > trim_iid(a)) {
 		struct paxos_record rec;
-		rc = a->st->ops->get(a->st, highest, &rec);
-		if (rc < 0)
+		struct value_ref v;
+		rc = load(a, highest, &rec, &v);
+		if (rc != PAXOS_OK)
 			return fail(a, rc);
-		if (rc == 1 && rec.accepted != 0) {
-			rec.iid = highest;
-			/* Read-only: a resend, sent while the value is valid. */
-			emit_accepted_now(a, &rec, out);
-		}
+		/* A resend of what is stored (or about to be): it waits for that write too. */
+		if (rec.accepted != 0 && pin(a, &rec, &v))
+			hold_accepted(a, &rec, &v, REPLY_STATE);
 	}
-	rc = commit_txn(a);
-	if (rc != PAXOS_OK)
-		return fail(a, rc);
-	emit_held(a, out); /* the answers to withheld prepares, when recovery just ended */
-
-	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
-	m.u.acceptor_state.acceptor_id = a->id;
+	struct paxos_ready_message *r =
+	    hold(a, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS, REPLY_STATE, 0);
+	r->m.u.acceptor_state.acceptor_id = a->id;
 	/* A recovered acceptor's floor was reached before it: learners that look for the
 	 * current instance (FROM_CURRENT) must not take its few records below for it. */
-	m.u.acceptor_state.highest_accepted =
+	r->m.u.acceptor_state.highest_accepted =
 	    a->recovery.floor > highest ? a->recovery.floor : highest;
-	m.u.acceptor_state.trim_iid = a->st->ops->trim_iid(a->st);
-	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
+	r->m.u.acceptor_state.trim_iid = trim_iid(a);
 	return PAXOS_OK;
 }
 
+int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
+{
+	if (!a || !out)
+		return PAXOS_E_INVALID;
+	int rc = paxos_acceptor_step_tick(a);
+	if (rc == PAXOS_E_INVALID || (rc != PAXOS_OK && !a->stopped))
+		return rc;
+	int wrc = write_and_emit(a, out);
+	return rc != PAXOS_OK ? rc : wrc;
+}
+
 /*
- * Thesis 3.7.5: "this update does not need an immediate commit". The mark is written inside
- * the acceptor's transaction, which is left open: the next batch or tick commits it together
- * with its own changes, so learning costs no commit (no fsync) of its own. A crash before that
- * loses the mark, which is harmless: the record is then an ordinary one again.
+ * Thesis 3.7.5: "this update does not need an immediate commit". The mark goes into the
+ * ready, written with the next step's changes, so learning costs no commit (no fsync) of its
+ * own. A crash before that loses the mark, which is harmless: the record is then an ordinary
+ * one again; so is a mark dropped when the ready has no room for it.
  */
 int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v)
 {
-	if (!a || !v || (v->len > 0 && !v->data) || a->held_count > 0)
-		return PAXOS_E_INVALID; /* held replies: called from a batch's emitter */
+	if (!a || !v || (v->len > 0 && !v->data) || a->taken)
+		return PAXOS_E_INVALID; /* a ready taken: called from its sending */
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
 	if (!live_instance(a, iid))
 		return PAXOS_OK; /* trimmed: nothing is kept for it any more */
 	struct paxos_record rec;
-	int rc = ensure_txn(a);
-	if (rc == PAXOS_OK)
-		rc = load(a, iid, &rec);
+	struct value_ref ref;
+	int rc = load(a, iid, &rec, &ref);
 	if (rc != PAXOS_OK)
 		return fail(a, rc);
 	if (rec.final)
 		return PAXOS_OK;
 	rec.final = true;
-	/* Usually the value this acceptor accepted: then the stored bytes stay where they are
-	 * (a put of what get returned), else the chosen value, accepted at a higher ballot. */
+	/* Usually the value this acceptor accepted, else the chosen value, accepted at a
+	 * higher ballot. Either way copied: v and the store's bytes do not outlive the call. */
 	if (rec.accepted == 0 || rec.value.len != v->len ||
-	    (v->len > 0 && memcmp(rec.value.data, v->data, v->len) != 0))
+	    (v->len > 0 && memcmp(rec.value.data, v->data, v->len) != 0)) {
 		rec.value = *v;
+		ref = (struct value_ref){VALUE_STORE, 0};
+	} else if (ref.home == VALUE_STABLE && rec.value.len > 0) {
+		ref.home = VALUE_STORE; /* a step's message, gone by the next step */
+	}
 	/* A final record must read as holding a value (repeats and the highest-accepted mark
 	 * skip records with accepted 0). Which ballot does not matter: every reply for a final
 	 * record says final, and promises report the prepare's own ballot. Raising an empty
@@ -876,7 +1072,8 @@ int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct
 			rec.promised = 1;
 		rec.accepted = rec.promised;
 	}
-	bool dropped;
-	rc = store(a, &rec, &dropped);
-	return rc == PAXOS_OK ? PAXOS_OK : fail(a, rc);
+	size_t mark = a->arena_used;
+	if (!pin(a, &rec, &ref) || !store(a, &rec, &ref))
+		a->arena_used = mark; /* no room: the mark is dropped, harmless */
+	return PAXOS_OK;
 }

@@ -42,19 +42,97 @@ PAXOS_API struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_
 PAXOS_API void paxos_acceptor_free(struct paxos_acceptor *a);
 
 /** Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).
- * A longer batch is handled in chunks of this size, each with its own commit. */
+ * paxos_acceptor_step() takes at most this many; paxos_acceptor_handle_batch() handles a
+ * longer batch in chunks of this size, each with its own commit. */
 #define PAXOS_ACCEPTOR_MAX_BATCH 1024u
 
+/** paxos_ready_message.record of a message that reports no record of its ready. */
+#define PAXOS_READY_NO_RECORD UINT32_MAX
+
+/** One message a step produced, for @p to, and what must be durable before it leaves. */
+struct paxos_ready_message {
+	struct paxos_message m; /**< values point into the acceptor or the step's input */
+	enum paxos_group to;    /**< the group it is for */
+	/** The write (paxos_ready.write) whose durability the message reports on: send it only
+	 * once that write, and every earlier one, is durable. 0: it reports no stored state
+	 * (hellos, recovery questions) and may leave at once. */
+	uint64_t after;
+	/** The record of this ready it reports, or PAXOS_READY_NO_RECORD: when the writer could
+	 * not store that record (paxos_acceptor_write() sets its iid to 0), the message must not
+	 * be sent. */
+	uint32_t record;
+};
+
 /**
- * Group commit (thesis 3.4): handle msgs[0..n) sent to the acceptors group (prepare, accept,
- * repeat, trim; anything else is ignored) inside one storage transaction, commit it once,
- * and only then emit every reply, in message order. A repeat that asks for trimmed instances
- * is answered with PAXOS_MSG_TRIMMED first. Values in msgs must stay valid during the call;
- * out must not call back into the acceptor. Returns PAXOS_OK, or a storage error: then
- * nothing of the batch is emitted and the acceptor must not answer anything again. With a
- * storage whose commits are pipelined (paxos/storage.h) the commit returns before it is
- * durable: whoever sends what out receives holds it until the storage's sync says so (the
- * node does, lib/node/node_durable.c).
+ * What the acceptor's steps produced since the last paxos_acceptor_advance() (the Ready
+ * pattern of etcd/raft): the acceptor reads its storage but never writes it; the driver does,
+ * in this order:
+ *
+ * 1. write: trim every instance <= trim (when not 0), then put every record with an iid above
+ *    it, in one transaction (paxos_acceptor_write() does exactly that);
+ * 2. send each message whose write (after) is durable, in order: at once for a storage whose
+ *    commit returns durable; for pipelined commits (paxos/storage.h) once sync says the commit
+ *    is durable; a message naming a record the write could not store is dropped;
+ * 3. paxos_acceptor_advance() with the write's status.
+ *
+ * A crash anywhere in between is safe: a message never leaves ahead of the state it reports,
+ * and state written but never reported is what Paxos allows an acceptor to hold. Everything
+ * here points into the acceptor (a per-step arena, no allocation per message) or into the
+ * messages the step was given, and stays valid until paxos_acceptor_advance().
+ */
+struct paxos_ready {
+	paxos_iid trim; /**< trim every instance <= trim first; 0: no trim */
+	/** The records to put (at most one per instance), the values' bytes copied by the store.
+	 * Records at or below trim are not written. */
+	struct paxos_record *records;
+	size_t record_count;                        /**< entries in records */
+	const struct paxos_ready_message *messages; /**< in the order they were produced */
+	size_t message_count;                       /**< entries in messages */
+	/** This write's number, counting the acceptor's writes from 1 (0: trim and records are
+	 * empty, nothing to write); messages name it, or an earlier one, in after. */
+	uint64_t write;
+};
+
+/**
+ * One step: handles msgs[0..n), n at most PAXOS_ACCEPTOR_MAX_BATCH, sent to the acceptors
+ * group (prepare, accept, repeat, trim, hello, recovery answers; anything else is ignored),
+ * adding to the ready what they change and answer (a repeat that asks for trimmed instances
+ * is answered with PAXOS_MSG_TRIMMED first). Values in msgs must stay valid until
+ * paxos_acceptor_advance(). Several steps may be taken before one ready; each sees what the
+ * earlier ones changed. Returns PAXOS_OK, PAXOS_E_INVALID (n too large, or a ready taken and
+ * not advanced), PAXOS_E_DUPLICATE (an older acceptor with this id runs: stop, after sending
+ * the ready's hello) or a storage error from a read: the acceptor then stops and the ready
+ * holds nothing to send but that hello.
+ */
+PAXOS_API int paxos_acceptor_step(struct paxos_acceptor *a, const struct paxos_message *msgs,
+				  size_t n);
+
+/** The periodic step (see paxos_acceptor_tick()), into the ready. */
+PAXOS_API int paxos_acceptor_step_tick(struct paxos_acceptor *a);
+
+/** Fills @p rd with what the steps since the last advance produced; true when there is
+ * anything to write or send. Until paxos_acceptor_advance() the acceptor takes no step. */
+PAXOS_API bool paxos_acceptor_ready(struct paxos_acceptor *a, struct paxos_ready *rd);
+
+/** Writes @p rd's trim and records to @p st in one transaction (see paxos_ready). A record the
+ * store cannot hold that far out (PAXOS_E_FULL) is skipped, its iid set to 0: the messages
+ * naming it must not be sent. Returns PAXOS_OK or the store's error. */
+PAXOS_API int paxos_acceptor_write(struct paxos_storage *st, struct paxos_ready *rd);
+
+/** Ends the ready: @p write_status is what writing it gave (PAXOS_OK, or the store's error:
+ * the acceptor then stops for good, as nothing it said may be trusted to be stored). Counts
+ * what was sent and written. */
+PAXOS_API void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status);
+
+/**
+ * Group commit (thesis 3.4), for a storage whose commits return durable: steps through
+ * msgs[0..n) in chunks of PAXOS_ACCEPTOR_MAX_BATCH, writes each chunk's ready
+ * (paxos_acceptor_write()), and only then emits its messages, in order. Values in msgs must
+ * stay valid during the call; out must not call back into the acceptor. Returns PAXOS_OK, or
+ * a storage error: then nothing of the chunk is emitted and the acceptor must not answer
+ * anything again. With pipelined commits (paxos/storage.h) the commit returns before it is
+ * durable: drive the acceptor through paxos_acceptor_ready() instead and hold each message
+ * until its write is durable (the node does, lib/node/node_durable.c).
  */
 PAXOS_API int paxos_acceptor_handle_batch(struct paxos_acceptor *a,
 					  const struct paxos_message *msgs, size_t n,
@@ -68,10 +146,12 @@ PAXOS_API int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos
  * Learning acceptors (thesis 3.7.5): v was chosen for iid (the node's learner closed it).
  * Marks the record final with v; from then on the record never changes: accepts for iid, at
  * any ballot, are answered with v flagged final, prepares with a promise carrying v, and
- * repeats and ticks say final, so a learner delivers on one answer. The mark is committed
- * with the next batch or tick, not at once (losing it in a crash is harmless). Trimmed
- * instances are ignored. Must not be called from the emitter of a batch. Returns PAXOS_OK or
- * a storage error (the acceptor is then stopped, as after a failed batch).
+ * repeats and ticks say final, so a learner delivers on one answer. The mark (v copied) goes
+ * into the next ready, written with the next step's changes, not at once (losing it in a
+ * crash is harmless, and so it is dropped when too many wait). Trimmed instances are ignored.
+ * Not between paxos_acceptor_ready() and paxos_acceptor_advance() (nor from the emitter of a
+ * batch): PAXOS_E_INVALID. Returns PAXOS_OK or a storage error from the read (the acceptor is
+ * then stopped, as after a failed batch).
  */
 PAXOS_API int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid,
 				     const struct paxos_value *v);
@@ -216,7 +296,8 @@ PAXOS_API paxos_iid paxos_acceptor_trim_limit(const struct paxos_acceptor *a);
 
 /** Periodic: apply the retention bound, then resend the highest accepted instance and the
  * acceptor state to the learners, so they find their holes when traffic is low; the repeat
- * budget starts afresh. */
+ * budget starts afresh. paxos_acceptor_step_tick(), its ready written and emitted as
+ * paxos_acceptor_handle_batch() does. */
 PAXOS_API int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out);
 
 #endif

@@ -2,8 +2,9 @@
 /**
  * @file
  * Acceptor storage: one interface, one implementation per backend (paxos/storage_backends.h
- * opens the shipped ones). The acceptor only ever talks to this interface. A store is used by
- * one thread at a time (its node's event loop thread); a backend with pipelined commits may
+ * opens the shipped ones). The acceptor only ever reads through this interface; its driver
+ * writes what the acceptor's ready says (paxos/acceptor.h, paxos_acceptor_write()). A store is used
+ * by one thread at a time (its node's event loop thread); a backend with pipelined commits may
  * flush on a thread of its own, which its users never see.
  */
 #ifndef PAXOS_STORAGE_H
@@ -69,8 +70,9 @@ struct paxos_storage_ops {
 	 * are as durable as its mode makes them. A backend that has them returns from commit at
 	 * once: get sees the changes, which become durable only when a flush makes them so, one
 	 * flush at a time, in commit order, each flush taking every commit not flushed yet (group
-	 * commit growing with the load). Whoever answers from the store (the node) holds back what
-	 * a commit backs until sync says it is durable.
+	 * commit growing with the load). Whoever answers from the store holds back what a commit
+	 * backs until sync says it is durable: for the acceptor, each message of its ready until
+	 * the write it is tagged with is (the node does, lib/node/node_durable.c).
 	 *
 	 * sync collects a finished flush and, if none runs, starts one for the commits not
 	 *   flushed yet on a thread of the backend's own; with wait, returns only once every

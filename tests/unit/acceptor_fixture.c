@@ -83,3 +83,35 @@ struct paxos_record stored(paxos_iid iid)
 	ck_assert_int_eq(st->ops->get(st, iid, &rec), 1);
 	return rec;
 }
+
+struct paxos_message prepare_msg(paxos_iid iid, paxos_ballot b)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	m.u.prepare.iid = iid;
+	m.u.prepare.ballot = b;
+	return m;
+}
+
+struct paxos_message accept_msg(paxos_iid iid, paxos_ballot b, struct paxos_value v)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = iid;
+	m.u.accept.ballot = b;
+	m.u.accept.value = v;
+	return m;
+}
+
+struct paxos_message repeat_msg(paxos_iid from, paxos_iid to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
+	m.u.repeat.from = from;
+	m.u.repeat.to = to;
+	return m;
+}
+
+struct paxos_message trim_msg(paxos_iid iid)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_TRIM};
+	m.u.trim.iid = iid;
+	return m;
+}

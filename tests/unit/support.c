@@ -100,6 +100,21 @@ static paxos_iid failing_iid(struct paxos_storage *st)
 	return 0;
 }
 
+/* Says it holds instance 1, so that the acceptor's first tick reads it, and fails. */
+static paxos_iid failing_highest(struct paxos_storage *st)
+{
+	(void)st;
+	return 1;
+}
+
+static int failing_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
+{
+	(void)st;
+	(void)iid;
+	(void)rec;
+	return PAXOS_E_STORAGE;
+}
+
 static const char *failing_error(struct paxos_storage *st)
 {
 	return ((struct failing_storage *)st)->error;
@@ -114,8 +129,9 @@ static const struct paxos_storage_ops failing_ops = {
     .name = "failing",
     .begin = failing_begin,
     .commit = failing_begin,
+    .get = failing_get,
     .trim_iid = failing_iid,
-    .highest_accepted = failing_iid,
+    .highest_accepted = failing_highest,
     .destroy = failing_destroy,
     .error = failing_error,
 };

@@ -33,8 +33,9 @@ struct paxos_value value_of(const char *s);
 int value_is(const struct paxos_value *v, const char *s);
 
 struct paxos_storage;
-/* A store whose every transaction fails (PAXOS_E_STORAGE), as a full disk would, and whose
- * error says error (kept, not copied). Freed by its destroy, like any store. */
+/* A store whose every transaction and read fails (PAXOS_E_STORAGE), as a full disk would, that
+ * says it holds instance 1 (so a tick reads it), and whose error says error (kept, not copied).
+ * Freed by its destroy, like any store. */
 struct paxos_storage *failing_storage_new(const char *error);
 
 #endif

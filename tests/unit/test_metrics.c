@@ -163,7 +163,7 @@ START_TEST(test_other_paths_and_methods)
 }
 END_TEST
 
-/* The acceptor's first tick fails its store: the node stops its loop; an application that
+/* The acceptor's first tick fails reading its store: the node stops its loop; an application that
  * runs the loop on (or a health check that comes in before the process exits) gets 503 and
  * the reason, on one line. */
 START_TEST(test_health_after_a_failure)

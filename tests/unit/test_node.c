@@ -104,7 +104,7 @@ static void on_give_up(evutil_socket_t fd, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
-/* The acceptor's first tick opens a transaction, which fails: the node stops and says why,
+/* The acceptor's first tick reads its store, which fails: the node stops and says why,
  * in the backend's words. */
 START_TEST(test_storage_failure_says_why)
 {
