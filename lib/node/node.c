@@ -62,8 +62,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	struct paxos_node *n = arg;
 	if (n->acceptor && !n->failed) {
 		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
-		node_acceptor_status(
-		    n, paxos_acceptor_tick(n->acceptor, &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
+		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor));
 		node_acceptor_waiting(n);
 	}
 	if (n->serializer && !n->failed) {

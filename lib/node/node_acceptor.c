@@ -104,6 +104,36 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	return PAXOS_OK;
 }
 
+/*
+ * The one straight line of the acceptor's path (the Ready pattern): what the step produced is
+ * written in one transaction (one pipelined commit), then each message goes to the encoders
+ * tagged with the storage commit it waits for: the commit of the write its ready tag names
+ * (the node writes every ready as it comes, so that is the last one), or none. seal hands the
+ * datagram to node_durable.c, which holds it until that commit is durable; a storage whose
+ * commits return durable holds nothing. Then the acceptor advances.
+ */
+void node_acceptor_run(struct paxos_node *n, int rc)
+{
+	struct paxos_ready rd;
+	int wrc = PAXOS_OK;
+	if (paxos_acceptor_ready(n->acceptor, &rd)) {
+		wrc = paxos_acceptor_write(n->storage, &rd);
+		if (wrc == PAXOS_OK && rd.write != 0 && n->durable_ev)
+			n->acceptor_commit = n->storage->ops->committed(n->storage);
+		const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
+		for (size_t i = 0; i < rd.message_count && wrc == PAXOS_OK; i++) {
+			const struct paxos_ready_message *r = &rd.messages[i];
+			if (r->record != PAXOS_READY_NO_RECORD && rd.records[r->record].iid == 0)
+				continue; /* the store could not hold what it reports */
+			n->emit_needs = r->after ? n->acceptor_commit : 0;
+			paxos_emit(out, r->to, &r->m);
+		}
+		n->emit_needs = 0;
+	}
+	paxos_acceptor_advance(n->acceptor, wrc);
+	node_acceptor_status(n, rc != PAXOS_OK ? rc : wrc);
+}
+
 void node_acceptor_status(struct paxos_node *n, int rc)
 {
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Replies wait for durability. With a storage whose commits are pipelined (paxos/storage.h,
- * sync), the acceptor's commit returns before the device flush, so the acceptor's (or the
- * serializer's) datagrams, sealed after the commit they report on, wait here until the storage
- * says that commit is durable: no promise or accepted leaves ahead of its state. Each datagram
- * waits for the storage's last commit when it was sealed, which covers every change its
- * messages report; the storage's wake-up descriptor tells the loop when a flush on its thread
- * finished. Where flushes run: see on_thread.
+ * Replies wait for durability: the one place the node holds what the acceptor says. With a
+ * storage whose commits are pipelined (paxos/storage.h, sync), a commit returns before the
+ * device flush, so the acceptor's datagrams wait here until the storage says the commit their
+ * messages' ready tags name is durable (node_acceptor_run): no promise or accepted leaves ahead
+ * of its state, and a message that reports nothing stored (a hello) does not wait. The
+ * serializer's datagrams wait for the storage's last commit when they were sealed. The
+ * storage's wake-up descriptor tells the loop when a flush on its thread finished. Where
+ * flushes run: see on_thread.
  */
 #include "log_line.h"
 #include "node_internal.h"
@@ -226,11 +227,10 @@ static bool make_room(struct paxos_node *n)
 }
 
 bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
-		       const uint8_t *data, size_t len, uint32_t messages)
+		       const uint8_t *data, size_t len, uint32_t messages, uint64_t commit)
 {
 	if (!n->durable_ev || role != PAXOS_ROLE_ACCEPTOR)
 		return false;
-	uint64_t commit = n->storage->ops->committed(n->storage);
 	if (commit <= n->durable)
 		return false;
 	if (!make_room(n)) {

@@ -62,6 +62,9 @@ struct role_out {
 	struct paxos_header header;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
+	/* The acceptor's: the storage commit each encoder's messages wait for (the highest their
+	 * ready tags name, node_acceptor_run); 0: none. */
+	uint64_t needs[PAXOS_GROUP_COUNT];
 };
 
 /* An acceptor datagram that leaves once the storage says commit is durable. */
@@ -121,6 +124,8 @@ struct paxos_node {
 	 * in held, a ring, until the commit it follows is durable (node_durable.c). */
 	struct event *durable_ev; /* the storage's sync_fd is readable: a flush finished */
 	uint64_t durable;         /* commits up to this one are durable, as sync last said */
+	uint64_t acceptor_commit; /* the storage commit of the acceptor's last write */
+	uint64_t emit_needs;      /* the commit the acceptor message being emitted waits for */
 	bool durable_lazy; /* the group it commits is read when a flush returns (node_durable.c) */
 	struct held_datagram *held;
 	size_t held_head, held_count, held_cap;
@@ -208,6 +213,10 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 /* After the acceptor handled a batch or a tick with status rc: stops the node on an error
  * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
 void node_acceptor_status(struct paxos_node *n, int rc);
+/* The acceptor's path after a step that returned rc: takes its ready, writes its records (one
+ * transaction), hands its messages to the encoders, each waiting for the commit its tag names
+ * (node_durable.c), advances, then node_acceptor_status. */
+void node_acceptor_run(struct paxos_node *n, int rc);
 /* Each acceptor tick: while it recovers or is restored, says what it waits for now and then. */
 void node_acceptor_waiting(struct paxos_node *n);
 
@@ -234,7 +243,7 @@ void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 int node_durable_init(struct paxos_node *n, struct paxos_storage *st);
 bool node_durable_threaded(const struct paxos_node *n);
 bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
-		       const uint8_t *data, size_t len, uint32_t messages);
+		       const uint8_t *data, size_t len, uint32_t messages, uint64_t commit);
 void node_durable_backlog(struct paxos_node *n);
 void node_durable_after_batch(struct paxos_node *n);
 void node_durable_round_end(struct paxos_node *n);

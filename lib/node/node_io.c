@@ -64,7 +64,13 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
-	if (node_durable_hold(n, o->role, g, e->buf, len, e->count)) {
+	/* The acceptor's messages wait for the commit their tags name; the serializer's for
+	 * the last one (it commits before it emits). */
+	uint64_t commit = o->needs[g];
+	o->needs[g] = 0;
+	if (n->serializer && n->durable_ev)
+		commit = n->storage->ops->committed(n->storage);
+	if (node_durable_hold(n, o->role, g, e->buf, len, e->count, commit)) {
 		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
 		return;
 	}
@@ -112,6 +118,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
+	if (o->role == PAXOS_ROLE_ACCEPTOR && n->emit_needs > o->needs[to])
+		o->needs[to] = n->emit_needs;
 	node_schedule_flush(n);
 }
 
@@ -125,9 +133,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
 		if (n->acceptor && !n->failed)
-			node_acceptor_status(
-			    n, paxos_acceptor_handle(n->acceptor, m,
-						     &n->out[PAXOS_ROLE_ACCEPTOR].emitter));
+			node_acceptor_run(n, paxos_acceptor_step(n->acceptor, m, 1));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
 		if (n->election &&
@@ -174,16 +180,23 @@ static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
- * transaction (group commit). When pipelined commits flush on the storage's thread, its
- * replies are sealed right away, so that they wait for this commit only, not the next read's. */
+ * transaction (group commit): one step, one ready, one write (per PAXOS_ACCEPTOR_MAX_BATCH
+ * messages). When pipelined commits flush on the storage's thread, its replies are sealed
+ * right away, so that they wait for this commit only, not the next read's. */
 static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now)
 {
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
 		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
 		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
-		node_acceptor_status(
-		    n, paxos_acceptor_handle_batch(n->acceptor, n->rx_msgs, *batched, out));
+		for (size_t done = 0; done < *batched && !n->failed;) {
+			size_t k = *batched - done;
+			if (k > PAXOS_ACCEPTOR_MAX_BATCH)
+				k = PAXOS_ACCEPTOR_MAX_BATCH;
+			node_acceptor_run(n,
+					  paxos_acceptor_step(n->acceptor, n->rx_msgs + done, k));
+			done += k;
+		}
 		node_note_deferred_repeats(n, deferred);
 	} else if (*batched && n->serializer && !n->failed) {
 		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
