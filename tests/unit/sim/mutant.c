@@ -44,13 +44,16 @@ static int accept_low(uint32_t id, struct paxos_storage *st, const struct paxos_
 	return PAXOS_OK;
 }
 
-int mutant_handle(enum sim_mutant mutant, struct paxos_acceptor *core, uint32_t id,
-		  struct paxos_storage *st, const struct paxos_message *m,
-		  const struct paxos_emitter *out)
+bool mutant_takes(enum sim_mutant mutant, const struct paxos_message *m)
 {
-	if (mutant == SIM_MUTANT_ACCEPT_LOW && m->type == PAXOS_MSG_ACCEPT)
-		return accept_low(id, st, &m->u.accept, out);
-	return paxos_acceptor_handle(core, m, out);
+	return mutant == SIM_MUTANT_ACCEPT_LOW && m->type == PAXOS_MSG_ACCEPT;
+}
+
+int mutant_handle(enum sim_mutant mutant, uint32_t id, struct paxos_storage *st,
+		  const struct paxos_message *m, const struct paxos_emitter *out)
+{
+	(void)mutant;
+	return accept_low(id, st, &m->u.accept, out);
 }
 
 struct paxos_storage *mutant_restart_storage(enum sim_mutant mutant, struct paxos_storage *st)

@@ -7,11 +7,12 @@
 
 #include <paxos/acceptor.h>
 
-/* Handles m as acceptor `id` would under the mutant (the real core for SIM_MUTANT_NONE and
- * for whatever the mutant does not change). */
-int mutant_handle(enum sim_mutant mutant, struct paxos_acceptor *core, uint32_t id,
-		  struct paxos_storage *st, const struct paxos_message *m,
-		  const struct paxos_emitter *out);
+/* Whether the mutant handles m itself (mutant_handle); the real core takes the rest. */
+bool mutant_takes(enum sim_mutant mutant, const struct paxos_message *m);
+
+/* Handles m, which the mutant takes, as acceptor `id` would under it: on st, at once. */
+int mutant_handle(enum sim_mutant mutant, uint32_t id, struct paxos_storage *st,
+		  const struct paxos_message *m, const struct paxos_emitter *out);
 
 /* The storage a restarted acceptor finds: the same one, or under SIM_MUTANT_AMNESIA a fresh,
  * empty one (st is destroyed), as with volatile storage. */

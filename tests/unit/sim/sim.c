@@ -95,6 +95,8 @@ struct sim_acceptor {
 	paxos_time frozen_until; /* until then: hears and sends nothing */
 	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
+	uint64_t writes;     /* its core's readies written since it started */
+	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -658,6 +660,8 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	paxos_acceptor_free(a->core);
 	paxos_learner_free(a->learner);
 	paxos_membership_free(a->membership);
+	a->writes = 0;
+	a->crash_at_write = false;
 	a->core = NULL;
 	a->learner = NULL;
 	a->membership = NULL;
@@ -700,6 +704,13 @@ static void fault_crash_acceptor(struct sim *s)
 	if (n == 0)
 		return;
 	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
+	/* Half the crashes come between a write and the send of what it backs (acceptor_run). */
+	if (rng_range(&s->rng, 0, 1) == 0) {
+		trace(s, 1, "acceptor %u will crash after its next write", i);
+		for (uint32_t p = 0; p < s->o.partitions; p++)
+			s->part[p].acc[i].crash_at_write = true;
+		return;
+	}
 	EACH_PARTITION(s, p)
 	acceptor_crash(s, i);
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
@@ -1267,13 +1278,72 @@ static void trace_recovery(struct sim *s, uint32_t i, bool was_recovering)
 		      i, paxos_acceptor_floor(core), paxos_acceptor_fence(core));
 }
 
+/* Whether acceptor i may send r, a message of its ready rd, the sim having written rd: a message
+ * that reports stored state names a write, and no write the sim has not made yet. */
+static bool tag_ok(struct sim *s, uint32_t i, const struct paxos_ready *rd,
+		   const struct paxos_ready_message *r)
+{
+	const struct sim_acceptor *a = &s->acc[i];
+	bool reports = r->m.type == PAXOS_MSG_PROMISE || r->m.type == PAXOS_MSG_ACCEPTED ||
+		       r->m.type == PAXOS_MSG_REJECT;
+	if (r->after > a->writes || (reports && a->writes > 0 && r->after == 0)) {
+		checker_fail(s->check, SIM_V_INTERNAL,
+			     "acceptor %u: a message of type %d tagged with write %" PRIu64
+			     " (written: %" PRIu64 ")",
+			     i, (int)r->m.type, r->after, a->writes);
+		return false;
+	}
+	return r->record == PAXOS_READY_NO_RECORD || rd->records[r->record].iid != 0;
+}
+
+/*
+ * The node's straight line (lib/node/node_acceptor.c): after a step that returned rc, write
+ * the ready (the storage survives crashes), send what the write backs, advance. An acceptor
+ * armed to crash (fault_crash_acceptor) does so between the write and the send: its state is
+ * stored, its replies never leave. Not once the faults healed: nothing restarts it then.
+ * Returns rc, or the write's error.
+ */
+static int acceptor_run(struct sim *s, uint32_t i, int rc)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	struct paxos_ready rd;
+	if (!paxos_acceptor_ready(a->core, &rd)) {
+		paxos_acceptor_advance(a->core, PAXOS_OK);
+		return rc;
+	}
+	int wrc = paxos_acceptor_write(a->st, &rd);
+	if (wrc == PAXOS_OK && rd.write != 0 && rd.write != ++a->writes)
+		checker_fail(s->check, SIM_V_INTERNAL,
+			     "acceptor %u: write %" PRIu64 " after %" PRIu64, i, rd.write,
+			     a->writes - 1);
+	if (wrc == PAXOS_OK && rd.write != 0 && a->crash_at_write && !s->healed) {
+		trace(s, 1,
+		      "acceptor %u crashes after write %" PRIu64 ", before sending %zu messages", i,
+		      rd.write, rd.message_count);
+		paxos_acceptor_advance(a->core, PAXOS_OK);
+		uint32_t cur = s->cur;
+		EACH_PARTITION(s, p)
+		acceptor_crash(s, i);
+		use(s, cur);
+		schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
+		return rc;
+	}
+	for (size_t k = 0; k < rd.message_count && wrc == PAXOS_OK; k++)
+		if (tag_ok(s, i, &rd, &rd.messages[k]))
+			paxos_emit(&a->ep.emitter, rd.messages[k].to, &rd.messages[k].m);
+	paxos_acceptor_advance(a->core, wrc);
+	return rc != PAXOS_OK ? rc : wrc;
+}
+
 static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_message *m)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	if (!a->up || a->cut)
 		return;
 	bool recovering = paxos_acceptor_recovering(a->core);
-	int rc = mutant_handle(s->o.mutant, a->core, i, a->st, m, &a->ep.emitter);
+	int rc = mutant_takes(s->o.mutant, m)
+		     ? mutant_handle(s->o.mutant, i, a->st, m, &a->ep.emitter)
+		     : acceptor_run(s, i, paxos_acceptor_step(a->core, m, 1));
 	trace_recovery(s, i, recovering);
 	if (rc != PAXOS_OK) {
 		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
@@ -1498,7 +1568,8 @@ static void step(struct sim *s, const struct sim_event *e)
 			struct sim_acceptor *a = &s->acc[e->target];
 			bool recovering = a->up && paxos_acceptor_recovering(a->core);
 			if (a->up && a->frozen_until <= s->now &&
-			    paxos_acceptor_tick(a->core, &a->ep.emitter) != PAXOS_OK)
+			    acceptor_run(s, e->target, paxos_acceptor_step_tick(a->core)) !=
+				PAXOS_OK)
 				checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
 					     e->target);
 			trace_recovery(s, e->target, recovering);
