@@ -38,7 +38,8 @@ struct paxos_acceptor_options {
 PAXOS_API struct paxos_acceptor *paxos_acceptor_new(const struct paxos_acceptor_options *o,
 						    struct paxos_storage *st,
 						    struct paxos_counters *counters);
-/** Frees the acceptor (not its store nor its counters); NULL is ignored. */
+/** Frees the acceptor (not its store nor its counters); NULL is ignored. Final marks
+ * (paxos_acceptor_learned()) not yet written with a ready are dropped: harmless. */
 PAXOS_API void paxos_acceptor_free(struct paxos_acceptor *a);
 
 /** Most messages one group commit covers: one datagram's worth (PAXOS_MAX_MESSAGES_PER_DATAGRAM).

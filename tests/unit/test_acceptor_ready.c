@@ -46,7 +46,8 @@ START_TEST(step_returns_records_and_tagged_replies)
 	ck_assert(take());
 	ck_assert_uint_eq(rd.write, 1);
 	ck_assert_uint_eq(rd.trim, 0);
-	ck_assert_uint_eq(rd.record_count, 2); /* one per instance: the accept replaced the promise */
+	ck_assert_uint_eq(rd.record_count,
+			  2); /* one per instance: the accept replaced the promise */
 	const struct paxos_record *r1 = record_of(1);
 	ck_assert_ptr_nonnull(r1);
 	ck_assert_uint_eq(r1->promised, 101);
@@ -108,8 +109,8 @@ START_TEST(read_only_step_waits_for_the_last_write)
 	ck_assert(value_is(&rd.messages[0].m.u.accepted.value, "one"));
 	ck_assert_int_eq(accept_text(2, 101, "two") == PAXOS_OK, 0); /* taken: refused */
 	/* The store changes under the ready (another write): the value stays. */
-	struct paxos_record other = {.iid = 1, .promised = 202, .accepted = 202,
-				     .value = value_of("zzz")};
+	struct paxos_record other = {
+	    .iid = 1, .promised = 202, .accepted = 202, .value = value_of("zzz")};
 	ck_assert_int_eq(st->ops->begin(st), PAXOS_OK);
 	ck_assert_int_eq(st->ops->put(st, &other), PAXOS_OK);
 	ck_assert_int_eq(st->ops->commit(st), PAXOS_OK);
