@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The proposer's epochs on a node. The proposer core takes a later epoch without waiting for
- * storage and reports it (paxos_proposer_options.epoch_due); the node stores it in the
- * proposer's epoch store at the end of the round, before the proposer's datagrams are handed
- * to the transport (node_io.c), so that no ballot leaves before its epoch is durable. While
- * the store fails, the proposer's datagrams are dropped: to the others it is a crashed
- * proposer (another takes over), until a later round stores the epoch after all.
+ * storage and reports it (paxos_proposer_options.epoch_due), before it emits any ballot of
+ * it; each proposer datagram is tagged with the epoch taken when its messages were emitted
+ * (node_io.c, node_emit). The node stores the epoch in the proposer's epoch store at the end of
+ * the round, before the datagrams that wait for it are handed to the transport, so that no
+ * ballot leaves before its epoch is durable. While the store fails, those datagrams are
+ * dropped: to the others it is a crashed proposer (another takes over), until a later round
+ * stores the epoch after all.
  */
 #include "log_line.h"
 #include "node_internal.h"

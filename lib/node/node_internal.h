@@ -62,8 +62,9 @@ struct role_out {
 	struct paxos_header header;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
-	/* The acceptor's: the storage commit each encoder's messages wait for (the highest their
-	 * ready tags name, node_acceptor_run); 0: none. */
+	/* What each encoder's messages wait for, the highest of their tags: the acceptor's, the
+	 * storage commit their ready names (node_acceptor_run); the proposer's, the epoch the
+	 * core had taken when it emitted them (node_epoch.c); 0: nothing. */
 	uint64_t needs[PAXOS_GROUP_COUNT];
 };
 
@@ -108,6 +109,7 @@ struct paxos_node {
 	struct paxos_tx_datagram tx[TX_QUEUE];
 	uint32_t tx_messages[TX_QUEUE];
 	enum paxos_role tx_role[TX_QUEUE]; /* the sender of each */
+	uint64_t tx_needs[TX_QUEUE];       /* a proposer's: the epoch its ballots need durable */
 	uint32_t tx_count;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;

@@ -15,32 +15,35 @@
 
 /* ---- sending ---- */
 
-static bool proposer_queued(const struct paxos_node *n)
+/* Whether a queued proposer datagram waits for an epoch not durable yet. */
+static bool epoch_awaited(const struct paxos_node *n)
 {
 	for (uint32_t i = 0; i < n->tx_count; i++)
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER)
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable)
 			return true;
 	return false;
 }
 
-/* Sends the queued datagrams through the transport, counting what the network took. The
- * proposer's leave only once the epoch it took is durable (node_epoch.c): stored here at the
- * end of a round (round_end), never from inside a core's step. So when the queue fills up
- * during a step, the proposer's datagrams queued so far are dropped; as when the store fails,
- * Paxos sends them again. */
+/* Sends the queued datagrams through the transport, counting what the network took. A
+ * proposer's datagram is tagged with the epoch its core had taken when it emitted its
+ * messages (node_emit), and leaves only once that epoch is durable (node_epoch.c): stored
+ * here at the end of a round (round_end), never from inside a core's step. So when the queue
+ * fills up during a step, the proposer's datagrams that wait for the new epoch are dropped;
+ * as when the store fails, Paxos sends them again. Those of an epoch already durable go. */
 static void send_queued(struct paxos_node *n, bool round_end)
 {
-	bool drop =
-	    node_epoch_pending(n) && proposer_queued(n) && !(round_end && node_epoch_store(n));
+	if (round_end && node_epoch_pending(n) && epoch_awaited(n))
+		(void)node_epoch_store(n); /* on failure, logged once; the datagrams drop below */
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < n->tx_count; i++) {
-		if (drop && n->tx_role[i] == PAXOS_ROLE_PROPOSER) {
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable) {
 			n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
 			n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
 			continue;
 		}
 		n->tx[kept] = n->tx[i];
 		n->tx_messages[kept] = n->tx_messages[i];
+		n->tx_needs[kept] = n->tx_needs[i];
 		n->tx_role[kept++] = n->tx_role[i];
 	}
 	n->tx_count = kept;
@@ -65,12 +68,12 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
 	/* The acceptor's messages wait for the commit their tags name; the serializer's for
-	 * the last one (it commits before it emits). */
-	uint64_t commit = o->needs[g];
+	 * the last one (it commits before it emits); the proposer's for their epoch. */
+	uint64_t needs = o->needs[g];
 	o->needs[g] = 0;
 	if (n->serializer && n->durable_ev)
-		commit = n->storage->ops->committed(n->storage);
-	if (node_durable_hold(n, o->role, g, e->buf, len, e->count, commit)) {
+		needs = n->storage->ops->committed(n->storage);
+	if (node_durable_hold(n, o->role, g, e->buf, len, e->count, needs)) {
 		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
 		return;
 	}
@@ -80,6 +83,7 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
 	n->tx_role[i] = o->role;
+	n->tx_needs[i] = o->role == PAXOS_ROLE_PROPOSER ? needs : 0;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
 	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
 }
@@ -118,8 +122,12 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	if (o->role == PAXOS_ROLE_ACCEPTOR && n->emit_needs > o->needs[to])
-		o->needs[to] = n->emit_needs;
+	/* The proposer core reports a later epoch (epoch_due) before it emits a ballot of it. */
+	uint64_t needs = o->role == PAXOS_ROLE_ACCEPTOR   ? n->emit_needs
+			 : o->role == PAXOS_ROLE_PROPOSER ? n->epoch_due
+							  : 0;
+	if (needs > o->needs[to])
+		o->needs[to] = needs;
 	node_schedule_flush(n);
 }
 
