@@ -159,6 +159,17 @@ PAXOS_API const struct paxos_membership *paxos_node_membership(const struct paxo
  */
 PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t members);
 
+/**
+ * With membership-alpha: as paxos_node_change_membership(), for the proposers that may lead:
+ * asks the cluster to make @p proposers (one bit per proposer id) the proposer set. Once in
+ * force, the lowest-id live proposer of the set leads (partitions: the live ones share them),
+ * a proposer outside it stops leading, and one a change removed refuses to start. Returns
+ * PAXOS_OK; PAXOS_E_INVALID without membership-alpha or a learner here, for no proposers, an
+ * id not below proposers or the set in force; PAXOS_E_FULL while a change is chosen and not in
+ * force.
+ */
+PAXOS_API int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers);
+
 /** The acceptors whose state messages (sent every acceptor-repeat-ms to the learners group)
  * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
  * id. Unauthenticated clusters: anyone can send one. */

@@ -719,6 +719,18 @@ static int check_cross(struct config_parse *p)
 				   config_find_key("initial-members"),
 				   "%u must not exceed acceptors (%u), and needs membership-alpha",
 				   c->initial_members, c->acceptors);
+	if (c->initial_proposers > c->proposers || (c->initial_proposers && !c->membership_alpha))
+		return parse_error(p, later_line(p, "initial-proposers", "proposers"),
+				   config_find_key("initial-proposers"),
+				   "%u must not exceed proposers (%u), and needs membership-alpha",
+				   c->initial_proposers, c->proposers);
+	if (c->membership_alpha && c->proposers > 32)
+		return parse_error(
+		    p, later_line(p, "membership-alpha", "proposers"),
+		    config_find_key("membership-alpha"),
+		    "needs at most 32 proposers (the proposer set of a configuration "
+		    "has one bit per id), not %u",
+		    c->proposers);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   config_find_key("proposer-concurrency"),

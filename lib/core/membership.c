@@ -18,7 +18,6 @@ struct paxos_membership {
 /* A length no frame of client values can start with (a value is at most a datagram), as the
  * skip frame's (lib/core/batch.h), but another one. */
 static const uint8_t marker[4] = {0xfe, 0xff, 0xff, 0xff};
-#define COMMAND_KIND 1u /* the acceptor set; other kinds (proposers) may follow */
 
 static void put_u32le(uint8_t *p, uint32_t x)
 {
@@ -35,14 +34,21 @@ static uint32_t get_u32le(const uint8_t *p)
 
 struct paxos_membership *paxos_membership_new(uint32_t members, uint32_t alpha)
 {
-	if (members == 0 || alpha == 0)
+	return paxos_membership_create(members, UINT32_MAX, alpha);
+}
+
+struct paxos_membership *paxos_membership_create(uint32_t members, uint32_t proposers,
+						 uint32_t alpha)
+{
+	if (members == 0 || proposers == 0 || alpha == 0)
 		return NULL;
 	struct paxos_membership *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->alpha = alpha;
 	m->count = 1;
-	m->c[0] = (struct paxos_configuration){.first = 1, .id = 1, .members = members};
+	m->c[0] = (struct paxos_configuration){
+	    .first = 1, .id = 1, .members = members, .proposers = proposers};
 	return m;
 }
 
@@ -80,6 +86,11 @@ uint32_t paxos_membership_members(const struct paxos_membership *m, paxos_iid ii
 	return paxos_membership_at(m, iid)->members;
 }
 
+uint32_t paxos_membership_proposers(const struct paxos_membership *m, paxos_iid iid)
+{
+	return paxos_membership_at(m, iid)->proposers;
+}
+
 uint32_t paxos_membership_quorum(const struct paxos_membership *m, paxos_iid iid)
 {
 	return paxos_membership_quorum_of(paxos_membership_at(m, iid)->members);
@@ -101,20 +112,40 @@ bool paxos_membership_is_command(const struct paxos_value *v)
 	       memcmp(v->data, marker, sizeof(marker)) == 0;
 }
 
-void paxos_membership_command(uint32_t from_id, uint32_t members, uint8_t *buf)
+void paxos_membership_command_of(enum paxos_membership_kind kind, uint32_t from_id, uint32_t set,
+				 uint8_t *buf)
 {
 	memcpy(buf, marker, sizeof(marker));
-	put_u32le(buf + 4, COMMAND_KIND);
+	put_u32le(buf + 4, (uint32_t)kind);
 	put_u32le(buf + 8, from_id);
-	put_u32le(buf + 12, members);
+	put_u32le(buf + 12, set);
+}
+
+void paxos_membership_command(uint32_t from_id, uint32_t members, uint8_t *buf)
+{
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, from_id, members, buf);
+}
+
+int paxos_membership_decode_of(const struct paxos_value *v, enum paxos_membership_kind *kind,
+			       uint32_t *from_id, uint32_t *set)
+{
+	if (!paxos_membership_is_command(v))
+		return PAXOS_E_MALFORMED;
+	uint32_t k = get_u32le(v->data + 4);
+	if (k != PAXOS_MEMBERSHIP_ACCEPTORS && k != PAXOS_MEMBERSHIP_PROPOSERS)
+		return PAXOS_E_MALFORMED;
+	*kind = (enum paxos_membership_kind)k;
+	*from_id = get_u32le(v->data + 8);
+	*set = get_u32le(v->data + 12);
+	return PAXOS_OK;
 }
 
 int paxos_membership_decode(const struct paxos_value *v, uint32_t *from_id, uint32_t *members)
 {
-	if (!paxos_membership_is_command(v) || get_u32le(v->data + 4) != COMMAND_KIND)
+	enum paxos_membership_kind kind;
+	if (paxos_membership_decode_of(v, &kind, from_id, members) != PAXOS_OK ||
+	    kind != PAXOS_MEMBERSHIP_ACCEPTORS)
 		return PAXOS_E_MALFORMED;
-	*from_id = get_u32le(v->data + 8);
-	*members = get_u32le(v->data + 12);
 	return PAXOS_OK;
 }
 
@@ -129,17 +160,24 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 	if (iid <= m->applied)
 		return 0;
 	m->applied = iid;
-	uint32_t from, members;
-	if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
 		return 0;
 	const struct paxos_configuration *latest = paxos_membership_latest(m);
+	struct paxos_configuration next = *latest;
+	if (kind == PAXOS_MEMBERSHIP_ACCEPTORS)
+		next.members = set;
+	else
+		next.proposers = set;
 	/* Made against an older configuration (a second change at once, or a retry of one
 	 * already chosen), or changing nothing: ignored, the same way everywhere. */
-	if (from != latest->id || members == 0 || members == latest->members ||
+	if (from != latest->id || set == 0 ||
+	    (next.members == latest->members && next.proposers == latest->proposers) ||
 	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha)
 		return 0;
-	struct paxos_configuration next = {
-	    .first = iid + m->alpha, .id = latest->id + 1, .members = members};
+	next.first = iid + m->alpha;
+	next.id = latest->id + 1;
 	if (m->count == PAXOS_MEMBERSHIP_HISTORY) {
 		memmove(&m->c[0], &m->c[1], (m->count - 1) * sizeof(m->c[0]));
 		m->count--;
@@ -160,12 +198,12 @@ static bool history_valid(const struct paxos_configuration *c, uint32_t count, p
 			  uint32_t alpha)
 {
 	if (count == 0 || count > PAXOS_MEMBERSHIP_HISTORY || c[0].id == 0 || c[0].members == 0 ||
-	    (c[0].id == 1 && c[0].first != 1))
+	    c[0].proposers == 0 || (c[0].id == 1 && c[0].first != 1))
 		return false;
 	if (c[0].id > 1 && (c[0].first <= alpha || c[0].first - alpha > applied))
 		return false;
 	for (uint32_t k = 1; k < count; k++)
-		if (c[k].members == 0 || c[k].id != c[k - 1].id + 1 ||
+		if (c[k].members == 0 || c[k].proposers == 0 || c[k].id != c[k - 1].id + 1 ||
 		    c[k].first <= c[k - 1].first || c[k].first <= alpha ||
 		    c[k].first - alpha > applied)
 			return false;

@@ -79,6 +79,11 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 			return rc;
 		paxos_membership_voted_in(n->membership, id, m.configurations, m.configuration_ends,
 					  PAXOS_ACCEPTOR_CONFIGURATIONS);
+		/* The proposers of the set in force and of a change to it chosen already: every
+		 * one of them may lead (a removed one refuses to). */
+		m.proposer_set =
+		    node_membership_proposers(n, paxos_membership_applied(n->membership) + 1) |
+		    node_membership_proposers(n, UINT64_MAX); /* the newest configuration's */
 	}
 	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DIR/membership, in words an operator can read:
- *   paxos-membership 1
+ *   paxos-membership 2
  *   alpha 256
  *   applied 457
- *   configuration ID FIRST MEMBERS   (one line each, oldest first; MEMBERS in hexadecimal)
+ *   configuration ID FIRST MEMBERS PROPOSERS   (one line each, oldest first; the sets in
+ *                                               hexadecimal, one bit per id)
+ * Format 1 had no PROPOSERS: every proposer.
  */
 #include "membership_file.h"
 
@@ -19,8 +21,8 @@
 #include "storage_backend.h"
 
 #define MEMBERSHIP_TEMP "membership.tmp"
-#define MEMBERSHIP_FORMAT 1
-/* The header and PAXOS_MEMBERSHIP_HISTORY lines of at most 54 characters. */
+#define MEMBERSHIP_FORMAT 2
+/* The header and PAXOS_MEMBERSHIP_HISTORY lines of at most 66 characters. */
 #define TEXT_MAX 2048
 
 static int corrupt(const char *path, const char *why, char *err, size_t errlen)
@@ -45,19 +47,26 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		   &format, &file_alpha, &applied, &used) != 3 ||
 	    used == 0)
 		return corrupt(path, "no header", err, errlen);
-	if (format != MEMBERSHIP_FORMAT)
+	if (format != 1 && format != MEMBERSHIP_FORMAT)
 		return corrupt(path, "an unknown format", err, errlen);
 	for (char *p = text + used; *p; p += used) {
-		uint32_t id, members;
+		uint32_t id, members, proposers = UINT32_MAX;
 		uint64_t first;
 		used = 0;
-		if (count == PAXOS_MEMBERSHIP_HISTORY ||
-		    sscanf(p, "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 "\n%n", &id, &first,
-			   &members, &used) != 3 ||
-		    used == 0)
+		int fields =
+		    count == PAXOS_MEMBERSHIP_HISTORY ? 0
+		    : format == 1
+			? sscanf(p, "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 "\n%n", &id,
+				 &first, &members, &used) +
+			      1
+			: sscanf(p,
+				 "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 " %" SCNx32
+				 "\n%n",
+				 &id, &first, &members, &proposers, &used);
+		if (fields != 4 || used == 0)
 			return corrupt(path, "a line that is no configuration", err, errlen);
-		c[count++] =
-		    (struct paxos_configuration){.first = first, .id = id, .members = members};
+		c[count++] = (struct paxos_configuration){
+		    .first = first, .id = id, .members = members, .proposers = proposers};
 	}
 	if (file_alpha != alpha) {
 		paxos_error_format(
@@ -107,9 +116,10 @@ int paxos_membership_file_write(const char *dir, const struct paxos_membership *
 	    text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
 	    MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
 	for (uint32_t k = 0; k < count; k++)
-		len += snprintf(text + len, sizeof(text) - (size_t)len,
-				"configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 "\n", c[k].id,
-				c[k].first, c[k].members);
+		len +=
+		    snprintf(text + len, sizeof(text) - (size_t)len,
+			     "configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 " 0x%" PRIx32 "\n",
+			     c[k].id, c[k].first, c[k].members, c[k].proposers);
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return PAXOS_E_IO;
 	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, (size_t)len, err,

@@ -202,6 +202,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "proposers",
 	    "membership-alpha",
 	    "initial-members",
+	    "initial-proposers",
 	    "leader",
 	    "proposer-window",
 	    "proposer-concurrency",
@@ -377,6 +378,7 @@ static const struct bad_case bad_cases[] = {
     {"proposers", "2", "-2", "0", "101"},
     {"membership-alpha", "0", "-1", NULL, "1048577"},
     {"initial-members", "0", "two", NULL, "33"},
+    {"initial-proposers", "0", "two", NULL, "101"},
     {"leader", "0", "zero", NULL, "100"},
     {"proposer-window", "128", "1.5", "0", "65537"},
     {"proposer-concurrency", "64", "1e3", "0", "65537"},
@@ -956,6 +958,14 @@ START_TEST(test_cross_checks)
 		     "membership-alpha");
 	expect_error("initial-members 2\n", "test.conf:1: initial-members: 2 must not exceed "
 					    "acceptors (3), and needs membership-alpha");
+	expect_error("membership-alpha 256\ninitial-proposers 3\n",
+		     "test.conf:2: initial-proposers: 3 must not exceed proposers (2), and needs "
+		     "membership-alpha");
+	expect_error("initial-proposers 1\n", "test.conf:1: initial-proposers: 1 must not exceed "
+					      "proposers (2), and needs membership-alpha");
+	expect_error("proposers 33\nmembership-alpha 256\n",
+		     "test.conf:2: membership-alpha: needs at most 32 proposers (the proposer set "
+		     "of a configuration has one bit per id), not 33");
 	/* the four groups must be distinct endpoints */
 	expect_error(
 	    "submit-group 239.255.11.1:7101\n",
