@@ -170,14 +170,16 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			r->peers_holding |= bit; /* it accepted: no first start, for good */
 		}
 	} else if (info->role == PAXOS_ROLE_PROPOSER) {
-		if (info->sender_id >= r->m.proposers ||
-		    (r->m.proposer_set && !(r->m.proposer_set & (1u << info->sender_id))))
+		if (info->sender_id >= r->m.proposers)
 			return;
 		if (info->highest_ballot == 0) { /* restarted, its answer comes later */
 			r->ran_before = true;
 			return;
 		}
-		if (!r->answered[info->sender_id]) {
+		/* One outside the proposer set is not waited for, but what it says still counts
+		 * (a removed proposer may have led until the change): the fence only rises. */
+		bool member = !r->m.proposer_set || (r->m.proposer_set & (1u << info->sender_id));
+		if (member && !r->answered[info->sender_id]) {
 			r->answered[info->sender_id] = true;
 			r->proposers_answered++;
 		}

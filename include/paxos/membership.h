@@ -95,8 +95,9 @@ PAXOS_API bool paxos_membership_pending(const struct paxos_membership *m);
  * Instance @p iid was delivered with value @p v, in instance order: applies it when it is a
  * membership command made against the newest configuration (a new configuration from iid +
  * alpha on, with the acceptors or the proposers the command names and the other set as
- * before). Instances at or below applied are ignored; a gap below iid counts as skipped
- * (see paxos_membership_skip_to()). Returns 1 when a configuration was added, 0 otherwise.
+ * before; an acceptor set equal to the newest is ignored, a proposer set is not). Instances at or
+ * below applied are ignored; a gap below iid counts as skipped (see paxos_membership_skip_to()).
+ * Returns 1 when a configuration was added, 0 otherwise.
  */
 PAXOS_API int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid,
 				     const struct paxos_value *v);

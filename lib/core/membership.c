@@ -171,9 +171,12 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 	else
 		next.proposers = set;
 	/* Made against an older configuration (a second change at once, or a retry of one
-	 * already chosen), or changing nothing: ignored, the same way everywhere. */
+	 * already chosen), or an acceptor set changing nothing: ignored, the same way
+	 * everywhere. A proposer set equal to the newest is applied all the same (a new
+	 * configuration, no change): "every proposer" (UINT32_MAX) and the ids a history was
+	 * made with would compare differently at different processes. */
 	if (from != latest->id || set == 0 ||
-	    (next.members == latest->members && next.proposers == latest->proposers) ||
+	    (kind == PAXOS_MEMBERSHIP_ACCEPTORS && set == latest->members) ||
 	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha)
 		return 0;
 	next.first = iid + m->alpha;
