@@ -592,6 +592,17 @@ START_TEST(test_removed_proposer_refused)
 			ck_assert(
 			    logged("proposer 2: configuration 2 (proposers 0) does not include "
 				   "it yet"));
+		if (id == 0) {
+			/* The requests the C API refuses, and one it sends. */
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0), PAXOS_E_INVALID);
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x8), PAXOS_E_INVALID);
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x1), PAXOS_E_INVALID);
+			ck_assert_msg(strstr(paxos_node_error(n),
+					     "an id not below proposers (3), or the proposers of "
+					     "configuration 2 already"),
+				      "%s", paxos_node_error(n));
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x5), PAXOS_OK);
+		}
 		paxos_node_free(n);
 		free(s);
 	}
