@@ -427,7 +427,7 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 }
 
 static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind, uint32_t from,
-		       uint32_t set);
+		       uint32_t set, const struct paxos_value *raw);
 
 int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
@@ -440,7 +440,7 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 		uint32_t from, set;
 		if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
 			return PAXOS_E_INVALID;
-		return change_from(p, kind, from, set);
+		return change_from(p, kind, from, set, v);
 	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
@@ -616,7 +616,7 @@ static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 {
 	enum paxos_membership_kind kind;
 	uint32_t from, set;
-	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	struct paxos_value ours = {p->command.bytes, p->command.len};
 	paxos_membership_decode_of(&ours, &kind, &from, &set);
 	bool chosen = iid == p->command.in && v && v->len == ours.len &&
 		      memcmp(v->data, ours.data, ours.len) == 0;
@@ -630,7 +630,7 @@ static void command_outdated(struct paxos_proposer *p)
 {
 	enum paxos_membership_kind kind;
 	uint32_t from, set;
-	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
+	struct paxos_value ours = {p->command.bytes, p->command.len};
 	paxos_membership_decode_of(&ours, &kind, &from, &set);
 	if (paxos_membership_latest(p->o.membership)->id != from)
 		p->command.wanted = false;
@@ -644,7 +644,7 @@ bool paxos_proposer_change_pending(const struct paxos_proposer *p)
 /* A change of configuration from (which must be the newest) to the acceptors or proposers
  * set. */
 static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind, uint32_t from,
-		       uint32_t set)
+		       uint32_t set, const struct paxos_value *raw)
 {
 	const struct paxos_membership *m = p->o.membership;
 	if (!m || set == 0 || from != paxos_membership_latest(m)->id)
@@ -654,11 +654,18 @@ static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind
 		? set == c->members || (p->o.acceptors < 32 && (set >> p->o.acceptors) != 0)
 		: set == c->proposers)
 		return PAXOS_E_INVALID;
-	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
+	if (p->o.max_value < (raw ? raw->len : PAXOS_MEMBERSHIP_COMMAND_LEN))
 		return PAXOS_E_TOO_BIG;
 	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
 		return PAXOS_E_FULL;
-	paxos_membership_command_of(kind, from, set, p->command.bytes);
+	/* As asked (a command may carry an acceptor's address), else made here. */
+	if (raw) {
+		memcpy(p->command.bytes, raw->data, raw->len);
+		p->command.len = raw->len;
+	} else {
+		paxos_membership_command_of(kind, from, set, p->command.bytes);
+		p->command.len = PAXOS_MEMBERSHIP_COMMAND_LEN;
+	}
 	p->command.wanted = true;
 	return PAXOS_OK;
 }
@@ -668,7 +675,7 @@ int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
 {
 	const struct paxos_membership *m = p->o.membership;
 	int rc = change_from(p, PAXOS_MEMBERSHIP_ACCEPTORS, m ? paxos_membership_latest(m)->id : 0,
-			     members);
+			     members, NULL);
 	if (rc == PAXOS_OK)
 		assign_pending(p, now, out);
 	return rc;
@@ -679,7 +686,7 @@ int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers
 {
 	const struct paxos_membership *m = p->o.membership;
 	int rc = change_from(p, PAXOS_MEMBERSHIP_PROPOSERS, m ? paxos_membership_latest(m)->id : 0,
-			     proposers);
+			     proposers, NULL);
 	if (rc == PAXOS_OK)
 		assign_pending(p, now, out);
 	return rc;

@@ -14,6 +14,7 @@
 
 #include "runner.h"
 
+#include <arpa/inet.h>
 #include <event2/event.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -34,7 +35,9 @@ static void usage(FILE *out)
 	    "Commands:\n"
 	    "  status                    the configuration in force, from which instance, its\n"
 	    "                            members, the acceptors that answer, a change in progress\n"
-	    "  add-acceptor ID           make acceptor ID (running, not a member) a member\n"
+	    "  add-acceptor ID [HOST:PORT]  make acceptor ID (running, not a member) a member;\n"
+	    "                            unicast: at HOST:PORT, carried in the change, when\n"
+	    "                            paxos.conf has no address for it\n"
 	    "  remove-acceptor ID        stop counting acceptor ID's votes\n"
 	    "  replace-acceptor OLD NEW  both in one change\n"
 	    "  add-proposer ID           let proposer ID lead (start it once the change is in "
@@ -59,6 +62,9 @@ struct admin {
 	paxos_time timeout;
 	int op;                          /* 0 status, 1 change */
 	enum paxos_membership_kind kind; /* of the change */
+	bool has_address;                /* add-acceptor ID HOST:PORT */
+	uint32_t address_id;
+	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
 	bool asked;
 	int status; /* exit status once done, -1 until then */
@@ -296,12 +302,37 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		a->last_ask = now;
 		int rc = a->kind == PAXOS_MEMBERSHIP_PROPOSERS
 			     ? paxos_node_change_proposers(a->node, a->members)
-			     : paxos_node_change_membership(a->node, a->members);
+			 : a->has_address ? paxos_node_change_membership_at(
+						a->node, a->members, a->address_id, &a->address)
+					  : paxos_node_change_membership(a->node, a->members);
 		if (rc != PAXOS_OK) {
 			fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
 			finish(a, 1);
 		}
 	}
+}
+
+/* "10.0.0.5:7205": 0, or -1 after saying why. */
+static int parse_address(const char *text, struct paxos_endpoint *e)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *colon = strrchr(text, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	size_t n = colon ? (size_t)(colon - text) : 0;
+	if (!colon || n == 0 || n >= sizeof(host) || !colon[1] || *end || port == 0 ||
+	    port > 65535) {
+		fprintf(stderr, "%s: '%s' is not HOST:PORT\n", program, text);
+		return -1;
+	}
+	memcpy(host, text, n);
+	host[n] = 0;
+	if (inet_pton(AF_INET, host, &e->addr) != 1) {
+		fprintf(stderr, "%s: '%s' is not an IPv4 address\n", program, host);
+		return -1;
+	}
+	e->port = (uint16_t)port;
+	return 0;
 }
 
 static int parse_command(struct admin *a, int argc, char **argv)
@@ -328,9 +359,13 @@ static int parse_command(struct admin *a, int argc, char **argv)
 		a->members_before = 1u << x;
 		return 0;
 	}
-	if (strcmp(cmd, "add-acceptor") == 0 && argc == 2 &&
+	if (strcmp(cmd, "add-acceptor") == 0 && (argc == 2 || argc == 3) &&
 	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
 		a->members = 1u << x;
+		if (argc == 3 && parse_address(argv[2], &a->address) != 0)
+			return -1;
+		a->has_address = argc == 3;
+		a->address_id = x;
 		return 0;
 	}
 	if (strcmp(cmd, "remove-acceptor") == 0 && argc == 2 &&
@@ -414,6 +449,12 @@ int main(int argc, char **argv)
 	if (!a.node || paxos_node_set_learner_start(a.node, 1) != PAXOS_OK ||
 	    paxos_node_add_learner(a.node, on_value, NULL) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
+		return 1;
+	}
+	/* The acceptor to add is heard at the address given (its state messages tell it runs). */
+	if (a.has_address &&
+	    paxos_node_set_acceptor_address(a.node, a.address_id, &a.address) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a.node));
 		return 1;
 	}
 	a.timer = event_new(a.base, -1, EV_PERSIST, on_timer, &a);

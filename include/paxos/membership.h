@@ -24,6 +24,9 @@
 
 /** Bytes of a membership command: the whole value of its instance. */
 #define PAXOS_MEMBERSHIP_COMMAND_LEN 16u
+/** Bytes of a command that also carries a new acceptor's unicast address
+ * (paxos_membership_command_at()): the longest command. */
+#define PAXOS_MEMBERSHIP_COMMAND_MAX 24u
 
 /** One configuration of the history. */
 struct paxos_configuration {
@@ -137,8 +140,33 @@ PAXOS_API struct paxos_membership *paxos_membership_restore(const struct paxos_c
 PAXOS_API uint32_t paxos_membership_voted_in(const struct paxos_membership *m, uint32_t id,
 					     uint32_t *out, paxos_iid *ends, uint32_t max);
 
-/** Whether @p v is a membership command (it may still be invalid or outdated): one length
- * comparison for ordinary values. */
+/** Writes the command that changes configuration @p from_id's acceptor set to @p members,
+ * one of which, acceptor @p id, has the unicast address @p addr (IPv4, network byte order)
+ * and @p port: PAXOS_MEMBERSHIP_COMMAND_MAX bytes into @p buf. Applied, it is an acceptor set
+ * command (paxos_membership_decode_of() says PAXOS_MEMBERSHIP_ACCEPTORS) that also records
+ * the address (paxos_membership_address()). */
+PAXOS_API void paxos_membership_command_at(uint32_t from_id, uint32_t members, uint32_t id,
+					   uint32_t addr, uint16_t port, uint8_t *buf);
+
+/** The address a command made by paxos_membership_command_at() carries: PAXOS_OK with the
+ * acceptor's id, address (network byte order) and port; PAXOS_E_MALFORMED for any other
+ * value. */
+PAXOS_API int paxos_membership_decode_address(const struct paxos_value *v, uint32_t *id,
+					      uint32_t *addr, uint16_t *port);
+
+/** The unicast address of acceptor @p id the commands applied so far carried (the newest
+ * one), or set with paxos_membership_set_address(): true with it in @p addr (network byte
+ * order) and @p port; false when none did. */
+PAXOS_API bool paxos_membership_address(const struct paxos_membership *m, uint32_t id,
+					uint32_t *addr, uint16_t *port);
+
+/** Records acceptor @p id's address (a history restored: what the process kept). Ignored for
+ * ids from PAXOS_MAX_ACCEPTORS on, or port 0. */
+PAXOS_API void paxos_membership_set_address(struct paxos_membership *m, uint32_t id, uint32_t addr,
+					    uint16_t port);
+
+/** Whether @p v is a membership command (it may still be invalid or outdated): two length
+ * comparisons for ordinary values. */
 PAXOS_API bool paxos_membership_is_command(const struct paxos_value *v);
 
 /** Writes the command that changes configuration @p from_id to @p members into @p buf

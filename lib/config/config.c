@@ -634,7 +634,7 @@ static unsigned member_line(const struct config_parse *p, size_t i)
 }
 
 /* Member addresses: known ids only, each address once, and with transport unicast one for
- * every acceptor and proposer. */
+ * every acceptor and proposer (but acceptors added later, see below). */
 static int check_members(struct config_parse *p)
 {
 	const struct paxos_config *c = &p->cfg;
@@ -652,7 +652,12 @@ static int check_members(struct config_parse *p)
 					   config_find_key(acceptor ? "acceptor" : "proposer"),
 					   "unknown id %zu: ids are below %s (%u)", id,
 					   acceptor ? "acceptors" : "proposers", count);
-		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST)
+		/* With membership-alpha, an acceptor that is no member at the start may have its
+		 * address carried by the command that adds it (paxos-admin add-acceptor ID
+		 * HOST:PORT) instead. */
+		bool later = acceptor && c->membership_alpha && c->initial_members &&
+			     id >= c->initial_members;
+		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST && !later)
 			return parse_error(p, p->set_on_line[transport - config_keys], transport,
 					   "unicast needs every member's address, and %s has none "
 					   "(add a line '%s HOST:PORT')",

@@ -13,7 +13,13 @@ struct paxos_membership {
 	paxos_iid applied;
 	uint32_t count; /* 1 .. PAXOS_MEMBERSHIP_HISTORY */
 	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
+	/* Acceptors' unicast addresses the commands carried (port 0: none). */
+	uint32_t addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t port[PAXOS_MAX_ACCEPTORS];
 };
+
+/* The kind of paxos_membership_command_at(): an acceptor set with one member's address. */
+#define KIND_ACCEPTOR_AT 3u
 
 /* A length no frame of client values can start with (a value is at most a datagram), as the
  * skip frame's (lib/core/batch.h), but another one. */
@@ -108,8 +114,55 @@ bool paxos_membership_pending(const struct paxos_membership *m)
 
 bool paxos_membership_is_command(const struct paxos_value *v)
 {
-	return v && v->len == PAXOS_MEMBERSHIP_COMMAND_LEN && v->data &&
-	       memcmp(v->data, marker, sizeof(marker)) == 0;
+	return v &&
+	       (v->len == PAXOS_MEMBERSHIP_COMMAND_LEN || v->len == PAXOS_MEMBERSHIP_COMMAND_MAX) &&
+	       v->data && memcmp(v->data, marker, sizeof(marker)) == 0;
+}
+
+void paxos_membership_command_at(uint32_t from_id, uint32_t members, uint32_t id, uint32_t addr,
+				 uint16_t port, uint8_t *buf)
+{
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, from_id, members, buf);
+	put_u32le(buf + 4, KIND_ACCEPTOR_AT);
+	memcpy(buf + 16, &addr, 4); /* network byte order, as it is */
+	buf[20] = (uint8_t)port;
+	buf[21] = (uint8_t)(port >> 8);
+	buf[22] = (uint8_t)id;
+	buf[23] = 0;
+}
+
+int paxos_membership_decode_address(const struct paxos_value *v, uint32_t *id, uint32_t *addr,
+				    uint16_t *port)
+{
+	if (!paxos_membership_is_command(v) || v->len != PAXOS_MEMBERSHIP_COMMAND_MAX ||
+	    get_u32le(v->data + 4) != KIND_ACCEPTOR_AT)
+		return PAXOS_E_MALFORMED;
+	const uint8_t *p = v->data;
+	memcpy(addr, p + 16, 4);
+	*port = (uint16_t)(p[20] | p[21] << 8);
+	*id = p[22];
+	if (*id >= PAXOS_MAX_ACCEPTORS || *port == 0 || p[23] != 0)
+		return PAXOS_E_MALFORMED;
+	return PAXOS_OK;
+}
+
+bool paxos_membership_address(const struct paxos_membership *m, uint32_t id, uint32_t *addr,
+			      uint16_t *port)
+{
+	if (id >= PAXOS_MAX_ACCEPTORS || m->port[id] == 0)
+		return false;
+	*addr = m->addr[id];
+	*port = m->port[id];
+	return true;
+}
+
+void paxos_membership_set_address(struct paxos_membership *m, uint32_t id, uint32_t addr,
+				  uint16_t port)
+{
+	if (id >= PAXOS_MAX_ACCEPTORS || port == 0)
+		return;
+	m->addr[id] = addr;
+	m->port[id] = port;
 }
 
 void paxos_membership_command_of(enum paxos_membership_kind kind, uint32_t from_id, uint32_t set,
@@ -131,9 +184,16 @@ int paxos_membership_decode_of(const struct paxos_value *v, enum paxos_membershi
 {
 	if (!paxos_membership_is_command(v))
 		return PAXOS_E_MALFORMED;
-	uint32_t k = get_u32le(v->data + 4);
-	if (k != PAXOS_MEMBERSHIP_ACCEPTORS && k != PAXOS_MEMBERSHIP_PROPOSERS)
+	uint32_t k = get_u32le(v->data + 4), id, addr;
+	uint16_t port;
+	if (v->len == PAXOS_MEMBERSHIP_COMMAND_MAX) {
+		/* An acceptor set, and the address of one of its members. */
+		if (paxos_membership_decode_address(v, &id, &addr, &port) != PAXOS_OK)
+			return PAXOS_E_MALFORMED;
+		k = PAXOS_MEMBERSHIP_ACCEPTORS;
+	} else if (k != PAXOS_MEMBERSHIP_ACCEPTORS && k != PAXOS_MEMBERSHIP_PROPOSERS) {
 		return PAXOS_E_MALFORMED;
+	}
 	*kind = (enum paxos_membership_kind)k;
 	*from_id = get_u32le(v->data + 8);
 	*set = get_u32le(v->data + 12);
@@ -181,6 +241,10 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 		return 0;
 	next.first = iid + m->alpha;
 	next.id = latest->id + 1;
+	uint32_t id, addr;
+	uint16_t port;
+	if (paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK && (set & (1u << id)))
+		paxos_membership_set_address(m, id, addr, port);
 	if (m->count == PAXOS_MEMBERSHIP_HISTORY) {
 		memmove(&m->c[0], &m->c[1], (m->count - 1) * sizeof(m->c[0]));
 		m->count--;

@@ -67,6 +67,22 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 	return PAXOS_OK;
 }
 
+/* The acceptors' addresses the log carried, given to the transport (unicast): kept ones at
+ * the start, new ones as their commands are applied. */
+static void give_addresses(struct paxos_node *n)
+{
+	if (!n->net->ops->set_address)
+		return;
+	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr;
+		uint16_t port;
+		if (!paxos_membership_address(n->membership, id, &addr, &port))
+			continue;
+		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
+		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+	}
+}
+
 static void count_latest(struct paxos_node *n)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
@@ -233,6 +249,7 @@ int node_membership_init(struct paxos_node *n)
 		}
 	}
 	n->membership_ready = true;
+	give_addresses(n);
 	count_latest(n);
 	say_if_removed(n, true);
 	return PAXOS_OK;
@@ -314,6 +331,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 		return;
 	}
 	n->membership_kept = c->id;
+	give_addresses(n);
 	count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
@@ -470,5 +488,59 @@ int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
+	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !n->net->ops->set_address) {
+		node_set_error(n, "paxos_node_set_acceptor_address: needs the unicast transport, "
+				  "an acceptor id below acceptors and a port");
+		return PAXOS_E_INVALID;
+	}
+	return n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, e);
+}
+
+int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !(members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: acceptor %u must be one of the "
+			       "members, below acceptors, with a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	/* The same checks as paxos_node_change_membership, then the command with the address. */
+	const struct paxos_membership *m = n->membership;
+	if (!m || !n->learner) {
+		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
+				  "learner on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
+	if ((members & ~ids) || members == c->members) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: members 0x%x: an id not below "
+			       "acceptors (%u), or the members of configuration %u already",
+			       members, n->cfg.acceptors, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(
+		    n,
+		    "paxos_node_change_membership_at: configuration %u is chosen but not in "
+		    "force before instance %llu",
+		    c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
 	return paxos_node_submit(n, cmd, sizeof(cmd));
 }

@@ -6,6 +6,8 @@
  *   applied 457
  *   configuration ID FIRST MEMBERS PROPOSERS   (one line each, oldest first; the sets in
  *                                               hexadecimal, one bit per id)
+ *   address ID ADDR PORT   (after them, one line per acceptor whose unicast address a command
+ *                           carried; ADDR in hexadecimal, network byte order)
  * Format 1 had no PROPOSERS: every proposer.
  */
 #include "membership_file.h"
@@ -22,8 +24,9 @@
 
 #define MEMBERSHIP_TEMP "membership.tmp"
 #define MEMBERSHIP_FORMAT 2
-/* The header and PAXOS_MEMBERSHIP_HISTORY lines of at most 66 characters. */
-#define TEXT_MAX 2048
+/* The header, PAXOS_MEMBERSHIP_HISTORY lines of at most 66 characters and
+ * PAXOS_MAX_ACCEPTORS of at most 32. */
+#define TEXT_MAX 4096
 
 static int corrupt(const char *path, const char *why, char *err, size_t errlen)
 {
@@ -40,7 +43,9 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		 char *err, size_t errlen)
 {
 	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
-	uint32_t format = 0, file_alpha = 0, count = 0;
+	uint32_t format = 0, file_alpha = 0, count = 0, naddr = 0;
+	uint32_t addr_id[PAXOS_MAX_ACCEPTORS], addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t port[PAXOS_MAX_ACCEPTORS];
 	uint64_t applied = 0;
 	int used = 0;
 	if (sscanf(text, "paxos-membership %" SCNu32 "\nalpha %" SCNu32 "\napplied %" SCNu64 "\n%n",
@@ -53,6 +58,17 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		uint32_t id, members, proposers = UINT32_MAX;
 		uint64_t first;
 		used = 0;
+		unsigned short p16 = 0;
+		if (strncmp(p, "address ", 8) == 0) {
+			if (naddr == PAXOS_MAX_ACCEPTORS ||
+			    sscanf(p, "address %" SCNu32 " %" SCNx32 " %hu\n%n", &addr_id[naddr],
+				   &addr[naddr], &p16, &used) != 3 ||
+			    used == 0 || addr_id[naddr] >= PAXOS_MAX_ACCEPTORS || p16 == 0)
+				return corrupt(path, "an address line that names no acceptor", err,
+					       errlen);
+			port[naddr++] = p16;
+			continue;
+		}
 		int fields =
 		    count == PAXOS_MEMBERSHIP_HISTORY ? 0
 		    : format == 1
@@ -77,7 +93,11 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		return PAXOS_E_INVALID;
 	}
 	*m = paxos_membership_restore(c, count, applied, alpha);
-	return *m ? PAXOS_OK : corrupt(path, "not a history of changes", err, errlen);
+	if (!*m)
+		return corrupt(path, "not a history of changes", err, errlen);
+	for (uint32_t k = 0; k < naddr; k++)
+		paxos_membership_set_address(*m, addr_id[k], addr[k], port[k]);
+	return PAXOS_OK;
 }
 
 int paxos_membership_file_read(const char *dir, uint32_t alpha, struct paxos_membership **m,
@@ -120,6 +140,14 @@ int paxos_membership_file_write(const char *dir, const struct paxos_membership *
 		    snprintf(text + len, sizeof(text) - (size_t)len,
 			     "configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 " 0x%" PRIx32 "\n",
 			     c[k].id, c[k].first, c[k].members, c[k].proposers);
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr;
+		uint16_t port;
+		if (paxos_membership_address(m, id, &addr, &port))
+			len += snprintf(text + len, sizeof(text) - (size_t)len,
+					"address %" PRIu32 " 0x%" PRIx32 " %u\n", id, addr,
+					(unsigned)port);
+	}
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return PAXOS_E_IO;
 	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, (size_t)len, err,

@@ -265,3 +265,42 @@ grep -E "resubmits" "$WORK/client.log"
 same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
 echo "e2e_reconfig: proposers 0,1 -> 0,1,2 -> 1,2 -> 2 under load: 50000 values delivered" \
 	"identically by 2 learners ($((LINES - 50000)) delivered twice)"
+
+# Unicast only: a new acceptor whose address only the change carries. paxos.conf has no line
+# for acceptor 4 (no member at the start), its own file has; paxos-admin add-acceptor 4
+# HOST:PORT puts the address in the command, and every process sends to it from then on.
+# Acceptor 2 is then removed and acceptor 1 stopped: values are chosen by 0 and 4 alone.
+is_unicast "$WORK/reconfig.conf" || exit 0
+rm -rf "$WORK/store" "$WORK"/learner?.out
+grep -v '^acceptor 4 ' "$WORK/reconfig.conf" >"$WORK/noaddr.conf"
+CONF=$WORK/noaddr.conf
+grep '^acceptor 4 ' "$WORK/reconfig.conf" | cat "$CONF" - >"$WORK/acceptor4.conf"
+address4=$(grep '^acceptor 4 ' "$WORK/reconfig.conf" | cut -d' ' -f3)
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start acceptor4 paxos-acceptor -c "$WORK/acceptor4.conf" -i 4
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+: >"$WORK/submitted"
+"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 500 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before acceptor 4 is added"
+refused 1 "an acceptor paxos.conf has no address for, without one" add-acceptor 4
+admin "add acceptor 4 at $address4" add-acceptor 4 "$address4"
+grep -q "acceptors 0,1,2,4$" "$WORK/admin.out" || fail "acceptor 4 was not added"
+admin "remove acceptor 2" remove-acceptor 2
+stop_one acceptor2
+stop_one acceptor1
+before=$(wc -l <"$WORK/learner0.out")
+wait_lines "$WORK/learner0.out" $((before + 2000)) 60 ||
+	fail "no delivery with acceptors 0 and 4 alone (acceptor 4's address came with the change)"
+echo "e2e_reconfig: acceptors 0 and 4 alone (4 known by the address in the change):" \
+	"$before values, then $(wc -l <"$WORK/learner0.out")"
+grep -q "^address 4 " "$WORK/store/proposer-0/membership" ||
+	fail "proposer 0 did not keep acceptor 4's address: $(cat "$WORK/store/proposer-0/membership")"
+wait "$CLIENT" || fail "paxos-client did not get all values delivered with acceptor 4"
+same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
+echo "e2e_reconfig: 50000 values delivered identically by 2 learners through an acceptor" \
+	"added with its address in the change ($((LINES - 50000)) delivered twice)"

@@ -552,6 +552,20 @@ START_TEST(test_unicast_members)
 		     "0 has none (add a line 'proposer 0 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 1 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: unknown id 1: ids are below acceptors (1)");
+	/* An acceptor that is no member at the start may get its address from the log, not
+	 * a member at the start. */
+	struct paxos_config later;
+	paxos_config_defaults(&later);
+	ck_assert_int_eq(parse(&later, "transport unicast\nacceptors 4\nproposers 1\n"
+				       "membership-alpha 256\ninitial-members 3\n"
+				       "acceptor 0 10.0.0.1:7201\nacceptor 1 10.0.0.2:7201\n"
+				       "acceptor 2 10.0.0.3:7201\nproposer 0 10.0.0.1:7301\n"),
+			 PAXOS_OK);
+	expect_error("transport unicast\nacceptors 4\nproposers 1\nmembership-alpha 256\n"
+		     "initial-members 3\nacceptor 0 10.0.0.1:7201\nacceptor 3 10.0.0.2:7201\n"
+		     "proposer 0 10.0.0.1:7301\n",
+		     "test.conf:1: transport: unicast needs every member's address, and acceptor 1 "
+		     "has none (add a line 'acceptor 1 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 0 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: 0 already has an address, on line 3");
 	snprintf(text, sizeof(text), "%sproposer 0 10.0.0.1:7201\n", members);

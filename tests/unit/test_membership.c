@@ -453,6 +453,85 @@ START_TEST(test_proposer_set_changes)
 }
 END_TEST
 
+/* An acceptor set command that carries a new member's unicast address: applied like any
+ * acceptor change, and the address is recorded; a proposer proposes it as it was asked. */
+START_TEST(test_command_with_address)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 4);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	struct paxos_value v = {buf, sizeof(buf)};
+	uint32_t addr = 0x0500000a; /* 10.0.0.5 in network byte order on little-endian */
+	paxos_membership_command_at(1, 0xf, 3, addr, 7204, buf);
+	ck_assert(paxos_membership_is_command(&v));
+	enum paxos_membership_kind kind;
+	uint32_t from, set, id, a;
+	uint16_t port;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(kind, PAXOS_MEMBERSHIP_ACCEPTORS);
+	ck_assert_uint_eq(set, 0xf);
+	ck_assert_int_eq(paxos_membership_decode(&v, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(paxos_membership_decode_address(&v, &id, &a, &port), PAXOS_OK);
+	ck_assert_uint_eq(id, 3);
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7204);
+	ck_assert(!paxos_membership_address(m, 3, &a, &port));
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &v), 1);
+	ck_assert_uint_eq(paxos_membership_members(m, 6), 0xf);
+	ck_assert(paxos_membership_address(m, 3, &a, &port));
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7204);
+	/* Malformed: an id above the ids, port 0, a 24-byte value of another kind. */
+	buf[22] = 40;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	paxos_membership_command_at(2, 0x7, 0, addr, 0, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 3, &v), 0);
+	paxos_membership_command_at(2, 0x7, 0, addr, 1, buf);
+	buf[4] = 1;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	/* A 16-byte command is no address. */
+	uint8_t small[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value s16 = command(2, 0x7, small);
+	ck_assert_int_eq(paxos_membership_decode_address(&s16, &id, &a, &port), PAXOS_E_MALFORMED);
+
+	/* The proposer core proposes the command as asked, address included. */
+	paxos_membership_skip_to(m, 6);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 0,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	paxos_membership_command_at(2, 0x1f, 4, addr, 7205, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
+	struct recorder *r = recorder_new();
+	paxos_proposer_set_leader(p, true, 7, 1, &r->emitter);
+	const struct paxos_message *prep = recorder_find(r, PAXOS_MSG_PREPARE, 0);
+	ck_assert_ptr_nonnull(prep);
+	struct paxos_message pr = {.type = PAXOS_MSG_PROMISE};
+	pr.u.promise = (struct paxos_promise){
+	    .iid = prep->u.prepare.iid, .ballot = prep->u.prepare.ballot, .acceptor_id = 0};
+	recorder_clear(r);
+	for (uint32_t acc = 0; acc < 4; acc++) {
+		pr.u.promise.acceptor_id = acc;
+		paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	}
+	const struct paxos_message *acc = recorder_find(r, PAXOS_MSG_ACCEPT, 0);
+	ck_assert_ptr_nonnull(acc);
+	bool sent = acc->u.accept.value.len == PAXOS_MEMBERSHIP_COMMAND_MAX &&
+		    memcmp(acc->u.accept.value.data, buf, sizeof(buf)) == 0;
+	ck_assert(sent);
+	recorder_free(r);
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- acceptor recovery over several configurations ---- */
 
 static void answer(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation)
@@ -555,6 +634,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_proposer_takes_requests);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	tcase_add_test(t, test_proposer_set_changes);
+	tcase_add_test(t, test_command_with_address);
 	tcase_add_test(t, test_recovery_asks_the_proposer_set);
 	suite_add_tcase(s, t);
 	return s;

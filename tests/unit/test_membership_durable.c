@@ -174,10 +174,17 @@ START_TEST(test_file_round_trip)
 	struct paxos_membership *p = paxos_membership_create(0x7, 0x3, ALPHA);
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x2, buf);
 	ck_assert_int_eq(paxos_membership_apply(p, 4, &cmd), 1);
+	paxos_membership_set_address(p, 5, 0x0400007f, 7206); /* 127.0.0.4 */
 	ck_assert_int_eq(paxos_membership_file_write(dir, p, err, sizeof(err)), PAXOS_OK);
 	ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)), PAXOS_OK);
 	ck_assert_uint_eq(paxos_membership_proposers(r, 1), 0x3);
 	ck_assert_uint_eq(paxos_membership_proposers(r, 4 + ALPHA), 0x2);
+	uint32_t a5;
+	uint16_t port5;
+	ck_assert(paxos_membership_address(r, 5, &a5, &port5));
+	ck_assert_uint_eq(a5, 0x0400007f);
+	ck_assert_uint_eq(port5, 7206);
+	ck_assert(!paxos_membership_address(r, 4, &a5, &port5));
 	paxos_membership_free(r);
 	paxos_membership_free(p);
 	ck_assert_int_eq(paxos_membership_file_write(dir, m, err, sizeof(err)), PAXOS_OK);
@@ -196,6 +203,8 @@ START_TEST(test_file_round_trip)
 	    "11 0x1f\n",
 	    "paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\nsomething\n",
 	    "paxos-membership 3\nalpha 10\napplied 11\nconfiguration 1 1 0x7\n",
+	    "paxos-membership 2\nalpha 10\napplied 11\nconfiguration 1 1 0x7 0x3\n"
+	    "address 40 0x1 7201\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		FILE *f = fopen(path, "w");
