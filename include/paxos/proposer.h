@@ -138,6 +138,12 @@ PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
 PAXOS_API int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
 					       paxos_time now, const struct paxos_emitter *out);
 
+/** As paxos_proposer_change_membership(), for the proposer set: @p proposers (one bit per
+ * proposer id) may lead from alpha instances after the command's own on. PAXOS_E_INVALID
+ * without a membership, for 0 or the proposers in force; the rest as for the acceptors. */
+PAXOS_API int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers,
+					      paxos_time now, const struct paxos_emitter *out);
+
 /** Whether a membership change asked of this proposer is not chosen yet. */
 PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 

@@ -634,7 +634,7 @@ static unsigned member_line(const struct config_parse *p, size_t i)
 }
 
 /* Member addresses: known ids only, each address once, and with transport unicast one for
- * every acceptor and proposer. */
+ * every acceptor and proposer (but acceptors added later, see below). */
 static int check_members(struct config_parse *p)
 {
 	const struct paxos_config *c = &p->cfg;
@@ -652,7 +652,12 @@ static int check_members(struct config_parse *p)
 					   config_find_key(acceptor ? "acceptor" : "proposer"),
 					   "unknown id %zu: ids are below %s (%u)", id,
 					   acceptor ? "acceptors" : "proposers", count);
-		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST)
+		/* With membership-alpha, an acceptor that is no member at the start may have its
+		 * address carried by the command that adds it (paxos-admin add-acceptor ID
+		 * HOST:PORT) instead. */
+		bool later = acceptor && c->membership_alpha && c->initial_members &&
+			     id >= c->initial_members;
+		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST && !later)
 			return parse_error(p, p->set_on_line[transport - config_keys], transport,
 					   "unicast needs every member's address, and %s has none "
 					   "(add a line '%s HOST:PORT')",
@@ -719,6 +724,18 @@ static int check_cross(struct config_parse *p)
 				   config_find_key("initial-members"),
 				   "%u must not exceed acceptors (%u), and needs membership-alpha",
 				   c->initial_members, c->acceptors);
+	if (c->initial_proposers > c->proposers || (c->initial_proposers && !c->membership_alpha))
+		return parse_error(p, later_line(p, "initial-proposers", "proposers"),
+				   config_find_key("initial-proposers"),
+				   "%u must not exceed proposers (%u), and needs membership-alpha",
+				   c->initial_proposers, c->proposers);
+	if (c->membership_alpha && c->proposers > 32)
+		return parse_error(
+		    p, later_line(p, "membership-alpha", "proposers"),
+		    config_find_key("membership-alpha"),
+		    "needs at most 32 proposers (the proposer set of a configuration "
+		    "has one bit per id), not %u",
+		    c->proposers);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   config_find_key("proposer-concurrency"),

@@ -50,9 +50,12 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->election)
-		paxos_election_tick(n->election, paxos_now(), first_undelivered(n),
+	if (n->election) {
+		paxos_iid next = first_undelivered(n);
+		node_membership_election(n, next);
+		paxos_election_tick(n->election, paxos_now(), next,
 				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
 }
 
 static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
@@ -623,6 +626,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	}
 	if (rc == PAXOS_OK)
 		rc = ensure_learner(n);
+	if (rc == PAXOS_OK)
+		rc = node_membership_proposer_start(n, id);
 	if (rc != PAXOS_OK)
 		return rc;
 	struct paxos_proposer_options o;
@@ -650,11 +655,13 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	eo.changed = on_leader_change;
 	eo.changed_arg = n;
+	eo.members = node_membership_proposers(n, first_undelivered(n));
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+
 	uint32_t leader = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,

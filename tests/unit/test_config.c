@@ -202,6 +202,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "proposers",
 	    "membership-alpha",
 	    "initial-members",
+	    "initial-proposers",
 	    "leader",
 	    "proposer-window",
 	    "proposer-concurrency",
@@ -377,6 +378,7 @@ static const struct bad_case bad_cases[] = {
     {"proposers", "2", "-2", "0", "101"},
     {"membership-alpha", "0", "-1", NULL, "1048577"},
     {"initial-members", "0", "two", NULL, "33"},
+    {"initial-proposers", "0", "two", NULL, "101"},
     {"leader", "0", "zero", NULL, "100"},
     {"proposer-window", "128", "1.5", "0", "65537"},
     {"proposer-concurrency", "64", "1e3", "0", "65537"},
@@ -550,6 +552,20 @@ START_TEST(test_unicast_members)
 		     "0 has none (add a line 'proposer 0 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 1 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: unknown id 1: ids are below acceptors (1)");
+	/* An acceptor that is no member at the start may get its address from the log, not
+	 * a member at the start. */
+	struct paxos_config later;
+	paxos_config_defaults(&later);
+	ck_assert_int_eq(parse(&later, "transport unicast\nacceptors 4\nproposers 1\n"
+				       "membership-alpha 256\ninitial-members 3\n"
+				       "acceptor 0 10.0.0.1:7201\nacceptor 1 10.0.0.2:7201\n"
+				       "acceptor 2 10.0.0.3:7201\nproposer 0 10.0.0.1:7301\n"),
+			 PAXOS_OK);
+	expect_error("transport unicast\nacceptors 4\nproposers 1\nmembership-alpha 256\n"
+		     "initial-members 3\nacceptor 0 10.0.0.1:7201\nacceptor 3 10.0.0.2:7201\n"
+		     "proposer 0 10.0.0.1:7301\n",
+		     "test.conf:1: transport: unicast needs every member's address, and acceptor 1 "
+		     "has none (add a line 'acceptor 1 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 0 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: 0 already has an address, on line 3");
 	snprintf(text, sizeof(text), "%sproposer 0 10.0.0.1:7201\n", members);
@@ -956,6 +972,14 @@ START_TEST(test_cross_checks)
 		     "membership-alpha");
 	expect_error("initial-members 2\n", "test.conf:1: initial-members: 2 must not exceed "
 					    "acceptors (3), and needs membership-alpha");
+	expect_error("membership-alpha 256\ninitial-proposers 3\n",
+		     "test.conf:2: initial-proposers: 3 must not exceed proposers (2), and needs "
+		     "membership-alpha");
+	expect_error("initial-proposers 1\n", "test.conf:1: initial-proposers: 1 must not exceed "
+					      "proposers (2), and needs membership-alpha");
+	expect_error("proposers 33\nmembership-alpha 256\n",
+		     "test.conf:2: membership-alpha: needs at most 32 proposers (the proposer set "
+		     "of a configuration has one bit per id), not 33");
 	/* the four groups must be distinct endpoints */
 	expect_error(
 	    "submit-group 239.255.11.1:7101\n",

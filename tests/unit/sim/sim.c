@@ -166,6 +166,11 @@ struct sim {
 	uint32_t config_count;
 	bool issued;
 	uint32_t issued_from, issued_members;
+	/* The change asked for is of the proposer set (to issued_proposers; issued_members are
+	 * the acceptors as they stay). */
+	bool issued_kind_proposers;
+	uint32_t issued_proposers;
+	uint32_t proposer_changes; /* proposer set changes chosen in the run */
 	/* Acceptors that lost their state in the run, were lost for good, or retired: in each
 	 * configuration ever chosen they must stay a minority (see budget_ok). */
 	uint32_t amnesia_mask, lost_mask, retired_mask;
@@ -244,11 +249,15 @@ static void truth_advance(struct sim *s)
 			return;
 		const struct checker_chosen *ch = &log->chosen[next];
 		struct paxos_value v = {ch->bytes, ch->len};
+		uint32_t proposers_before = paxos_membership_latest(s->truth)->proposers;
 		if (paxos_membership_apply(s->truth, next, &v) == 1) {
 			const struct paxos_configuration *c = paxos_membership_latest(s->truth);
+			s->proposer_changes += c->proposers != proposers_before;
 			trace(s, 1,
-			      "configuration %u chosen in %" PRIu64 ": members 0x%x from %" PRIu64,
-			      c->id, next, c->members, c->first);
+			      "configuration %u chosen in %" PRIu64
+			      ": members 0x%x, proposers 0x%x "
+			      "from %" PRIu64,
+			      c->id, next, c->members, c->proposers, c->first);
 			if (s->config_count < MAX_CONFIGS)
 				s->configs[s->config_count++] = c->members;
 			s->issued = false;
@@ -289,6 +298,10 @@ static void recovery_configurations(struct sim *s, uint32_t i, struct paxos_acce
 	truth_advance(s);
 	paxos_membership_voted_in(s->truth, i, m->configurations, m->configuration_ends,
 				  PAXOS_ACCEPTOR_CONFIGURATIONS);
+	/* The proposers of the set in force and of a change chosen, as the node asks. */
+	paxos_iid next = paxos_membership_applied(s->truth) + 1;
+	m->proposer_set = paxos_membership_proposers(s->truth, next) |
+			  paxos_membership_latest(s->truth)->proposers;
 }
 
 /* ---- network ---- */
@@ -422,7 +435,8 @@ static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivere
 {
 	*m = NULL;
 	if (s->o.reconfig) {
-		*m = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		*m = paxos_membership_create((1u << s->o.acceptors) - 1, (1u << s->o.proposers) - 1,
+					     s->alpha);
 		if (!*m) {
 			checker_fail(s->check, SIM_V_INTERNAL, "paxos_membership_new failed");
 			return NULL;
@@ -572,22 +586,43 @@ static void demote(struct sim *s, uint32_t i)
 	paxos_proposer_set_leader(s->prop[i].core, false, 0, s->now, &s->prop[i].ep.emitter);
 }
 
-/* A random proposer that is up and satisfies want_leader (UINT32_MAX: none). */
+/* --reconfig: whether proposer i is in the proposer set in force (as the cluster's log says
+ * up to where the checker saw it chosen): the election picks among those only. */
+static bool may_lead(const struct sim *s, uint32_t i)
+{
+	if (!s->truth)
+		return true;
+	paxos_iid next = paxos_membership_applied(s->truth) + 1;
+	return (paxos_membership_proposers(s->truth, next) & (1u << i)) != 0;
+}
+
+/* A random proposer that is up and satisfies want_leader (UINT32_MAX: none); one to lead
+ * (want_leader 0 or -1) is in the proposer set in force. */
 static uint32_t pick_proposer(struct sim *s, int want_leader)
 {
 	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)))
+		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)) &&
+		    (want_leader == 1 || leads(s, i) || may_lead(s, i)))
 			cand[n++] = i;
 	return n ? cand[rng_range(&s->rng, 0, n - 1)] : UINT32_MAX;
 }
 
-/* The failure detector's eventual verdict: someone up leads. */
+/* The failure detector's eventual verdict: someone up leads, of the proposer set in force; a
+ * proposer a change removed stops leading. */
 static void ensure_leader(struct sim *s)
 {
+	for (uint32_t i = 0; s->truth && i < s->o.proposers; i++)
+		if (leads(s, i) && !may_lead(s, i)) {
+			trace(s, 1, "proposer %u, removed, stops leading", i);
+			demote(s, i);
+			/* A leader change: the next leader may propose again what this one got
+			 * chosen (at-least-once), so duplicates are no longer bounded. */
+			s->check->integrity = false;
+		}
 	if (leader_count(s) > 0)
 		return;
-	uint32_t i = pick_proposer(s, -1);
+	uint32_t i = pick_proposer(s, 0);
 	if (i != UINT32_MAX)
 		promote(s, i);
 }
@@ -796,7 +831,7 @@ static void fault_cut_proposer(struct sim *s)
 		return;
 	uint32_t other = UINT32_MAX;
 	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
-		if (k != i && s->prop[k].up && !s->prop[k].cut)
+		if (k != i && s->prop[k].up && !s->prop[k].cut && may_lead(s, k))
 			other = k;
 	EACH_PARTITION(s, p)
 	{
@@ -1067,13 +1102,20 @@ static void heal(struct sim *s)
 			}
 		/* The leader it has keeps leading; a partition without one gets its own. */
 		uint32_t keep = UINT32_MAX;
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (leads(s, i) && !may_lead(s, i))
+				s->check->integrity =
+				    false; /* removed: another leads (see above) */
 		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
-			if (leads(s, i))
+			if (leads(s, i) && may_lead(s, i))
 				keep = i;
+		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
+			if (may_lead(s, (p + i) % s->o.proposers))
+				keep = (p + i) % s->o.proposers;
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (i != keep)
 				demote(s, i);
-		promote(s, keep == UINT32_MAX ? p % s->o.proposers : keep);
+		promote(s, keep);
 	}
 }
 
@@ -1117,6 +1159,13 @@ static void issue(struct sim *s)
 	uint32_t l = pick_proposer(s, 1);
 	if (l == UINT32_MAX || paxos_proposer_change_pending(s->prop[l].core))
 		return;
+	if (s->issued_kind_proposers) {
+		int rc = paxos_proposer_change_proposers(s->prop[l].core, s->issued_proposers,
+							 s->now, &s->prop[l].ep.emitter);
+		trace(s, 1, "proposer %u proposes proposers 0x%x: %s", l, s->issued_proposers,
+		      paxos_strerror(rc));
+		return;
+	}
 	int rc = paxos_proposer_change_membership(s->prop[l].core, s->issued_members, s->now,
 						  &s->prop[l].ep.emitter);
 	trace(s, 1, "proposer %u proposes members 0x%x: %s", l, s->issued_members,
@@ -1133,7 +1182,41 @@ static uint32_t pick_member(struct sim *s, uint32_t members)
 	return members & -members;
 }
 
-enum reconfig_op { OP_ADD, OP_REMOVE, OP_REPLACE, OP_GROW, OP_SHRINK, OP_COUNT };
+enum reconfig_op {
+	OP_ADD,
+	OP_REMOVE,
+	OP_REPLACE,
+	OP_GROW,
+	OP_SHRINK,
+	OP_ADD_PROPOSER,
+	OP_REMOVE_PROPOSER,
+	OP_COUNT
+};
+
+/* A change of the proposer set: add one that is not a member, or remove one of two or more
+ * (never the last). Returns whether one was asked for. */
+static bool reconfigure_proposers(struct sim *s, enum reconfig_op op)
+{
+	const struct paxos_configuration *c = paxos_membership_latest(s->truth);
+	uint32_t all = (1u << s->o.proposers) - 1, have = c->proposers & all, next;
+	if (op == OP_ADD_PROPOSER) {
+		if (have == all)
+			return false;
+		next = have | pick_member(s, all & ~have);
+	} else {
+		if (__builtin_popcount(have) < 2)
+			return false;
+		next = have & ~pick_member(s, have);
+	}
+	s->issued = true;
+	s->issued_kind_proposers = true;
+	s->issued_members = c->members;
+	s->issued_proposers = next;
+	s->issued_from = c->id;
+	trace(s, 1, "change asked: proposers 0x%x to 0x%x", have, next);
+	issue(s);
+	return true;
+}
 
 /* The next step: retire what was removed, keep the change asked for going, or ask for a new
  * one: add, remove or replace (a new id) one acceptor, grow or shrink by two. */
@@ -1153,7 +1236,12 @@ static void reconfigure(struct sim *s)
 	uint32_t fresh = SIM_MAX_ACCEPTORS - s->ids;
 	enum reconfig_op op = (enum reconfig_op)rng_range(&s->rng, 0, OP_COUNT - 1);
 	uint32_t next = members;
+	s->issued_kind_proposers = false;
 	switch (op) {
+	case OP_ADD_PROPOSER:
+	case OP_REMOVE_PROPOSER:
+		reconfigure_proposers(s, op);
+		return;
 	case OP_ADD:
 	case OP_REPLACE:
 	case OP_GROW: {
@@ -1568,7 +1656,8 @@ static bool build(struct sim *s)
 {
 	s->ids = s->o.acceptors;
 	if (s->o.reconfig) {
-		s->truth = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		s->truth = paxos_membership_create((1u << s->o.acceptors) - 1,
+						   (1u << s->o.proposers) - 1, s->alpha);
 		if (!s->truth)
 			return false;
 		s->configs[s->config_count++] = (1u << s->o.acceptors) - 1;
@@ -1790,6 +1879,7 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	r->merged = merged_total(&s->merged);
 	r->end_time = s->now;
 	r->reconfigurations = s->config_count ? s->config_count - 1 : 0;
+	r->proposer_reconfigurations = s->proposer_changes;
 	if (o->verbose)
 		fprintf(stderr,
 			"sim: window %u, concurrency %u, alpha %u, merge-segment %u, %u changes; "

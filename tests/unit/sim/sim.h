@@ -116,8 +116,9 @@ struct sim_result {
 	paxos_time end_time;
 	uint64_t trace_hash;       /* digest of every event processed: equal runs, equal hashes */
 	uint32_t reconfigurations; /* configurations chosen after the first (--reconfig) */
-	uint64_t merged;           /* values in the merged order, over all learners */
-	uint32_t snapshots;        /* merging learners restarted from a snapshot */
+	uint32_t proposer_reconfigurations; /* of those, changes of the proposer set */
+	uint64_t merged;                    /* values in the merged order, over all learners */
+	uint32_t snapshots;                 /* merging learners restarted from a snapshot */
 };
 
 void sim_options_default(struct sim_options *o);
