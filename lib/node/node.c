@@ -619,9 +619,10 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 			first = heard;
 	}
 	if (first > paxos_learner_next_iid(n->learner)) {
-		paxos_learner_skip_to(n->learner, first);
+		/* The proposer's window first: the learner may deliver from first on at once. */
 		paxos_proposer_delivered(n->proposer, first - 1, NULL, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_learner_skip_to(n->learner, first);
 	}
 	return first;
 }

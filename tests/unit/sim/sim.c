@@ -108,6 +108,10 @@ struct sim_proposer {
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
 	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
+	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
+	 * the log's traffic, and its learner asks for nothing, until it takes over. */
+	bool lean;
+	paxos_iid heard_next; /* its learner's next instance, as its last heartbeat said */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -526,6 +530,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 		return false;
 	}
 	p->up = true;
+	p->lean = false;
 	return true;
 }
 
@@ -553,13 +558,39 @@ static uint32_t leader_count(const struct sim *s)
 	return n;
 }
 
-/* As a takeover does: lead from the lowest instance its own learner has not delivered. */
+/* As the node does with partitions: a proposer that does not lead follows lean. */
+static void lean_follow(struct sim *s, uint32_t i)
+{
+	struct sim_proposer *p = &s->prop[i];
+	if (s->o.partitions < 2 || !p->up || p->lean || paxos_proposer_is_leader(p->core))
+		return;
+	trace(s, 2, "proposer %u follows lean", i);
+	p->lean = true;
+	paxos_proposer_drop_pending(p->core);
+}
+
+/* As a takeover does: lead from the lowest instance its own learner has not delivered; a lean
+ * follower first skips to the highest next instance the heartbeats said. */
 static void promote(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	if (!p->up || paxos_proposer_is_leader(p->core))
 		return;
 	paxos_iid first = paxos_learner_next_iid(p->learner);
+	if (p->lean) {
+		p->lean = false;
+		paxos_iid known = first;
+		for (uint32_t k = 0; k < s->o.proposers; k++)
+			if (s->prop[k].heard_next > known)
+				known = s->prop[k].heard_next;
+		if (known > first) {
+			trace(s, 1, "proposer %u skips to instance %" PRIu64, i, known);
+			checker_view_skip(s->check, proposer_view(s, i), known);
+			paxos_proposer_delivered(p->core, known - 1, NULL, s->now, &p->ep.emitter);
+			paxos_learner_skip_to(p->learner, known); /* may deliver from known on */
+			first = known;
+		}
+	}
 	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
 	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
 }
@@ -570,6 +601,7 @@ static void demote(struct sim *s, uint32_t i)
 		return;
 	trace(s, 1, "proposer %u stops leading", i);
 	paxos_proposer_set_leader(s->prop[i].core, false, 0, s->now, &s->prop[i].ep.emitter);
+	lean_follow(s, i);
 }
 
 /* A random proposer that is up and satisfies want_leader (UINT32_MAX: none). */
@@ -1074,6 +1106,8 @@ static void heal(struct sim *s)
 			if (i != keep)
 				demote(s, i);
 		promote(s, keep == UINT32_MAX ? p % s->o.proposers : keep);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
 	}
 }
 
@@ -1328,6 +1362,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up || p->cut)
 			break;
+		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
+			break; /* neither the log nor the client values */
 		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
 			break;
@@ -1356,7 +1392,10 @@ static void tick_partition(struct sim *s)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up)
 			continue;
-		paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
+		if (!p->cut) /* its heartbeat */
+			p->heard_next = paxos_learner_next_iid(p->learner);
+		if (!p->lean)
+			paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
 		paxos_proposer_tick(p->core, s->now, &p->ep.emitter);
 	}
 }
@@ -1381,7 +1420,11 @@ static bool complete(const struct sim *s)
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (!q->prop[i].up)
 				return false;
-		for (uint32_t v = 0; v < q->check.view_count; v++)
+		/* With partitions the proposers' learners follow lean (no log while they do
+		 * not lead, and a takeover skips what was chosen): the learners must have it all.
+		 */
+		uint32_t views = s->o.partitions > 1 ? s->o.learners : q->check.view_count;
+		for (uint32_t v = 0; v < views; v++)
 			if (!checker_view_complete(&q->check, v))
 				return false;
 	}
@@ -1453,7 +1496,8 @@ static void report_liveness(struct sim *s)
 
 static void report_partition_liveness(struct sim *s)
 {
-	for (uint32_t v = 0; v < s->check->view_count; v++) {
+	uint32_t views = s->o.partitions > 1 ? s->o.learners : s->check->view_count;
+	for (uint32_t v = 0; v < views; v++) {
 		if (checker_view_complete(s->check, v))
 			continue;
 		uint32_t missing = 0, first = 0;
@@ -1529,6 +1573,7 @@ static void step(struct sim *s, const struct sim_event *e)
 			if (proposer_start(s, e->target))
 				checker_view_reset(s->check, proposer_view(s, e->target));
 			ensure_leader(s);
+			lean_follow(s, e->target);
 		}
 		break;
 	case SE_PARTITION_END:
@@ -1692,7 +1737,11 @@ static void run(struct sim *s)
 {
 	/* Leaders spread: partition p is led by proposer p mod proposers at first. */
 	EACH_PARTITION(s, p)
-	promote(s, p % s->o.proposers);
+	{
+		promote(s, p % s->o.proposers);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
+	}
 	plan(s);
 	struct sim_event e;
 	uint64_t events = 0;
