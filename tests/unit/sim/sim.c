@@ -723,8 +723,13 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 
 /* ---- faults ---- */
 
+static void use_random_partition(struct sim *s);
+
 static void fault_crash_acceptor(struct sim *s)
 {
+	/* Acceptors of its own: the process serves one partition, which alone loses it. */
+	if (s->o.own_acceptors)
+		use_random_partition(s);
 	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
 	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up)
@@ -732,8 +737,13 @@ static void fault_crash_acceptor(struct sim *s)
 	if (n == 0)
 		return;
 	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
-	EACH_PARTITION(s, p)
-	acceptor_crash(s, i);
+	if (s->o.own_acceptors) {
+		trace(s, 1, "partition %u's own acceptor crashes", s->cur);
+		acceptor_crash(s, i);
+	} else {
+		EACH_PARTITION(s, p)
+		acceptor_crash(s, i);
+	}
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
 }
 
@@ -756,11 +766,18 @@ static void use_random_partition(struct sim *s)
 	use(s, s->o.partitions > 1 ? (uint32_t)rng_range(&s->rng, 0, s->o.partitions - 1) : 0);
 }
 
-/* Sets acceptor i's cut flag in every partition: the network cuts the process off. */
-static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+/* Sets acceptor i's cut flag in every partition: the network cuts the process off. With
+ * acceptors of their own per partition, a cut takes partition only's (only < partitions). */
+static void cut_acceptor_of(struct sim *s, uint32_t i, bool cut, uint32_t only)
 {
 	for (uint32_t p = 0; p < s->o.partitions; p++)
-		s->part[p].acc[i].cut = cut;
+		if (only >= s->o.partitions || p == only)
+			s->part[p].acc[i].cut = cut;
+}
+
+static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+{
+	cut_acceptor_of(s, i, cut, UINT32_MAX);
 }
 
 static void fault_move_leader(struct sim *s)
@@ -793,10 +810,15 @@ static void fault_partition(struct sim *s)
 		return;
 	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->ids - 1) / 2);
 	s->partitioned = true;
+	uint32_t only = UINT32_MAX;
+	if (s->o.own_acceptors) { /* one partition's own acceptors are cut off */
+		use_random_partition(s);
+		only = s->cur;
+	}
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
 		if (!s->acc[i].cut) {
-			cut_acceptor(s, i, true);
+			cut_acceptor_of(s, i, true, only);
 			trace(s, 1, "acceptor %u is partitioned away", i);
 			n++;
 		}
