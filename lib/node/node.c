@@ -583,7 +583,10 @@ static void lean_reading(struct paxos_node *n, bool reading)
 {
 	for (size_t i = 0; i < sizeof(lean_groups) / sizeof(lean_groups[0]); i++) {
 		enum paxos_group g = lean_groups[i];
-		if (!n->joined[g])
+		/* Unicast reads the submit and acceptors groups on the member socket, which brings
+		 * the proposers group too: not left unread (node_deliver drops the others). */
+		if (!n->joined[g] ||
+		    (n->cfg.transport == PAXOS_TRANSPORT_UNICAST && g != PAXOS_GROUP_LEARNERS))
 			continue;
 		if (!reading) {
 			n->net->ops->set_lazy(n->net, g, true);
