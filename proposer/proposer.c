@@ -764,6 +764,14 @@ uint32_t paxos_proposer_pending(const struct paxos_proposer *p)
 	return pending_count(&p->pending);
 }
 
+void paxos_proposer_drop_pending(struct paxos_proposer *p)
+{
+	if (p->leader)
+		return;
+	p->counters->pending_dropped += pending_count(&p->pending);
+	pending_clear(&p->pending);
+}
+
 uint32_t paxos_proposer_epoch(const struct paxos_proposer *p)
 {
 	return p->epoch;

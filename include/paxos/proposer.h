@@ -150,6 +150,11 @@ PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 
+/** Drops every value waiting in the pending list (counted in pending_dropped): for a proposer
+ * that stops following the clients' values (a lean follower, lib/node), whose list would go
+ * stale; the clients submit again what was not chosen. Ignored while leading. */
+PAXOS_API void paxos_proposer_drop_pending(struct paxos_proposer *p);
+
 /** The highest epoch the proposer uses ballots of: its own, or one it raised to. */
 PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
 

@@ -48,6 +48,7 @@ const struct config_key config_keys[] = {
     {"initial-proposers", KEY_U32, FIELD(initial_proposers), 0, PAXOS_MAX_PROPOSERS, "0", NULL},
     /* Every partition's ports must be free of the others': checked once the file is read. */
     {"partitions", KEY_U32, FIELD(partitions), 1, PAXOS_MAX_PARTITIONS, "1", NULL},
+    {"partition-acceptors", KEY_PARTSET, FIELD(partition_acceptors), 0, 0, "all", NULL},
     {"learner-merge", KEY_BOOL, FIELD(learner_merge), 0, 0, "no", NULL},
     {"merge-segment", KEY_U32, FIELD(merge_segment), 1, 1048576, "64", NULL},
     {"merge-skip-ms", KEY_U32, FIELD(merge_skip_ms), 1, 600000, "5", NULL},

@@ -96,6 +96,9 @@ struct paxos_node {
 	bool flush_scheduled;
 	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
 	bool assign_due; /* client values queued in the proposer during this read */
+	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
+	 * lead, reading neither the clients' values nor the log until it takes over. */
+	bool lean;
 	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
 	 * Everything a round sends goes out together at its end (one send), so that the
 	 * datagrams of one batch reach their readers together: one read, one group commit. */

@@ -103,6 +103,8 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	o->partitions = o->reconfig ? 1 : 1 + (i / 43) % 3;
 	if (o->partitions > 1 && !o->skip_idle_us)
 		o->skip_idle_us = skip_idle[1 + (i / 47) % 2];
+	/* Half of those give each partition acceptors of its own (partition-acceptors). */
+	o->own_acceptors = o->partitions > 1 && (i / 53) % 2 == 1;
 }
 
 static double seconds_since(const struct timespec *t0)

@@ -108,6 +108,10 @@ struct sim_proposer {
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
 	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
+	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
+	 * the log's traffic, and its learner asks for nothing, until it takes over. */
+	bool lean;
+	paxos_iid heard_next; /* its learner's next instance, as its last heartbeat said */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -540,6 +544,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 		return false;
 	}
 	p->up = true;
+	p->lean = false;
 	return true;
 }
 
@@ -567,13 +572,39 @@ static uint32_t leader_count(const struct sim *s)
 	return n;
 }
 
-/* As a takeover does: lead from the lowest instance its own learner has not delivered. */
+/* As the node does with partitions: a proposer that does not lead follows lean. */
+static void lean_follow(struct sim *s, uint32_t i)
+{
+	struct sim_proposer *p = &s->prop[i];
+	if (s->o.partitions < 2 || !p->up || p->lean || paxos_proposer_is_leader(p->core))
+		return;
+	trace(s, 2, "proposer %u follows lean", i);
+	p->lean = true;
+	paxos_proposer_drop_pending(p->core);
+}
+
+/* As a takeover does: lead from the lowest instance its own learner has not delivered; a lean
+ * follower first skips to the highest next instance the heartbeats said. */
 static void promote(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	if (!p->up || paxos_proposer_is_leader(p->core))
 		return;
 	paxos_iid first = paxos_learner_next_iid(p->learner);
+	if (p->lean) {
+		p->lean = false;
+		paxos_iid known = first;
+		for (uint32_t k = 0; k < s->o.proposers; k++)
+			if (s->prop[k].heard_next > known)
+				known = s->prop[k].heard_next;
+		if (known > first) {
+			trace(s, 1, "proposer %u skips to instance %" PRIu64, i, known);
+			checker_view_skip(s->check, proposer_view(s, i), known);
+			paxos_proposer_delivered(p->core, known - 1, NULL, s->now, &p->ep.emitter);
+			paxos_learner_skip_to(p->learner, known); /* may deliver from known on */
+			first = known;
+		}
+	}
 	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
 	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
 }
@@ -584,6 +615,7 @@ static void demote(struct sim *s, uint32_t i)
 		return;
 	trace(s, 1, "proposer %u stops leading", i);
 	paxos_proposer_set_leader(s->prop[i].core, false, 0, s->now, &s->prop[i].ep.emitter);
+	lean_follow(s, i);
 }
 
 /* --reconfig: whether proposer i is in the proposer set in force (as the cluster's log says
@@ -726,8 +758,13 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 
 /* ---- faults ---- */
 
+static void use_random_partition(struct sim *s);
+
 static void fault_crash_acceptor(struct sim *s)
 {
+	/* Acceptors of its own: the process serves one partition, which alone loses it. */
+	if (s->o.own_acceptors)
+		use_random_partition(s);
 	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
 	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up)
@@ -735,8 +772,13 @@ static void fault_crash_acceptor(struct sim *s)
 	if (n == 0)
 		return;
 	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
-	EACH_PARTITION(s, p)
-	acceptor_crash(s, i);
+	if (s->o.own_acceptors) {
+		trace(s, 1, "partition %u's own acceptor crashes", s->cur);
+		acceptor_crash(s, i);
+	} else {
+		EACH_PARTITION(s, p)
+		acceptor_crash(s, i);
+	}
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
 }
 
@@ -759,11 +801,18 @@ static void use_random_partition(struct sim *s)
 	use(s, s->o.partitions > 1 ? (uint32_t)rng_range(&s->rng, 0, s->o.partitions - 1) : 0);
 }
 
-/* Sets acceptor i's cut flag in every partition: the network cuts the process off. */
-static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+/* Sets acceptor i's cut flag in every partition: the network cuts the process off. With
+ * acceptors of their own per partition, a cut takes partition only's (only < partitions). */
+static void cut_acceptor_of(struct sim *s, uint32_t i, bool cut, uint32_t only)
 {
 	for (uint32_t p = 0; p < s->o.partitions; p++)
-		s->part[p].acc[i].cut = cut;
+		if (only >= s->o.partitions || p == only)
+			s->part[p].acc[i].cut = cut;
+}
+
+static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+{
+	cut_acceptor_of(s, i, cut, UINT32_MAX);
 }
 
 static void fault_move_leader(struct sim *s)
@@ -796,10 +845,15 @@ static void fault_partition(struct sim *s)
 		return;
 	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->ids - 1) / 2);
 	s->partitioned = true;
+	uint32_t only = UINT32_MAX;
+	if (s->o.own_acceptors) { /* one partition's own acceptors are cut off */
+		use_random_partition(s);
+		only = s->cur;
+	}
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
 		if (!s->acc[i].cut) {
-			cut_acceptor(s, i, true);
+			cut_acceptor_of(s, i, true, only);
 			trace(s, 1, "acceptor %u is partitioned away", i);
 			n++;
 		}
@@ -1116,6 +1170,8 @@ static void heal(struct sim *s)
 			if (i != keep)
 				demote(s, i);
 		promote(s, keep);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
 	}
 }
 
@@ -1416,6 +1472,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up || p->cut)
 			break;
+		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
+			break; /* neither the log nor the client values */
 		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
 			break;
@@ -1444,7 +1502,10 @@ static void tick_partition(struct sim *s)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up)
 			continue;
-		paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
+		if (!p->cut) /* its heartbeat */
+			p->heard_next = paxos_learner_next_iid(p->learner);
+		if (!p->lean)
+			paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
 		paxos_proposer_tick(p->core, s->now, &p->ep.emitter);
 	}
 }
@@ -1469,7 +1530,11 @@ static bool complete(const struct sim *s)
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (!q->prop[i].up)
 				return false;
-		for (uint32_t v = 0; v < q->check.view_count; v++)
+		/* With partitions the proposers' learners follow lean (no log while they do
+		 * not lead, and a takeover skips what was chosen): the learners must have it all.
+		 */
+		uint32_t views = s->o.partitions > 1 ? s->o.learners : q->check.view_count;
+		for (uint32_t v = 0; v < views; v++)
 			if (!checker_view_complete(&q->check, v))
 				return false;
 	}
@@ -1541,7 +1606,8 @@ static void report_liveness(struct sim *s)
 
 static void report_partition_liveness(struct sim *s)
 {
-	for (uint32_t v = 0; v < s->check->view_count; v++) {
+	uint32_t views = s->o.partitions > 1 ? s->o.learners : s->check->view_count;
+	for (uint32_t v = 0; v < views; v++) {
 		if (checker_view_complete(s->check, v))
 			continue;
 		uint32_t missing = 0, first = 0;
@@ -1617,6 +1683,7 @@ static void step(struct sim *s, const struct sim_event *e)
 			if (proposer_start(s, e->target))
 				checker_view_reset(s->check, proposer_view(s, e->target));
 			ensure_leader(s);
+			lean_follow(s, e->target);
 		}
 		break;
 	case SE_PARTITION_END:
@@ -1781,7 +1848,11 @@ static void run(struct sim *s)
 {
 	/* Leaders spread: partition p is led by proposer p mod proposers at first. */
 	EACH_PARTITION(s, p)
-	promote(s, p % s->o.proposers);
+	{
+		promote(s, p % s->o.proposers);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
+	}
 	plan(s);
 	struct sim_event e;
 	uint64_t events = 0;

@@ -103,6 +103,10 @@ struct sim_options {
 	 * first, values spread round-robin; with more than one, the learners also merge the
 	 * logs (learner-merge) and leaders close idle instances with skips. Not with reconfig. */
 	uint32_t partitions;
+	/* With partitions: each partition has acceptors of its own (paxos.conf
+	 * partition-acceptors with disjoint sets): an acceptor crash or a network cut hits one
+	 * partition's acceptor only, where shared acceptors fail in every partition at once. */
+	bool own_acceptors;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
