@@ -32,7 +32,7 @@ static uint32_t needed_in(const struct recovery *r, uint32_t c)
 static bool covered(const struct recovery *r, uint32_t k)
 {
 	paxos_iid end = r->m.configuration_ends[k];
-	return end != 0 && r->heard_iid >= end && r->proposers_answered == r->m.proposers &&
+	return end != 0 && r->heard_iid >= end && r->proposers_answered == r->proposers_needed &&
 	       !(r->peers_recovering & r->configs[k]);
 }
 
@@ -66,12 +66,12 @@ static uint32_t others(const struct recovery *r)
  */
 static bool first_start(const struct recovery *r)
 {
-	if (r->m.proposers == 0 || r->peers_holding != 0 || r->ran_before)
+	if (r->proposers_needed == 0 || r->peers_holding != 0 || r->ran_before)
 		return false;
 	for (uint32_t i = 0; i < r->m.proposers; i++)
 		if (r->answered[i] && !r->fresh[i])
 			return false;
-	if (r->proposers_answered == r->m.proposers)
+	if (r->proposers_answered == r->proposers_needed)
 		return true;
 	return r->m.recovery_ticks != 0 && r->age >= r->m.recovery_ticks &&
 	       ((r->peers_recovering | r->peers_empty) & others(r)) == others(r);
@@ -84,7 +84,7 @@ static void maybe_recovered(struct recovery *r)
 	if (!first_start(r)) {
 		if (short_config(r))
 			return;
-		if (r->proposers_answered < r->m.proposers &&
+		if (r->proposers_answered < r->proposers_needed &&
 		    (r->m.recovery_ticks == 0 || r->age < r->m.recovery_ticks))
 			return;
 	}
@@ -104,6 +104,13 @@ int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m)
 	recovery_init(r, r->id, r->counters);
 	r->joined = true;
 	r->m = *m;
+	uint32_t all = m->proposers >= 32 ? UINT32_MAX : (1u << m->proposers) - 1;
+	if (m->proposer_set && m->proposers <= 32)
+		r->m.proposer_set &= all;
+	else
+		r->m.proposer_set = 0;
+	r->proposers_needed =
+	    r->m.proposer_set ? (uint32_t)__builtin_popcount(r->m.proposer_set) : m->proposers;
 	if (m->configurations[0]) {
 		memcpy(r->configs, m->configurations, sizeof(r->configs));
 	} else {
@@ -169,7 +176,10 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			r->ran_before = true;
 			return;
 		}
-		if (!r->answered[info->sender_id]) {
+		/* One outside the proposer set is not waited for, but what it says still counts
+		 * (a removed proposer may have led until the change): the fence only rises. */
+		bool member = !r->m.proposer_set || (r->m.proposer_set & (1u << info->sender_id));
+		if (member && !r->answered[info->sender_id]) {
 			r->answered[info->sender_id] = true;
 			r->proposers_answered++;
 		}
@@ -313,5 +323,5 @@ void recovery_wait(const struct recovery *r, struct paxos_acceptor_recovery_wait
 	w->acceptors_recovering = r->peers_recovering & w->acceptors_silent;
 	w->acceptors_answered =
 	    (uint32_t)__builtin_popcount(r->acceptors_answered & c & ~(1u << r->id));
-	w->proposers_silent = r->m.proposers - r->proposers_answered;
+	w->proposers_silent = r->proposers_needed - r->proposers_answered;
 }

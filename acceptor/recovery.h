@@ -21,6 +21,7 @@ struct recovery {
 	    configs[PAXOS_ACCEPTOR_CONFIGURATIONS]; /* m.configurations, or all of m.acceptors */
 	uint32_t others;                            /* their members but us */
 	uint32_t proposers_answered;                /* how many of answered[] are set */
+	uint32_t proposers_needed; /* m.proposers, or the members of m.proposer_set */
 	bool answered[PAXOS_MAX_PROPOSERS];
 	/* Per proposer, as its last answer said: in its first life, and no accept sent yet. */
 	bool fresh[PAXOS_MAX_PROPOSERS];

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The partitions benchmark for bench/run-all: bench/partitions.sh at 64 B and 1000 B with 1, 2
-# and 4 partitions over 2 proposers (64 outstanding per partition), and once more with
-# learner-merge on. Writes partitions.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or
-# $BENCH_OUT): measured and projected values/s (1 / the busiest process's CPU per value).
+# and 4 partitions over 2 proposers, 3 acceptors per partition (partition-acceptors spread;
+# SPREAD=no passes through to keep 3 acceptors for all) and 64 outstanding per partition, and
+# once more with learner-merge on. Writes partitions.{csv,md,png} to bench/results/<date>/ (or
+# OUT_DIR, or $BENCH_OUT): measured and projected values/s (1 / the busiest process's CPU per
+# value).
 # Usage: bench/partitions-report.sh BUILD_DIR [SECONDS [ROUNDS [OUT_DIR]]]   (defaults 5 3)
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +27,8 @@ for merge in no yes; do
 	done
 done
 {
-	echo "Partitions over 2 proposers, 3 acceptors (memory storage), one client per partition"
+	echo "Partitions over 2 proposers, 3 acceptors of its own per partition (partition-acceptors"
+	echo "spread; SPREAD=no: 3 serving all), memory storage, one client per partition"
 	echo "with 64 values outstanding, $SECS s per run, medians of $ROUNDS interleaved rounds,"
 	echo "$(nproc) cores. CPU per delivered value from /proc/PID/stat; projected = 1 / busiest."
 	echo

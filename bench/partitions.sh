@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Partitions against one log: 3 acceptors and 2 proposers (memory storage, multicast, inside a
-# private network namespace), with 1 and with 2 partitions; one paxos-client per partition,
+# Partitions against one log: 2 proposers and 3 acceptors per partition, each partition with
+# acceptors of its own (partition-acceptors spread: 3 acceptors for 1 partition, 6 for 2, 12
+# for 4; SPREAD=no: 3 acceptors serving every partition, as before issue 23's sets) (memory
+# storage, multicast, inside a private network namespace); one paxos-client per partition,
 # each with 64 values outstanding, for SECONDS. Rounds interleave the configurations (the
 # machine's noise hits both alike); each line is the median of ROUNDS.
 # For each run: values/s delivered (all clients), and the CPU time per delivered value of every
@@ -20,8 +22,10 @@ SECS=${3:-5}
 ROUNDS=${4:-3}
 PARTS=${PARTS:-1 2 4}
 MERGE=${MERGE:-no}
+SPREAD=${SPREAD:-yes}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
+	export PARTS MERGE SPREAD
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$SIZE" "$SECS" "$ROUNDS"
 fi
 WORK=$(mktemp -d)
@@ -38,11 +42,22 @@ cpu_ticks() { # cpu_ticks PID: user + system time so far, in clock ticks
 # busiest proposer, all clients together)
 run() {
 	conf=$WORK/p$1.conf
+	accs=3
+	sets=all
+	if [ "$SPREAD" = yes ]; then
+		accs=$((3 * $1))
+		sets=spread
+	fi
 	sed -e "s|^partitions .*|partitions $1|" -e "s|^storage-path .*|storage-path $WORK/store$1.$2|" \
+		-e "s|^acceptors .*|acceptors $accs|" -e "s|^partition-acceptors .*|partition-acceptors $sets|" \
 		-e "s|^learner-merge .*|learner-merge $MERGE|" \
 		-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$SRC/paxos.conf" >"$conf"
 	PIDS=""
-	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$conf" -i $i; done
+	i=0
+	while [ $i -lt $accs ]; do
+		start acceptor$i paxos-acceptor -c "$conf" -i $i
+		i=$((i + 1))
+	done
 	for i in 0 1; do start proposer$i paxos-proposer -c "$conf" -i $i; done
 	sleep 0.5
 	clients=""
@@ -62,9 +77,11 @@ run() {
 	done
 	for pid in $clients; do wait "$pid" || true; done
 	acc=0
-	for i in 0 1 2; do
+	i=0
+	while [ $i -lt $accs ]; do
 		eval "t=\$(cpu_ticks \$PID_acceptor$i)"
 		[ "$t" -gt "$acc" ] && acc=$t
+		i=$((i + 1))
 	done
 	prop=0
 	for i in 0 1; do
@@ -102,8 +119,8 @@ while [ $round -le "$ROUNDS" ]; do
 	for p in $PARTS; do run "$p" $round; done
 	round=$((round + 1))
 done
-echo "partitions,size,merge,values/s,busiest us/value,acceptor us/value,proposer us/value,clients us/value,projected values/s,p50 ms,p99 ms"
+echo "partitions,size,merge,values/s,busiest us/value,acceptor us/value,proposer us/value,clients us/value,projected values/s,p50 ms,p99 ms,acceptors"
 for p in $PARTS; do
 	busiest=$(median "$WORK/p$p" 2)
-	echo "$p,$SIZE,$MERGE,$(median "$WORK/p$p" 1),$busiest,$(median "$WORK/p$p" 3),$(median "$WORK/p$p" 4),$(median "$WORK/p$p" 5),$(awk -v b="$busiest" 'BEGIN { printf "%.0f", 1e6 / b }'),$(median "$WORK/p$p" 6),$(median "$WORK/p$p" 7)"
+	echo "$p,$SIZE,$MERGE,$(median "$WORK/p$p" 1),$busiest,$(median "$WORK/p$p" 3),$(median "$WORK/p$p" 4),$(median "$WORK/p$p" 5),$(awk -v b="$busiest" 'BEGIN { printf "%.0f", 1e6 / b }'),$(median "$WORK/p$p" 6),$(median "$WORK/p$p" 7),$([ "$SPREAD" = yes ] && echo "$((3 * p)) spread" || echo "3 all")"
 done

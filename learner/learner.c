@@ -842,6 +842,27 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 	ask_from_next(l, now, out);
 }
 
+void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
+{
+	if (!l->started) { /* FROM_CURRENT: this is the current instance */
+		l->started = true;
+		l->next = first > l->next ? first : l->next;
+	}
+	if (first <= l->next)
+		return;
+	for (uint32_t i = 0; i < l->opt.window; i++)
+		if (l->slots[i].iid != 0 && l->slots[i].iid < first)
+			slot_reset(l, &l->slots[i], 0);
+	l->counters->instances_skipped_known += first - l->next;
+	l->next = first;
+	if (first - 1 > l->highest_seen)
+		l->highest_seen = first - 1;
+	if (l->opt.membership)
+		paxos_membership_skip_to(l->opt.membership, first - 1);
+	recheck_window(l);
+	deliver_ready(l);
+}
+
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
 {
 	return l->next;

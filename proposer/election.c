@@ -19,7 +19,13 @@ struct paxos_election {
 	bool forced;
 	uint32_t forced_leader;
 	uint32_t leader;
+	uint32_t members; /* who may lead: ids below 32 by their bit, the others always */
 };
+
+static bool member(const struct paxos_election *e, uint32_t id)
+{
+	return id >= 32 || (e->members & (1u << id));
+}
 
 static bool options_valid(const struct paxos_election_options *o)
 {
@@ -42,13 +48,18 @@ static uint32_t elect(const struct paxos_election *e, paxos_time now)
 {
 	if (e->forced)
 		return e->forced_leader;
-	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0;
-	for (uint32_t id = 0; id < e->o.proposers; id++)
+	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0, lowest = e->o.id;
+	for (uint32_t id = e->o.proposers; id-- > 0;) {
+		if (!member(e, id))
+			continue;
+		lowest = id;
 		if (paxos_election_alive(e, id, now))
 			live[count++] = id;
+	}
+	/* Outside the set and no member heard: the lowest member, never us. */
 	if (count == 0)
-		return e->o.id; /* unreachable: we are alive */
-	return live[e->o.partition % count];
+		return lowest;
+	return live[count - 1 - e->o.partition % count]; /* live[] runs from the highest id */
 }
 
 static void update(struct paxos_election *e, paxos_time now)
@@ -75,6 +86,7 @@ struct paxos_election *paxos_election_new(const struct paxos_election_options *o
 	e->next_heartbeat = now;
 	e->forced = o->manual;
 	e->forced_leader = o->manual_leader;
+	e->members = o->members ? o->members : UINT32_MAX;
 	e->leader = elect(e, now);
 	return e;
 }
@@ -140,6 +152,19 @@ void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid nex
 			e->next_heartbeat = now + e->o.heartbeat_interval;
 	}
 	update(e, now);
+}
+
+void paxos_election_set_members(struct paxos_election *e, uint32_t members, paxos_time now)
+{
+	if (members == e->members)
+		return;
+	e->members = members;
+	update(e, now);
+}
+
+uint32_t paxos_election_members(const struct paxos_election *e)
+{
+	return e->members;
 }
 
 uint32_t paxos_election_leader(const struct paxos_election *e)

@@ -305,8 +305,8 @@ static bool assign_command(const struct instance_ctx *ctx, struct instance *inst
 {
 	if (ctx->may_assign && ctx->may_assign(ctx->may_assign_arg, inst) == 0)
 		return false;
-	memcpy(inst->v2, ctx->command->bytes, PAXOS_MEMBERSHIP_COMMAND_LEN);
-	inst->v2_len = PAXOS_MEMBERSHIP_COMMAND_LEN;
+	memcpy(inst->v2, ctx->command->bytes, ctx->command->len);
+	inst->v2_len = ctx->command->len;
 	inst->has_v2 = true;
 	inst->cv = false;
 	inst->values = 0;

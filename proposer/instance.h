@@ -92,7 +92,8 @@ struct rtt_estimate {
 struct instance_command {
 	bool wanted;  /* the next instance that may take a value takes it first */
 	paxos_iid in; /* the instance it went to, 0: none */
-	uint8_t bytes[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	uint8_t bytes[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	uint32_t len; /* PAXOS_MEMBERSHIP_COMMAND_LEN, or _MAX with an acceptor's address */
 };
 
 /* What every instance shares: configuration, the pending list and the counters.

@@ -268,6 +268,18 @@ bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len)
 	return true;
 }
 
+void pending_clear(struct pending *q)
+{
+	while (q->count) {
+		uint32_t b = q->order[q->head]; /* trim() keeps the front a value */
+		q->head = (q->head + 1) % q->order_cap;
+		q->used--;
+		q->count--;
+		release_buffer(q, b);
+		trim(q);
+	}
+}
+
 bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len)
 {
 	return len <= q->max_value && (len == 0 || data) &&

@@ -60,6 +60,8 @@ int pending_push_front(struct pending *q, const uint8_t *data, uint32_t len);
 
 /* Moves the front value into dst (max_value bytes). Returns false when empty. */
 bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len);
+/* Drops every value waiting. */
+void pending_clear(struct pending *q);
 
 /* Removes the value equal to data/len nearest the front, wherever it is. Returns whether
  * there was one. */

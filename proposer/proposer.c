@@ -426,7 +426,8 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
-static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members);
+static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind, uint32_t from,
+		       uint32_t set, const struct paxos_value *raw);
 
 int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
@@ -435,10 +436,11 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 	if (paxos_membership_is_command(v)) {
 		/* A change asked for by a client (paxos-admin), made against the configuration it
 		 * named: never an ordinary value, and refused when outdated. */
-		uint32_t from, members;
-		if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+		enum paxos_membership_kind kind;
+		uint32_t from, set;
+		if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
 			return PAXOS_E_INVALID;
-		return change_from(p, from, members);
+		return change_from(p, kind, from, set, v);
 	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
@@ -612,9 +614,10 @@ void paxos_proposer_closed(struct paxos_proposer *p, paxos_iid iid, const struct
  * or outdated by another change, else it goes to another instance. */
 static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v)
 {
-	uint32_t from, members;
-	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
-	paxos_membership_decode(&ours, &from, &members);
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	struct paxos_value ours = {p->command.bytes, p->command.len};
+	paxos_membership_decode_of(&ours, &kind, &from, &set);
 	bool chosen = iid == p->command.in && v && v->len == ours.len &&
 		      memcmp(v->data, ours.data, ours.len) == 0;
 	p->command.in = 0;
@@ -625,9 +628,10 @@ static void command_delivered(struct paxos_proposer *p, paxos_iid iid, const str
  * dropped, not proposed when we lead one day. */
 static void command_outdated(struct paxos_proposer *p)
 {
-	uint32_t from, members;
-	struct paxos_value ours = {p->command.bytes, PAXOS_MEMBERSHIP_COMMAND_LEN};
-	paxos_membership_decode(&ours, &from, &members);
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	struct paxos_value ours = {p->command.bytes, p->command.len};
+	paxos_membership_decode_of(&ours, &kind, &from, &set);
 	if (paxos_membership_latest(p->o.membership)->id != from)
 		p->command.wanted = false;
 }
@@ -637,19 +641,31 @@ bool paxos_proposer_change_pending(const struct paxos_proposer *p)
 	return p->command.wanted || p->command.in;
 }
 
-/* A change of configuration from (which must be the newest) to members. */
-static int change_from(struct paxos_proposer *p, uint32_t from, uint32_t members)
+/* A change of configuration from (which must be the newest) to the acceptors or proposers
+ * set. */
+static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind, uint32_t from,
+		       uint32_t set, const struct paxos_value *raw)
 {
 	const struct paxos_membership *m = p->o.membership;
-	if (!m || members == 0 || members == paxos_membership_latest(m)->members ||
-	    from != paxos_membership_latest(m)->id ||
-	    (p->o.acceptors < 32 && (members >> p->o.acceptors) != 0))
+	if (!m || set == 0 || from != paxos_membership_latest(m)->id)
 		return PAXOS_E_INVALID;
-	if (p->o.max_value < PAXOS_MEMBERSHIP_COMMAND_LEN)
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	if (kind == PAXOS_MEMBERSHIP_ACCEPTORS
+		? set == c->members || (p->o.acceptors < 32 && (set >> p->o.acceptors) != 0)
+		: set == c->proposers)
+		return PAXOS_E_INVALID;
+	if (p->o.max_value < (raw ? raw->len : PAXOS_MEMBERSHIP_COMMAND_LEN))
 		return PAXOS_E_TOO_BIG;
 	if (paxos_proposer_change_pending(p) || paxos_membership_pending(m))
 		return PAXOS_E_FULL;
-	paxos_membership_command(from, members, p->command.bytes);
+	/* As asked (a command may carry an acceptor's address), else made here. */
+	if (raw) {
+		memcpy(p->command.bytes, raw->data, raw->len);
+		p->command.len = raw->len;
+	} else {
+		paxos_membership_command_of(kind, from, set, p->command.bytes);
+		p->command.len = PAXOS_MEMBERSHIP_COMMAND_LEN;
+	}
 	p->command.wanted = true;
 	return PAXOS_OK;
 }
@@ -658,7 +674,19 @@ int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
 				     const struct paxos_emitter *out)
 {
 	const struct paxos_membership *m = p->o.membership;
-	int rc = change_from(p, m ? paxos_membership_latest(m)->id : 0, members);
+	int rc = change_from(p, PAXOS_MEMBERSHIP_ACCEPTORS, m ? paxos_membership_latest(m)->id : 0,
+			     members, NULL);
+	if (rc == PAXOS_OK)
+		assign_pending(p, now, out);
+	return rc;
+}
+
+int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers, paxos_time now,
+				    const struct paxos_emitter *out)
+{
+	const struct paxos_membership *m = p->o.membership;
+	int rc = change_from(p, PAXOS_MEMBERSHIP_PROPOSERS, m ? paxos_membership_latest(m)->id : 0,
+			     proposers, NULL);
 	if (rc == PAXOS_OK)
 		assign_pending(p, now, out);
 	return rc;
@@ -734,6 +762,14 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 uint32_t paxos_proposer_pending(const struct paxos_proposer *p)
 {
 	return pending_count(&p->pending);
+}
+
+void paxos_proposer_drop_pending(struct paxos_proposer *p)
+{
+	if (p->leader)
+		return;
+	p->counters->pending_dropped += pending_count(&p->pending);
+	pending_clear(&p->pending);
 }
 
 uint32_t paxos_proposer_epoch(const struct paxos_proposer *p)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * paxos-admin: the acceptor set of a running cluster (membership-alpha). It learns the log
- * from instance 1 with a learner of its own, which gives it the configurations chosen so far,
- * and hears which acceptors run from their state messages. "status" prints them; a change is
- * checked (known id, no change in progress, a live quorum of the new set), asked for through
- * the proposers, and waited for until it is chosen and in force.
+ * paxos-admin: the acceptor and proposer sets of a running cluster (membership-alpha). It
+ * learns the log from instance 1 with a learner of its own, which gives it the configurations
+ * chosen so far, and hears which acceptors run from their state messages. "status" prints
+ * them; a change is checked (known id, no change in progress, a live quorum of the new
+ * acceptor set, a proposer left), asked for through the proposers, and waited for until it is
+ * chosen and in force.
  */
 #include <paxos/config.h>
 #include <paxos/log.h>
@@ -13,6 +14,7 @@
 
 #include "runner.h"
 
+#include <arpa/inet.h>
 #include <event2/event.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -28,13 +30,19 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: paxos-admin -c FILE [options] COMMAND\n"
-	    "Shows or changes the acceptor set of a running cluster (membership-alpha).\n"
+	    "Shows or changes the acceptor and proposer sets of a running cluster\n"
+	    "(membership-alpha).\n"
 	    "Commands:\n"
 	    "  status                    the configuration in force, from which instance, its\n"
 	    "                            members, the acceptors that answer, a change in progress\n"
-	    "  add-acceptor ID           make acceptor ID (running, not a member) a member\n"
+	    "  add-acceptor ID [HOST:PORT]  make acceptor ID (running, not a member) a member;\n"
+	    "                            unicast: at HOST:PORT, carried in the change, when\n"
+	    "                            paxos.conf has no address for it\n"
 	    "  remove-acceptor ID        stop counting acceptor ID's votes\n"
 	    "  replace-acceptor OLD NEW  both in one change\n"
+	    "  add-proposer ID           let proposer ID lead (start it once the change is in "
+	    "force)\n"
+	    "  remove-proposer ID        proposer ID leads no more and may not start again\n"
 	    "Options:\n"
 	    "  -c, --config FILE   cluster configuration (paxos.conf)\n"
 	    "  -p, --partition P   the partition (default 0)\n"
@@ -52,7 +60,11 @@ struct admin {
 	struct event *timer;
 	paxos_time started, last_ask;
 	paxos_time timeout;
-	int op; /* 0 status, 1 change */
+	int op;                          /* 0 status, 1 change */
+	enum paxos_membership_kind kind; /* of the change */
+	bool has_address;                /* add-acceptor ID HOST:PORT */
+	uint32_t address_id;
+	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
 	bool asked;
 	int status; /* exit status once done, -1 until then */
@@ -103,6 +115,40 @@ static void finish(struct admin *a, int status)
 	event_base_loopbreak(a->base);
 }
 
+/* The proposers of c among the ids paxos.conf has. */
+static uint32_t proposers_of(const struct admin *a, const struct paxos_configuration *c)
+{
+	uint32_t ids = a->cfg.proposers >= 32 ? UINT32_MAX : (1u << a->cfg.proposers) - 1;
+	return c->proposers & ids;
+}
+
+/* A change of the proposer set: what change_allowed() checks for it. */
+static bool proposers_change_allowed(struct admin *a, const struct paxos_configuration *c)
+{
+	uint32_t have = proposers_of(a, c);
+	uint32_t added = a->members & ~a->members_before;
+	uint32_t removed = a->members_before & ~a->members;
+	char text[128];
+	members_text(have, text, sizeof(text));
+	if ((added & have) || (removed & ~have)) {
+		fprintf(stderr, "%s: %s: configuration %u has proposers %s\n", program,
+			(added & have) ? "the proposer to add is a member already"
+				       : "the proposer to remove is no member",
+			c->id, text);
+		return false;
+	}
+	uint32_t target = (have | added) & ~removed;
+	if (!target) {
+		fprintf(stderr,
+			"%s: that would leave no proposer: configuration %u has proposers %s\n",
+			program, c->id, text);
+		return false;
+	}
+	a->from_id = c->id;
+	a->members = target;
+	return true;
+}
+
 static void print_status(const struct admin *a)
 {
 	const struct paxos_membership *m = paxos_node_membership(a->node);
@@ -115,11 +161,14 @@ static void print_status(const struct admin *a)
 	printf("configuration %u in force from instance %llu: acceptors %s (quorum %u)\n", now->id,
 	       (unsigned long long)now->first, members, paxos_membership_quorum_of(now->members));
 	printf("acceptors answering: %s; next instance %llu\n", heard, (unsigned long long)next);
+	members_text(proposers_of(a, now), members, sizeof(members));
+	printf("proposers %s\n", members);
 	if (latest != now) {
 		members_text(latest->members, members, sizeof(members));
-		printf("change in progress: configuration %u (acceptors %s) in force from "
-		       "instance %llu\n",
-		       latest->id, members, (unsigned long long)latest->first);
+		members_text(proposers_of(a, latest), heard, sizeof(heard));
+		printf("change in progress: configuration %u (acceptors %s, proposers %s) in force "
+		       "from instance %llu\n",
+		       latest->id, members, heard, (unsigned long long)latest->first);
 	}
 	fflush(stdout);
 }
@@ -135,8 +184,8 @@ static bool caught_up(const struct admin *a, paxos_time now)
 {
 	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a))
 		return false;
-	if (a->op == 1 && (a->members & ~a->members_before & ~live(a)) &&
-	    now - a->started < ADMIN_ANSWER_WAIT_US)
+	if (a->op == 1 && a->kind == PAXOS_MEMBERSHIP_ACCEPTORS &&
+	    (a->members & ~a->members_before & ~live(a)) && now - a->started < ADMIN_ANSWER_WAIT_US)
 		return false;
 	return paxos_node_next_iid(a->node) > paxos_node_highest_seen(a->node);
 }
@@ -153,6 +202,8 @@ static bool change_allowed(struct admin *a)
 			program, c->id, (unsigned long long)c->first);
 		return false;
 	}
+	if (a->kind == PAXOS_MEMBERSHIP_PROPOSERS)
+		return proposers_change_allowed(a, c);
 	uint32_t added = a->members & ~a->members_before;
 	uint32_t removed = a->members_before & ~a->members;
 	if ((added & c->members) || (removed & ~c->members)) {
@@ -228,7 +279,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	const struct paxos_configuration *c = paxos_membership_latest(m);
 	char text[128];
 	if (c->id > a->from_id) {
-		if (c->id != a->from_id + 1 || c->members != a->members) {
+		uint32_t made =
+		    a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? proposers_of(a, c) : c->members;
+		if (c->id != a->from_id + 1 || made != a->members) {
 			fprintf(stderr, "%s: another change was chosen first (configuration %u)\n",
 				program, c->id);
 			finish(a, 1);
@@ -236,9 +289,10 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		}
 		if (paxos_membership_pending(m))
 			return;
-		members_text(c->members, text, sizeof(text));
-		printf("configuration %u in force from instance %llu: acceptors %s\n", c->id,
-		       (unsigned long long)c->first, text);
+		members_text(made, text, sizeof(text));
+		printf("configuration %u in force from instance %llu: %s %s\n", c->id,
+		       (unsigned long long)c->first,
+		       a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? "proposers" : "acceptors", text);
 		fflush(stdout);
 		finish(a, 0);
 		return;
@@ -246,11 +300,39 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	/* Asked through the proposers like a client value: repeated until chosen. */
 	if (!a->last_ask || now - a->last_ask > 500000) {
 		a->last_ask = now;
-		if (paxos_node_change_membership(a->node, a->members) != PAXOS_OK) {
+		int rc = a->kind == PAXOS_MEMBERSHIP_PROPOSERS
+			     ? paxos_node_change_proposers(a->node, a->members)
+			 : a->has_address ? paxos_node_change_membership_at(
+						a->node, a->members, a->address_id, &a->address)
+					  : paxos_node_change_membership(a->node, a->members);
+		if (rc != PAXOS_OK) {
 			fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
 			finish(a, 1);
 		}
 	}
+}
+
+/* "10.0.0.5:7205": 0, or -1 after saying why. */
+static int parse_address(const char *text, struct paxos_endpoint *e)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *colon = strrchr(text, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	size_t n = colon ? (size_t)(colon - text) : 0;
+	if (!colon || n == 0 || n >= sizeof(host) || !colon[1] || *end || port == 0 ||
+	    port > 65535) {
+		fprintf(stderr, "%s: '%s' is not HOST:PORT\n", program, text);
+		return -1;
+	}
+	memcpy(host, text, n);
+	host[n] = 0;
+	if (inet_pton(AF_INET, host, &e->addr) != 1) {
+		fprintf(stderr, "%s: '%s' is not an IPv4 address\n", program, host);
+		return -1;
+	}
+	e->port = (uint16_t)port;
+	return 0;
 }
 
 static int parse_command(struct admin *a, int argc, char **argv)
@@ -264,9 +346,26 @@ static int parse_command(struct admin *a, int argc, char **argv)
 		return 0;
 	}
 	a->op = 1;
-	if (strcmp(cmd, "add-acceptor") == 0 && argc == 2 &&
+	a->kind = PAXOS_MEMBERSHIP_ACCEPTORS;
+	if (strcmp(cmd, "add-proposer") == 0 && argc == 2 &&
+	    !paxos_runner_id(program, "proposer", argv[1], a->cfg.proposers, &x)) {
+		a->kind = PAXOS_MEMBERSHIP_PROPOSERS;
+		a->members = 1u << x;
+		return 0;
+	}
+	if (strcmp(cmd, "remove-proposer") == 0 && argc == 2 &&
+	    !paxos_runner_id(program, "proposer", argv[1], a->cfg.proposers, &x)) {
+		a->kind = PAXOS_MEMBERSHIP_PROPOSERS;
+		a->members_before = 1u << x;
+		return 0;
+	}
+	if (strcmp(cmd, "add-acceptor") == 0 && (argc == 2 || argc == 3) &&
 	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
 		a->members = 1u << x;
+		if (argc == 3 && parse_address(argv[2], &a->address) != 0)
+			return -1;
+		a->has_address = argc == 3;
+		a->address_id = x;
 		return 0;
 	}
 	if (strcmp(cmd, "remove-acceptor") == 0 && argc == 2 &&
@@ -336,8 +435,8 @@ int main(int argc, char **argv)
 	if (a.cfg.membership_alpha == 0) {
 		fprintf(
 		    stderr,
-		    "%s: %s: membership-alpha is 0: the acceptors are fixed (README, \"Changing "
-		    "the cluster\")\n",
+		    "%s: %s: membership-alpha is 0: the acceptors and proposers are fixed (README, "
+		    "\"Changing the cluster\")\n",
 		    program, config);
 		return 1;
 	}
@@ -350,6 +449,12 @@ int main(int argc, char **argv)
 	if (!a.node || paxos_node_set_learner_start(a.node, 1) != PAXOS_OK ||
 	    paxos_node_add_learner(a.node, on_value, NULL) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
+		return 1;
+	}
+	/* The acceptor to add is heard at the address given (its state messages tell it runs). */
+	if (a.has_address &&
+	    paxos_node_set_acceptor_address(a.node, a.address_id, &a.address) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a.node));
 		return 1;
 	}
 	a.timer = event_new(a.base, -1, EV_PERSIST, on_timer, &a);

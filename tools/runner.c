@@ -217,14 +217,16 @@ static int host_serializer(const char *p, const struct paxos_config *cfg, struct
 	return 0;
 }
 
+/* The roles of the spec on node, partition cfg's; acceptor is the acceptor's id within the
+ * partition (paxos_config_partition_acceptor), UINT32_MAX when it serves not this one. */
 static int host_roles(const struct paxos_runner_spec *spec, const struct paxos_config *cfg,
-		      struct paxos_node *node, uint32_t id, bool fresh)
+		      struct paxos_node *node, uint32_t id, uint32_t acceptor, bool fresh)
 {
 	const char *p = spec->program;
 	if ((spec->roles & PAXOS_HOST_SERIALIZER) && host_serializer(p, cfg, node, fresh) != 0)
 		return -1;
-	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && id < cfg->acceptors &&
-	    host_acceptor(p, cfg, node, id, fresh) != 0)
+	if ((spec->roles & PAXOS_HOST_ACCEPTOR) && acceptor < cfg->acceptors &&
+	    host_acceptor(p, cfg, node, acceptor, fresh) != 0)
 		return -1;
 	if ((spec->roles & PAXOS_HOST_PROPOSER) && id < cfg->proposers &&
 	    paxos_node_add_proposer(node, id) != PAXOS_OK) {
@@ -329,6 +331,35 @@ static int parse_partitions(const char *p, const char *text, uint32_t count, uin
 	return 0;
 }
 
+/* An acceptor hosts the partitions it serves (partition-acceptors): all of them by default,
+ * and --partitions may name only those. */
+static int acceptor_partitions(const char *p, const struct paxos_config *cfg, uint32_t id,
+			       bool given, uint64_t *hosted)
+{
+	uint64_t served = 0;
+	for (uint32_t q = 0; q < cfg->partitions; q++)
+		if (paxos_config_partition_acceptor(cfg, q, id, NULL) == PAXOS_OK)
+			served |= 1ull << q;
+	if (!served) {
+		fprintf(stderr,
+			"%s: acceptor %u serves no partition: partition-acceptors (%s) leaves it "
+			"out of every partition's set\n",
+			p, id, cfg->partition_acceptors);
+		return -1;
+	}
+	for (uint32_t q = 0; given && q < cfg->partitions; q++)
+		if ((*hosted >> q & 1) && !(served >> q & 1)) {
+			fprintf(stderr,
+				"%s: --partitions: acceptor %u does not serve partition %u "
+				"(partition-acceptors %s)\n",
+				p, id, q, cfg->partition_acceptors);
+			return -1;
+		}
+	if (!given)
+		*hosted = served;
+	return 0;
+}
+
 /* The roles of the spec on every node of the group (one per hosted partition), then its
  * learner; the metrics server (made with the first node) serves them all. Returns 0, or 1
  * with the reason printed. */
@@ -358,13 +389,19 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 		struct paxos_node *node = paxos_partitions_node(group, p);
 		if (!node)
 			continue;
+		uint32_t acceptor = UINT32_MAX;
+		if ((spec->roles & PAXOS_HOST_ACCEPTOR) &&
+		    paxos_config_partition_acceptor(cfg, p, id, &acceptor) == PAXOS_OK &&
+		    acceptor != id)
+			fprintf(stderr, "%s: acceptor %u is acceptor %u of partition %u\n",
+				spec->program, id, acceptor, p);
 		if (paxos_config_partition(cfg, p, part) != PAXOS_OK)
 			status = 1;
 		else if (first && start_metrics(spec->program, base, node, cfg, metrics))
 			status = 1;
 		else if (!first && *metrics && paxos_metrics_add_node(*metrics, node) != PAXOS_OK)
 			status = 1;
-		else if (host_roles(spec, part, node, id, fresh) != 0)
+		else if (host_roles(spec, part, node, id, acceptor, fresh) != 0)
 			status = 1;
 		/* The first store made storage-path: the count is kept beside it. */
 		else if (first && durable && check_partition_count(spec->program, cfg) != 0)
@@ -447,6 +484,9 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 	uint64_t hosted = cfg.partitions >= 64 ? UINT64_MAX : (1ull << cfg.partitions) - 1;
 	if (partitions_text &&
 	    parse_partitions(spec->program, partitions_text, cfg.partitions, &hosted) != 0)
+		return 2;
+	if (spec->roles == PAXOS_HOST_ACCEPTOR &&
+	    acceptor_partitions(spec->program, &cfg, id, partitions_text != NULL, &hosted) != 0)
 		return 2;
 
 	struct output out = {NULL};

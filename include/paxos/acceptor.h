@@ -223,6 +223,10 @@ struct paxos_acceptor_membership {
 	 * needs no answers of its own, unless another of its members says it recovers too: its
 	 * members may be retired for good. */
 	paxos_iid configuration_ends[PAXOS_ACCEPTOR_CONFIGURATIONS];
+	/** With a changing proposer set: the proposers of the configuration in force, one bit per
+	 * id below proposers, each asked for its ballots instead of all of 0 .. proposers - 1
+	 * (answers from others are not counted). 0: all of them. */
+	uint32_t proposer_set;
 };
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start

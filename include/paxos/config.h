@@ -103,10 +103,19 @@ PAXOS_API uint32_t paxos_config_partitions(const struct paxos_config *cfg);
 
 /** Writes into @p out the configuration of partition @p p of @p cfg: every group's and unicast
  * member's port plus p * PAXOS_PARTITION_PORT_STEP, storage under storage-path/partition-P for p >=
- * 1 (partition 0 keeps storage-path itself), and metrics-listen only for partition 0. out must come
+ * 1 (partition 0 keeps storage-path itself), and metrics-listen only for partition 0. When
+ * "partition-acceptors" gives p a set of its own, out has only those acceptors, numbered 0..
+ * in the order of their ids (paxos_config_partition_acceptor). out must come
  * from paxos_config_new. PAXOS_E_INVALID if p is not below paxos_config_partitions. */
 PAXOS_API int paxos_config_partition(const struct paxos_config *cfg, uint32_t p,
 				     struct paxos_config *out);
+
+/** Whether acceptor @p id of @p cfg serves partition @p p ("partition-acceptors"), and if so
+ * its id within that partition's configuration (paxos_config_partition) in @p local (may be
+ * NULL). Returns PAXOS_OK, or PAXOS_E_INVALID when it does not serve p or an argument is out
+ * of range. */
+PAXOS_API int paxos_config_partition_acceptor(const struct paxos_config *cfg, uint32_t p,
+					      uint32_t id, uint32_t *local);
 
 /** "sync", "nosync", ... as written in paxos.conf; "unset" for PAXOS_DURABILITY_UNSET (static
  * storage). */

@@ -69,10 +69,12 @@
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
+	X(instances_skipped_known, "instances skipped: chosen elsewhere, taken over past them")    \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \
-	X(membership_changes, "acceptor set changes chosen (membership-alpha)")                    \
+	X(membership_changes, "acceptor or proposer set changes chosen (membership-alpha)")        \
 	X(membership_configuration, "the newest acceptor configuration chosen (1: paxos.conf's)")  \
-	X(membership_members, "its acceptors, one bit per id")
+	X(membership_members, "its acceptors, one bit per id")                                     \
+	X(membership_proposers, "its proposers, one bit per id")
 
 /** One uint64_t per counter of PAXOS_COUNTER_LIST, in that order, each named as the list
  * names it (datagrams_received, ...). Its layout grows from release to release: read it by

@@ -32,6 +32,8 @@ struct paxos_election_options {
 	 * proposers share the partitions evenly, and a dead one's move to the others. 0: one
 	 * log, led by the lowest-id live proposer. */
 	uint32_t partition;
+	/** The proposers that may lead at first (paxos_election_set_members()); 0: every one. */
+	uint32_t members;
 };
 
 /**
@@ -55,6 +57,16 @@ PAXOS_API void paxos_election_handle(struct paxos_election *e, const struct paxo
  * instance our learner has not delivered), when one is due, and expires silent proposers. */
 PAXOS_API void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
 				   const struct paxos_emitter *out);
+
+/** The proposers that may lead, one bit per id (ids from 32 on always may): with
+ * membership-alpha, the proposer set of the configuration in force (paxos/membership.h).
+ * Every proposer at creation. The live members share the partitions as above; a proposer
+ * outside the set never leads (this one included: it then takes the lowest live member, or
+ * the lowest member when it hears none). The oracle's order still wins. */
+PAXOS_API void paxos_election_set_members(struct paxos_election *e, uint32_t members,
+					  paxos_time now);
+/** The set paxos_election_set_members() gave last (UINT32_MAX: every proposer). */
+PAXOS_API uint32_t paxos_election_members(const struct paxos_election *e);
 
 /** The proposer this one takes for the leader now. */
 PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);

@@ -138,6 +138,12 @@ PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_
 /** The lowest instance not yet delivered. */
 PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
+/** Makes @p first the next instance to deliver, when it is above the next one now: the
+ * instances below it are known chosen elsewhere (a leader's heartbeat said it delivered
+ * them) and are neither delivered nor asked for here; counted in instances_skipped_known.
+ * For a learner that serves only its proposer (a lean follower taking over, lib/node). */
+PAXOS_API void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first);
+
 /** Highest instance the acceptors report having accepted (accepted messages, and each
  * acceptor's last state, which replaces its earlier reports); 0 if none. */
 PAXOS_API paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l);

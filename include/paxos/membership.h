@@ -24,12 +24,24 @@
 
 /** Bytes of a membership command: the whole value of its instance. */
 #define PAXOS_MEMBERSHIP_COMMAND_LEN 16u
+/** Bytes of a command that also carries a new acceptor's unicast address
+ * (paxos_membership_command_at()): the longest command. */
+#define PAXOS_MEMBERSHIP_COMMAND_MAX 24u
 
 /** One configuration of the history. */
 struct paxos_configuration {
 	paxos_iid first;  /**< the first instance it governs */
 	uint32_t id;      /**< 1 for the initial one, one more per change */
 	uint32_t members; /**< acceptor ids, one bit each (bit a: acceptor a) */
+	/** proposer ids that may lead, one bit each (bit p: proposer p); UINT32_MAX: every one
+	 * (a history made by paxos_membership_new()) */
+	uint32_t proposers;
+};
+
+/** What a membership command changes. */
+enum paxos_membership_kind {
+	PAXOS_MEMBERSHIP_ACCEPTORS = 1, /**< the acceptor set (members) */
+	PAXOS_MEMBERSHIP_PROPOSERS = 2, /**< the proposer set (proposers) */
 };
 
 struct paxos_membership;
@@ -39,6 +51,12 @@ struct paxos_membership;
  * they are chosen in. Every process of a cluster must use the same members and alpha. NULL on
  * bad arguments or no memory. */
 PAXOS_API struct paxos_membership *paxos_membership_new(uint32_t members, uint32_t alpha);
+/** As paxos_membership_new(), with configuration 1 also naming the proposers that may lead
+ * (@p proposers, one bit per proposer id, not 0): the set paxos_membership_proposers() gives,
+ * which commands of kind PAXOS_MEMBERSHIP_PROPOSERS change. paxos_membership_new() is this
+ * with every proposer (UINT32_MAX). */
+PAXOS_API struct paxos_membership *paxos_membership_create(uint32_t members, uint32_t proposers,
+							   uint32_t alpha);
 /** Frees the history; NULL is ignored. */
 PAXOS_API void paxos_membership_free(struct paxos_membership *m);
 
@@ -61,6 +79,9 @@ PAXOS_API const struct paxos_configuration *paxos_membership_at(const struct pax
 /** The members of paxos_membership_at(m, iid). */
 PAXOS_API uint32_t paxos_membership_members(const struct paxos_membership *m, paxos_iid iid);
 
+/** The proposers of paxos_membership_at(m, iid), one bit per id. */
+PAXOS_API uint32_t paxos_membership_proposers(const struct paxos_membership *m, paxos_iid iid);
+
 /** The quorum of paxos_membership_at(m, iid): half its members plus one. */
 PAXOS_API uint32_t paxos_membership_quorum(const struct paxos_membership *m, paxos_iid iid);
 
@@ -76,8 +97,10 @@ PAXOS_API bool paxos_membership_pending(const struct paxos_membership *m);
 /**
  * Instance @p iid was delivered with value @p v, in instance order: applies it when it is a
  * membership command made against the newest configuration (a new configuration from iid +
- * alpha on). Instances at or below applied are ignored; a gap below iid counts as skipped
- * (see paxos_membership_skip_to()). Returns 1 when a configuration was added, 0 otherwise.
+ * alpha on, with the acceptors or the proposers the command names and the other set as
+ * before; an acceptor set equal to the newest is ignored, a proposer set is not). Instances at or
+ * below applied are ignored; a gap below iid counts as skipped (see paxos_membership_skip_to()).
+ * Returns 1 when a configuration was added, 0 otherwise.
  */
 PAXOS_API int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid,
 				     const struct paxos_value *v);
@@ -97,9 +120,9 @@ paxos_membership_history(const struct paxos_membership *m, uint32_t *count);
  * gave them and the instance applied then, with window @p alpha. A restarted process goes on
  * from there, and ignores the commands it delivers again up to @p applied. NULL when the
  * history cannot be one paxos_membership_apply() made (count 0 or above
- * PAXOS_MEMBERSHIP_HISTORY, members 0, ids not consecutive, first instances not increasing,
- * a change starting less than alpha after instance 1 or more than alpha after applied) or
- * no memory.
+ * PAXOS_MEMBERSHIP_HISTORY, members or proposers 0, ids not consecutive, first instances not
+ * increasing, a change starting less than alpha after instance 1 or more than alpha after applied)
+ * or no memory.
  */
 PAXOS_API struct paxos_membership *paxos_membership_restore(const struct paxos_configuration *c,
 							    uint32_t count, paxos_iid applied,
@@ -117,17 +140,55 @@ PAXOS_API struct paxos_membership *paxos_membership_restore(const struct paxos_c
 PAXOS_API uint32_t paxos_membership_voted_in(const struct paxos_membership *m, uint32_t id,
 					     uint32_t *out, paxos_iid *ends, uint32_t max);
 
-/** Whether @p v is a membership command (it may still be invalid or outdated): one length
- * comparison for ordinary values. */
+/** Writes the command that changes configuration @p from_id's acceptor set to @p members,
+ * one of which, acceptor @p id, has the unicast address @p addr (IPv4, network byte order)
+ * and @p port: PAXOS_MEMBERSHIP_COMMAND_MAX bytes into @p buf. Applied, it is an acceptor set
+ * command (paxos_membership_decode_of() says PAXOS_MEMBERSHIP_ACCEPTORS) that also records
+ * the address (paxos_membership_address()). */
+PAXOS_API void paxos_membership_command_at(uint32_t from_id, uint32_t members, uint32_t id,
+					   uint32_t addr, uint16_t port, uint8_t *buf);
+
+/** The address a command made by paxos_membership_command_at() carries: PAXOS_OK with the
+ * acceptor's id, address (network byte order) and port; PAXOS_E_MALFORMED for any other
+ * value. */
+PAXOS_API int paxos_membership_decode_address(const struct paxos_value *v, uint32_t *id,
+					      uint32_t *addr, uint16_t *port);
+
+/** The unicast address of acceptor @p id the commands applied so far carried (the newest
+ * one), or set with paxos_membership_set_address(): true with it in @p addr (network byte
+ * order) and @p port; false when none did. */
+PAXOS_API bool paxos_membership_address(const struct paxos_membership *m, uint32_t id,
+					uint32_t *addr, uint16_t *port);
+
+/** Records acceptor @p id's address (a history restored: what the process kept). Ignored for
+ * ids from PAXOS_MAX_ACCEPTORS on, or port 0. */
+PAXOS_API void paxos_membership_set_address(struct paxos_membership *m, uint32_t id, uint32_t addr,
+					    uint16_t port);
+
+/** Whether @p v is a membership command (it may still be invalid or outdated): two length
+ * comparisons for ordinary values. */
 PAXOS_API bool paxos_membership_is_command(const struct paxos_value *v);
 
 /** Writes the command that changes configuration @p from_id to @p members into @p buf
  * (PAXOS_MEMBERSHIP_COMMAND_LEN bytes). */
 PAXOS_API void paxos_membership_command(uint32_t from_id, uint32_t members, uint8_t *buf);
 
-/** Reads command @p v: PAXOS_OK with its fields, or PAXOS_E_MALFORMED. */
+/** Writes the command of @p kind that changes configuration @p from_id's acceptor set
+ * (PAXOS_MEMBERSHIP_ACCEPTORS) or proposer set (PAXOS_MEMBERSHIP_PROPOSERS) to @p set, one
+ * bit per id, into @p buf (PAXOS_MEMBERSHIP_COMMAND_LEN bytes). */
+PAXOS_API void paxos_membership_command_of(enum paxos_membership_kind kind, uint32_t from_id,
+					   uint32_t set, uint8_t *buf);
+
+/** Reads an acceptor set command @p v: PAXOS_OK with its fields, or PAXOS_E_MALFORMED (also
+ * for a command of another kind). */
 PAXOS_API int paxos_membership_decode(const struct paxos_value *v, uint32_t *from_id,
 				      uint32_t *members);
+
+/** Reads command @p v of any kind: PAXOS_OK with its kind, the configuration it was made
+ * against and the set it names, or PAXOS_E_MALFORMED. */
+PAXOS_API int paxos_membership_decode_of(const struct paxos_value *v,
+					 enum paxos_membership_kind *kind, uint32_t *from_id,
+					 uint32_t *set);
 
 /** Half the members of @p members plus one. */
 static inline uint32_t paxos_membership_quorum_of(uint32_t members)

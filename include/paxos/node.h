@@ -159,6 +159,35 @@ PAXOS_API const struct paxos_membership *paxos_node_membership(const struct paxo
  */
 PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t members);
 
+/**
+ * With membership-alpha: as paxos_node_change_membership(), for the proposers that may lead:
+ * asks the cluster to make @p proposers (one bit per proposer id) the proposer set. Once in
+ * force, the lowest-id live proposer of the set leads (partitions: the live ones share them),
+ * a proposer outside it stops leading, and one a change removed refuses to start. Returns
+ * PAXOS_OK; PAXOS_E_INVALID without membership-alpha or a learner here, for no proposers, an
+ * id not below proposers or the set in force; PAXOS_E_FULL while a change is chosen and not in
+ * force.
+ */
+PAXOS_API int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers);
+
+/**
+ * With membership-alpha and the unicast transport: as paxos_node_change_membership(), with
+ * acceptor @p id (one of @p members) at address @p e, carried in the command: every process
+ * that applies it sends to, subscribes to and hears that acceptor there from then on (and
+ * keeps the address with its history), so paxos.conf need not list it (an acceptor that is no
+ * member at the start, id at least initial-members, may have no address line). Returns as
+ * paxos_node_change_membership(); PAXOS_E_INVALID also when id is no member of @p members or
+ * @p e has no port.
+ */
+PAXOS_API int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
+					      const struct paxos_endpoint *e);
+
+/** Unicast: this node sends to and hears acceptor @p id at @p e from now on (paxos-admin does
+ * so for an acceptor it is to add before the command carries its address). PAXOS_E_INVALID
+ * for another transport, an id not below acceptors or no port. */
+PAXOS_API int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
+					      const struct paxos_endpoint *e);
+
 /** The acceptors whose state messages (sent every acceptor-repeat-ms to the learners group)
  * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
  * id. Unauthenticated clusters: anyone can send one. */

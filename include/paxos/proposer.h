@@ -138,11 +138,22 @@ PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
 PAXOS_API int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
 					       paxos_time now, const struct paxos_emitter *out);
 
+/** As paxos_proposer_change_membership(), for the proposer set: @p proposers (one bit per
+ * proposer id) may lead from alpha instances after the command's own on. PAXOS_E_INVALID
+ * without a membership, for 0 or the proposers in force; the rest as for the acceptors. */
+PAXOS_API int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers,
+					      paxos_time now, const struct paxos_emitter *out);
+
 /** Whether a membership change asked of this proposer is not chosen yet. */
 PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
+
+/** Drops every value waiting in the pending list (counted in pending_dropped): for a proposer
+ * that stops following the clients' values (a lean follower, lib/node), whose list would go
+ * stale; the clients submit again what was not chosen. Ignored while leading. */
+PAXOS_API void paxos_proposer_drop_pending(struct paxos_proposer *p);
 
 /** The highest epoch the proposer uses ballots of: its own, or one it raised to. */
 PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);

@@ -67,6 +67,11 @@ struct paxos_transport_ops {
 	void (*sender_name)(const struct paxos_transport *t, const void *from, char *buf,
 			    size_t cap);
 	void (*destroy)(struct paxos_transport *t); /**< closes its sockets and frees it */
+	/** Member role id is at address @p e from now on (membership-alpha: an acceptor added
+	 * with its address in the command). NULL: the transport needs no addresses
+	 * (multicast). */
+	int (*set_address)(struct paxos_transport *t, enum paxos_role role, uint32_t id,
+			   const struct paxos_endpoint *e);
 };
 
 /** A transport: implementations embed this as their first member. Owned by the node it was

@@ -395,6 +395,12 @@ static int apply_value(struct config_parse *p, const struct config_key *key, con
 		}
 		*(enum paxos_durability *)(void *)field = (enum paxos_durability)i;
 		return PAXOS_OK;
+	case KEY_PARTSET:
+		if (strlen(text) > PAXOS_PARTITION_ACCEPTORS_MAX)
+			return parse_error(p, p->line, key, "longer than %d characters",
+					   PAXOS_PARTITION_ACCEPTORS_MAX);
+		snprintf(field, PAXOS_PARTITION_ACCEPTORS_MAX + 1, "%s", text);
+		return PAXOS_OK;
 	case KEY_BOOL:
 		i = find_name(config_bool_names, 2, text);
 		if (i < 0)
@@ -448,6 +454,11 @@ static void describe_expected(const struct config_key *key, char *buf, size_t ca
 		return;
 	case KEY_BOOL:
 		snprintf(buf, cap, "yes or no");
+		return;
+	case KEY_PARTSET:
+		snprintf(buf, cap,
+			 "all, spread, or one set of acceptor ids per partition such as "
+			 "0-2/3-5");
 		return;
 	}
 	snprintf(buf, cap, "a value");
@@ -634,7 +645,7 @@ static unsigned member_line(const struct config_parse *p, size_t i)
 }
 
 /* Member addresses: known ids only, each address once, and with transport unicast one for
- * every acceptor and proposer. */
+ * every acceptor and proposer (but acceptors added later, see below). */
 static int check_members(struct config_parse *p)
 {
 	const struct paxos_config *c = &p->cfg;
@@ -652,7 +663,12 @@ static int check_members(struct config_parse *p)
 					   config_find_key(acceptor ? "acceptor" : "proposer"),
 					   "unknown id %zu: ids are below %s (%u)", id,
 					   acceptor ? "acceptors" : "proposers", count);
-		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST)
+		/* With membership-alpha, an acceptor that is no member at the start may have its
+		 * address carried by the command that adds it (paxos-admin add-acceptor ID
+		 * HOST:PORT) instead. */
+		bool later = acceptor && c->membership_alpha && c->initial_members &&
+			     id >= c->initial_members;
+		if (!e->port && id < count && c->transport == PAXOS_TRANSPORT_UNICAST && !later)
 			return parse_error(p, p->set_on_line[transport - config_keys], transport,
 					   "unicast needs every member's address, and %s has none "
 					   "(add a line '%s HOST:PORT')",
@@ -676,10 +692,20 @@ static int check_members(struct config_parse *p)
 	return PAXOS_OK;
 }
 
-/* Partitions > 1: their ports and storage paths (partitions.c). */
+/* Partitions > 1: their ports and storage paths, and the acceptors of each (partitions.c). */
 static int check_partitions(struct config_parse *p)
 {
 	char why[256];
+	uint32_t sets[PAXOS_MAX_PARTITIONS];
+	if (config_partition_sets(&p->cfg, sets, why, sizeof(why)) != 0)
+		return parse_error(p, later_line(p, "partition-acceptors", "partitions"),
+				   config_find_key("partition-acceptors"), "%s", why);
+	if (p->cfg.membership_alpha && strcmp(p->cfg.partition_acceptors, "all") != 0)
+		return parse_error(p, later_line(p, "partition-acceptors", "membership-alpha"),
+				   config_find_key("partition-acceptors"),
+				   "'%s' needs membership-alpha 0: a partition's acceptors are "
+				   "fixed by this line, not changed through its log",
+				   p->cfg.partition_acceptors);
 	if (config_partitions_conflict(&p->cfg, why, sizeof(why)) == 0)
 		return PAXOS_OK;
 	return parse_error(p, later_line(p, "partitions", "partitions"),
@@ -719,6 +745,18 @@ static int check_cross(struct config_parse *p)
 				   config_find_key("initial-members"),
 				   "%u must not exceed acceptors (%u), and needs membership-alpha",
 				   c->initial_members, c->acceptors);
+	if (c->initial_proposers > c->proposers || (c->initial_proposers && !c->membership_alpha))
+		return parse_error(p, later_line(p, "initial-proposers", "proposers"),
+				   config_find_key("initial-proposers"),
+				   "%u must not exceed proposers (%u), and needs membership-alpha",
+				   c->initial_proposers, c->proposers);
+	if (c->membership_alpha && c->proposers > 32)
+		return parse_error(
+		    p, later_line(p, "membership-alpha", "proposers"),
+		    config_find_key("membership-alpha"),
+		    "needs at most 32 proposers (the proposer set of a configuration "
+		    "has one bit per id), not %u",
+		    c->proposers);
 	if (c->proposer_concurrency > c->proposer_window)
 		return parse_error(p, later_line(p, "proposer-concurrency", "proposer-window"),
 				   config_find_key("proposer-concurrency"),

@@ -89,6 +89,7 @@ int paxos_config_get(const struct paxos_config *cfg, const char *key, char *buf,
 	case KEY_STORAGE:
 	case KEY_PATH:
 	case KEY_FILE:
+	case KEY_PARTSET:
 		n = snprintf(buf, cap, "%s", field);
 		break;
 	case KEY_MEMBER:

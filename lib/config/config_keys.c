@@ -44,8 +44,11 @@ const struct config_key config_keys[] = {
     /* At most acceptors, and only with membership-alpha: checked once the file is read. */
     {"membership-alpha", KEY_U32, FIELD(membership_alpha), 0, 1048576, "0", NULL},
     {"initial-members", KEY_U32, FIELD(initial_members), 0, PAXOS_MAX_ACCEPTORS, "0", NULL},
+    /* At most proposers, and only with membership-alpha: checked once the file is read. */
+    {"initial-proposers", KEY_U32, FIELD(initial_proposers), 0, PAXOS_MAX_PROPOSERS, "0", NULL},
     /* Every partition's ports must be free of the others': checked once the file is read. */
     {"partitions", KEY_U32, FIELD(partitions), 1, PAXOS_MAX_PARTITIONS, "1", NULL},
+    {"partition-acceptors", KEY_PARTSET, FIELD(partition_acceptors), 0, 0, "all", NULL},
     {"learner-merge", KEY_BOOL, FIELD(learner_merge), 0, 0, "no", NULL},
     {"merge-segment", KEY_U32, FIELD(merge_segment), 1, 1048576, "64", NULL},
     {"merge-skip-ms", KEY_U32, FIELD(merge_skip_ms), 1, 600000, "5", NULL},

@@ -27,6 +27,7 @@ enum key_type {
 	KEY_BOOL,       /* yes or no */
 	KEY_MEMBER,     /* "ID HOST:PORT" (or "ID HOST PORT"), one line per id */
 	KEY_LISTEN,     /* IPv4 ADDRESS:PORT of this host to listen on */
+	KEY_PARTSET, /* partition-acceptors: all, spread or sets; checked once the file is read */
 };
 
 struct config_key {
@@ -66,5 +67,9 @@ const struct storage_backend *config_find_backend(const char *name);
 /* Whether partitions > 1 would make two partitions share a port or a storage path too long:
  * 0 if not, else non-zero with why filled (partitions.c). */
 int config_partitions_conflict(const struct paxos_config *c, char *why, size_t cap);
+
+/* The acceptors of each partition of c, one bit per acceptor id, into sets[0..partitions):
+ * 0, or -1 with why filled when partition-acceptors is wrong (partitions.c). */
+int config_partition_sets(const struct paxos_config *c, uint32_t *sets, char *why, size_t cap);
 
 #endif

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The endpoints partition 0 uses: the groups (multicast) or the members' addresses
@@ -77,6 +78,119 @@ int config_partitions_conflict(const struct paxos_config *c, char *why, size_t c
 	return 0;
 }
 
+/* "0-2,5": acceptor ids and ranges below acceptors, into *mask; the text ends at end. */
+static int parse_set(const char *text, const char *end, uint32_t acceptors, uint32_t *mask,
+		     char *why, size_t cap)
+{
+	const char *at = text;
+	*mask = 0;
+	while (at < end) {
+		char *stop;
+		if (*at < '0' || *at > '9')
+			break;
+		unsigned long lo = strtoul(at, &stop, 10), hi = lo;
+		if (stop < end && *stop == '-') {
+			at = stop + 1;
+			if (at >= end || *at < '0' || *at > '9')
+				break;
+			hi = strtoul(at, &stop, 10);
+		}
+		if (stop > end)
+			break;
+		if (lo > hi)
+			return conflict(why, cap, "%lu-%lu is not a range (the first id is higher)",
+					lo, hi);
+		if (hi >= acceptors)
+			return conflict(why, cap,
+					"unknown acceptor id %lu: ids are below acceptors (%u)", hi,
+					acceptors);
+		for (unsigned long i = lo; i <= hi; i++)
+			*mask |= 1u << i;
+		at = stop;
+		if (at < end && *at == ',' && at + 1 < end)
+			at++;
+		else if (at < end)
+			break;
+	}
+	if (at != end || !*mask)
+		return conflict(why, cap,
+				"'%.*s' is not a set of acceptor ids (such as 0-2 or 0,2,4): "
+				"every partition needs at least one acceptor",
+				(int)(end - text), text);
+	return 0;
+}
+
+int config_partition_sets(const struct paxos_config *c, uint32_t *sets, char *why, size_t cap)
+{
+	const char *text = c->partition_acceptors;
+	uint32_t n = c->acceptors, all = n >= 32 ? UINT32_MAX : (1u << n) - 1;
+	if (!text[0] || strcmp(text, "all") == 0) {
+		for (uint32_t p = 0; p < c->partitions; p++)
+			sets[p] = all;
+		return 0;
+	}
+	if (strcmp(text, "spread") == 0) {
+		/* Disjoint sets of acceptors / partitions each when that is at least 3; else sets
+		 * of 3 (all acceptors when fewer), each starting where the one before ended. */
+		uint32_t size = n / c->partitions;
+		if (size < 3)
+			size = n < 3 ? n : 3;
+		for (uint32_t p = 0; p < c->partitions; p++) {
+			sets[p] = 0;
+			for (uint32_t j = 0; j < size; j++)
+				sets[p] |= 1u << ((p * size + j) % n);
+		}
+		return 0;
+	}
+	uint32_t p = 0;
+	const char *at = text;
+	for (;;) {
+		const char *end = strchr(at, '/');
+		if (!end)
+			end = at + strlen(at);
+		if (p == c->partitions)
+			return conflict(why, cap,
+					"'%s' names more sets than partitions (%u): one set per "
+					"partition, separated by '/'",
+					text, c->partitions);
+		if (parse_set(at, end, n, &sets[p], why, cap) != 0)
+			return -1;
+		p++;
+		if (!*end)
+			break;
+		at = end + 1;
+	}
+	if (p != c->partitions)
+		return conflict(why, cap,
+				"'%s' names %u set%s, but there are %u partitions: one set per "
+				"partition, separated by '/' (or all, or spread)",
+				text, p, p == 1 ? "" : "s", c->partitions);
+	return 0;
+}
+
+/* The acceptors of partition p (every acceptor when the configuration is not valid). */
+static uint32_t partition_set(const struct paxos_config *c, uint32_t p)
+{
+	uint32_t sets[PAXOS_MAX_PARTITIONS];
+	char why[256];
+	if (p >= c->partitions || config_partition_sets(c, sets, why, sizeof(why)) != 0)
+		return c->acceptors >= 32 ? UINT32_MAX : (1u << c->acceptors) - 1;
+	return sets[p];
+}
+
+int paxos_config_partition_acceptor(const struct paxos_config *cfg, uint32_t p, uint32_t id,
+				    uint32_t *local)
+{
+	if (!cfg || p >= cfg->partitions || id >= cfg->acceptors)
+		return PAXOS_E_INVALID;
+	uint32_t set = partition_set(cfg, p);
+	if (!(set >> id & 1))
+		return PAXOS_E_INVALID;
+	if (local)
+		*local = (uint32_t)__builtin_popcount(set & ((1u << id) - 1));
+	return PAXOS_OK;
+}
+
 uint32_t paxos_config_partitions(const struct paxos_config *cfg)
 {
 	return cfg ? cfg->partitions : 0;
@@ -86,9 +200,22 @@ int paxos_config_partition(const struct paxos_config *cfg, uint32_t p, struct pa
 {
 	if (!cfg || !out || p >= cfg->partitions)
 		return PAXOS_E_INVALID;
+	uint32_t set = partition_set(cfg, p), acceptors = cfg->acceptors;
 	if (out != cfg)
 		*out = *cfg;
 	out->partition = p;
+	if (set != (acceptors >= 32 ? UINT32_MAX : (1u << acceptors) - 1)) {
+		/* The partition's own acceptors, numbered 0.. in the order of their ids: its
+		 * quorums, recovery and learners count only them. */
+		uint32_t k = 0;
+		for (uint32_t id = 0; id < acceptors; id++)
+			if (set >> id & 1)
+				out->acceptor_address[k++] = out->acceptor_address[id];
+		memset(&out->acceptor_address[k], 0,
+		       (PAXOS_MAX_ACCEPTORS - k) * sizeof(out->acceptor_address[0]));
+		out->acceptors = k;
+	}
+	snprintf(out->partition_acceptors, sizeof(out->partition_acceptors), "all");
 	if (p == 0)
 		return PAXOS_OK;
 	uint16_t add = (uint16_t)(p * PAXOS_PARTITION_PORT_STEP);

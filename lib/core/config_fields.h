@@ -9,6 +9,9 @@
 
 #include <paxos/config.h>
 
+/* Longest partition-acceptors value. */
+#define PAXOS_PARTITION_ACCEPTORS_MAX 200
+
 /* storage-flush-thread: where an acceptor's pipelined commits flush (node_durable.c). */
 enum paxos_flush_thread {
 	PAXOS_FLUSH_THREAD_AUTO, /* on the storage's thread where the loop serves more roles */
@@ -32,11 +35,16 @@ struct paxos_config {
 	 * after its own (paxos/membership.h); 0: the acceptors are fixed. */
 	uint32_t membership_alpha;
 	uint32_t
-	    initial_members;    /* with membership_alpha: ids 0..initial_members-1 first; 0: all */
-	uint32_t proposers;     /* number of proposers, ids 0..proposers-1 */
-	uint32_t partitions;    /* independent logs, 0..partitions-1 (1: one log) */
-	uint32_t partition;     /* the one this configuration is for (paxos_config_partition) */
-	bool learner_merge;     /* learners hosting every partition deliver one merged order */
+	    initial_members; /* with membership_alpha: ids 0..initial_members-1 first; 0: all */
+	uint32_t proposers;  /* number of proposers, ids 0..proposers-1 */
+	uint32_t initial_proposers; /* with membership_alpha: ids 0..initial_proposers-1 may
+				     * lead first; 0: all */
+	uint32_t partitions;        /* independent logs, 0..partitions-1 (1: one log) */
+	uint32_t partition;         /* the one this configuration is for (paxos_config_partition) */
+	/* "all" (every acceptor serves every partition), "spread", or one set per partition
+	 * ("0-2/3-5"): the acceptors each partition uses (partitions.c). */
+	char partition_acceptors[PAXOS_PARTITION_ACCEPTORS_MAX + 1];
+	bool learner_merge; /* learners hosting every partition deliver one merged order */
 	uint32_t merge_segment; /* learner-merge: instances a partition adds per round at most */
 	uint32_t merge_skip_ms; /* learner-merge: an idle leader proposes a skip this often */
 	uint32_t leader;        /* manual election: the proposer that leads at start */

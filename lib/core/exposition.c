@@ -137,6 +137,7 @@ static const struct {
     {"membership_configuration", "membership_configuration",
      "the newest acceptor configuration chosen (1: paxos.conf's)", false},
     {"membership_members", "membership_members", "its acceptors, one bit per id", false},
+    {"membership_proposers", "membership_proposers", "its proposers, one bit per id", false},
 };
 
 #define COUNTER_HELP(name, text) text,

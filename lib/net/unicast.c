@@ -465,7 +465,7 @@ static int uc_host(struct paxos_transport *t, enum paxos_role role, uint32_t id,
 {
 	struct unicast *u = of(t);
 	char who[64];
-	if (role == PAXOS_ROLE_ACCEPTOR && id < u->cfg.acceptors) {
+	if (role == PAXOS_ROLE_ACCEPTOR && id < u->cfg.acceptors && u->acceptors[id].sin_port) {
 		if (u->fd[SOCKET_ACCEPTOR] >= 0)
 			return PAXOS_OK;
 		u->acceptor_id = id;
@@ -500,6 +500,8 @@ static void renew(struct unicast *u)
 	uint64_t now = now_us(), lease = (uint64_t)u->cfg.subscription_lease_ms * 1000u;
 	subscribe_proposers(u, FRAME_SUBSCRIBE);
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
+		if (u->acceptors[i].sin_port == 0)
+			continue; /* no address yet (added through the log later) */
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
 			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
 		uint64_t since = u->confirmed_us[i] ? u->confirmed_us[i] : u->subscribed_us;
@@ -535,7 +537,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 	struct unicast *u = arg;
 	bool waiting = false;
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
-		if (u->confirmed_us[i])
+		if (u->confirmed_us[i] || u->acceptors[i].sin_port == 0)
 			continue;
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
 			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
@@ -707,6 +709,8 @@ static void add_entries(struct unicast *u, int fd, struct paxos_tx_datagram *d, 
 	struct paxos_tx_datagram *x = &d[i];
 	for (size_t j = 0; fd >= 0 && j < members; j++) {
 		const struct sockaddr_in *to = (const void *)((const char *)list + j * stride);
+		if (to->sin_port == 0)
+			continue; /* an acceptor whose address the log has not given yet */
 		size_t c = *count;
 		u->tx_iov[c][0] = (struct iovec){(void *)&group_frame[x->to], 1};
 		u->tx_iov[c][1] = (struct iovec){(void *)x->data, x->len};
@@ -783,6 +787,29 @@ static void uc_destroy(struct paxos_transport *t)
 	free(u);
 }
 
+/* An acceptor's address from the log (membership-alpha): sent to, subscribed to and heard
+ * from its address from now on. */
+static int uc_set_address(struct paxos_transport *t, enum paxos_role role, uint32_t id,
+			  const struct paxos_endpoint *e)
+{
+	struct unicast *u = of(t);
+	if (role != PAXOS_ROLE_ACCEPTOR || id >= u->cfg.acceptors || !e || !e->port)
+		return PAXOS_E_INVALID;
+	struct sockaddr_in to;
+	to_sockaddr(e, &to);
+	if (same_address(&to, &u->acceptors[id]))
+		return PAXOS_OK;
+	u->acceptors[id] = to;
+	u->cfg.acceptor_address[id] = *e;
+	u->confirmed_us[id] = 0;
+	u->silence_logged[id] = false;
+	u->acceptor_cookie[id] = 0;
+	if (u->fd[SOCKET_LEARNER] >= 0 && u->joined[PAXOS_GROUP_LEARNERS])
+		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[id], FRAME_SUBSCRIBE,
+			     u->cfg.subscription_lease_ms, 0);
+	return PAXOS_OK;
+}
+
 static const struct paxos_transport_ops unicast_ops = {
     .name = "unicast",
     .host = uc_host,
@@ -793,6 +820,7 @@ static const struct paxos_transport_ops unicast_ops = {
     .send = uc_send,
     .sender_name = uc_sender_name,
     .destroy = uc_destroy,
+    .set_address = uc_set_address,
 };
 
 struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,

@@ -24,6 +24,8 @@
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
 							 "client"};
 
+static void lean_reading(struct paxos_node *n, bool reading);
+
 /* ---- timers ---- */
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -32,7 +34,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	paxos_time now = paxos_now();
-	if (n->learner)
+	if (n->learner && !n->lean) /* a lean follower asks for nothing it does not read */
 		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
 	if (n->proposer)
 		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -50,9 +52,12 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->election)
-		paxos_election_tick(n->election, paxos_now(), first_undelivered(n),
+	if (n->election) {
+		paxos_iid next = first_undelivered(n);
+		node_membership_election(n, next);
+		paxos_election_tick(n->election, paxos_now(), next,
 				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
 }
 
 static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
@@ -543,8 +548,88 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
 	}
 	n->deliver = deliver;
 	n->deliver_arg = arg;
+	if (n->lean) { /* the application needs the whole log: read it again from here */
+		lean_reading(n, true);
+		n->lean = false;
+	}
 	int rc = ensure_learner(n);
 	return rc == PAXOS_OK ? set_learner_reading(n) : rc;
+}
+
+/*
+ * Lean followers. With several partitions each proposer process hosts a node per partition and
+ * leads only some; a follower that queued every client value (to propose it after a failover)
+ * and learned the whole log would cost about what the leader does, and the partitions would
+ * not scale. So a node that hosts a proposer and nothing that needs the log (no application
+ * learner, no acceptor, no membership changes) follows lean while another proposer leads: it
+ * reads only the proposers group (heartbeats, leader orders, promises); the submit, acceptors
+ * and learners groups are left unread (multicast: their sockets leave the loop and the kernel
+ * drops what overflows; unicast: what arrives on the member socket is dropped unread), its
+ * learner asks for nothing, and its pending list is emptied: the clients submit again what
+ * the leader did not get chosen (paxos-client resubmits on timeout, with the same bytes).
+ * Taking over, it drops what waited unread, skips its learner to where the leaders'
+ * heartbeats said their learners had delivered (all of it chosen), reads the groups again
+ * and starts phase 1 there, which recovers whatever lies above. One partition: no lean
+ * followers (a follower's pending list shortens a failover, and costs nothing that scales).
+ */
+static bool lean_allowed(const struct paxos_node *n)
+{
+	return n->cfg.partitions > 1 && n->proposer && n->election && !n->deliver && !n->acceptor &&
+	       !n->serializer && !n->cfg.membership_alpha;
+}
+
+static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
+					       PAXOS_GROUP_LEARNERS};
+
+static void lean_reading(struct paxos_node *n, bool reading)
+{
+	for (size_t i = 0; i < sizeof(lean_groups) / sizeof(lean_groups[0]); i++) {
+		enum paxos_group g = lean_groups[i];
+		/* Unicast reads the submit and acceptors groups on the member socket, which brings
+		 * the proposers group too: not left unread (node_deliver drops the others). */
+		if (!n->joined[g] ||
+		    (n->cfg.transport == PAXOS_TRANSPORT_UNICAST && g != PAXOS_GROUP_LEARNERS))
+			continue;
+		if (!reading) {
+			n->net->ops->set_lazy(n->net, g, true);
+			continue;
+		}
+		/* What waited unread is stale: dropped (node_deliver drops while lean). */
+		size_t batch = n->net->ops->batch(n->net);
+		for (int k = 0; k < 100000 && n->net->ops->read(n->net, g) >= batch; k++)
+			;
+		n->net->ops->set_lazy(n->net, g, false);
+	}
+}
+
+static void lean_follow(struct paxos_node *n)
+{
+	if (n->lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer))
+		return;
+	n->lean = true;
+	paxos_proposer_drop_pending(n->proposer);
+	lean_reading(n, false);
+}
+
+/* Stops following lean; taking over: from where the heartbeats said the log was delivered. */
+static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
+{
+	if (!n->lean)
+		return first;
+	lean_reading(n, true);
+	n->lean = false;
+	for (uint32_t id = 0; id < n->cfg.proposers; id++) {
+		paxos_iid heard = paxos_election_next_iid_of(n->election, id);
+		if (heard > first)
+			first = heard;
+	}
+	if (first > paxos_learner_next_iid(n->learner)) {
+		/* The proposer's window first: the learner may deliver from first on at once. */
+		paxos_proposer_delivered(n->proposer, first - 1, NULL, paxos_now(),
+					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_learner_skip_to(n->learner, first);
+	}
+	return first;
 }
 
 /*
@@ -558,6 +643,8 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 	struct paxos_node *n = arg;
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	paxos_iid first = first_undelivered(n);
+	if (leader == id)
+		first = lean_stop(n, first);
 	n->role_counters[PAXOS_ROLE_PROPOSER].leader_changes++;
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is now %u (was %u) from instance %llu", id,
@@ -565,6 +652,8 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 	if (leader == id || previous == id)
 		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (leader != id)
+		lean_follow(n);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
@@ -622,6 +711,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	}
 	if (rc == PAXOS_OK)
 		rc = ensure_learner(n);
+	if (rc == PAXOS_OK)
+		rc = node_membership_proposer_start(n, id);
 	if (rc != PAXOS_OK)
 		return rc;
 	struct paxos_proposer_options o;
@@ -649,11 +740,13 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	eo.changed = on_leader_change;
 	eo.changed_arg = n;
+	eo.members = node_membership_proposers(n, first_undelivered(n));
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+
 	uint32_t leader = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
@@ -665,6 +758,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	if (leader == id)
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	else
+		lean_follow(n);
 	uint32_t ms = n->cfg.heartbeat_interval_ms / 4;
 	return add_timer(n, &n->election_ev, ms ? ms : 1, on_election_tick);
 }

@@ -79,6 +79,11 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 			return rc;
 		paxos_membership_voted_in(n->membership, id, m.configurations, m.configuration_ends,
 					  PAXOS_ACCEPTOR_CONFIGURATIONS);
+		/* The proposers of the set in force and of a change to it chosen already: every
+		 * one of them may lead (a removed one refuses to). */
+		m.proposer_set =
+		    node_membership_proposers(n, paxos_membership_applied(n->membership) + 1) |
+		    node_membership_proposers(n, UINT64_MAX); /* the newest configuration's */
 	}
 	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
@@ -221,14 +226,21 @@ static void say_silent_proposers(struct paxos_node *n)
 	paxos_acceptor_recovery_wait(n->acceptor, &w);
 	if (!w.proposers_silent)
 		return;
+	/* With membership-alpha: the proposer set it asks (node_join_acceptors). */
+	uint32_t total = n->cfg.proposers;
+	if (n->membership)
+		total = (uint32_t)__builtin_popcount(
+		    node_membership_proposers(n, paxos_membership_applied(n->membership) + 1) |
+		    node_membership_proposers(n, UINT64_MAX));
 	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: acceptor %u: %u of the %u proposers paxos.conf names %s not answered; "
-		   "votes are withheld until %s or for %u ms from the start (a proposer may have "
-		   "run before). Start every proposer the file names, or set proposers to the "
-		   "number that run",
-		   n->role_id[PAXOS_ROLE_ACCEPTOR], w.proposers_silent, n->cfg.proposers,
+		   "paxos: acceptor %u: %u of the %u proposers %s %s not answered; votes are "
+		   "withheld until %s or for %u ms from the start (a proposer may have run "
+		   "before). Start every proposer %s, or set proposers to the number that run",
+		   n->role_id[PAXOS_ROLE_ACCEPTOR], w.proposers_silent, total,
+		   n->membership ? "of the proposer set" : "paxos.conf names",
 		   w.proposers_silent == 1 ? "has" : "have",
-		   w.proposers_silent == 1 ? "it answers" : "they answer", PAXOS_RECOVERY_WAIT_MS);
+		   w.proposers_silent == 1 ? "it answers" : "they answer", PAXOS_RECOVERY_WAIT_MS,
+		   n->membership ? "of the set" : "the file names");
 }
 
 /*

@@ -100,6 +100,9 @@ struct paxos_node {
 	bool flush_scheduled;
 	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
 	bool assign_due; /* client values queued in the proposer during this read */
+	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
+	 * lead, reading neither the clients' values nor the log until it takes over. */
+	bool lean;
 	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
 	 * Everything a round sends goes out together at its end (one send), so that the
 	 * datagrams of one batch reach their readers together: one read, one group commit. */
@@ -297,6 +300,14 @@ void node_drain_learners(struct paxos_node *n);
  * kept in its directories, else paxos.conf's first configuration. PAXOS_OK, or an error the
  * node's error says (a corrupt file, no memory). */
 int node_membership_init(struct paxos_node *n);
+/* membership-alpha: whether proposer id may start (an error recorded when a change removed
+ * it; one never added yet starts, and leads nothing until it is). */
+int node_membership_proposer_start(struct paxos_node *n, uint32_t id);
+/* The election follows the proposer set in force at instance next (logged when that adds or
+ * removes the node's proposer). */
+void node_membership_election(struct paxos_node *n, paxos_iid next);
+/* The proposer set in force at instance next, one bit per id (0: no membership, every one). */
+uint32_t node_membership_proposers(const struct paxos_node *n, paxos_iid next);
 /* Adds dir to those the history is kept in (before the role that owns it starts); writes it
  * there at once when a change was learned already. */
 int node_membership_keep_in(struct paxos_node *n, const char *dir);

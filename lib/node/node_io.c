@@ -288,6 +288,12 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
 {
 	struct paxos_node *n = arg;
+	if (n->lean && g != PAXOS_GROUP_PROPOSERS) {
+		/* A lean follower (node.c) reads the proposers group only: anything else is stale
+		 * or not its business, dropped undecoded. */
+		n->transport.datagrams_received += got;
+		return;
+	}
 	/* A serializer takes client values in batches too: one transaction per read. A learner
 	 * takes the leader's accepts from the acceptors group (their values). */
 	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);

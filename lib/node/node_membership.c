@@ -25,6 +25,12 @@ static void members_text(uint32_t members, char *buf, size_t cap)
 					 __builtin_ctz(rest));
 }
 
+/* Proposer ids paxos.conf has, one bit each (membership-alpha allows at most 32). */
+static uint32_t proposer_ids(const struct paxos_node *n)
+{
+	return n->cfg.proposers >= 32 ? UINT32_MAX : (1u << n->cfg.proposers) - 1;
+}
+
 /* Whether history a is newer than b (NULL): a later configuration, or more applied. */
 static bool newer(const struct paxos_membership *a, const struct paxos_membership *b)
 {
@@ -61,11 +67,98 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 	return PAXOS_OK;
 }
 
+/* The acceptors' addresses the log carried, given to the transport (unicast): kept ones at
+ * the start, new ones as their commands are applied. */
+static void give_addresses(struct paxos_node *n)
+{
+	if (!n->net->ops->set_address)
+		return;
+	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr;
+		uint16_t port;
+		if (!paxos_membership_address(n->membership, id, &addr, &port))
+			continue;
+		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
+		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+	}
+}
+
 static void count_latest(struct paxos_node *n)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_configuration = c->id;
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_members = c->members;
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_proposers = c->proposers & proposer_ids(n);
+}
+
+/* Whether the node's proposer was a member of some configuration the history keeps. */
+static bool proposer_was_member(const struct paxos_node *n, uint32_t id)
+{
+	uint32_t count;
+	const struct paxos_configuration *h = paxos_membership_history(n->membership, &count);
+	for (uint32_t k = 0; k < count; k++)
+		if (h[k].proposers & (1u << id))
+			return true;
+	return false;
+}
+
+int node_membership_proposer_start(struct paxos_node *n, uint32_t id)
+{
+	if (!n->membership || id >= 32)
+		return PAXOS_OK;
+	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	if (c->proposers & (1u << id))
+		return PAXOS_OK;
+	char text[128];
+	members_text(c->proposers & proposer_ids(n), text, sizeof(text));
+	if (proposer_was_member(n, id)) {
+		node_set_error(n,
+			       "proposer %u%s: refused: configuration %u (proposers %s, from "
+			       "instance %llu) does not include it, so it may lead no more; add it "
+			       "again (paxos-admin add-proposer %u) before starting it",
+			       id, n->partition_label, c->id, text, (unsigned long long)c->first,
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: proposer %u%s: configuration %u (proposers %s) does not include it "
+		   "yet: it leads nothing until it is added (paxos-admin add-proposer %u)",
+		   id, n->partition_label, c->id, text, id);
+	return PAXOS_OK;
+}
+
+uint32_t node_membership_proposers(const struct paxos_node *n, paxos_iid next)
+{
+	return n->membership ? paxos_membership_proposers(n->membership, next) & proposer_ids(n)
+			     : 0;
+}
+
+void node_membership_election(struct paxos_node *n, paxos_iid next)
+{
+	if (!n->membership || !n->election)
+		return;
+	uint32_t set = paxos_membership_proposers(n->membership, next) & proposer_ids(n);
+	uint32_t before = paxos_election_members(n->election) & proposer_ids(n);
+	if (set == before)
+		return;
+	paxos_election_set_members(n->election, set, paxos_now());
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER], bit = id < 32 ? 1u << id : 0;
+	if ((before & bit) == (set & bit))
+		return;
+	const struct paxos_configuration *c = paxos_membership_at(n->membership, next);
+	char text[128];
+	members_text(set, text, sizeof(text));
+	if (set & bit)
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: proposer %u%s: added: configuration %u (proposers %s) is in "
+			   "force from instance %llu",
+			   id, n->partition_label, c->id, text, (unsigned long long)c->first);
+	else
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: proposer %u%s: removed: configuration %u (proposers %s, from "
+			   "instance %llu) does not include it, so it leads no more; add it again "
+			   "(paxos-admin add-proposer %u) or stop it",
+			   id, n->partition_label, c->id, text, (unsigned long long)c->first, id);
 }
 
 /* An acceptor the newest configuration leaves out votes in no quorum: said at its start and
@@ -121,6 +214,15 @@ int node_membership_init(struct paxos_node *n)
 				       from, c->id, text, n->cfg.acceptors);
 			return PAXOS_E_INVALID;
 		}
+		/* UINT32_MAX: every proposer (a history of before proposer sets). */
+		if (c->proposers != UINT32_MAX && (c->proposers & ~proposer_ids(n))) {
+			members_text(c->proposers, text, sizeof(text));
+			node_set_error(n,
+				       "%s: configuration %u has proposers %s, but paxos.conf has "
+				       "only %u proposer ids: add their addresses",
+				       from, c->id, text, n->cfg.proposers);
+			return PAXOS_E_INVALID;
+		}
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u (acceptors %s from instance %llu), as learned "
 			   "before (%s%s), not paxos.conf's first one",
@@ -134,7 +236,12 @@ int node_membership_init(struct paxos_node *n)
 	} else {
 		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
 		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
-		n->membership = paxos_membership_new(members, n->cfg.membership_alpha);
+		uint32_t lead = n->cfg.initial_proposers;
+		uint32_t proposers = lead == 0    ? proposer_ids(n)
+				     : lead >= 32 ? UINT32_MAX
+						  : (1u << lead) - 1;
+		n->membership =
+		    paxos_membership_create(members, proposers, n->cfg.membership_alpha);
 		n->membership_kept = 1;
 		if (!n->membership) {
 			node_set_error(n, "out of memory");
@@ -142,6 +249,7 @@ int node_membership_init(struct paxos_node *n)
 		}
 	}
 	n->membership_ready = true;
+	give_addresses(n);
 	count_latest(n);
 	say_if_removed(n, true);
 	return PAXOS_OK;
@@ -223,6 +331,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 		return;
 	}
 	n->membership_kept = c->id;
+	give_addresses(n);
 	count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
@@ -232,8 +341,9 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
 {
-	uint32_t from, members;
-	if (paxos_membership_decode(v, &from, &members) != PAXOS_OK)
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
 		return;
 	/* The configuration this command made, if it made one: also when it is delivered again
 	 * after a restart that kept the history. */
@@ -241,17 +351,20 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 	const struct paxos_configuration *h = paxos_membership_history(n->membership, &count);
 	const struct paxos_configuration *made = NULL;
 	for (uint32_t k = 0; k < count && !made; k++)
-		if (h[k].id == from + 1 && h[k].members == members &&
+		if (h[k].id == from + 1 &&
+		    (kind == PAXOS_MEMBERSHIP_ACCEPTORS ? h[k].members : h[k].proposers) == set &&
 		    h[k].first == iid + n->cfg.membership_alpha)
 			made = &h[k];
 	const struct paxos_configuration *c = made ? made : paxos_membership_latest(n->membership);
-	char text[128];
+	char text[128], lead[128];
 	members_text(c->members, text, sizeof(text));
+	members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
 	if (made)
 		paxos_logf(PAXOS_LOG_INFO,
-			   "paxos: configuration %u chosen in instance %llu: acceptors %s from "
-			   "instance %llu",
-			   c->id, (unsigned long long)iid, text, (unsigned long long)c->first);
+			   "paxos: configuration %u chosen in instance %llu: acceptors %s, "
+			   "proposers %s from instance %llu",
+			   c->id, (unsigned long long)iid, text, lead,
+			   (unsigned long long)c->first);
 	else
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: instance %llu: a membership change made against configuration "
@@ -344,5 +457,90 @@ int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	paxos_membership_command(c->id, members, cmd);
+	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	const struct paxos_membership *m = n->membership;
+	if (!m || !n->learner) {
+		node_set_error(n, "paxos_node_change_proposers: needs membership-alpha and a "
+				  "learner on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = proposer_ids(n);
+	if (proposers == 0 || (proposers & ~ids) || proposers == (c->proposers & ids)) {
+		node_set_error(n,
+			       "paxos_node_change_proposers: proposers 0x%x: none, an id not below "
+			       "proposers (%u), or the proposers of configuration %u already",
+			       proposers, n->cfg.proposers, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(n,
+			       "paxos_node_change_proposers: configuration %u is chosen but not in "
+			       "force before instance %llu",
+			       c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
+	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !n->net->ops->set_address) {
+		node_set_error(n, "paxos_node_set_acceptor_address: needs the unicast transport, "
+				  "an acceptor id below acceptors and a port");
+		return PAXOS_E_INVALID;
+	}
+	return n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, e);
+}
+
+int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !(members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: acceptor %u must be one of the "
+			       "members, below acceptors, with a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	/* The same checks as paxos_node_change_membership, then the command with the address. */
+	const struct paxos_membership *m = n->membership;
+	if (!m || !n->learner) {
+		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
+				  "learner on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
+	if ((members & ~ids) || members == c->members) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: members 0x%x: an id not below "
+			       "acceptors (%u), or the members of configuration %u already",
+			       members, n->cfg.acceptors, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(
+		    n,
+		    "paxos_node_change_membership_at: configuration %u is chosen but not in "
+		    "force before instance %llu",
+		    c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
 	return paxos_node_submit(n, cmd, sizeof(cmd));
 }

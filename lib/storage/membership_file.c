@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DIR/membership, in words an operator can read:
- *   paxos-membership 1
+ *   paxos-membership 2
  *   alpha 256
  *   applied 457
- *   configuration ID FIRST MEMBERS   (one line each, oldest first; MEMBERS in hexadecimal)
+ *   configuration ID FIRST MEMBERS PROPOSERS   (one line each, oldest first; the sets in
+ *                                               hexadecimal, one bit per id)
+ *   address ID ADDR PORT   (after them, one line per acceptor whose unicast address a command
+ *                           carried; ADDR in hexadecimal, network byte order)
+ * Format 1 had no PROPOSERS: every proposer.
  */
 #include "membership_file.h"
 
@@ -19,9 +23,10 @@
 #include "storage_backend.h"
 
 #define MEMBERSHIP_TEMP "membership.tmp"
-#define MEMBERSHIP_FORMAT 1
-/* The header and PAXOS_MEMBERSHIP_HISTORY lines of at most 54 characters. */
-#define TEXT_MAX 2048
+#define MEMBERSHIP_FORMAT 2
+/* The header, PAXOS_MEMBERSHIP_HISTORY lines of at most 66 characters and
+ * PAXOS_MAX_ACCEPTORS of at most 32. */
+#define TEXT_MAX 4096
 
 static int corrupt(const char *path, const char *why, char *err, size_t errlen)
 {
@@ -38,26 +43,46 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		 char *err, size_t errlen)
 {
 	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
-	uint32_t format = 0, file_alpha = 0, count = 0;
+	uint32_t format = 0, file_alpha = 0, count = 0, naddr = 0;
+	uint32_t addr_id[PAXOS_MAX_ACCEPTORS], addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t port[PAXOS_MAX_ACCEPTORS];
 	uint64_t applied = 0;
 	int used = 0;
 	if (sscanf(text, "paxos-membership %" SCNu32 "\nalpha %" SCNu32 "\napplied %" SCNu64 "\n%n",
 		   &format, &file_alpha, &applied, &used) != 3 ||
 	    used == 0)
 		return corrupt(path, "no header", err, errlen);
-	if (format != MEMBERSHIP_FORMAT)
+	if (format != 1 && format != MEMBERSHIP_FORMAT)
 		return corrupt(path, "an unknown format", err, errlen);
 	for (char *p = text + used; *p; p += used) {
-		uint32_t id, members;
+		uint32_t id, members, proposers = UINT32_MAX;
 		uint64_t first;
 		used = 0;
-		if (count == PAXOS_MEMBERSHIP_HISTORY ||
-		    sscanf(p, "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 "\n%n", &id, &first,
-			   &members, &used) != 3 ||
-		    used == 0)
+		unsigned short p16 = 0;
+		if (strncmp(p, "address ", 8) == 0) {
+			if (naddr == PAXOS_MAX_ACCEPTORS ||
+			    sscanf(p, "address %" SCNu32 " %" SCNx32 " %hu\n%n", &addr_id[naddr],
+				   &addr[naddr], &p16, &used) != 3 ||
+			    used == 0 || addr_id[naddr] >= PAXOS_MAX_ACCEPTORS || p16 == 0)
+				return corrupt(path, "an address line that names no acceptor", err,
+					       errlen);
+			port[naddr++] = p16;
+			continue;
+		}
+		int fields =
+		    count == PAXOS_MEMBERSHIP_HISTORY ? 0
+		    : format == 1
+			? sscanf(p, "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 "\n%n", &id,
+				 &first, &members, &used) +
+			      1
+			: sscanf(p,
+				 "configuration %" SCNu32 " %" SCNu64 " %" SCNx32 " %" SCNx32
+				 "\n%n",
+				 &id, &first, &members, &proposers, &used);
+		if (fields != 4 || used == 0)
 			return corrupt(path, "a line that is no configuration", err, errlen);
-		c[count++] =
-		    (struct paxos_configuration){.first = first, .id = id, .members = members};
+		c[count++] = (struct paxos_configuration){
+		    .first = first, .id = id, .members = members, .proposers = proposers};
 	}
 	if (file_alpha != alpha) {
 		paxos_error_format(
@@ -68,7 +93,11 @@ static int parse(const char *path, char *text, uint32_t alpha, struct paxos_memb
 		return PAXOS_E_INVALID;
 	}
 	*m = paxos_membership_restore(c, count, applied, alpha);
-	return *m ? PAXOS_OK : corrupt(path, "not a history of changes", err, errlen);
+	if (!*m)
+		return corrupt(path, "not a history of changes", err, errlen);
+	for (uint32_t k = 0; k < naddr; k++)
+		paxos_membership_set_address(*m, addr_id[k], addr[k], port[k]);
+	return PAXOS_OK;
 }
 
 int paxos_membership_file_read(const char *dir, uint32_t alpha, struct paxos_membership **m,
@@ -107,9 +136,18 @@ int paxos_membership_file_write(const char *dir, const struct paxos_membership *
 	    text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
 	    MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
 	for (uint32_t k = 0; k < count; k++)
-		len += snprintf(text + len, sizeof(text) - (size_t)len,
-				"configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 "\n", c[k].id,
-				c[k].first, c[k].members);
+		len +=
+		    snprintf(text + len, sizeof(text) - (size_t)len,
+			     "configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 " 0x%" PRIx32 "\n",
+			     c[k].id, c[k].first, c[k].members, c[k].proposers);
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr;
+		uint16_t port;
+		if (paxos_membership_address(m, id, &addr, &port))
+			len += snprintf(text + len, sizeof(text) - (size_t)len,
+					"address %" PRIu32 " 0x%" PRIx32 " %u\n", id, addr,
+					(unsigned)port);
+	}
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return PAXOS_E_IO;
 	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, (size_t)len, err,

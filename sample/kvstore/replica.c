@@ -285,17 +285,22 @@ static int host_roles(struct shard *s)
 	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
 		goto fail;
 	paxos_node_on_trimmed(n, trimmed, s);
-	if (s->r->acceptor) {
-		struct paxos_storage *st = paxos_storage_open(s->pcfg, id, false, err, sizeof(err));
+	/* The acceptor serves this partition if partition-acceptors says so, under its number
+	 * in the partition's set. */
+	uint32_t acceptor;
+	if (s->r->acceptor &&
+	    paxos_config_partition_acceptor(s->r->pcfg, s->partition, id, &acceptor) == PAXOS_OK) {
+		struct paxos_storage *st =
+		    paxos_storage_open(s->pcfg, acceptor, false, err, sizeof(err));
 		if (!st) {
 			fprintf(stderr, "%s: acceptor: %s\n", s->name, err);
 			return -1;
 		}
-		if (paxos_node_add_acceptor(n, id, st) != PAXOS_OK)
+		if (paxos_node_add_acceptor(n, acceptor, st) != PAXOS_OK)
 			goto fail;
 		char storage[16];
 		paxos_config_get(s->pcfg, "storage", storage, sizeof(storage));
-		fprintf(stderr, "%s: acceptor %u, storage %s\n", s->name, id, storage);
+		fprintf(stderr, "%s: acceptor %u, storage %s\n", s->name, acceptor, storage);
 	}
 	if (s->r->proposer && paxos_node_add_proposer(n, id) != PAXOS_OK)
 		goto fail;

@@ -13,6 +13,8 @@
 #  3. Replica 1 is killed with SIGKILL, clients keep writing, it restarts: each partition
 #     loads its own snapshot (DIR/snapshot, DIR/partition-1/snapshot) and catches up.
 #  4. A replica started on those snapshots with another partition count refuses to start.
+# PARTITION_ACCEPTORS=SETS runs it with paxos.conf "partition-acceptors SETS" (ctest:
+# e2e_kvstore_partition_sets gives partition 1 acceptors 0 and 2 only, numbered 0 and 1 there).
 # Usage: e2e_kvstore_partitions.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -28,9 +30,12 @@ CONF1=$WORK/paxos1.conf
 KCONF=$WORK/kvstore.conf
 sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/store|" \
 	-e "s|^proposers .*|proposers 3|" -e "s|^partitions .*|partitions 2|" \
-	-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$BASE" >"$CONF"
+	-e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
+	-e "s|^partition-acceptors .*|partition-acceptors ${PARTITION_ACCEPTORS:-all}|" \
+	"$BASE" >"$CONF"
 local_members "$CONF" || fail "cannot write the member addresses"
-sed -e "s|^partitions .*|partitions 1|" "$CONF" >"$CONF1"
+sed -e "s|^partitions .*|partitions 1|" -e "s|^partition-acceptors .*|partition-acceptors all|" \
+	"$CONF" >"$CONF1"
 sed -e "s|^snapshot-every .*|snapshot-every 20|" "$SRC/$KV/kvstore.conf" >"$KCONF"
 grep -q "^partitions 2" "$CONF" && grep -q "^partitions 1" "$CONF1" &&
 	grep -q "^snapshot-every 20" "$KCONF" || fail "cannot write the test configuration"
@@ -127,6 +132,14 @@ keys_in() { # keys_in REPLICA PARTITION: the keys of the last dump
 
 # ---- 1. concurrent clients on both partitions ----
 for r in 0 1 2; do replica kv$r $r; done
+if [ "${PARTITION_ACCEPTORS:-all}" = "0-2/0,2" ]; then
+	# Replica 1 is no acceptor of partition 1; replica 2 is its acceptor 1.
+	wait_lines "$WORK/kv2.log" 4 10 || true
+	grep -q "kvstore-replica 1 partition 1: acceptor" "$WORK/kv1.log" &&
+		fail "replica 1 hosts an acceptor of partition 1"
+	grep -q "kvstore-replica 2 partition 1: acceptor 1," "$WORK/kv2.log" ||
+		fail "replica 2 is not acceptor 1 of partition 1: $(head -n 5 "$WORK/kv2.log")"
+fi
 grep -q "kvstore-replica 0 partition 1: no snapshot in $WORK/r0/partition-1:" "$WORK/kv0.log" ||
 	fail "replica 0 did not start partition 1 in its own directory"
 [ "$(cat "$WORK/r0/partitions")" = 2 ] || fail "replica 0 did not record 2 partitions"

@@ -4,7 +4,8 @@
 # inside a private network namespace, over the transport of base_conf (multicast, or unicast
 # with PAXOS_TRANSPORT=unicast):
 #  1. each proposer leads one partition (0 and 1), and clients of both partitions, at once,
-#     get every value delivered; both learners deliver the same, per partition;
+#     get every value delivered; both learners deliver the same, per partition; a proposer
+#     follows the other partition lean (learns none of its log);
 #  2. the leader of partition 1 is killed (kill -9): partition 1 moves to proposer 0 and its
 #     clients are served again, while partition 0 goes on;
 #  3. proposer 1 restarts: partition 1 comes back to it by the same rule;
@@ -63,7 +64,16 @@ for p in 0 1; do
 	grep -q "^paxos_proposer_leader{role=\"proposer\",id=\"0\",partition=\"$p\"} $p\$" \
 		"$WORK/metrics.txt" || fail "proposer 0's /metrics does not show partition $p led by $p"
 done
+# A follower is lean: proposer 1 neither queued partition 0's values nor learned its log.
+learned() { # learned PROPOSER PARTITION: instances its learner delivered of that partition
+	grep "^paxos: counters partition $2 learner $1:" "$WORK/proposer$1.log" | tail -n 1 |
+		sed -n 's/.*values_delivered=\([0-9]*\).*/\1/p' | grep . || echo 0
+}
+[ "$(learned 1 0)" -eq 0 ] && [ "$(learned 0 1)" -eq 0 ] ||
+	fail "a follower learned the log it does not lead: proposer 1 delivered $(learned 1 0) instances of partition 0, proposer 0 $(learned 0 1) of partition 1"
+[ "$(learned 0 0)" -gt 0 ] || fail "proposer 0 learned nothing of the partition it leads"
 echo "e2e_partitions: 1. each proposer led one partition; 2000 values each delivered"
+echo "e2e_partitions:    the followers learned nothing of the partition they do not lead"
 
 # 2. The leader of partition 1 dies: proposer 0 takes it, partition 0 goes on.
 kill -9 "$PID_proposer1"

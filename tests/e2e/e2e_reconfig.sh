@@ -13,6 +13,9 @@
 # Every value is delivered once (the client counts 0 duplicates), both learners write the same
 # file, and a learner started at the end, after acceptor 2 is gone, writes it too. Then, on a
 # new cluster, the leader is killed during a change: the change comes into force all the same.
+# On a third, the proposer set changes under load: proposer 2 added, the leader (0) removed and
+# proposer 1 leads on, proposer 0 restarted is refused, proposer 1 removed too, and removing the
+# last one (2) is refused.
 # Usage: e2e_reconfig.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -197,3 +200,107 @@ grep -E "resubmits" "$WORK/client.log"
 same_outputs 20000 twice "$WORK/learner0.out" "$WORK/learner1.out"
 echo "e2e_reconfig: leader killed during a change: 20000 values delivered identically by 2" \
 	"learners ($((LINES - 20000)) delivered twice)"
+
+# A third cluster: the proposer set changes under load (proposers 3, initial-proposers 2:
+# proposers 0 and 1 may lead at the start). Proposer 2 is added and started; the leader,
+# proposer 0, is removed while the client runs: it stops leading, proposer 1 leads, delivery
+# goes on; restarted, proposer 0 is refused. A client that resubmits keeps the load on (the
+# leader change may deliver a value twice).
+stop_all
+rm -rf "$WORK/store" "$WORK"/learner?.out
+sed -e 's/^proposers .*/proposers 3/' -e 's/^initial-proposers .*/initial-proposers 2/' \
+	"$CONF" >"$WORK/proposers.conf"
+CONF=$WORK/proposers.conf
+local_members "$CONF"
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+: >"$WORK/submitted"
+# Open loop, 2000 values/s for 25 s: the load lasts through the changes.
+"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 500 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before the proposer changes"
+admin "proposers at the start" status
+grep -q "^proposers 0,1$" "$WORK/admin.out" || fail "status does not name proposers 0,1"
+refused 2 "a proposer id paxos.conf does not have" add-proposer 3
+refused 1 "a proposer added again" add-proposer 1
+refused 1 "a proposer removed that is no member" remove-proposer 2
+admin "add proposer 2" add-proposer 2
+grep -q "proposers 0,1,2$" "$WORK/admin.out" || fail "proposer 2 was not added"
+start proposer2 paxos-proposer -c "$CONF" -i 2
+wait_log proposer2 "proposer 2: leader is 0 at start"
+before=$(wc -l <"$WORK/learner0.out")
+admin "remove proposer 0, the leader, under load" remove-proposer 0
+grep -q "proposers 1,2$" "$WORK/admin.out" || fail "proposer 0 was not removed"
+wait_log proposer0 "proposer 0: removed: configuration 3 (proposers 1,2, from instance"
+i=0 # proposer 1's last leader change names it (an earlier one may have come and gone)
+until grep "leader is now" "$WORK/proposer1.log" | tail -n 1 | grep -q "leader is now 1 (was 0)"; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "proposer 1 did not take over from the removed leader"
+	sleep 0.1
+done
+echo "e2e_reconfig: proposer1: $(grep "leader is now" "$WORK/proposer1.log" | tail -n 1)"
+wait_lines "$WORK/learner0.out" $((before + 2000)) 60 ||
+	fail "no delivery after the leader was removed"
+echo "e2e_reconfig: learner 0 delivered on after the leader was removed:" \
+	"$before values, then $(wc -l <"$WORK/learner0.out")"
+admin "status after the removal" status
+grep -q "^proposers 1,2$" "$WORK/admin.out" || fail "status does not name proposers 1,2"
+# Restarted with its epoch (and the history kept there), the removed proposer is refused.
+stop_one proposer0
+rc=0
+"$BUILD/paxos-proposer" -c "$CONF" -i 0 >"$WORK/proposer0-again.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the removed proposer 0 started again"
+grep -q "proposer 0: refused: configuration 3 (proposers 1,2, from instance" \
+	"$WORK/proposer0-again.log" || fail "proposer 0 was not refused: $(cat "$WORK/proposer0-again.log")"
+echo "e2e_reconfig: removed proposer restarted: $(grep -m 1 refused "$WORK/proposer0-again.log")"
+admin "remove proposer 1, the leader again" remove-proposer 1
+grep -q "proposers 2$" "$WORK/admin.out" || fail "proposer 1 was not removed"
+refused 1 "the last proposer removed" remove-proposer 2
+wait "$CLIENT" || fail "paxos-client did not get all values delivered with proposer changes"
+grep -E "resubmits" "$WORK/client.log"
+same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
+echo "e2e_reconfig: proposers 0,1 -> 0,1,2 -> 1,2 -> 2 under load: 50000 values delivered" \
+	"identically by 2 learners ($((LINES - 50000)) delivered twice)"
+
+# Unicast only: a new acceptor whose address only the change carries. paxos.conf has no line
+# for acceptor 4 (no member at the start), its own file has; paxos-admin add-acceptor 4
+# HOST:PORT puts the address in the command, and every process sends to it from then on.
+# Acceptor 2 is then removed and acceptor 1 stopped: values are chosen by 0 and 4 alone.
+is_unicast "$WORK/reconfig.conf" || exit 0
+rm -rf "$WORK/store" "$WORK"/learner?.out
+grep -v '^acceptor 4 ' "$WORK/reconfig.conf" >"$WORK/noaddr.conf"
+CONF=$WORK/noaddr.conf
+grep '^acceptor 4 ' "$WORK/reconfig.conf" | cat "$CONF" - >"$WORK/acceptor4.conf"
+address4=$(grep '^acceptor 4 ' "$WORK/reconfig.conf" | cut -d' ' -f3)
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start acceptor4 paxos-acceptor -c "$WORK/acceptor4.conf" -i 4
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+: >"$WORK/submitted"
+"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 500 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before acceptor 4 is added"
+refused 1 "an acceptor paxos.conf has no address for, without one" add-acceptor 4
+admin "add acceptor 4 at $address4" add-acceptor 4 "$address4"
+grep -q "acceptors 0,1,2,4$" "$WORK/admin.out" || fail "acceptor 4 was not added"
+admin "remove acceptor 2" remove-acceptor 2
+stop_one acceptor2
+stop_one acceptor1
+before=$(wc -l <"$WORK/learner0.out")
+wait_lines "$WORK/learner0.out" $((before + 2000)) 60 ||
+	fail "no delivery with acceptors 0 and 4 alone (acceptor 4's address came with the change)"
+echo "e2e_reconfig: acceptors 0 and 4 alone (4 known by the address in the change):" \
+	"$before values, then $(wc -l <"$WORK/learner0.out")"
+grep -q "^address 4 " "$WORK/store/proposer-0/membership" ||
+	fail "proposer 0 did not keep acceptor 4's address: $(cat "$WORK/store/proposer-0/membership")"
+wait "$CLIENT" || fail "paxos-client did not get all values delivered with acceptor 4"
+same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
+echo "e2e_reconfig: 50000 values delivered identically by 2 learners through an acceptor" \
+	"added with its address in the change ($((LINES - 50000)) delivered twice)"

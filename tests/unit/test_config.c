@@ -202,6 +202,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	    "proposers",
 	    "membership-alpha",
 	    "initial-members",
+	    "initial-proposers",
 	    "leader",
 	    "proposer-window",
 	    "proposer-concurrency",
@@ -377,6 +378,7 @@ static const struct bad_case bad_cases[] = {
     {"proposers", "2", "-2", "0", "101"},
     {"membership-alpha", "0", "-1", NULL, "1048577"},
     {"initial-members", "0", "two", NULL, "33"},
+    {"initial-proposers", "0", "two", NULL, "101"},
     {"leader", "0", "zero", NULL, "100"},
     {"proposer-window", "128", "1.5", "0", "65537"},
     {"proposer-concurrency", "64", "1e3", "0", "65537"},
@@ -519,6 +521,85 @@ START_TEST(test_partitions)
 }
 END_TEST
 
+/* partition-acceptors: each partition's own acceptors, numbered 0.. in its configuration;
+ * "spread" gives disjoint sets when there are enough; every mistake named. */
+START_TEST(test_partition_acceptors)
+{
+	struct paxos_config cfg, part;
+	uint32_t local = 99;
+	ck_assert_msg(parse(&cfg, "acceptors 6\npartitions 2\npartition-acceptors spread\n") ==
+			  PAXOS_OK,
+		      "%s", err);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 1, &part), PAXOS_OK);
+	ck_assert_uint_eq(part.acceptors, 3);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 1, 4, &local), PAXOS_OK);
+	ck_assert_uint_eq(local, 1);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 0, 4, &local), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 0, 2, &local), PAXOS_OK);
+	ck_assert_uint_eq(local, 2);
+	char buf[64];
+	ck_assert_int_eq(paxos_config_get(&cfg, "partition-acceptors", buf, sizeof(buf)), PAXOS_OK);
+	ck_assert_str_eq(buf, "spread");
+
+	/* Too few acceptors for disjoint sets of 3: sets of 3 that overlap. */
+	ck_assert_msg(parse(&cfg, "acceptors 5\npartitions 2\npartition-acceptors spread\n") ==
+			  PAXOS_OK,
+		      "%s", err);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 1, 0, &local), PAXOS_OK);
+	ck_assert_uint_eq(local, 0);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 1, 2, NULL), PAXOS_E_INVALID);
+
+	/* Explicit sets; unicast members follow their acceptor into its partition's numbering. */
+	ck_assert_msg(parse(&cfg, "acceptor 0 127.0.0.1:8800\nacceptor 1 127.0.0.1:8801\n"
+				  "acceptor 2 127.0.0.1:8802\nacceptor 3 127.0.0.1:8803\n"
+				  "proposer 0 127.0.0.1:8900\nproposer 1 127.0.0.1:8901\n"
+				  "transport unicast\nacceptors 4\npartitions 2\n"
+				  "partition-acceptors 0,1,3/1-3\n") == PAXOS_OK,
+		      "%s", err);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 0, &part), PAXOS_OK);
+	ck_assert_uint_eq(part.acceptors, 3);
+	expect_endpoint(&part.acceptor_address[2], "127.0.0.1", 8803);
+	ck_assert_uint_eq(part.acceptor_address[3].port, 0);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 1, &part), PAXOS_OK);
+	expect_endpoint(&part.acceptor_address[0], "127.0.0.1", 8811);
+	expect_endpoint(&part.acceptor_address[2], "127.0.0.1", 8813);
+	/* Applied again (in place), a partition's configuration stays what it is. */
+	ck_assert_int_eq(paxos_config_partition(&part, 0, &part), PAXOS_OK);
+	ck_assert_uint_eq(part.acceptors, 3);
+	expect_endpoint(&part.acceptor_address[0], "127.0.0.1", 8811);
+
+	/* The default: every acceptor serves every partition, as before. */
+	ck_assert_msg(parse(&cfg, "partitions 2\n") == PAXOS_OK, "%s", err);
+	ck_assert_int_eq(paxos_config_partition(&cfg, 1, &part), PAXOS_OK);
+	ck_assert_uint_eq(part.acceptors, 3);
+	ck_assert_int_eq(paxos_config_partition_acceptor(&cfg, 1, 2, &local), PAXOS_OK);
+	ck_assert_uint_eq(local, 2);
+
+	expect_error("partitions 2\npartition-acceptors 0-2/3\n",
+		     "test.conf:2: partition-acceptors: unknown acceptor id 3: ids are below "
+		     "acceptors (3)");
+	expect_error("partitions 2\npartition-acceptors 0-2\n",
+		     "test.conf:2: partition-acceptors: '0-2' names 1 set, but there are 2 "
+		     "partitions: one set per partition, separated by '/' (or all, or spread)");
+	expect_error("partitions 2\npartition-acceptors 0/1/2\n",
+		     "test.conf:2: partition-acceptors: '0/1/2' names more sets than partitions "
+		     "(2): one set per partition, separated by '/'");
+	expect_error("partitions 2\npartition-acceptors 0-2//\n",
+		     "test.conf:2: partition-acceptors: '' is not a set of acceptor ids (such as "
+		     "0-2 or 0,2,4): every partition needs at least one acceptor");
+	expect_error("partitions 2\npartition-acceptors 2-1/0\n",
+		     "test.conf:2: partition-acceptors: 2-1 is not a range (the first id is "
+		     "higher)");
+	expect_error_prefix("partitions 2\npartition-acceptors 0,x/1\n",
+			    "test.conf:2: partition-acceptors: '0,x' is not a set");
+	expect_error_prefix("partitions 2\npartition-acceptors 0,/1\n",
+			    "test.conf:2: partition-acceptors: '0,' is not a set");
+	expect_error("partitions 2\nmembership-alpha 8\npartition-acceptors spread\n",
+		     "test.conf:3: partition-acceptors: 'spread' needs membership-alpha 0: a "
+		     "partition's acceptors are fixed by this line, not changed through its log");
+}
+END_TEST
+
 START_TEST(test_unicast_members)
 {
 	char path[1200];
@@ -550,6 +631,20 @@ START_TEST(test_unicast_members)
 		     "0 has none (add a line 'proposer 0 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 1 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: unknown id 1: ids are below acceptors (1)");
+	/* An acceptor that is no member at the start may get its address from the log, not
+	 * a member at the start. */
+	struct paxos_config later;
+	paxos_config_defaults(&later);
+	ck_assert_int_eq(parse(&later, "transport unicast\nacceptors 4\nproposers 1\n"
+				       "membership-alpha 256\ninitial-members 3\n"
+				       "acceptor 0 10.0.0.1:7201\nacceptor 1 10.0.0.2:7201\n"
+				       "acceptor 2 10.0.0.3:7201\nproposer 0 10.0.0.1:7301\n"),
+			 PAXOS_OK);
+	expect_error("transport unicast\nacceptors 4\nproposers 1\nmembership-alpha 256\n"
+		     "initial-members 3\nacceptor 0 10.0.0.1:7201\nacceptor 3 10.0.0.2:7201\n"
+		     "proposer 0 10.0.0.1:7301\n",
+		     "test.conf:1: transport: unicast needs every member's address, and acceptor 1 "
+		     "has none (add a line 'acceptor 1 HOST:PORT')");
 	snprintf(text, sizeof(text), "%sacceptor 0 10.0.0.2:7201\n", members);
 	expect_error(text, "test.conf:4: acceptor: 0 already has an address, on line 3");
 	snprintf(text, sizeof(text), "%sproposer 0 10.0.0.1:7201\n", members);
@@ -956,6 +1051,14 @@ START_TEST(test_cross_checks)
 		     "membership-alpha");
 	expect_error("initial-members 2\n", "test.conf:1: initial-members: 2 must not exceed "
 					    "acceptors (3), and needs membership-alpha");
+	expect_error("membership-alpha 256\ninitial-proposers 3\n",
+		     "test.conf:2: initial-proposers: 3 must not exceed proposers (2), and needs "
+		     "membership-alpha");
+	expect_error("initial-proposers 1\n", "test.conf:1: initial-proposers: 1 must not exceed "
+					      "proposers (2), and needs membership-alpha");
+	expect_error("proposers 33\nmembership-alpha 256\n",
+		     "test.conf:2: membership-alpha: needs at most 32 proposers (the proposer set "
+		     "of a configuration has one bit per id), not 33");
 	/* the four groups must be distinct endpoints */
 	expect_error(
 	    "submit-group 239.255.11.1:7101\n",
@@ -1192,6 +1295,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_load_reports_file_name);
 	tcase_add_test(tc, test_fuzz_shipped_file);
 	tcase_add_test(tc, test_partitions);
+	tcase_add_test(tc, test_partition_acceptors);
 	suite_add_tcase(s, tc);
 	return s;
 }

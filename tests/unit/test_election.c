@@ -130,6 +130,46 @@ START_TEST(test_partitions_spread_over_live_proposers)
 }
 END_TEST
 
+/* With a proposer set (membership-alpha): the lowest live member leads, a removed proposer
+ * leads nothing even alone, partitions spread over the live members only. */
+START_TEST(test_members_only_lead)
+{
+	struct paxos_election *e = election(0, 3, 0);
+	ck_assert(paxos_election_is_leader(e));
+	ck_assert_uint_eq(paxos_election_members(e), UINT32_MAX);
+	paxos_election_set_members(e, 0x6, 0); /* 0 removed */
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	ck_assert(!paxos_election_is_leader(e));
+	ck_assert_uint_eq(nchanges, 1);
+	ck_assert_uint_eq(changes[0].leader, 1);
+	ck_assert_uint_eq(changes[0].previous, 0);
+	/* 1 and 2 go silent: 0 still does not lead, it names the lowest member. */
+	tick(e, TIMEOUT + 1);
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	ck_assert(!paxos_election_is_leader(e));
+	heartbeat(e, 2, TIMEOUT + 2);
+	ck_assert_uint_eq(paxos_election_leader(e), 2); /* the lowest live member */
+	/* Added again: it leads at once. */
+	paxos_election_set_members(e, 0x7, TIMEOUT + 3);
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+
+	/* Created with a set: proposer 2 is not in it, 1 leads from the start. */
+	struct paxos_election_options o = {.id = 2,
+					   .proposers = 3,
+					   .heartbeat_interval = INTERVAL,
+					   .heartbeat_timeout = TIMEOUT,
+					   .members = 0x6,
+					   .partition = 1};
+	e = paxos_election_new(&o, 0);
+	ck_assert_uint_eq(paxos_election_leader(e), 2); /* partition 1: the second live member */
+	paxos_election_set_members(e, 0x3, 0);
+	ck_assert_uint_eq(paxos_election_leader(e), 1); /* partition 1 of {0, 1} */
+	ck_assert(!paxos_election_is_leader(e));
+	paxos_election_free(e);
+}
+END_TEST
+
 START_TEST(test_lowest_live_id_wins)
 {
 	struct paxos_election *e = election(3, 4, 0);
@@ -730,6 +770,7 @@ Suite *test_suite(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, test_start_presumes_everyone_alive);
 	tcase_add_test(t, test_lowest_live_id_wins);
+	tcase_add_test(t, test_members_only_lead);
 	tcase_add_test(t, test_partitions_spread_over_live_proposers);
 	tcase_add_test(t, test_timeout_is_exact);
 	tcase_add_test(t, test_self_always_alive);

@@ -157,8 +157,9 @@ START_TEST(test_every_counter)
 			ck_assert_str_eq(s[i].name, paxos_counter_name(i));
 		}
 	}
-	/* phase1_timeout_us, phase2_timeout_us, membership_configuration, membership_members */
-	ck_assert_uint_eq(gauges, 4);
+	/* phase1_timeout_us, phase2_timeout_us, membership_configuration, membership_members,
+	 * membership_proposers */
+	ck_assert_uint_eq(gauges, 5);
 
 	size_t len = paxos_exposition(s, 2 * n, NULL, 0);
 	char *text = malloc(len + 1);

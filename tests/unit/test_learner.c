@@ -517,6 +517,37 @@ START_TEST(test_delivers_in_order_exactly_once)
 }
 END_TEST
 
+/* paxos_learner_skip_to: a lean follower taking over skips what was chosen elsewhere; what
+ * is closed above the skip is delivered at once, what lies below is neither delivered nor
+ * asked for, and a skip backwards changes nothing. */
+START_TEST(test_skip_to_known_instance)
+{
+	struct fixture *f = fixture_default();
+	close_instance(f, 2, "b");
+	close_instance(f, 6, "f");
+	close_instance(f, 7, "g");
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	paxos_learner_skip_to(f->l, 6);
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 6);
+	ck_assert_str_eq(f->sink->delivered_value[1], "g");
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 8);
+	ck_assert_uint_eq(f->counters.instances_skipped_known, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 0); /* chosen elsewhere, not lost */
+	paxos_learner_skip_to(f->l, 3);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 8);
+	/* Instances below are ignored; the next ones are delivered as before. */
+	close_instance(f, 4, "d");
+	close_instance(f, 8, "h");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	ck_assert_str_eq(f->sink->delivered_value[2], "h");
+	/* Nothing below the skip is asked for: no hole to repeat. */
+	tick(f, 10000);
+	ck_assert_uint_eq(repeats(f), 0);
+	fixture_free(f);
+}
+END_TEST
+
 /* Closed out of order, each instance is reported at once; one waiting for a hole is
  * reported again for every accepted that still arrives for it (a proposer may be re-running
  * it), and never again once delivered. */
@@ -1783,6 +1814,7 @@ Suite *test_suite(void)
 	tcase_add_test(catch_up, test_stalled_learner_paced);
 	tcase_add_test(catch_up, test_hole_is_not_catch_up);
 	tcase_add_test(catch_up, test_catch_up_converges_under_load);
+	tcase_add_test(catch_up, test_skip_to_known_instance);
 	suite_add_tcase(s, catch_up);
 	return s;
 }

@@ -358,6 +358,180 @@ START_TEST(test_proposer_takes_requests)
 }
 END_TEST
 
+/* The proposer set changes by commands of its own kind, in the same history: the acceptors
+ * stay as they are, each change names the newest configuration, and a proposer takes requests
+ * for it as for the acceptors. */
+START_TEST(test_proposer_set_changes)
+{
+	ck_assert_ptr_null(paxos_membership_create(0x7, 0, 4));
+	struct paxos_membership *m = paxos_membership_create(0x7, 0x3, 4);
+	ck_assert_uint_eq(paxos_membership_proposers(m, 1), 0x3);
+	struct paxos_membership *all = paxos_membership_new(0x7, 4);
+	ck_assert_uint_eq(paxos_membership_proposers(all, 1), UINT32_MAX);
+	paxos_membership_free(all);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value add = {buf, sizeof(buf)};
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x7, buf);
+	ck_assert(paxos_membership_is_command(&add));
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	ck_assert_int_eq(paxos_membership_decode_of(&add, &kind, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(kind, PAXOS_MEMBERSHIP_PROPOSERS);
+	ck_assert_uint_eq(from, 1);
+	ck_assert_uint_eq(set, 0x7);
+	/* Not an acceptor set: the acceptors' decoder refuses it. */
+	ck_assert_int_eq(paxos_membership_decode(&add, &from, &set), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &add), 1);
+	ck_assert_uint_eq(paxos_membership_proposers(m, 5), 0x3);
+	ck_assert_uint_eq(paxos_membership_proposers(m, 6), 0x7);
+	ck_assert_uint_eq(paxos_membership_members(m, 6), 0x7); /* acceptors as before */
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	/* Then the acceptors change: the proposers stay. */
+	uint8_t grow_buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(2, 0xf, grow_buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 7, &grow), 1);
+	ck_assert_uint_eq(paxos_membership_members(m, 11), 0xf);
+	ck_assert_uint_eq(paxos_membership_proposers(m, 11), 0x7);
+	/* Removing to none, an unknown kind: ignored (the set in force is not: see
+	 * paxos_membership_apply). */
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 3, 0, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 12, &add), 0);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 2, 0x3, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 13, &add), 0); /* outdated */
+	paxos_membership_command_of((enum paxos_membership_kind)3, 3, 0x1, buf);
+	ck_assert(paxos_membership_is_command(&add));
+	ck_assert_int_eq(paxos_membership_decode_of(&add, &kind, &from, &set), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(paxos_membership_apply(m, 14, &add), 0);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+	/* Remove proposer 0 in 15: from 19 on. */
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 3, 0x6, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 15, &add), 1);
+	ck_assert_uint_eq(paxos_membership_proposers(m, 19), 0x6);
+	/* A history restored keeps both sets; one with no proposers is none apply made. */
+	uint32_t count;
+	const struct paxos_configuration *h = paxos_membership_history(m, &count);
+	struct paxos_configuration copy[PAXOS_MEMBERSHIP_HISTORY];
+	memcpy(copy, h, count * sizeof(*h));
+	struct paxos_membership *r =
+	    paxos_membership_restore(copy, count, paxos_membership_applied(m), 4);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(paxos_membership_proposers(r, 19), 0x6);
+	ck_assert_uint_eq(paxos_membership_members(r, 19), 0xf);
+	paxos_membership_free(r);
+	copy[1].proposers = 0;
+	ck_assert_ptr_null(paxos_membership_restore(copy, count, paxos_membership_applied(m), 4));
+
+	/* The proposer core: a request for the proposer set, refused when stale or the same. */
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 1,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	struct recorder *rec = recorder_new();
+	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x6, 1, &rec->emitter),
+			 PAXOS_E_INVALID); /* in force already */
+	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0, 1, &rec->emitter), PAXOS_E_INVALID);
+	/* The change of 15 is not in force before 19. */
+	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x2, 1, &rec->emitter), PAXOS_E_FULL);
+	paxos_membership_skip_to(m, 18);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 3, 0x2, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &add), PAXOS_E_INVALID); /* stale: 4 is newest */
+	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x2, 1, &rec->emitter), PAXOS_OK);
+	ck_assert(paxos_proposer_change_pending(p));
+	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x7, 1, &rec->emitter),
+			 PAXOS_E_FULL); /* one change at once */
+	recorder_free(rec);
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* An acceptor set command that carries a new member's unicast address: applied like any
+ * acceptor change, and the address is recorded; a proposer proposes it as it was asked. */
+START_TEST(test_command_with_address)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 4);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	struct paxos_value v = {buf, sizeof(buf)};
+	uint32_t addr = 0x0500000a; /* 10.0.0.5 in network byte order on little-endian */
+	paxos_membership_command_at(1, 0xf, 3, addr, 7204, buf);
+	ck_assert(paxos_membership_is_command(&v));
+	enum paxos_membership_kind kind;
+	uint32_t from, set, id, a;
+	uint16_t port;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(kind, PAXOS_MEMBERSHIP_ACCEPTORS);
+	ck_assert_uint_eq(set, 0xf);
+	ck_assert_int_eq(paxos_membership_decode(&v, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(paxos_membership_decode_address(&v, &id, &a, &port), PAXOS_OK);
+	ck_assert_uint_eq(id, 3);
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7204);
+	ck_assert(!paxos_membership_address(m, 3, &a, &port));
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &v), 1);
+	ck_assert_uint_eq(paxos_membership_members(m, 6), 0xf);
+	ck_assert(paxos_membership_address(m, 3, &a, &port));
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7204);
+	/* Malformed: an id above the ids, port 0, a 24-byte value of another kind. */
+	buf[22] = 40;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	paxos_membership_command_at(2, 0x7, 0, addr, 0, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 3, &v), 0);
+	paxos_membership_command_at(2, 0x7, 0, addr, 1, buf);
+	buf[4] = 1;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	/* A 16-byte command is no address. */
+	uint8_t small[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value s16 = command(2, 0x7, small);
+	ck_assert_int_eq(paxos_membership_decode_address(&s16, &id, &a, &port), PAXOS_E_MALFORMED);
+
+	/* The proposer core proposes the command as asked, address included. */
+	paxos_membership_skip_to(m, 6);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 0,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	paxos_membership_command_at(2, 0x1f, 4, addr, 7205, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
+	struct recorder *r = recorder_new();
+	paxos_proposer_set_leader(p, true, 7, 1, &r->emitter);
+	const struct paxos_message *prep = recorder_find(r, PAXOS_MSG_PREPARE, 0);
+	ck_assert_ptr_nonnull(prep);
+	struct paxos_message pr = {.type = PAXOS_MSG_PROMISE};
+	pr.u.promise = (struct paxos_promise){
+	    .iid = prep->u.prepare.iid, .ballot = prep->u.prepare.ballot, .acceptor_id = 0};
+	recorder_clear(r);
+	for (uint32_t acc = 0; acc < 4; acc++) {
+		pr.u.promise.acceptor_id = acc;
+		paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	}
+	const struct paxos_message *acc = recorder_find(r, PAXOS_MSG_ACCEPT, 0);
+	ck_assert_ptr_nonnull(acc);
+	bool sent = acc->u.accept.value.len == PAXOS_MEMBERSHIP_COMMAND_MAX &&
+		    memcmp(acc->u.accept.value.data, buf, sizeof(buf)) == 0;
+	ck_assert(sent);
+	recorder_free(r);
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- acceptor recovery over several configurations ---- */
 
 static void answer(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation)
@@ -399,6 +573,53 @@ START_TEST(test_recovery_covers_every_configuration)
 }
 END_TEST
 
+static void proposer_answer(struct paxos_acceptor *a, uint32_t from)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_PROPOSER,
+						       .sender_id = from,
+						       .acceptor_id = 0,
+						       .incarnation = 9,
+						       .highest_iid = 10,
+						       .highest_ballot = 1000 + from};
+	struct recorder *r = recorder_new();
+	paxos_acceptor_handle(a, &m, &r->emitter);
+	recorder_free(r);
+}
+
+/* With a proposer set, recovery waits for its members only: proposer 0 was removed (set
+ * {1,2} of 4 proposers), so 1 and 2 answering is enough, and 3's answer counts for nothing. */
+START_TEST(test_recovery_asks_the_proposer_set)
+{
+	struct paxos_counters c = {0};
+	struct paxos_storage *st = paxos_storage_memory_new();
+	struct paxos_acceptor *a =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 0}, st, &c);
+	struct paxos_acceptor_membership m = {.acceptors = 3,
+					      .proposers = 4,
+					      .incarnation = 9,
+					      .amnesiac = true,
+					      .proposer_set = 0x6};
+	ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
+	answer(a, 1, 9);
+	answer(a, 2, 9);
+	ck_assert(paxos_acceptor_recovering(a));
+	struct paxos_acceptor_recovery_wait w;
+	paxos_acceptor_recovery_wait(a, &w);
+	ck_assert_uint_eq(w.proposers_silent, 2);
+	proposer_answer(a, 3); /* not in the set: not waited for, its ballot counts */
+	proposer_answer(a, 1);
+	ck_assert(paxos_acceptor_recovering(a));
+	paxos_acceptor_recovery_wait(a, &w);
+	ck_assert_uint_eq(w.proposers_silent, 1);
+	proposer_answer(a, 2);
+	ck_assert(!paxos_acceptor_recovering(a));
+	ck_assert_uint_eq(paxos_acceptor_fence(a), 1003);
+	paxos_acceptor_free(a);
+	paxos_storage_destroy(st);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("membership");
@@ -412,6 +633,9 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
 	tcase_add_test(t, test_proposer_takes_requests);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
+	tcase_add_test(t, test_proposer_set_changes);
+	tcase_add_test(t, test_command_with_address);
+	tcase_add_test(t, test_recovery_asks_the_proposer_set);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -157,6 +157,38 @@ START_TEST(test_file_round_trip)
 	ck_assert_uint_eq(paxos_membership_applied(r), paxos_membership_applied(m));
 	paxos_membership_free(r);
 
+	/* A file of before proposer sets (format 1): every proposer may lead. */
+	snprintf(path, sizeof(path), "%s/membership", dir);
+	FILE *old = fopen(path, "w");
+	fputs("paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\n"
+	      "configuration 2 11 0x1f\n",
+	      old);
+	fclose(old);
+	ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)), PAXOS_OK);
+	ck_assert_uint_eq(paxos_membership_members(r, 11), 0x1f);
+	ck_assert_uint_eq(paxos_membership_proposers(r, 11), UINT32_MAX);
+	paxos_membership_free(r);
+	/* A proposer set kept and read back. */
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value cmd = {buf, sizeof(buf)};
+	struct paxos_membership *p = paxos_membership_create(0x7, 0x3, ALPHA);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x2, buf);
+	ck_assert_int_eq(paxos_membership_apply(p, 4, &cmd), 1);
+	paxos_membership_set_address(p, 5, 0x0400007f, 7206); /* 127.0.0.4 */
+	ck_assert_int_eq(paxos_membership_file_write(dir, p, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(paxos_membership_file_read(dir, ALPHA, &r, err, sizeof(err)), PAXOS_OK);
+	ck_assert_uint_eq(paxos_membership_proposers(r, 1), 0x3);
+	ck_assert_uint_eq(paxos_membership_proposers(r, 4 + ALPHA), 0x2);
+	uint32_t a5;
+	uint16_t port5;
+	ck_assert(paxos_membership_address(r, 5, &a5, &port5));
+	ck_assert_uint_eq(a5, 0x0400007f);
+	ck_assert_uint_eq(port5, 7206);
+	ck_assert(!paxos_membership_address(r, 4, &a5, &port5));
+	paxos_membership_free(r);
+	paxos_membership_free(p);
+	ck_assert_int_eq(paxos_membership_file_write(dir, m, err, sizeof(err)), PAXOS_OK);
+
 	/* Another alpha: every process needs the same. */
 	ck_assert_int_eq(paxos_membership_file_read(dir, 256, &r, err, sizeof(err)),
 			 PAXOS_E_INVALID);
@@ -170,7 +202,9 @@ START_TEST(test_file_round_trip)
 	    "paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\nconfiguration 3 "
 	    "11 0x1f\n",
 	    "paxos-membership 1\nalpha 10\napplied 11\nconfiguration 1 1 0x7\nsomething\n",
-	    "paxos-membership 2\nalpha 10\napplied 11\nconfiguration 1 1 0x7\n",
+	    "paxos-membership 3\nalpha 10\napplied 11\nconfiguration 1 1 0x7\n",
+	    "paxos-membership 2\nalpha 10\napplied 11\nconfiguration 1 1 0x7 0x3\n"
+	    "address 40 0x1 7201\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		FILE *f = fopen(path, "w");
@@ -464,8 +498,9 @@ START_TEST(test_learner_keeps_change)
 		ck_assert_uint_eq(paxos_membership_latest(kept)->id, 2);
 		ck_assert_uint_eq(paxos_membership_latest(kept)->first, 1 + ALPHA);
 		paxos_membership_free(kept);
-		ck_assert(logged("configuration 2 chosen in instance 1: acceptors 0,1,2,3 from "
-				 "instance 11"));
+		ck_assert(logged(
+		    "configuration 2 chosen in instance 1: acceptors 0,1,2,3, proposers 0 from "
+		    "instance 11"));
 		ck_assert(!logged("outdated"));
 		nlines = 0;
 		paxos_node_free(n);
@@ -520,6 +555,72 @@ END_TEST
 
 /* A history the application kept with its snapshot: the node starts from it, keeps it in its
  * directory, and a newer one kept there wins over an older one given. */
+/* A proposer a change removed refuses to start, saying why; one never added yet starts and
+ * leads nothing; a member leads. The history is the one kept with the epoch. */
+START_TEST(test_removed_proposer_refused)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	cfg.proposers = 3;
+	cfg.initial_proposers = 2;
+	char dir[128], err[512];
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value remove1 = {buf, sizeof(buf)};
+	struct paxos_membership *h = paxos_membership_create(0x7, 0x3, ALPHA);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x1, buf);
+	ck_assert_int_eq(paxos_membership_apply(h, 2, &remove1), 1);
+	paxos_membership_skip_to(h, 2 + ALPHA);
+	for (uint32_t id = 0; id < 3; id++) {
+		snprintf(dir, sizeof(dir), "%s/proposer-%u", base_dir, id);
+		ck_assert_int_eq(paxos_membership_file_write(dir, h, err, sizeof(err)), PAXOS_OK);
+	}
+	paxos_membership_free(h);
+	struct event_base *base = event_base_new();
+	paxos_set_log(keep_line, NULL);
+	for (uint32_t id = 0; id < 3; id++) {
+		nlines = 0;
+		struct stub *s = calloc(1, sizeof(*s));
+		struct paxos_node *n =
+		    paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+		ck_assert_msg(n != NULL, "%s", err);
+		int rc = paxos_node_add_proposer(n, id);
+		if (id == 1) {
+			ck_assert_int_eq(rc, PAXOS_E_INVALID);
+			ck_assert_msg(strstr(paxos_node_error(n),
+					     "proposer 1: refused: configuration 2 (proposers 0, "
+					     "from instance 12) does not include it"),
+				      "%s", paxos_node_error(n));
+		} else {
+			ck_assert_int_eq(rc, PAXOS_OK);
+			ck_assert_uint_eq(paxos_node_leader(n), 0);
+			const struct paxos_counters *c = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
+			ck_assert_uint_eq(c->membership_proposers, 0x1);
+		}
+		if (id == 2)
+			ck_assert(
+			    logged("proposer 2: configuration 2 (proposers 0) does not include "
+				   "it yet"));
+		if (id == 0) {
+			/* The requests the C API refuses, and one it sends. */
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0), PAXOS_E_INVALID);
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x8), PAXOS_E_INVALID);
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x1), PAXOS_E_INVALID);
+			ck_assert_msg(strstr(paxos_node_error(n),
+					     "an id not below proposers (3), or the proposers of "
+					     "configuration 2 already"),
+				      "%s", paxos_node_error(n));
+			ck_assert_int_eq(paxos_node_change_proposers(n, 0x5), PAXOS_OK);
+		}
+		paxos_node_free(n);
+		free(s);
+	}
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
 START_TEST(test_history_from_snapshot)
 {
 	make_base();
@@ -581,6 +682,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_learner_keeps_change);
 	tcase_add_test(t, test_removed_votes_refused);
 	tcase_add_test(t, test_history_from_snapshot);
+	tcase_add_test(t, test_removed_proposer_refused);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -690,6 +690,32 @@ START_TEST(test_pending_overflow)
 }
 END_TEST
 
+/* paxos_proposer_drop_pending: a follower going lean empties its list (counted); a leader
+ * keeps its values; the list takes values again afterwards. */
+START_TEST(test_drop_pending)
+{
+	struct sim *s = sim_new(4, 1, 4);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(submit(s, "x"), PAXOS_OK);
+	paxos_proposer_drop_pending(s->p);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	ck_assert_uint_eq(s->counters.pending_dropped, 3);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(submit(s, "y"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "y"), PAXOS_E_FULL);
+	paxos_proposer_drop_pending(s->p);
+	ck_assert_int_eq(submit(s, "z"), PAXOS_OK);
+	lead(s);
+	ck_assert_int_eq(submit(s, "w"), PAXOS_OK);
+	paxos_proposer_drop_pending(s->p); /* leading: ignored */
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 2);
+	ck_assert_str_eq(s->delivered[0], "z");
+	ck_assert_str_eq(s->delivered[1], "w");
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_client_value_message_and_other_types)
 {
 	struct sim *s = sim_new(4, 1, 4);
@@ -1416,6 +1442,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_concurrency_limit);
 	tcase_add_test(t, test_fifo_with_concurrency_one);
 	tcase_add_test(t, test_pending_overflow);
+	tcase_add_test(t, test_drop_pending);
 	tcase_add_test(t, test_client_value_message_and_other_types);
 	tcase_add_test(t, test_phase1_timeout);
 	tcase_add_test(t, test_phase2_timeout_restarts_phase1);

@@ -103,6 +103,8 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 	o->partitions = o->reconfig ? 1 : 1 + (i / 43) % 3;
 	if (o->partitions > 1 && !o->skip_idle_us)
 		o->skip_idle_us = skip_idle[1 + (i / 47) % 2];
+	/* Half of those give each partition acceptors of its own (partition-acceptors). */
+	o->own_acceptors = o->partitions > 1 && (i / 53) % 2 == 1;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -119,7 +121,8 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	uint64_t messages = 0, deliveries = 0, duplicates = 0, submissions = 0, changes = 0;
+	uint64_t messages = 0, deliveries = 0, duplicates = 0, submissions = 0, changes = 0,
+		 proposer_changes = 0;
 	uint64_t merged = 0, snapshots = 0;
 	uint32_t failures = 0, stalls = 0;
 	for (uint32_t i = from; i < from + cases; i++) {
@@ -142,16 +145,17 @@ static uint32_t run_matrix(uint32_t from, uint32_t cases, enum matrix_learning l
 		duplicates += r.duplicates;
 		submissions += r.submissions;
 		changes += r.reconfigurations;
+		proposer_changes += r.proposer_reconfigurations;
 		merged += r.merged;
 		snapshots += r.snapshots;
 	}
 	printf("simulation: %u seeds, %" PRIu64 " values delivered (%" PRIu64
 	       " duplicate deliveries of %" PRIu64 " submissions), %" PRIu64
-	       " messages simulated, %" PRIu64 " membership changes, %" PRIu64
-	       " values merged (%" PRIu64 " learner restarts from snapshots), %u failed (%u "
-	       "stalled), %.1f s\n",
-	       cases, deliveries, duplicates, submissions, messages, changes, merged, snapshots,
-	       failures, stalls, seconds_since(&t0));
+	       " messages simulated, %" PRIu64 " membership changes (%" PRIu64
+	       " of the proposer set), %" PRIu64 " values merged (%" PRIu64
+	       " learner restarts from snapshots), %u failed (%u stalled), %.1f s\n",
+	       cases, deliveries, duplicates, submissions, messages, changes, proposer_changes,
+	       merged, snapshots, failures, stalls, seconds_since(&t0));
 	fflush(stdout);
 	return failures;
 }
@@ -666,7 +670,7 @@ END_TEST
  */
 START_TEST(test_reconfiguration)
 {
-	uint32_t changes = 0, several = 0;
+	uint32_t changes = 0, several = 0, proposer_changes = 0;
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		struct sim_options o;
 		sim_options_default(&o);
@@ -681,8 +685,10 @@ START_TEST(test_reconfiguration)
 		ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
 		changes += r.reconfigurations;
 		several += r.reconfigurations >= 2;
+		proposer_changes += r.proposer_reconfigurations;
 	}
 	ck_assert_uint_ge(changes, 60);
+	ck_assert_uint_ge(proposer_changes, 10);
 	ck_assert_uint_ge(several, 20);
 }
 END_TEST

@@ -298,6 +298,12 @@ void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from)
 	w->next = from;
 }
 
+void checker_view_skip(struct checker *c, uint32_t view, paxos_iid first)
+{
+	if (view < c->view_count && first > c->views[view].next)
+		c->views[view].next = first;
+}
+
 bool checker_view_complete(const struct checker *c, uint32_t view)
 {
 	const struct checker_view *w = &c->views[view];

@@ -84,6 +84,9 @@ void checker_view_reset(struct checker *c, uint32_t view);
 /* A learner restarted from a snapshot: it delivers from instance from again, and what it
  * delivered from there on no longer counts (from at most its next instance). */
 void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from);
+/* A learner skipped to first (a lean follower taking over, paxos_learner_skip_to): the
+ * instances below were chosen elsewhere, and it delivers from first on. */
+void checker_view_skip(struct checker *c, uint32_t view, paxos_iid first);
 /* Whether the view delivered every value submitted so far. */
 bool checker_view_complete(const struct checker *c, uint32_t view);
 /* Reads the promise for iid back through the storage interface and checks it did not drop.

@@ -74,6 +74,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --reconfig yes");
 	if (o->partitions > 1 && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --partitions %u", o->partitions);
+	if (o->own_acceptors && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --own-acceptors yes");
 }
 
 int sim_faults_parse(const char *text, uint32_t *mask)
@@ -161,6 +163,15 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 				return -1;
 			}
 			o->learning_acceptors = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(arg, "--own-acceptors") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				snprintf(err, errlen,
+					 "--own-acceptors: expected yes or no, not \"%s\"", val);
+				return -1;
+			}
+			o->own_acceptors = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(arg, "--reconfig") == 0) {

@@ -110,6 +110,10 @@ struct sim_proposer {
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
 	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
+	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
+	 * the log's traffic, and its learner asks for nothing, until it takes over. */
+	bool lean;
+	paxos_iid heard_next; /* its learner's next instance, as its last heartbeat said */
 	struct endpoint ep;
 	struct paxos_counters counters;
 	struct paxos_counters learner_counters;
@@ -168,6 +172,11 @@ struct sim {
 	uint32_t config_count;
 	bool issued;
 	uint32_t issued_from, issued_members;
+	/* The change asked for is of the proposer set (to issued_proposers; issued_members are
+	 * the acceptors as they stay). */
+	bool issued_kind_proposers;
+	uint32_t issued_proposers;
+	uint32_t proposer_changes; /* proposer set changes chosen in the run */
 	/* Acceptors that lost their state in the run, were lost for good, or retired: in each
 	 * configuration ever chosen they must stay a minority (see budget_ok). */
 	uint32_t amnesia_mask, lost_mask, retired_mask;
@@ -246,11 +255,15 @@ static void truth_advance(struct sim *s)
 			return;
 		const struct checker_chosen *ch = &log->chosen[next];
 		struct paxos_value v = {ch->bytes, ch->len};
+		uint32_t proposers_before = paxos_membership_latest(s->truth)->proposers;
 		if (paxos_membership_apply(s->truth, next, &v) == 1) {
 			const struct paxos_configuration *c = paxos_membership_latest(s->truth);
+			s->proposer_changes += c->proposers != proposers_before;
 			trace(s, 1,
-			      "configuration %u chosen in %" PRIu64 ": members 0x%x from %" PRIu64,
-			      c->id, next, c->members, c->first);
+			      "configuration %u chosen in %" PRIu64
+			      ": members 0x%x, proposers 0x%x "
+			      "from %" PRIu64,
+			      c->id, next, c->members, c->proposers, c->first);
 			if (s->config_count < MAX_CONFIGS)
 				s->configs[s->config_count++] = c->members;
 			s->issued = false;
@@ -291,6 +304,10 @@ static void recovery_configurations(struct sim *s, uint32_t i, struct paxos_acce
 	truth_advance(s);
 	paxos_membership_voted_in(s->truth, i, m->configurations, m->configuration_ends,
 				  PAXOS_ACCEPTOR_CONFIGURATIONS);
+	/* The proposers of the set in force and of a change chosen, as the node asks. */
+	paxos_iid next = paxos_membership_applied(s->truth) + 1;
+	m->proposer_set = paxos_membership_proposers(s->truth, next) |
+			  paxos_membership_latest(s->truth)->proposers;
 }
 
 /* ---- network ---- */
@@ -424,7 +441,8 @@ static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivere
 {
 	*m = NULL;
 	if (s->o.reconfig) {
-		*m = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		*m = paxos_membership_create((1u << s->o.acceptors) - 1, (1u << s->o.proposers) - 1,
+					     s->alpha);
 		if (!*m) {
 			checker_fail(s->check, SIM_V_INTERNAL, "paxos_membership_new failed");
 			return NULL;
@@ -528,6 +546,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 		return false;
 	}
 	p->up = true;
+	p->lean = false;
 	return true;
 }
 
@@ -555,13 +574,39 @@ static uint32_t leader_count(const struct sim *s)
 	return n;
 }
 
-/* As a takeover does: lead from the lowest instance its own learner has not delivered. */
+/* As the node does with partitions: a proposer that does not lead follows lean. */
+static void lean_follow(struct sim *s, uint32_t i)
+{
+	struct sim_proposer *p = &s->prop[i];
+	if (s->o.partitions < 2 || !p->up || p->lean || paxos_proposer_is_leader(p->core))
+		return;
+	trace(s, 2, "proposer %u follows lean", i);
+	p->lean = true;
+	paxos_proposer_drop_pending(p->core);
+}
+
+/* As a takeover does: lead from the lowest instance its own learner has not delivered; a lean
+ * follower first skips to the highest next instance the heartbeats said. */
 static void promote(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	if (!p->up || paxos_proposer_is_leader(p->core))
 		return;
 	paxos_iid first = paxos_learner_next_iid(p->learner);
+	if (p->lean) {
+		p->lean = false;
+		paxos_iid known = first;
+		for (uint32_t k = 0; k < s->o.proposers; k++)
+			if (s->prop[k].heard_next > known)
+				known = s->prop[k].heard_next;
+		if (known > first) {
+			trace(s, 1, "proposer %u skips to instance %" PRIu64, i, known);
+			checker_view_skip(s->check, proposer_view(s, i), known);
+			paxos_proposer_delivered(p->core, known - 1, NULL, s->now, &p->ep.emitter);
+			paxos_learner_skip_to(p->learner, known); /* may deliver from known on */
+			first = known;
+		}
+	}
 	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
 	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
 }
@@ -572,24 +617,46 @@ static void demote(struct sim *s, uint32_t i)
 		return;
 	trace(s, 1, "proposer %u stops leading", i);
 	paxos_proposer_set_leader(s->prop[i].core, false, 0, s->now, &s->prop[i].ep.emitter);
+	lean_follow(s, i);
 }
 
-/* A random proposer that is up and satisfies want_leader (UINT32_MAX: none). */
+/* --reconfig: whether proposer i is in the proposer set in force (as the cluster's log says
+ * up to where the checker saw it chosen): the election picks among those only. */
+static bool may_lead(const struct sim *s, uint32_t i)
+{
+	if (!s->truth)
+		return true;
+	paxos_iid next = paxos_membership_applied(s->truth) + 1;
+	return (paxos_membership_proposers(s->truth, next) & (1u << i)) != 0;
+}
+
+/* A random proposer that is up and satisfies want_leader (UINT32_MAX: none); one to lead
+ * (want_leader 0 or -1) is in the proposer set in force. */
 static uint32_t pick_proposer(struct sim *s, int want_leader)
 {
 	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)))
+		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)) &&
+		    (want_leader == 1 || leads(s, i) || may_lead(s, i)))
 			cand[n++] = i;
 	return n ? cand[rng_range(&s->rng, 0, n - 1)] : UINT32_MAX;
 }
 
-/* The failure detector's eventual verdict: someone up leads. */
+/* The failure detector's eventual verdict: someone up leads, of the proposer set in force; a
+ * proposer a change removed stops leading. */
 static void ensure_leader(struct sim *s)
 {
+	for (uint32_t i = 0; s->truth && i < s->o.proposers; i++)
+		if (leads(s, i) && !may_lead(s, i)) {
+			trace(s, 1, "proposer %u, removed, stops leading", i);
+			demote(s, i);
+			/* A leader change: the next leader may propose again what this one got
+			 * chosen (at-least-once), so duplicates are no longer bounded. */
+			s->check->integrity = false;
+		}
 	if (leader_count(s) > 0)
 		return;
-	uint32_t i = pick_proposer(s, -1);
+	uint32_t i = pick_proposer(s, 0);
 	if (i != UINT32_MAX)
 		promote(s, i);
 }
@@ -695,8 +762,13 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 
 /* ---- faults ---- */
 
+static void use_random_partition(struct sim *s);
+
 static void fault_crash_acceptor(struct sim *s)
 {
+	/* Acceptors of its own: the process serves one partition, which alone loses it. */
+	if (s->o.own_acceptors)
+		use_random_partition(s);
 	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
 	for (uint32_t i = 0; i < s->ids; i++)
 		if (s->acc[i].up)
@@ -708,11 +780,17 @@ static void fault_crash_acceptor(struct sim *s)
 	if (rng_range(&s->rng, 0, 1) == 0) {
 		trace(s, 1, "acceptor %u will crash after its next write", i);
 		for (uint32_t p = 0; p < s->o.partitions; p++)
-			s->part[p].acc[i].crash_at_write = true;
+			if (!s->o.own_acceptors || p == s->cur)
+				s->part[p].acc[i].crash_at_write = true;
 		return;
 	}
-	EACH_PARTITION(s, p)
-	acceptor_crash(s, i);
+	if (s->o.own_acceptors) {
+		trace(s, 1, "partition %u's own acceptor crashes", s->cur);
+		acceptor_crash(s, i);
+	} else {
+		EACH_PARTITION(s, p)
+		acceptor_crash(s, i);
+	}
 	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
 }
 
@@ -735,11 +813,18 @@ static void use_random_partition(struct sim *s)
 	use(s, s->o.partitions > 1 ? (uint32_t)rng_range(&s->rng, 0, s->o.partitions - 1) : 0);
 }
 
-/* Sets acceptor i's cut flag in every partition: the network cuts the process off. */
-static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+/* Sets acceptor i's cut flag in every partition: the network cuts the process off. With
+ * acceptors of their own per partition, a cut takes partition only's (only < partitions). */
+static void cut_acceptor_of(struct sim *s, uint32_t i, bool cut, uint32_t only)
 {
 	for (uint32_t p = 0; p < s->o.partitions; p++)
-		s->part[p].acc[i].cut = cut;
+		if (only >= s->o.partitions || p == only)
+			s->part[p].acc[i].cut = cut;
+}
+
+static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
+{
+	cut_acceptor_of(s, i, cut, UINT32_MAX);
 }
 
 static void fault_move_leader(struct sim *s)
@@ -772,10 +857,15 @@ static void fault_partition(struct sim *s)
 		return;
 	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->ids - 1) / 2);
 	s->partitioned = true;
+	uint32_t only = UINT32_MAX;
+	if (s->o.own_acceptors) { /* one partition's own acceptors are cut off */
+		use_random_partition(s);
+		only = s->cur;
+	}
 	for (uint32_t n = 0; n < k;) {
 		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
 		if (!s->acc[i].cut) {
-			cut_acceptor(s, i, true);
+			cut_acceptor_of(s, i, true, only);
 			trace(s, 1, "acceptor %u is partitioned away", i);
 			n++;
 		}
@@ -807,7 +897,7 @@ static void fault_cut_proposer(struct sim *s)
 		return;
 	uint32_t other = UINT32_MAX;
 	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
-		if (k != i && s->prop[k].up && !s->prop[k].cut)
+		if (k != i && s->prop[k].up && !s->prop[k].cut && may_lead(s, k))
 			other = k;
 	EACH_PARTITION(s, p)
 	{
@@ -1078,13 +1168,22 @@ static void heal(struct sim *s)
 			}
 		/* The leader it has keeps leading; a partition without one gets its own. */
 		uint32_t keep = UINT32_MAX;
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (leads(s, i) && !may_lead(s, i))
+				s->check->integrity =
+				    false; /* removed: another leads (see above) */
 		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
-			if (leads(s, i))
+			if (leads(s, i) && may_lead(s, i))
 				keep = i;
+		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
+			if (may_lead(s, (p + i) % s->o.proposers))
+				keep = (p + i) % s->o.proposers;
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (i != keep)
 				demote(s, i);
-		promote(s, keep == UINT32_MAX ? p % s->o.proposers : keep);
+		promote(s, keep);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
 	}
 }
 
@@ -1128,6 +1227,13 @@ static void issue(struct sim *s)
 	uint32_t l = pick_proposer(s, 1);
 	if (l == UINT32_MAX || paxos_proposer_change_pending(s->prop[l].core))
 		return;
+	if (s->issued_kind_proposers) {
+		int rc = paxos_proposer_change_proposers(s->prop[l].core, s->issued_proposers,
+							 s->now, &s->prop[l].ep.emitter);
+		trace(s, 1, "proposer %u proposes proposers 0x%x: %s", l, s->issued_proposers,
+		      paxos_strerror(rc));
+		return;
+	}
 	int rc = paxos_proposer_change_membership(s->prop[l].core, s->issued_members, s->now,
 						  &s->prop[l].ep.emitter);
 	trace(s, 1, "proposer %u proposes members 0x%x: %s", l, s->issued_members,
@@ -1144,7 +1250,41 @@ static uint32_t pick_member(struct sim *s, uint32_t members)
 	return members & -members;
 }
 
-enum reconfig_op { OP_ADD, OP_REMOVE, OP_REPLACE, OP_GROW, OP_SHRINK, OP_COUNT };
+enum reconfig_op {
+	OP_ADD,
+	OP_REMOVE,
+	OP_REPLACE,
+	OP_GROW,
+	OP_SHRINK,
+	OP_ADD_PROPOSER,
+	OP_REMOVE_PROPOSER,
+	OP_COUNT
+};
+
+/* A change of the proposer set: add one that is not a member, or remove one of two or more
+ * (never the last). Returns whether one was asked for. */
+static bool reconfigure_proposers(struct sim *s, enum reconfig_op op)
+{
+	const struct paxos_configuration *c = paxos_membership_latest(s->truth);
+	uint32_t all = (1u << s->o.proposers) - 1, have = c->proposers & all, next;
+	if (op == OP_ADD_PROPOSER) {
+		if (have == all)
+			return false;
+		next = have | pick_member(s, all & ~have);
+	} else {
+		if (__builtin_popcount(have) < 2)
+			return false;
+		next = have & ~pick_member(s, have);
+	}
+	s->issued = true;
+	s->issued_kind_proposers = true;
+	s->issued_members = c->members;
+	s->issued_proposers = next;
+	s->issued_from = c->id;
+	trace(s, 1, "change asked: proposers 0x%x to 0x%x", have, next);
+	issue(s);
+	return true;
+}
 
 /* The next step: retire what was removed, keep the change asked for going, or ask for a new
  * one: add, remove or replace (a new id) one acceptor, grow or shrink by two. */
@@ -1164,7 +1304,12 @@ static void reconfigure(struct sim *s)
 	uint32_t fresh = SIM_MAX_ACCEPTORS - s->ids;
 	enum reconfig_op op = (enum reconfig_op)rng_range(&s->rng, 0, OP_COUNT - 1);
 	uint32_t next = members;
+	s->issued_kind_proposers = false;
 	switch (op) {
+	case OP_ADD_PROPOSER:
+	case OP_REMOVE_PROPOSER:
+		reconfigure_proposers(s, op);
+		return;
 	case OP_ADD:
 	case OP_REPLACE:
 	case OP_GROW: {
@@ -1322,8 +1467,12 @@ static int acceptor_run(struct sim *s, uint32_t i, int rc)
 		      rd.write, rd.message_count);
 		paxos_acceptor_advance(a->core, PAXOS_OK);
 		uint32_t cur = s->cur;
-		EACH_PARTITION(s, p)
-		acceptor_crash(s, i);
+		if (s->o.own_acceptors) { /* the process serves this partition alone */
+			acceptor_crash(s, i);
+		} else {
+			EACH_PARTITION(s, p)
+			acceptor_crash(s, i);
+		}
 		use(s, cur);
 		schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
 		return rc;
@@ -1398,6 +1547,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up || p->cut)
 			break;
+		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
+			break; /* neither the log nor the client values */
 		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
 			break;
@@ -1426,7 +1577,10 @@ static void tick_partition(struct sim *s)
 		struct sim_proposer *p = &s->prop[i];
 		if (!p->up)
 			continue;
-		paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
+		if (!p->cut) /* its heartbeat */
+			p->heard_next = paxos_learner_next_iid(p->learner);
+		if (!p->lean)
+			paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
 		paxos_proposer_tick(p->core, s->now, &p->ep.emitter);
 	}
 }
@@ -1451,7 +1605,11 @@ static bool complete(const struct sim *s)
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (!q->prop[i].up)
 				return false;
-		for (uint32_t v = 0; v < q->check.view_count; v++)
+		/* With partitions the proposers' learners follow lean (no log while they do
+		 * not lead, and a takeover skips what was chosen): the learners must have it all.
+		 */
+		uint32_t views = s->o.partitions > 1 ? s->o.learners : q->check.view_count;
+		for (uint32_t v = 0; v < views; v++)
 			if (!checker_view_complete(&q->check, v))
 				return false;
 	}
@@ -1523,7 +1681,8 @@ static void report_liveness(struct sim *s)
 
 static void report_partition_liveness(struct sim *s)
 {
-	for (uint32_t v = 0; v < s->check->view_count; v++) {
+	uint32_t views = s->o.partitions > 1 ? s->o.learners : s->check->view_count;
+	for (uint32_t v = 0; v < views; v++) {
 		if (checker_view_complete(s->check, v))
 			continue;
 		uint32_t missing = 0, first = 0;
@@ -1600,6 +1759,7 @@ static void step(struct sim *s, const struct sim_event *e)
 			if (proposer_start(s, e->target))
 				checker_view_reset(s->check, proposer_view(s, e->target));
 			ensure_leader(s);
+			lean_follow(s, e->target);
 		}
 		break;
 	case SE_PARTITION_END:
@@ -1639,7 +1799,8 @@ static bool build(struct sim *s)
 {
 	s->ids = s->o.acceptors;
 	if (s->o.reconfig) {
-		s->truth = paxos_membership_new((1u << s->o.acceptors) - 1, s->alpha);
+		s->truth = paxos_membership_create((1u << s->o.acceptors) - 1,
+						   (1u << s->o.proposers) - 1, s->alpha);
 		if (!s->truth)
 			return false;
 		s->configs[s->config_count++] = (1u << s->o.acceptors) - 1;
@@ -1763,7 +1924,11 @@ static void run(struct sim *s)
 {
 	/* Leaders spread: partition p is led by proposer p mod proposers at first. */
 	EACH_PARTITION(s, p)
-	promote(s, p % s->o.proposers);
+	{
+		promote(s, p % s->o.proposers);
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			lean_follow(s, i);
+	}
 	plan(s);
 	struct sim_event e;
 	uint64_t events = 0;
@@ -1861,6 +2026,7 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	r->merged = merged_total(&s->merged);
 	r->end_time = s->now;
 	r->reconfigurations = s->config_count ? s->config_count - 1 : 0;
+	r->proposer_reconfigurations = s->proposer_changes;
 	if (o->verbose)
 		fprintf(stderr,
 			"sim: window %u, concurrency %u, alpha %u, merge-segment %u, %u changes; "

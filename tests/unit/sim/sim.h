@@ -103,6 +103,10 @@ struct sim_options {
 	 * first, values spread round-robin; with more than one, the learners also merge the
 	 * logs (learner-merge) and leaders close idle instances with skips. Not with reconfig. */
 	uint32_t partitions;
+	/* With partitions: each partition has acceptors of its own (paxos.conf
+	 * partition-acceptors with disjoint sets): an acceptor crash or a network cut hits one
+	 * partition's acceptor only, where shared acceptors fail in every partition at once. */
+	bool own_acceptors;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
@@ -116,8 +120,9 @@ struct sim_result {
 	paxos_time end_time;
 	uint64_t trace_hash;       /* digest of every event processed: equal runs, equal hashes */
 	uint32_t reconfigurations; /* configurations chosen after the first (--reconfig) */
-	uint64_t merged;           /* values in the merged order, over all learners */
-	uint32_t snapshots;        /* merging learners restarted from a snapshot */
+	uint32_t proposer_reconfigurations; /* of those, changes of the proposer set */
+	uint64_t merged;                    /* values in the merged order, over all learners */
+	uint32_t snapshots;                 /* merging learners restarted from a snapshot */
 };
 
 void sim_options_default(struct sim_options *o);
