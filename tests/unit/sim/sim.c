@@ -648,15 +648,32 @@ static void ensure_leader(struct sim *s)
 		if (leads(s, i) && !may_lead(s, i)) {
 			trace(s, 1, "proposer %u, removed, stops leading", i);
 			demote(s, i);
-			/* A leader change: the next leader may propose again what this one got
-			 * chosen (at-least-once), so duplicates are no longer bounded. */
-			s->check->integrity = false;
+			/* A planned hand-over: the next leader proposes the values it queued as
+			 * a follower, so the leader's receipts alone no longer bound the
+			 * deliveries, but the copies one proposer received still do (no value is
+			 * chosen twice). */
+			s->check->handed_over = true;
 		}
 	if (leader_count(s) > 0)
 		return;
 	uint32_t i = pick_proposer(s, 0);
 	if (i != UINT32_MAX)
 		promote(s, i);
+}
+
+/* A leader the change in force removed hands over at once (the node does when its learner
+ * delivered the instance below the change: lib/node/node_membership.c), in the fault phase
+ * and after it alike. */
+static void handover_removed(struct sim *s)
+{
+	if (!s->truth)
+		return;
+	EACH_PARTITION(s, p)
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (leads(s, i) && !may_lead(s, i)) {
+			ensure_leader(s);
+			break;
+		}
 }
 
 /* ---- acceptors ---- */
@@ -1158,8 +1175,8 @@ static void heal(struct sim *s)
 		uint32_t keep = UINT32_MAX;
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (leads(s, i) && !may_lead(s, i))
-				s->check->integrity =
-				    false; /* removed: another leads (see above) */
+				s->check->handed_over =
+				    true; /* removed: another leads (see above) */
 		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
 			if (leads(s, i) && may_lead(s, i))
 				keep = i;
@@ -1480,6 +1497,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		}
 		if (m->type == PAXOS_MSG_CLIENT_VALUE && leads(s, i))
 			checker_received(s->check, &m->u.client_value.value);
+		if (m->type == PAXOS_MSG_CLIENT_VALUE)
+			checker_heard(s->check, i, &m->u.client_value.value);
 		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
 		break;
 	}
@@ -1868,6 +1887,9 @@ static void run(struct sim *s)
 			continue;
 		/* Checked on ticks only: the scan is linear in the values. */
 		truth_advance(s);
+		/* A leader a change removed opens nothing from where the change is in force
+		 * (proposer.c): like the node once its learner got there, it hands over. */
+		handover_removed(s);
 		if (complete(s))
 			break;
 		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
