@@ -334,7 +334,9 @@ static bool config_names_us(const struct paxos_proposer *p, paxos_iid iid)
 
 /* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
  * whose configuration is not known yet (the next deliveries start the rest) or, with a change
- * that removes us, the first it governs. */
+ * that removes us, the first it governs. A leader whose first instance is of a set without
+ * it (one restarted and catching up from below its addition) is held back by nothing: it
+ * stops only where a set that names it ends. */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
 	p->config_wait = false;
@@ -343,8 +345,8 @@ static void start_window(struct paxos_proposer *p, paxos_time now, const struct 
 			p->config_wait = true;
 			return;
 		}
-		if (!config_names_us(p, iid))
-			return;
+		if (!config_names_us(p, iid) && config_names_us(p, p->first))
+			return; /* the change that removes us: the next leader starts here */
 		fire(p, slot_of(p, iid), EV_S, NULL, now, out);
 	}
 }

@@ -56,9 +56,7 @@ int checker_init(struct checker *c, uint32_t values, uint32_t views)
 	c->view_count = views;
 	c->submitted = calloc(values, sizeof(*c->submitted));
 	c->received = calloc(values, sizeof(*c->received));
-	c->heard = calloc((size_t)values * SIM_MAX_PROPOSERS, sizeof(*c->heard));
-	c->most_heard = calloc(values, sizeof(*c->most_heard));
-	if (!c->submitted || !c->received || !c->heard || !c->most_heard)
+	if (!c->submitted || !c->received)
 		return -1;
 	for (uint32_t i = 0; i < views; i++) {
 		c->views[i].next = 1;
@@ -73,8 +71,6 @@ void checker_destroy(struct checker *c)
 {
 	free(c->submitted);
 	free(c->received);
-	free(c->heard);
-	free(c->most_heard);
 	free(c->chosen);
 	for (uint32_t i = 0; i < CHECKER_MAX_VIEWS; i++)
 		free(c->views[i].count);
@@ -122,16 +118,6 @@ void checker_received(struct checker *c, const struct paxos_value *v)
 	int64_t id = value_decode(v, c->values);
 	if (id >= 0)
 		c->received[id]++;
-}
-
-void checker_heard(struct checker *c, uint32_t p, const struct paxos_value *v)
-{
-	int64_t id = value_decode(v, c->values);
-	if (id < 0 || p >= SIM_MAX_PROPOSERS)
-		return;
-	uint32_t n = ++c->heard[(size_t)id * SIM_MAX_PROPOSERS + p];
-	if (n > c->most_heard[id])
-		c->most_heard[id] = n;
 }
 
 static void printable(const struct paxos_value *v, char *buf, size_t cap)
@@ -267,17 +253,11 @@ static void delivered_one(struct checker *c, uint32_t view, paxos_iid iid,
 		w->distinct++;
 	else
 		c->duplicates++;
-	uint32_t bound = c->received[id];
-	if (c->handed_over && c->most_heard[id] > bound)
-		bound = c->most_heard[id];
-	if (c->integrity && n > bound)
+	if (c->integrity && n > c->received[id])
 		checker_fail(c, SIM_V_DUPLICATE,
 			     "t=%" PRIu64 "us: view %u delivered value %" PRId64
-			     " %u times (instance %" PRIu64 ") but the %s %u times",
-			     now, view, id, n, iid,
-			     c->handed_over ? "leaders or one proposer received it at most"
-					    : "leader received it",
-			     bound);
+			     " %u times (instance %" PRIu64 ") but the leader received it %u times",
+			     now, view, id, n, iid, c->received[id]);
 }
 
 void checker_view_reset(struct checker *c, uint32_t view)

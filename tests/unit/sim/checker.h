@@ -37,15 +37,11 @@ struct checker_chosen {
 
 struct checker {
 	uint32_t values;
-	uint32_t *submitted;  /* client submissions per value id */
-	uint32_t *received;   /* copies handed to a leading proposer, per value id */
-	uint32_t *heard;      /* copies handed to proposer p: [id * SIM_MAX_PROPOSERS + p] */
-	uint32_t *most_heard; /* per value id: the most copies one proposer was handed */
-	bool integrity;       /* check duplicates (leadership never changes in this run) */
-	bool handed_over;     /* with integrity: a planned removal moved the leadership, so a value
-			       * may reach the next leader as a follower: bound by submissions */
-	bool skips;           /* proposers may close idle instances with skips */
-	bool reconfig;        /* membership commands may be chosen */
+	uint32_t *submitted;           /* client submissions per value id */
+	uint32_t *received;            /* copies handed to a leading proposer, per value id */
+	bool integrity;                /* check duplicates (leadership never changes in this run) */
+	bool skips;                    /* proposers may close idle instances with skips */
+	bool reconfig;                 /* membership commands may be chosen */
 	struct checker_chosen *chosen; /* by iid */
 	size_t chosen_cap;
 	struct checker_view views[CHECKER_MAX_VIEWS];
@@ -76,9 +72,6 @@ void checker_fail(struct checker *c, enum sim_violation v, const char *fmt, ...)
 void checker_submitted(struct checker *c, uint32_t id);
 /* A leading proposer received a copy of a client value (network duplicates included). */
 void checker_received(struct checker *c, const struct paxos_value *v);
-/* Proposer p, leading or not, received a copy of a client value (network duplicates
- * included): after a hand-over a follower's copies are what the next leader proposes. */
-void checker_heard(struct checker *c, uint32_t p, const struct paxos_value *v);
 void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
 		       paxos_time now);
 /* A learning acceptor learned v for iid: it must agree with every learner's delivery. */
