@@ -244,7 +244,8 @@ static enum instance_state on_promise(const struct instance_ctx *ctx, struct ins
  * leader that lost its leadership got its values back) leave it: proposed again in another
  * instance, they would be delivered twice. Returns how many values v1 holds when any left the
  * list (v1 is then ours: should it lose the instance after all, they go back), else 0. */
-static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_value *v1)
+static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_value *v1,
+			 uint32_t *removed)
 {
 	struct paxos_batch_iter it;
 	struct paxos_value one;
@@ -254,8 +255,11 @@ static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_valu
 	while (paxos_batch_next(&it, &one) == 1) {
 		values++;
 		if (pending_remove_hashed(ctx->pending, one.data, one.len,
-					  pending_hash(one.data, one.len)))
+					  pending_hash(one.data, one.len))) {
 			claimed = true;
+			if (removed)
+				(*removed)++;
+		}
 	}
 	return claimed ? values : 0;
 }
@@ -274,9 +278,32 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 		memcpy(inst->v2, inst->v1, inst->v1_len);
 	inst->v2_len = inst->v1_len;
 	inst->has_v2 = true;
-	inst->values = ctx->pending ? claim_v1(ctx, &v1) : 0;
+	inst->values = ctx->pending ? claim_v1(ctx, &v1, NULL) : 0;
 	inst->cv = inst->values > 0;
 	phase1_done(inst);
+}
+
+/* C with the chosen value known: a value another proposer got chosen here leaves our list at
+ * once, as an adopted one does (claim_v1), not only when it is delivered: values above may be
+ * assigned before that, and a value still in the list would be chosen twice (issue 24: the
+ * learner closes an instance of the former leader behind a hole). */
+static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
+			 const struct paxos_value *v)
+{
+	if (v->len > ctx->max_value || (v->len && !v->data))
+		return;
+	/* Holding a client value of ours, the instance gives it back when v is delivered
+	 * (on_delivered); v's values are settled then (paxos_proposer_delivered). */
+	if (!ctx->pending || (inst->has_v2 && inst->cv))
+		return;
+	if (v->len)
+		memcpy(inst->v2, v->data, v->len);
+	inst->v2_len = v->len;
+	inst->has_v2 = true;
+	uint32_t removed = 0;
+	inst->values = claim_v1(ctx, v, &removed);
+	inst->cv = inst->values > 0;
+	ctx->counters->values_settled += removed;
 }
 
 /* A: packs waiting client values into one frame, as many as fit, batch_limit and the
@@ -434,6 +461,8 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	case EV_C:
 		if (s == INSTANCE_P2_PENDING)
 			rtt_sample(ctx, inst, 2, now);
+		if (s != INSTANCE_CLOSED && arg && arg->value)
+			claim_closed(ctx, inst, arg->value);
 		if (s != INSTANCE_CLOSED) {
 			inst->state = INSTANCE_CLOSED;
 			inst->pset = 0;

@@ -321,8 +321,22 @@ static bool config_known(const struct paxos_proposer *p, paxos_iid iid)
 	return !p->o.membership || paxos_membership_known(p->o.membership, iid);
 }
 
+/* Whether iid's configuration names us in its proposer set (always, without one). A leader
+ * a change removes opens no instance from where the change is in force: there the next leader
+ * starts, so the two never hold values in the same instances, and the values the old leader
+ * got chosen below are delivered to the next one before it proposes anything (issue 24: a
+ * value proposed by both was chosen twice). Known configurations only (config_known). */
+static bool config_names_us(const struct paxos_proposer *p, paxos_iid iid)
+{
+	return !p->o.membership || p->o.id >= 32 ||
+	       (paxos_membership_proposers(p->o.membership, iid) & (1u << p->o.id)) != 0;
+}
+
 /* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
- * whose configuration is not known yet: the next deliveries start the rest. */
+ * whose configuration is not known yet (the next deliveries start the rest) or, with a change
+ * that removes us, the first it governs. A leader whose first instance is of a set without
+ * it (one restarted and catching up from below its addition) is held back by nothing: it
+ * stops only where a set that names it ends. */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
 	p->config_wait = false;
@@ -331,6 +345,8 @@ static void start_window(struct paxos_proposer *p, paxos_time now, const struct 
 			p->config_wait = true;
 			return;
 		}
+		if (!config_names_us(p, iid) && config_names_us(p, p->first))
+			return; /* the change that removes us: the next leader starts here */
 		fire(p, slot_of(p, iid), EV_S, NULL, now, out);
 	}
 }

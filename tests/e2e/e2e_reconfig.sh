@@ -204,8 +204,10 @@ echo "e2e_reconfig: leader killed during a change: 20000 values delivered identi
 # A third cluster: the proposer set changes under load (proposers 3, initial-proposers 2:
 # proposers 0 and 1 may lead at the start). Proposer 2 is added and started; the leader,
 # proposer 0, is removed while the client runs: it stops leading, proposer 1 leads, delivery
-# goes on; restarted, proposer 0 is refused. A client that resubmits keeps the load on (the
-# leader change may deliver a value twice).
+# goes on; restarted, proposer 0 is refused. A planned removal hands over cleanly (the removed
+# leader opens no instance from where the change is in force, the next one starts there), so
+# every value is delivered once: the client, resubmitting only after 5 s, counts 0 duplicates
+# (asserted on multicast; see below for unicast).
 stop_all
 rm -rf "$WORK/store" "$WORK"/learner?.out
 sed -e 's/^proposers .*/proposers 3/' -e 's/^initial-proposers .*/initial-proposers 2/' \
@@ -219,7 +221,7 @@ for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.ou
 sleep 0.5
 : >"$WORK/submitted"
 # Open loop, 2000 values/s for 25 s: the load lasts through the changes.
-"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 500 \
+"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 5000 \
 	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before the proposer changes"
@@ -262,6 +264,12 @@ grep -q "proposers 2$" "$WORK/admin.out" || fail "proposer 1 was not removed"
 refused 1 "the last proposer removed" remove-proposer 2
 wait "$CLIENT" || fail "paxos-client did not get all values delivered with proposer changes"
 grep -E "resubmits" "$WORK/client.log"
+# Multicast: asserted. Unicast: 1 duplicate of 50000 in 1 of 3 runs (issue 24, not yet
+# explained; README "Changing the cluster"), so only printed there.
+if ! is_unicast "$CONF"; then
+	grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
+		fail "the leader's removal delivered values twice: $(grep resubmits "$WORK/client.log")"
+fi
 same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
 echo "e2e_reconfig: proposers 0,1 -> 0,1,2 -> 1,2 -> 2 under load: 50000 values delivered" \
 	"identically by 2 learners ($((LINES - 50000)) delivered twice)"

@@ -650,8 +650,10 @@ static void ensure_leader(struct sim *s)
 		if (leads(s, i) && !may_lead(s, i)) {
 			trace(s, 1, "proposer %u, removed, stops leading", i);
 			demote(s, i);
-			/* A leader change: the next leader may propose again what this one got
-			 * chosen (at-least-once), so duplicates are no longer bounded. */
+			/* The next leader proposes values it queued as a follower, which the
+			 * leader's receipts do not bound; and in about 1 of 20000 --matrix seeds
+			 * (4392, learning acceptors) a value is still chosen twice (issue 24,
+			 * README "Changing the cluster"), so the check stays off. */
 			s->check->integrity = false;
 		}
 	if (leader_count(s) > 0)
@@ -659,6 +661,21 @@ static void ensure_leader(struct sim *s)
 	uint32_t i = pick_proposer(s, 0);
 	if (i != UINT32_MAX)
 		promote(s, i);
+}
+
+/* A leader the change in force removed hands over at once (the node does when its learner
+ * delivered the instance below the change: lib/node/node_membership.c), in the fault phase
+ * and after it alike. */
+static void handover_removed(struct sim *s)
+{
+	if (!s->truth)
+		return;
+	EACH_PARTITION(s, p)
+	for (uint32_t i = 0; i < s->o.proposers; i++)
+		if (leads(s, i) && !may_lead(s, i)) {
+			ensure_leader(s);
+			break;
+		}
 }
 
 /* ---- acceptors ---- */
@@ -1944,6 +1961,9 @@ static void run(struct sim *s)
 			continue;
 		/* Checked on ticks only: the scan is linear in the values. */
 		truth_advance(s);
+		/* A leader a change removed opens nothing from where the change is in force
+		 * (proposer.c): like the node once its learner got there, it hands over. */
+		handover_removed(s);
 		if (complete(s))
 			break;
 		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
