@@ -44,7 +44,7 @@ struct paxos_config {
 	/* "all" (every acceptor serves every partition), "spread", or one set per partition
 	 * ("0-2/3-5"): the acceptors each partition uses (partitions.c). */
 	char partition_acceptors[PAXOS_PARTITION_ACCEPTORS_MAX + 1];
-	bool learner_merge; /* learners hosting every partition deliver one merged order */
+	bool learner_merge;     /* learners hosting every partition deliver one merged order */
 	uint32_t merge_segment; /* learner-merge: instances a partition adds per round at most */
 	uint32_t merge_skip_ms; /* learner-merge: an idle leader proposes a skip this often */
 	uint32_t leader;        /* manual election: the proposer that leads at start */
