@@ -66,6 +66,8 @@ struct admin {
 	uint32_t address_id;
 	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
+	bool target_set;       /* catch_up_to is set */
+	paxos_iid catch_up_to; /* the highest instance heard once the acceptors answered */
 	bool asked;
 	int status; /* exit status once done, -1 until then */
 };
@@ -178,16 +180,24 @@ static void print_status(const struct admin *a)
  * reached it; later on a busy machine). */
 #define ADMIN_ANSWER_WAIT_US 3000000u
 
-/* The learner caught up: every instance the acceptors report is delivered, and the acceptor to
- * add answered or had its time to. */
-static bool caught_up(const struct admin *a, paxos_time now)
+/* The learner caught up: every instance heard of when the acceptors had answered is delivered,
+ * and the acceptor to add answered or had its time to. The target is fixed once: under load
+ * new instances are always in flight, so "everything heard so far" would never be reached.
+ * A change chosen after the target and not delivered yet is safe to miss: the command names
+ * the configuration it was made against, and one made against an old one has no effect (the
+ * wait below then says another change was chosen first). */
+static bool caught_up(struct admin *a, paxos_time now)
 {
 	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a))
 		return false;
+	if (!a->target_set) {
+		a->catch_up_to = paxos_node_highest_seen(a->node);
+		a->target_set = true;
+	}
 	if (a->op == 1 && a->kind == PAXOS_MEMBERSHIP_ACCEPTORS &&
 	    (a->members & ~a->members_before & ~live(a)) && now - a->started < ADMIN_ANSWER_WAIT_US)
 		return false;
-	return paxos_node_next_iid(a->node) > paxos_node_highest_seen(a->node);
+	return paxos_node_next_iid(a->node) > a->catch_up_to;
 }
 
 /* Checks the change against what the cluster says now; prints why not and returns false. */
