@@ -4,8 +4,9 @@
  * receiver, through the same sockets and options libpaxos uses, and what each datagram costs
  * the sending and the receiving process in CPU time. Every benchmark figure can be read
  * against it: a process that receives a value once and sends it once cannot cost less than
- * the sum of the two. The receiver is a child process, as a learner would be; both move
- * datagrams in batches (sendmmsg, recvmmsg), as the transports do.
+ * the sum of the two. The receivers are child processes, as learners would be (one by
+ * default; a value's datagram reaches several on one host, and the sender's kernel pays for
+ * each copy); all move datagrams in batches (sendmmsg, recvmmsg), as the transports do.
  */
 #include <paxos/config.h>
 
@@ -30,6 +31,7 @@
 /* Datagrams per recvmmsg and at most per sendmmsg: the multicast transport's batches. */
 #define READ_BATCH 64
 #define MAX_SEND_BATCH 32
+#define MAX_RECEIVERS 8
 
 struct result {
 	volatile uint64_t received;
@@ -71,19 +73,17 @@ static void receive(int fd, struct result *r, size_t size, paxos_time until)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"size", required_argument, NULL, 's'},
-						{"seconds", required_argument, NULL, 't'},
-						{"batch", required_argument, NULL, 'b'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'},    {"size", required_argument, NULL, 's'},
+	    {"seconds", required_argument, NULL, 't'},   {"batch", required_argument, NULL, 'b'},
+	    {"receivers", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},         {NULL, 0, NULL, 0}};
 	const char *config = NULL;
 	long size = 64;
 	double seconds = 2;
-	long batch = MAX_SEND_BATCH;
+	long batch = MAX_SEND_BATCH, receivers = 1;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "c:s:t:b:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:s:t:b:r:h", options, NULL)) != -1) {
 		if (opt == 'c')
 			config = optarg;
 		else if (opt == 's')
@@ -92,16 +92,19 @@ int main(int argc, char **argv)
 			seconds = strtod(optarg, NULL);
 		else if (opt == 'b')
 			batch = strtol(optarg, NULL, 10);
+		else if (opt == 'r')
+			receivers = strtol(optarg, NULL, 10);
 		else if (opt == 'V') {
 			paxos_runner_version("paxos-limit");
 			return 0;
 		} else {
 			printf("Usage: paxos-limit -c FILE [--size BYTES] [--seconds S] "
-			       "[--batch N]\n"
+			       "[--batch N] [--receivers R]\n"
 			       "Sends one-datagram multicasts to the learners group as fast as it "
-			       "can for S seconds,\nN per sendmmsg (default 32, 1..32), and prints "
-			       "what a receiver got (datagrams/s,\nMB/s) and the CPU time each "
-			       "datagram cost the sender and the receiver.\n"
+			       "can for S seconds,\nN per sendmmsg (default 32, 1..32), to R "
+			       "receiving processes (default 1, 1..8), and\nprints what a receiver "
+			       "got on average (datagrams/s, MB/s) and the CPU time each\ndatagram "
+			       "cost the sender and a receiver.\n"
 			       "--version prints the library's version and wire version.\n");
 			return opt == 'h' ? 0 : 2;
 		}
@@ -114,29 +117,50 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (size < 1 || size > (long)cfg.max_datagram || seconds <= 0 || seconds > 600 ||
-	    batch < 1 || batch > MAX_SEND_BATCH) {
-		fprintf(stderr, "paxos-limit: size must be 1..%u, seconds 0..600, batch 1..%d\n",
-			cfg.max_datagram, MAX_SEND_BATCH);
+	    batch < 1 || batch > MAX_SEND_BATCH || receivers < 1 || receivers > MAX_RECEIVERS) {
+		fprintf(stderr,
+			"paxos-limit: size must be 1..%u, seconds 0..600, batch 1..%d, receivers "
+			"1..%d\n",
+			cfg.max_datagram, MAX_SEND_BATCH, MAX_RECEIVERS);
 		return 2;
 	}
-	int rx = paxos_transport_receiver(&cfg, PAXOS_GROUP_LEARNERS, err, sizeof(err));
+	int rx[MAX_RECEIVERS];
+	for (long i = 0; i < receivers; i++) {
+		rx[i] = paxos_transport_receiver(&cfg, PAXOS_GROUP_LEARNERS, err, sizeof(err));
+		if (rx[i] < 0) {
+			fprintf(stderr, "paxos-limit: %s\n", err);
+			return 1;
+		}
+	}
 	int tx = paxos_transport_sender(&cfg, err, sizeof(err));
-	if (rx < 0 || tx < 0) {
+	if (tx < 0) {
 		fprintf(stderr, "paxos-limit: %s\n", err);
 		return 1;
 	}
-	struct result *r =
-	    mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	paxos_time start = paxos_now() + 200000, stop = start + (paxos_time)(seconds * 1e6);
-	pid_t child = fork();
-	if (child == 0) {
-		close(tx);
-		receive(rx, r, (size_t)size, stop + 100000);
-		_exit(0);
+	struct result *r = mmap(NULL, sizeof(*r) * (size_t)receivers, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED) {
+		perror("paxos-limit: mmap");
+		return 1;
 	}
-	close(rx);
-	while (!r->ready)
-		usleep(1000);
+	paxos_time start = paxos_now() + 200000, stop = start + (paxos_time)(seconds * 1e6);
+	pid_t child[MAX_RECEIVERS];
+	for (long i = 0; i < receivers; i++) {
+		child[i] = fork();
+		if (child[i] < 0) {
+			perror("paxos-limit: fork");
+			return 1;
+		}
+		if (child[i] == 0) {
+			close(tx);
+			receive(rx[i], &r[i], (size_t)size, stop + 100000);
+			_exit(0);
+		}
+		close(rx[i]);
+	}
+	for (long i = 0; i < receivers; i++)
+		while (!r[i].ready)
+			usleep(1000);
 	uint8_t *buf = calloc(1, (size_t)size);
 	struct sockaddr_in to;
 	paxos_transport_address(&cfg, PAXOS_GROUP_LEARNERS, &to);
@@ -157,15 +181,21 @@ int main(int argc, char **argv)
 			sent += (uint64_t)n;
 	}
 	cpu = cpu_us() - cpu;
-	waitpid(child, NULL, 0);
+	uint64_t received = 0, receiver_cpu = 0;
+	for (long i = 0; i < receivers; i++) {
+		waitpid(child[i], NULL, 0);
+		received += r[i].received;
+		receiver_cpu += r[i].cpu_us;
+	}
 	double secs = (double)(stop - start) / 1e6;
+	/* A receiver's figures are the average over the receivers. */
+	double got = (double)received / (double)receivers;
 	printf("size %ld B: sent %.0f datagrams/s, received %.0f datagrams/s = %.1f MB/s "
 	       "(%llu refused by the socket); CPU per datagram: sender %.3f us, receiver %.3f "
 	       "us\n",
-	       size, (double)sent / secs, (double)r->received / secs,
-	       (double)r->received * (double)size / secs / 1e6, (unsigned long long)refused,
-	       sent ? (double)cpu / (double)sent : 0.0,
-	       r->received ? (double)r->cpu_us / (double)r->received : 0.0);
+	       size, (double)sent / secs, got / secs, got * (double)size / secs / 1e6,
+	       (unsigned long long)refused, sent ? (double)cpu / (double)sent : 0.0,
+	       received ? (double)receiver_cpu / (double)received : 0.0);
 	free(buf);
 	return 0;
 }
