@@ -42,7 +42,8 @@ uint64_t pending_hash(const uint8_t *data, uint32_t len)
 	if (len > i)
 		memcpy(&tail, data + i, len - i);
 	h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
+	h ^= h >> 29;
+	return h == PENDING_NO_HASH ? 1 : h;
 }
 
 /* The hash index: a power of two >= 2 * capacity. */
@@ -112,6 +113,8 @@ static uint8_t *buffer(const struct pending *q, uint32_t b)
 
 static void index_insert(struct pending *q, uint32_t b)
 {
+	if (q->hash[b] == PENDING_NO_HASH)
+		q->hash[b] = pending_hash(buffer(q, b), q->len[b]);
 	uint32_t i = (uint32_t)q->hash[b] & q->index_mask;
 	while (q->index[i])
 		i = (i + 1) & q->index_mask;
@@ -165,13 +168,21 @@ static uint32_t take_buffer(struct pending *q, const uint8_t *data, uint32_t len
 		memcpy(buffer(q, b), data, len);
 	q->len[b] = len;
 	q->hash[b] = hash;
-	index_insert(q, b);
+	if (q->indexed) {
+		index_insert(q, b);
+		/* Unsearched for as many values as the list holds: a steady leader's. */
+		if (++q->unsearched > q->capacity) {
+			memset(q->index, 0, ((size_t)q->index_mask + 1) * sizeof(*q->index));
+			q->indexed = false;
+		}
+	}
 	return b;
 }
 
 static void release_buffer(struct pending *q, uint32_t b)
 {
-	index_erase(q, b);
+	if (q->indexed)
+		index_erase(q, b);
 	q->free_bufs[q->free_count++] = b;
 }
 
@@ -246,7 +257,7 @@ int pending_push_front(struct pending *q, const uint8_t *data, uint32_t len)
 		return PAXOS_E_FULL;
 	make_room(q);
 	q->head = q->head == 0 ? q->order_cap - 1 : q->head - 1;
-	place(q, q->head, take_buffer(q, data, len, pending_hash(data, len)));
+	place(q, q->head, take_buffer(q, data, len, PENDING_NO_HASH));
 	q->used++;
 	q->count++;
 	return PAXOS_OK;
@@ -286,10 +297,25 @@ bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len)
 	       pending_remove_hashed(q, data, len, pending_hash(data, len));
 }
 
+/* The index over every value waiting, made now if it was not kept. */
+static void ensure_index(struct pending *q)
+{
+	q->unsearched = 0;
+	if (q->indexed)
+		return;
+	for (uint32_t r = 0; r < q->used; r++) {
+		uint32_t b = q->order[position(q, r)];
+		if (b != PENDING_GONE)
+			index_insert(q, b);
+	}
+	q->indexed = true;
+}
+
 bool pending_remove_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash)
 {
 	if (q->count == 0 || len > q->max_value || (len && !data))
 		return false;
+	ensure_index(q);
 	uint32_t b = index_find(q, data, len, hash);
 	if (b == PENDING_GONE)
 		return false;

@@ -12,6 +12,12 @@
  * which a removed entry is marked and skipped; the ring is twice the capacity and is
  * compacted when full, which costs O(1) per removal amortized. Of several equal values, the
  * one nearest the front is removed.
+ *
+ * A steady leader removes only from the front: it needs neither the index nor the hashes,
+ * which were a tenth of its CPU per 64 B value. So both are made on demand: a value's hash
+ * when a caller has it or a removal from the middle wants the index, and the index at the
+ * first such removal (over the values waiting then), dropped again once `capacity` values
+ * went in without one (a follower, which removes every delivered value, keeps it).
  */
 #ifndef PAXOS_PROPOSER_PENDING_H
 #define PAXOS_PROPOSER_PENDING_H
@@ -21,7 +27,7 @@
 struct pending {
 	uint8_t *data;       /* capacity buffers of max_value bytes; a value never moves */
 	uint32_t *len;       /* per buffer */
-	uint64_t *hash;      /* per buffer: hash of its bytes */
+	uint64_t *hash;      /* per buffer: hash of its bytes, or PENDING_NO_HASH (not yet) */
 	uint32_t *where;     /* per buffer in use: its position in order */
 	uint32_t *free_bufs; /* stack of unused buffers */
 	uint32_t free_count;
@@ -31,6 +37,8 @@ struct pending {
 	uint32_t used;       /* entries in order, removed ones included */
 	uint32_t *index;     /* open addressing on hash: buffer + 1, 0 = empty */
 	uint32_t index_mask; /* index size - 1; the size is a power of two >= 2 * capacity */
+	bool indexed;        /* index holds every value waiting (else it is all empty) */
+	uint32_t unsearched; /* values added since the index was last searched */
 	uint32_t capacity;
 	uint32_t limit;
 	uint32_t max_value;
@@ -49,9 +57,13 @@ static inline uint32_t pending_count(const struct pending *q)
 	return q->count;
 }
 
+/* What pending_hash never returns: a hash not computed yet. */
+#define PENDING_NO_HASH 0
+
 /* A client value: PAXOS_OK, PAXOS_E_TOO_BIG, or PAXOS_E_FULL when `limit` values wait. */
 int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len);
-/* The same with hash = pending_hash(data, len) already computed by the caller. */
+/* The same with hash = pending_hash(data, len) already computed by the caller, or
+ * PENDING_NO_HASH to leave it to when it is needed. */
 int pending_push_back_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash);
 
 /* A value to propose again, ahead of the others: PAXOS_OK, PAXOS_E_TOO_BIG, or PAXOS_E_FULL
@@ -69,7 +81,8 @@ bool pending_remove(struct pending *q, const uint8_t *data, uint32_t len);
 /* The same with hash = pending_hash(data, len) already computed by the caller. */
 bool pending_remove_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash);
 
-/* The content hash the list indexes values by (also used for settled.h). */
+/* The content hash the list indexes values by (also used for settled.h); never
+ * PENDING_NO_HASH. */
 uint64_t pending_hash(const uint8_t *data, uint32_t len);
 
 /* The value at position i from the front (0 is the front), borrowed; i < count. O(1) unless

@@ -460,10 +460,14 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
-	uint64_t hash = pending_hash(v->data, v->len); /* once: values are up to a datagram */
-	if (settled_take(&p->settled, hash)) {
-		p->counters->values_settled++; /* delivered already: proposing it would repeat it */
-		return PAXOS_OK;
+	/* Hashed once, and only when a credit may match it: a leader's list seldom asks. */
+	uint64_t hash = PENDING_NO_HASH;
+	if (p->settled.count) {
+		hash = pending_hash(v->data, v->len);
+		if (settled_take(&p->settled, hash)) {
+			p->counters->values_settled++; /* delivered already: it would repeat */
+			return PAXOS_OK;
+		}
 	}
 	int rc = pending_push_back_hashed(&p->pending, v->data, v->len, hash);
 	if (rc == PAXOS_E_FULL)
