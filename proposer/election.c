@@ -46,7 +46,10 @@ bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_tim
 
 static uint32_t elect(const struct paxos_election *e, paxos_time now)
 {
-	if (e->forced)
+	/* An order (the oracle's, or election manual) for a proposer the set in force leaves
+	 * out is not followed: a removed proposer leads no more, whoever names it. The members
+	 * elect as without one until the set takes it back or another order comes. */
+	if (e->forced && member(e, e->forced_leader))
 		return e->forced_leader;
 	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0, lowest = e->o.id;
 	for (uint32_t id = e->o.proposers; id-- > 0;) {

@@ -73,7 +73,9 @@ PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);
 /** Whether this proposer is the leader now. */
 PAXOS_API bool paxos_election_is_leader(const struct paxos_election *e);
 
-/** Whether the oracle (or the manual configuration) fixes the leader right now. */
+/** Whether the oracle (or the manual configuration) fixes the leader right now. An order for
+ * a proposer outside the set in force (paxos_election_set_members) stays, but is not
+ * followed while the set leaves it out: the members elect meanwhile. */
 PAXOS_API bool paxos_election_forced(const struct paxos_election *e);
 
 /** Whether proposer id counts as alive at time now (this proposer always does). */

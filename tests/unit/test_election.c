@@ -259,14 +259,32 @@ START_TEST(test_oracle_overrides_and_back_to_auto)
 	oracle(e, 3, 3 * TIMEOUT); /* no such proposer: ignored */
 	ck_assert(paxos_election_is_leader(e));
 	ck_assert_uint_eq(nchanges, 2);
+	/* Forced to 1, and then the set in force removes 1: the order is not followed, the
+	 * members elect (0 was heard last, so it leads), and 1's return to the set brings the
+	 * order back. */
+	heartbeat(e, 0, 3 * TIMEOUT);
+	paxos_election_set_members(e, 0x5, 3 * TIMEOUT);
+	ck_assert(paxos_election_forced(e));
+	ck_assert(!paxos_election_is_leader(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	paxos_election_set_members(e, 0x7, 3 * TIMEOUT);
+	ck_assert(paxos_election_is_leader(e));
+	/* An order naming a removed proposer leaves the election to the members (0 is the
+	 * lowest live one); added again, 2 is followed. */
+	paxos_election_set_members(e, 0x3, 3 * TIMEOUT);
+	oracle(e, 2, 3 * TIMEOUT);
+	ck_assert_uint_eq(paxos_election_leader(e), 0);
+	ck_assert_uint_eq(nchanges, 5);
+	paxos_election_set_members(e, 0x7, 3 * TIMEOUT);
+	ck_assert_uint_eq(paxos_election_leader(e), 2);
 
 	/* Back to election: 0 was heard recently, so it leads. */
 	oracle(e, PAXOS_LEADER_AUTO, 3 * TIMEOUT);
 	ck_assert(!paxos_election_forced(e));
 	ck_assert_uint_eq(paxos_election_leader(e), 0);
-	ck_assert_uint_eq(nchanges, 3);
-	ck_assert_uint_eq(changes[2].leader, 0);
-	ck_assert_uint_eq(changes[2].previous, 1);
+	ck_assert_uint_eq(nchanges, 7);
+	ck_assert_uint_eq(changes[6].leader, 0);
+	ck_assert_uint_eq(changes[6].previous, 2);
 	paxos_election_free(e);
 }
 END_TEST
