@@ -138,6 +138,14 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 {
 	if (paxos_msg_group(m->type) != g)
 		return;
+	if (m->type == PAXOS_MSG_CONFIG_ASK) {
+		node_membership_on_ask(n, m, now);
+		return;
+	}
+	if (m->type == PAXOS_MSG_CONFIG_INFO) {
+		node_membership_on_info(n, m, now);
+		return;
+	}
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
 		if (n->acceptor && !n->failed)
@@ -327,6 +335,10 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		for (size_t k = 0; k < count; k++) {
 			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
 				continue;
+			if (msgs[k].type == PAXOS_MSG_CONFIG_ASK) {
+				node_membership_on_ask(n, &msgs[k], now);
+				continue;
+			}
 			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
 				paxos_learner_handle(n->learner, &msgs[k], now,
 						     &n->out[PAXOS_ROLE_LEARNER].emitter);
