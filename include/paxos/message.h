@@ -223,8 +223,8 @@ PAXOS_API enum paxos_group paxos_msg_group(enum paxos_msg_type type);
 PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
 
 /** The acceptor m names as its sender (promise, accepted, reject, acceptor state, trimmed,
- * acceptor hello, recover ask, config info) in *id; false for types that name none. The node drops such a
- * message unless the datagram's header says it comes from that acceptor, so one datagram
+ * acceptor hello, recover ask, config info) in *id; false for types that name none. The node drops
+ * such a message unless the datagram's header says it comes from that acceptor, so one datagram
  * cannot speak for several. */
 PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 

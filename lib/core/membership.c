@@ -440,8 +440,7 @@ int paxos_membership_vouched(const struct paxos_membership *const *answers, uint
 		if (!h || (known && !paxos_membership_agrees(h, known)))
 			continue;
 		const struct paxos_configuration *c = paxos_membership_latest(h);
-		if (c->id < best_id ||
-		    (c->id == best_id && h->applied <= answers[best]->applied))
+		if (c->id < best_id || (c->id == best_id && h->applied <= answers[best]->applied))
 			continue;
 		/* Vouched: the members of c that answered with c itself in their history. */
 		uint32_t vouchers = 0;

@@ -410,8 +410,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 6, 3, 7, 2, 5};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
+								3, 3, 2, 3, 6, 3, 7, 2, 5};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -1043,8 +1043,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 6, 3, 7, 2, 5};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
+								3, 3, 2, 3, 6, 3, 7, 2, 5};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {

@@ -99,10 +99,12 @@ START_TEST(test_decode_refuses_bad_bytes)
 	for (size_t i = 0; i < len; i++) {
 		for (int bit = 0; bit < 8; bit++) {
 			buf[i] ^= (uint8_t)(1u << bit);
-			struct paxos_membership *d = paxos_membership_decode_history(buf, len, ALPHA);
+			struct paxos_membership *d =
+			    paxos_membership_decode_history(buf, len, ALPHA);
 			if (d) {
 				uint32_t n;
-				const struct paxos_configuration *h = paxos_membership_history(d, &n);
+				const struct paxos_configuration *h =
+				    paxos_membership_history(d, &n);
 				ck_assert_ptr_nonnull(paxos_membership_restore(
 				    h, n, paxos_membership_applied(d), ALPHA));
 				paxos_membership_free(d);
