@@ -359,12 +359,17 @@ static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *re
 			point = t;
 			continue;
 		}
-		/* With a history taken from the acceptors' answers (paxos_membership_adopt), the
-		 * members of next's configuration may be gone for good: a quorum of the
-		 * configuration that governs the first instance after the skip, the one whose
-		 * members hold what comes next, is as good a word. Known only when the history
-		 * reaches there. */
-		uint32_t q_after = 0, after = l->opt.membership ? deciders(l, t + 1, &q_after) : 0;
+		/* With a history taken from the acceptors' answers (paxos_membership_adopt), which
+		 * was applied beyond t by the members, the members of next's configuration may be
+		 * gone for good: a quorum of the configuration that governs the first instance
+		 * after the skip, whose members hold what comes next, is as good a word. Only
+		 * then: a learner that delivers the log itself (applied below next) waits for a
+		 * quorum of next's configuration as before, so instances its old members still
+		 * hold are not skipped. */
+		const struct paxos_membership *h = l->opt.membership;
+		uint32_t q_after = 0;
+		uint32_t after =
+		    h && paxos_membership_applied(h) >= t ? deciders(l, t + 1, &q_after) : 0;
 		if ((after & (1u << a)) && reported(l, reports, after, t) >= q_after)
 			point = t;
 	}

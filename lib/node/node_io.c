@@ -138,17 +138,11 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 {
 	if (paxos_msg_group(m->type) != g)
 		return;
-	if (m->type == PAXOS_MSG_CONFIG_ASK) {
-		node_membership_on_ask(n, m, now);
-		return;
-	}
-	if (m->type == PAXOS_MSG_CONFIG_INFO) {
-		node_membership_on_info(n, m, now);
-		return;
-	}
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
-		if (n->acceptor && !n->failed)
+		if (m->type == PAXOS_MSG_CONFIG_ASK)
+			node_membership_on_ask(n, m, now);
+		else if (n->acceptor && !n->failed)
 			node_acceptor_run(n, paxos_acceptor_step(n->acceptor, m, 1));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
@@ -171,6 +165,10 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		break;
 	case PAXOS_GROUP_LEARNERS:
+		if (m->type == PAXOS_MSG_CONFIG_INFO) {
+			node_membership_on_info(n, m, now);
+			break;
+		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
 			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
