@@ -143,7 +143,7 @@ uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next
 		return set;
 	/* Not settled: this proposer leads nothing yet (0 would mean every proposer). */
 	set &= ~(1u << id);
-	return set ? set : 1u << 31;
+	return set ? set : id == 31 ? 1u << 30 : 1u << 31;
 }
 
 void node_membership_election(struct paxos_node *n, paxos_iid next)

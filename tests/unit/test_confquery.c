@@ -6,9 +6,14 @@
  * own members vouch for, never one that disagrees with what the asker knows.
  */
 #include "check_main.h"
+#include <event2/event.h>
 #include <paxos/membership.h>
+#include <paxos/paxos.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config_fields.h"
+#include "stub_transport.h"
 
 #define ALPHA 8u
 
@@ -249,6 +254,162 @@ START_TEST(test_adopt_keeps_own_addresses)
 }
 END_TEST
 
+/* ---- a node asks and adopts (through the stub transport) ---- */
+
+static void note_ask(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	*(int *)arg += m->type == PAXOS_MSG_CONFIG_ASK;
+}
+
+static int asks_sent(const struct stub *s)
+{
+	int asks = 0;
+	stub_each_sent(s, 0, note_ask, &asks);
+	return asks;
+}
+
+/* Acceptor @p from's datagram with a config_info naming acceptor @p named, carrying @p len
+ * bytes of @p history. */
+static void answer(struct stub *s, uint32_t from, uint32_t named, const uint8_t *history,
+		   size_t len, bool settled)
+{
+	uint8_t buf[2048];
+	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, from};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &h);
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_INFO};
+	m.u.config_info = (struct paxos_config_info){.acceptor_id = named,
+						     .nonce = 1,
+						     .settled = settled,
+						     .history = {history, (uint32_t)len}};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+}
+
+static void answer_with(struct stub *s, uint32_t from, const struct paxos_membership *m)
+{
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	answer(s, from, from, buf, len, true);
+}
+
+/* paxos-admin's way: a node with no learner asks, ignores forged and bad answers, and takes the
+ * history once a quorum of its newest configuration's members vouch for it. */
+START_TEST(test_node_query_adopts)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 5;
+	cfg.initial_members = 3;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	char err[256];
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert(!paxos_node_membership_settled(n));
+	ck_assert_int_eq(paxos_node_query_membership(n), PAXOS_OK);
+	paxos_node_report_counters(n); /* flush what is queued */
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	ck_assert_int_ge(asks_sent(s), 1);
+	ck_assert(s->joined[PAXOS_GROUP_LEARNERS]);
+
+	/* {0,1,2} -> {0,1,2,3} -> {0,1,3} -> {0,3,4} */
+	struct paxos_membership *h = history(3, 100);
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(h, buf, sizeof(buf));
+	uint64_t malformed = paxos_node_transport_counters(n)->malformed_datagrams;
+	/* Acceptor 1 speaking for 0 and 3: dropped by the screening, not counted as answers. */
+	answer(s, 1, 0, buf, len, true);
+	answer(s, 1, 3, buf, len, true);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Bytes that are no history, a cut one: dropped and counted. */
+	uint8_t junk[40];
+	memset(junk, 0xab, sizeof(junk));
+	answer(s, 0, 0, junk, sizeof(junk), true);
+	answer(s, 0, 0, buf, len - 3, true);
+	ck_assert_uint_eq(paxos_node_transport_counters(n)->malformed_datagrams, malformed + 2);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Another cluster's history (configuration 2 of other members): dropped. */
+	struct paxos_membership *other = paxos_membership_create(0x7, 0x3, ALPHA);
+	change(other, 10, 0x6);
+	answer_with(s, 3, other);
+	answer_with(s, 4, other);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Two true answers from members of configuration 4 ({0,3,4}): a quorum. */
+	answer_with(s, 0, h);
+	ck_assert(!paxos_node_membership_settled(n));
+	answer_with(s, 3, h);
+	ck_assert(paxos_node_membership_settled(n));
+	const struct paxos_membership *m = paxos_node_membership(n);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 4);
+	ck_assert_uint_eq(paxos_membership_latest(m)->members, 0x19);
+	ck_assert_uint_eq(paxos_membership_applied(m), 100);
+	/* A later answer that goes further is taken too: a change comes into force. */
+	struct paxos_membership *later = history(3, 100);
+	change(later, 101, 0x1b);
+	paxos_membership_skip_to(later, 101 + ALPHA);
+	answer_with(s, 0, later);
+	answer_with(s, 4, later);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 4); /* 2 of {0,1,3,4}: no quorum */
+	answer_with(s, 3, later);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 5);
+	ck_assert(!paxos_membership_pending(m));
+	paxos_membership_free(later);
+	paxos_membership_free(other);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+}
+END_TEST
+
+/* A proposer started from paxos.conf alone leads nothing until the answers settle its
+ * history; then it leads. */
+START_TEST(test_node_proposer_waits_for_answers)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 3;
+	cfg.proposers = 1;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	char err[256], dir[] = "/tmp/paxos-confquery-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cfg.storage_path, sizeof(cfg.storage_path), "%s", dir);
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer(n, 0), PAXOS_OK);
+	ck_assert(!paxos_node_membership_settled(n));
+	struct timeval tv = {0, 300000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	ck_assert_uint_ne(paxos_node_leader(n), 0);
+	ck_assert_int_ge(asks_sent(s), 1);
+	/* Acceptors 0 and 1 answer: configuration 1 (acceptors 0,1,2, proposer 0), nothing
+	 * chosen yet. */
+	struct paxos_membership *h = paxos_membership_create(0x7, 0x1, ALPHA);
+	answer_with(s, 0, h);
+	answer_with(s, 1, h);
+	ck_assert(paxos_node_membership_settled(n));
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	ck_assert_uint_eq(paxos_node_leader(n), 0);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("confquery");
@@ -260,6 +421,8 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_vouched_newest_beats_stale);
 	tcase_add_test(t, test_vouched_ignores_disagreeing);
 	tcase_add_test(t, test_adopt_keeps_own_addresses);
+	tcase_add_test(t, test_node_query_adopts);
+	tcase_add_test(t, test_node_proposer_waits_for_answers);
 	suite_add_tcase(s, t);
 	return s;
 }
