@@ -336,19 +336,41 @@ static void report_closed(struct paxos_learner *l, const struct slot *s)
 /* The highest point a quorum of acceptors reported reaching: the quorum-th largest report,
  * among the members of the configuration in force at next (the one the learner decides with
  * now; the configurations of instances above it may differ, see the README). */
+/* How many of members reported at least t. */
+static uint32_t reported(const struct paxos_learner *l, const paxos_iid *reports, uint32_t members,
+			 paxos_iid t)
+{
+	uint32_t at_least = 0;
+	for (uint32_t b = 0; b < l->opt.acceptors; b++)
+		if (reports[b] >= t && (members & (1u << b)))
+			at_least++;
+	return at_least;
+}
+
 static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *reports)
 {
 	uint32_t quorum = 0, members = deciders(l, l->next, &quorum);
 	paxos_iid point = 0;
 	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
 		paxos_iid t = reports[a];
-		if (t <= point || !(members & (1u << a)))
+		if (t <= point)
 			continue;
-		uint32_t at_least = 0;
-		for (uint32_t b = 0; b < l->opt.acceptors; b++)
-			if (reports[b] >= t && (members & (1u << b)))
-				at_least++;
-		if (at_least >= quorum)
+		if ((members & (1u << a)) && reported(l, reports, members, t) >= quorum) {
+			point = t;
+			continue;
+		}
+		/* With a history taken from the acceptors' answers (paxos_membership_adopt), which
+		 * was applied beyond t by the members, the members of next's configuration may be
+		 * gone for good: a quorum of the configuration that governs the first instance
+		 * after the skip, whose members hold what comes next, is as good a word. Only
+		 * then: a learner that delivers the log itself (applied below next) waits for a
+		 * quorum of next's configuration as before, so instances its old members still
+		 * hold are not skipped. */
+		const struct paxos_membership *h = l->opt.membership;
+		uint32_t q_after = 0;
+		uint32_t after =
+		    h && paxos_membership_applied(h) >= t ? deciders(l, t + 1, &q_after) : 0;
+		if ((after & (1u << a)) && reported(l, reports, after, t) >= q_after)
 			point = t;
 	}
 	return point;

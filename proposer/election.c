@@ -51,7 +51,9 @@ static uint32_t elect(const struct paxos_election *e, paxos_time now)
 	 * elect as without one until the set takes it back or another order comes. */
 	if (e->forced && member(e, e->forced_leader))
 		return e->forced_leader;
-	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0, lowest = e->o.id;
+	/* No member among the ids at all (a node that leaves its own proposer out until it
+	 * knows the configuration, lib/node/node_membership.c): no leader here. */
+	uint32_t live[PAXOS_MAX_PROPOSERS], count = 0, lowest = PAXOS_MAX_PROPOSERS;
 	for (uint32_t id = e->o.proposers; id-- > 0;) {
 		if (!member(e, id))
 			continue;

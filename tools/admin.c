@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * paxos-admin: the acceptor and proposer sets of a running cluster (membership-alpha). It
- * learns the log from instance 1 with a learner of its own, which gives it the configurations
- * chosen so far, and hears which acceptors run from their state messages. "status" prints
+ * asks the acceptors for the configuration history their learners applied
+ * (paxos_node_query_membership: the newest a quorum of its own members vouch for), without
+ * delivering the log, and hears which acceptors run from their state messages. "status" prints
  * them; a change is checked (known id, no change in progress, a live quorum of the new
  * acceptor set, a proposer left), asked for through the proposers, and waited for until it is
  * chosen and in force.
@@ -66,8 +67,6 @@ struct admin {
 	uint32_t address_id;
 	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
-	bool target_set;       /* catch_up_to is set */
-	paxos_iid catch_up_to; /* the highest instance heard once the acceptors answered */
 	bool asked;
 	int status; /* exit status once done, -1 until then */
 };
@@ -96,14 +95,6 @@ static void log_warnings(void *arg, enum paxos_log_level level, const char *line
 	(void)arg;
 	if (level <= PAXOS_LOG_WARNING)
 		fprintf(stderr, "%s\n", line);
-}
-
-static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
-{
-	(void)arg;
-	(void)iid;
-	(void)position;
-	(void)v;
 }
 
 static uint32_t live(const struct admin *a)
@@ -154,7 +145,7 @@ static bool proposers_change_allowed(struct admin *a, const struct paxos_configu
 static void print_status(const struct admin *a)
 {
 	const struct paxos_membership *m = paxos_node_membership(a->node);
-	paxos_iid next = paxos_node_next_iid(a->node);
+	paxos_iid next = paxos_membership_applied(m) + 1;
 	const struct paxos_configuration *now = paxos_membership_at(m, next);
 	const struct paxos_configuration *latest = paxos_membership_latest(m);
 	char members[128], heard[128];
@@ -162,7 +153,8 @@ static void print_status(const struct admin *a)
 	members_text(live(a), heard, sizeof(heard));
 	printf("configuration %u in force from instance %llu: acceptors %s (quorum %u)\n", now->id,
 	       (unsigned long long)now->first, members, paxos_membership_quorum_of(now->members));
-	printf("acceptors answering: %s; next instance %llu\n", heard, (unsigned long long)next);
+	printf("acceptors answering: %s; delivered up to instance %llu\n", heard,
+	       (unsigned long long)(next - 1));
 	members_text(proposers_of(a, now), members, sizeof(members));
 	printf("proposers %s\n", members);
 	if (latest != now) {
@@ -180,24 +172,19 @@ static void print_status(const struct admin *a)
  * reached it; later on a busy machine). */
 #define ADMIN_ANSWER_WAIT_US 3000000u
 
-/* The learner caught up: every instance heard of when the acceptors had answered is delivered,
- * and the acceptor to add answered or had its time to. The target is fixed once: under load
- * new instances are always in flight, so "everything heard so far" would never be reached.
- * A change chosen after the target and not delivered yet is safe to miss: the command names
- * the configuration it was made against, and one made against an old one has no effect (the
- * wait below then says another change was chosen first). */
+/* The cluster answered: a quorum of the acceptors of the newest configuration vouched for
+ * the history (paxos_node_membership_settled), their state messages had time to arrive, and
+ * the acceptor to add answered or had its time to. No replay of the log: the history comes
+ * from the acceptors' learners, which deliver it at the head. */
 static bool caught_up(struct admin *a, paxos_time now)
 {
-	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a))
+	if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 || !live(a) ||
+	    !paxos_node_membership_settled(a->node))
 		return false;
-	if (!a->target_set) {
-		a->catch_up_to = paxos_node_highest_seen(a->node);
-		a->target_set = true;
-	}
 	if (a->op == 1 && a->kind == PAXOS_MEMBERSHIP_ACCEPTORS &&
 	    (a->members & ~a->members_before & ~live(a)) && now - a->started < ADMIN_ANSWER_WAIT_US)
 		return false;
-	return paxos_node_next_iid(a->node) > a->catch_up_to;
+	return true;
 }
 
 /* Checks the change against what the cluster says now; prints why not and returns false. */
@@ -256,17 +243,17 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct admin *a = arg;
 	paxos_time now = now_us();
-	if (paxos_node_failed(a->node)) {
+	/* Asked again as long as it runs: the answers also say when a change is in force. */
+	if (paxos_node_query_membership(a->node) != PAXOS_OK || paxos_node_failed(a->node)) {
 		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
 		finish(a, 1);
 		return;
 	}
 	if (now - a->started > a->timeout) {
 		fprintf(stderr, "%s: %s after %llu ms\n", program,
-			!a->asked
-			    ? "the cluster did not answer (no acceptor state heard, or the log "
-			      "not caught up)"
-			    : "the change was not chosen and in force",
+			!a->asked ? "the cluster did not answer (no acceptor state heard, or no "
+				    "quorum of the acceptors answered with the configuration)"
+				  : "the change was not chosen and in force",
 			(unsigned long long)(a->timeout / 1000));
 		finish(a, 1);
 		return;
@@ -456,8 +443,7 @@ int main(int argc, char **argv)
 	char err[512] = "cannot create an event loop";
 	a.base = event_base_new();
 	a.node = a.base ? paxos_node_new(a.base, &a.cfg, err, sizeof(err)) : NULL;
-	if (!a.node || paxos_node_set_learner_start(a.node, 1) != PAXOS_OK ||
-	    paxos_node_add_learner(a.node, on_value, NULL) != PAXOS_OK) {
+	if (!a.node || paxos_node_query_membership(a.node) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
 		return 1;
 	}

@@ -62,7 +62,8 @@ PAXOS_API void paxos_election_tick(struct paxos_election *e, paxos_time now, pax
  * membership-alpha, the proposer set of the configuration in force (paxos/membership.h).
  * Every proposer at creation. The live members share the partitions as above; a proposer
  * outside the set never leads (this one included: it then takes the lowest live member, or
- * the lowest member when it hears none). The oracle's order still wins. */
+ * the lowest member when it hears none; PAXOS_MAX_PROPOSERS, no leader, when the set names none
+ * of the ids). The oracle's order still wins. */
 PAXOS_API void paxos_election_set_members(struct paxos_election *e, uint32_t members,
 					  paxos_time now);
 /** The set paxos_election_set_members() gave last (UINT32_MAX: every proposer). */

@@ -190,6 +190,60 @@ PAXOS_API int paxos_membership_decode_of(const struct paxos_value *v,
 					 enum paxos_membership_kind *kind, uint32_t *from_id,
 					 uint32_t *set);
 
+/** Most bytes paxos_membership_encode() writes: a full history and an address for every
+ * acceptor id. */
+#define PAXOS_MEMBERSHIP_ENCODED_MAX (14u + 20u * PAXOS_MEMBERSHIP_HISTORY + 1u + 7u * 32u)
+
+/** Writes history @p m (its configurations, the instance applied, its window and the acceptor
+ * addresses it knows) into @p buf, for an answer to a configuration request
+ * (PAXOS_MSG_CONFIG_INFO). Returns the bytes written, or 0 when @p cap is below
+ * PAXOS_MEMBERSHIP_ENCODED_MAX. */
+PAXOS_API size_t paxos_membership_encode(const struct paxos_membership *m, uint8_t *buf,
+					 size_t cap);
+
+/** The history paxos_membership_encode() wrote into @p buf (@p len bytes), made with window
+ * @p alpha: NULL when the bytes are not one (cut, another window, a history
+ * paxos_membership_restore() refuses, an address twice or with port 0) or no memory. */
+PAXOS_API struct paxos_membership *paxos_membership_decode_history(const uint8_t *buf, size_t len,
+								   uint32_t alpha);
+
+/** Whether histories @p a and @p b can both be the log's: the same window, and every
+ * configuration id both keep names the same configuration (first instance, acceptors,
+ * proposers). One may go further than the other. */
+PAXOS_API bool paxos_membership_agrees(const struct paxos_membership *a,
+				       const struct paxos_membership *b);
+
+/**
+ * The adoption rule for answers to a configuration request. @p answers[a] is the history
+ * acceptor a answered with (NULL: no answer), @p count of them; answers that do not agree
+ * with @p known (paxos_membership_agrees(); NULL: no check) are ignored. An answer's newest
+ * configuration C is vouched for when a quorum of C's own members answered with C in their
+ * history. Returns the index of the answer to adopt, the one whose newest configuration is
+ * the newest vouched for (then the most applied), with that configuration's id in
+ * @p config_id (NULL: not wanted); -1 when none is.
+ *
+ * Why it is safe: a history is a function of the log (a command chosen in instance i governs
+ * from i + alpha), so the history of every member that delivered the log is a true prefix of
+ * the one history, and answers are authenticated like every datagram when the cluster has a
+ * key: adopting any of them tells nothing false about the instances up to its applied +
+ * alpha, and the cores never act on an instance beyond that (its configuration is not
+ * known). The quorum is against staleness: one lagging member, or a removed one that came
+ * back with an old store, cannot hold the asker on an old configuration once a quorum of the
+ * newest one answers, and the members of the configuration in force are the ones that must
+ * be up for the cluster to make progress at all.
+ */
+PAXOS_API int paxos_membership_vouched(const struct paxos_membership *const *answers,
+				       uint32_t count, const struct paxos_membership *known,
+				       uint32_t *config_id);
+
+/** Takes history @p from in place of @p m's when it goes further (a newer configuration, or
+ * the same one applied further); acceptor addresses only @p m knows are kept. Returns 1 when
+ * taken, 0 when @p m goes as far already, PAXOS_E_INVALID when they do not agree
+ * (paxos_membership_agrees()). Learners and proposers reading @p m see the new history at
+ * once. */
+PAXOS_API int paxos_membership_adopt(struct paxos_membership *m,
+				     const struct paxos_membership *from);
+
 /** Half the members of @p members plus one. */
 static inline uint32_t paxos_membership_quorum_of(uint32_t members)
 {

@@ -32,7 +32,9 @@ enum paxos_msg_type {
 	    14,                      /**< acceptor -> acceptors, periodically: id and incarnation */
 	PAXOS_MSG_RECOVER_ASK = 15,  /**< recovering acceptor -> proposers: your highest ballot? */
 	PAXOS_MSG_RECOVER_INFO = 16, /**< acceptor or proposer -> acceptors: the answer */
-	PAXOS_MSG_TYPE_MAX = 16      /**< the highest type */
+	PAXOS_MSG_CONFIG_ASK = 17,   /**< any node -> acceptors: your configuration history? */
+	PAXOS_MSG_CONFIG_INFO = 18,  /**< acceptor -> learners: the answer */
+	PAXOS_MSG_TYPE_MAX = 18      /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -162,6 +164,21 @@ struct paxos_recover_info {
 					start) or used (a proposer) */
 };
 
+/** A process asks the acceptors for the configuration history in force (membership-alpha):
+ * one started from an outdated paxos.conf, or paxos-admin. */
+struct paxos_config_ask {
+	uint64_t nonce; /**< the asker's, echoed in the answers */
+};
+
+/** An acceptor's answer to a paxos_config_ask: the history its learner applied, as
+ * paxos_membership_encode() writes it (at most PAXOS_MEMBERSHIP_ENCODED_MAX bytes). */
+struct paxos_config_info {
+	uint32_t acceptor_id;       /**< the answering acceptor */
+	uint64_t nonce;             /**< the ask's */
+	bool settled;               /**< its history is not just paxos.conf's, unconfirmed */
+	struct paxos_value history; /**< the encoded history */
+};
+
 /** paxos_leader.leader_id that ends the oracle's override: the proposers elect again. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
 /** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
@@ -189,6 +206,8 @@ struct paxos_message {
 		struct paxos_acceptor_hello acceptor_hello;
 		struct paxos_recover_ask recover_ask;
 		struct paxos_recover_info recover_info;
+		struct paxos_config_ask config_ask;
+		struct paxos_config_info config_info;
 	} u; /**< the message, in the member named like its type */
 };
 
@@ -204,8 +223,8 @@ PAXOS_API enum paxos_group paxos_msg_group(enum paxos_msg_type type);
 PAXOS_API bool paxos_msg_plausible(const struct paxos_message *m);
 
 /** The acceptor m names as its sender (promise, accepted, reject, acceptor state, trimmed,
- * acceptor hello, recover ask) in *id; false for types that name none. The node drops such a
- * message unless the datagram's header says it comes from that acceptor, so one datagram
+ * acceptor hello, recover ask, config info) in *id; false for types that name none. The node drops
+ * such a message unless the datagram's header says it comes from that acceptor, so one datagram
  * cannot speak for several. */
 PAXOS_API bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id);
 

@@ -148,14 +148,31 @@ PAXOS_API int paxos_node_set_membership(struct paxos_node *n, const struct paxos
 PAXOS_API const struct paxos_membership *paxos_node_membership(const struct paxos_node *n);
 
 /**
+ * Asks the acceptors for the configuration history in force (membership-alpha), now and at
+ * each further call (at most every 50 ms): a PAXOS_MSG_CONFIG_ASK they answer with the history
+ * their learners applied. The node takes the newest answer a quorum of the acceptors of its
+ * newest configuration vouch for (paxos_membership_vouched()) into the history
+ * paxos_node_membership() returns, and goes on taking newer ones: a tool that needs the
+ * configuration in force without delivering the log (paxos-admin). Needs no learner; the node
+ * joins the learners group to hear the answers. A node started without a history kept before
+ * asks by itself, and its proposer leads nothing until the answers settle it.
+ */
+PAXOS_API int paxos_node_query_membership(struct paxos_node *n);
+
+/** Whether the node's configuration history is settled: kept before (its membership file),
+ * given by the application, or taken from a quorum's answers (paxos_node_query_membership());
+ * false while it asks. */
+PAXOS_API bool paxos_node_membership_settled(const struct paxos_node *n);
+
+/**
  * With membership-alpha: asks the cluster to make @p members (one bit per acceptor id) the
  * acceptor set, as a membership command made against the newest configuration this node
  * learned, sent to the proposers like paxos_node_submit() (unreliable: watch
  * paxos_node_membership() and ask again). The leader proposes it; it is in force
  * membership-alpha instances after the instance it is chosen in. Returns PAXOS_OK;
- * PAXOS_E_INVALID without membership-alpha or a learner here, for no members, an id not below
- * acceptors or the members in force; PAXOS_E_FULL while a change is chosen and not in force.
- * Whether the new set has a live quorum is the caller's to check (paxos-admin does).
+ * PAXOS_E_INVALID without membership-alpha or a learner (or a query) here, for no members, an id
+ * not below acceptors or the members in force; PAXOS_E_FULL while a change is chosen and not in
+ * force. Whether the new set has a live quorum is the caller's to check (paxos-admin does).
  */
 PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t members);
 
@@ -164,9 +181,9 @@ PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t member
  * asks the cluster to make @p proposers (one bit per proposer id) the proposer set. Once in
  * force, the lowest-id live proposer of the set leads (partitions: the live ones share them),
  * a proposer outside it stops leading, and one a change removed refuses to start. Returns
- * PAXOS_OK; PAXOS_E_INVALID without membership-alpha or a learner here, for no proposers, an
- * id not below proposers or the set in force; PAXOS_E_FULL while a change is chosen and not in
- * force.
+ * PAXOS_OK; PAXOS_E_INVALID without membership-alpha or a learner (or a query) here, for no
+ * proposers, an id not below proposers or the set in force; PAXOS_E_FULL while a change is chosen
+ * and not in force.
  */
 PAXOS_API int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers);
 

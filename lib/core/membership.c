@@ -315,3 +315,171 @@ uint32_t paxos_membership_voted_in(const struct paxos_membership *m, uint32_t id
 	}
 	return n;
 }
+
+/* ---- the history on the wire (paxos_membership_encode) ----
+ * little-endian: version 1 (1 byte), count (1), alpha (4), applied (8); count times first
+ * (8), id (4), members (4), proposers (4); the number of addresses (1), each id (1), address
+ * (4), port (2). */
+#define ENCODED_VERSION 1u
+
+static void put_u64le(uint8_t *p, uint64_t x)
+{
+	put_u32le(p, (uint32_t)x);
+	put_u32le(p + 4, (uint32_t)(x >> 32));
+}
+
+static uint64_t get_u64le(const uint8_t *p)
+{
+	return (uint64_t)get_u32le(p) | (uint64_t)get_u32le(p + 4) << 32;
+}
+
+size_t paxos_membership_encode(const struct paxos_membership *m, uint8_t *buf, size_t cap)
+{
+	if (cap < PAXOS_MEMBERSHIP_ENCODED_MAX)
+		return 0;
+	size_t at = 0;
+	buf[at++] = ENCODED_VERSION;
+	buf[at++] = (uint8_t)m->count;
+	put_u32le(buf + at, m->alpha);
+	put_u64le(buf + at + 4, m->applied);
+	at += 12;
+	for (uint32_t k = 0; k < m->count; k++) {
+		put_u64le(buf + at, m->c[k].first);
+		put_u32le(buf + at + 8, m->c[k].id);
+		put_u32le(buf + at + 12, m->c[k].members);
+		put_u32le(buf + at + 16, m->c[k].proposers);
+		at += 20;
+	}
+	size_t count_at = at++;
+	uint8_t addresses = 0;
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++) {
+		if (!m->port[id])
+			continue;
+		buf[at] = (uint8_t)id;
+		put_u32le(buf + at + 1, m->addr[id]);
+		buf[at + 5] = (uint8_t)m->port[id];
+		buf[at + 6] = (uint8_t)(m->port[id] >> 8);
+		at += 7;
+		addresses++;
+	}
+	buf[count_at] = addresses;
+	return at;
+}
+
+struct paxos_membership *paxos_membership_decode_history(const uint8_t *buf, size_t len,
+							 uint32_t alpha)
+{
+	if (!buf || len < 14 || len > PAXOS_MEMBERSHIP_ENCODED_MAX || buf[0] != ENCODED_VERSION)
+		return NULL;
+	uint32_t count = buf[1];
+	if (count == 0 || count > PAXOS_MEMBERSHIP_HISTORY || get_u32le(buf + 2) != alpha)
+		return NULL;
+	paxos_iid applied = get_u64le(buf + 6);
+	size_t at = 14;
+	if (len < at + (size_t)count * 20 + 1)
+		return NULL;
+	struct paxos_configuration c[PAXOS_MEMBERSHIP_HISTORY];
+	for (uint32_t k = 0; k < count; k++, at += 20)
+		c[k] = (struct paxos_configuration){.first = get_u64le(buf + at),
+						    .id = get_u32le(buf + at + 8),
+						    .members = get_u32le(buf + at + 12),
+						    .proposers = get_u32le(buf + at + 16)};
+	uint32_t addresses = buf[at++];
+	if (addresses > PAXOS_MAX_ACCEPTORS || len != at + (size_t)addresses * 7)
+		return NULL;
+	struct paxos_membership *m = paxos_membership_restore(c, count, applied, alpha);
+	if (!m)
+		return NULL;
+	for (uint32_t k = 0; k < addresses; k++, at += 7) {
+		uint16_t port = (uint16_t)(buf[at + 5] | buf[at + 6] << 8);
+		if (buf[at] >= PAXOS_MAX_ACCEPTORS || port == 0 || m->port[buf[at]]) {
+			free(m);
+			return NULL;
+		}
+		paxos_membership_set_address(m, buf[at], get_u32le(buf + at + 1), port);
+	}
+	return m;
+}
+
+/* The configuration of history m with id @p id, or NULL when m does not keep it. */
+static const struct paxos_configuration *with_id(const struct paxos_membership *m, uint32_t id)
+{
+	if (id < m->c[0].id || id > m->c[m->count - 1].id)
+		return NULL;
+	return &m->c[id - m->c[0].id];
+}
+
+static bool same_configuration(const struct paxos_configuration *a,
+			       const struct paxos_configuration *b)
+{
+	return a->first == b->first && a->id == b->id && a->members == b->members &&
+	       a->proposers == b->proposers;
+}
+
+bool paxos_membership_agrees(const struct paxos_membership *a, const struct paxos_membership *b)
+{
+	if (a->alpha != b->alpha)
+		return false;
+	for (uint32_t k = 0; k < a->count; k++) {
+		const struct paxos_configuration *o = with_id(b, a->c[k].id);
+		if (o && !same_configuration(o, &a->c[k]))
+			return false;
+	}
+	return true;
+}
+
+int paxos_membership_vouched(const struct paxos_membership *const *answers, uint32_t count,
+			     const struct paxos_membership *known, uint32_t *config_id)
+{
+	if (count > PAXOS_MAX_ACCEPTORS)
+		count = PAXOS_MAX_ACCEPTORS;
+	int best = -1;
+	uint32_t best_id = 0;
+	for (uint32_t a = 0; a < count; a++) {
+		const struct paxos_membership *h = answers[a];
+		if (!h || (known && !paxos_membership_agrees(h, known)))
+			continue;
+		const struct paxos_configuration *c = paxos_membership_latest(h);
+		if (c->id < best_id || (c->id == best_id && h->applied <= answers[best]->applied))
+			continue;
+		/* Vouched: the members of c that answered with c itself in their history. */
+		uint32_t vouchers = 0;
+		for (uint32_t b = 0; b < count; b++) {
+			if (b >= 32 || !(c->members & (1u << b)) || !answers[b] ||
+			    (known && !paxos_membership_agrees(answers[b], known)))
+				continue;
+			const struct paxos_configuration *o = with_id(answers[b], c->id);
+			if (o && same_configuration(o, c))
+				vouchers |= 1u << b;
+		}
+		if ((uint32_t)__builtin_popcount(vouchers) < paxos_membership_quorum_of(c->members))
+			continue;
+		best = (int)a;
+		best_id = c->id;
+	}
+	if (best >= 0 && config_id)
+		*config_id = best_id;
+	return best;
+}
+
+int paxos_membership_adopt(struct paxos_membership *m, const struct paxos_membership *from)
+{
+	if (!paxos_membership_agrees(from, m))
+		return PAXOS_E_INVALID;
+	uint32_t mine = paxos_membership_latest(m)->id, theirs = paxos_membership_latest(from)->id;
+	if (theirs < mine || (theirs == mine && from->applied <= m->applied))
+		return 0;
+	uint32_t addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t port[PAXOS_MAX_ACCEPTORS];
+	memcpy(addr, m->addr, sizeof(addr));
+	memcpy(port, m->port, sizeof(port));
+	*m = *from;
+	/* Addresses set here and not carried by the answer stay (paxos_node_set_acceptor_address
+	 * for an acceptor about to be added). */
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++)
+		if (!m->port[id] && port[id]) {
+			m->port[id] = port[id];
+			m->addr[id] = addr[id];
+		}
+	return 1;
+}

@@ -69,6 +69,10 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "recover_ask";
 	case PAXOS_MSG_RECOVER_INFO:
 		return "recover_info";
+	case PAXOS_MSG_CONFIG_ASK:
+		return "config_ask";
+	case PAXOS_MSG_CONFIG_INFO:
+		return "config_info";
 	}
 	return "unknown";
 }
@@ -82,6 +86,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_TRIM:
 	case PAXOS_MSG_ACCEPTOR_HELLO:
 	case PAXOS_MSG_RECOVER_INFO:
+	case PAXOS_MSG_CONFIG_ASK:
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
@@ -93,6 +98,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_ACCEPTED:
 	case PAXOS_MSG_ACCEPTOR_STATE:
 	case PAXOS_MSG_TRIMMED:
+	case PAXOS_MSG_CONFIG_INFO:
 		return PAXOS_GROUP_LEARNERS;
 	case PAXOS_MSG_CLIENT_VALUE:
 		return PAXOS_GROUP_SUBMIT;
@@ -144,6 +150,9 @@ bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id)
 		return true;
 	case PAXOS_MSG_RECOVER_ASK:
 		*id = m->u.recover_ask.acceptor_id;
+		return true;
+	case PAXOS_MSG_CONFIG_INFO:
+		*id = m->u.config_info.acceptor_id;
 		return true;
 	default:
 		return false;

@@ -8,6 +8,7 @@
  */
 #include "codec.h"
 
+#include <paxos/membership.h>
 #include <paxos/version.h>
 
 #include <string.h>
@@ -19,7 +20,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
     [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
-    [PAXOS_MSG_RECOVER_INFO] = 7,
+    [PAXOS_MSG_RECOVER_INFO] = 7, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
 };
 
 #define HEADER_FIELDS 4u
@@ -63,6 +64,14 @@ static bool recover_info_ok(const struct paxos_recover_info *r)
 		(r->role == PAXOS_ROLE_PROPOSER && r->sender_id < PAXOS_MAX_PROPOSERS));
 }
 
+/* A history within bounds: the decoder takes no more (paxos_membership_decode_history
+ * checks the rest where it is used). */
+static bool config_info_ok(const struct paxos_config_info *c)
+{
+	return c->acceptor_id < PAXOS_MAX_ACCEPTORS && c->history.len > 0 &&
+	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
+}
+
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
 static bool message_ok(const struct paxos_message *m)
 {
@@ -90,6 +99,10 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.recover_ask.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_RECOVER_INFO:
 		return recover_info_ok(&m->u.recover_info);
+	case PAXOS_MSG_CONFIG_ASK:
+		return true;
+	case PAXOS_MSG_CONFIG_INFO:
+		return config_info_ok(&m->u.config_info);
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_CLIENT_VALUE:
@@ -195,6 +208,18 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		break;
+	case PAXOS_MSG_CONFIG_ASK:
+		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
+		break;
+	case PAXOS_MSG_CONFIG_INFO:
+		msgpack_pack_uint32(pk, m->u.config_info.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.config_info.nonce);
+		if (m->u.config_info.settled)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		pack_value(pk, &m->u.config_info.history);
 		break;
 	}
 }
@@ -526,6 +551,14 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		return get_u32(&f[1], &m->u.leader.leader_id) &&
 		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
+	case PAXOS_MSG_CONFIG_ASK:
+		return get_u64(&f[1], &m->u.config_ask.nonce);
+	case PAXOS_MSG_CONFIG_INFO:
+		return get_acceptor_id(&f[1], &m->u.config_info.acceptor_id) &&
+		       get_u64(&f[2], &m->u.config_info.nonce) &&
+		       get_bool(&f[3], &m->u.config_info.settled) &&
+		       get_value(&f[4], buf, len, &m->u.config_info.history) &&
+		       config_info_ok(&m->u.config_info);
 	}
 	return false;
 }

@@ -38,6 +38,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
 	if (n->proposer)
 		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	node_membership_tick(n, now);
 }
 
 /* The lowest instance the node's learner has not delivered: where a new leader starts. */
@@ -247,6 +248,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_epoch_store_destroy(n->epochs);
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
+	node_membership_free_answers(n);
 	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->decoder);
 	node_durable_free(n);
@@ -740,7 +742,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	eo.changed = on_leader_change;
 	eo.changed_arg = n;
-	eo.members = node_membership_proposers(n, first_undelivered(n));
+	eo.members = node_membership_election_set(n, first_undelivered(n));
+	n->membership_gated = n->membership && !n->membership_settled;
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
 		node_set_error(n, "out of memory");

@@ -158,6 +158,18 @@ struct paxos_node {
 	bool membership_ready;   /* made (node_membership_init): roles use it */
 	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
+	/* Configuration requests (node_membership.c): the history is settled once kept before,
+	 * given, or adopted from the acceptors' answers; until then the node asks, and its
+	 * proposer leads nothing. */
+	bool membership_settled;
+	bool membership_querying; /* paxos_node_query_membership: asks and adopts for good */
+	bool membership_gated;    /* the election was given the set without this proposer */
+	paxos_time ask_started, ask_last, answer_last;
+	uint64_t ask_nonce;
+	struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS];
+	bool answer_settled[PAXOS_MAX_ACCEPTORS];
+	uint64_t answers_refused; /* answers whose history could not be the log's */
+	uint8_t answer_buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	paxos_value_delivered_fn deliver;
 	void *deliver_arg;
@@ -308,6 +320,9 @@ int node_membership_proposer_start(struct paxos_node *n, uint32_t id);
 void node_membership_election(struct paxos_node *n, paxos_iid next);
 /* The proposer set in force at instance next, one bit per id (0: no membership, every one). */
 uint32_t node_membership_proposers(const struct paxos_node *n, paxos_iid next);
+/* The set node_membership_proposers() gives, without this node's proposer while the history
+ * is not settled (a configuration request is under way): what its election is given. */
+uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next);
 /* Adds dir to those the history is kept in (before the role that owns it starts); writes it
  * there at once when a change was learned already. */
 int node_membership_keep_in(struct paxos_node *n, const char *dir);
@@ -318,6 +333,12 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid);
  * for a promise or a vote that is not final in an instance whose configuration is known and
  * leaves the acceptor out. A final one passes: it reports a decision, from anyone. */
 bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m, uint32_t id);
+/* Configuration requests: asks again while unsettled (the learner's tick), answers one
+ * (an acceptor with a learner), takes an answer in. */
+void node_membership_tick(struct paxos_node *n, paxos_time now);
+void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+void node_membership_free_answers(struct paxos_node *n);
 /* A membership command was delivered in iid: logged, never handed to the application. */
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
 

@@ -140,7 +140,9 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		return;
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
-		if (n->acceptor && !n->failed)
+		if (m->type == PAXOS_MSG_CONFIG_ASK)
+			node_membership_on_ask(n, m, now);
+		else if (n->acceptor && !n->failed)
 			node_acceptor_run(n, paxos_acceptor_step(n->acceptor, m, 1));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
@@ -163,6 +165,10 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		break;
 	case PAXOS_GROUP_LEARNERS:
+		if (m->type == PAXOS_MSG_CONFIG_INFO) {
+			node_membership_on_info(n, m, now);
+			break;
+		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
 			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
@@ -327,6 +333,10 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		for (size_t k = 0; k < count; k++) {
 			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
 				continue;
+			if (msgs[k].type == PAXOS_MSG_CONFIG_ASK) {
+				node_membership_on_ask(n, &msgs[k], now);
+				continue;
+			}
 			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
 				paxos_learner_handle(n->learner, &msgs[k], now,
 						     &n->out[PAXOS_ROLE_LEARNER].emitter);

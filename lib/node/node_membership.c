@@ -133,15 +133,33 @@ uint32_t node_membership_proposers(const struct paxos_node *n, paxos_iid next)
 			     : 0;
 }
 
+uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next)
+{
+	if (!n->membership)
+		return 0;
+	uint32_t set = paxos_membership_proposers(n->membership, next) & proposer_ids(n);
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	if (n->membership_settled || !n->hosted[PAXOS_ROLE_PROPOSER] || id >= 32)
+		return set;
+	/* Not settled: this proposer leads nothing yet (0 would mean every proposer). */
+	set &= ~(1u << id);
+	return set ? set : id == 31 ? 1u << 30 : 1u << 31;
+}
+
 void node_membership_election(struct paxos_node *n, paxos_iid next)
 {
 	if (!n->membership || !n->election)
 		return;
 	uint32_t set = paxos_membership_proposers(n->membership, next) & proposer_ids(n);
 	uint32_t before = paxos_election_members(n->election) & proposer_ids(n);
-	if (set == before)
+	uint32_t given = node_membership_election_set(n, next);
+	if (given == paxos_election_members(n->election))
 		return;
-	paxos_election_set_members(n->election, set, paxos_now());
+	paxos_election_set_members(n->election, given, paxos_now());
+	bool was_gated = n->membership_gated;
+	n->membership_gated = given != set;
+	if (n->membership_gated || was_gated)
+		return; /* not a change of the set: the history was not settled */
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER], bit = id < 32 ? 1u << id : 0;
 	if ((before & bit) == (set & bit))
 		return;
@@ -233,6 +251,7 @@ int node_membership_init(struct paxos_node *n)
 		if (given && (rc = keep(n, 0)) != PAXOS_OK)
 			return rc;
 		n->membership_kept = c->id;
+		n->membership_settled = true;
 	} else {
 		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
 		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
@@ -433,9 +452,9 @@ int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
 	if (!n)
 		return PAXOS_E_INVALID;
 	const struct paxos_membership *m = n->membership;
-	if (!m || !n->learner) {
+	if (!m) {
 		node_set_error(n, "paxos_node_change_membership: needs membership-alpha and a "
-				  "learner on this node");
+				  "learner or a query on this node");
 		return PAXOS_E_INVALID;
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
@@ -465,9 +484,9 @@ int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
 	if (!n)
 		return PAXOS_E_INVALID;
 	const struct paxos_membership *m = n->membership;
-	if (!m || !n->learner) {
+	if (!m) {
 		node_set_error(n, "paxos_node_change_proposers: needs membership-alpha and a "
-				  "learner on this node");
+				  "learner or a query on this node");
 		return PAXOS_E_INVALID;
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
@@ -518,9 +537,9 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 	}
 	/* The same checks as paxos_node_change_membership, then the command with the address. */
 	const struct paxos_membership *m = n->membership;
-	if (!m || !n->learner) {
+	if (!m) {
 		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
-				  "learner on this node");
+				  "learner or a query on this node");
 		return PAXOS_E_INVALID;
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
@@ -543,4 +562,171 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
 	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
+/* ---- configuration requests ---- */
+
+/* How often an unsettled node asks, and how long it waits for an answer of a settled member
+ * before it takes the unsettled ones (a cluster at its first start: nobody learned anything
+ * yet, so a quorum of paxos.conf's first configuration saying so is the answer). */
+#define ASK_EVERY_US 200000u
+#define UNSETTLED_AFTER_US 1000000u
+/* An acceptor answers at most this often: asks are cheap to send, answers are larger. */
+#define ANSWER_EVERY_US 20000u
+
+void node_membership_free_answers(struct paxos_node *n)
+{
+	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++) {
+		paxos_membership_free(n->answers[a]);
+		n->answers[a] = NULL;
+	}
+}
+
+static void ask(struct paxos_node *n, paxos_time now)
+{
+	if (!n->ask_started)
+		n->ask_started = now;
+	n->ask_last = now;
+	if (!n->ask_nonce)
+		n->ask_nonce = (uint64_t)now | 1; /* echoed only */
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_ASK, .u.config_ask = {n->ask_nonce}};
+	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+void node_membership_tick(struct paxos_node *n, paxos_time now)
+{
+	if (!n->membership || (n->membership_settled && !n->membership_querying))
+		return;
+	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US)
+		ask(n, now);
+}
+
+void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	/* Only an acceptor whose learner applies the log has a history worth giving. */
+	if (!n->acceptor || !n->learner || !n->membership || n->failed)
+		return;
+	if (n->answer_last && now - n->answer_last < ANSWER_EVERY_US)
+		return;
+	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
+	if (!len)
+		return;
+	n->answer_last = now;
+	struct paxos_message a = {.type = PAXOS_MSG_CONFIG_INFO};
+	a.u.config_info = (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
+						     .nonce = m->u.config_ask.nonce,
+						     .settled = n->membership_settled,
+						     .history = {n->answer_buf, (uint32_t)len}};
+	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
+}
+
+/* Takes the answer the adoption rule (paxos_membership_vouched) points at, if any: answers of
+ * settled members only, and after UNSETTLED_AFTER_US every answer. */
+static void settle(struct paxos_node *n, paxos_time now)
+{
+	const struct paxos_membership *table[PAXOS_MAX_ACCEPTORS];
+	bool all = now - n->ask_started >= UNSETTLED_AFTER_US;
+	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++)
+		table[a] = n->answers[a] && (all || n->answer_settled[a]) ? n->answers[a] : NULL;
+	/* A node's own acceptor answers for itself (its history is the node's). */
+	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->membership_settled))
+		table[own] = n->membership;
+	uint32_t id;
+	int k = paxos_membership_vouched(table, PAXOS_MAX_ACCEPTORS, n->membership, &id);
+	if (k < 0)
+		return;
+	uint32_t before = paxos_membership_latest(n->membership)->id;
+	if (table[k] != n->membership && paxos_membership_adopt(n->membership, table[k]) == 1 &&
+	    paxos_membership_latest(n->membership)->id != before) {
+		if (keep(n, 0) != PAXOS_OK) {
+			node_fail(n, PAXOS_E_IO, "membership");
+			return;
+		}
+		n->membership_kept = paxos_membership_latest(n->membership)->id;
+		give_addresses(n);
+		count_latest(n);
+		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+		char text[128], lead[128];
+		members_text(c->members, text, sizeof(text));
+		members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
+		paxos_logf(
+		    PAXOS_LOG_INFO,
+		    "paxos: configuration %u (acceptors %s, proposers %s from instance %llu), "
+		    "as a quorum of its acceptors answered: configuration %u was outdated",
+		    c->id, text, lead, (unsigned long long)c->first, before);
+		say_if_removed(n, true);
+	}
+	if (!n->membership_settled) {
+		n->membership_settled = true;
+		paxos_logf(
+		    PAXOS_LOG_INFO,
+		    "paxos: configuration %u is in force as far as a quorum of its acceptors "
+		    "knows%s",
+		    id, all ? " (answers of members that started from paxos.conf counted)" : "");
+		if (!n->membership_querying)
+			node_membership_free_answers(n);
+	}
+}
+
+void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	const struct paxos_config_info *c = &m->u.config_info;
+	if (!n->membership || (n->membership_settled && !n->membership_querying) ||
+	    c->acceptor_id >= PAXOS_MAX_ACCEPTORS || c->acceptor_id >= n->cfg.acceptors)
+		return;
+	struct paxos_membership *h = paxos_membership_decode_history(
+	    c->history.data, c->history.len, n->cfg.membership_alpha);
+	if (!h || !paxos_membership_agrees(h, n->membership)) {
+		/* Not the log's history: a corrupt or forged answer, or a member of another
+		 * cluster (another membership-alpha or first configuration). */
+		if (n->answers_refused++ == 0)
+			paxos_logf(
+			    PAXOS_LOG_WARNING,
+			    "paxos: acceptor %u answered with a configuration history %s: "
+			    "ignored (check its paxos.conf: membership-alpha, initial-members)",
+			    c->acceptor_id,
+			    h ? "that disagrees with this node's" : "that cannot be one");
+		n->transport.malformed_datagrams++;
+		paxos_membership_free(h);
+		return;
+	}
+	paxos_membership_free(n->answers[c->acceptor_id]);
+	n->answers[c->acceptor_id] = h;
+	n->answer_settled[c->acceptor_id] = c->settled;
+	settle(n, now);
+}
+
+int paxos_node_query_membership(struct paxos_node *n)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->cfg.membership_alpha) {
+		node_set_error(n, "paxos_node_query_membership: needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	int rc = node_membership_init(n);
+	if (rc != PAXOS_OK)
+		return rc;
+	if (!n->joined[PAXOS_GROUP_LEARNERS]) {
+		rc = n->net->ops->join(n->net, PAXOS_GROUP_LEARNERS, n->error, sizeof(n->error));
+		if (rc != PAXOS_OK)
+			return rc;
+		n->joined[PAXOS_GROUP_LEARNERS] = true;
+	}
+	paxos_time now = paxos_now();
+	if (!n->membership_querying) {
+		/* From now on: what the acceptors answer, not what this node had. */
+		n->membership_querying = true;
+		n->membership_settled = false;
+		n->ask_started = 0;
+	}
+	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US / 4)
+		ask(n, now);
+	return PAXOS_OK;
+}
+
+bool paxos_node_membership_settled(const struct paxos_node *n)
+{
+	return n && n->membership_settled;
 }

@@ -98,6 +98,13 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		       a->u.recover_info.incarnation == b->u.recover_info.incarnation &&
 		       a->u.recover_info.highest_iid == b->u.recover_info.highest_iid &&
 		       a->u.recover_info.highest_ballot == b->u.recover_info.highest_ballot;
+	case PAXOS_MSG_CONFIG_ASK:
+		return a->u.config_ask.nonce == b->u.config_ask.nonce;
+	case PAXOS_MSG_CONFIG_INFO:
+		return a->u.config_info.acceptor_id == b->u.config_info.acceptor_id &&
+		       a->u.config_info.nonce == b->u.config_info.nonce &&
+		       a->u.config_info.settled == b->u.config_info.settled &&
+		       same_value(&a->u.config_info.history, &b->u.config_info.history);
 	}
 	return false;
 }

@@ -117,6 +117,15 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.recover_info.highest_ballot,
 				  b->u.recover_info.highest_ballot);
 		break;
+	case PAXOS_MSG_CONFIG_ASK:
+		ck_assert_uint_eq(a->u.config_ask.nonce, b->u.config_ask.nonce);
+		break;
+	case PAXOS_MSG_CONFIG_INFO:
+		ck_assert_uint_eq(a->u.config_info.acceptor_id, b->u.config_info.acceptor_id);
+		ck_assert_uint_eq(a->u.config_info.nonce, b->u.config_info.nonce);
+		ck_assert_int_eq(a->u.config_info.settled, b->u.config_info.settled);
+		ck_assert(value_eq(&a->u.config_info.history, &b->u.config_info.history));
+		break;
 	}
 	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
@@ -202,6 +211,9 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_RECOVER_INFO,
 	    .u.recover_info = {PAXOS_ROLE_PROPOSER, 1, 2, 77, 4000, 4294967398ull}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_ASK, .u.config_ask = {0x1234567890ull}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_INFO,
+					.u.config_info = {3, 0x1234567890ull, true, pv(40)}};
 	return i;
 }
 
@@ -398,8 +410,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 6, 3, 7};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
+								3, 3, 2, 3, 6, 3, 7, 2, 5};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -486,6 +498,20 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
+		return;
+	case PAXOS_MSG_CONFIG_ASK:
+		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
+		return;
+	case PAXOS_MSG_CONFIG_INFO:
+		msgpack_pack_uint32(pk, m->u.config_info.acceptor_id);
+		msgpack_pack_uint64(pk, m->u.config_info.nonce);
+		if (m->u.config_info.settled)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		msgpack_pack_bin(pk, m->u.config_info.history.len);
+		msgpack_pack_bin_body(pk, m->u.config_info.history.data,
+				      m->u.config_info.history.len);
 		return;
 	}
 }
@@ -624,10 +650,10 @@ START_TEST(test_several_messages)
 		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
 	ck_assert_uint_eq(e.count, 2 * count);
 
-	struct paxos_message expected[32];
+	struct paxos_message expected[48];
 	for (size_t i = 0; i < 2 * count; i++)
 		expected[i] = m[i % count];
-	ck_assert_int_eq(decode_exact(buf, e.len, &h, 32, expected, &n), PAXOS_OK);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 48, expected, &n), PAXOS_OK);
 	ck_assert_uint_eq(n, 2 * count);
 }
 END_TEST
@@ -683,9 +709,9 @@ START_TEST(test_decoder_reuses_zone)
 	msgpack_zone *zone = dec.unpacked.zone;
 	ck_assert_ptr_nonnull(zone);
 	for (int i = 0; i < 100; i++) {
-		ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 16, &n), PAXOS_OK);
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 24, &n), PAXOS_OK);
 		ck_assert_uint_eq(n, count);
-		ck_assert_int_eq(paxos_decode(&dec, buf, e.len - 1, &h, out, 16, &n),
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len - 1, &h, out, 24, &n),
 				 PAXOS_E_MALFORMED);
 		ck_assert_ptr_eq(dec.unpacked.zone, zone);
 	}
@@ -883,7 +909,7 @@ START_TEST(test_every_truncation)
 	static uint8_t buf[1024];
 	struct paxos_message m[24];
 	size_t count = sample_messages(m);
-	size_t boundary[17];
+	size_t boundary[25];
 	struct paxos_encoder e;
 	struct paxos_header h;
 	size_t n;
@@ -896,7 +922,7 @@ START_TEST(test_every_truncation)
 	}
 	size_t next = 0;
 	for (size_t cut = 0; cut <= e.len; cut++) {
-		int rc = decode_exact(buf, cut, &h, 16, m, &n);
+		int rc = decode_exact(buf, cut, &h, 24, m, &n);
 		if (next <= count && cut == boundary[next]) {
 			ck_assert_msg(rc == PAXOS_OK, "cut %zu at boundary %zu", cut, next);
 			ck_assert_uint_eq(n, next);
@@ -1017,8 +1043,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4,
-								2, 3, 3, 2, 3, 6, 3, 7};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
+								3, 3, 2, 3, 6, 3, 7, 2, 5};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1032,11 +1058,13 @@ START_TEST(test_wrong_field_count)
 				bool bin = (t == PAXOS_MSG_PROMISE && i == 4) ||
 					   (t == PAXOS_MSG_ACCEPT && i == 3) ||
 					   (t == PAXOS_MSG_ACCEPTED && i == 3) ||
-					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1);
+					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1) ||
+					   (t == PAXOS_MSG_CONFIG_INFO && i == 4);
 				if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
-					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3))
+					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3) ||
+					 (t == PAXOS_MSG_CONFIG_INFO && i == 3))
 					msgpack_pack_true(&c.pk);
 				else
 					msgpack_pack_uint32(&c.pk, 1);
@@ -1475,7 +1503,8 @@ START_TEST(test_status_strings)
 	const char *names[] = {"prepare",      "promise",        "accept",      "accepted",
 			       "reject",       "repeat",         "trim",        "acceptor_state",
 			       "client_value", "trimmed",        "heartbeat",   "leader",
-			       "repair",       "acceptor_hello", "recover_ask", "recover_info"};
+			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
+			       "config_ask",   "config_info"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Configuration requests (PAXOS_MSG_CONFIG_ASK / CONFIG_INFO): the history on the wire
+ * (paxos_membership_encode / decode_history), bad bytes refused, and the adoption rule
+ * (paxos_membership_vouched, paxos_membership_adopt): the newest configuration a quorum of its
+ * own members vouch for, never one that disagrees with what the asker knows.
+ */
+#include "check_main.h"
+#include <event2/event.h>
+#include <paxos/membership.h>
+#include <paxos/paxos.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_fields.h"
+#include "stub_transport.h"
+
+#define ALPHA 8u
+
+/* Applies the acceptor set command made against the newest configuration, in instance iid. */
+static void change(struct paxos_membership *m, paxos_iid iid, uint32_t members)
+{
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	paxos_membership_command(paxos_membership_latest(m)->id, members, buf);
+	struct paxos_value v = {buf, sizeof(buf)};
+	ck_assert_int_eq(paxos_membership_apply(m, iid, &v), 1);
+}
+
+/* The log of the tests: {0,1,2} -> {0,1,2,3} (instance 10) -> {0,1,3} (20) -> {0,3,4} (30),
+ * applied up to @p upto; cut after @p changes changes. */
+static struct paxos_membership *history(uint32_t changes, paxos_iid upto)
+{
+	struct paxos_membership *m = paxos_membership_create(0x7, 0x3, ALPHA);
+	const uint32_t sets[] = {0xf, 0xb, 0x19};
+	for (uint32_t k = 0; k < changes; k++)
+		change(m, 10 * (k + 1), sets[k]);
+	paxos_membership_skip_to(m, upto);
+	return m;
+}
+
+static struct paxos_membership *copy(const struct paxos_membership *m)
+{
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	ck_assert_uint_gt(len, 0);
+	struct paxos_membership *c = paxos_membership_decode_history(buf, len, ALPHA);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
+static void assert_same(const struct paxos_membership *a, const struct paxos_membership *b)
+{
+	uint32_t na, nb;
+	const struct paxos_configuration *ha = paxos_membership_history(a, &na);
+	const struct paxos_configuration *hb = paxos_membership_history(b, &nb);
+	ck_assert_uint_eq(na, nb);
+	for (uint32_t k = 0; k < na; k++) {
+		ck_assert_uint_eq(ha[k].first, hb[k].first);
+		ck_assert_uint_eq(ha[k].id, hb[k].id);
+		ck_assert_uint_eq(ha[k].members, hb[k].members);
+		ck_assert_uint_eq(ha[k].proposers, hb[k].proposers);
+	}
+	ck_assert_uint_eq(paxos_membership_applied(a), paxos_membership_applied(b));
+	ck_assert(paxos_membership_agrees(a, b) && paxos_membership_agrees(b, a));
+}
+
+START_TEST(test_encode_roundtrip)
+{
+	struct paxos_membership *m = history(3, 45);
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_at(4, 0x1b, 4, 0x0900000a, 7205, cmd);
+	struct paxos_value v = {cmd, sizeof(cmd)};
+	ck_assert_int_eq(paxos_membership_apply(m, 46, &v), 1);
+	struct paxos_membership *c = copy(m);
+	assert_same(m, c);
+	uint32_t addr;
+	uint16_t port;
+	ck_assert(paxos_membership_address(c, 4, &addr, &port));
+	ck_assert_uint_eq(addr, 0x0900000a);
+	ck_assert_uint_eq(port, 7205);
+	ck_assert(!paxos_membership_address(c, 3, &addr, &port));
+	/* Too small a buffer: nothing written. */
+	uint8_t small[PAXOS_MEMBERSHIP_ENCODED_MAX - 1];
+	ck_assert_uint_eq(paxos_membership_encode(m, small, sizeof(small)), 0);
+	paxos_membership_free(c);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* Cut, grown, another window, bytes changed: never a history that could not be the log's,
+ * never a crash. */
+START_TEST(test_decode_refuses_bad_bytes)
+{
+	struct paxos_membership *m = history(2, 25);
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX + 8];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	for (size_t cut = 0; cut < len; cut++)
+		ck_assert_ptr_null(paxos_membership_decode_history(buf, cut, ALPHA));
+	buf[len] = 0;
+	ck_assert_ptr_null(paxos_membership_decode_history(buf, len + 1, ALPHA));
+	ck_assert_ptr_null(paxos_membership_decode_history(buf, len, ALPHA + 1));
+	ck_assert_ptr_null(paxos_membership_decode_history(NULL, len, ALPHA));
+	/* Every byte flipped in turn: a history restore() takes, or NULL. */
+	for (size_t i = 0; i < len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			buf[i] ^= (uint8_t)(1u << bit);
+			struct paxos_membership *d =
+			    paxos_membership_decode_history(buf, len, ALPHA);
+			if (d) {
+				uint32_t n;
+				const struct paxos_configuration *h =
+				    paxos_membership_history(d, &n);
+				ck_assert_ptr_nonnull(paxos_membership_restore(
+				    h, n, paxos_membership_applied(d), ALPHA));
+				paxos_membership_free(d);
+			}
+			buf[i] ^= (uint8_t)(1u << bit);
+		}
+	}
+	/* A configuration id out of sequence. */
+	buf[14 + 20 + 8] += 1;
+	ck_assert_ptr_null(paxos_membership_decode_history(buf, len, ALPHA));
+	paxos_membership_free(m);
+}
+END_TEST
+
+START_TEST(test_agrees)
+{
+	struct paxos_membership *a = history(3, 40), *b = history(1, 12);
+	ck_assert(paxos_membership_agrees(a, b));
+	ck_assert(paxos_membership_agrees(b, a));
+	/* Another cluster: configuration 2 made of other members. */
+	struct paxos_membership *other = paxos_membership_create(0x7, 0x3, ALPHA);
+	change(other, 10, 0x5);
+	ck_assert(!paxos_membership_agrees(other, a));
+	ck_assert(!paxos_membership_agrees(a, other));
+	/* Another first configuration (initial-members). */
+	struct paxos_membership *first = paxos_membership_create(0x1f, 0x3, ALPHA);
+	ck_assert(!paxos_membership_agrees(first, b));
+	paxos_membership_free(first);
+	paxos_membership_free(other);
+	paxos_membership_free(b);
+	paxos_membership_free(a);
+}
+END_TEST
+
+/* A fresh cluster: everyone answers with configuration 1; a quorum of it settles it. */
+START_TEST(test_vouched_first_start)
+{
+	struct paxos_membership *known = history(0, 0);
+	const struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS] = {0};
+	uint32_t id = 0;
+	ck_assert_int_eq(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), -1);
+	struct paxos_membership *a0 = history(0, 0), *a2 = history(0, 0);
+	answers[0] = a0;
+	ck_assert_int_eq(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), -1);
+	answers[2] = a2;
+	ck_assert_int_ge(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), 0);
+	ck_assert_uint_eq(id, 1);
+	paxos_membership_free(a0);
+	paxos_membership_free(a2);
+	paxos_membership_free(known);
+}
+END_TEST
+
+/* After three changes ({0,3,4} in force), a process that knows only paxos.conf's
+ * configuration 1 hears removed acceptors 1 and 2 (old histories: a quorum of configuration
+ * 1) and the members 0, 3 and 4: it takes configuration 4 once a quorum of {0,3,4} vouch for
+ * it, and not before. */
+START_TEST(test_vouched_newest_beats_stale)
+{
+	struct paxos_membership *known = history(0, 0);
+	struct paxos_membership *old1 = history(1, 12), *old2 = history(2, 25);
+	struct paxos_membership *m0 = history(3, 100), *m3 = history(3, 120), *m4 = history(3, 90);
+	const struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS] = {0};
+	uint32_t id = 0;
+	answers[1] = old1;
+	answers[2] = old2;
+	/* Acceptor 2 knows configuration 3 ({0,1,3}), acceptor 1 only 2 ({0,1,2,3}): neither
+	 * has a quorum of its own members behind it, and configuration 1 is nobody's newest. */
+	int k = paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id);
+	ck_assert_int_eq(k, -1);
+	answers[0] = m0;
+	k = paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id);
+	/* 0, 1, 2 have configuration 2 ({0,1,2,3}): 3 of 4, a quorum; 3 ({0,1,3}) only by 0. */
+	ck_assert_int_ge(k, 0);
+	ck_assert_uint_eq(id, 2);
+	answers[3] = m3;
+	k = paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id);
+	ck_assert_uint_eq(id, 4); /* {0,3,4}: 0 and 3 are a quorum */
+	ck_assert_int_eq(k, 3);   /* the one applied furthest */
+	answers[4] = m4;
+	k = paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id);
+	ck_assert_int_eq(k, 3);
+	ck_assert_uint_eq(id, 4);
+	/* Adopted: the asker's history is the members' from then on. */
+	ck_assert_int_eq(paxos_membership_adopt(known, answers[k]), 1);
+	assert_same(known, m3);
+	ck_assert_uint_eq(paxos_membership_members(known, 121), 0x19);
+	ck_assert_int_eq(paxos_membership_adopt(known, old2), 0); /* never back */
+	ck_assert_int_eq(paxos_membership_adopt(known, m3), 0);
+	paxos_membership_free(m4);
+	paxos_membership_free(m3);
+	paxos_membership_free(m0);
+	paxos_membership_free(old2);
+	paxos_membership_free(old1);
+	paxos_membership_free(known);
+}
+END_TEST
+
+/* Answers that disagree with what the asker knows (a forged one, another cluster's) vouch for
+ * nothing, even a quorum of them; a member outside the configuration does not count. */
+START_TEST(test_vouched_ignores_disagreeing)
+{
+	struct paxos_membership *known = history(1, 12);
+	struct paxos_membership *forged = paxos_membership_create(0x7, 0x3, ALPHA);
+	change(forged, 10, 0x6); /* configuration 2 of other members */
+	paxos_membership_skip_to(forged, 50);
+	const struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS] = {0};
+	answers[1] = forged;
+	answers[2] = forged;
+	uint32_t id = 0;
+	ck_assert_int_eq(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), -1);
+	ck_assert_int_eq(paxos_membership_adopt(known, forged), PAXOS_E_INVALID);
+	/* Acceptors 5 and 6 answer with the true history: not members of configuration 2. */
+	struct paxos_membership *h = history(1, 40);
+	answers[1] = answers[2] = NULL;
+	answers[5] = answers[6] = h;
+	ck_assert_int_eq(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), -1);
+	answers[0] = answers[3] = h;
+	ck_assert_int_eq(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), -1);
+	answers[1] = h; /* 0, 1, 3: 3 of {0,1,2,3} */
+	ck_assert_int_ge(paxos_membership_vouched(answers, PAXOS_MAX_ACCEPTORS, known, &id), 0);
+	ck_assert_uint_eq(id, 2);
+	paxos_membership_free(h);
+	paxos_membership_free(forged);
+	paxos_membership_free(known);
+}
+END_TEST
+
+/* An address the asker set (an acceptor about to be added) stays when it adopts. */
+START_TEST(test_adopt_keeps_own_addresses)
+{
+	struct paxos_membership *m = history(0, 0), *h = history(2, 30);
+	paxos_membership_set_address(m, 5, 0x0a00000a, 9000);
+	ck_assert_int_eq(paxos_membership_adopt(m, h), 1);
+	uint32_t addr;
+	uint16_t port;
+	ck_assert(paxos_membership_address(m, 5, &addr, &port));
+	ck_assert_uint_eq(port, 9000);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+	paxos_membership_free(h);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* ---- a node asks and adopts (through the stub transport) ---- */
+
+static void note_ask(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	*(int *)arg += m->type == PAXOS_MSG_CONFIG_ASK;
+}
+
+static int asks_sent(const struct stub *s)
+{
+	int asks = 0;
+	stub_each_sent(s, 0, note_ask, &asks);
+	return asks;
+}
+
+/* Acceptor @p from's datagram with a config_info naming acceptor @p named, carrying @p len
+ * bytes of @p history. */
+static void answer(struct stub *s, uint32_t from, uint32_t named, const uint8_t *history,
+		   size_t len, bool settled)
+{
+	uint8_t buf[2048];
+	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, from};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &h);
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_INFO};
+	m.u.config_info = (struct paxos_config_info){.acceptor_id = named,
+						     .nonce = 1,
+						     .settled = settled,
+						     .history = {history, (uint32_t)len}};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+}
+
+static void answer_with(struct stub *s, uint32_t from, const struct paxos_membership *m)
+{
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	answer(s, from, from, buf, len, true);
+}
+
+/* paxos-admin's way: a node with no learner asks, ignores forged and bad answers, and takes the
+ * history once a quorum of its newest configuration's members vouch for it. */
+START_TEST(test_node_query_adopts)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 5;
+	cfg.initial_members = 3;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	char err[256];
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert(!paxos_node_membership_settled(n));
+	ck_assert_int_eq(paxos_node_query_membership(n), PAXOS_OK);
+	paxos_node_report_counters(n); /* flush what is queued */
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	ck_assert_int_ge(asks_sent(s), 1);
+	ck_assert(s->joined[PAXOS_GROUP_LEARNERS]);
+
+	/* {0,1,2} -> {0,1,2,3} -> {0,1,3} -> {0,3,4} */
+	struct paxos_membership *h = history(3, 100);
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(h, buf, sizeof(buf));
+	uint64_t malformed = paxos_node_transport_counters(n)->malformed_datagrams;
+	/* Acceptor 1 speaking for 0 and 3: dropped by the screening, not counted as answers. */
+	answer(s, 1, 0, buf, len, true);
+	answer(s, 1, 3, buf, len, true);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Bytes that are no history, a cut one: dropped and counted. */
+	uint8_t junk[40];
+	memset(junk, 0xab, sizeof(junk));
+	answer(s, 0, 0, junk, sizeof(junk), true);
+	answer(s, 0, 0, buf, len - 3, true);
+	ck_assert_uint_eq(paxos_node_transport_counters(n)->malformed_datagrams, malformed + 2);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Another cluster's history (configuration 2 of other members): dropped. */
+	struct paxos_membership *other = paxos_membership_create(0x7, 0x3, ALPHA);
+	change(other, 10, 0x6);
+	answer_with(s, 3, other);
+	answer_with(s, 4, other);
+	ck_assert(!paxos_node_membership_settled(n));
+	/* Two true answers from members of configuration 4 ({0,3,4}): a quorum. */
+	answer_with(s, 0, h);
+	ck_assert(!paxos_node_membership_settled(n));
+	answer_with(s, 3, h);
+	ck_assert(paxos_node_membership_settled(n));
+	const struct paxos_membership *m = paxos_node_membership(n);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 4);
+	ck_assert_uint_eq(paxos_membership_latest(m)->members, 0x19);
+	ck_assert_uint_eq(paxos_membership_applied(m), 100);
+	/* A later answer that goes further is taken too: a change comes into force. */
+	struct paxos_membership *later = history(3, 100);
+	change(later, 101, 0x1b);
+	paxos_membership_skip_to(later, 101 + ALPHA);
+	answer_with(s, 0, later);
+	answer_with(s, 4, later);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 4); /* 2 of {0,1,3,4}: no quorum */
+	answer_with(s, 3, later);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 5);
+	ck_assert(!paxos_membership_pending(m));
+	paxos_membership_free(later);
+	paxos_membership_free(other);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+}
+END_TEST
+
+/* A proposer started from paxos.conf alone leads nothing until the answers settle its
+ * history; then it leads. */
+START_TEST(test_node_proposer_waits_for_answers)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 3;
+	cfg.proposers = 1;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	char err[256], dir[] = "/tmp/paxos-confquery-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cfg.storage_path, sizeof(cfg.storage_path), "%s", dir);
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer(n, 0), PAXOS_OK);
+	ck_assert(!paxos_node_membership_settled(n));
+	struct timeval tv = {0, 300000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	ck_assert_uint_ne(paxos_node_leader(n), 0);
+	ck_assert_int_ge(asks_sent(s), 1);
+	/* Acceptors 0 and 1 answer: configuration 1 (acceptors 0,1,2, proposer 0), nothing
+	 * chosen yet. */
+	struct paxos_membership *h = paxos_membership_create(0x7, 0x1, ALPHA);
+	answer_with(s, 0, h);
+	answer_with(s, 1, h);
+	ck_assert(paxos_node_membership_settled(n));
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	ck_assert_uint_eq(paxos_node_leader(n), 0);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("confquery");
+	TCase *t = tcase_create("confquery");
+	tcase_add_test(t, test_encode_roundtrip);
+	tcase_add_test(t, test_decode_refuses_bad_bytes);
+	tcase_add_test(t, test_agrees);
+	tcase_add_test(t, test_vouched_first_start);
+	tcase_add_test(t, test_vouched_newest_beats_stale);
+	tcase_add_test(t, test_vouched_ignores_disagreeing);
+	tcase_add_test(t, test_adopt_keeps_own_addresses);
+	tcase_add_test(t, test_node_query_adopts);
+	tcase_add_test(t, test_node_proposer_waits_for_answers);
+	suite_add_tcase(s, t);
+	return s;
+}
