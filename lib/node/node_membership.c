@@ -620,6 +620,26 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
 
+/* Unicast: members an answer gives an address for that neither paxos.conf nor our history
+ * has (an acceptor added with its address in the change) are asked too, or a quorum of a
+ * configuration that includes them could never answer. Only unknown ones: an answer not
+ * vouched for yet redirects no known member, and an address it names only gets asks. */
+static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership *h)
+{
+	if (!n->net->ops->set_address)
+		return;
+	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr, known_addr;
+		uint16_t port, known_port;
+		if (n->cfg.acceptor_address[id].port ||
+		    paxos_membership_address(n->membership, id, &known_addr, &known_port) ||
+		    !paxos_membership_address(h, id, &addr, &port))
+			continue;
+		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
+		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+	}
+}
+
 /* Takes the answer the adoption rule (paxos_membership_vouched) points at, if any: answers of
  * settled members only, and after UNSETTLED_AFTER_US every answer. */
 static void settle(struct paxos_node *n, paxos_time now)
@@ -694,6 +714,7 @@ void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m
 	paxos_membership_free(n->answers[c->acceptor_id]);
 	n->answers[c->acceptor_id] = h;
 	n->answer_settled[c->acceptor_id] = c->settled;
+	ask_the_unknown(n, h);
 	settle(n, now);
 }
 
