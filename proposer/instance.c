@@ -5,6 +5,7 @@
 
 #include "ballot.h"
 #include "batch.h"
+#include "settled.h"
 
 void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf)
 {
@@ -26,6 +27,8 @@ void instance_reset(struct instance *inst, paxos_iid iid)
 	inst->has_v2 = false;
 	inst->cv = false;
 	inst->values = 0;
+	inst->claimed = false;
+	inst->settled = false;
 	inst->opened = false;
 	inst->deadline = 0;
 	inst->sent_at = 0;
@@ -137,6 +140,7 @@ static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
 	inst->has_v2 = false;
 	inst->cv = false;
 	inst->values = 0;
+	inst->claimed = false;
 	inst->v2_len = 0;
 }
 
@@ -280,30 +284,73 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 	inst->has_v2 = true;
 	inst->values = ctx->pending ? claim_v1(ctx, &v1, NULL) : 0;
 	inst->cv = inst->values > 0;
+	inst->claimed = true;
 	phase1_done(inst);
 }
 
-/* C with the chosen value known: a value another proposer got chosen here leaves our list at
- * once, as an adopted one does (claim_v1), not only when it is delivered: values above may be
- * assigned before that, and a value still in the list would be chosen twice (issue 24: the
- * learner closes an instance of the former leader behind a hole). */
+void instance_settle(const struct instance_ctx *ctx, const struct paxos_value *v)
+{
+	uint32_t count;
+	if (!v || (v->len && !v->data) || paxos_batch_count(v, &count) != PAXOS_OK)
+		return; /* a skip, a membership command: no client value */
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, v);
+	while (paxos_batch_next(&it, &one) == 1) {
+		uint64_t hash = pending_hash(one.data, one.len); /* once per value */
+		if (pending_remove_hashed(ctx->pending, one.data, one.len, hash))
+			ctx->counters->values_settled++;
+		else if (ctx->settled)
+			settled_add(ctx->settled, hash);
+	}
+}
+
+/* C with the chosen value known: a value another proposer got chosen here is settled at once
+ * (instance_settle), not only when it is delivered: values above may be assigned before that,
+ * and a value still in the list would be chosen twice (issue 24: the learner closes an
+ * instance of the former leader behind a hole). Settling only the copies the list held then
+ * is not enough: a client's copy may reach us between the close and the delivery (it was
+ * lost on the way, and resubmitted), so the values not in the list leave credits, and the
+ * delivery settles nothing more. The same holds for a value we adopted in phase 1: claim_v1
+ * took the copies the list held then, and the rest are settled now. */
 static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
 			 const struct paxos_value *v)
 {
-	if (v->len > ctx->max_value || (v->len && !v->data))
+	if (v->len > ctx->max_value || (v->len && !v->data) || !ctx->pending)
 		return;
-	/* Holding a client value of ours, the instance gives it back when v is delivered
-	 * (on_delivered); v's values are settled then (paxos_proposer_delivered). */
-	if (!ctx->pending || (inst->has_v2 && inst->cv))
+	if (!ctx->settled) {
+		/* Repairs: the values leave the list; the delivery settles the rest. */
+		if (inst->has_v2 && inst->cv)
+			return;
+		if (v->len)
+			memcpy(inst->v2, v->data, v->len);
+		inst->v2_len = v->len;
+		inst->has_v2 = true;
+		inst->claimed = true;
+		uint32_t removed = 0;
+		inst->values = claim_v1(ctx, v, &removed);
+		inst->cv = inst->values > 0;
+		ctx->counters->values_settled += removed;
 		return;
-	if (v->len)
-		memcpy(inst->v2, v->data, v->len);
-	inst->v2_len = v->len;
-	inst->has_v2 = true;
-	uint32_t removed = 0;
-	inst->values = claim_v1(ctx, v, &removed);
-	inst->cv = inst->values > 0;
-	ctx->counters->values_settled += removed;
+	}
+	/* A frame we packed: chosen (its values left the list when packed), or lost (given
+	 * back, and v settled, when v is delivered). No compare on the leader's path. */
+	if (inst->has_v2 && inst->cv && !inst->claimed)
+		return;
+	bool same = inst->has_v2 && same_value(inst->v2, inst->v2_len, v);
+	if (!same && inst->has_v2 && inst->cv)
+		return; /* an adopted value lost: likewise */
+	if (!same) {
+		if (v->len) /* what a repair of this instance sends */
+			memcpy(inst->v2, v->data, v->len);
+		inst->v2_len = v->len;
+		inst->has_v2 = true;
+	}
+	instance_settle(ctx, v);
+	inst->claimed = true;
+	inst->settled = true;
+	inst->cv = false; /* chosen: nothing goes back to the list */
+	inst->values = 0;
 }
 
 /* A: packs waiting client values into one frame, as many as fit, batch_limit and the

@@ -72,9 +72,11 @@ struct instance {
 	uint8_t *v2; /* buffer of max_value bytes */
 	uint32_t v2_len;
 	bool has_v2;
-	bool cv;         /* v2 came from a client (the pending list): a frame we packed */
+	bool cv;         /* v2 holds client values taken from the pending list */
 	uint32_t values; /* with cv: client values in v2 (lib/core/batch.h frame) */
-	bool opened;     /* phase 2 sent at least once: a closed instance we ran ourselves */
+	bool claimed; /* v2 is another proposer's value (adopted, or closed), not one we packed */
+	bool settled; /* v2 is chosen and its client values were settled (instance_settle) */
+	bool opened;  /* phase 2 sent at least once: a closed instance we ran ourselves */
 	paxos_time deadline;
 	paxos_time sent_at; /* when the current prepare or accept went out */
 	uint32_t timeouts;  /* TO1/TO2 so far: each doubles the next wait */
@@ -114,6 +116,9 @@ struct instance_ctx {
 	paxos_time timeout_ceiling; /* and no backed-off wait exceeds the ceiling */
 	struct rtt_estimate *rtt;   /* [0] phase 1, [1] phase 2; NULL: fixed timeouts */
 	struct pending *pending;
+	/* Credits for delivered values that are not in the list (settled.h); NULL: closed
+	 * instances only take their values out of the list, delivery settles them (repairs). */
+	struct settled *settled;
 	struct paxos_counters *counters;
 	/* How many pending values may go to inst now, 0 for none (the ordering and concurrency
 	 * rule of 3.7.2 and the flow control, which need the whole window). NULL: batch_limit. */
@@ -148,6 +153,11 @@ struct instance_arg {
 	const struct paxos_reject *reject;
 	const struct paxos_value *value;
 };
+
+/* A chosen frame v of client values settles them: each leaves the pending list, or, not in
+ * it, leaves a credit in ctx->settled (when there is one) so that a copy arriving later is
+ * not queued (a proposer that leads later would propose it again). */
+void instance_settle(const struct instance_ctx *ctx, const struct paxos_value *v);
 
 /* The wait before TO1 (phase 1) or TO2 (phase 2) of inst. */
 paxos_time instance_timeout(const struct instance_ctx *ctx, const struct instance *inst, int phase);

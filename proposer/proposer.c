@@ -219,6 +219,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .timeout_ceiling = o->timeout_ceiling,
 	    .rtt = o->adaptive ? p->rtt : NULL,
 	    .pending = &p->pending,
+	    .settled = &p->settled,
 	    .counters = p->counters,
 	    .may_assign = may_assign,
 	    .may_assign_arg = p,
@@ -712,14 +713,17 @@ int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers
 	return rc;
 }
 
-/* Whether instance iid holds v as the client value we proposed there. */
-static bool holds_own_value(const struct paxos_proposer *p, paxos_iid iid,
-			    const struct paxos_value *v)
+/* Whether the values of v, delivered in iid, are settled already: a frame we packed there
+ * (its values left the list then), or a value the learner closed there before (claim_closed
+ * settled it). */
+static bool settled_in(const struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v)
 {
 	if (!live(p, iid))
 		return false;
 	const struct instance *inst = slot_of(p, iid);
-	return inst->has_v2 && inst->cv && inst->v2_len == v->len &&
+	if (inst->settled)
+		return true;
+	return inst->has_v2 && inst->cv && !inst->claimed && inst->v2_len == v->len &&
 	       (v->len == 0 || memcmp(inst->v2, v->data, v->len) == 0);
 }
 
@@ -730,10 +734,10 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 		return;
 	/* A delivered value we did not propose from our list may still wait in it: every
 	 * proposer queues every client value, and a leader that lost its leadership got its
-	 * values back. Proposing it again would only deliver it twice (thesis 4.7). */
-	uint32_t count;
-	bool settle = v && (v->len == 0 || v->data) && !holds_own_value(p, iid, v) &&
-		      paxos_batch_count(v, &count) == PAXOS_OK;
+	 * values back. Proposing it again would only deliver it twice (thesis 4.7). A value we
+	 * adopted is settled too: the copies the list held when we adopted it left then, but
+	 * another may have come since. */
+	bool settle = v && (v->len == 0 || v->data) && !settled_in(p, iid, v);
 	slide(p, iid + 1, iid, v, now, out);
 	if (p->command.in && p->command.in <= iid)
 		command_delivered(p, iid, v);
@@ -741,19 +745,8 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 		command_outdated(p);
 	if (p->config_wait && p->leader)
 		start_window(p, now, out); /* the delivery made another configuration known */
-	if (settle) {
-		/* Per client value of the frame (thesis 3.7.4: a batch carries several). */
-		struct paxos_batch_iter it;
-		struct paxos_value one;
-		paxos_batch_iter_init(&it, v);
-		while (paxos_batch_next(&it, &one) == 1) {
-			uint64_t hash = pending_hash(one.data, one.len); /* once per value */
-			if (pending_remove_hashed(&p->pending, one.data, one.len, hash))
-				p->counters->values_settled++;
-			else
-				settled_add(&p->settled, hash);
-		}
-	}
+	if (settle)
+		instance_settle(&p->ctx, v); /* per client value of the frame (thesis 3.7.4) */
 	assign_pending(p, now, out);
 }
 

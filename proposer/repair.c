@@ -23,7 +23,8 @@ int repairs_init(struct repairs *r, const struct instance_ctx *ctx)
 	r->ctx.may_assign_arg = NULL;
 	r->ctx.skip_wanted = NULL;
 	r->ctx.command = NULL;
-	r->ctx.rtt = NULL; /* a repair's round trips say nothing about the normal ones */
+	r->ctx.settled = NULL; /* the window's instance settles what a repair closes */
+	r->ctx.rtt = NULL;     /* a repair's round trips say nothing about the normal ones */
 	r->active = 0;
 	r->values = malloc((size_t)REPAIR_SLOTS * 2 * ctx->max_value);
 	if (!r->values)

@@ -1100,6 +1100,46 @@ START_TEST(test_delivered_jumps_window)
 }
 END_TEST
 
+/* Issue 24 (simulator seed 4392): a follower's learner closes another leader's instance
+ * behind a hole, holding "a" and "b"; only "a" was queued here (the client's copy of "b" was
+ * lost, and its resubmission comes after the close). "b" must not be queued either, or this
+ * proposer, leading once the change that removes the old leader is in force, proposes it a
+ * second time. */
+START_TEST(test_value_closed_elsewhere_is_settled_at_once)
+{
+	struct sim *s = sim_new(4, 2, 8);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 2);
+	uint8_t buf[VMAX];
+	uint32_t used = 0;
+	struct paxos_value a = value_of("a"), b = value_of("b");
+	ck_assert_int_eq(paxos_batch_append(buf, sizeof(buf), &used, &a), PAXOS_OK);
+	ck_assert_int_eq(paxos_batch_append(buf, sizeof(buf), &used, &b), PAXOS_OK);
+	struct paxos_value ab = {buf, used};
+	paxos_proposer_closed(s->p, 2, &ab, s->now, &s->out);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1); /* "c" */
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);         /* the late copy: settled */
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_uint_eq(s->counters.values_settled, 2);
+	/* The deliveries settle nothing more: a copy of "a" or "b" arriving now is a
+	 * resubmission of a delivered value, and the credits are spent. */
+	struct paxos_value x = frame1("x");
+	paxos_proposer_delivered(s->p, 1, &x, s->now, &s->out);
+	paxos_proposer_delivered(s->p, 2, &ab, s->now, &s->out);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_uint_eq(s->counters.values_settled, 2);
+	/* Leading from instance 3, it proposes "c" only. */
+	s->next_deliver = 3;
+	paxos_proposer_set_leader(s->p, true, 3, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "c");
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_jump_requeues_client_values)
 {
 	struct sim *s = sim_new(4, 2, 8);
@@ -1459,6 +1499,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_stop_leading_requeues_in_order);
 	tcase_add_test(t, test_delivered_jumps_window);
 	tcase_add_test(t, test_jump_requeues_client_values);
+	tcase_add_test(t, test_value_closed_elsewhere_is_settled_at_once);
 	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);

@@ -6,9 +6,10 @@
  * the step that causes it:
  *   agreement  - all learners deliver the same bytes for an instance;
  *   validity   - a delivered value is one a client submitted;
- *   duplicates - while one proposer leads throughout, no learner delivers a value more often
- *                than the leader received it (with leader changes values may be delivered
- *                twice: at-least-once, thesis 3.4);
+ *   duplicates - while no leader fails, no learner delivers a value more often than one
+ *                proposer that led received it (as leader or, before it led, as a follower
+ *                that queued it: thesis 4.7); a planned hand-over (a removed leader) keeps
+ *                this; a leader's failure may deliver a value twice (at-least-once, 3.4);
  *   order      - each learner delivers instances 1, 2, 3, ... without gaps or repeats;
  *   promises   - an acceptor's promise for an instance never goes down, restarts included.
  */
@@ -37,11 +38,13 @@ struct checker_chosen {
 
 struct checker {
 	uint32_t values;
-	uint32_t *submitted;           /* client submissions per value id */
-	uint32_t *received;            /* copies handed to a leading proposer, per value id */
-	bool integrity;                /* check duplicates (leadership never changes in this run) */
-	bool skips;                    /* proposers may close idle instances with skips */
-	bool reconfig;                 /* membership commands may be chosen */
+	uint32_t *submitted; /* client submissions per value id */
+	uint32_t proposers;
+	uint32_t *received; /* copies handed to proposer p, [p * values + id], as leader or not */
+	uint32_t led;       /* bit p: proposer p led (so proposed what it received) */
+	bool integrity;     /* check duplicates (no leader fails in this run) */
+	bool skips;         /* proposers may close idle instances with skips */
+	bool reconfig;      /* membership commands may be chosen */
 	struct checker_chosen *chosen; /* by iid */
 	size_t chosen_cap;
 	struct checker_view views[CHECKER_MAX_VIEWS];
@@ -62,7 +65,7 @@ int64_t value_decode(const struct paxos_value *v, uint32_t values);
 /* The id of the first value of an instance value (a frame), or -1. */
 int64_t frame_first_id(const struct paxos_value *frame, uint32_t values);
 
-int checker_init(struct checker *c, uint32_t values, uint32_t views);
+int checker_init(struct checker *c, uint32_t values, uint32_t views, uint32_t proposers);
 void checker_destroy(struct checker *c);
 
 /* Records the first violation only; later ones are usually its consequences. */
@@ -70,8 +73,10 @@ void checker_fail(struct checker *c, enum sim_violation v, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 void checker_submitted(struct checker *c, uint32_t id);
-/* A leading proposer received a copy of a client value (network duplicates included). */
-void checker_received(struct checker *c, const struct paxos_value *v);
+/* Proposer p queued a copy of a client value (network duplicates included). */
+void checker_received(struct checker *c, uint32_t proposer, const struct paxos_value *v);
+/* Proposer p leads: what it received may be proposed. */
+void checker_led(struct checker *c, uint32_t proposer);
 void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
 		       paxos_time now);
 /* A learning acceptor learned v for iid: it must agree with every learner's delivery. */

@@ -608,6 +608,7 @@ static void promote(struct sim *s, uint32_t i)
 		}
 	}
 	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
+	checker_led(s->check, i);
 	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
 }
 
@@ -650,11 +651,9 @@ static void ensure_leader(struct sim *s)
 		if (leads(s, i) && !may_lead(s, i)) {
 			trace(s, 1, "proposer %u, removed, stops leading", i);
 			demote(s, i);
-			/* The next leader proposes values it queued as a follower, which the
-			 * leader's receipts do not bound; and in about 1 of 20000 --matrix seeds
-			 * (4392, learning acceptors) a value is still chosen twice (issue 24,
-			 * README "Changing the cluster"), so the check stays off. */
-			s->check->integrity = false;
+			/* A planned hand-over keeps the duplicate check on: the next leader
+			 * proposes what it queued as a follower, which the checker counts
+			 * (checker_received), and no value may be chosen twice (issue 24). */
 		}
 	if (leader_count(s) > 0)
 		return;
@@ -1185,10 +1184,6 @@ static void heal(struct sim *s)
 			}
 		/* The leader it has keeps leading; a partition without one gets its own. */
 		uint32_t keep = UINT32_MAX;
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			if (leads(s, i) && !may_lead(s, i))
-				s->check->integrity =
-				    false; /* removed: another leads (see above) */
 		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
 			if (leads(s, i) && may_lead(s, i))
 				keep = i;
@@ -1570,8 +1565,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
 			break;
 		}
-		if (m->type == PAXOS_MSG_CLIENT_VALUE && leads(s, i))
-			checker_received(s->check, &m->u.client_value.value);
+		if (m->type == PAXOS_MSG_CLIENT_VALUE)
+			checker_received(s->check, i, &m->u.client_value.value);
 		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
 		break;
 	}
@@ -2014,9 +2009,11 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 	EACH_PARTITION(s, p)
 	{
 		logs[p] = s->check;
-		ready &= checker_init(s->check, o->values, o->learners + o->proposers) == 0;
-		/* Duplicates are bounded only while one proposer leads throughout; a new leader
-		 * may propose values its predecessor already got chosen (at-least-once). */
+		ready &= checker_init(s->check, o->values, o->learners + o->proposers,
+				      o->proposers) == 0;
+		/* Duplicates are bounded while no leader fails (a planned removal hands over
+		 * cleanly); after a leader's failure or a cut, the next one may propose values
+		 * its predecessor already got chosen (at-least-once). */
 		/* Skips also bring a chosen membership change into force (no-ops). */
 		s->check->skips = o->skip_idle_us != 0 || o->reconfig;
 		s->check->reconfig = o->reconfig;
