@@ -56,9 +56,10 @@ same_outputs() {
 	i=0
 	while :; do
 		ready=1
-		first=$(wc -l <"$1")
+		# A learner started last may not have made its file yet.
+		first=$(cat "$1" 2>/dev/null | wc -l)
 		for out in "$@"; do
-			[ "$(wc -l <"$out")" -eq "$first" ] || ready=0
+			[ "$(cat "$out" 2>/dev/null | wc -l)" -eq "$first" ] || ready=0
 		done
 		[ "$ready" -eq 1 ] && [ "$first" -ge "$count" ] && break
 		i=$((i + 1))
