@@ -372,96 +372,6 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	return rc;
 }
 
-/* An instance value is a frame of client values (lib/core/batch.h): the application gets each
- * one with its position. A malformed frame is checked whole first, counted and skipped. */
-static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_LEARNER];
-	uint32_t count;
-	if (paxos_batch_is_skip(v)) {
-		c->skips_delivered++;
-		return;
-	}
-	if (n->membership && paxos_membership_is_command(v)) {
-		node_membership_delivered(n, iid, v);
-		return;
-	}
-	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
-		c->malformed_batches++;
-		return;
-	}
-	struct paxos_batch_iter it;
-	struct paxos_value one;
-	paxos_batch_iter_init(&it, v);
-	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
-		c->client_values_delivered++;
-		n->deliver(n->deliver_arg, iid, position, &one);
-	}
-}
-
-static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_node *n = arg;
-	if (n->membership && paxos_membership_is_command(v))
-		node_membership_applied(n, iid); /* kept before anything acts on it */
-	if (n->acceptor)
-		paxos_acceptor_decided(n->acceptor, iid);
-	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->deliver)
-		deliver_batch(n, iid, v);
-	if (n->instance_done)
-		n->instance_done(n->instance_done_arg, iid, paxos_batch_is_skip(v));
-}
-
-void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
-{
-	n->instance_done = done;
-	n->instance_done_arg = arg;
-}
-
-static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
-{
-	struct paxos_node *n = arg;
-	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: learner: instances %llu..%llu were trimmed before they were "
-		   "learned",
-		   (unsigned long long)from, (unsigned long long)to);
-	if (n->membership)
-		paxos_logf(
-		    PAXOS_LOG_WARNING,
-		    "paxos: learner: a membership change chosen among them is not known "
-		    "here: configuration %u is taken to govern from instance %llu; where one "
-		    "may have been, start from the history kept with the snapshot "
-		    "(paxos_node_set_membership) or in a directory (paxos_node_keep_membership)",
-		    paxos_membership_latest(n->membership)->id, (unsigned long long)to + 1);
-	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
-	 * forged without a key, and a forged quorum of them would let a forged trim empty the
-	 * store for good. What this learner delivers after the skip is. */
-	/* The proposer's window goes past them too: acceptors ignore prepares for trimmed
-	 * instances, so a leader that started below the trim point would wait for ever. */
-	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->trimmed)
-		n->trimmed(n->trimmed_arg, from, to);
-}
-
-static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_node *n = arg;
-	if (n->proposer)
-		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
-				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	/* Learning acceptors: the node's acceptor keeps the decision as final. */
-	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
-		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
-		if (rc != PAXOS_E_INVALID)
-			node_acceptor_status(n, rc);
-	}
-}
-
 /* One learner per node serves both the application and the proposer. */
 static int ensure_learner(struct paxos_node *n)
 {
@@ -469,12 +379,7 @@ static int ensure_learner(struct paxos_node *n)
 		return PAXOS_OK;
 	struct paxos_learner_options o;
 	paxos_learner_options_from_config(&o, &n->cfg);
-	o.deliver = on_deliver;
-	o.deliver_arg = n;
-	o.closed = on_closed;
-	o.closed_arg = n;
-	o.trimmed = on_trimmed;
-	o.trimmed_arg = n;
+	/* No callbacks: the node takes its readies (node_learner.c). */
 	o.start_iid = n->learner_start;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
@@ -627,7 +532,8 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 		/* The proposer's window first: the learner may deliver from first on at once. */
 		paxos_proposer_delivered(n->proposer, first - 1, NULL, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-		paxos_learner_skip_to(n->learner, first);
+		if (paxos_learner_step_skip_to(n->learner, first) == PAXOS_OK)
+			node_learner_run(n);
 	}
 	return first;
 }

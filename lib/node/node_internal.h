@@ -293,6 +293,12 @@ bool node_epoch_pending(const struct paxos_node *n);
  * failed. */
 bool node_epoch_store(struct paxos_node *n);
 
+/* The learner's path (node_learner.c): learn is one step of the learner with m, then run;
+ * run hands each event of the learner's ready to the proposer, the acceptor and the
+ * application, in order, and advances the learner. */
+void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+void node_learner_run(struct paxos_node *n);
+
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);
 

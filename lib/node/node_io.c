@@ -167,8 +167,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
 			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
 		if (n->learner)
-			paxos_learner_handle(n->learner, m, now,
-					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+			node_learn(n, m, now);
 		break;
 	default:
 		break;
@@ -183,8 +182,7 @@ static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 {
 	for (size_t i = 0; i < batched && !n->failed; i++)
 		if (n->rx_msgs[i].type == PAXOS_MSG_ACCEPT)
-			paxos_learner_handle(n->learner, &n->rx_msgs[i], now,
-					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+			node_learn(n, &n->rx_msgs[i], now);
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
@@ -328,8 +326,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
 				continue;
 			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
-				paxos_learner_handle(n->learner, &msgs[k], now,
-						     &n->out[PAXOS_ROLE_LEARNER].emitter);
+				node_learn(n, &msgs[k], now);
 			if (n->acceptor || n->serializer)
 				n->rx_msgs[batched++] = msgs[k];
 		}
