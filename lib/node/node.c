@@ -628,10 +628,9 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		node_set_error(n, "proposer %u: %s", id, paxos_epoch_store_error(es));
 		return rc;
 	}
-	o.epoch_due = node_epoch_due;
-	o.epoch_due_arg = n;
+	o.raise_epochs = true;        /* its readies say what to store (node_epoch.c) */
 	o.membership = n->membership; /* the learner's, made with it */
-	n->epoch_durable = n->epoch_due = o.epoch;
+	n->epoch_durable = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {

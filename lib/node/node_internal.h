@@ -138,12 +138,12 @@ struct paxos_node {
 	size_t held_free_count;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
-	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, the
-	 * highest it took (more is due while it is higher), and the datagram that asked. */
+	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, and
+	 * the datagram whose handling took a later one (noted: epoch_cause holds it). */
 	struct paxos_epoch_store *epochs;
 	uint32_t epoch_durable;
-	uint32_t epoch_due;
 	struct paxos_header epoch_cause;
+	bool epoch_cause_noted;
 	bool epoch_failing;              /* the last store failed (logged once) */
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
@@ -180,7 +180,7 @@ struct paxos_node {
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
 	/* " partition P" in the lines about this node's log when there are several, else "". */
 	char partition_label[24];
-	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
+	/* The header of the datagram whose messages are being handled (see node_epoch_tag). */
 	struct paxos_header rx_header;
 	/* The address believed for each member id, and whether the datagram being handled came
 	 * from another one (node_screen.c: all but its hellos are dropped). */
@@ -282,15 +282,17 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
  * naming the last sender of one. */
 void node_note_deferred_repeats(struct paxos_node *n, uint64_t before);
 
-/* paxos_proposer_options.epoch_due of the node's proposer: notes epoch as due. */
-void node_epoch_due(void *arg, uint32_t epoch);
+/* The epoch a proposer message emitted now depends on (struct paxos_proposer_ready): the
+ * one its core's ballots are in. The first one above the stored epoch notes the datagram
+ * being handled as the cause, for the log. */
+uint64_t node_epoch_tag(struct paxos_node *n);
 
-/* Whether the proposer took an epoch not stored yet: its datagrams must wait. */
+/* Whether the proposer's ready holds an epoch not stored yet: its datagrams must wait. */
 bool node_epoch_pending(const struct paxos_node *n);
 
-/* Stores the due epoch (end of a round, outside the cores' steps). Returns whether the
- * proposer's datagrams may leave now; false (logged once per failing spell) if the store
- * failed. */
+/* Stores the epoch the proposer's ready asks for (end of a round, outside the cores' steps)
+ * and advances it. Returns whether the proposer's datagrams may leave now; false (logged once
+ * per failing spell) if the store failed. */
 bool node_epoch_store(struct paxos_node *n);
 
 /* The learner's path (node_learner.c): learn is one step of the learner with m, then run;

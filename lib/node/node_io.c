@@ -122,9 +122,9 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	/* The proposer core reports a later epoch (epoch_due) before it emits a ballot of it. */
+	/* A proposer message depends on the epoch its core is in as it is emitted. */
 	uint64_t needs = o->role == PAXOS_ROLE_ACCEPTOR   ? n->emit_needs
-			 : o->role == PAXOS_ROLE_PROPOSER ? n->epoch_due
+			 : o->role == PAXOS_ROLE_PROPOSER ? node_epoch_tag(n)
 							  : 0;
 	if (needs > o->needs[to])
 		o->needs[to] = needs;

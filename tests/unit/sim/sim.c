@@ -109,7 +109,6 @@ struct sim_proposer {
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
-	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
 	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
 	 * the log's traffic, and its learner asks for nothing, until it takes over. */
 	bool lean;
@@ -348,12 +347,14 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
 		return;
-	/* As the node does: the epoch the proposer took is stored before anything it sends
-	 * leaves. One that sent nothing since stores nothing (a crash then forgets it). */
-	if (ep->kind == EP_PROPOSER && s->prop[ep->index].due > s->prop[ep->index].epoch) {
+	/* As the node does: the epoch the proposer's ready holds is stored before anything it
+	 * sends leaves. One that sent nothing since stores nothing (a crash then forgets it). */
+	struct paxos_proposer_ready rd;
+	if (ep->kind == EP_PROPOSER && paxos_proposer_ready(s->prop[ep->index].core, &rd)) {
 		struct sim_proposer *p = &s->prop[ep->index];
-		trace(s, 1, "proposer %u stores epoch %u", ep->index, p->due);
-		p->epoch = p->due;
+		trace(s, 1, "proposer %u stores epoch %u", ep->index, rd.epoch);
+		p->epoch = rd.epoch;
+		paxos_proposer_advance(p->core, rd.epoch);
 	}
 	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
 	if (slot == UINT32_MAX) {
@@ -537,26 +538,16 @@ static void learner_snapshot_restart(struct sim *s, uint32_t i)
 
 /* ---- proposers and the leader oracle ---- */
 
-/* The core's storage write: noted, and stored before the proposer's next send (on_emit). */
-static void epoch_due(void *arg, uint32_t epoch)
-{
-	struct sim_proposer *p = arg;
-	if (epoch > p->due)
-		p->due = epoch;
-}
-
 /* A (re)started proposer keeps its id and takes the next epoch, as the epoch store's next
  * does, so it never reuses a ballot of an earlier incarnation. */
 static bool proposer_start(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	p->epoch++;
-	p->due = p->epoch;
 	struct paxos_proposer_options o = {
 	    .id = i,
 	    .epoch = p->epoch,
-	    .epoch_due = epoch_due,
-	    .epoch_due_arg = p,
+	    .raise_epochs = true, /* its readies: stored in on_emit */
 	    .acceptors = s->o.reconfig ? SIM_MAX_ACCEPTORS : s->o.acceptors,
 	    .window = s->window,
 	    .concurrency = s->concurrency,
