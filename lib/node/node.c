@@ -66,7 +66,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->acceptor && !n->failed) {
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
 		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor));
 		node_acceptor_waiting(n);
 	}
@@ -244,7 +244,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_serializer_free(n->serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer);
-	paxos_epoch_store_destroy(n->epochs);
+	paxos_epoch_store_destroy(n->epoch.store);
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	paxos_membership_free(n->membership);
@@ -261,7 +261,7 @@ static int ensure_learner(struct paxos_node *n);
 /* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
 static bool learner_lazy(const struct paxos_node *n)
 {
-	return n->acceptor && n->learner && !n->deliver && !n->proposer;
+	return n->acceptor && n->learner && !n->app.deliver && !n->proposer;
 }
 
 /* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
@@ -328,7 +328,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
 	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
-	if (rc == PAXOS_OK && n->acceptor_recovering)
+	if (rc == PAXOS_OK && n->acc.recovering)
 		event_active(n->acceptor_ev, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
@@ -380,7 +380,7 @@ static int ensure_learner(struct paxos_node *n)
 	struct paxos_learner_options o;
 	paxos_learner_options_from_config(&o, &n->cfg);
 	/* No callbacks: the node takes its readies (node_learner.c). */
-	o.start_iid = n->learner_start;
+	o.start_iid = n->app.learner_start;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;
@@ -410,7 +410,7 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 					     : "instances start at 1");
 		return PAXOS_E_INVALID;
 	}
-	n->learner_start = first;
+	n->app.learner_start = first;
 	return PAXOS_OK;
 }
 
@@ -429,8 +429,8 @@ int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 
 void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed, void *arg)
 {
-	n->trimmed = trimmed;
-	n->trimmed_arg = arg;
+	n->app.trimmed = trimmed;
+	n->app.trimmed_arg = arg;
 }
 
 int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
@@ -446,13 +446,13 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 
 int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver, void *arg)
 {
-	if (n->deliver || !deliver) {
+	if (n->app.deliver || !deliver) {
 		node_set_error(n, deliver ? "this node already hosts a learner"
 					  : "a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
-	n->deliver = deliver;
-	n->deliver_arg = arg;
+	n->app.deliver = deliver;
+	n->app.deliver_arg = arg;
 	if (n->lean) { /* the application needs the whole log: read it again from here */
 		lean_reading(n, true);
 		n->lean = false;
@@ -479,8 +479,8 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
  */
 static bool lean_allowed(const struct paxos_node *n)
 {
-	return n->cfg.partitions > 1 && n->proposer && n->election && !n->deliver && !n->acceptor &&
-	       !n->serializer && !n->cfg.membership_alpha;
+	return n->cfg.partitions > 1 && n->proposer && n->election && !n->app.deliver &&
+	       !n->acceptor && !n->serializer && !n->cfg.membership_alpha;
 }
 
 static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
@@ -606,7 +606,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		paxos_epoch_store_destroy(es);
 		return PAXOS_E_INVALID;
 	}
-	n->epochs = es;
+	n->epoch.store = es;
 	char dir[PAXOS_PATH_MAX + 32];
 	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
 	/* The configuration history is kept with the epoch (membership-alpha). */
@@ -630,7 +630,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	}
 	o.raise_epochs = true;        /* its readies say what to store (node_epoch.c) */
 	o.membership = n->membership; /* the learner's, made with it */
-	n->epoch_durable = o.epoch;
+	n->epoch.durable = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {
@@ -863,8 +863,8 @@ int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_value_fetched_fn
 	}
 	struct node_fetch *f = NULL;
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
-		if (!n->fetches[i].done)
-			f = &n->fetches[i];
+		if (!n->app.fetches[i].done)
+			f = &n->app.fetches[i];
 	int rc = f ? paxos_learner_fetch(n->learner, iid, paxos_now(), on_fetched, f,
 					 &n->out[PAXOS_ROLE_LEARNER].emitter)
 		   : PAXOS_E_FULL;

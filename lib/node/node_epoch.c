@@ -15,11 +15,11 @@
 uint64_t node_epoch_tag(struct paxos_node *n)
 {
 	uint32_t epoch = paxos_proposer_epoch(n->proposer);
-	if (epoch > n->epoch_durable && !n->epoch_cause_noted) {
+	if (epoch > n->epoch.durable && !n->epoch.cause_noted) {
 		/* The datagram being handled made the core take it: a forged reject shows up in
 		 * the log line. */
-		n->epoch_cause = n->rx_header;
-		n->epoch_cause_noted = true;
+		n->epoch.cause = n->rx_header;
+		n->epoch.cause_noted = true;
 	}
 	return epoch;
 }
@@ -36,29 +36,29 @@ bool node_epoch_store(struct paxos_node *n)
 	struct paxos_proposer_ready rd;
 	if (!paxos_proposer_ready(n->proposer, &rd))
 		return true;
-	if (n->epochs->ops->store(n->epochs, rd.epoch) != PAXOS_OK) {
-		if (!n->epoch_failing)
+	if (n->epoch.store->ops->store(n->epoch.store, rd.epoch) != PAXOS_OK) {
+		if (!n->epoch.failing)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
 			    "paxos: proposer %u: cannot make epoch %u durable, its datagrams "
 			    "are dropped until it is: %s",
-			    id, rd.epoch, paxos_epoch_store_error(n->epochs));
-		n->epoch_failing = true;
+			    id, rd.epoch, paxos_epoch_store_error(n->epoch.store));
+		n->epoch.failing = true;
 		return false;
 	}
-	const struct paxos_header *from = &n->epoch_cause;
-	if (n->epoch_cause_noted && from->role < PAXOS_ROLE_COUNT)
+	const struct paxos_header *from = &n->epoch.cause;
+	if (n->epoch.cause_noted && from->role < PAXOS_ROLE_COUNT)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram from "
 			   "%s %u)",
-			   id, n->epoch_durable, rd.epoch, node_role_name(from->role),
+			   id, n->epoch.durable, rd.epoch, node_role_name(from->role),
 			   from->sender_id);
 	else
 		paxos_logf(PAXOS_LOG_INFO, "paxos: proposer %u: epoch %u -> %u (rounds used up)",
-			   id, n->epoch_durable, rd.epoch);
+			   id, n->epoch.durable, rd.epoch);
 	paxos_proposer_advance(n->proposer, rd.epoch);
-	n->epoch_durable = rd.epoch;
-	n->epoch_cause_noted = false;
-	n->epoch_failing = false;
+	n->epoch.durable = rd.epoch;
+	n->epoch.cause_noted = false;
+	n->epoch.failing = false;
 	return true;
 }

@@ -83,6 +83,43 @@ struct node_fetch {
 	void *arg;
 };
 
+/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, and the
+ * datagram whose handling took a later one (noted: cause holds it). */
+struct node_epochs {
+	struct paxos_epoch_store *store;
+	uint32_t durable;
+	struct paxos_header cause;
+	bool cause_noted;
+	bool failing; /* the last store failed (logged once) */
+};
+
+/* Where the learner's results go beside the node's cores (node_learner.c): the
+ * application, a partitions group's merge, and the application's fetches. */
+struct node_app {
+	paxos_value_delivered_fn deliver;
+	void *deliver_arg;
+	paxos_instances_trimmed_fn trimmed;
+	void *trimmed_arg;
+	/* Told after each instance the learner delivered, with whether it held a skip: the
+	 * merge of a partitions group (partitions.c) counts instances, values or not. */
+	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
+	void *instance_done_arg;
+	paxos_iid learner_start; /* 0: as configured */
+	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
+};
+
+/* The acceptor's life on the node (node_acceptor.c): recovery and duplicates (see
+ * paxos_acceptor_join), for the log. */
+struct node_acceptor {
+	bool recovering;
+	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
+	uint64_t incarnation;
+	uint64_t duplicates_logged;
+	uint64_t ticks;      /* for the pace of the waiting lines */
+	paxos_time started;  /* when it joined: its age in hellos */
+	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -138,13 +175,7 @@ struct paxos_node {
 	size_t held_free_count;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
-	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, and
-	 * the datagram whose handling took a later one (noted: epoch_cause holds it). */
-	struct paxos_epoch_store *epochs;
-	uint32_t epoch_durable;
-	struct paxos_header epoch_cause;
-	bool epoch_cause_noted;
-	bool epoch_failing;              /* the last store failed (logged once) */
+	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
 	struct paxos_election *election; /* with the proposer: who leads */
 	struct paxos_learner *learner;
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
@@ -159,25 +190,8 @@ struct paxos_node {
 	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
-	paxos_value_delivered_fn deliver;
-	void *deliver_arg;
-	paxos_instances_trimmed_fn trimmed;
-	void *trimmed_arg;
-	/* Told after each instance the learner delivered, with whether it held a skip: the
-	 * merge of a partitions group (partitions.c) counts instances, values or not. */
-	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
-	void *instance_done_arg;
-	paxos_iid learner_start; /* 0: as configured */
-	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
-
-	/* Acceptor recovery and duplicates (see paxos_acceptor_join), for the log. */
-	bool acceptor_recovering;
-	bool acceptor_restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
-	uint64_t acceptor_incarnation;
-	uint64_t duplicates_logged;
-	uint64_t acceptor_ticks;     /* for the pace of the waiting lines */
-	paxos_time acceptor_started; /* when it joined: its age in hellos */
-	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	struct node_app app;      /* where the learner's results go (node_learner.c) */
+	struct node_acceptor acc; /* the acceptor's life (node_acceptor.c) */
 	/* " partition P" in the lines about this node's log when there are several, else "". */
 	char partition_label[24];
 	/* The header of the datagram whose messages are being handled (see node_epoch_tag). */

@@ -19,7 +19,7 @@
 static bool epoch_awaited(const struct paxos_node *n)
 {
 	for (uint32_t i = 0; i < n->tx_count; i++)
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable)
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable)
 			return true;
 	return false;
 }
@@ -36,7 +36,7 @@ static void send_queued(struct paxos_node *n, bool round_end)
 		(void)node_epoch_store(n); /* on failure, logged once; the datagrams drop below */
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < n->tx_count; i++) {
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable) {
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable) {
 			n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
 			n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
 			continue;
@@ -194,7 +194,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
 		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
 		for (size_t done = 0; done < *batched && !n->failed;) {
 			size_t k = *batched - done;
 			if (k > PAXOS_ACCEPTOR_MAX_BATCH)

@@ -36,7 +36,7 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	paxos_batch_iter_init(&it, v);
 	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
 		c->client_values_delivered++;
-		n->deliver(n->deliver_arg, iid, position, &one);
+		n->app.deliver(n->app.deliver_arg, iid, position, &one);
 	}
 }
 
@@ -49,16 +49,16 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 	if (n->proposer)
 		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->deliver)
+	if (n->app.deliver)
 		deliver_batch(n, iid, v);
-	if (n->instance_done)
-		n->instance_done(n->instance_done_arg, iid, paxos_batch_is_skip(v));
+	if (n->app.instance_done)
+		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
 {
-	n->instance_done = done;
-	n->instance_done_arg = arg;
+	n->app.instance_done = done;
+	n->app.instance_done_arg = arg;
 }
 
 static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
@@ -83,8 +83,8 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 	if (n->proposer)
 		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->trimmed)
-		n->trimmed(n->trimmed_arg, from, to);
+	if (n->app.trimmed)
+		n->app.trimmed(n->app.trimmed_arg, from, to);
 }
 
 static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
