@@ -57,6 +57,7 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 		node_membership_election(n, next);
 		paxos_election_tick(n->election, paxos_now(), next,
 				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		node_election_run(n);
 	}
 }
 
@@ -544,9 +545,8 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
  * leader's ballots at once. The values it proposes are the ones every proposer queued. A
  * demoted proposer stops at once and keeps its values for a later leadership.
  */
-static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
+static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previous)
 {
-	struct paxos_node *n = arg;
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	paxos_iid first = first_undelivered(n);
 	if (leader == id)
@@ -560,6 +560,18 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (leader != id)
 		lean_follow(n);
+}
+
+/* The election's result as data: after each call into it, the leader it names now against
+ * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
+void node_election_run(struct paxos_node *n)
+{
+	uint32_t leader = paxos_election_leader(n->election);
+	if (leader == n->leader_seen)
+		return;
+	uint32_t previous = n->leader_seen;
+	n->leader_seen = leader;
+	leader_changed(n, leader, previous);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
@@ -643,8 +655,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return rc;
 	struct paxos_election_options eo;
 	paxos_election_options_from_config(&eo, &n->cfg, id);
-	eo.changed = on_leader_change;
-	eo.changed_arg = n;
+	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_proposers(n, first_undelivered(n));
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
@@ -652,7 +663,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return PAXOS_E_NOMEM;
 	}
 
-	uint32_t leader = paxos_election_leader(n->election);
+	uint32_t leader = n->leader_seen = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "

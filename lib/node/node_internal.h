@@ -177,6 +177,7 @@ struct paxos_node {
 	struct paxos_proposer *proposer;
 	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
 	struct paxos_election *election; /* with the proposer: who leads */
+	uint32_t leader_seen;            /* the leader the node last acted on (node_election_run) */
 	struct paxos_learner *learner;
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */
@@ -314,6 +315,10 @@ bool node_epoch_store(struct paxos_node *n);
  * application, in order, and advances the learner. */
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_learner_run(struct paxos_node *n);
+
+/* After each call into the election: acts on a change of leader (the proposer leads or
+ * stops, a lean follower takes over or follows). */
+void node_election_run(struct paxos_node *n);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

@@ -147,11 +147,14 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		if (n->election &&
 		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
 			paxos_election_handle(n->election, m, now);
+			node_election_run(n);
 			break;
 		}
-		if (n->election && m->type == PAXOS_MSG_PROMISE)
+		if (n->election && m->type == PAXOS_MSG_PROMISE) {
 			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
-								    /* fall through */
+			node_election_run(n);
+		}
+		/* fall through */
 	case PAXOS_GROUP_SUBMIT:
 		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */

@@ -142,6 +142,7 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 	if (set == before)
 		return;
 	paxos_election_set_members(n->election, set, paxos_now());
+	node_election_run(n);
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER], bit = id < 32 ? 1u << id : 0;
 	if ((before & bit) == (set & bit))
 		return;
