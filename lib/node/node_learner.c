@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "clock.h"
+
 /* An instance value is a frame of client values (lib/core/batch.h): the application gets each
  * one with its position. A malformed frame is checked whole first, counted and skipped. */
 static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
