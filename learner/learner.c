@@ -9,6 +9,10 @@
  * trimmed by so many acceptors that no quorum can answer for them any more are skipped, and the
  * application is told (thesis 3.4.1). It also fetches single past instances on request (thesis
  * 3.3), counting the answers in a small table of its own, apart from delivery.
+ *
+ * What a step decides (closed, delivered, trimmed) is not told through callbacks but added to
+ * an array of events allocated with the learner, its ready (the Ready pattern): the driver
+ * hands them on and advances. paxos_learner_handle() is that, with the options' callbacks.
  */
 #include <paxos/learner.h>
 
@@ -85,12 +89,20 @@ struct paxos_learner {
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;
+	/* The ready: the events of the last step, until paxos_learner_advance. One step closes
+	 * and delivers each instance of the window at most once, so event_cap (two per slot and
+	 * a few more) always holds them. */
+	struct paxos_learner_event *events;
+	size_t event_count, event_cap;
 };
+
+/* Events of one step beyond two per slot: an instance reported closed again, a trim. */
+#define EVENTS_EXTRA 4u
 
 static bool options_valid(const struct paxos_learner_options *o)
 {
 	return o->acceptors > 0 && o->acceptors <= PAXOS_MAX_ACCEPTORS && o->window > 0 &&
-	       o->repeat_batch > 0 && o->deliver != NULL &&
+	       o->repeat_batch > 0 &&
 	       (o->start == PAXOS_START_FROM_FIRST || o->start == PAXOS_START_FROM_CURRENT);
 }
 
@@ -99,9 +111,9 @@ uint64_t paxos_learner_memory(const struct paxos_learner_options *o)
 	if (!o)
 		return 0;
 	struct paxos_learner *l = NULL; /* for the sizes of the arrays' elements only */
-	uint64_t per_instance =
-	    sizeof(*l->slots) + (uint64_t)o->max_value + (uint64_t)o->acceptors * sizeof(*l->votes);
-	return sizeof(*l) + o->window * per_instance + 1 +
+	uint64_t per_instance = sizeof(*l->slots) + (uint64_t)o->max_value +
+				(uint64_t)o->acceptors * sizeof(*l->votes) + 2 * sizeof(*l->events);
+	return sizeof(*l) + o->window * per_instance + 1 + EVENTS_EXTRA * sizeof(*l->events) +
 	       (uint64_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1;
 }
 
@@ -128,7 +140,9 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->values = malloc((size_t)o->window * o->max_value + 1);
 	l->votes = calloc((size_t)o->window * o->acceptors, sizeof(*l->votes));
 	l->fetch_values = malloc((size_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1);
-	if (!l->slots || !l->values || !l->votes || !l->fetch_values) {
+	l->event_cap = 2 * (size_t)o->window + EVENTS_EXTRA;
+	l->events = malloc(l->event_cap * sizeof(*l->events));
+	if (!l->slots || !l->values || !l->votes || !l->fetch_values || !l->events) {
 		paxos_learner_free(l);
 		return NULL;
 	}
@@ -155,6 +169,7 @@ void paxos_learner_free(struct paxos_learner *l)
 	free(l->values);
 	free(l->votes);
 	free(l->fetch_values);
+	free(l->events);
 	free(l);
 }
 
@@ -238,11 +253,26 @@ static uint32_t deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t 
 	return members & l->all;
 }
 
+/* Adds an event to the ready. The bound (event_cap) is never reached; if it were, the event
+ * would be lost rather than written past the array. */
+static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kind, paxos_iid iid,
+		      paxos_iid to, const uint8_t *data, uint32_t len)
+{
+	if (l->event_count == l->event_cap)
+		return;
+	struct paxos_learner_event *e = &l->events[l->event_count++];
+	e->kind = kind;
+	e->iid = iid;
+	e->to = to;
+	e->value.data = data;
+	e->value.len = len;
+}
+
 static void recheck(struct paxos_learner *l, paxos_iid iid);
 
-/* Delivers every closed instance from next on. The slot is released and next advanced before
- * the callback, so getters called from it see the instance as delivered; the value bytes stay
- * in the slot's buffer until a later handle() reuses it. */
+/* Delivers every closed instance from next on, into the ready. The slot is released and next
+ * advanced at once; the value bytes stay in the slot's buffer until a later step reuses it,
+ * which is after paxos_learner_advance. */
 static void deliver_ready(struct paxos_learner *l)
 {
 	for (;;) {
@@ -257,7 +287,7 @@ static void deliver_ready(struct paxos_learner *l)
 		l->counters->bytes_delivered += v.len;
 		if (l->opt.membership)
 			paxos_membership_apply(l->opt.membership, iid, &v);
-		l->opt.deliver(l->opt.deliver_arg, iid, &v);
+		add_event(l, PAXOS_LEARNER_DELIVERED, iid, iid, v.data, v.len);
 		/* Its delivery made the configuration of iid + alpha known. */
 		if (l->opt.membership)
 			recheck(l, iid + paxos_membership_alpha(l->opt.membership));
@@ -327,10 +357,7 @@ static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxo
 
 static void report_closed(struct paxos_learner *l, const struct slot *s)
 {
-	if (l->opt.closed) {
-		struct paxos_value v = {s->data, s->len};
-		l->opt.closed(l->opt.closed_arg, s->iid, &v);
-	}
+	add_event(l, PAXOS_LEARNER_CLOSED, s->iid, s->iid, s->data, s->len);
 }
 
 /* The highest point a quorum of acceptors reported reaching: the quorum-th largest report,
@@ -543,8 +570,7 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	l->counters->instances_skipped_trimmed += to - from + 1;
 	if (l->opt.membership)
 		paxos_membership_skip_to(l->opt.membership, to);
-	if (l->opt.trimmed)
-		l->opt.trimmed(l->opt.trimmed_arg, from, to);
+	add_event(l, PAXOS_LEARNER_TRIMMED, from, to, NULL, 0);
 	recheck_window(l);
 	deliver_ready(l);
 }
@@ -730,11 +756,11 @@ static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct 
 	send_repeat(out, from, to);
 }
 
-void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
-			  const struct paxos_emitter *out)
+int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
+		       const struct paxos_emitter *out)
 {
-	if (!l || !m)
-		return;
+	if (!l || !m || l->event_count)
+		return PAXOS_E_INVALID;
 	l->now = now;
 	switch (m->type) {
 	case PAXOS_MSG_ACCEPTED:
@@ -771,6 +797,49 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 	default:
 		break;
 	}
+	return PAXOS_OK;
+}
+
+bool paxos_learner_ready(const struct paxos_learner *l, struct paxos_learner_ready *rd)
+{
+	rd->events = l->events;
+	rd->event_count = l->event_count;
+	return l->event_count != 0;
+}
+
+void paxos_learner_advance(struct paxos_learner *l)
+{
+	l->event_count = 0;
+}
+
+/* The options' callbacks, for each event of the ready, then the advance. */
+static void run_callbacks(struct paxos_learner *l)
+{
+	for (size_t i = 0; i < l->event_count; i++) {
+		const struct paxos_learner_event *e = &l->events[i];
+		switch (e->kind) {
+		case PAXOS_LEARNER_CLOSED:
+			if (l->opt.closed)
+				l->opt.closed(l->opt.closed_arg, e->iid, &e->value);
+			break;
+		case PAXOS_LEARNER_DELIVERED:
+			if (l->opt.deliver)
+				l->opt.deliver(l->opt.deliver_arg, e->iid, &e->value);
+			break;
+		case PAXOS_LEARNER_TRIMMED:
+			if (l->opt.trimmed)
+				l->opt.trimmed(l->opt.trimmed_arg, e->iid, e->to);
+			break;
+		}
+	}
+	paxos_learner_advance(l);
+}
+
+void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
+			  const struct paxos_emitter *out)
+{
+	if (paxos_learner_step(l, m, now, out) == PAXOS_OK)
+		run_callbacks(l);
 }
 
 /*
@@ -864,14 +933,16 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 	ask_from_next(l, now, out);
 }
 
-void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
+int paxos_learner_step_skip_to(struct paxos_learner *l, paxos_iid first)
 {
+	if (l->event_count)
+		return PAXOS_E_INVALID;
 	if (!l->started) { /* FROM_CURRENT: this is the current instance */
 		l->started = true;
 		l->next = first > l->next ? first : l->next;
 	}
 	if (first <= l->next)
-		return;
+		return PAXOS_OK;
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0 && l->slots[i].iid < first)
 			slot_reset(l, &l->slots[i], 0);
@@ -883,6 +954,13 @@ void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
 		paxos_membership_skip_to(l->opt.membership, first - 1);
 	recheck_window(l);
 	deliver_ready(l);
+	return PAXOS_OK;
+}
+
+void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
+{
+	if (paxos_learner_step_skip_to(l, first) == PAXOS_OK)
+		run_callbacks(l);
 }
 
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)

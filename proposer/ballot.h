@@ -8,9 +8,9 @@
  * b++ is one round (b + n); INCREMENTSKIP is Algorithm 1 on seq.
  *
  * A skip past another proposer's ballot can land in a later epoch's range; the proposer core
- * then takes that epoch and reports it (see ballot_epoch and paxos_proposer_options.epoch_due),
- * and the node makes it durable before such a ballot leaves, so the next incarnation still
- * starts above it.
+ * then takes that epoch and returns it in its ready (see ballot_epoch and struct
+ * paxos_proposer_ready), and the node makes it durable before such a ballot leaves, so the
+ * next incarnation still starts above it.
  */
 #ifndef PAXOS_PROPOSER_BALLOT_H
 #define PAXOS_PROPOSER_BALLOT_H

@@ -44,8 +44,9 @@ struct paxos_proposer {
 	 * window, so the frontier only moves up; it is advanced lazily. */
 	paxos_iid frontier;
 	bool leader;
-	uint32_t epoch; /* highest epoch our ballots may be in: o.epoch, or one raised to */
-	bool started;   /* started_at is set: the first call that told the time */
+	uint32_t epoch;        /* highest epoch our ballots may be in: o.epoch, or one raised to */
+	uint32_t epoch_stored; /* the highest the driver said is durable (paxos_proposer_advance) */
+	bool started;          /* started_at is set: the first call that told the time */
 	paxos_time started_at;
 	struct rtt_estimate rtt[2]; /* phase 1, phase 2: with adaptive timeouts */
 	bool skip_wanted;           /* ctx.skip_wanted: see want_skip */
@@ -141,19 +142,18 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 
 /* A ballot in a later epoch's range (after a skip) may only leave once that epoch is
  * durable: else our next incarnation, starting one epoch above ours, could reach the same
- * ballot again. The proposer takes it at once and emits the storage write (epoch_due); the
- * sender stores it before our messages leave. The raise goes to that ballot's epoch, never
- * further, and never to an implausible one (see PAXOS_PLAUSIBLE_EPOCHS): the epochs left for
- * restarts stay. */
+ * ballot again. The proposer takes it at once, and its ready says to store it (epoch above
+ * epoch_stored); the driver stores it before our messages leave. The raise goes to that
+ * ballot's epoch, never further, and never to an implausible one (see
+ * PAXOS_PLAUSIBLE_EPOCHS): the epochs left for restarts stay. */
 static bool may_use_ballot(void *arg, paxos_ballot b)
 {
 	struct paxos_proposer *p = arg;
 	uint32_t epoch = ballot_epoch(b);
 	if (epoch <= p->epoch)
 		return true;
-	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.epoch_due)
+	if (epoch >= PAXOS_PLAUSIBLE_EPOCHS || !p->o.raise_epochs)
 		return false;
-	p->o.epoch_due(p->o.epoch_due_arg, epoch);
 	p->epoch = epoch;
 	p->counters->epochs_raised++;
 	return true;
@@ -232,7 +232,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .membership = o->membership,
 	    .command = &p->command,
 	};
-	p->epoch = o->epoch;
+	p->epoch = p->epoch_stored = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)
 		goto fail;
 	return p;
@@ -783,6 +783,18 @@ void paxos_proposer_drop_pending(struct paxos_proposer *p)
 		return;
 	p->counters->pending_dropped += pending_count(&p->pending);
 	pending_clear(&p->pending);
+}
+
+bool paxos_proposer_ready(const struct paxos_proposer *p, struct paxos_proposer_ready *rd)
+{
+	rd->epoch = p->epoch > p->epoch_stored ? p->epoch : 0;
+	return rd->epoch != 0;
+}
+
+void paxos_proposer_advance(struct paxos_proposer *p, uint32_t stored)
+{
+	if (stored > p->epoch_stored && stored <= p->epoch)
+		p->epoch_stored = stored;
 }
 
 uint32_t paxos_proposer_epoch(const struct paxos_proposer *p)

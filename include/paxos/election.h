@@ -15,7 +15,9 @@
 struct paxos_election;
 
 /** The leader changed from previous to leader (either may be any proposer id). Called from
- * inside paxos_election_handle() and paxos_election_tick(). */
+ * inside paxos_election_handle(), paxos_election_tick() and paxos_election_set_members(), at
+ * most once per call: a driver may as well read paxos_election_leader() after each call and
+ * compare it with the last one it acted on (the node does, leaving changed NULL). */
 typedef void (*paxos_leader_changed_fn)(void *arg, uint32_t leader, uint32_t previous);
 
 /** What an election is made with (paxos_election_options_from_config() fills it). */

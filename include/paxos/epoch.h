@@ -2,9 +2,9 @@
 /**
  * @file
  * Proposer epochs (incarnation numbers) kept durable: one interface, and the file store
- * (lib/storage/epoch.c) libpaxos ships. The proposer core never calls it: it reports the
- * epochs it takes (paxos_proposer_options.epoch_due), and the node stores them before any of
- * the proposer's datagrams leaves.
+ * (lib/storage/epoch.c) libpaxos ships. The proposer core never calls it: it returns the
+ * epochs it takes as data (struct paxos_proposer_ready), and the node stores them before any
+ * of the proposer's datagrams that depend on them leaves.
  */
 #ifndef PAXOS_EPOCH_H
 #define PAXOS_EPOCH_H

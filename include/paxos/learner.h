@@ -3,8 +3,13 @@
  * @file
  * The learner's protocol logic (thesis 3.3), free of I/O. A node drives it
  * (paxos_node_add_learner()); programs use these functions directly only to embed the core in
- * their own I/O. A learner is not thread-safe, and its callbacks run inside
- * paxos_learner_handle() and paxos_learner_tick(): they must not free the learner.
+ * their own I/O. A step (paxos_learner_step()) returns what it decided as data, a
+ * struct paxos_learner_ready: the instances it closed, delivered and skipped as trimmed, in
+ * order, for the driver to hand to a proposer, an acceptor and the application (the Ready
+ * pattern of etcd/raft; no core calls another). paxos_learner_handle() is that step with the
+ * options' callbacks called from its ready. A learner is not thread-safe, and its callbacks
+ * run inside paxos_learner_handle(), paxos_learner_skip_to() and paxos_learner_tick(): they
+ * must not free the learner.
  */
 #ifndef PAXOS_LEARNER_H
 #define PAXOS_LEARNER_H
@@ -62,7 +67,8 @@ typedef void (*paxos_instance_fetched_fn)(void *arg, paxos_iid iid, int status,
 #define PAXOS_LEARNER_MAX_FETCHES 16u
 
 /** What a learner is made with (paxos_learner_options_from_config() fills all but the
- * callbacks). */
+ * callbacks, which only paxos_learner_handle() and paxos_learner_skip_to() call: a driver that
+ * takes the readies itself leaves them NULL). */
 struct paxos_learner_options {
 	uint32_t acceptors;       /**< quorum is acceptors / 2 + 1 */
 	uint32_t window;          /**< instances tracked from the next to deliver */
@@ -72,10 +78,12 @@ struct paxos_learner_options {
 	paxos_time fetch_timeout; /**< a fetch gives up after this long; 0: 50 hole checks */
 	enum paxos_learner_start start; /**< where to begin when start_iid is 0 */
 	paxos_iid start_iid; /**< non-zero: deliver from this instance on, whatever start says */
-	paxos_instance_delivered_fn deliver; /**< receives every instance in order; not NULL */
-	void *deliver_arg;                   /**< deliver's first argument, not owned */
-	paxos_instance_closed_fn closed;     /**< may be NULL */
-	void *closed_arg;                    /**< closed's first argument, not owned */
+	/** Receives every instance in order from paxos_learner_handle(); may be NULL for a
+	 * driver that takes the readies (paxos_learner_step()). */
+	paxos_instance_delivered_fn deliver;
+	void *deliver_arg;               /**< deliver's first argument, not owned */
+	paxos_instance_closed_fn closed; /**< may be NULL */
+	void *closed_arg;                /**< closed's first argument, not owned */
 	/** Told of instances trimmed before they were learned; may be NULL: the instances are
 	 * skipped all the same. */
 	paxos_instances_trimmed_fn trimmed;
@@ -90,8 +98,8 @@ struct paxos_learner_options {
 };
 
 /** Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
- * buffer per instance tracked. The configuration check refuses more than the machine can
- * hold. */
+ * buffer per instance tracked, and room for the events of one ready (two per instance
+ * tracked). The configuration check refuses more than the machine can hold. */
 PAXOS_API uint64_t paxos_learner_memory(const struct paxos_learner_options *o);
 
 /** A new learner with options @p o (copied), counting into @p counters, which it does not own
@@ -101,11 +109,68 @@ PAXOS_API struct paxos_learner *paxos_learner_new(const struct paxos_learner_opt
 /** Frees the learner, dropping outstanding fetches without calling them; NULL is ignored. */
 PAXOS_API void paxos_learner_free(struct paxos_learner *l);
 
-/** Handle one message sent to the learners group (accepted, acceptor state, trimmed) or a
- * leader's accept, whose value the (usually valueless) accepted messages name; anything else
- * is ignored. Deliveries, the trimmed callback and fetch answers happen inside this call; a
- * learner catching up, or lacking the value a quorum named, may send a repeat request
- * through out. */
+/** What a learner event says (struct paxos_learner_event). */
+enum paxos_learner_event_kind {
+	/** Instance iid is closed with value: a quorum accepted it, or an acceptor said its
+	 * value is final (see paxos_instance_closed_fn: possibly before the instances below it
+	 * are delivered, and again for each accepted message that arrives for it while it waits
+	 * for them). A proposer takes it as event C (paxos_proposer_closed()); a learning
+	 * acceptor keeps it as final (paxos_acceptor_learned()). */
+	PAXOS_LEARNER_CLOSED = 0,
+	/** Instance iid is delivered with value, in instance order, exactly once (see
+	 * paxos_instance_delivered_fn); a membership the learner has applied it already. */
+	PAXOS_LEARNER_DELIVERED = 1,
+	/** Instances iid..to can no longer be learned and were skipped (see
+	 * paxos_instances_trimmed_fn); value is empty. */
+	PAXOS_LEARNER_TRIMMED = 2,
+};
+
+/** One thing a learner step decided. */
+struct paxos_learner_event {
+	enum paxos_learner_event_kind kind; /**< what it says */
+	paxos_iid iid;                      /**< the instance (TRIMMED: the first one) */
+	paxos_iid to;                       /**< TRIMMED: the last instance skipped; else iid */
+	/** CLOSED and DELIVERED: the instance's value, pointing into the learner, valid until
+	 * paxos_learner_advance(). */
+	struct paxos_value value;
+};
+
+/**
+ * What one learner step decided (the Ready pattern): its events in the order it decided them,
+ * which is the order to act on them in. The learner writes nothing and calls no other core:
+ * its driver hands each event on (a proposer, a learning acceptor, the application), then
+ * calls paxos_learner_advance(). Everything points into the learner (allocated with it, no
+ * allocation per message) and stays valid until then.
+ */
+struct paxos_learner_ready {
+	const struct paxos_learner_event *events; /**< in the order they happened */
+	size_t event_count;                       /**< entries in events */
+};
+
+/**
+ * One step: handles one message sent to the learners group (accepted, acceptor state,
+ * trimmed) or a leader's accept, whose value the (usually valueless) accepted messages name;
+ * anything else is ignored. What it closes, delivers and skips goes into the ready
+ * (paxos_learner_ready()); fetch answers are called from inside; a learner catching up, or
+ * lacking the value a quorum named, may send a repeat request through out. Returns PAXOS_OK,
+ * or PAXOS_E_INVALID (nothing done) while the last ready holds events not yet advanced past.
+ */
+PAXOS_API int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m,
+				 paxos_time now, const struct paxos_emitter *out);
+
+/** paxos_learner_skip_to() as a step: what it delivers goes into the ready. Returns PAXOS_OK,
+ * or PAXOS_E_INVALID (nothing done) while a ready waits to be advanced past. */
+PAXOS_API int paxos_learner_step_skip_to(struct paxos_learner *l, paxos_iid first);
+
+/** Fills @p rd with the events of the last step; true when there is any. */
+PAXOS_API bool paxos_learner_ready(const struct paxos_learner *l, struct paxos_learner_ready *rd);
+
+/** Ends the ready: its values may be reused from now on, and the next step may be taken. */
+PAXOS_API void paxos_learner_advance(struct paxos_learner *l);
+
+/** paxos_learner_step(), then the options' callbacks for each event of its ready (closed,
+ * deliver, trimmed, in order), then paxos_learner_advance(). Deliveries, the trimmed callback
+ * and fetch answers happen inside this call. */
 PAXOS_API void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m,
 				    paxos_time now, const struct paxos_emitter *out);
 
@@ -141,7 +206,9 @@ PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 /** Makes @p first the next instance to deliver, when it is above the next one now: the
  * instances below it are known chosen elsewhere (a leader's heartbeat said it delivered
  * them) and are neither delivered nor asked for here; counted in instances_skipped_known.
- * For a learner that serves only its proposer (a lean follower taking over, lib/node). */
+ * For a learner that serves only its proposer (a lean follower taking over, lib/node).
+ * Instances closed above it are delivered at once, through the callbacks as
+ * paxos_learner_handle() does (paxos_learner_step_skip_to() puts them in a ready instead). */
 PAXOS_API void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first);
 
 /** Highest instance the acceptors report having accepted (accepted messages, and each

@@ -21,8 +21,8 @@ PAXOS_API void paxos_acceptor_options_from_config(struct paxos_acceptor_options 
 PAXOS_API void paxos_learner_options_from_config(struct paxos_learner_options *o,
 						 const struct paxos_config *cfg);
 
-/** Fills @p o for proposer @p id from @p cfg: epoch 0 and epoch_due NULL, which the caller sets
- * (paxos/epoch.h). */
+/** Fills @p o for proposer @p id from @p cfg: epoch 0 and raise_epochs false, which the caller
+ * sets (paxos/epoch.h, struct paxos_proposer_ready). */
 PAXOS_API void paxos_proposer_options_from_config(struct paxos_proposer_options *o,
 						  const struct paxos_config *cfg, uint32_t id);
 

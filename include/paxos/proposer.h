@@ -17,30 +17,21 @@ struct paxos_proposer;
  * 64 bits; a proposer uses only the first PAXOS_PLAUSIBLE_EPOCHS of them (paxos/types.h). */
 #define PAXOS_PROPOSER_EPOCH_LIMIT (1u << 25)
 
-/**
- * The proposer takes epoch: it is about to use a ballot in the range of a later epoch than any
- * it used so far (INCREMENTSKIP past a proposer of a later incarnation, or its rounds used up;
- * rare). The proposer does not wait for storage: this is a storage write it emits, like its
- * messages. Whoever sends what it emits must make epoch durable in the proposer's epoch store
- * (paxos/epoch.h) before any message emitted from this call on leaves, and drop those
- * messages if it cannot; else a restart, starting one epoch above the stored one, could reuse
- * the ballot. No callback: the proposer never uses a ballot beyond its own epoch.
- */
-typedef void (*paxos_epoch_due_fn)(void *arg, uint32_t epoch);
-
 /** What a proposer is made with (paxos_proposer_options_from_config() fills all but epoch and
- * the callback). */
+ * raise_epochs). */
 struct paxos_proposer_options {
 	uint32_t id; /**< 0 .. PAXOS_MAX_PROPOSERS-1 */
 	/** This incarnation, below PAXOS_PLAUSIBLE_EPOCHS: a restarted proposer must get a
 	 * higher one (paxos_epoch_store_ops.next), or it could reuse its earlier ballots. */
 	uint32_t epoch;
-	paxos_epoch_due_fn epoch_due; /**< told of every later epoch taken; NULL: never takes one */
-	void *epoch_due_arg;          /**< epoch_due's first argument, not owned */
-	uint32_t acceptors;           /**< quorum is acceptors / 2 + 1 */
-	uint32_t window;              /**< instances with phase 1 pre-executed */
-	uint32_t concurrency;         /**< instances in phase 2 at once; 1 = FIFO */
-	uint32_t pending_size;        /**< bounded pending list of client values */
+	/** Whether the proposer may take a later epoch than its own (struct
+	 * paxos_proposer_ready): its driver then stores what the readies say. false: it never
+	 * uses a ballot beyond its own epoch. */
+	bool raise_epochs;
+	uint32_t acceptors;    /**< quorum is acceptors / 2 + 1 */
+	uint32_t window;       /**< instances with phase 1 pre-executed */
+	uint32_t concurrency;  /**< instances in phase 2 at once; 1 = FIFO */
+	uint32_t pending_size; /**< bounded pending list of client values */
 	/** Largest instance value: a frame of client values (lib/core/batch.h). */
 	uint32_t max_value;
 	uint32_t batch_limit; /**< client values per instance; 0 or 1 = one (thesis 3.7.4) */
@@ -79,6 +70,33 @@ PAXOS_API struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_
 						    struct paxos_counters *counters);
 /** Frees the proposer and the values it holds; NULL is ignored. */
 PAXOS_API void paxos_proposer_free(struct paxos_proposer *p);
+
+/**
+ * The storage write a proposer's calls produced, as data (the Ready pattern, as the
+ * acceptor's struct paxos_ready). A proposer with raise_epochs takes a later epoch without
+ * waiting for storage when it is about to use a ballot in that epoch's range (INCREMENTSKIP
+ * past a proposer of a later incarnation, or its rounds used up; rare), and says so here. Each
+ * message it emits depends on the epoch paxos_proposer_epoch() returns while it is emitted
+ * (its emitter may read it): that message may leave only once that epoch is durable in the
+ * proposer's epoch store (paxos/epoch.h), and must be dropped if it cannot be made so; else a
+ * restart, starting one epoch above the stored one, could reuse its ballot. The driver, in
+ * this order: takes the ready, stores epoch, sends the messages that depend on it (or drops
+ * them when the store failed), and calls paxos_proposer_advance() with what it stored.
+ */
+struct paxos_proposer_ready {
+	/** The epoch to make durable before the messages that depend on it leave: the
+	 * highest taken and not yet reported stored; 0: nothing to store. */
+	uint32_t epoch;
+};
+
+/** Fills @p rd with the epoch the proposer took and its driver has not stored yet; true when
+ * there is one. The proposer goes on without waiting: its later calls may take more. */
+PAXOS_API bool paxos_proposer_ready(const struct paxos_proposer *p,
+				    struct paxos_proposer_ready *rd);
+
+/** Says that epoch @p stored is durable (what a ready asked for, stored): the ready holds no
+ * epoch at or below it any more. Not called when the store failed: the ready keeps asking. */
+PAXOS_API void paxos_proposer_advance(struct paxos_proposer *p, uint32_t stored);
 
 /** Become leader from instance first (the lowest not delivered) and pre-execute phase 1 for
  * the window; or stop leading (leader false), keeping pending values. */

@@ -58,6 +58,7 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 		node_membership_election(n, next);
 		paxos_election_tick(n->election, paxos_now(), next,
 				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		node_election_run(n);
 	}
 }
 
@@ -67,7 +68,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->acceptor && !n->failed) {
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
 		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor));
 		node_acceptor_waiting(n);
 	}
@@ -245,7 +246,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_serializer_free(n->serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer);
-	paxos_epoch_store_destroy(n->epochs);
+	paxos_epoch_store_destroy(n->epoch.store);
 	paxos_election_free(n->election);
 	paxos_learner_free(n->learner);
 	node_membership_free_answers(n);
@@ -263,7 +264,7 @@ static int ensure_learner(struct paxos_node *n);
 /* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
 static bool learner_lazy(const struct paxos_node *n)
 {
-	return n->acceptor && n->learner && !n->deliver && !n->proposer;
+	return n->acceptor && n->learner && !n->app.deliver && !n->proposer;
 }
 
 /* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
@@ -330,7 +331,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
 	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
-	if (rc == PAXOS_OK && n->acceptor_recovering)
+	if (rc == PAXOS_OK && n->acc.recovering)
 		event_active(n->acceptor_ev, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
@@ -374,96 +375,6 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	return rc;
 }
 
-/* An instance value is a frame of client values (lib/core/batch.h): the application gets each
- * one with its position. A malformed frame is checked whole first, counted and skipped. */
-static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_LEARNER];
-	uint32_t count;
-	if (paxos_batch_is_skip(v)) {
-		c->skips_delivered++;
-		return;
-	}
-	if (n->membership && paxos_membership_is_command(v)) {
-		node_membership_delivered(n, iid, v);
-		return;
-	}
-	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
-		c->malformed_batches++;
-		return;
-	}
-	struct paxos_batch_iter it;
-	struct paxos_value one;
-	paxos_batch_iter_init(&it, v);
-	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
-		c->client_values_delivered++;
-		n->deliver(n->deliver_arg, iid, position, &one);
-	}
-}
-
-static void on_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_node *n = arg;
-	if (n->membership && paxos_membership_is_command(v))
-		node_membership_applied(n, iid); /* kept before anything acts on it */
-	if (n->acceptor)
-		paxos_acceptor_decided(n->acceptor, iid);
-	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->deliver)
-		deliver_batch(n, iid, v);
-	if (n->instance_done)
-		n->instance_done(n->instance_done_arg, iid, paxos_batch_is_skip(v));
-}
-
-void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
-{
-	n->instance_done = done;
-	n->instance_done_arg = arg;
-}
-
-static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
-{
-	struct paxos_node *n = arg;
-	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: learner: instances %llu..%llu were trimmed before they were "
-		   "learned",
-		   (unsigned long long)from, (unsigned long long)to);
-	if (n->membership)
-		paxos_logf(
-		    PAXOS_LOG_WARNING,
-		    "paxos: learner: a membership change chosen among them is not known "
-		    "here: configuration %u is taken to govern from instance %llu; where one "
-		    "may have been, start from the history kept with the snapshot "
-		    "(paxos_node_set_membership) or in a directory (paxos_node_keep_membership)",
-		    paxos_membership_latest(n->membership)->id, (unsigned long long)to + 1);
-	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
-	 * forged without a key, and a forged quorum of them would let a forged trim empty the
-	 * store for good. What this learner delivers after the skip is. */
-	/* The proposer's window goes past them too: acceptors ignore prepares for trimmed
-	 * instances, so a leader that started below the trim point would wait for ever. */
-	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->trimmed)
-		n->trimmed(n->trimmed_arg, from, to);
-}
-
-static void on_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
-{
-	struct paxos_node *n = arg;
-	if (n->proposer)
-		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
-				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	/* Learning acceptors: the node's acceptor keeps the decision as final. */
-	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
-		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
-		if (rc != PAXOS_E_INVALID)
-			node_acceptor_status(n, rc);
-	}
-}
-
 /* One learner per node serves both the application and the proposer. */
 static int ensure_learner(struct paxos_node *n)
 {
@@ -471,13 +382,8 @@ static int ensure_learner(struct paxos_node *n)
 		return PAXOS_OK;
 	struct paxos_learner_options o;
 	paxos_learner_options_from_config(&o, &n->cfg);
-	o.deliver = on_deliver;
-	o.deliver_arg = n;
-	o.closed = on_closed;
-	o.closed_arg = n;
-	o.trimmed = on_trimmed;
-	o.trimmed_arg = n;
-	o.start_iid = n->learner_start;
+	/* No callbacks: the node takes its readies (node_learner.c). */
+	o.start_iid = n->app.learner_start;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;
@@ -507,7 +413,7 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 					     : "instances start at 1");
 		return PAXOS_E_INVALID;
 	}
-	n->learner_start = first;
+	n->app.learner_start = first;
 	return PAXOS_OK;
 }
 
@@ -526,8 +432,8 @@ int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 
 void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed, void *arg)
 {
-	n->trimmed = trimmed;
-	n->trimmed_arg = arg;
+	n->app.trimmed = trimmed;
+	n->app.trimmed_arg = arg;
 }
 
 int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
@@ -543,13 +449,13 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 
 int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver, void *arg)
 {
-	if (n->deliver || !deliver) {
+	if (n->app.deliver || !deliver) {
 		node_set_error(n, deliver ? "this node already hosts a learner"
 					  : "a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
-	n->deliver = deliver;
-	n->deliver_arg = arg;
+	n->app.deliver = deliver;
+	n->app.deliver_arg = arg;
 	if (n->lean) { /* the application needs the whole log: read it again from here */
 		lean_reading(n, true);
 		n->lean = false;
@@ -576,8 +482,8 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
  */
 static bool lean_allowed(const struct paxos_node *n)
 {
-	return n->cfg.partitions > 1 && n->proposer && n->election && !n->deliver && !n->acceptor &&
-	       !n->serializer && !n->cfg.membership_alpha;
+	return n->cfg.partitions > 1 && n->proposer && n->election && !n->app.deliver &&
+	       !n->acceptor && !n->serializer && !n->cfg.membership_alpha;
 }
 
 static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
@@ -629,7 +535,8 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 		/* The proposer's window first: the learner may deliver from first on at once. */
 		paxos_proposer_delivered(n->proposer, first - 1, NULL, paxos_now(),
 					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-		paxos_learner_skip_to(n->learner, first);
+		if (paxos_learner_step_skip_to(n->learner, first) == PAXOS_OK)
+			node_learner_run(n);
 	}
 	return first;
 }
@@ -640,9 +547,8 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
  * leader's ballots at once. The values it proposes are the ones every proposer queued. A
  * demoted proposer stops at once and keeps its values for a later leadership.
  */
-static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
+static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previous)
 {
-	struct paxos_node *n = arg;
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	paxos_iid first = first_undelivered(n);
 	if (leader == id)
@@ -656,6 +562,18 @@ static void on_leader_change(void *arg, uint32_t leader, uint32_t previous)
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (leader != id)
 		lean_follow(n);
+}
+
+/* The election's result as data: after each call into it, the leader it names now against
+ * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
+void node_election_run(struct paxos_node *n)
+{
+	uint32_t leader = paxos_election_leader(n->election);
+	if (leader == n->leader_seen)
+		return;
+	uint32_t previous = n->leader_seen;
+	n->leader_seen = leader;
+	leader_changed(n, leader, previous);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
@@ -702,7 +620,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		paxos_epoch_store_destroy(es);
 		return PAXOS_E_INVALID;
 	}
-	n->epochs = es;
+	n->epoch.store = es;
 	char dir[PAXOS_PATH_MAX + 32];
 	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
 	/* The configuration history is kept with the epoch (membership-alpha). */
@@ -724,10 +642,9 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		node_set_error(n, "proposer %u: %s", id, paxos_epoch_store_error(es));
 		return rc;
 	}
-	o.epoch_due = node_epoch_due;
-	o.epoch_due_arg = n;
+	o.raise_epochs = true;        /* its readies say what to store (node_epoch.c) */
 	o.membership = n->membership; /* the learner's, made with it */
-	n->epoch_durable = n->epoch_due = o.epoch;
+	n->epoch.durable = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
 	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
 	if (!n->proposer) {
@@ -740,8 +657,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return rc;
 	struct paxos_election_options eo;
 	paxos_election_options_from_config(&eo, &n->cfg, id);
-	eo.changed = on_leader_change;
-	eo.changed_arg = n;
+	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_election_set(n, first_undelivered(n));
 	n->membership_gated = n->membership && !n->membership_settled;
 	n->election = paxos_election_new(&eo, paxos_now());
@@ -750,7 +666,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return PAXOS_E_NOMEM;
 	}
 
-	uint32_t leader = paxos_election_leader(n->election);
+	uint32_t leader = n->leader_seen = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "
@@ -961,8 +877,8 @@ int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_value_fetched_fn
 	}
 	struct node_fetch *f = NULL;
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
-		if (!n->fetches[i].done)
-			f = &n->fetches[i];
+		if (!n->app.fetches[i].done)
+			f = &n->app.fetches[i];
 	int rc = f ? paxos_learner_fetch(n->learner, iid, paxos_now(), on_fetched, f,
 					 &n->out[PAXOS_ROLE_LEARNER].emitter)
 		   : PAXOS_E_FULL;

@@ -57,8 +57,9 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	};
 	char err[512];
 	if (!memory &&
-	    paxos_storage_dir(&n->cfg, id, n->store_dir, sizeof(n->store_dir)) == PAXOS_OK &&
-	    paxos_recovery_fence_read(n->store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
+	    paxos_storage_dir(&n->cfg, id, n->acc.store_dir, sizeof(n->acc.store_dir)) ==
+		PAXOS_OK &&
+	    paxos_recovery_fence_read(n->acc.store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
 		PAXOS_OK) {
 		node_set_error(n, "acceptor %u: %s", id, err);
 		return PAXOS_E_IO;
@@ -90,9 +91,9 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 			       m.acceptors, m.proposers);
 		return PAXOS_E_INVALID;
 	}
-	n->acceptor_recovering = m.amnesiac;
-	n->acceptor_incarnation = m.incarnation;
-	n->acceptor_started = paxos_now();
+	n->acc.recovering = m.amnesiac;
+	n->acc.incarnation = m.incarnation;
+	n->acc.started = paxos_now();
 	paxos_acceptor_set_age(n->acceptor, 1);
 	if (m.amnesiac)
 		paxos_logf(
@@ -105,7 +106,7 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 			   "paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
 			   "its recovery set (%s/recovery)",
 			   id, (unsigned long long)m.floor, (unsigned long long)m.fence,
-			   n->store_dir);
+			   n->acc.store_dir);
 	return PAXOS_OK;
 }
 
@@ -148,7 +149,7 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		    "acceptor %u: another acceptor %u (incarnation %llu) runs since before "
 		    "this one (incarnation %llu) started",
 		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor),
-		    (unsigned long long)n->acceptor_incarnation);
+		    (unsigned long long)n->acc.incarnation);
 		n->failed = rc;
 		paxos_logf(PAXOS_LOG_ERROR, "paxos: fatal: %s; this one stops", n->error);
 		event_base_loopbreak(n->base);
@@ -161,37 +162,37 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	/* A newer duplicate: it stops by itself, this one says so. (An older one makes this one
 	 * stop: see above.) */
-	if (c->duplicate_acceptors > n->duplicates_logged &&
+	if (c->duplicate_acceptors > n->acc.duplicates_logged &&
 	    paxos_acceptor_duplicate_newer(n->acceptor)) {
 		/* At most once a second's worth of hellos: one line per newer duplicate start. */
-		if (n->duplicates_logged == 0 ||
-		    c->duplicate_acceptors - n->duplicates_logged >= 10)
+		if (n->acc.duplicates_logged == 0 ||
+		    c->duplicate_acceptors - n->acc.duplicates_logged >= 10)
 			paxos_logf(
 			    PAXOS_LOG_INFO,
 			    "paxos: acceptor %u: another acceptor %u (incarnation %llu) started "
 			    "while this one runs; the newer one stops",
 			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
-		n->duplicates_logged = c->duplicate_acceptors;
+		n->acc.duplicates_logged = c->duplicate_acceptors;
 	}
-	if (n->acceptor_restoring && paxos_acceptor_restored(n->acceptor)) {
-		n->acceptor_restoring = false;
+	if (n->acc.restoring && paxos_acceptor_restored(n->acceptor)) {
+		n->acc.restoring = false;
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: acceptor %u: restored: holds the decisions up to instance %llu "
 			   "again; another acceptor may restart now",
 			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
 	}
-	if (!n->acceptor_recovering || paxos_acceptor_recovering(n->acceptor))
+	if (!n->acc.recovering || paxos_acceptor_recovering(n->acceptor))
 		return;
-	n->acceptor_recovering = false;
+	n->acc.recovering = false;
 	paxos_iid floor = paxos_acceptor_floor(n->acceptor);
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
 		   id, (unsigned long long)floor, (unsigned long long)fence);
-	n->acceptor_restoring = !paxos_acceptor_restored(n->acceptor);
+	n->acc.restoring = !paxos_acceptor_restored(n->acceptor);
 	char err[512];
-	if (n->store_dir[0] &&
-	    paxos_recovery_fence_write(n->store_dir, floor, fence, err, sizeof(err)) != PAXOS_OK)
+	if (n->acc.store_dir[0] && paxos_recovery_fence_write(n->acc.store_dir, floor, fence, err,
+							      sizeof(err)) != PAXOS_OK)
 		node_fail(n, PAXOS_E_IO, err);
 }
 
@@ -250,11 +251,11 @@ static void say_silent_proposers(struct paxos_node *n)
 void node_acceptor_waiting(struct paxos_node *n)
 {
 	uint64_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
-	if (++n->acceptor_ticks > every * WAIT_LOG_LINES_OFTEN)
+	if (++n->acc.ticks > every * WAIT_LOG_LINES_OFTEN)
 		every *= WAIT_LOG_LINES_OFTEN;
-	if (n->acceptor_ticks == 2)
+	if (n->acc.ticks == 2)
 		say_silent_proposers(n);
-	if (n->acceptor_ticks % every != 0)
+	if (n->acc.ticks % every != 0)
 		return;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (paxos_acceptor_recovering(n->acceptor)) {
@@ -285,7 +286,7 @@ void node_acceptor_waiting(struct paxos_node *n)
 			    id, n->cfg.storage_path);
 		return;
 	}
-	if (!n->acceptor_restoring)
+	if (!n->acc.restoring)
 		return;
 	if (n->learner)
 		paxos_logf(
@@ -301,6 +302,6 @@ void node_acceptor_waiting(struct paxos_node *n)
 			   "no): it cannot hold the decisions up to instance %llu again; let the "
 			   "learners catch up before restarting another acceptor",
 			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
-		n->acceptor_restoring = false; /* said once: nothing will change it */
+		n->acc.restoring = false; /* said once: nothing will change it */
 	}
 }

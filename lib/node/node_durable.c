@@ -94,7 +94,7 @@ static bool on_thread(const struct paxos_node *n)
 	case PAXOS_FLUSH_THREAD_AUTO:
 		break;
 	}
-	return n->proposer || n->deliver;
+	return n->proposer || n->app.deliver;
 }
 
 bool node_durable_threaded(const struct paxos_node *n)

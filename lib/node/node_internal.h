@@ -83,6 +83,43 @@ struct node_fetch {
 	void *arg;
 };
 
+/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, and the
+ * datagram whose handling took a later one (noted: cause holds it). */
+struct node_epochs {
+	struct paxos_epoch_store *store;
+	uint32_t durable;
+	struct paxos_header cause;
+	bool cause_noted;
+	bool failing; /* the last store failed (logged once) */
+};
+
+/* Where the learner's results go beside the node's cores (node_learner.c): the
+ * application, a partitions group's merge, and the application's fetches. */
+struct node_app {
+	paxos_value_delivered_fn deliver;
+	void *deliver_arg;
+	paxos_instances_trimmed_fn trimmed;
+	void *trimmed_arg;
+	/* Told after each instance the learner delivered, with whether it held a skip: the
+	 * merge of a partitions group (partitions.c) counts instances, values or not. */
+	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
+	void *instance_done_arg;
+	paxos_iid learner_start; /* 0: as configured */
+	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
+};
+
+/* The acceptor's life on the node (node_acceptor.c): recovery and duplicates (see
+ * paxos_acceptor_join), for the log. */
+struct node_acceptor {
+	bool recovering;
+	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
+	uint64_t incarnation;
+	uint64_t duplicates_logged;
+	uint64_t ticks;      /* for the pace of the waiting lines */
+	paxos_time started;  /* when it joined: its age in hellos */
+	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -138,14 +175,9 @@ struct paxos_node {
 	size_t held_free_count;
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
-	/* The proposer's epochs (node_epoch.c): its store, the highest epoch stored there, the
-	 * highest it took (more is due while it is higher), and the datagram that asked. */
-	struct paxos_epoch_store *epochs;
-	uint32_t epoch_durable;
-	uint32_t epoch_due;
-	struct paxos_header epoch_cause;
-	bool epoch_failing;              /* the last store failed (logged once) */
+	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
 	struct paxos_election *election; /* with the proposer: who leads */
+	uint32_t leader_seen;            /* the leader the node last acted on (node_election_run) */
 	struct paxos_learner *learner;
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */
@@ -171,28 +203,11 @@ struct paxos_node {
 	uint64_t answers_refused; /* answers whose history could not be the log's */
 	uint8_t answer_buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
-	paxos_value_delivered_fn deliver;
-	void *deliver_arg;
-	paxos_instances_trimmed_fn trimmed;
-	void *trimmed_arg;
-	/* Told after each instance the learner delivered, with whether it held a skip: the
-	 * merge of a partitions group (partitions.c) counts instances, values or not. */
-	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
-	void *instance_done_arg;
-	paxos_iid learner_start; /* 0: as configured */
-	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
-
-	/* Acceptor recovery and duplicates (see paxos_acceptor_join), for the log. */
-	bool acceptor_recovering;
-	bool acceptor_restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
-	uint64_t acceptor_incarnation;
-	uint64_t duplicates_logged;
-	uint64_t acceptor_ticks;     /* for the pace of the waiting lines */
-	paxos_time acceptor_started; /* when it joined: its age in hellos */
-	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	struct node_app app;      /* where the learner's results go (node_learner.c) */
+	struct node_acceptor acc; /* the acceptor's life (node_acceptor.c) */
 	/* " partition P" in the lines about this node's log when there are several, else "". */
 	char partition_label[24];
-	/* The header of the datagram whose messages are being handled (see node_epoch_due). */
+	/* The header of the datagram whose messages are being handled (see node_epoch_tag). */
 	struct paxos_header rx_header;
 	/* The address believed for each member id, and whether the datagram being handled came
 	 * from another one (node_screen.c: all but its hellos are dropped). */
@@ -294,16 +309,28 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
  * naming the last sender of one. */
 void node_note_deferred_repeats(struct paxos_node *n, uint64_t before);
 
-/* paxos_proposer_options.epoch_due of the node's proposer: notes epoch as due. */
-void node_epoch_due(void *arg, uint32_t epoch);
+/* The epoch a proposer message emitted now depends on (struct paxos_proposer_ready): the
+ * one its core's ballots are in. The first one above the stored epoch notes the datagram
+ * being handled as the cause, for the log. */
+uint64_t node_epoch_tag(struct paxos_node *n);
 
-/* Whether the proposer took an epoch not stored yet: its datagrams must wait. */
+/* Whether the proposer's ready holds an epoch not stored yet: its datagrams must wait. */
 bool node_epoch_pending(const struct paxos_node *n);
 
-/* Stores the due epoch (end of a round, outside the cores' steps). Returns whether the
- * proposer's datagrams may leave now; false (logged once per failing spell) if the store
- * failed. */
+/* Stores the epoch the proposer's ready asks for (end of a round, outside the cores' steps)
+ * and advances it. Returns whether the proposer's datagrams may leave now; false (logged once
+ * per failing spell) if the store failed. */
 bool node_epoch_store(struct paxos_node *n);
+
+/* The learner's path (node_learner.c): learn is one step of the learner with m, then run;
+ * run hands each event of the learner's ready to the proposer, the acceptor and the
+ * application, in order, and advances the learner. */
+void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+void node_learner_run(struct paxos_node *n);
+
+/* After each call into the election: acts on a change of leader (the proposer leads or
+ * stops, a lean follower takes over or follows). */
+void node_election_run(struct paxos_node *n);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

@@ -19,7 +19,7 @@
 static bool epoch_awaited(const struct paxos_node *n)
 {
 	for (uint32_t i = 0; i < n->tx_count; i++)
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable)
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable)
 			return true;
 	return false;
 }
@@ -36,7 +36,7 @@ static void send_queued(struct paxos_node *n, bool round_end)
 		(void)node_epoch_store(n); /* on failure, logged once; the datagrams drop below */
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < n->tx_count; i++) {
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch_durable) {
+		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable) {
 			n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
 			n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
 			continue;
@@ -122,9 +122,9 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	/* The proposer core reports a later epoch (epoch_due) before it emits a ballot of it. */
+	/* A proposer message depends on the epoch its core is in as it is emitted. */
 	uint64_t needs = o->role == PAXOS_ROLE_ACCEPTOR   ? n->emit_needs
-			 : o->role == PAXOS_ROLE_PROPOSER ? n->epoch_due
+			 : o->role == PAXOS_ROLE_PROPOSER ? node_epoch_tag(n)
 							  : 0;
 	if (needs > o->needs[to])
 		o->needs[to] = needs;
@@ -149,11 +149,14 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		if (n->election &&
 		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
 			paxos_election_handle(n->election, m, now);
+			node_election_run(n);
 			break;
 		}
-		if (n->election && m->type == PAXOS_MSG_PROMISE)
+		if (n->election && m->type == PAXOS_MSG_PROMISE) {
 			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
-								    /* fall through */
+			node_election_run(n);
+		}
+		/* fall through */
 	case PAXOS_GROUP_SUBMIT:
 		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
@@ -173,8 +176,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
 			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
 		if (n->learner)
-			paxos_learner_handle(n->learner, m, now,
-					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+			node_learn(n, m, now);
 		break;
 	default:
 		break;
@@ -189,8 +191,7 @@ static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 {
 	for (size_t i = 0; i < batched && !n->failed; i++)
 		if (n->rx_msgs[i].type == PAXOS_MSG_ACCEPT)
-			paxos_learner_handle(n->learner, &n->rx_msgs[i], now,
-					     &n->out[PAXOS_ROLE_LEARNER].emitter);
+			node_learn(n, &n->rx_msgs[i], now);
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
@@ -202,7 +203,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now
 	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 	if (*batched && n->acceptor && !n->failed) {
 		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acceptor_started);
+		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
 		for (size_t done = 0; done < *batched && !n->failed;) {
 			size_t k = *batched - done;
 			if (k > PAXOS_ACCEPTOR_MAX_BATCH)
@@ -338,8 +339,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 				continue;
 			}
 			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
-				paxos_learner_handle(n->learner, &msgs[k], now,
-						     &n->out[PAXOS_ROLE_LEARNER].emitter);
+				node_learn(n, &msgs[k], now);
 			if (n->acceptor || n->serializer)
 				n->rx_msgs[batched++] = msgs[k];
 		}

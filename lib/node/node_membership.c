@@ -156,6 +156,7 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 	if (given == paxos_election_members(n->election))
 		return;
 	paxos_election_set_members(n->election, given, paxos_now());
+	node_election_run(n);
 	bool was_gated = n->membership_gated;
 	n->membership_gated = given != set;
 	if (n->membership_gated || was_gated)

@@ -583,9 +583,112 @@ START_TEST(test_deliver_sees_consistent_state)
 	close_instance(f, 2, "b");
 	close_instance(f, 1, "a");
 	ck_assert_uint_eq(f->sink->delivered, 2);
-	/* During delivery of iid the learner already counts it as delivered. */
-	ck_assert_uint_eq(f->sink->next_during_deliver[0], 2);
+	/* The callbacks run from the step's ready: the learner already counts as delivered
+	 * every instance the step delivered. */
+	ck_assert_uint_eq(f->sink->next_during_deliver[0], 3);
 	ck_assert_uint_eq(f->sink->next_during_deliver[1], 3);
+	fixture_free(f);
+}
+END_TEST
+
+/* An accepted message for iid from acceptor, at ballot 101, not final. */
+static struct paxos_message accepted_msg(paxos_iid iid, uint32_t acceptor, const char *value)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted.iid = iid;
+	m.u.accepted.ballot = 101;
+	m.u.accepted.value = value_of(value);
+	m.u.accepted.acceptor_id = acceptor;
+	return m;
+}
+
+/* A step returns what it decided as data, in order, and calls no callback; the values stay
+ * valid until the advance; no step is taken while a ready waits. */
+START_TEST(test_step_returns_a_ready)
+{
+	struct fixture *f = fixture_default();
+	struct paxos_learner *l = f->l;
+	struct paxos_learner_ready rd;
+	struct paxos_message m = accepted_msg(2, 0, "b");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(!paxos_learner_ready(l, &rd));
+	m = accepted_msg(2, 1, "b");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.event_count, 1);
+	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_CLOSED);
+	ck_assert_uint_eq(rd.events[0].iid, 2);
+	ck_assert_uint_eq(rd.events[0].value.len, 1);
+	ck_assert_mem_eq(rd.events[0].value.data, "b", 1);
+	/* Not advanced: the next step is refused and changes nothing. */
+	m = accepted_msg(1, 0, "a");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_E_INVALID);
+	paxos_learner_advance(l);
+	ck_assert(!paxos_learner_ready(l, &rd));
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	m = accepted_msg(1, 1, "a");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	/* Closing 1 delivers 1 and then 2, in that order, after saying 1 is closed. */
+	ck_assert_uint_eq(rd.event_count, 3);
+	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_CLOSED);
+	ck_assert_uint_eq(rd.events[0].iid, 1);
+	ck_assert_int_eq(rd.events[1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_uint_eq(rd.events[1].iid, 1);
+	ck_assert_mem_eq(rd.events[1].value.data, "a", 1);
+	ck_assert_int_eq(rd.events[2].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_uint_eq(rd.events[2].iid, 2);
+	ck_assert_mem_eq(rd.events[2].value.data, "b", 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 3);
+	paxos_learner_advance(l);
+	/* No callback ran: the sink heard nothing. */
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(f->sink->closed, 0);
+	fixture_free(f);
+}
+END_TEST
+
+/* A trim a quorum reports is a TRIMMED event of the ready, followed by what it lets deliver;
+ * a skip is a step too. */
+START_TEST(test_step_trims_and_skips_into_the_ready)
+{
+	struct fixture *f = fixture_default();
+	struct paxos_learner *l = f->l;
+	struct paxos_learner_ready rd;
+	struct paxos_message m = accepted_msg(6, 0, "f");
+	for (uint32_t a = 0; a < 2; a++) {
+		m = accepted_msg(6, a, "f");
+		ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+		paxos_learner_advance(l);
+	}
+	for (uint32_t a = 0; a < 2; a++) {
+		m = (struct paxos_message){.type = PAXOS_MSG_TRIMMED};
+		m.u.trimmed.acceptor_id = a;
+		m.u.trimmed.iid = 5;
+		ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	}
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.event_count, 2);
+	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_TRIMMED);
+	ck_assert_uint_eq(rd.events[0].iid, 1);
+	ck_assert_uint_eq(rd.events[0].to, 5);
+	ck_assert_int_eq(rd.events[1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_uint_eq(rd.events[1].iid, 6);
+	ck_assert_int_eq(paxos_learner_step_skip_to(l, 9), PAXOS_E_INVALID);
+	paxos_learner_advance(l);
+	for (uint32_t a = 0; a < 2; a++) {
+		m = accepted_msg(9, a, "i");
+		ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+		paxos_learner_advance(l);
+	}
+	ck_assert_int_eq(paxos_learner_step_skip_to(l, 9), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.event_count, 1);
+	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_uint_eq(rd.events[0].iid, 9);
+	paxos_learner_advance(l);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
 	fixture_free(f);
 }
 END_TEST
@@ -855,8 +958,10 @@ START_TEST(test_bad_options_rejected)
 	bad.window = 0;
 	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
 	bad = o;
-	bad.deliver = NULL;
-	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
+	bad.deliver = NULL; /* a driver that takes the readies needs none */
+	l = paxos_learner_new(&bad, &c);
+	ck_assert_ptr_nonnull(l);
+	paxos_learner_free(l);
 	bad = o;
 	bad.repeat_batch = 0;
 	ck_assert_ptr_null(paxos_learner_new(&bad, &c));
@@ -1757,6 +1862,8 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_quorum_of_distinct_acceptors);
+	tcase_add_test(tc, test_step_returns_a_ready);
+	tcase_add_test(tc, test_step_trims_and_skips_into_the_ready);
 	tcase_add_test(tc, test_valueless_quorum_delivers_the_accepts_value);
 	tcase_add_test(tc, test_accept_after_the_quorum_closes);
 	tcase_add_test(tc, test_missing_value_asks_a_repeat);

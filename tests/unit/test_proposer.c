@@ -106,9 +106,12 @@ static void observe(struct sim *s, const struct paxos_message *m)
 	}
 }
 
+static void note_due(struct sim *s);
+
 static void net_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 {
 	struct sim *s = ctx;
+	note_due(s); /* an epoch the proposer took is stored before its message leaves */
 	observe(s, m);
 	if (s->drop[m->type] || rnd(s) % 100 < s->loss_percent)
 		return;
@@ -896,24 +899,31 @@ static uint32_t prepares_seen(const struct sim *s)
 	return n;
 }
 
-static void note_due(void *arg, uint32_t epoch)
+/* The first ready that holds an epoch is noted, with the prepares sent before it, and
+ * stored at once. */
+static void note_due(struct sim *s)
 {
-	raised_to = epoch;
-	prepares_before_raise = prepares_seen(arg);
+	struct paxos_proposer_ready rd;
+	if (!s->p || !paxos_proposer_ready(s->p, &rd))
+		return;
+	if (!raised_to) {
+		raised_to = rd.epoch;
+		prepares_before_raise = prepares_seen(s);
+	}
+	paxos_proposer_advance(s->p, rd.epoch);
 }
 
 /* A reject from a later incarnation's ballot: INCREMENTSKIP lands in that epoch's range, so
- * the proposer takes that epoch and reports it (epoch_due, a storage write its sender makes
- * before the ballot leaves) before it emits the ballot; or, with nobody to report to, does
- * not use it at all. */
+ * the proposer takes that epoch and returns it in its ready (a storage write its sender makes
+ * before the ballot leaves) before it emits the ballot; or, without raise_epochs, does not
+ * use it at all. */
 static struct sim *sim_behind(paxos_ballot theirs, bool report)
 {
 	struct sim *s = sim_new(1, 1, 4);
 	paxos_proposer_free(s->p);
 	struct paxos_proposer_options o = sim_options(1, 1, 4);
 	o.epoch = 1;
-	o.epoch_due = report ? note_due : NULL;
-	o.epoch_due_arg = s;
+	o.raise_epochs = report;
 	s->p = paxos_proposer_new(&o, &s->counters);
 	raised_to = 0;
 	prepares_before_raise = UINT32_MAX;

@@ -109,7 +109,6 @@ struct sim_proposer {
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
-	uint32_t due;   /* the highest epoch its core took (epoch_due), maybe not stored yet */
 	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
 	 * the log's traffic, and its learner asks for nothing, until it takes over. */
 	bool lean;
@@ -348,12 +347,14 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
 		return;
-	/* As the node does: the epoch the proposer took is stored before anything it sends
-	 * leaves. One that sent nothing since stores nothing (a crash then forgets it). */
-	if (ep->kind == EP_PROPOSER && s->prop[ep->index].due > s->prop[ep->index].epoch) {
+	/* As the node does: the epoch the proposer's ready holds is stored before anything it
+	 * sends leaves. One that sent nothing since stores nothing (a crash then forgets it). */
+	struct paxos_proposer_ready rd;
+	if (ep->kind == EP_PROPOSER && paxos_proposer_ready(s->prop[ep->index].core, &rd)) {
 		struct sim_proposer *p = &s->prop[ep->index];
-		trace(s, 1, "proposer %u stores epoch %u", ep->index, p->due);
-		p->epoch = p->due;
+		trace(s, 1, "proposer %u stores epoch %u", ep->index, rd.epoch);
+		p->epoch = rd.epoch;
+		paxos_proposer_advance(p->core, rd.epoch);
 	}
 	uint32_t slot = pool_put(&s->pool, m, (uint32_t)ep->kind << 8 | ep->index);
 	if (slot == UINT32_MAX) {
@@ -432,6 +433,37 @@ static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_valu
 	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
 }
 
+/* What a learner decided goes to another core. */
+typedef void (*learner_event_fn)(void *arg, paxos_iid iid, const struct paxos_value *v);
+
+/* As the node does (lib/node/node_learner.c) for the learners of proposers and acceptors: each
+ * event of the learner's ready handed on in order (closed, delivered; trims are not: their
+ * skips do not feed these cores here), then the advance. */
+static void learner_run(struct paxos_learner *l, learner_event_fn closed,
+			learner_event_fn delivered, void *arg)
+{
+	struct paxos_learner_ready rd;
+	if (!paxos_learner_ready(l, &rd))
+		return;
+	for (size_t k = 0; k < rd.event_count; k++) {
+		const struct paxos_learner_event *e = &rd.events[k];
+		if (e->kind == PAXOS_LEARNER_CLOSED && closed)
+			closed(arg, e->iid, &e->value);
+		else if (e->kind == PAXOS_LEARNER_DELIVERED)
+			delivered(arg, e->iid, &e->value);
+	}
+	paxos_learner_advance(l);
+}
+
+/* One step of such a learner with m, then its ready. */
+static void learner_step(struct sim *s, struct paxos_learner *l, const struct paxos_message *m,
+			 struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered)
+{
+	if (paxos_learner_step(l, m, s->now, &ep->emitter) != PAXOS_OK)
+		checker_fail(s->check, SIM_V_INTERNAL, "a learner step was refused");
+	learner_run(l, closed, delivered, ep);
+}
+
 /* With --reconfig every learner has a history of its own, from configuration 1 (*m). It
  * delivers from instance 1, or from start. */
 static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivered_fn deliver,
@@ -506,26 +538,16 @@ static void learner_snapshot_restart(struct sim *s, uint32_t i)
 
 /* ---- proposers and the leader oracle ---- */
 
-/* The core's storage write: noted, and stored before the proposer's next send (on_emit). */
-static void epoch_due(void *arg, uint32_t epoch)
-{
-	struct sim_proposer *p = arg;
-	if (epoch > p->due)
-		p->due = epoch;
-}
-
 /* A (re)started proposer keeps its id and takes the next epoch, as the epoch store's next
  * does, so it never reuses a ballot of an earlier incarnation. */
 static bool proposer_start(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	p->epoch++;
-	p->due = p->epoch;
 	struct paxos_proposer_options o = {
 	    .id = i,
 	    .epoch = p->epoch,
-	    .epoch_due = epoch_due,
-	    .epoch_due_arg = p,
+	    .raise_epochs = true, /* its readies: stored in on_emit */
 	    .acceptors = s->o.reconfig ? SIM_MAX_ACCEPTORS : s->o.acceptors,
 	    .window = s->window,
 	    .concurrency = s->concurrency,
@@ -537,8 +559,8 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	    .recovery_grace = RECOVERY_GRACE,
 	    .skip_idle = s->o.skip_idle_us,
 	};
-	p->learner = learner_new(s, on_internal_deliver, on_internal_closed, &p->ep,
-				 &p->learner_counters, &p->membership);
+	/* No callbacks: its readies go to the proposer (learner_step). */
+	p->learner = learner_new(s, NULL, NULL, &p->ep, &p->learner_counters, &p->membership);
 	o.membership = p->membership;
 	p->core = paxos_proposer_new(&o, &p->counters);
 	if (!p->core || !p->learner) {
@@ -603,7 +625,10 @@ static void promote(struct sim *s, uint32_t i)
 			trace(s, 1, "proposer %u skips to instance %" PRIu64, i, known);
 			checker_view_skip(s->check, proposer_view(s, i), known);
 			paxos_proposer_delivered(p->core, known - 1, NULL, s->now, &p->ep.emitter);
-			paxos_learner_skip_to(p->learner, known); /* may deliver from known on */
+			/* May deliver from known on. */
+			if (paxos_learner_step_skip_to(p->learner, known) != PAXOS_OK)
+				checker_fail(s->check, SIM_V_INTERNAL, "a skip was refused");
+			learner_run(p->learner, on_internal_closed, on_internal_deliver, &p->ep);
 			first = known;
 		}
 	}
@@ -700,6 +725,12 @@ static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_val
 	paxos_acceptor_decided(ep->sim->acc[ep->index].core, iid);
 }
 
+static void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m)
+{
+	struct sim_acceptor *a = &s->acc[i];
+	learner_step(s, a->learner, m, &a->ep, on_acceptor_closed, on_acceptor_deliver);
+}
+
 static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 {
 	struct sim_acceptor *a = &s->acc[i];
@@ -717,8 +748,8 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u cannot join", i);
 	bool learns = s->o.learning_acceptors && (!s->o.mixed_learning || i % 2 == 0);
 	if (a->core && learns)
-		a->learner = learner_new(s, on_acceptor_deliver, on_acceptor_closed, &a->ep,
-					 &a->learner_counters, &a->membership);
+		a->learner = learner_new(s, NULL, NULL, &a->ep, &a->learner_counters,
+					 &a->membership); /* its readies: acceptor_learn */
 	if (!a->core || (learns && !a->learner)) {
 		checker_fail(s->check, SIM_V_INTERNAL, "cannot start acceptor %u", i);
 		return false;
@@ -1549,11 +1580,11 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		/* As the node does: its learner takes the accept's value first. */
 		if (m->type == PAXOS_MSG_ACCEPT && s->acc[i].up && !s->acc[i].cut &&
 		    s->acc[i].learner && !rng_percent(&s->rng, s->o.accept_loss))
-			paxos_learner_handle(s->acc[i].learner, m, s->now, &s->acc[i].ep.emitter);
+			acceptor_learn(s, i, m);
 		if (g != PAXOS_GROUP_LEARNERS)
 			deliver_to_acceptor(s, i, m);
 		else if (s->acc[i].up && !s->acc[i].cut && s->acc[i].learner)
-			paxos_learner_handle(s->acc[i].learner, m, s->now, &s->acc[i].ep.emitter);
+			acceptor_learn(s, i, m);
 		break;
 	case EP_PROPOSER: {
 		struct sim_proposer *p = &s->prop[i];
@@ -1562,7 +1593,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
 			break; /* neither the log nor the client values */
 		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
-			paxos_learner_handle(p->learner, m, s->now, &p->ep.emitter);
+			learner_step(s, p->learner, m, &p->ep, on_internal_closed,
+				     on_internal_deliver);
 			break;
 		}
 		if (m->type == PAXOS_MSG_CLIENT_VALUE)

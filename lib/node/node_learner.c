@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The node's learner. A step of the learner core returns what it decided as data (struct
+ * paxos_learner_ready): the instances it closed, delivered and skipped as trimmed, in order.
+ * The node hands each one on, in one straight line: to its proposer (events C and D of thesis
+ * Fig. 3.1), to its acceptor (what is decided bounds its trims; a learning acceptor keeps a
+ * closed instance as final) and to the application; then it advances. No core calls another.
+ */
+#include "log_line.h"
+#include "node_internal.h"
+
+#include <paxos/learner.h>
+
+#include "batch.h"
+#include "clock.h"
+
+/* An instance value is a frame of client values (lib/core/batch.h): the application gets each
+ * one with its position. A malformed frame is checked whole first, counted and skipped. */
+static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+{
+	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_LEARNER];
+	uint32_t count;
+	if (paxos_batch_is_skip(v)) {
+		c->skips_delivered++;
+		return;
+	}
+	if (n->membership && paxos_membership_is_command(v)) {
+		node_membership_delivered(n, iid, v);
+		return;
+	}
+	if (!v || paxos_batch_count(v, &count) != PAXOS_OK) {
+		c->malformed_batches++;
+		return;
+	}
+	struct paxos_batch_iter it;
+	struct paxos_value one;
+	paxos_batch_iter_init(&it, v);
+	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
+		c->client_values_delivered++;
+		n->app.deliver(n->app.deliver_arg, iid, position, &one);
+	}
+}
+
+static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+{
+	if (n->membership && paxos_membership_is_command(v))
+		node_membership_applied(n, iid); /* kept before anything acts on it */
+	if (n->acceptor)
+		paxos_acceptor_decided(n->acceptor, iid);
+	if (n->proposer)
+		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
+					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->app.deliver)
+		deliver_batch(n, iid, v);
+	if (n->app.instance_done)
+		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
+}
+
+void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
+{
+	n->app.instance_done = done;
+	n->app.instance_done_arg = arg;
+}
+
+static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
+{
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: learner: instances %llu..%llu were trimmed before they were "
+		   "learned",
+		   (unsigned long long)from, (unsigned long long)to);
+	if (n->membership)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: learner: a membership change chosen among them is not known "
+		    "here: configuration %u is taken to govern from instance %llu; where one "
+		    "may have been, start from the history kept with the snapshot "
+		    "(paxos_node_set_membership) or in a directory (paxos_node_keep_membership)",
+		    paxos_membership_latest(n->membership)->id, (unsigned long long)to + 1);
+	/* Not evidence for this acceptor's own trims: reports of acceptor states are easily
+	 * forged without a key, and a forged quorum of them would let a forged trim empty the
+	 * store for good. What this learner delivers after the skip is. */
+	/* The proposer's window goes past them too: acceptors ignore prepares for trimmed
+	 * instances, so a leader that started below the trim point would wait for ever. */
+	if (n->proposer)
+		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
+					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->app.trimmed)
+		n->app.trimmed(n->app.trimmed_arg, from, to);
+}
+
+static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+{
+	if (n->proposer)
+		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
+				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	/* Learning acceptors: the node's acceptor keeps the decision as final. */
+	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
+		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
+		if (rc != PAXOS_E_INVALID)
+			node_acceptor_status(n, rc);
+	}
+}
+
+/* The one straight line of the learner's path: each event of the step's ready goes to the
+ * proposer, the acceptor and the application, in the order the learner decided them; then
+ * the learner advances (the values stay valid until then). */
+void node_learner_run(struct paxos_node *n)
+{
+	struct paxos_learner_ready rd;
+	if (!paxos_learner_ready(n->learner, &rd))
+		return;
+	for (size_t i = 0; i < rd.event_count; i++) {
+		const struct paxos_learner_event *e = &rd.events[i];
+		switch (e->kind) {
+		case PAXOS_LEARNER_CLOSED:
+			closed(n, e->iid, &e->value);
+			break;
+		case PAXOS_LEARNER_DELIVERED:
+			delivered(n, e->iid, &e->value);
+			break;
+		case PAXOS_LEARNER_TRIMMED:
+			trimmed(n, e->iid, e->to);
+			break;
+		}
+	}
+	paxos_learner_advance(n->learner);
+}
+
+void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	if (paxos_learner_step(n->learner, m, now, &n->out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK)
+		node_learner_run(n);
+}
