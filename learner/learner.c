@@ -26,6 +26,7 @@ struct slot {
 	paxos_iid iid;       /* 0: empty */
 	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
 	bool has_value;
+	bool exact; /* data is the value proposed at ballot (not a final one labelled so) */
 	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
 	bool lacking;        /* chosen, without its value since lacking_since */
 	paxos_time lacking_since;
@@ -214,6 +215,7 @@ static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 	s->iid = iid;
 	s->ballot = 0;
 	s->has_value = false;
+	s->exact = false;
 	s->chosen = 0;
 	s->lacking = false;
 	s->asked = false;
@@ -226,6 +228,7 @@ static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_v
 {
 	s->ballot = ballot;
 	s->has_value = true;
+	s->exact = true;
 	s->len = v->len;
 	if (v->len)
 		memcpy(s->data, v->data, v->len);
@@ -256,7 +259,7 @@ static uint32_t deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t 
 /* Adds an event to the ready. The bound (event_cap) is never reached; if it were, the event
  * would be lost rather than written past the array. */
 static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kind, paxos_iid iid,
-		      paxos_iid to, const uint8_t *data, uint32_t len)
+		      paxos_iid to, const uint8_t *data, uint32_t len, paxos_ballot ballot)
 {
 	if (l->event_count == l->event_cap)
 		return;
@@ -266,6 +269,7 @@ static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kin
 	e->to = to;
 	e->value.data = data;
 	e->value.len = len;
+	e->ballot = ballot;
 }
 
 static void recheck(struct paxos_learner *l, paxos_iid iid);
@@ -281,13 +285,14 @@ static void deliver_ready(struct paxos_learner *l)
 			return;
 		paxos_iid iid = l->next;
 		struct paxos_value v = {s->data, s->len};
+		paxos_ballot ballot = s->exact ? s->ballot : 0;
 		slot_reset(l, s, 0);
 		l->next++;
 		l->counters->values_delivered++;
 		l->counters->bytes_delivered += v.len;
 		if (l->opt.membership)
 			paxos_membership_apply(l->opt.membership, iid, &v);
-		add_event(l, PAXOS_LEARNER_DELIVERED, iid, iid, v.data, v.len);
+		add_event(l, PAXOS_LEARNER_DELIVERED, iid, iid, v.data, v.len, ballot);
 		/* Its delivery made the configuration of iid + alpha known. */
 		if (l->opt.membership)
 			recheck(l, iid + paxos_membership_alpha(l->opt.membership));
@@ -342,8 +347,12 @@ static bool value_known(const struct slot *s)
 static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
 {
 	if (a->final && !a->valueless) {
-		/* The sender knows this value is the chosen one, whatever ballot we counted. */
-		slot_store(s, a->ballot > s->ballot ? a->ballot : s->ballot, &a->value);
+		/* The sender knows this value is the chosen one, whatever ballot we counted. Kept
+		 * under the higher ballot, it is the value proposed there only if that is the
+		 * sender's (a lower one's value may differ from the chosen one). */
+		paxos_ballot label = a->ballot > s->ballot ? a->ballot : s->ballot;
+		slot_store(s, label, &a->value);
+		s->exact = label == a->ballot;
 		s->chosen = s->ballot;
 		return true;
 	}
@@ -357,7 +366,8 @@ static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxo
 
 static void report_closed(struct paxos_learner *l, const struct slot *s)
 {
-	add_event(l, PAXOS_LEARNER_CLOSED, s->iid, s->iid, s->data, s->len);
+	add_event(l, PAXOS_LEARNER_CLOSED, s->iid, s->iid, s->data, s->len,
+		  s->exact ? s->ballot : 0);
 }
 
 /* The highest point a quorum of acceptors reported reaching: the quorum-th largest report,
@@ -570,7 +580,7 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	l->counters->instances_skipped_trimmed += to - from + 1;
 	if (l->opt.membership)
 		paxos_membership_skip_to(l->opt.membership, to);
-	add_event(l, PAXOS_LEARNER_TRIMMED, from, to, NULL, 0);
+	add_event(l, PAXOS_LEARNER_TRIMMED, from, to, NULL, 0, 0);
 	recheck_window(l);
 	deliver_ready(l);
 }

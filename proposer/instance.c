@@ -25,6 +25,7 @@ void instance_reset(struct instance *inst, paxos_iid iid)
 	inst->vb = 0;
 	inst->v2_len = 0;
 	inst->has_v2 = false;
+	inst->v2_ballot = 0;
 	inst->cv = false;
 	inst->values = 0;
 	inst->claimed = false;
@@ -103,6 +104,17 @@ static bool same_value(const uint8_t *a, uint32_t alen, const struct paxos_value
 	return b && alen == b->len && (alen == 0 || memcmp(a, b->data, alen) == 0);
 }
 
+bool instance_holds(const struct instance *inst, const struct paxos_value *v, paxos_ballot ballot)
+{
+	if (!inst->has_v2 || !v)
+		return false;
+	/* The leader's own frames come back with the ballot it sent them at: no compare of a
+	 * whole frame (a few kB at 1 kB values) per instance. */
+	if (ballot && ballot == inst->v2_ballot)
+		return true;
+	return same_value(inst->v2, inst->v2_len, v);
+}
+
 static void requeue_one(const struct instance_ctx *ctx, const struct paxos_value *v)
 {
 	if (pending_push_front(ctx->pending, v->data, v->len) == PAXOS_OK)
@@ -138,6 +150,7 @@ static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
 			requeue_one(ctx, &v);
 	}
 	inst->has_v2 = false;
+	inst->v2_ballot = 0;
 	inst->cv = false;
 	inst->values = 0;
 	inst->claimed = false;
@@ -282,6 +295,7 @@ static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 		memcpy(inst->v2, inst->v1, inst->v1_len);
 	inst->v2_len = inst->v1_len;
 	inst->has_v2 = true;
+	inst->v2_ballot = 0;
 	inst->values = ctx->pending ? claim_v1(ctx, &v1, NULL) : 0;
 	inst->cv = inst->values > 0;
 	inst->claimed = true;
@@ -326,6 +340,7 @@ static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
 			memcpy(inst->v2, v->data, v->len);
 		inst->v2_len = v->len;
 		inst->has_v2 = true;
+		inst->v2_ballot = 0;
 		inst->claimed = true;
 		uint32_t removed = 0;
 		inst->values = claim_v1(ctx, v, &removed);
@@ -345,6 +360,7 @@ static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
 			memcpy(inst->v2, v->data, v->len);
 		inst->v2_len = v->len;
 		inst->has_v2 = true;
+		inst->v2_ballot = 0;
 	}
 	instance_settle(ctx, v);
 	inst->claimed = true;
@@ -366,6 +382,7 @@ static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst)
 	paxos_batch_write_skip(inst->v2);
 	inst->v2_len = PAXOS_BATCH_SKIP_LEN;
 	inst->has_v2 = true;
+	inst->v2_ballot = 0;
 	inst->cv = false;
 	inst->values = 0;
 	*ctx->skip_wanted = false;
@@ -382,6 +399,7 @@ static bool assign_command(const struct instance_ctx *ctx, struct instance *inst
 	memcpy(inst->v2, ctx->command->bytes, ctx->command->len);
 	inst->v2_len = ctx->command->len;
 	inst->has_v2 = true;
+	inst->v2_ballot = 0;
 	inst->cv = false;
 	inst->values = 0;
 	ctx->command->wanted = false;
@@ -414,6 +432,7 @@ static bool assign_client_value(const struct instance_ctx *ctx, struct instance 
 		return false;
 	inst->v2_len = used;
 	inst->has_v2 = true;
+	inst->v2_ballot = 0;
 	inst->cv = true;
 	inst->values = n;
 	return true;
@@ -431,6 +450,7 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 		*ctx->highest_iid = inst->iid;
 	inst->state = INSTANCE_P2_PENDING;
 	inst->opened = true;
+	inst->v2_ballot = inst->ballot;
 	inst->sent_at = now;
 	inst->deadline = now + instance_timeout(ctx, inst, 2);
 	if (inst->cv) {
@@ -442,9 +462,9 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 
 /* D: the delivered value v settles our client value; then the slot is free again. */
 static void on_delivered(const struct instance_ctx *ctx, struct instance *inst,
-			 const struct paxos_value *v)
+			 const struct paxos_value *v, paxos_ballot ballot)
 {
-	if (inst->has_v2 && inst->cv && !same_value(inst->v2, inst->v2_len, v))
+	if (inst->has_v2 && inst->cv && !instance_holds(inst, v, ballot))
 		requeue_v2(ctx, inst);
 	/* v = v2 with cv: our client's value is delivered; anything else needs nothing. */
 	instance_reset(inst, inst->iid);
@@ -526,7 +546,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 		}
 		break;
 	case EV_D:
-		on_delivered(ctx, inst, arg ? arg->value : NULL);
+		on_delivered(ctx, inst, arg ? arg->value : NULL, arg ? arg->value_ballot : 0);
 		break;
 	case EV_REPAIR:
 		if (s == INSTANCE_P1_READY && !inst->has_v2)

@@ -72,6 +72,9 @@ struct instance {
 	uint8_t *v2; /* buffer of max_value bytes */
 	uint32_t v2_len;
 	bool has_v2;
+	/* The ballot of our last accept of v2 (0: none since v2 was set): a value the learner
+	 * says was proposed at it is v2, as a ballot carries one value per instance. */
+	paxos_ballot v2_ballot;
 	bool cv;         /* v2 holds client values taken from the pending list */
 	uint32_t values; /* with cv: client values in v2 (lib/core/batch.h frame) */
 	bool claimed; /* v2 is another proposer's value (adopted, or closed), not one we packed */
@@ -152,7 +155,12 @@ struct instance_arg {
 	const struct paxos_promise *promise;
 	const struct paxos_reject *reject;
 	const struct paxos_value *value;
+	paxos_ballot value_ballot; /* D: the ballot value was proposed at, 0 if not known */
 };
+
+/* Whether v, proposed at ballot (0: not known), is the instance's v2: by the ballot when
+ * we sent v2 at it, else by the bytes. */
+bool instance_holds(const struct instance *inst, const struct paxos_value *v, paxos_ballot ballot);
 
 /* A chosen frame v of client values settles them: each leaves the pending list, or, not in
  * it, leaves a credit in ctx->settled (when there is one) so that a copy arriving later is

@@ -389,13 +389,15 @@ static void start_deferred(struct paxos_proposer *p, paxos_time now,
  * them at once when values reach them.
  */
 static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid delivered,
-		  const struct paxos_value *v, paxos_time now, const struct paxos_emitter *out)
+		  const struct paxos_value *v, paxos_ballot ballot, paxos_time now,
+		  const struct paxos_emitter *out)
 {
 	paxos_iid old_first = p->first;
 	paxos_iid old_end = old_first + p->o.window;
 	paxos_iid leave_end = new_first < old_end ? new_first : old_end;
 	for (paxos_iid iid = leave_end; iid-- > old_first;) {
-		struct instance_arg arg = {.value = iid == delivered ? v : NULL};
+		struct instance_arg arg = {.value = iid == delivered ? v : NULL,
+					   .value_ballot = iid == delivered ? ballot : 0};
 		fire(p, slot_of(p, iid), EV_D, &arg, now, out);
 	}
 	p->first = new_first;
@@ -433,7 +435,7 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 	p->frontier = p->first;
 	p->last_proposed = now;
 	if (first > p->first)
-		slide(p, first, 0, NULL, now, out);
+		slide(p, first, 0, NULL, 0, now, out);
 	start_window(p, now, out);
 	assign_pending(p, now, out);
 }
@@ -716,19 +718,26 @@ int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t proposers
 /* Whether the values of v, delivered in iid, are settled already: a frame we packed there
  * (its values left the list then), or a value the learner closed there before (claim_closed
  * settled it). */
-static bool settled_in(const struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v)
+static bool settled_in(const struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
+		       paxos_ballot ballot)
 {
 	if (!live(p, iid))
 		return false;
 	const struct instance *inst = slot_of(p, iid);
 	if (inst->settled)
 		return true;
-	return inst->has_v2 && inst->cv && !inst->claimed && inst->v2_len == v->len &&
-	       (v->len == 0 || memcmp(inst->v2, v->data, v->len) == 0);
+	return inst->cv && !inst->claimed && instance_holds(inst, v, ballot);
 }
 
 void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const struct paxos_value *v,
 			      paxos_time now, const struct paxos_emitter *out)
+{
+	paxos_proposer_delivered_ballot(p, iid, v, 0, now, out);
+}
+
+void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
+				     const struct paxos_value *v, paxos_ballot ballot,
+				     paxos_time now, const struct paxos_emitter *out)
 {
 	if (iid < p->first || iid == UINT64_MAX)
 		return;
@@ -737,8 +746,8 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	 * values back. Proposing it again would only deliver it twice (thesis 4.7). A value we
 	 * adopted is settled too: the copies the list held when we adopted it left then, but
 	 * another may have come since. */
-	bool settle = v && (v->len == 0 || v->data) && !settled_in(p, iid, v);
-	slide(p, iid + 1, iid, v, now, out);
+	bool settle = v && (v->len == 0 || v->data) && !settled_in(p, iid, v, ballot);
+	slide(p, iid + 1, iid, v, ballot, now, out);
 	if (p->command.in && p->command.in <= iid)
 		command_delivered(p, iid, v);
 	else if (p->command.wanted)

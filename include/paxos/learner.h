@@ -133,6 +133,12 @@ struct paxos_learner_event {
 	/** CLOSED and DELIVERED: the instance's value, pointing into the learner, valid until
 	 * paxos_learner_advance(). */
 	struct paxos_value value;
+	/** CLOSED and DELIVERED: the ballot that value was proposed at, when the learner knows
+	 * it (from the accept, or accepted messages, of that ballot); 0 when it does not (a
+	 * final value heard from a learning acceptor under another ballot). A proposer that sent
+	 * its value at this ballot knows it is its own without comparing bytes
+	 * (paxos_proposer_delivered_ballot()). */
+	paxos_ballot ballot;
 };
 
 /**

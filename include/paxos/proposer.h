@@ -138,6 +138,13 @@ PAXOS_API void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid,
 					const struct paxos_value *v, paxos_time now,
 					const struct paxos_emitter *out);
 
+/** paxos_proposer_delivered() with the ballot v was proposed at, as the learner's event says
+ * (paxos_learner_event.ballot; 0: not known): a value this proposer sent at that ballot is
+ * known to be its own without comparing it byte by byte. */
+PAXOS_API void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
+					       const struct paxos_value *v, paxos_ballot ballot,
+					       paxos_time now, const struct paxos_emitter *out);
+
 /** Timers: phase 1 and phase 2 timeouts (TO1, TO2). */
 PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
 				   const struct paxos_emitter *out);

@@ -41,15 +41,16 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	}
 }
 
-static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+		      paxos_ballot ballot)
 {
 	if (n->membership && paxos_membership_is_command(v))
 		node_membership_applied(n, iid); /* kept before anything acts on it */
 	if (n->acceptor)
 		paxos_acceptor_decided(n->acceptor, iid);
 	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, iid, v, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_proposer_delivered_ballot(n->proposer, iid, v, ballot, paxos_now(),
+						&n->out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->app.deliver)
 		deliver_batch(n, iid, v);
 	if (n->app.instance_done)
@@ -116,7 +117,7 @@ void node_learner_run(struct paxos_node *n)
 			closed(n, e->iid, &e->value);
 			break;
 		case PAXOS_LEARNER_DELIVERED:
-			delivered(n, e->iid, &e->value);
+			delivered(n, e->iid, &e->value, e->ballot);
 			break;
 		case PAXOS_LEARNER_TRIMMED:
 			trimmed(n, e->iid, e->to);

@@ -602,6 +602,52 @@ static struct paxos_message accepted_msg(paxos_iid iid, uint32_t acceptor, const
 	return m;
 }
 
+/* The events say the ballot their value was proposed at: 101 for one closed by accepted
+ * messages of 101; none (0) for a final value kept under a higher ballot heard for another
+ * value, since that ballot's value may differ from the chosen one. */
+START_TEST(test_events_say_the_value_ballot)
+{
+	struct fixture *f = fixture_default();
+	struct paxos_learner *l = f->l;
+	struct paxos_learner_ready rd;
+	struct paxos_message m = accepted_msg(1, 0, "a");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	m = accepted_msg(1, 1, "a");
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.event_count, 2);
+	ck_assert_uint_eq(rd.events[0].ballot, 101);
+	ck_assert_int_eq(rd.events[1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_uint_eq(rd.events[1].ballot, 101);
+	paxos_learner_advance(l);
+	/* Instance 2: "x" heard at 300, then "y" said final by an acceptor that accepted it
+	 * at 200: "y" is delivered, and no ballot is claimed for it. */
+	m = accepted_msg(2, 0, "x");
+	m.u.accepted.ballot = 300;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	paxos_learner_advance(l);
+	m = accepted_msg(2, 2, "y");
+	m.u.accepted.ballot = 200;
+	m.u.accepted.final = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.event_count, 2);
+	ck_assert_int_eq(rd.events[1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_mem_eq(rd.events[1].value.data, "y", 1);
+	ck_assert_uint_eq(rd.events[1].ballot, 0);
+	paxos_learner_advance(l);
+	/* Instance 3: said final at its own ballot, the highest heard: that one is claimed. */
+	m = accepted_msg(3, 2, "z");
+	m.u.accepted.ballot = 400;
+	m.u.accepted.final = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 400);
+	paxos_learner_advance(l);
+	fixture_free(f);
+}
+END_TEST
+
 /* A step returns what it decided as data, in order, and calls no callback; the values stay
  * valid until the advance; no step is taken while a ready waits. */
 START_TEST(test_step_returns_a_ready)
@@ -1863,6 +1909,7 @@ Suite *test_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_quorum_of_distinct_acceptors);
 	tcase_add_test(tc, test_step_returns_a_ready);
+	tcase_add_test(tc, test_events_say_the_value_ballot);
 	tcase_add_test(tc, test_step_trims_and_skips_into_the_ready);
 	tcase_add_test(tc, test_valueless_quorum_delivers_the_accepts_value);
 	tcase_add_test(tc, test_accept_after_the_quorum_closes);

@@ -417,24 +417,27 @@ static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_valu
 		merged_delivered(&s->merged, ep->index, ep->partition, iid, v, s->now);
 }
 
-static void on_internal_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+/* Half of the deliveries go to the proposer without the ballot, so that both of its ways to
+ * recognise its own value (by ballot, by bytes) are driven. */
+static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
-	trace(s, 2, "proposer %u's learner delivers %" PRIu64, ep->index, iid);
-	checker_delivered(s->check, proposer_view(s, ep->index), iid, v, s->now);
-	paxos_proposer_delivered(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
+	trace(s, 2, "proposer %u's learner delivers %" PRIu64, ep->index, e->iid);
+	checker_delivered(s->check, proposer_view(s, ep->index), e->iid, &e->value, s->now);
+	paxos_proposer_delivered_ballot(s->prop[ep->index].core, e->iid, &e->value,
+					e->iid % 2 ? e->ballot : 0, s->now, &ep->emitter);
 }
 
-static void on_internal_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void on_internal_closed(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
-	paxos_proposer_closed(s->prop[ep->index].core, iid, v, s->now, &ep->emitter);
+	paxos_proposer_closed(s->prop[ep->index].core, e->iid, &e->value, s->now, &ep->emitter);
 }
 
 /* What a learner decided goes to another core. */
-typedef void (*learner_event_fn)(void *arg, paxos_iid iid, const struct paxos_value *v);
+typedef void (*learner_event_fn)(void *arg, const struct paxos_learner_event *e);
 
 /* As the node does (lib/node/node_learner.c) for the learners of proposers and acceptors: each
  * event of the learner's ready handed on in order (closed, delivered; trims are not: their
@@ -448,9 +451,9 @@ static void learner_run(struct paxos_learner *l, learner_event_fn closed,
 	for (size_t k = 0; k < rd.event_count; k++) {
 		const struct paxos_learner_event *e = &rd.events[k];
 		if (e->kind == PAXOS_LEARNER_CLOSED && closed)
-			closed(arg, e->iid, &e->value);
+			closed(arg, e);
 		else if (e->kind == PAXOS_LEARNER_DELIVERED)
-			delivered(arg, e->iid, &e->value);
+			delivered(arg, e);
 	}
 	paxos_learner_advance(l);
 }
@@ -706,10 +709,12 @@ static void handover_removed(struct sim *s)
 
 /* Learning acceptors, as lib/node/node.c runs them: what the acceptor's learner closes becomes
  * final in the acceptor. */
-static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void on_acceptor_closed(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
+	paxos_iid iid = e->iid;
+	const struct paxos_value *v = &e->value;
 	trace(s, 2, "acceptor %u learns %" PRIu64, ep->index, iid);
 	checker_learned(s->check, ep->index, iid, v, s->now);
 	if (paxos_acceptor_learned(s->acc[ep->index].core, iid, v) != PAXOS_OK)
@@ -718,11 +723,10 @@ static void on_acceptor_closed(void *arg, paxos_iid iid, const struct paxos_valu
 }
 
 /* As the node does: what its learner delivered is decided (trims and restoration). */
-static void on_acceptor_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+static void on_acceptor_deliver(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
-	(void)v;
-	paxos_acceptor_decided(ep->sim->acc[ep->index].core, iid);
+	paxos_acceptor_decided(ep->sim->acc[ep->index].core, e->iid);
 }
 
 static void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m)
