@@ -153,7 +153,13 @@ START_TEST(test_file_round_trip)
 	const struct paxos_configuration *a = paxos_membership_history(m, &n1);
 	const struct paxos_configuration *b = paxos_membership_history(r, &n2);
 	ck_assert_uint_eq(n1, n2);
-	ck_assert_mem_eq(a, b, n1 * sizeof(*a));
+	/* Field by field: the struct's padding holds whatever its allocation did. */
+	for (uint32_t i = 0; i < n1; i++) {
+		ck_assert_uint_eq(a[i].first, b[i].first);
+		ck_assert_uint_eq(a[i].id, b[i].id);
+		ck_assert_uint_eq(a[i].members, b[i].members);
+		ck_assert_uint_eq(a[i].proposers, b[i].proposers);
+	}
 	ck_assert_uint_eq(paxos_membership_applied(r), paxos_membership_applied(m));
 	paxos_membership_free(r);
 
