@@ -35,6 +35,14 @@ enum paxos_election_mode {
 	PAXOS_ELECTION_MANUAL = 1, /**< `leader`, until the oracle (paxos-oracle) changes it */
 };
 
+/** How datagrams are tagged with an auth-key-file (paxos.conf "auth-mac"; lib/net/auth.h).
+ * Receivers verify either, whichever the sender chose; the choice is the sender's. */
+enum paxos_auth_mac {
+	PAXOS_AUTH_MAC_AUTO = 0,     /**< AES-256-GCM where this CPU has AES-NI, else ChaCha20 */
+	PAXOS_AUTH_MAC_AES_GCM = 1,  /**< AES-256-GCM (GMAC); refused at start without AES-NI */
+	PAXOS_AUTH_MAC_CHACHA20 = 2, /**< XChaCha20-Poly1305: any CPU, slower per byte */
+};
+
 /** How hard a durable backend works to keep acceptor state (paxos.conf "durability"). Which
  * modes a backend accepts is checked by the parser; PAXOS_DURABILITY_UNSET never leaves it. */
 enum paxos_durability {

@@ -11,6 +11,7 @@
 static const char *const learner_start_names[] = {"first", "current", NULL};
 /* Indexed by enum paxos_election_mode. */
 static const char *const election_names[] = {"auto", "manual", NULL};
+static const char *const auth_mac_names[] = {"auto", "aes256-gcm", "chacha20-poly1305", NULL};
 /* Indexed by enum paxos_transport_kind. */
 static const char *const transport_names[] = {"multicast", "unicast", NULL};
 /* Indexed by enum paxos_flush_thread. */
@@ -91,6 +92,7 @@ const struct config_key config_keys[] = {
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes", NULL},
     /* Not set: datagrams are not authenticated. The file is read when a node starts. */
     {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
+    {"auth-mac", KEY_ENUM, FIELD(auth_mac), 0, 0, "auto", auth_mac_names},
 };
 
 #define MODE(m) (1u << PAXOS_DURABILITY_##m)

@@ -82,6 +82,7 @@ struct paxos_config {
 	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
 	char auth_key_file[PAXOS_PATH_MAX + 1];
+	enum paxos_auth_mac auth_mac; /* how this node tags its datagrams */
 };
 
 #endif

@@ -162,6 +162,24 @@ int paxos_auth_write_key(const char *path, bool force, char *err, size_t errlen)
 	return rc;
 }
 
+/* HChaCha20's constant for AES-GCM subkeys: another constant than ChaCha20's own, so that a
+ * prefix's two subkeys are unrelated and no key serves two constructions. 16 bytes. */
+static const uint8_t GCM_SUBKEY_CONSTANT[16] = {'l', 'i', 'b', 'p', 'a', 'x', 'o', 's',
+						' ', 'a', 'e', 's', '-', 'g', 'c', 'm'};
+
+/* The count's top bit: set, the datagram is tagged with AES-256-GCM. */
+#define GCM_FLAG 0x80u
+#define COUNT_TOP (PAXOS_AUTH_NONCE_BYTES - 1)
+
+/* Expands the AES-256-GCM key of prefix into state. */
+static void gcm_key(crypto_aead_aes256gcm_state *state, const uint8_t *prefix, const uint8_t *key)
+{
+	uint8_t subkey[PAXOS_AUTH_KEY_BYTES];
+	crypto_core_hchacha20(subkey, prefix, key, GCM_SUBKEY_CONSTANT);
+	crypto_aead_aes256gcm_beforenm(state, subkey);
+	sodium_memzero(subkey, sizeof(subkey));
+}
+
 int paxos_auth_init(struct paxos_auth *a, const uint8_t key[PAXOS_AUTH_KEY_BYTES])
 {
 	if (sodium_init() < 0)
@@ -170,7 +188,33 @@ int paxos_auth_init(struct paxos_auth *a, const uint8_t key[PAXOS_AUTH_KEY_BYTES
 	memcpy(a->key, key, PAXOS_AUTH_KEY_BYTES);
 	randombytes_buf(a->prefix, sizeof(a->prefix));
 	crypto_core_hchacha20(a->subkey, a->prefix, a->key, NULL);
+	a->gcm_cpu = crypto_aead_aes256gcm_is_available() != 0;
+	if (a->gcm_cpu)
+		gcm_key(&a->gcm, a->prefix, a->key);
 	return PAXOS_OK;
+}
+
+int paxos_auth_use_mac(struct paxos_auth *a, enum paxos_auth_mac mac, char *err, size_t errlen)
+{
+	if (mac == PAXOS_AUTH_MAC_AES_GCM && !a->gcm_cpu) {
+		paxos_error_format(err, errlen,
+				   "auth-mac aes256-gcm: this CPU has no AES-NI and PCLMUL; use "
+				   "chacha20-poly1305 (on every node)");
+		return PAXOS_E_CONFIG;
+	}
+	a->seal_gcm = mac == PAXOS_AUTH_MAC_AES_GCM || (mac == PAXOS_AUTH_MAC_AUTO && a->gcm_cpu);
+	return PAXOS_OK;
+}
+
+const char *paxos_auth_mac_name(const struct paxos_auth *a)
+{
+	return a->seal_gcm ? "aes256-gcm" : "chacha20-poly1305";
+}
+
+bool paxos_auth_needs_gcm_cpu(const struct paxos_auth *a, const uint8_t *buf, size_t len)
+{
+	return !a->gcm_cpu && len >= PAXOS_AUTH_TAG_BYTES &&
+	       (buf[len - PAXOS_AUTH_MAC_BYTES - 1] & GCM_FLAG);
 }
 
 struct paxos_auth *paxos_auth_load(const char *path, char *err, size_t errlen)
@@ -203,27 +247,51 @@ void paxos_auth_free(struct paxos_auth *a)
  * ChaCha20-Poly1305 nonce under that subkey. A sender's prefix never changes and a receiver
  * hears few senders, so the subkey is derived once per sender, not once per datagram. */
 
-/* The subkey of nonce's prefix: this sender's own, a remembered one, or derived now in place
- * of the set's least recently used. */
-static const uint8_t *subkey_of(struct paxos_auth *a, const uint8_t *nonce)
+/* The remembered subkeys of nonce's prefix, or derived now in place of the set's least
+ * recently used. Not for this sender's own prefix. */
+static struct paxos_auth_subkey *subkeys_of(struct paxos_auth *a, const uint8_t *nonce)
 {
-	if (memcmp(nonce, a->prefix, PAXOS_AUTH_PREFIX_BYTES) == 0)
-		return a->subkey; /* its own datagram: multicast loops it back */
 	/* The prefix is random (an attacker's too: he chooses only which set he evicts). */
 	size_t set = nonce[0] % PAXOS_AUTH_SUBKEY_SETS;
 	struct paxos_auth_subkey *ways = a->seen[set];
 	for (uint8_t w = 0; w < 2; w++) {
 		if (ways[w].used && memcmp(ways[w].prefix, nonce, PAXOS_AUTH_PREFIX_BYTES) == 0) {
 			a->recent[set] = w;
-			return ways[w].key;
+			return &ways[w];
 		}
 	}
 	uint8_t w = !ways[0].used ? 0 : !ways[1].used ? 1 : (uint8_t)!a->recent[set];
 	memcpy(ways[w].prefix, nonce, PAXOS_AUTH_PREFIX_BYTES);
 	crypto_core_hchacha20(ways[w].key, nonce, a->key, NULL);
 	ways[w].used = true;
+	ways[w].gcm_ready = false;
 	a->recent[set] = w;
-	return ways[w].key;
+	return &ways[w];
+}
+
+/* Whether nonce is one of this sender's own: multicast loops its datagrams back. */
+static bool own_prefix(const struct paxos_auth *a, const uint8_t *nonce)
+{
+	return memcmp(nonce, a->prefix, PAXOS_AUTH_PREFIX_BYTES) == 0;
+}
+
+/* The ChaCha20 subkey of nonce's prefix. */
+static const uint8_t *subkey_of(struct paxos_auth *a, const uint8_t *nonce)
+{
+	return own_prefix(a, nonce) ? a->subkey : subkeys_of(a, nonce)->key;
+}
+
+/* The AES-256-GCM key of nonce's prefix, expanded on first use. */
+static const crypto_aead_aes256gcm_state *gcm_of(struct paxos_auth *a, const uint8_t *nonce)
+{
+	if (own_prefix(a, nonce))
+		return &a->gcm;
+	struct paxos_auth_subkey *k = subkeys_of(a, nonce);
+	if (!k->gcm_ready) {
+		gcm_key(&k->gcm, k->prefix, a->key);
+		k->gcm_ready = true;
+	}
+	return &k->gcm;
 }
 
 /* The IETF nonce of the XChaCha20 nonce: 4 zero bytes, then its last 8. */
@@ -240,10 +308,18 @@ void paxos_auth_seal(struct paxos_auth *a, uint8_t *buf, size_t len)
 	uint8_t *nonce = buf + len, npub[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
 	uint8_t none[1] = {0}; /* the empty message: libsodium takes no NULL for it */
 	unsigned long long maclen;
-	uint64_t count = ++a->sealed; /* 2^64 datagrams: never wraps */
+	uint64_t count = ++a->sealed; /* 2^63 datagrams: never reaches the flag */
 	memcpy(nonce, a->prefix, PAXOS_AUTH_PREFIX_BYTES);
 	for (unsigned i = 0; i < 8; i++)
 		nonce[PAXOS_AUTH_PREFIX_BYTES + i] = (uint8_t)(count >> (8 * i));
+	if (a->seal_gcm) {
+		nonce[COUNT_TOP] |= GCM_FLAG;
+		ietf_nonce(nonce, npub);
+		crypto_aead_aes256gcm_encrypt_detached_afternm(none, nonce + PAXOS_AUTH_NONCE_BYTES,
+							       &maclen, none, 0, buf, len, NULL,
+							       npub, &a->gcm);
+		return;
+	}
 	ietf_nonce(nonce, npub);
 	crypto_aead_chacha20poly1305_ietf_encrypt_detached(none, nonce + PAXOS_AUTH_NONCE_BYTES,
 							   &maclen, none, 0, buf, len, NULL, npub,
@@ -258,11 +334,17 @@ bool paxos_auth_verify(struct paxos_auth *a, const uint8_t *buf, size_t len, siz
 	const uint8_t *nonce = buf + n;
 	uint8_t npub[crypto_aead_chacha20poly1305_IETF_NPUBBYTES], none[1] = {0};
 	ietf_nonce(nonce, npub);
-	/* Compares the authenticator in constant time. */
-	if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(none, NULL, none, 0,
-							       nonce + PAXOS_AUTH_NONCE_BYTES, buf,
-							       n, npub, subkey_of(a, nonce)) != 0)
+	/* Both compare the authenticator in constant time. */
+	if (nonce[COUNT_TOP] & GCM_FLAG) {
+		if (!a->gcm_cpu || crypto_aead_aes256gcm_decrypt_detached_afternm(
+				       none, NULL, none, 0, nonce + PAXOS_AUTH_NONCE_BYTES, buf, n,
+				       npub, gcm_of(a, nonce)) != 0)
+			return false;
+	} else if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+		       none, NULL, none, 0, nonce + PAXOS_AUTH_NONCE_BYTES, buf, n, npub,
+		       subkey_of(a, nonce)) != 0) {
 		return false;
+	}
 	*payload_len = n;
 	return true;
 }

@@ -27,6 +27,7 @@ struct paxos_auth *paxos_auth_load_partition(const struct paxos_config *cfg, cha
 					     size_t errlen)
 {
 	uint8_t key[PAXOS_AUTH_KEY_BYTES], own[PAXOS_AUTH_KEY_BYTES];
+	char why[160];
 	const char *path = cfg->auth_key_file;
 	if (paxos_auth_read_key(path, key, err, errlen) != PAXOS_OK)
 		return NULL;
@@ -39,6 +40,10 @@ struct paxos_auth *paxos_auth_load_partition(const struct paxos_config *cfg, cha
 	} else if (paxos_auth_init(a, own) != PAXOS_OK) {
 		paxos_error_format(err, errlen, "%s: libsodium cannot start", path);
 		free(a);
+		a = NULL;
+	} else if (paxos_auth_use_mac(a, cfg->auth_mac, why, sizeof(why)) != PAXOS_OK) {
+		paxos_error_format(err, errlen, "%s: %s", path, why);
+		paxos_auth_free(a);
 		a = NULL;
 	}
 	sodium_memzero(own, sizeof(own));

@@ -245,9 +245,13 @@ static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct p
 	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
-		   "the latest from %s to the %s group",
+		   "the latest from %s to the %s group%s",
 		   (unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), from,
-		   group_names[g]);
+		   group_names[g],
+		   paxos_auth_needs_gcm_cpu(n->auth, d->data, d->len)
+		       ? ": it is tagged with AES-256-GCM, which this CPU cannot check (no "
+			 "AES-NI); set auth-mac chacha20-poly1305 on every node"
+		       : "");
 	n->auth_failures_logged = n->transport.auth_failures;
 	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }

@@ -78,9 +78,15 @@ joined() {
 	hex=$(echo "${1%:*}" | awk -F. '{ printf "%02X%02X%02X%02X", $4, $3, $2, $1 }')
 	[ "$(awk -v g="$hex" '$1 == g { n += $2 } END { print n + 0 }' /proc/net/igmp)" -ge "$2" ]
 }
-for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
-for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
-for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+# Odd ids tag with XChaCha20-Poly1305, the others with auth-mac's default (AES-256-GCM where
+# the CPU has AES-NI): every process checks both kinds.
+CHACHA=$WORK/chacha.conf
+sed 's/^auth-mac .*/auth-mac chacha20-poly1305/' "$CONF" >"$CHACHA"
+grep -q '^auth-mac chacha20-poly1305' "$CHACHA" || fail "no auth-mac line in $CONF"
+conf_of() { [ $(($1 % 2)) = 1 ] && echo "$CHACHA" || echo "$CONF"; }
+for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$(conf_of $i)" -i $i; done
+for i in 0 1; do start proposer$i paxos-proposer -c "$(conf_of $i)" -i $i; done
+for i in 0 1; do start learner$i paxos-learner -c "$(conf_of $i)" -o "$WORK/learner$i.out"; done
 KEYED="acceptor0 acceptor1 acceptor2 proposer0 proposer1 learner0 learner1"
 # Every forged datagram must reach every receiver: acceptors listen on the acceptors and
 # learners groups (learning acceptors), proposers on proposers, submit, learners and acceptors

@@ -142,8 +142,10 @@ START_TEST(test_tag_is_xchacha20poly1305)
 		/* b hears a for the first time, then from its remembered subkey. */
 		ck_assert(paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
 	}
-	/* And what libsodium's AEAD makes under a nonce of anyone's choice verifies. */
+	/* And what libsodium's AEAD makes under a nonce of anyone's choice verifies, the count's
+	 * top bit clear (set, it says AES-256-GCM). */
 	randombytes_buf(buf + len, PAXOS_AUTH_NONCE_BYTES);
+	buf[len + PAXOS_AUTH_NONCE_BYTES - 1] &= 0x7f;
 	crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
 	    none, buf + len + PAXOS_AUTH_NONCE_BYTES, &maclen, none, 0, buf, len, NULL, buf + len,
 	    key);
@@ -455,6 +457,97 @@ START_TEST(test_loaded_key_tags_like_its_bytes)
 }
 END_TEST
 
+/* With auth-mac aes256-gcm the tag is standard AES-256-GCM under HChaCha20(key, prefix) with
+ * the constant "libpaxos aes-gcm", the nonce 4 zero bytes and the count with its top bit set.
+ * Any receiver verifies it, whichever construction it seals with itself; a flipped bit of the
+ * payload or of the flag fails. */
+START_TEST(test_tag_is_aes256gcm)
+{
+	struct paxos_auth a, b;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256], mac[PAXOS_AUTH_MAC_BYTES], none[1] = {0};
+	key_of(key, 9);
+	ck_assert_int_eq(paxos_auth_init(&a, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&b, key), PAXOS_OK);
+	ck_assert_str_eq(paxos_auth_mac_name(&a), "chacha20-poly1305");
+	if (!crypto_aead_aes256gcm_is_available()) {
+		/* Refused with the reason, and the tag of another node not checkable here. */
+		ck_assert_int_eq(paxos_auth_use_mac(&a, PAXOS_AUTH_MAC_AES_GCM, err, sizeof(err)),
+				 PAXOS_E_CONFIG);
+		ck_assert_ptr_nonnull(strstr(err, "AES-NI"));
+		ck_assert_int_eq(paxos_auth_use_mac(&a, PAXOS_AUTH_MAC_AUTO, err, sizeof(err)),
+				 PAXOS_OK);
+		ck_assert_str_eq(paxos_auth_mac_name(&a), "chacha20-poly1305");
+		return;
+	}
+	ck_assert_int_eq(paxos_auth_use_mac(&a, PAXOS_AUTH_MAC_AUTO, err, sizeof(err)), PAXOS_OK);
+	ck_assert_str_eq(paxos_auth_mac_name(&a), "aes256-gcm");
+	ck_assert_int_eq(paxos_auth_use_mac(&a, PAXOS_AUTH_MAC_AES_GCM, err, sizeof(err)),
+			 PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload;
+	for (int i = 1; i <= 3; i++) {
+		paxos_auth_seal(&a, buf, len);
+		const uint8_t *nonce = buf + len;
+		ck_assert_uint_eq(nonce[PAXOS_AUTH_PREFIX_BYTES], i);
+		ck_assert_uint_eq(nonce[PAXOS_AUTH_NONCE_BYTES - 1], 0x80);
+		static const uint8_t constant[16] = "libpaxos aes-gcm";
+		uint8_t subkey[PAXOS_AUTH_KEY_BYTES], npub[12] = {0};
+		crypto_core_hchacha20(subkey, nonce, key, constant);
+		memcpy(npub + 4, nonce + PAXOS_AUTH_PREFIX_BYTES, 8);
+		unsigned long long maclen;
+		ck_assert_int_eq(crypto_aead_aes256gcm_encrypt_detached(
+				     none, mac, &maclen, none, 0, buf, len, NULL, npub, subkey),
+				 0);
+		ck_assert_mem_eq(mac, nonce + PAXOS_AUTH_NONCE_BYTES, PAXOS_AUTH_MAC_BYTES);
+		/* b seals with ChaCha20 and still checks it; a checks its own looped back. */
+		ck_assert(paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+		ck_assert_uint_eq(payload, len);
+		ck_assert(paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+		ck_assert(!paxos_auth_needs_gcm_cpu(&b, buf, len + PAXOS_AUTH_TAG_BYTES));
+	}
+	/* The flag is covered: cleared, the datagram is checked as ChaCha20 and fails. */
+	buf[len + PAXOS_AUTH_NONCE_BYTES - 1] ^= 0x80;
+	ck_assert(!paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	buf[len + PAXOS_AUTH_NONCE_BYTES - 1] ^= 0x80;
+	buf[3] ^= 0x10;
+	ck_assert(!paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	buf[3] ^= 0x10;
+	ck_assert(paxos_auth_verify(&b, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	/* Another key fails, whoever's prefix it claims. */
+	struct paxos_auth other;
+	uint8_t key2[PAXOS_AUTH_KEY_BYTES];
+	key_of(key2, 10);
+	ck_assert_int_eq(paxos_auth_init(&other, key2), PAXOS_OK);
+	ck_assert(!paxos_auth_verify(&other, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+	/* A ChaCha20 tag of b's still checks at a, which seals with AES-GCM. */
+	paxos_auth_seal(&b, buf, len);
+	ck_assert_uint_eq(buf[len + PAXOS_AUTH_NONCE_BYTES - 1], 0);
+	ck_assert(paxos_auth_verify(&a, buf, len + PAXOS_AUTH_TAG_BYTES, &payload));
+}
+END_TEST
+
+/* Every bit of an AES-GCM-tagged datagram is covered, the tag's included. */
+START_TEST(test_every_flipped_bit_fails_gcm)
+{
+	if (!crypto_aead_aes256gcm_is_available())
+		return;
+	struct paxos_auth tx, rx;
+	uint8_t key[PAXOS_AUTH_KEY_BYTES], buf[256];
+	key_of(key, 11);
+	ck_assert_int_eq(paxos_auth_init(&tx, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_init(&rx, key), PAXOS_OK);
+	ck_assert_int_eq(paxos_auth_use_mac(&tx, PAXOS_AUTH_MAC_AES_GCM, err, sizeof(err)),
+			 PAXOS_OK);
+	size_t len = make_datagram(buf, sizeof(buf)), payload, total = len + PAXOS_AUTH_TAG_BYTES;
+	paxos_auth_seal(&tx, buf, len);
+	for (size_t bit = 0; bit < total * 8; bit++) {
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		ck_assert(!paxos_auth_verify(&rx, buf, total, &payload));
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	ck_assert(paxos_auth_verify(&rx, buf, total, &payload));
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("auth");
@@ -468,6 +561,8 @@ Suite *test_suite(void)
 	tcase_add_test(tags, test_senders_draw_their_own_prefix);
 	tcase_add_test(tags, test_tampered_byte_fails);
 	tcase_add_test(tags, test_many_senders);
+	tcase_add_test(tags, test_tag_is_aes256gcm);
+	tcase_add_test(tags, test_every_flipped_bit_fails_gcm);
 	suite_add_tcase(s, tags);
 	TCase *files = tcase_create("key files");
 	tcase_add_checked_fixture(files, setup, teardown);
