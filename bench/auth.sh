@@ -7,7 +7,9 @@
 # join each round. For each run: values/s, p50/p99 and each process's CPU time (user +
 # system, /proc/PID/stat at the end; the client's from getrusage) per delivered value, and
 # their sum ("all"). Then medians, and the ratios with a key to without of values/s and of
-# "all", per build and size. On a loaded machine values/s varies much from run to run (five
+# "all", per build and size. This build runs with a key twice: with auth-mac's default
+# (key "yes": AES-256-GCM on a CPU with AES-NI) and with auth-mac chacha20-poly1305 (key
+# "chacha"); MACS="" leaves the second out. On a loaded machine values/s varies much from run to run (five
 # processes share the cores with others); CPU per value varies less.
 # Usage: [BASE_BUILD=DIR] [AUTH_SIZES="64 1000"] bench/auth.sh BUILD_DIR [ROUNDS] [OUT_DIR]
 # Writes auth.csv and auth.md to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
@@ -31,7 +33,10 @@ run() {
 	build=$BUILD
 	[ "$1" = base ] && build=$(cd "$BASE_BUILD" && pwd)
 	rm -rf "$TMP/logs" && mkdir "$TMP/logs"
-	PAXOS_CONF=$conf PAXOS_AUTH=$2 PAXOS_LOG_DIR=$TMP/logs "$SRC/bench/cluster-client.sh" \
+	mac=
+	[ "$2" != 2 ] || mac=chacha20-poly1305
+	PAXOS_CONF=$conf PAXOS_AUTH=$((${2} > 0)) PAXOS_AUTH_MAC=$mac PAXOS_LOG_DIR=$TMP/logs \
+		"$SRC/bench/cluster-client.sh" \
 		"$build" --count "$4" --size "$3" --outstanding 64 >"$TMP/out" 2>"$TMP/err" || true
 	rate=$(sed -n 's/.*: \([0-9]*\) values\/s$/\1/p' "$TMP/out")
 	p50=$(sed -n 's/.* p50 \([0-9.]*\) .*/\1/p' "$TMP/out")
@@ -58,11 +63,13 @@ r=1
 while [ $r -le "$ROUNDS" ]; do
 	echo "$SIZES" | while read -r size count; do
 		# Every other round in the reverse order: neither side always runs first.
-		builds=$BUILDS keys="0 1"
-		[ $((r % 2)) = 1 ] || builds=$(echo $BUILDS | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }') keys="1 0"
+		builds=$BUILDS keys="0 1 2"
+		[ $((r % 2)) = 1 ] || builds=$(echo $BUILDS | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }') keys="2 1 0"
 		for build in $builds; do
 			for key in $keys; do
-				line="$r,$size,$build,$([ $key = 1 ] && echo yes || echo no),$(run "$build" $key "$size" "$count" | tr ' ' ',' | sed 's/,$//')"
+				# the base may not know auth-mac: it runs without a key and with its own
+				[ "$key" != 2 ] || { [ "$build" = new ] && [ "${MACS-chacha}" = chacha ]; } || continue
+				line="$r,$size,$build,$(echo $key | sed 's/0/no/; s/1/yes/; s/2/chacha/'),$(run "$build" $key "$size" "$count" | tr ' ' ',' | sed 's/,$//')"
 				echo "$line" >>"$CSV"
 				echo "$line"
 			done
@@ -78,7 +85,7 @@ median() {
 }
 # ratio SIZE BUILD COLUMN: the median with a key over the median without
 ratio() {
-	awk -v a="$(median "$1" "$2" yes "$3")" -v b="$(median "$1" "$2" no "$3")" \
+	awk -v a="$(median "$1" "$2" "${4:-yes}" "$3")" -v b="$(median "$1" "$2" no "$3")" \
 		'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 }
 {
@@ -88,7 +95,8 @@ ratio() {
 	echo "| --- | --- | --- | --- | --- | --- |$(for p in $PROCS all; do printf ' --- |'; done)"
 	echo "$SIZES" | while read -r size count; do
 		for build in $BUILDS; do
-			for key in no yes; do
+			for key in no yes chacha; do
+				[ -n "$(median "$size" "$build" $key 5)" ] || continue
 				line="| $size B | $build | $key |"
 				c=5
 				for col in values p50 p99 $PROCS all; do
@@ -107,6 +115,8 @@ ratio() {
 	echo "$SIZES" | while read -r size count; do
 		for build in $BUILDS; do
 			echo "| $size B | $build | $(ratio "$size" "$build" 5) | $(ratio "$size" "$build" "$all") |"
+			[ "$build" != new ] || [ "${MACS-chacha}" != chacha ] ||
+				echo "| $size B | new, chacha20-poly1305 | $(ratio "$size" new 5 chacha) | $(ratio "$size" new "$all" chacha) |"
 		done
 	done
 } >"$OUT/auth.md"

@@ -15,7 +15,8 @@
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there, and
 # cpu.log: "NAME TICKS CLK_TCK" per role process, its CPU time (user + system) at the end;
 # PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
-# auth-key-file in a copy of the configuration: authenticated datagrams.
+# auth-key-file in a copy of the configuration: authenticated datagrams; with
+# PAXOS_AUTH_MAC=NAME every process tags with auth-mac NAME (default: the configuration's).
 # Usage: bench/cluster-client.sh BUILD_DIR [--transport multicast|unicast]
 #                                [paxos-client options...]
 # Example: bench/cluster-client.sh build --count 100000 --size 64 --outstanding 64
@@ -76,6 +77,11 @@ if [ "${PAXOS_AUTH:-0}" = 1 ]; then
 	"$BUILD/paxos-keygen" "$WORK/auth.key" 2>/dev/null || fail "paxos-keygen failed"
 	grep -v '^auth-key-file[[:blank:]]' "$CONF" >"$WORK/auth.conf" || true
 	echo "auth-key-file $WORK/auth.key" >>"$WORK/auth.conf"
+	if [ -n "${PAXOS_AUTH_MAC:-}" ]; then
+		grep -v '^auth-mac[[:blank:]]' "$WORK/auth.conf" >"$WORK/auth.conf.mac" || true
+		echo "auth-mac $PAXOS_AUTH_MAC" >>"$WORK/auth.conf.mac"
+		mv "$WORK/auth.conf.mac" "$WORK/auth.conf"
+	fi
 	CONF=$WORK/auth.conf
 fi
 ACCEPTORS=${PAXOS_ACCEPTORS:-$(awk '$1 == "acceptors" { print $2 }' "$CONF")}
