@@ -41,6 +41,18 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	}
 }
 
+/* paxos_node_on_new_leader: an instance of another term than the one delivered before. */
+static void watch_term(struct paxos_node *n, paxos_ballot ballot)
+{
+	uint64_t term = paxos_ballot_term(ballot);
+	if (!term || term == n->app.term) /* 0: a final value heard without its ballot */
+		return;
+	bool changed = n->app.term != 0;
+	n->app.term = term;
+	if (changed && n->app.new_leader)
+		n->app.new_leader(n->app.new_leader_arg, (uint32_t)(ballot % PAXOS_MAX_PROPOSERS));
+}
+
 static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
 		      paxos_ballot ballot)
 {
@@ -55,6 +67,8 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 		deliver_batch(n, iid, v);
 	if (n->app.instance_done)
 		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
+	/* After the instance's own values: those are not to be submitted again. */
+	watch_term(n, ballot);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)

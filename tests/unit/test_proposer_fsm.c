@@ -596,6 +596,23 @@ START_TEST(test_first_ballot_of_epoch)
 }
 END_TEST
 
+/* paxos_ballot_term: one leader's rounds share a term; another proposer, or another epoch
+ * (a restart), has another; no ballot has none. */
+START_TEST(test_ballot_term_names_the_leadership)
+{
+	paxos_ballot b = ballot_first(3, 2);
+	ck_assert_uint_eq(paxos_ballot_term(0), 0);
+	ck_assert_uint_ne(paxos_ballot_term(b), 0);
+	ck_assert_uint_eq(paxos_ballot_term(ballot_increment(ballot_increment(b))),
+			  paxos_ballot_term(b));
+	ck_assert_uint_ne(paxos_ballot_term(ballot_first(4, 2)), paxos_ballot_term(b));
+	ck_assert_uint_ne(paxos_ballot_term(ballot_first(3, 3)), paxos_ballot_term(b));
+	ck_assert_uint_ne(paxos_ballot_term(ballot_first(0, 0)), 0);
+	ck_assert_uint_ne(paxos_ballot_term(ballot_first(99, 0)),
+			  paxos_ballot_term(ballot_first(0, 1)));
+}
+END_TEST
+
 static paxos_ballot refused;
 
 static bool refuse_ballot(void *arg, paxos_ballot b)
@@ -986,6 +1003,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_increment_skip);
 	tcase_add_test(t, test_epoch_ballots);
 	tcase_add_test(t, test_first_ballot_of_epoch);
+	tcase_add_test(t, test_ballot_term_names_the_leadership);
 	tcase_add_test(t, test_refused_ballot_not_used);
 	tcase_add_test(t, test_promises);
 	tcase_add_test(t, test_promise_highest_value_ballot_wins);
