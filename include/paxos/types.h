@@ -40,17 +40,6 @@ static inline bool paxos_ballot_plausible(paxos_ballot b)
 	return (b / PAXOS_MAX_PROPOSERS) >> 32 < PAXOS_PLAUSIBLE_EPOCHS;
 }
 
-/** The leadership ballot @p b belongs to: its proposer and the epoch of its range, without the
- * round, so that the ballots one leader uses give one term and another proposer's, or the same
- * proposer's after a restart, another; 0 for ballot 0 (none). */
-static inline uint64_t paxos_ballot_term(paxos_ballot b)
-{
-	if (!b)
-		return 0;
-	return ((b / PAXOS_MAX_PROPOSERS) >> 32) * PAXOS_MAX_PROPOSERS + b % PAXOS_MAX_PROPOSERS +
-	       1;
-}
-
 /** Acceptor ids must fit in the 32-bit quorum masks the cores use. */
 #define PAXOS_MAX_ACCEPTORS 32u
 

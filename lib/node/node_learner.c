@@ -41,16 +41,11 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	}
 }
 
-/* paxos_node_on_new_leader: an instance of another term than the one delivered before. */
-static void watch_term(struct paxos_node *n, paxos_ballot ballot)
+/* paxos_node_on_new_leader: an instance of a new leadership (leadership.h). */
+static void watch_leadership(struct paxos_node *n, paxos_ballot ballot)
 {
-	uint64_t term = paxos_ballot_term(ballot);
-	if (!term || term == n->app.term) /* 0: a final value heard without its ballot */
-		return;
-	bool changed = n->app.term != 0;
-	n->app.term = term;
-	if (changed && n->app.new_leader)
-		n->app.new_leader(n->app.new_leader_arg, (uint32_t)(ballot % PAXOS_MAX_PROPOSERS));
+	if (leadership_changed(&n->app.leadership, ballot) && n->app.new_leader)
+		n->app.new_leader(n->app.new_leader_arg, n->app.leadership.proposer);
 }
 
 static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
@@ -68,7 +63,7 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 	if (n->app.instance_done)
 		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
 	/* After the instance's own values: those are not to be submitted again. */
-	watch_term(n, ballot);
+	watch_leadership(n, ballot);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "leadership.h"
+
 /* Simulated time, in microseconds. Network delays are far below the timeouts, as on a LAN,
  * but large enough that messages overtake each other all the time. */
 #define DELAY_MIN 50u
@@ -133,9 +135,9 @@ struct sim_partition {
 	struct sim_proposer prop[SIM_MAX_PROPOSERS];
 	struct sim_learner lrn[SIM_MAX_LEARNERS];
 	struct endpoint client;
-	/* The leadership (paxos_ballot_term) of the last instance learner 0, the client's,
-	 * delivered with a known ballot: another one sends the client's values again. */
-	uint64_t client_term;
+	/* Who proposed what learner 0, the client's, delivered (leadership.h): a new leader
+	 * sends the client's values again. */
+	struct leadership client_leadership;
 	struct checker check;
 };
 
@@ -1443,12 +1445,7 @@ static void on_client_deliver(void *arg, const struct paxos_learner_event *e)
 	struct sim *s = ep->sim;
 	on_learner_deliver(ep, e->iid, &e->value);
 	uint32_t p = ep->partition;
-	uint64_t term = paxos_ballot_term(e->ballot);
-	if (!term || term == s->part[p].client_term)
-		return;
-	bool changed = s->part[p].client_term != 0;
-	s->part[p].client_term = term;
-	if (!changed)
+	if (!leadership_changed(&s->part[p].client_leadership, e->ballot))
 		return;
 	s->r->client_new_leaders++;
 	trace(s, 1, "the client sees a new leader of partition %u in instance %" PRIu64, p, e->iid);
