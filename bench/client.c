@@ -62,7 +62,8 @@ struct client {
 	struct event_base *base;
 	uint32_t id;
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
-	paxos_iid first_iid; /* the first instance delivered (0: none yet) */
+	uint64_t new_leader_resubmits; /* of the resubmits, those at a partition's new leader */
+	paxos_iid first_iid;           /* the first instance delivered (0: none yet) */
 	/* Before the first value: how long to wait for the learner to start, and until when. */
 	paxos_time learner_wait, learner_wait_until;
 	struct event *start_ev;
@@ -255,6 +256,26 @@ static void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* With several partitions the new leader of one has no copy of the values that waited on the
+ * leader before (README, "Lean followers"): they go again as soon as its first instance is
+ * delivered, not after --resubmit-ms. */
+static void on_new_leader(void *arg, uint32_t proposer)
+{
+	(void)proposer;
+	struct part *part = arg;
+	struct client *c = part->c;
+	uint32_t index = (uint32_t)(part - c->parts);
+	paxos_time now = paxos_now();
+	for (uint32_t i = 0; i < c->outstanding; i++) {
+		struct slot *s = &c->slots[i];
+		if (s->seq && s->part == index) {
+			c->resubmits++;
+			c->new_leader_resubmits++;
+			send_slot(c, s, now);
+		}
+	}
+}
+
 static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -432,13 +453,13 @@ static void report(const struct client *c, bool json)
 		       "\"rate\":%" PRIu64 ",\"warmup_ms\":%" PRIu64 ",\"measured\":%" PRIu64
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
-		       ",\"duplicates\":%" PRIu64 ",\"submit_errors\":%" PRIu64
-		       ",\"first_instance\":%" PRIu64 ",\"foreign\":%" PRIu64
-		       ",\"cpu_us\":%" PRIu64,
+		       ",\"new_leader_resubmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
+		       ",\"submit_errors\":%" PRIu64 ",\"first_instance\":%" PRIu64
+		       ",\"foreign\":%" PRIu64 ",\"cpu_us\":%" PRIu64,
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
-		       c->resubmits, c->duplicates, c->submit_errors, (uint64_t)c->first_iid,
-		       c->foreign, cpu);
+		       c->resubmits, c->new_leader_resubmits, c->duplicates, c->submit_errors,
+		       (uint64_t)c->first_iid, c->foreign, cpu);
 		report_parts(c, json, secs);
 		printf("}\n");
 		return;
@@ -451,8 +472,9 @@ static void report(const struct client *c, bool json)
 	printf("latency ms: min %.3f  p50 %.3f  p90 %.3f  p99 %.3f  max %.3f  (90%% interval "
 	       "%.3f-%.3f)\n",
 	       min, p50, p90, p99, max, p5, p95);
-	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "\n",
-	       c->resubmits, c->duplicates, c->submit_errors);
+	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "; %" PRIu64
+	       " of the resubmits at a partition's new leader\n",
+	       c->resubmits, c->duplicates, c->submit_errors, c->new_leader_resubmits);
 	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
 	       (uint64_t)c->first_iid, c->foreign);
 	printf("client cpu %.3f s, %.3f us/value\n", (double)cpu / 1e6,
@@ -473,7 +495,9 @@ static void usage(FILE *out)
 		"      --rate N            open loop: submit N values/s on a timer, whatever the\n"
 		"                          deliveries; latency counts from when a value was due\n"
 		"  -r, --resubmit-ms T     resubmit a value not delivered after T ms (default "
-		"1000)\n"
+		"1000);\n"
+		"                          with several partitions also at once when a\n"
+		"                          partition's new leader is delivered from\n"
 		"  -t, --time-limit S      give up after S seconds (default 120)\n"
 		"  -l, --log FILE          write each submitted value as 'SEQ HEX' lines\n"
 		"      --id N              client id in value tags (default: process id)\n"
@@ -788,6 +812,9 @@ int main(int argc, char **argv)
 				part->node ? paxos_node_error(part->node) : err);
 			return 1;
 		}
+		/* One partition: the followers keep the values, a new leader has them. */
+		if (cfg.partitions > 1)
+			paxos_node_on_new_leader(part->node, on_new_leader, part);
 	}
 	c.node = c.parts[0].node;
 	struct timeval check = {0, (suseconds_t)(resubmit_ms * 1000 / 4)};

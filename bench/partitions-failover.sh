@@ -8,7 +8,10 @@
 # Prints, per monitor, the longest pause between two deliveries before the crash (baseline)
 # and within 1 s after it, medians of ROUNDS (default 3) runs on fresh processes. Expected:
 # partition 0 as before, partition 1 and the merged order about heartbeat-timeout-ms (the
-# merged order waits for partition 1's segments).
+# merged order waits for partition 1's segments). Instances flow on while values wait (an
+# idle leader closes instances with skips), so the clients' longest latency per partition is
+# printed too: the values that waited on the dead leader go again when the client sees the
+# new one (README, "Lean followers"), about heartbeat-timeout-ms, not after --resubmit-ms.
 # Writes bench/results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
 set -eu
@@ -37,6 +40,9 @@ pauses() {
 		END { printf "%.1f %.1f", base, after }' "$2"
 }
 
+# latest CLIENT: the longest latency (ms) of the client's values, from its report
+latest() { sed -n 's/^latency ms: .* max \([0-9.]*\) .*/\1/p' "$WORK/$1.log" | grep . || echo -; }
+
 # round R: one run on fresh processes; appends "R AT m0 m1 merged" pauses to $WORK/rounds.
 round() {
 	rm -rf "$WORK/store" "$WORK"/*.csv
@@ -57,12 +63,13 @@ round() {
 	AT=$(awk -v t0="$T0" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3f", now - t0 }')
 	wait "$PID_proposer1" 2>/dev/null || true
 	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer1" | tr '\n' ' ')
-	sleep 4
+	# The clients end at their time limit, with their reports (a signal could cut one).
+	wait "$PID_client0" "$PID_client1" || true
 	stop_all
 	grep -q "partition 1: leader is now 0" "$WORK/proposer0.log" ||
 		fail "proposer 0 did not take partition 1 over"
 	echo "$1 $AT $(pauses "$AT" "$WORK/m0.csv") $(pauses "$AT" "$WORK/m1.csv")" \
-		"$(pauses "$AT" "$WORK/merged.csv")" >>"$WORK/rounds"
+		"$(pauses "$AT" "$WORK/merged.csv") $(latest client0) $(latest client1)" >>"$WORK/rounds"
 }
 
 ROUNDS=${ROUNDS:-3}
@@ -78,9 +85,13 @@ MD=$OUT/partitions-failover.md
 	echo "| partition 1 (its leader killed) | $(median 5) | $(median 6) |"
 	echo "| merged order of both | $(median 7) | $(median 8) |"
 	echo
+	echo "Longest latency of a client value (ms, over the run): partition 0 $(median 9)," \
+		"partition 1 $(median 10) (clients resubmit after 3000 ms)."
+	echo
 	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms, merge-skip-ms $skip_ms;" \
 		"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end. Each round:" \
-		"round, crash at (s), then before and after (ms) for partition 0, partition 1, merged:"
+		"round, crash at (s), then before and after (ms) for partition 0, partition 1, merged," \
+		"then the longest latency (ms) of partition 0's and partition 1's client:"
 	echo
 	sed 's/^/    /' "$WORK/rounds"
 } >"$MD"

@@ -440,6 +440,17 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 	assign_pending(p, now, out);
 }
 
+void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
+			     const struct paxos_emitter *out)
+{
+	/* Values waiting announce the ballot as well as a skip does. */
+	if (!p->leader || pending_count(&p->pending))
+		return;
+	p->skip_wanted = true;
+	p->last_proposed = now;
+	assign_pending(p, now, out);
+}
+
 bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 {
 	return p->leader;

@@ -102,6 +102,21 @@ PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first
 PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed,
 				     void *arg);
 
+/** Called with the proposer's id when a leader's first instance is delivered. */
+typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
+
+/** Calls @p new_leader(@p arg, proposer) when the node's learner delivers an instance that
+ * another leadership proposed than the instances it delivered before (another proposer, or
+ * the same one restarted, as the instance's ballot says): values this node submitted and has not
+ * seen delivered may have waited on a leader that is gone, and with several partitions the new one
+ * has no copy of them (README, "Lean followers"; it announces itself with a skip,
+ * paxos_proposer_announce()), so submit them again now, with the same bytes. It may say so
+ * more than once at one failover (a value chosen under the old leader can be delivered
+ * after one of the new), and a value submitted again may be delivered twice. Needs a
+ * learner on the node; not for the first instance it delivers. */
+PAXOS_API void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader,
+					void *arg);
+
 /** snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to @p iid.
  * Unreliable like paxos_node_submit(); repeat it now and then. Returns PAXOS_OK or
  * PAXOS_E_INVALID (@p iid 0). */

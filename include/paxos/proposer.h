@@ -172,6 +172,14 @@ PAXOS_API int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t
 /** Whether a membership change asked of this proposer is not chosen yet. */
 PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 
+/** A leader that may lack the values clients sent before it led (it followed lean, or just
+ * started) makes itself known to the learners: unless values wait in its list, it closes its
+ * next instance with a skip as soon as phase 1 allows, so that every learner delivers an
+ * instance of its ballot and clients can submit again, at once, what waited on the leader
+ * before (paxos_node_on_new_leader()). One instance per call; ignored when not leading. */
+PAXOS_API void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
+				       const struct paxos_emitter *out);
+
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 

@@ -436,6 +436,12 @@ void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trim
 	n->app.trimmed_arg = arg;
 }
 
+void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader, void *arg)
+{
+	n->app.new_leader = new_leader;
+	n->app.new_leader_arg = arg;
+}
+
 int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 {
 	if (iid == 0) {
@@ -541,6 +547,17 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 	return first;
 }
 
+/* A new leader of a partition its node may follow lean has no copy of the values that waited
+ * on the leader before (nor, just started, of any): it makes its ballot known to the learners
+ * with a skip, and their clients submit those values again at once rather than on a timeout
+ * (paxos_node_on_new_leader). One instance per leadership; nothing per value. */
+static void announce(struct paxos_node *n)
+{
+	if (lean_allowed(n))
+		paxos_proposer_announce(n->proposer, paxos_now(),
+					&n->out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
 /*
  * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not
  * delivered and pre-executes its window there; acceptors' rejects make it jump past the old
@@ -560,7 +577,9 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 	if (leader == id || previous == id)
 		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (leader != id)
+	if (leader == id)
+		announce(n);
+	else
 		lean_follow(n);
 }
 
@@ -674,11 +693,13 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		   id, n->partition_label, leader,
 		   n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
 		   (unsigned long long)first, o.epoch);
-	if (leader == id)
+	if (leader == id) {
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	else
+		announce(n);
+	} else {
 		lean_follow(n);
+	}
 	uint32_t ms = n->cfg.heartbeat_interval_ms / 4;
 	return add_timer(n, &n->election_ev, ms ? ms : 1, on_election_tick);
 }

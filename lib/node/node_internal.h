@@ -15,6 +15,7 @@
 
 #include "auth_key.h"
 #include "codec.h"
+#include "leadership.h"
 #include "origin.h"
 
 #include <event2/event.h>
@@ -104,6 +105,10 @@ struct node_app {
 	 * merge of a partitions group (partitions.c) counts instances, values or not. */
 	void (*instance_done)(void *arg, paxos_iid iid, bool skip);
 	void *instance_done_arg;
+	/* paxos_node_on_new_leader, and who proposed what the learner delivered */
+	paxos_new_leader_fn new_leader;
+	void *new_leader_arg;
+	struct leadership leadership;
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 };

@@ -41,6 +41,13 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	}
 }
 
+/* paxos_node_on_new_leader: an instance of a new leadership (leadership.h). */
+static void watch_leadership(struct paxos_node *n, paxos_ballot ballot)
+{
+	if (leadership_changed(&n->app.leadership, ballot) && n->app.new_leader)
+		n->app.new_leader(n->app.new_leader_arg, n->app.leadership.proposer);
+}
+
 static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
 		      paxos_ballot ballot)
 {
@@ -55,6 +62,8 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 		deliver_batch(n, iid, v);
 	if (n->app.instance_done)
 		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
+	/* After the instance's own values: those are not to be submitted again. */
+	watch_leadership(n, ballot);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)

@@ -150,10 +150,10 @@ local_members() {
 		"$1" >"$1.members" && mv "$1.members" "$1"
 }
 
-# partition_client NAME PARTITION COUNT: paxos-client on $CONF in the background, 16 values
-# outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION x
-# spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
-# client id 77).
+# partition_client NAME PARTITION COUNT [OPTIONS]: paxos-client on $CONF in the background, 16
+# values outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION
+# x spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
+# client id 77); OPTIONS (one word list) go to paxos-client as well.
 partition_client() {
 	where="--partition $2"
 	[ "$2" != x ] || where="--partitions 2"
@@ -162,7 +162,7 @@ partition_client() {
 		status=0
 		# shellcheck disable=SC2086
 		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
-			--size 32 --time-limit 30 >"$WORK/$1.log" 2>&1 || status=$?
+			--size 32 --time-limit 30 ${4:-} >"$WORK/$1.log" 2>&1 || status=$?
 		echo "$status" >"$WORK/$1.status"
 	) &
 	CLIENTS="${CLIENTS:-} $!"

@@ -562,6 +562,46 @@ START_TEST(test_idle_leader_proposes_skips)
 }
 END_TEST
 
+/*
+ * A new leader that may lack the clients' values announces its ballot: once phase 1 is done it
+ * closes one instance with a skip (learners deliver an instance of the new leadership, and
+ * their clients submit again; paxos_node_on_new_leader). A follower announces nothing, and
+ * values waiting announce the ballot themselves: no skip then.
+ */
+START_TEST(test_new_leader_announces_itself_with_a_skip)
+{
+	struct sim *s = sim_new(5, 3, 8);
+	paxos_proposer_announce(s->p, s->now, &s->out); /* not leading: nothing */
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 0);
+	lead(s);
+	paxos_proposer_announce(s->p, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 1);
+	ck_assert_uint_eq(s->ninstances, 1);
+	ck_assert_uint_eq(s->nskips, 1);
+	ck_assert_uint_eq(s->ndelivered, 0);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK); /* values go on after it */
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_uint_eq(s->delivered_iid[0], 2);
+	advance(s, 1000000); /* one skip per announcement, none when idle (no skip_idle) */
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 1);
+
+	paxos_proposer_set_leader(s->p, false, 0, s->now, &s->out);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	paxos_proposer_set_leader(s->p, true, 3, s->now, &s->out);
+	paxos_proposer_announce(s->p, s->now, &s->out); /* "b" waits: it announces */
+	run(s);
+	ck_assert_uint_eq(s->counters.skips_proposed, 1);
+	ck_assert_uint_eq(s->ndelivered, 2);
+	ck_assert_str_eq(s->delivered[1], "b");
+	ck_assert_uint_eq(s->delivered_iid[1], 3);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_non_leader_sends_nothing)
 {
 	struct sim *s = sim_new(4, 2, 8);
@@ -1487,6 +1527,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_repair_runs_a_decided_instance_again);
 	tcase_add_test(t, test_non_leader_sends_nothing);
 	tcase_add_test(t, test_idle_leader_proposes_skips);
+	tcase_add_test(t, test_new_leader_announces_itself_with_a_skip);
 	tcase_add_test(t, test_accept_right_after_phase1);
 	tcase_add_test(t, test_value_waits_for_phase1);
 	tcase_add_test(t, test_concurrency_limit);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "ballot.h"
+#include "leadership.h"
 #include "batch.h"
 #include "instance.h"
 #include "support.h"
@@ -596,6 +597,31 @@ START_TEST(test_first_ballot_of_epoch)
 }
 END_TEST
 
+/* leadership.h (paxos_node_on_new_leader): a new leadership is another proposer, or the same
+ * one in a higher epoch (restarted); not its later rounds, not a switch back to a lower epoch
+ * range (a leader that skipped past an older one's ballots uses both), not ballot 0. */
+START_TEST(test_leadership_changes)
+{
+	struct leadership l = {0};
+	paxos_ballot b = ballot_first(3, 2);
+	ck_assert(!leadership_changed(&l, 0));
+	ck_assert(!leadership_changed(&l, b)); /* the first one known */
+	ck_assert(!leadership_changed(&l, ballot_increment(ballot_increment(b))));
+	ck_assert(!leadership_changed(&l, 0));
+	/* Proposer 4 (epoch 1) takes over: past 3's ballots first, in 3's epoch range, then
+	 * instances 3 never prepared in its own range, then in 3's range again (taken). */
+	ck_assert(leadership_changed(&l, ballot_increment_skip(ballot_first(4, 1), b, 4)));
+	ck_assert_uint_eq(l.proposer, 4);
+	ck_assert_uint_eq(l.epoch, 2);
+	ck_assert(!leadership_changed(&l, ballot_first(4, 1)));
+	ck_assert(!leadership_changed(&l, ballot_first(4, 2)));
+	ck_assert(leadership_changed(&l, ballot_first(4, 3))); /* restarted */
+	ck_assert(leadership_changed(&l, ballot_first(3, 2))); /* back to proposer 3 */
+	ck_assert(leadership_changed(&l, ballot_first(0, 0)));
+	ck_assert_uint_eq(l.proposer, 0);
+}
+END_TEST
+
 static paxos_ballot refused;
 
 static bool refuse_ballot(void *arg, paxos_ballot b)
@@ -986,6 +1012,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_increment_skip);
 	tcase_add_test(t, test_epoch_ballots);
 	tcase_add_test(t, test_first_ballot_of_epoch);
+	tcase_add_test(t, test_leadership_changes);
 	tcase_add_test(t, test_refused_ballot_not_used);
 	tcase_add_test(t, test_promises);
 	tcase_add_test(t, test_promise_highest_value_ballot_wins);

@@ -74,6 +74,8 @@ void sim_options_format(const struct sim_options *o, const char *program, char *
 		w += (size_t)snprintf(buf + w, cap - w, " --reconfig yes");
 	if (o->partitions > 1 && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --partitions %u", o->partitions);
+	if (o->resubmit_us && w < cap)
+		w += (size_t)snprintf(buf + w, cap - w, " --resubmit-us %u", o->resubmit_us);
 	if (o->own_acceptors && w < cap)
 		w += (size_t)snprintf(buf + w, cap - w, " --own-acceptors yes");
 }
@@ -128,6 +130,7 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 		       {"--batch", SIM_MAX_VALUE},
 		       {"--accept-loss", 100},
 		       {"--skip-idle-us", 10000000},
+		       {"--resubmit-us", 100000000},
 		       {"--partitions", SIM_MAX_PARTITIONS}};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -251,6 +254,9 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 			break;
 		case 9:
 			o->skip_idle_us = (uint32_t)v;
+			break;
+		case 10:
+			o->resubmit_us = (uint32_t)v;
 			break;
 		default:
 			o->partitions = (uint32_t)v;

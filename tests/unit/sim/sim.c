@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "leadership.h"
+
 /* Simulated time, in microseconds. Network delays are far below the timeouts, as on a LAN,
  * but large enough that messages overtake each other all the time. */
 #define DELAY_MIN 50u
@@ -133,6 +135,9 @@ struct sim_partition {
 	struct sim_proposer prop[SIM_MAX_PROPOSERS];
 	struct sim_learner lrn[SIM_MAX_LEARNERS];
 	struct endpoint client;
+	/* Who proposed what learner 0, the client's, delivered (leadership.h): a new leader
+	 * sends the client's values again. */
+	struct leadership client_leadership;
 	struct checker check;
 };
 
@@ -638,6 +643,10 @@ static void promote(struct sim *s, uint32_t i)
 	trace(s, 1, "proposer %u leads from instance %" PRIu64, i, first);
 	checker_led(s->check, i);
 	paxos_proposer_set_leader(p->core, true, first, s->now, &p->ep.emitter);
+	/* As the node does with partitions: a new leader has no copy of the values that
+	 * waited on the one before, and says so to the learners with a skip. */
+	if (s->o.partitions > 1)
+		paxos_proposer_announce(p->core, s->now, &p->ep.emitter);
 }
 
 static void demote(struct sim *s, uint32_t i)
@@ -1423,7 +1432,28 @@ static void submit(struct sim *s, uint32_t id)
 	s->r->submissions++;
 	trace(s, 2, "client submits value %u", id);
 	on_emit(&s->part[s->cur].client, PAXOS_GROUP_SUBMIT, &m);
-	schedule(s, s->now + RESUBMIT_AFTER, SE_RESUBMIT, 0, id);
+	schedule(s, s->now + (s->o.resubmit_us ? s->o.resubmit_us : RESUBMIT_AFTER), SE_RESUBMIT, 0,
+		 id);
+}
+
+/* As paxos-client does with partitions (paxos_node_on_new_leader): when its learner delivers
+ * an instance of another leadership than the one before, every value of that partition it
+ * has not seen delivered goes again at once. */
+static void on_client_deliver(void *arg, const struct paxos_learner_event *e)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	on_learner_deliver(ep, e->iid, &e->value);
+	uint32_t p = ep->partition;
+	if (!leadership_changed(&s->part[p].client_leadership, e->ballot))
+		return;
+	s->r->client_new_leaders++;
+	trace(s, 1, "the client sees a new leader of partition %u in instance %" PRIu64, p, e->iid);
+	uint32_t was = use(s, p);
+	for (uint32_t id = p; id < s->o.values; id += s->o.partitions)
+		if (s->check->submitted[id] && s->check->views[0].count[id] == 0)
+			submit(s, id);
+	use(s, was);
 }
 
 /* The client learns its value was delivered from learner 0, like a replica's own client. */
@@ -1606,8 +1636,11 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
 		break;
 	}
-	case EP_LEARNER: /* the learners group, or a leader's accept */
-		paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
+	case EP_LEARNER:                           /* the learners group, or a leader's accept */
+		if (i == 0 && s->o.partitions > 1) /* the client's: it watches the leader */
+			learner_step(s, s->lrn[0].core, m, &s->lrn[0].ep, NULL, on_client_deliver);
+		else
+			paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
 		break;
 	default:
 		break;
@@ -2051,7 +2084,7 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 		 * cleanly); after a leader's failure or a cut, the next one may propose values
 		 * its predecessor already got chosen (at-least-once). */
 		/* Skips also bring a chosen membership change into force (no-ops). */
-		s->check->skips = o->skip_idle_us != 0 || o->reconfig;
+		s->check->skips = o->skip_idle_us != 0 || o->reconfig || o->partitions > 1;
 		s->check->reconfig = o->reconfig;
 		s->check->integrity =
 		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&

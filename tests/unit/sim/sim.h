@@ -107,6 +107,11 @@ struct sim_options {
 	 * partition-acceptors with disjoint sets): an acceptor crash or a network cut hits one
 	 * partition's acceptor only, where shared acceptors fail in every partition at once. */
 	bool own_acceptors;
+	/* A value not delivered this long (us) is submitted again; 0: 120 ms. With partitions
+	 * the clients also submit a partition's values again at once when the first instance of
+	 * a new leader of it is delivered (paxos_node_on_new_leader), so that a long timeout
+	 * does not hold them up after a leader failed (README, "Lean followers"). */
+	uint32_t resubmit_us;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
 
@@ -123,6 +128,7 @@ struct sim_result {
 	uint32_t proposer_reconfigurations; /* of those, changes of the proposer set */
 	uint64_t merged;                    /* values in the merged order, over all learners */
 	uint32_t snapshots;                 /* merging learners restarted from a snapshot */
+	uint32_t client_new_leaders; /* new leaders of a partition the client saw (resubmit_us) */
 };
 
 void sim_options_default(struct sim_options *o);
