@@ -357,6 +357,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (n->acceptor && id < 32 && !(c->members & (1u << id)))
 		say_if_removed(n, false);
+	node_membership_push(n, paxos_now()); /* acceptors without a learner: at once */
 }
 
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
@@ -574,6 +575,9 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 #define UNSETTLED_AFTER_US 1000000u
 /* An acceptor answers at most this often: asks are cheap to send, answers are larger. */
 #define ANSWER_EVERY_US 20000u
+/* How often a proposer sends its history to acceptors without a learner (and at once when a
+ * change is applied): an acceptor started or cut off meanwhile is this far behind at most. */
+#define PUSH_EVERY_US 1000000u
 
 void node_membership_free_answers(struct paxos_node *n)
 {
@@ -596,6 +600,8 @@ static void ask(struct paxos_node *n, paxos_time now)
 
 void node_membership_tick(struct paxos_node *n, paxos_time now)
 {
+	if (n->membership && (!n->push_last || now - n->push_last >= PUSH_EVERY_US))
+		node_membership_push(n, now);
 	if (!n->membership || (n->membership_settled && !n->membership_querying))
 		return;
 	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US)
@@ -604,8 +610,9 @@ void node_membership_tick(struct paxos_node *n, paxos_time now)
 
 void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
 {
-	/* Only an acceptor whose learner applies the log has a history worth giving. */
-	if (!n->acceptor || !n->learner || !n->membership || n->failed)
+	/* An acceptor's history: the one its learner applies, or for one without a learner
+	 * the one the proposers' pushes gave it (a prefix of the log's all the same). */
+	if (!n->acceptor || !n->membership || n->failed)
 		return;
 	if (n->answer_last && now - n->answer_last < ANSWER_EVERY_US)
 		return;
@@ -619,6 +626,89 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 						     .settled = n->membership_settled,
 						     .history = {n->answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
+}
+
+void node_membership_push(struct paxos_node *n, paxos_time now)
+{
+	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
+	if (!n->membership || !n->proposer || !n->learner || n->cfg.learning_acceptors || n->failed)
+		return;
+	/* The encoder copies the bytes at once: the answers' buffer serves. */
+	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
+	if (!len)
+		return;
+	n->push_last = now;
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
+	m.u.config_push = (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
+						     .settled = n->membership_settled,
+						     .history = {n->answer_buf, (uint32_t)len}};
+	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m)
+{
+	const struct paxos_config_push *c = &m->u.config_push;
+	/* An acceptor without a learner only: a learner applies the log itself. */
+	if (!n->acceptor || n->learner || !n->membership || n->failed)
+		return;
+	struct paxos_membership *h = paxos_membership_decode_history(
+	    c->history.data, c->history.len, n->cfg.membership_alpha);
+	if (!h || !paxos_membership_agrees(h, n->membership)) {
+		if (n->answers_refused++ == 0)
+			paxos_logf(PAXOS_LOG_WARNING,
+				   "paxos: proposer %u sent a configuration history %s: ignored "
+				   "(check its paxos.conf: membership-alpha, initial-members)",
+				   c->proposer_id,
+				   h ? "that disagrees with this node's" : "that cannot be one");
+		n->transport.malformed_datagrams++;
+		paxos_membership_free(h);
+		return;
+	}
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR], bit = id < 32 ? 1u << id : 0;
+	const struct paxos_configuration *c0 = paxos_membership_latest(n->membership);
+	uint32_t before = c0->id;
+	bool was_member = (c0->members & bit) != 0;
+	int rc = paxos_membership_adopt(n->membership, h);
+	paxos_membership_free(h);
+	if (c->settled)
+		n->membership_settled = true;
+	const struct paxos_configuration *now = paxos_membership_latest(n->membership);
+	if (rc != 1 || now->id == before)
+		return;
+	/* Kept before it is acted on, as a learner keeps what it applies. */
+	if (keep(n, 0) != PAXOS_OK) {
+		node_fail(n, PAXOS_E_IO, "membership");
+		return;
+	}
+	n->membership_kept = now->id;
+	give_addresses(n);
+	count_latest(n);
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += now->id - before;
+	char text[128], lead[128];
+	members_text(now->members, text, sizeof(text));
+	members_text(now->proposers & proposer_ids(n), lead, sizeof(lead));
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u%s: configuration %u (acceptors %s, proposers %s from "
+		   "instance %llu), as proposer %u's learner applied it",
+		   id, n->partition_label, now->id, text, lead, (unsigned long long)now->first,
+		   c->proposer_id);
+	if (was_member && !(now->members & bit))
+		say_if_removed(n, false);
+}
+
+bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m)
+{
+	paxos_iid iid;
+	if (m->type == PAXOS_MSG_PREPARE)
+		iid = m->u.prepare.iid;
+	else if (m->type == PAXOS_MSG_ACCEPT)
+		iid = m->u.accept.iid;
+	else
+		return true;
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (id >= 32 || !paxos_membership_known(n->membership, iid))
+		return true;
+	return (paxos_membership_members(n->membership, iid) & (1u << id)) != 0;
 }
 
 /* Unicast: members an answer gives an address for that neither paxos.conf nor our history
@@ -680,6 +770,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 	}
 	if (!n->membership_settled) {
 		n->membership_settled = true;
+		node_membership_push(n, now);
 		paxos_logf(
 		    PAXOS_LOG_INFO,
 		    "paxos: configuration %u is in force as far as a quorum of its acceptors "

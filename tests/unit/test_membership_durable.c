@@ -153,7 +153,13 @@ START_TEST(test_file_round_trip)
 	const struct paxos_configuration *a = paxos_membership_history(m, &n1);
 	const struct paxos_configuration *b = paxos_membership_history(r, &n2);
 	ck_assert_uint_eq(n1, n2);
-	ck_assert_mem_eq(a, b, n1 * sizeof(*a));
+	/* Field by field: the structure's padding is not part of the history. */
+	for (uint32_t k = 0; k < n1; k++) {
+		ck_assert_uint_eq(a[k].first, b[k].first);
+		ck_assert_uint_eq(a[k].id, b[k].id);
+		ck_assert_uint_eq(a[k].members, b[k].members);
+		ck_assert_uint_eq(a[k].proposers, b[k].proposers);
+	}
 	ck_assert_uint_eq(paxos_membership_applied(r), paxos_membership_applied(m));
 	paxos_membership_free(r);
 
