@@ -199,6 +199,20 @@ PAXOS_API int paxos_node_change_proposers(struct paxos_node *n, uint32_t propose
 PAXOS_API int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
 					      const struct paxos_endpoint *e);
 
+/**
+ * With membership-alpha and the unicast transport: asks the cluster to move acceptor @p id, a
+ * member of the newest configuration, to address @p e (a new host, or a new port), by a
+ * command like paxos_node_change_membership_at()'s that keeps the acceptor and proposer sets:
+ * applied, it makes a new configuration, and every process that applies it sends to,
+ * subscribes to and hears acceptor @p id at @p e from then on and keeps the address with its
+ * history. The acceptor keeps its id and votes: run it there with its store, or without (it
+ * recovers, as any acceptor that lost its state). Returns as paxos_node_change_membership();
+ * PAXOS_E_INVALID also for another transport (multicast hears an acceptor wherever it runs),
+ * an id that is no member, no port, or the address the acceptor has already.
+ */
+PAXOS_API int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
+						 const struct paxos_endpoint *e);
+
 /** Unicast: this node sends to and hears acceptor @p id at @p e from now on (paxos-admin does
  * so for an acceptor it is to add before the command carries its address). PAXOS_E_INVALID
  * for another transport, an id not below acceptors or no port. */

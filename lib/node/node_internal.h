@@ -187,6 +187,9 @@ struct paxos_node {
 	char membership_dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
 	uint32_t membership_dir_count;
 	uint32_t membership_kept;
+	/* The acceptor addresses the history gave the transport (unicast; port 0: none). */
+	uint32_t given_addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t given_port[PAXOS_MAX_ACCEPTORS];
 	bool membership_ready;   /* made (node_membership_init): roles use it */
 	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */

@@ -8,6 +8,7 @@
 #include "log_line.h"
 #include "node_internal.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,7 +69,9 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 }
 
 /* The acceptors' addresses the log carried, given to the transport (unicast): kept ones at
- * the start, new ones as their commands are applied. */
+ * the start, new ones as their commands are applied. A member the log moved is believed at
+ * its new address at once (the log says it speaks from there), not after its old one's
+ * silence (origin.h). */
 static void give_addresses(struct paxos_node *n)
 {
 	if (!n->net->ops->set_address)
@@ -76,10 +79,15 @@ static void give_addresses(struct paxos_node *n)
 	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr;
 		uint16_t port;
-		if (!paxos_membership_address(n->membership, id, &addr, &port))
+		if (!paxos_membership_address(n->membership, id, &addr, &port) ||
+		    (n->given_port[id] == port && n->given_addr[id] == addr))
 			continue;
 		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
-		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+		if (n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e) != PAXOS_OK)
+			continue;
+		n->given_addr[id] = addr;
+		n->given_port[id] = port;
+		n->origins.acceptors[id] = (struct origin){0, 0};
 	}
 }
 
@@ -373,14 +381,31 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 	const struct paxos_configuration *made = NULL;
 	for (uint32_t k = 0; k < count && !made; k++)
 		if (h[k].id == from + 1 &&
-		    (kind == PAXOS_MEMBERSHIP_ACCEPTORS ? h[k].members : h[k].proposers) == set &&
+		    (kind == PAXOS_MEMBERSHIP_PROPOSERS ? h[k].proposers : h[k].members) == set &&
 		    h[k].first == iid + n->cfg.membership_alpha)
 			made = &h[k];
 	const struct paxos_configuration *c = made ? made : paxos_membership_latest(n->membership);
 	char text[128], lead[128];
 	members_text(c->members, text, sizeof(text));
 	members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
-	if (made)
+	uint32_t id, addr;
+	uint16_t port;
+	if (made && kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	    paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK) {
+		char where[INET_ADDRSTRLEN] = "?";
+		inet_ntop(AF_INET, &addr, where, sizeof(where));
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: configuration %u chosen in instance %llu: acceptor %u moves to "
+			   "%s:%u (acceptors %s, proposers %s from instance %llu)",
+			   c->id, (unsigned long long)iid, id, where, port, text, lead,
+			   (unsigned long long)c->first);
+		if (n->acceptor && id == n->role_id[PAXOS_ROLE_ACCEPTOR])
+			paxos_logf(PAXOS_LOG_WARNING,
+				   "paxos: acceptor %u%s: moved to %s:%u by configuration %u: the "
+				   "others send to it there from now on; stop this process and run "
+				   "acceptor %u at that address",
+				   id, n->partition_label, where, port, c->id, id);
+	} else if (made)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u chosen in instance %llu: acceptors %s, "
 			   "proposers %s from instance %llu",
@@ -563,6 +588,65 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
+	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
+				       const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->net->ops->set_address) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs the unicast transport "
+				  "(multicast hears an acceptor wherever it runs)");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs membership-alpha and "
+				  "a learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	char text[128];
+	members_text(c->members, text, sizeof(text));
+	if (id >= n->cfg.acceptors || id >= 32 || !(c->members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is no member: "
+			       "configuration %u has acceptors %s",
+			       id, c->id, text);
+		return PAXOS_E_INVALID;
+	}
+	if (!e || !e->port || e->addr.s_addr == 0 || e->addr.s_addr == UINT32_MAX) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u: an address "
+			       "needs a host and a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	uint32_t addr;
+	uint16_t port;
+	bool known = paxos_membership_address(m, id, &addr, &port);
+	if (!known) {
+		addr = n->cfg.acceptor_address[id].addr.s_addr;
+		port = n->cfg.acceptor_address[id].port;
+	}
+	if (addr == e->addr.s_addr && port == e->port) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is at that address "
+			       "already",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: configuration %u is chosen but "
+			       "not in force before instance %llu",
+			       c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
 	return paxos_node_submit(n, cmd, sizeof(cmd));
 }
 

@@ -6,6 +6,7 @@
  * own members vouch for, never one that disagrees with what the asker knows.
  */
 #include "check_main.h"
+#include <arpa/inet.h>
 #include <event2/event.h>
 #include <paxos/membership.h>
 #include <paxos/paxos.h>
@@ -632,6 +633,101 @@ START_TEST(test_node_proposer_pushes)
 }
 END_TEST
 
+/* ---- a member moved to a new address ---- */
+
+static void note_move(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	if (m->type == PAXOS_MSG_CLIENT_VALUE &&
+	    paxos_membership_decode_of(&m->u.client_value.value, &kind, &from, &set) == PAXOS_OK &&
+	    kind == PAXOS_MEMBERSHIP_ADDRESS)
+		*(int *)arg += 1;
+}
+
+static struct paxos_node *moving_node(struct stub *s, struct event_base *base)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 3;
+	cfg.proposers = 1;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	for (uint32_t a = 0; a < 3; a++) {
+		inet_pton(AF_INET, "127.0.0.1", &cfg.acceptor_address[a].addr);
+		cfg.acceptor_address[a].port = (uint16_t)(7200 + a);
+	}
+	char err[256];
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_query_membership(n), PAXOS_OK);
+	struct paxos_membership *h = paxos_membership_create(0x7, 0x1, ALPHA);
+	answer_with(s, 0, h);
+	answer_with(s, 1, h);
+	ck_assert(paxos_node_membership_settled(n));
+	paxos_membership_free(h);
+	return n;
+}
+
+/* paxos_node_change_acceptor_address: refused with multicast, for a non-member, without a port
+ * or to the address it has; else the command goes to the proposers. A history that carries
+ * the move gives the transport the new address at once. */
+START_TEST(test_node_moves_an_acceptor)
+{
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = moving_node(s, base);
+	struct paxos_endpoint e = {.port = 7301};
+	inet_pton(AF_INET, "127.0.0.2", &e.addr);
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, &e), PAXOS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(paxos_node_error(n), "unicast"));
+	paxos_node_free(n);
+	free(s);
+
+	s = calloc(1, sizeof(*s));
+	s->unicast = true;
+	n = moving_node(s, base);
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 3, &e), PAXOS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(paxos_node_error(n), "no member"));
+	struct paxos_endpoint bad = e;
+	bad.port = 0;
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, &bad), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, NULL), PAXOS_E_INVALID);
+	struct paxos_endpoint same = {.port = 7201};
+	inet_pton(AF_INET, "127.0.0.1", &same.addr);
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, &same), PAXOS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(paxos_node_error(n), "already"));
+	size_t first = s->sent;
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, &e), PAXOS_OK);
+	paxos_node_report_counters(n);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	int moves = 0;
+	stub_each_sent(s, first, note_move, &moves);
+	ck_assert_int_eq(moves, 1);
+
+	/* The cluster chose it in instance 3: a history that carries it is adopted, and the
+	 * transport sends to acceptor 1 at its new address. */
+	struct paxos_membership *h = paxos_membership_create(0x7, 0x1, ALPHA);
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_address(1, 0x7, 1, e.addr.s_addr, e.port, cmd);
+	struct paxos_value v = {cmd, sizeof(cmd)};
+	ck_assert_int_eq(paxos_membership_apply(h, 3, &v), 1);
+	paxos_membership_skip_to(h, 20);
+	answer_with(s, 0, h);
+	answer_with(s, 2, h);
+	ck_assert_uint_eq(paxos_membership_latest(paxos_node_membership(n))->id, 2);
+	ck_assert_uint_eq(s->acceptor_address[1].port, 7301);
+	ck_assert_uint_eq(s->acceptor_address[1].addr.s_addr, e.addr.s_addr);
+	/* Moving it again to where it is now: refused. */
+	ck_assert_int_eq(paxos_node_change_acceptor_address(n, 1, &e), PAXOS_E_INVALID);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("confquery");
@@ -647,6 +743,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_node_proposer_waits_for_answers);
 	tcase_add_test(t, test_node_acceptor_without_learner_takes_pushes);
 	tcase_add_test(t, test_node_proposer_pushes);
+	tcase_add_test(t, test_node_moves_an_acceptor);
 	suite_add_tcase(s, t);
 	return s;
 }
