@@ -141,6 +141,17 @@ PAXOS_API int paxos_node_keep_membership(struct paxos_node *n, const char *dir);
 PAXOS_API int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
 					uint32_t count, paxos_iid applied);
 
+/**
+ * As paxos_node_set_membership(), with a whole history: its configurations, the instance
+ * applied and the acceptor addresses the log carried (unicast), as paxos_node_membership()
+ * was when the application saved it, e.g. as paxos_membership_encode() bytes with a snapshot,
+ * read back with paxos_membership_decode_history(). The node keeps a copy. PAXOS_E_INVALID
+ * without membership-alpha, after a role was added, for NULL or a history of another
+ * membership-alpha.
+ */
+PAXOS_API int paxos_node_set_membership_history(struct paxos_node *n,
+						const struct paxos_membership *m);
+
 /** With membership-alpha: the acceptor configurations this node's learner has learned (see
  * paxos/membership.h: the newest with paxos_membership_latest(), whether it is in force with
  * paxos_membership_pending()); NULL when the acceptors are fixed or the node has no learner

@@ -308,6 +308,34 @@ int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configura
 	return PAXOS_OK;
 }
 
+int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_membership *m)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->cfg.membership_alpha || n->membership_ready || !m) {
+		node_set_error(n, "paxos_node_set_membership_history: %s",
+			       !m                    ? "no history"
+			       : n->membership_ready ? "call it before adding roles"
+						     : "needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	/* A copy through the wire form: checked as an answer is, addresses included. */
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	struct paxos_membership *copy =
+	    len ? paxos_membership_decode_history(buf, len, n->cfg.membership_alpha) : NULL;
+	if (!copy) {
+		node_set_error(n,
+			       "paxos_node_set_membership_history: not a history of changes with "
+			       "membership-alpha %u",
+			       n->cfg.membership_alpha);
+		return PAXOS_E_INVALID;
+	}
+	paxos_membership_free(n->membership);
+	n->membership = copy;
+	return PAXOS_OK;
+}
+
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
 static int keep(struct paxos_node *n, uint32_t first_dir)
 {

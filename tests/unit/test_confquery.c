@@ -728,6 +728,62 @@ START_TEST(test_node_moves_an_acceptor)
 }
 END_TEST
 
+static void no_delivery(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* A history the application kept with a snapshot (paxos_node_set_membership_history): taken
+ * whole, acceptor addresses included, before the roles; refused with another window or after
+ * a role was added. */
+START_TEST(test_node_takes_a_saved_history)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 5;
+	cfg.initial_members = 3;
+	cfg.proposers = 2;
+	cfg.membership_alpha = ALPHA;
+	cfg.proposer_window = ALPHA;
+	char err[256];
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	s->unicast = true;
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	struct paxos_membership *h = history(3, 100);
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_address(4, 0x19, 4, 0x0900000a, 7205, cmd);
+	struct paxos_value v = {cmd, sizeof(cmd)};
+	ck_assert_int_eq(paxos_membership_apply(h, 101, &v), 1);
+	struct paxos_membership *other = paxos_membership_create(0x7, 0x3, ALPHA + 1);
+	ck_assert_int_eq(paxos_node_set_membership_history(n, other), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_set_membership_history(n, NULL), PAXOS_E_INVALID);
+	ck_assert_int_eq(paxos_node_set_membership_history(n, h), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_set_learner_start(n, 90), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_learner(n, no_delivery, NULL), PAXOS_OK);
+	const struct paxos_membership *m = paxos_node_membership(n);
+	ck_assert_ptr_ne(m, h); /* a copy */
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 5);
+	ck_assert_uint_eq(paxos_membership_applied(m), 101);
+	ck_assert(paxos_node_membership_settled(n));
+	uint32_t addr;
+	uint16_t port;
+	ck_assert(paxos_membership_address(m, 4, &addr, &port));
+	ck_assert_uint_eq(port, 7205);
+	ck_assert_uint_eq(s->acceptor_address[4].port, 7205); /* given to the transport */
+	ck_assert_int_eq(paxos_node_set_membership_history(n, h), PAXOS_E_INVALID);
+	paxos_membership_free(other);
+	paxos_membership_free(h);
+	paxos_node_free(n);
+	free(s);
+	event_base_free(base);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("confquery");
@@ -744,6 +800,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_node_acceptor_without_learner_takes_pushes);
 	tcase_add_test(t, test_node_proposer_pushes);
 	tcase_add_test(t, test_node_moves_an_acceptor);
+	tcase_add_test(t, test_node_takes_a_saved_history);
 	suite_add_tcase(s, t);
 	return s;
 }
