@@ -8,7 +8,6 @@
 #include "log_line.h"
 #include "node_internal.h"
 
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +23,13 @@ static void members_text(uint32_t members, char *buf, size_t cap)
 	for (uint32_t rest = members; rest && used < cap; rest &= rest - 1)
 		used += (size_t)snprintf(buf + used, cap - used, "%s%d", used ? "," : "",
 					 __builtin_ctz(rest));
+}
+
+/* "10.0.0.9" of an IPv4 address in network byte order (the node knows no socket API). */
+static void dotted(uint32_t addr, char *buf, size_t cap)
+{
+	const uint8_t *b = (const uint8_t *)&addr;
+	snprintf(buf, cap, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
 }
 
 /* Proposer ids paxos.conf has, one bit each (membership-alpha allows at most 32). */
@@ -420,8 +426,8 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 	uint16_t port;
 	if (made && kind == PAXOS_MEMBERSHIP_ADDRESS &&
 	    paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK) {
-		char where[INET_ADDRSTRLEN] = "?";
-		inet_ntop(AF_INET, &addr, where, sizeof(where));
+		char where[16];
+		dotted(addr, where, sizeof(where));
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u chosen in instance %llu: acceptor %u moves to "
 			   "%s:%u (acceptors %s, proposers %s from instance %llu)",
@@ -784,27 +790,27 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 	paxos_membership_free(h);
 	if (c->settled)
 		n->membership_settled = true;
-	const struct paxos_configuration *now = paxos_membership_latest(n->membership);
-	if (rc != 1 || now->id == before)
+	const struct paxos_configuration *latest = paxos_membership_latest(n->membership);
+	if (rc != 1 || latest->id == before)
 		return;
 	/* Kept before it is acted on, as a learner keeps what it applies. */
 	if (keep(n, 0) != PAXOS_OK) {
 		node_fail(n, PAXOS_E_IO, "membership");
 		return;
 	}
-	n->membership_kept = now->id;
+	n->membership_kept = latest->id;
 	give_addresses(n);
 	count_latest(n);
-	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += now->id - before;
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += latest->id - before;
 	char text[128], lead[128];
-	members_text(now->members, text, sizeof(text));
-	members_text(now->proposers & proposer_ids(n), lead, sizeof(lead));
+	members_text(latest->members, text, sizeof(text));
+	members_text(latest->proposers & proposer_ids(n), lead, sizeof(lead));
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: acceptor %u%s: configuration %u (acceptors %s, proposers %s from "
 		   "instance %llu), as proposer %u's learner applied it",
-		   id, n->partition_label, now->id, text, lead, (unsigned long long)now->first,
-		   c->proposer_id);
-	if (was_member && !(now->members & bit))
+		   id, n->partition_label, latest->id, text, lead,
+		   (unsigned long long)latest->first, c->proposer_id);
+	if (was_member && !(latest->members & bit))
 		say_if_removed(n, false);
 }
 
