@@ -684,9 +684,12 @@ static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind
 	if (!m || set == 0 || from != paxos_membership_latest(m)->id)
 		return PAXOS_E_INVALID;
 	const struct paxos_configuration *c = paxos_membership_latest(m);
+	/* A move (PAXOS_MEMBERSHIP_ADDRESS) names the acceptors as they are, and comes with
+	 * its address. */
 	if (kind == PAXOS_MEMBERSHIP_ACCEPTORS
 		? set == c->members || (p->o.acceptors < 32 && (set >> p->o.acceptors) != 0)
-		: set == c->proposers)
+	    : kind == PAXOS_MEMBERSHIP_PROPOSERS ? set == c->proposers
+						 : set != c->members || !raw)
 		return PAXOS_E_INVALID;
 	if (p->o.max_value < (raw ? raw->len : PAXOS_MEMBERSHIP_COMMAND_LEN))
 		return PAXOS_E_TOO_BIG;

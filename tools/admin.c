@@ -41,6 +41,8 @@ static void usage(FILE *out)
 	    "                            paxos.conf has no address for it\n"
 	    "  remove-acceptor ID        stop counting acceptor ID's votes\n"
 	    "  replace-acceptor OLD NEW  both in one change\n"
+	    "  set-address ID HOST:PORT  unicast: acceptor ID (a member) is at HOST:PORT from\n"
+	    "                            now on; run it there (with its store, or it recovers)\n"
 	    "  add-proposer ID           let proposer ID lead (start it once the change is in "
 	    "force)\n"
 	    "  remove-proposer ID        proposer ID leads no more and may not start again\n"
@@ -157,6 +159,16 @@ static void print_status(const struct admin *a)
 	       (unsigned long long)(next - 1));
 	members_text(proposers_of(a, now), members, sizeof(members));
 	printf("proposers %s\n", members);
+	/* Addresses the log carried (unicast: add-acceptor ID HOST:PORT, set-address). */
+	for (uint32_t id = 0; id < a->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
+		uint32_t addr;
+		uint16_t port;
+		char where[INET_ADDRSTRLEN] = "?";
+		if (!paxos_membership_address(m, id, &addr, &port))
+			continue;
+		inet_ntop(AF_INET, &addr, where, sizeof(where));
+		printf("acceptor %u at %s:%u (from the log, not paxos.conf)\n", id, where, port);
+	}
 	if (latest != now) {
 		members_text(latest->members, members, sizeof(members));
 		members_text(proposers_of(a, latest), heard, sizeof(heard));
@@ -187,6 +199,32 @@ static bool caught_up(struct admin *a, paxos_time now)
 	return true;
 }
 
+/* A move of acceptor address_id: a member, and the others a live quorum while it moves (it
+ * is heard nowhere from the change on until it runs at its new address). */
+static bool move_allowed(struct admin *a, const struct paxos_configuration *c)
+{
+	uint32_t bit = 1u << a->address_id;
+	char have[128];
+	members_text(c->members, have, sizeof(have));
+	if (!(c->members & bit)) {
+		fprintf(stderr, "%s: acceptor %u is no member: configuration %u has acceptors %s\n",
+			program, a->address_id, c->id, have);
+		return false;
+	}
+	uint32_t quorum = paxos_membership_quorum_of(c->members);
+	uint32_t answering = (uint32_t)__builtin_popcount(c->members & ~bit & live(a));
+	if (answering < quorum) {
+		fprintf(stderr,
+			"%s: moving acceptor %u would leave no live quorum while it moves: %u of "
+			"the other acceptors answer, configuration %u needs %u\n",
+			program, a->address_id, answering, c->id, quorum);
+		return false;
+	}
+	a->from_id = c->id;
+	a->members = c->members;
+	return true;
+}
+
 /* Checks the change against what the cluster says now; prints why not and returns false. */
 static bool change_allowed(struct admin *a)
 {
@@ -201,6 +239,8 @@ static bool change_allowed(struct admin *a)
 	}
 	if (a->kind == PAXOS_MEMBERSHIP_PROPOSERS)
 		return proposers_change_allowed(a, c);
+	if (a->kind == PAXOS_MEMBERSHIP_ADDRESS)
+		return move_allowed(a, c);
 	uint32_t added = a->members & ~a->members_before;
 	uint32_t removed = a->members_before & ~a->members;
 	if ((added & c->members) || (removed & ~c->members)) {
@@ -278,6 +318,12 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	if (c->id > a->from_id) {
 		uint32_t made =
 		    a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? proposers_of(a, c) : c->members;
+		uint32_t addr = 0;
+		uint16_t port = 0;
+		if (a->kind == PAXOS_MEMBERSHIP_ADDRESS &&
+		    (!paxos_membership_address(m, a->address_id, &addr, &port) ||
+		     addr != a->address.addr.s_addr || port != a->address.port))
+			made = 0; /* another change made the configuration */
 		if (c->id != a->from_id + 1 || made != a->members) {
 			fprintf(stderr, "%s: another change was chosen first (configuration %u)\n",
 				program, c->id);
@@ -287,6 +333,16 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		if (paxos_membership_pending(m))
 			return;
 		members_text(made, text, sizeof(text));
+		if (a->kind == PAXOS_MEMBERSHIP_ADDRESS) {
+			char where[INET_ADDRSTRLEN] = "?";
+			inet_ntop(AF_INET, &addr, where, sizeof(where));
+			printf("configuration %u in force from instance %llu: acceptor %u at "
+			       "%s:%u\n",
+			       c->id, (unsigned long long)c->first, a->address_id, where, port);
+			fflush(stdout);
+			finish(a, 0);
+			return;
+		}
 		printf("configuration %u in force from instance %llu: %s %s\n", c->id,
 		       (unsigned long long)c->first,
 		       a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? "proposers" : "acceptors", text);
@@ -297,11 +353,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	/* Asked through the proposers like a client value: repeated until chosen. */
 	if (!a->last_ask || now - a->last_ask > 500000) {
 		a->last_ask = now;
-		int rc = a->kind == PAXOS_MEMBERSHIP_PROPOSERS
-			     ? paxos_node_change_proposers(a->node, a->members)
-			 : a->has_address ? paxos_node_change_membership_at(
-						a->node, a->members, a->address_id, &a->address)
-					  : paxos_node_change_membership(a->node, a->members);
+		int rc =
+		    a->kind == PAXOS_MEMBERSHIP_PROPOSERS
+			? paxos_node_change_proposers(a->node, a->members)
+		    : a->kind == PAXOS_MEMBERSHIP_ADDRESS
+			? paxos_node_change_acceptor_address(a->node, a->address_id, &a->address)
+		    : a->has_address ? paxos_node_change_membership_at(a->node, a->members,
+								       a->address_id, &a->address)
+				     : paxos_node_change_membership(a->node, a->members);
 		if (rc != PAXOS_OK) {
 			fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
 			finish(a, 1);
@@ -362,6 +421,14 @@ static int parse_command(struct admin *a, int argc, char **argv)
 		if (argc == 3 && parse_address(argv[2], &a->address) != 0)
 			return -1;
 		a->has_address = argc == 3;
+		a->address_id = x;
+		return 0;
+	}
+	if (strcmp(cmd, "set-address") == 0 && argc == 3 &&
+	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
+		if (parse_address(argv[2], &a->address) != 0)
+			return -1;
+		a->kind = PAXOS_MEMBERSHIP_ADDRESS;
 		a->address_id = x;
 		return 0;
 	}
@@ -435,6 +502,14 @@ int main(int argc, char **argv)
 		    "%s: %s: membership-alpha is 0: the acceptors and proposers are fixed (README, "
 		    "\"Changing the cluster\")\n",
 		    program, config);
+		return 1;
+	}
+	if (a.op == 1 && a.kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	    a.cfg.transport != PAXOS_TRANSPORT_UNICAST) {
+		fprintf(stderr,
+			"%s: %s: set-address needs transport unicast: with multicast an acceptor "
+			"is heard wherever it runs (restart it there, nothing to change)\n",
+			program, config);
 		return 1;
 	}
 	paxos_set_log(log_warnings, NULL);

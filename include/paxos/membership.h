@@ -42,6 +42,9 @@ struct paxos_configuration {
 enum paxos_membership_kind {
 	PAXOS_MEMBERSHIP_ACCEPTORS = 1, /**< the acceptor set (members) */
 	PAXOS_MEMBERSHIP_PROPOSERS = 2, /**< the proposer set (proposers) */
+	/** one member's unicast address, the sets as they are
+	 * (paxos_membership_command_address()) */
+	PAXOS_MEMBERSHIP_ADDRESS = 4,
 };
 
 struct paxos_membership;
@@ -148,9 +151,19 @@ PAXOS_API uint32_t paxos_membership_voted_in(const struct paxos_membership *m, u
 PAXOS_API void paxos_membership_command_at(uint32_t from_id, uint32_t members, uint32_t id,
 					   uint32_t addr, uint16_t port, uint8_t *buf);
 
-/** The address a command made by paxos_membership_command_at() carries: PAXOS_OK with the
- * acceptor's id, address (network byte order) and port; PAXOS_E_MALFORMED for any other
- * value. */
+/** Writes the command that moves acceptor @p id, a member of configuration @p from_id
+ * (whose acceptors are @p members), to the unicast address @p addr (IPv4, network byte order)
+ * and @p port: PAXOS_MEMBERSHIP_COMMAND_MAX bytes into @p buf. Applied, it makes a new
+ * configuration with the same acceptors and proposers and records the address
+ * (paxos_membership_address()); paxos_membership_decode_of() says PAXOS_MEMBERSHIP_ADDRESS
+ * with @p members as the set. It is ignored when @p members are not the newest
+ * configuration's or leave @p id out. */
+PAXOS_API void paxos_membership_command_address(uint32_t from_id, uint32_t members, uint32_t id,
+						uint32_t addr, uint16_t port, uint8_t *buf);
+
+/** The address a command made by paxos_membership_command_at() or
+ * paxos_membership_command_address() carries: PAXOS_OK with the acceptor's id, address
+ * (network byte order) and port; PAXOS_E_MALFORMED for any other value. */
 PAXOS_API int paxos_membership_decode_address(const struct paxos_value *v, uint32_t *id,
 					      uint32_t *addr, uint16_t *port);
 
@@ -185,7 +198,8 @@ PAXOS_API int paxos_membership_decode(const struct paxos_value *v, uint32_t *fro
 				      uint32_t *members);
 
 /** Reads command @p v of any kind: PAXOS_OK with its kind, the configuration it was made
- * against and the set it names, or PAXOS_E_MALFORMED. */
+ * against and the set it names (for PAXOS_MEMBERSHIP_ADDRESS the acceptors as they are), or
+ * PAXOS_E_MALFORMED. */
 PAXOS_API int paxos_membership_decode_of(const struct paxos_value *v,
 					 enum paxos_membership_kind *kind, uint32_t *from_id,
 					 uint32_t *set);

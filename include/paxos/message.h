@@ -34,7 +34,9 @@ enum paxos_msg_type {
 	PAXOS_MSG_RECOVER_INFO = 16, /**< acceptor or proposer -> acceptors: the answer */
 	PAXOS_MSG_CONFIG_ASK = 17,   /**< any node -> acceptors: your configuration history? */
 	PAXOS_MSG_CONFIG_INFO = 18,  /**< acceptor -> learners: the answer */
-	PAXOS_MSG_TYPE_MAX = 18      /**< the highest type */
+	PAXOS_MSG_CONFIG_PUSH =
+	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
+	PAXOS_MSG_TYPE_MAX = 19 /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -179,6 +181,15 @@ struct paxos_config_info {
 	struct paxos_value history; /**< the encoded history */
 };
 
+/** A proposer's configuration history, sent to the acceptors when a change is applied and
+ * every second (learning-acceptors no): an acceptor without a learner applies no log, and
+ * takes its configuration from these. */
+struct paxos_config_push {
+	uint32_t proposer_id;       /**< the sending proposer */
+	bool settled;               /**< its history is not just paxos.conf's, unconfirmed */
+	struct paxos_value history; /**< paxos_membership_encode()'s bytes */
+};
+
 /** paxos_leader.leader_id that ends the oracle's override: the proposers elect again. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
 /** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
@@ -208,6 +219,7 @@ struct paxos_message {
 		struct paxos_recover_info recover_info;
 		struct paxos_config_ask config_ask;
 		struct paxos_config_info config_info;
+		struct paxos_config_push config_push;
 	} u; /**< the message, in the member named like its type */
 };
 

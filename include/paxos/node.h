@@ -156,6 +156,17 @@ PAXOS_API int paxos_node_keep_membership(struct paxos_node *n, const char *dir);
 PAXOS_API int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
 					uint32_t count, paxos_iid applied);
 
+/**
+ * As paxos_node_set_membership(), with a whole history: its configurations, the instance
+ * applied and the acceptor addresses the log carried (unicast), as paxos_node_membership()
+ * was when the application saved it, e.g. as paxos_membership_encode() bytes with a snapshot,
+ * read back with paxos_membership_decode_history(). The node keeps a copy. PAXOS_E_INVALID
+ * without membership-alpha, after a role was added, for NULL or a history of another
+ * membership-alpha.
+ */
+PAXOS_API int paxos_node_set_membership_history(struct paxos_node *n,
+						const struct paxos_membership *m);
+
 /** With membership-alpha: the acceptor configurations this node's learner has learned (see
  * paxos/membership.h: the newest with paxos_membership_latest(), whether it is in force with
  * paxos_membership_pending()); NULL when the acceptors are fixed or the node has no learner
@@ -213,6 +224,20 @@ PAXOS_API int paxos_node_change_proposers(struct paxos_node *n, uint32_t propose
  */
 PAXOS_API int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
 					      const struct paxos_endpoint *e);
+
+/**
+ * With membership-alpha and the unicast transport: asks the cluster to move acceptor @p id, a
+ * member of the newest configuration, to address @p e (a new host, or a new port), by a
+ * command like paxos_node_change_membership_at()'s that keeps the acceptor and proposer sets:
+ * applied, it makes a new configuration, and every process that applies it sends to,
+ * subscribes to and hears acceptor @p id at @p e from then on and keeps the address with its
+ * history. The acceptor keeps its id and votes: run it there with its store, or without (it
+ * recovers, as any acceptor that lost its state). Returns as paxos_node_change_membership();
+ * PAXOS_E_INVALID also for another transport (multicast hears an acceptor wherever it runs),
+ * an id that is no member, no port, or the address the acceptor has already.
+ */
+PAXOS_API int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
+						 const struct paxos_endpoint *e);
 
 /** Unicast: this node sends to and hears acceptor @p id at @p e from now on (paxos-admin does
  * so for an acceptor it is to add before the command carries its address). PAXOS_E_INVALID

@@ -20,6 +20,7 @@ struct paxos_membership {
 
 /* The kind of paxos_membership_command_at(): an acceptor set with one member's address. */
 #define KIND_ACCEPTOR_AT 3u
+/* paxos_membership_command_address()'s is PAXOS_MEMBERSHIP_ADDRESS itself (4). */
 
 /* A length no frame of client values can start with (a value is at most a datagram), as the
  * skip frame's (lib/core/batch.h), but another one. */
@@ -131,11 +132,20 @@ void paxos_membership_command_at(uint32_t from_id, uint32_t members, uint32_t id
 	buf[23] = 0;
 }
 
+void paxos_membership_command_address(uint32_t from_id, uint32_t members, uint32_t id,
+				      uint32_t addr, uint16_t port, uint8_t *buf)
+{
+	paxos_membership_command_at(from_id, members, id, addr, port, buf);
+	put_u32le(buf + 4, PAXOS_MEMBERSHIP_ADDRESS);
+}
+
 int paxos_membership_decode_address(const struct paxos_value *v, uint32_t *id, uint32_t *addr,
 				    uint16_t *port)
 {
-	if (!paxos_membership_is_command(v) || v->len != PAXOS_MEMBERSHIP_COMMAND_MAX ||
-	    get_u32le(v->data + 4) != KIND_ACCEPTOR_AT)
+	if (!paxos_membership_is_command(v) || v->len != PAXOS_MEMBERSHIP_COMMAND_MAX)
+		return PAXOS_E_MALFORMED;
+	uint32_t kind = get_u32le(v->data + 4);
+	if (kind != KIND_ACCEPTOR_AT && kind != PAXOS_MEMBERSHIP_ADDRESS)
 		return PAXOS_E_MALFORMED;
 	const uint8_t *p = v->data;
 	memcpy(addr, p + 16, 4);
@@ -187,10 +197,12 @@ int paxos_membership_decode_of(const struct paxos_value *v, enum paxos_membershi
 	uint32_t k = get_u32le(v->data + 4), id, addr;
 	uint16_t port;
 	if (v->len == PAXOS_MEMBERSHIP_COMMAND_MAX) {
-		/* An acceptor set, and the address of one of its members. */
+		/* An acceptor set and the address of one of its members: a new set, or the same
+		 * one with a member moved. */
 		if (paxos_membership_decode_address(v, &id, &addr, &port) != PAXOS_OK)
 			return PAXOS_E_MALFORMED;
-		k = PAXOS_MEMBERSHIP_ACCEPTORS;
+		if (k == KIND_ACCEPTOR_AT)
+			k = PAXOS_MEMBERSHIP_ACCEPTORS;
 	} else if (k != PAXOS_MEMBERSHIP_ACCEPTORS && k != PAXOS_MEMBERSHIP_PROPOSERS) {
 		return PAXOS_E_MALFORMED;
 	}
@@ -226,24 +238,28 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 		return 0;
 	const struct paxos_configuration *latest = paxos_membership_latest(m);
 	struct paxos_configuration next = *latest;
+	uint32_t id, addr;
+	uint16_t port;
+	bool has_address = paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK;
 	if (kind == PAXOS_MEMBERSHIP_ACCEPTORS)
 		next.members = set;
-	else
+	else if (kind == PAXOS_MEMBERSHIP_PROPOSERS)
 		next.proposers = set;
 	/* Made against an older configuration (a second change at once, or a retry of one
 	 * already chosen), or an acceptor set changing nothing: ignored, the same way
 	 * everywhere. A proposer set equal to the newest is applied all the same (a new
 	 * configuration, no change): "every proposer" (UINT32_MAX) and the ids a history was
-	 * made with would compare differently at different processes. */
+	 * made with would compare differently at different processes. A move names the
+	 * members as they are, the moved one among them. */
 	if (from != latest->id || set == 0 ||
 	    (kind == PAXOS_MEMBERSHIP_ACCEPTORS && set == latest->members) ||
+	    (kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	     (set != latest->members || !has_address || !(set & (1u << id)))) ||
 	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha)
 		return 0;
 	next.first = iid + m->alpha;
 	next.id = latest->id + 1;
-	uint32_t id, addr;
-	uint16_t port;
-	if (paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK && (set & (1u << id)))
+	if (has_address && (set & (1u << id)))
 		paxos_membership_set_address(m, id, addr, port);
 	if (m->count == PAXOS_MEMBERSHIP_HISTORY) {
 		memmove(&m->c[0], &m->c[1], (m->count - 1) * sizeof(m->c[0]));

@@ -73,6 +73,8 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "config_ask";
 	case PAXOS_MSG_CONFIG_INFO:
 		return "config_info";
+	case PAXOS_MSG_CONFIG_PUSH:
+		return "config_push";
 	}
 	return "unknown";
 }
@@ -87,6 +89,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_ACCEPTOR_HELLO:
 	case PAXOS_MSG_RECOVER_INFO:
 	case PAXOS_MSG_CONFIG_ASK:
+	case PAXOS_MSG_CONFIG_PUSH:
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
@@ -170,6 +173,9 @@ bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id)
 		return true;
 	case PAXOS_MSG_HEARTBEAT:
 		*id = m->u.heartbeat.proposer_id;
+		return true;
+	case PAXOS_MSG_CONFIG_PUSH:
+		*id = m->u.config_push.proposer_id;
 		return true;
 	default:
 		return false;

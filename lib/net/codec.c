@@ -21,6 +21,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 7, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
+    [PAXOS_MSG_CONFIG_PUSH] = 4,
 };
 
 #define HEADER_FIELDS 4u
@@ -72,6 +73,12 @@ static bool config_info_ok(const struct paxos_config_info *c)
 	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
 }
 
+static bool config_push_ok(const struct paxos_config_push *c)
+{
+	return c->proposer_id < PAXOS_MAX_PROPOSERS && c->history.len > 0 &&
+	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
+}
+
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
 static bool message_ok(const struct paxos_message *m)
 {
@@ -103,6 +110,8 @@ static bool message_ok(const struct paxos_message *m)
 		return true;
 	case PAXOS_MSG_CONFIG_INFO:
 		return config_info_ok(&m->u.config_info);
+	case PAXOS_MSG_CONFIG_PUSH:
+		return config_push_ok(&m->u.config_push);
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_CLIENT_VALUE:
@@ -220,6 +229,14 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		else
 			msgpack_pack_false(pk);
 		pack_value(pk, &m->u.config_info.history);
+		break;
+	case PAXOS_MSG_CONFIG_PUSH:
+		msgpack_pack_uint32(pk, m->u.config_push.proposer_id);
+		if (m->u.config_push.settled)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		pack_value(pk, &m->u.config_push.history);
 		break;
 	}
 }
@@ -559,6 +576,11 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_bool(&f[3], &m->u.config_info.settled) &&
 		       get_value(&f[4], buf, len, &m->u.config_info.history) &&
 		       config_info_ok(&m->u.config_info);
+	case PAXOS_MSG_CONFIG_PUSH:
+		return get_u32(&f[1], &m->u.config_push.proposer_id) &&
+		       get_bool(&f[2], &m->u.config_push.settled) &&
+		       get_value(&f[3], buf, len, &m->u.config_push.history) &&
+		       config_push_ok(&m->u.config_push);
 	}
 	return false;
 }

@@ -192,6 +192,9 @@ struct paxos_node {
 	char membership_dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
 	uint32_t membership_dir_count;
 	uint32_t membership_kept;
+	/* The acceptor addresses the history gave the transport (unicast; port 0: none). */
+	uint32_t given_addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t given_port[PAXOS_MAX_ACCEPTORS];
 	bool membership_ready;   /* made (node_membership_init): roles use it */
 	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
@@ -202,6 +205,7 @@ struct paxos_node {
 	bool membership_querying; /* paxos_node_query_membership: asks and adopts for good */
 	bool membership_gated;    /* the election was given the set without this proposer */
 	paxos_time ask_started, ask_last, answer_last;
+	paxos_time push_last; /* a proposer's last config_push (learning-acceptors no) */
 	uint64_t ask_nonce;
 	struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS];
 	bool answer_settled[PAXOS_MAX_ACCEPTORS];
@@ -371,6 +375,14 @@ void node_membership_tick(struct paxos_node *n, paxos_time now);
 void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_membership_free_answers(struct paxos_node *n);
+/* learning-acceptors no: a proposer sends its history to the acceptors (each second, and at
+ * once when its learner applies a change); an acceptor without a learner takes a push that
+ * goes further than its own (kept, addresses given, its removal said). */
+void node_membership_push(struct paxos_node *n, paxos_time now);
+void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m);
+/* Whether the node's acceptor votes on m: false for a prepare or an accept of an instance
+ * whose configuration is known and leaves it out (its vote would count nowhere). */
+bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m);
 /* A membership command was delivered in iid: logged, never handed to the application. */
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
 

@@ -142,6 +142,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	case PAXOS_GROUP_ACCEPTORS:
 		if (m->type == PAXOS_MSG_CONFIG_ASK)
 			node_membership_on_ask(n, m, now);
+		else if (m->type == PAXOS_MSG_CONFIG_PUSH)
+			node_membership_on_push(n, m);
 		else if (n->acceptor && !n->failed)
 			node_acceptor_run(n, paxos_acceptor_step(n->acceptor, m, 1));
 		break;
@@ -342,8 +344,19 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 				node_membership_on_ask(n, &msgs[k], now);
 				continue;
 			}
-			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner && !n->acceptor)
+			if (msgs[k].type == PAXOS_MSG_CONFIG_PUSH) {
+				node_membership_on_push(n, &msgs[k]);
+				continue;
+			}
+			/* A removed acceptor votes no more where its votes count nowhere; its
+			 * learner still takes the value. */
+			bool votes =
+			    !n->acceptor || !n->membership || node_membership_votes(n, &msgs[k]);
+			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner &&
+			    (!n->acceptor || !votes))
 				node_learn(n, &msgs[k], now);
+			if (!votes)
+				continue;
 			if (n->acceptor || n->serializer)
 				n->rx_msgs[batched++] = msgs[k];
 		}

@@ -25,6 +25,13 @@ static void members_text(uint32_t members, char *buf, size_t cap)
 					 __builtin_ctz(rest));
 }
 
+/* "10.0.0.9" of an IPv4 address in network byte order (the node knows no socket API). */
+static void dotted(uint32_t addr, char *buf, size_t cap)
+{
+	const uint8_t *b = (const uint8_t *)&addr;
+	snprintf(buf, cap, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+}
+
 /* Proposer ids paxos.conf has, one bit each (membership-alpha allows at most 32). */
 static uint32_t proposer_ids(const struct paxos_node *n)
 {
@@ -68,7 +75,9 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 }
 
 /* The acceptors' addresses the log carried, given to the transport (unicast): kept ones at
- * the start, new ones as their commands are applied. */
+ * the start, new ones as their commands are applied. A member the log moved is believed at
+ * its new address at once (the log says it speaks from there), not after its old one's
+ * silence (origin.h). */
 static void give_addresses(struct paxos_node *n)
 {
 	if (!n->net->ops->set_address)
@@ -76,10 +85,15 @@ static void give_addresses(struct paxos_node *n)
 	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr;
 		uint16_t port;
-		if (!paxos_membership_address(n->membership, id, &addr, &port))
+		if (!paxos_membership_address(n->membership, id, &addr, &port) ||
+		    (n->given_port[id] == port && n->given_addr[id] == addr))
 			continue;
 		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
-		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+		if (n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e) != PAXOS_OK)
+			continue;
+		n->given_addr[id] = addr;
+		n->given_port[id] = port;
+		n->origins.acceptors[id] = (struct origin){0, 0};
 	}
 }
 
@@ -300,6 +314,34 @@ int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configura
 	return PAXOS_OK;
 }
 
+int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_membership *m)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->cfg.membership_alpha || n->membership_ready || !m) {
+		node_set_error(n, "paxos_node_set_membership_history: %s",
+			       !m                    ? "no history"
+			       : n->membership_ready ? "call it before adding roles"
+						     : "needs membership-alpha");
+		return PAXOS_E_INVALID;
+	}
+	/* A copy through the wire form: checked as an answer is, addresses included. */
+	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
+	struct paxos_membership *copy =
+	    len ? paxos_membership_decode_history(buf, len, n->cfg.membership_alpha) : NULL;
+	if (!copy) {
+		node_set_error(n,
+			       "paxos_node_set_membership_history: not a history of changes with "
+			       "membership-alpha %u",
+			       n->cfg.membership_alpha);
+		return PAXOS_E_INVALID;
+	}
+	paxos_membership_free(n->membership);
+	n->membership = copy;
+	return PAXOS_OK;
+}
+
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
 static int keep(struct paxos_node *n, uint32_t first_dir)
 {
@@ -357,6 +399,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (n->acceptor && id < 32 && !(c->members & (1u << id)))
 		say_if_removed(n, false);
+	node_membership_push(n, paxos_now()); /* acceptors without a learner: at once */
 }
 
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
@@ -372,14 +415,31 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 	const struct paxos_configuration *made = NULL;
 	for (uint32_t k = 0; k < count && !made; k++)
 		if (h[k].id == from + 1 &&
-		    (kind == PAXOS_MEMBERSHIP_ACCEPTORS ? h[k].members : h[k].proposers) == set &&
+		    (kind == PAXOS_MEMBERSHIP_PROPOSERS ? h[k].proposers : h[k].members) == set &&
 		    h[k].first == iid + n->cfg.membership_alpha)
 			made = &h[k];
 	const struct paxos_configuration *c = made ? made : paxos_membership_latest(n->membership);
 	char text[128], lead[128];
 	members_text(c->members, text, sizeof(text));
 	members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
-	if (made)
+	uint32_t id, addr;
+	uint16_t port;
+	if (made && kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	    paxos_membership_decode_address(v, &id, &addr, &port) == PAXOS_OK) {
+		char where[16];
+		dotted(addr, where, sizeof(where));
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: configuration %u chosen in instance %llu: acceptor %u moves to "
+			   "%s:%u (acceptors %s, proposers %s from instance %llu)",
+			   c->id, (unsigned long long)iid, id, where, port, text, lead,
+			   (unsigned long long)c->first);
+		if (n->acceptor && id == n->role_id[PAXOS_ROLE_ACCEPTOR])
+			paxos_logf(PAXOS_LOG_WARNING,
+				   "paxos: acceptor %u%s: moved to %s:%u by configuration %u: the "
+				   "others send to it there from now on; stop this process and run "
+				   "acceptor %u at that address",
+				   id, n->partition_label, where, port, c->id, id);
+	} else if (made)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: configuration %u chosen in instance %llu: acceptors %s, "
 			   "proposers %s from instance %llu",
@@ -565,6 +625,65 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 	return paxos_node_submit(n, cmd, sizeof(cmd));
 }
 
+int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
+				       const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->net->ops->set_address) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs the unicast transport "
+				  "(multicast hears an acceptor wherever it runs)");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs membership-alpha and "
+				  "a learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	char text[128];
+	members_text(c->members, text, sizeof(text));
+	if (id >= n->cfg.acceptors || id >= 32 || !(c->members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is no member: "
+			       "configuration %u has acceptors %s",
+			       id, c->id, text);
+		return PAXOS_E_INVALID;
+	}
+	if (!e || !e->port || e->addr.s_addr == 0 || e->addr.s_addr == UINT32_MAX) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u: an address "
+			       "needs a host and a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	uint32_t addr;
+	uint16_t port;
+	bool known = paxos_membership_address(m, id, &addr, &port);
+	if (!known) {
+		addr = n->cfg.acceptor_address[id].addr.s_addr;
+		port = n->cfg.acceptor_address[id].port;
+	}
+	if (addr == e->addr.s_addr && port == e->port) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is at that address "
+			       "already",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: configuration %u is chosen but "
+			       "not in force before instance %llu",
+			       c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
+	return paxos_node_submit(n, cmd, sizeof(cmd));
+}
+
 /* ---- configuration requests ---- */
 
 /* How often an unsettled node asks, and how long it waits for an answer of a settled member
@@ -574,6 +693,9 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 #define UNSETTLED_AFTER_US 1000000u
 /* An acceptor answers at most this often: asks are cheap to send, answers are larger. */
 #define ANSWER_EVERY_US 20000u
+/* How often a proposer sends its history to acceptors without a learner (and at once when a
+ * change is applied): an acceptor started or cut off meanwhile is this far behind at most. */
+#define PUSH_EVERY_US 1000000u
 
 void node_membership_free_answers(struct paxos_node *n)
 {
@@ -596,6 +718,8 @@ static void ask(struct paxos_node *n, paxos_time now)
 
 void node_membership_tick(struct paxos_node *n, paxos_time now)
 {
+	if (n->membership && (!n->push_last || now - n->push_last >= PUSH_EVERY_US))
+		node_membership_push(n, now);
 	if (!n->membership || (n->membership_settled && !n->membership_querying))
 		return;
 	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US)
@@ -604,8 +728,9 @@ void node_membership_tick(struct paxos_node *n, paxos_time now)
 
 void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
 {
-	/* Only an acceptor whose learner applies the log has a history worth giving. */
-	if (!n->acceptor || !n->learner || !n->membership || n->failed)
+	/* An acceptor's history: the one its learner applies, or for one without a learner
+	 * the one the proposers' pushes gave it (a prefix of the log's all the same). */
+	if (!n->acceptor || !n->membership || n->failed)
 		return;
 	if (n->answer_last && now - n->answer_last < ANSWER_EVERY_US)
 		return;
@@ -619,6 +744,89 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 						     .settled = n->membership_settled,
 						     .history = {n->answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
+}
+
+void node_membership_push(struct paxos_node *n, paxos_time now)
+{
+	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
+	if (!n->membership || !n->proposer || !n->learner || n->cfg.learning_acceptors || n->failed)
+		return;
+	/* The encoder copies the bytes at once: the answers' buffer serves. */
+	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
+	if (!len)
+		return;
+	n->push_last = now;
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
+	m.u.config_push = (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
+						     .settled = n->membership_settled,
+						     .history = {n->answer_buf, (uint32_t)len}};
+	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
+}
+
+void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m)
+{
+	const struct paxos_config_push *c = &m->u.config_push;
+	/* An acceptor without a learner only: a learner applies the log itself. */
+	if (!n->acceptor || n->learner || !n->membership || n->failed)
+		return;
+	struct paxos_membership *h = paxos_membership_decode_history(
+	    c->history.data, c->history.len, n->cfg.membership_alpha);
+	if (!h || !paxos_membership_agrees(h, n->membership)) {
+		if (n->answers_refused++ == 0)
+			paxos_logf(PAXOS_LOG_WARNING,
+				   "paxos: proposer %u sent a configuration history %s: ignored "
+				   "(check its paxos.conf: membership-alpha, initial-members)",
+				   c->proposer_id,
+				   h ? "that disagrees with this node's" : "that cannot be one");
+		n->transport.malformed_datagrams++;
+		paxos_membership_free(h);
+		return;
+	}
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR], bit = id < 32 ? 1u << id : 0;
+	const struct paxos_configuration *c0 = paxos_membership_latest(n->membership);
+	uint32_t before = c0->id;
+	bool was_member = (c0->members & bit) != 0;
+	int rc = paxos_membership_adopt(n->membership, h);
+	paxos_membership_free(h);
+	if (c->settled)
+		n->membership_settled = true;
+	const struct paxos_configuration *latest = paxos_membership_latest(n->membership);
+	if (rc != 1 || latest->id == before)
+		return;
+	/* Kept before it is acted on, as a learner keeps what it applies. */
+	if (keep(n, 0) != PAXOS_OK) {
+		node_fail(n, PAXOS_E_IO, "membership");
+		return;
+	}
+	n->membership_kept = latest->id;
+	give_addresses(n);
+	count_latest(n);
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += latest->id - before;
+	char text[128], lead[128];
+	members_text(latest->members, text, sizeof(text));
+	members_text(latest->proposers & proposer_ids(n), lead, sizeof(lead));
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u%s: configuration %u (acceptors %s, proposers %s from "
+		   "instance %llu), as proposer %u's learner applied it",
+		   id, n->partition_label, latest->id, text, lead,
+		   (unsigned long long)latest->first, c->proposer_id);
+	if (was_member && !(latest->members & bit))
+		say_if_removed(n, false);
+}
+
+bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m)
+{
+	paxos_iid iid;
+	if (m->type == PAXOS_MSG_PREPARE)
+		iid = m->u.prepare.iid;
+	else if (m->type == PAXOS_MSG_ACCEPT)
+		iid = m->u.accept.iid;
+	else
+		return true;
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (id >= 32 || !paxos_membership_known(n->membership, iid))
+		return true;
+	return (paxos_membership_members(n->membership, iid) & (1u << id)) != 0;
 }
 
 /* Unicast: members an answer gives an address for that neither paxos.conf nor our history
@@ -680,6 +888,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 	}
 	if (!n->membership_settled) {
 		n->membership_settled = true;
+		node_membership_push(n, now);
 		paxos_logf(
 		    PAXOS_LOG_INFO,
 		    "paxos: configuration %u is in force as far as a quorum of its acceptors "

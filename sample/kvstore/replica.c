@@ -58,6 +58,10 @@ struct shard {
 	uint64_t since_snapshot; /* commands applied since */
 	uint64_t ignored;        /* delivered values that are not kvstore commands */
 	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
+	/* The configuration history the loaded snapshot carried (paxos_membership_encode), given
+	 * to the node before its roles; NULL: none. */
+	uint8_t *membership;
+	size_t membership_len;
 	int exit_code;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 };
@@ -115,7 +119,15 @@ static void announce(struct shard *s)
 static void snapshot(struct shard *s)
 {
 	char err[PATH_MAX + 128];
-	if (kv_store_save(s->store, s->dir, s->last_iid, err, sizeof(err)) != 0) {
+	/* With membership-alpha, the configuration history goes with it: the changes chosen in
+	 * the instances a trim removes are known to a replica started from it (or from a copy of
+	 * it). It may be applied a little past last_iid: a history is the log's, whatever
+	 * instance it was taken at, and the node ignores commands it delivers again. */
+	const struct paxos_membership *m = paxos_node_membership(s->node);
+	uint8_t history[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t history_len = m ? paxos_membership_encode(m, history, sizeof(history)) : 0;
+	if (kv_store_save(s->store, s->dir, s->last_iid, history, history_len, err, sizeof(err)) !=
+	    0) {
 		fprintf(stderr, "%s: snapshot failed: %s\n", s->name, err);
 		return;
 	}
@@ -253,7 +265,8 @@ static int load_state(struct shard *s)
 		return -1;
 	}
 	uint32_t replicas = s->r->kcfg.replicas;
-	s->store = kv_store_load(s->dir, replicas, &s->snapshot_iid, err, sizeof(err));
+	s->store = kv_store_load(s->dir, replicas, &s->snapshot_iid, &s->membership,
+				 &s->membership_len, err, sizeof(err));
 	if (!s->store && err[0]) {
 		fprintf(stderr, "%s: %s\n", s->name, err);
 		return -1;
@@ -313,6 +326,37 @@ fail:
 }
 
 /* Everything the shard's loop needs, made on its own thread; 0, or -1 after saying why. */
+/* The history the snapshot carried, to the node before its roles (a newer one the node kept
+ * in its acceptor's or proposer's directory wins). */
+static int give_membership(struct shard *s)
+{
+	char text[32] = "0";
+	paxos_config_get(s->pcfg, "membership-alpha", text, sizeof(text));
+	uint32_t alpha = (uint32_t)strtoul(text, NULL, 10);
+	struct paxos_membership *m =
+	    paxos_membership_decode_history(s->membership, s->membership_len, alpha);
+	if (!m) {
+		fprintf(stderr,
+			"%s: %s/snapshot carries a configuration history this paxos.conf cannot "
+			"take (membership-alpha %u): start with the membership-alpha it was "
+			"written with\n",
+			s->name, s->dir, alpha);
+		return -1;
+	}
+	int rc = paxos_node_set_membership_history(s->node, m);
+	if (rc == PAXOS_OK)
+		fprintf(stderr,
+			"%s: configuration %u from the snapshot (applied to instance %llu)\n",
+			s->name, paxos_membership_latest(m)->id,
+			(unsigned long long)paxos_membership_applied(m));
+	else
+		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(s->node));
+	paxos_membership_free(m);
+	free(s->membership);
+	s->membership = NULL;
+	return rc == PAXOS_OK ? 0 : -1;
+}
+
 static int open_shard(struct shard *s)
 {
 	char err[512];
@@ -332,6 +376,8 @@ static int open_shard(struct shard *s)
 		fprintf(stderr, "%s: reply group: %s\n", s->name, err);
 		return -1;
 	}
+	if (s->membership && give_membership(s) != 0)
+		return -1;
 	if (host_roles(s) != 0)
 		return -1;
 	uint32_t ms = s->r->kcfg.resubmit_ms;
@@ -366,6 +412,7 @@ static void *run_shard(void *arg)
 	if (s->reply_fd >= 0)
 		close(s->reply_fd);
 	kv_store_free(s->store);
+	free(s->membership);
 	if (s->base)
 		event_base_free(s->base);
 	uint8_t p = (uint8_t)s->partition;

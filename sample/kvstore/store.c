@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -239,11 +240,15 @@ size_t kv_store_keys(const struct kv_store *s)
 }
 
 /* ---- snapshots ----
- * "KVSNAP1\n" iid(8) replicas(4) commands(8) duplicates(8) announced(8 each)
- * then the client table and the data table, each as count(8) and per entry
- * key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything before it. */
+ * "KVSNAP2\n" iid(8) replicas(4) commands(8) duplicates(8) announced(8 each)
+ * membership_len(4) membership, then the client table and the data table, each as count(8)
+ * and per entry key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything
+ * before it. "KVSNAP1\n" (before the membership) has no membership_len nor membership. */
 
-#define SNAP_MAGIC "KVSNAP1\n"
+#define SNAP_MAGIC "KVSNAP2\n"
+#define SNAP_MAGIC_1 "KVSNAP1\n"
+/* The most bytes of membership a snapshot takes (paxos_membership_encode writes less). */
+#define SNAP_MEMBERSHIP_MAX 4096u
 
 struct writer {
 	FILE *f;
@@ -292,8 +297,13 @@ static int sync_dir(const char *dir)
 	return rc;
 }
 
-int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid, char *err, size_t errlen)
+int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid,
+		  const uint8_t *membership, size_t membership_len, char *err, size_t errlen)
 {
+	if (membership_len > SNAP_MEMBERSHIP_MAX || (membership_len && !membership)) {
+		snprintf(err, errlen, "%s: a membership of %zu bytes", dir, membership_len);
+		return -1;
+	}
 	char tmp[PATH_MAX], path[PATH_MAX];
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/snapshot.tmp", dir) >= sizeof(tmp) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/snapshot", dir) >= sizeof(path)) {
@@ -312,6 +322,8 @@ int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid, char 
 	w_uint(&w, s->duplicates, 8);
 	for (uint32_t r = 0; r < s->replicas; r++)
 		w_uint(&w, s->announced[r], 8);
+	w_uint(&w, membership_len, 4);
+	w_bytes(&w, membership, membership_len);
 	int rc = w_map(&w, s->clients) | w_map(&w, s->data);
 	uint64_t hash = w.hash;
 	w_uint(&w, hash, 8);
@@ -398,11 +410,14 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid, char *err,
+struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid,
+			       uint8_t **membership, size_t *membership_len, char *err,
 			       size_t errlen)
 {
 	char path[PATH_MAX];
 	err[0] = 0;
+	*membership = NULL;
+	*membership_len = 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/snapshot", dir) >= sizeof(path)) {
 		snprintf(err, errlen, "%s: path too long", dir);
 		return NULL;
@@ -420,7 +435,9 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 	for (size_t i = 0; len >= 8 && i < len - 8; i++)
 		hash = (hash ^ buf[i]) * 1099511628211ull;
 	const uint8_t *magic = r_bytes(&r, 8);
-	if (!magic || memcmp(magic, SNAP_MAGIC, 8) != 0 || be_get(buf + len - 8, 8) != hash) {
+	bool format1 = magic && memcmp(magic, SNAP_MAGIC_1, 8) == 0;
+	if (!magic || (!format1 && memcmp(magic, SNAP_MAGIC, 8) != 0) ||
+	    be_get(buf + len - 8, 8) != hash) {
 		snprintf(err, errlen, "%s: not a snapshot, or damaged", path);
 		goto fail;
 	}
@@ -435,6 +452,17 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 	s->duplicates = r_uint(&r, 8);
 	for (uint32_t i = 0; i < replicas; i++)
 		s->announced[i] = r_uint(&r, 8);
+	size_t mlen = format1 ? 0 : (size_t)r_uint(&r, 4);
+	const uint8_t *m = r_bytes(&r, mlen);
+	if (r.bad || mlen > SNAP_MEMBERSHIP_MAX) {
+		snprintf(err, errlen, "%s: damaged", path);
+		goto fail;
+	}
+	if (mlen && !(*membership = malloc(mlen)))
+		goto fail;
+	if (mlen)
+		memcpy(*membership, m, mlen);
+	*membership_len = mlen;
 	if (r_map(&r, s->clients, CLIENT_RECORD) != 0 || r_map(&r, s->data, 0) != 0 || r.left) {
 		snprintf(err, errlen, "%s: damaged", path);
 		goto fail;
@@ -444,6 +472,9 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 fail:
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");
+	free(*membership);
+	*membership = NULL;
+	*membership_len = 0;
 	kv_store_free(s);
 	free(buf);
 	return NULL;

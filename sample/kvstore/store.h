@@ -53,15 +53,22 @@ uint64_t kv_store_commands(const struct kv_store *s); /* client commands applied
 size_t kv_store_keys(const struct kv_store *s);
 
 /*
- * Snapshots: DIR/snapshot holds the whole store plus iid, the last instance it covers. Save
- * writes DIR/snapshot.tmp, syncs it and renames it over DIR/snapshot, so a crash leaves the
- * old or the new snapshot, never a torn one. Return 0, or -1 with err filled.
+ * Snapshots: DIR/snapshot holds the whole store plus iid, the last instance it covers, and
+ * the bytes `membership` (membership_len of them, at most 4096; 0: none), which the store
+ * keeps without reading them: the replica's configuration history as of the snapshot
+ * (paxos_membership_encode), so that a replica started from the snapshot, or from a copy of
+ * another's, knows the configurations the trimmed instances chose. Save writes
+ * DIR/snapshot.tmp, syncs it and renames it over DIR/snapshot, so a crash leaves the old or
+ * the new snapshot, never a torn one. Return 0, or -1 with err filled.
  */
-int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid, char *err,
-		  size_t errlen);
-/* Loads DIR/snapshot. NULL with err empty if there is none, NULL with err filled if it is
- * unreadable, damaged or written for another number of replicas. */
-struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid, char *err,
+int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid,
+		  const uint8_t *membership, size_t membership_len, char *err, size_t errlen);
+/* Loads DIR/snapshot, its membership bytes into *membership (malloc'd, the caller frees; NULL
+ * and 0 when it has none, as a snapshot of before it). NULL with err empty if there is none,
+ * NULL with err filled if it is unreadable, damaged or written for another number of
+ * replicas. */
+struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid,
+			       uint8_t **membership, size_t *membership_len, char *err,
 			       size_t errlen);
 
 /* The state as text, keys in order: "commands N", "duplicates N", then "KEY VALUE" lines

@@ -376,7 +376,9 @@ START_TEST(store_snapshot_round_trip)
 	struct kv_store *s = kv_store_new(2), *t;
 	struct kv_reply r;
 	uint64_t iid = 0;
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	uint8_t *mem = NULL;
+	size_t mem_len = 0;
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
 	ck_assert_str_eq(err, ""); /* no snapshot is not an error */
 	for (int i = 0; i < 500; i++) {
 		char k[16], v[16];
@@ -386,8 +388,8 @@ START_TEST(store_snapshot_round_trip)
 		    (uint64_t)i + 1, &r);
 	}
 	run(s, command(KV_SNAPSHOT, 1, 321, NULL, NULL, NULL), 501, &r);
-	ck_assert_int_eq(kv_store_save(s, dir, 501, err, sizeof(err)), 0);
-	t = kv_store_load(dir, 2, &iid, err, sizeof(err));
+	ck_assert_int_eq(kv_store_save(s, dir, 501, NULL, 0, err, sizeof(err)), 0);
+	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err));
 	ck_assert_msg(t != NULL, "%s", err);
 	ck_assert_uint_eq(iid, 501);
 	char *a = dump_text(s), *b = dump_text(t);
@@ -400,7 +402,7 @@ START_TEST(store_snapshot_round_trip)
 	free(b);
 	kv_store_free(t);
 
-	ck_assert_ptr_null(kv_store_load(dir, 3, &iid, err, sizeof(err)));
+	ck_assert_ptr_null(kv_store_load(dir, 3, &iid, &mem, &mem_len, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "another number of replicas"));
 	/* A damaged byte anywhere is caught. */
 	snprintf(path, sizeof(path), "%s/snapshot", dir);
@@ -410,11 +412,43 @@ START_TEST(store_snapshot_round_trip)
 	fseek(f, 100, SEEK_SET);
 	fputc(c ^ 1, f);
 	fclose(f);
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "damaged"));
 	ck_assert_int_eq(truncate(path, 5), 0);
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, err, sizeof(err)));
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
 	ck_assert_str_ne(err, "");
+	unlink(path);
+
+	/* The replica's configuration history rides along, as bytes the store does not read. */
+	uint8_t history[300];
+	for (size_t i = 0; i < sizeof(history); i++)
+		history[i] = (uint8_t)(i * 7);
+	ck_assert_int_eq(kv_store_save(s, dir, 777, history, sizeof(history), err, sizeof(err)), 0);
+	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err));
+	ck_assert_msg(t != NULL, "%s", err);
+	ck_assert_uint_eq(iid, 777);
+	ck_assert_uint_eq(mem_len, sizeof(history));
+	ck_assert_mem_eq(mem, history, sizeof(history));
+	a = dump_text(s);
+	b = dump_text(t);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(mem);
+	kv_store_free(t);
+	/* Damaged inside the history: caught like any byte. */
+	f = fopen(path, "r+b");
+	fseek(f, 8 + 8 + 4 + 8 + 8 + 2 * 8 + 4 + 10, SEEK_SET);
+	c = fgetc(f);
+	fseek(f, -1, SEEK_CUR);
+	fputc(c ^ 1, f);
+	fclose(f);
+	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
+	ck_assert_ptr_null(mem);
+	ck_assert_ptr_nonnull(strstr(err, "damaged"));
+	/* Too long a history is refused before anything is written. */
+	static uint8_t huge[5000];
+	ck_assert_int_ne(kv_store_save(s, dir, 778, huge, sizeof(huge), err, sizeof(err)), 0);
 	unlink(path);
 	rmdir(dir);
 	kv_store_free(s);

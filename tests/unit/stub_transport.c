@@ -73,6 +73,30 @@ static const struct paxos_transport_ops stub_ops = {
     .destroy = stub_destroy,
 };
 
+/* As unicast does: where the node sends to acceptor id from now on. */
+static int stub_set_address(struct paxos_transport *t, enum paxos_role role, uint32_t id,
+			    const struct paxos_endpoint *e)
+{
+	struct stub *s = (struct stub *)t;
+	if (role != PAXOS_ROLE_ACCEPTOR || id >= PAXOS_MAX_ACCEPTORS || !e || !e->port)
+		return PAXOS_E_INVALID;
+	s->acceptor_address[id] = *e;
+	s->addresses_set++;
+	return PAXOS_OK;
+}
+
+static const struct paxos_transport_ops stub_unicast_ops = {
+    .name = "stub-unicast",
+    .join = stub_join,
+    .set_lazy = stub_set_lazy,
+    .read = stub_read,
+    .batch = stub_batch,
+    .send = stub_send,
+    .sender_name = stub_sender_name,
+    .destroy = stub_destroy,
+    .set_address = stub_set_address,
+};
+
 struct paxos_transport *stub_open(void *arg, struct event_base *base,
 				  const struct paxos_config *cfg,
 				  paxos_transport_deliver_fn deliver, void *deliver_arg, char *err,
@@ -83,7 +107,7 @@ struct paxos_transport *stub_open(void *arg, struct event_base *base,
 	(void)err;
 	(void)errlen;
 	struct stub *s = arg;
-	s->t.ops = &stub_ops;
+	s->t.ops = s->unicast ? &stub_unicast_ops : &stub_ops;
 	s->deliver = deliver;
 	s->deliver_arg = deliver_arg;
 	return &s->t;

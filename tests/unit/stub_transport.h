@@ -21,6 +21,10 @@ struct stub {
 	uint8_t sent_data[STUB_MAX][STUB_DATAGRAM];
 	size_t sent_len[STUB_MAX];
 	bool destroyed;
+	/* Set before stub_open: the node may give acceptor addresses, as over unicast. */
+	bool unicast;
+	struct paxos_endpoint acceptor_address[PAXOS_MAX_ACCEPTORS];
+	int addresses_set;
 };
 
 /* A paxos_transport_open_fn: arg is a zeroed struct stub, which the test owns. */

@@ -126,6 +126,11 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_int_eq(a->u.config_info.settled, b->u.config_info.settled);
 		ck_assert(value_eq(&a->u.config_info.history, &b->u.config_info.history));
 		break;
+	case PAXOS_MSG_CONFIG_PUSH:
+		ck_assert_uint_eq(a->u.config_push.proposer_id, b->u.config_push.proposer_id);
+		ck_assert_int_eq(a->u.config_push.settled, b->u.config_push.settled);
+		ck_assert(value_eq(&a->u.config_push.history, &b->u.config_push.history));
+		break;
 	}
 	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
@@ -214,6 +219,7 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_ASK, .u.config_ask = {0x1234567890ull}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_INFO,
 					.u.config_info = {3, 0x1234567890ull, true, pv(40)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_PUSH, .u.config_push = {1, true, pv(40)}};
 	return i;
 }
 
@@ -411,7 +417,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5};
+								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -512,6 +518,16 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_bin(pk, m->u.config_info.history.len);
 		msgpack_pack_bin_body(pk, m->u.config_info.history.data,
 				      m->u.config_info.history.len);
+		return;
+	case PAXOS_MSG_CONFIG_PUSH:
+		msgpack_pack_uint32(pk, m->u.config_push.proposer_id);
+		if (m->u.config_push.settled)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		msgpack_pack_bin(pk, m->u.config_push.history.len);
+		msgpack_pack_bin_body(pk, m->u.config_push.history.data,
+				      m->u.config_push.history.len);
 		return;
 	}
 }
@@ -1044,7 +1060,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5};
+								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1059,12 +1075,14 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_ACCEPT && i == 3) ||
 					   (t == PAXOS_MSG_ACCEPTED && i == 3) ||
 					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1) ||
-					   (t == PAXOS_MSG_CONFIG_INFO && i == 4);
+					   (t == PAXOS_MSG_CONFIG_INFO && i == 4) ||
+					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3);
 				if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
 					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3) ||
-					 (t == PAXOS_MSG_CONFIG_INFO && i == 3))
+					 (t == PAXOS_MSG_CONFIG_INFO && i == 3) ||
+					 (t == PAXOS_MSG_CONFIG_PUSH && i == 2))
 					msgpack_pack_true(&c.pk);
 				else
 					msgpack_pack_uint32(&c.pk, 1);
@@ -1504,7 +1522,7 @@ START_TEST(test_status_strings)
 			       "reject",       "repeat",         "trim",        "acceptor_state",
 			       "client_value", "trimmed",        "heartbeat",   "leader",
 			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
-			       "config_ask",   "config_info"};
+			       "config_ask",   "config_info",    "config_push"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

@@ -532,6 +532,101 @@ START_TEST(test_command_with_address)
 }
 END_TEST
 
+/* A member moved to a new address (paxos_membership_command_address): a new configuration
+ * with the same sets, the address recorded; refused for a non-member, another member set or
+ * an outdated configuration; the proposer core takes it only as it was asked (with its
+ * address) and for the members in force. */
+START_TEST(test_command_moves_a_member)
+{
+	struct paxos_membership *m = paxos_membership_create(0x7, 0x3, 4);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	struct paxos_value v = {buf, sizeof(buf)};
+	uint32_t addr = 0x0900000a, a, id, from, set;
+	uint16_t port;
+	enum paxos_membership_kind kind;
+	paxos_membership_command_address(1, 0x7, 2, addr, 7300, buf);
+	ck_assert(paxos_membership_is_command(&v));
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_OK);
+	ck_assert_int_eq(kind, PAXOS_MEMBERSHIP_ADDRESS);
+	ck_assert_uint_eq(from, 1);
+	ck_assert_uint_eq(set, 0x7);
+	/* Not an acceptor set command: a reader of those alone does not take it for one. */
+	ck_assert_int_eq(paxos_membership_decode(&v, &from, &set), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(paxos_membership_decode_address(&v, &id, &a, &port), PAXOS_OK);
+	ck_assert_uint_eq(id, 2);
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7300);
+
+	/* Another member set than the newest, or a non-member moved: ignored. */
+	paxos_membership_command_address(1, 0xf, 2, addr, 7300, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &v), 0);
+	paxos_membership_command_address(1, 0x7, 3, addr, 7300, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 3, &v), 0);
+	ck_assert(!paxos_membership_address(m, 3, &a, &port));
+	/* Port 0, or an id beyond the ids: malformed. */
+	paxos_membership_command_address(1, 0x7, 2, addr, 0, buf);
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(paxos_membership_apply(m, 4, &v), 0);
+	paxos_membership_command_address(1, 0x7, 2, addr, 7300, buf);
+	buf[22] = 40;
+	ck_assert_int_eq(paxos_membership_decode_of(&v, &kind, &from, &set), PAXOS_E_MALFORMED);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 1);
+
+	/* Applied in instance 5: configuration 2 from 9, the same sets, acceptor 2 moved. */
+	paxos_membership_command_address(1, 0x7, 2, addr, 7300, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 5, &v), 1);
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	ck_assert_uint_eq(c->id, 2);
+	ck_assert_uint_eq(c->first, 9);
+	ck_assert_uint_eq(c->members, 0x7);
+	ck_assert_uint_eq(c->proposers, 0x3);
+	ck_assert(paxos_membership_address(m, 2, &a, &port));
+	ck_assert_uint_eq(a, addr);
+	ck_assert_uint_eq(port, 7300);
+	/* Chosen again (a retry): made against configuration 1, ignored. */
+	ck_assert_int_eq(paxos_membership_apply(m, 6, &v), 0);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	/* The address travels with the history (config_info, the membership file). */
+	uint8_t enc[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	size_t len = paxos_membership_encode(m, enc, sizeof(enc));
+	struct paxos_membership *d = paxos_membership_decode_history(enc, len, 4);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(paxos_membership_address(d, 2, &a, &port));
+	ck_assert_uint_eq(port, 7300);
+	paxos_membership_free(d);
+	/* Moved again: the newest address. */
+	paxos_membership_skip_to(m, 9);
+	paxos_membership_command_address(2, 0x7, 2, addr, 7301, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 10, &v), 1);
+	ck_assert(paxos_membership_address(m, 2, &a, &port));
+	ck_assert_uint_eq(port, 7301);
+
+	/* The proposer core: a move takes the members in force and its bytes as asked. */
+	paxos_membership_skip_to(m, 14);
+	struct paxos_counters cnt = {0};
+	struct paxos_proposer_options o = {.id = 0,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &cnt);
+	paxos_membership_command_address(3, 0xf, 2, addr, 7302, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_E_INVALID); /* not the members */
+	paxos_membership_command_address(2, 0x7, 2, addr, 7302, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_E_INVALID); /* outdated */
+	paxos_membership_command_address(3, 0x7, 2, addr, 7302, buf);
+	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
+	ck_assert(paxos_proposer_change_pending(p));
+	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- acceptor recovery over several configurations ---- */
 
 static void answer(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation)
@@ -635,6 +730,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	tcase_add_test(t, test_proposer_set_changes);
 	tcase_add_test(t, test_command_with_address);
+	tcase_add_test(t, test_command_moves_a_member);
 	tcase_add_test(t, test_recovery_asks_the_proposer_set);
 	suite_add_tcase(s, t);
 	return s;

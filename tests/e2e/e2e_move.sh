@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A cluster whose acceptors host no learner (learning-acceptors no) changes under load (README,
+# "Changing the cluster"): acceptors 0..3 run, 0..2 are the members at the start
+# (initial-members 3, membership-alpha 256). A client keeps 64 values of 64 bytes outstanding,
+# without resubmits, while
+#  - paxos-admin status answers (the acceptors answer configuration requests without a
+#    learner);
+#  - acceptor 3 is added, then removed: the acceptors learn each change from the proposers'
+#    pushes (acceptor 0 logs the configuration, acceptor 3 that it was removed);
+#  - multicast: set-address is refused (an acceptor is heard wherever it runs);
+#  - unicast: acceptor 1 moves to another port: it is stopped, paxos-admin set-address 1
+#    127.0.0.1:7291 is chosen and in force, acceptor 1 starts there without its state (memory
+#    storage: it recovers, with the answers of 0 and 2, which send to its new address), acceptor
+#    2 stops, and values are chosen by 0 and the moved 1 alone. Bad input is refused: an address
+#    that is none, the address it has already.
+# Every value is delivered once (the client counts 0 duplicates) and both learners write the
+# same file.
+# Usage: e2e_move.sh BUILD_DIR SOURCE_DIR
+set -eu
+BUILD=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'stop_all; rm -rf "$WORK"' EXIT
+. "$SRC/tests/e2e/cluster.sh"
+COUNT=50000
+BASE=$(base_conf)
+CONF=$WORK/move.conf
+# One leader throughout (see e2e_reconfig.sh): duplicates then count what the changes cause.
+sed -e 's/^acceptors .*/acceptors 4/' -e 's/^membership-alpha .*/membership-alpha 256/' \
+	-e 's/^initial-members .*/initial-members 3/' \
+	-e 's/^learning-acceptors .*/learning-acceptors no/' \
+	-e 's/^heartbeat-timeout-ms .*/heartbeat-timeout-ms 3000/' "$BASE" >"$CONF"
+grep -q '^learning-acceptors no' "$CONF" || echo "learning-acceptors no" >>"$CONF"
+local_members "$CONF"
+
+for i in 0 1 2 3; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
+start proposer0 paxos-proposer -c "$CONF" -i 0
+start proposer1 paxos-proposer -c "$CONF" -i 1
+for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
+sleep 0.5
+
+: >"$WORK/submitted"
+"$BUILD/paxos-client" -c "$CONF" --count $COUNT --rate 2000 --size 64 --resubmit-ms 5000 \
+	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
+CLIENT=$!
+
+stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
+	eval "pid=\$PID_$1"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
+}
+admin() { # admin WHAT ARGS...: must succeed; prints its line
+	what=$1
+	shift
+	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
+	echo "e2e_move: $what: $(cat "$WORK/admin.out")"
+}
+refused() { # refused STATUS WHAT ARGS...: must exit with STATUS, saying why
+	want=$1
+	what=$2
+	shift 2
+	rc=0
+	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "paxos-admin $* ($what) exited $rc, want $want"
+	echo "e2e_move: refused, $what: $(head -n 1 "$WORK/admin.err")"
+}
+wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
+	i=0
+	until grep -q "$2" "$WORK/$1.log"; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "e2e_move: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
+}
+
+wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before the changes"
+admin "status, answered by acceptors without a learner" status
+grep -q "^configuration 1 in force from instance 1: acceptors 0,1,2 " "$WORK/admin.out" ||
+	fail "status does not name configuration 1 of acceptors 0,1,2"
+admin "add acceptor 3" add-acceptor 3
+grep -q "acceptors 0,1,2,3$" "$WORK/admin.out" || fail "acceptor 3 was not added"
+wait_log acceptor0 "configuration 2 (acceptors 0,1,2,3, proposers 0,1 from instance [0-9]*), as proposer [01]'s learner applied it"
+admin "remove acceptor 3" remove-acceptor 3
+grep -q "acceptors 0,1,2$" "$WORK/admin.out" || fail "acceptor 3 was not removed"
+wait_log acceptor3 "acceptor 3: removed: configuration 3 (acceptors 0,1,2, from instance"
+stop_one acceptor3
+
+if is_unicast "$CONF"; then
+	refused 2 "an address that is none" set-address 1 nowhere
+	refused 1 "the address it has already" set-address 1 127.0.0.1:7202
+	stop_one acceptor1
+	admin "move acceptor 1" set-address 1 127.0.0.1:7291
+	grep -q "acceptor 1 at 127.0.0.1:7291$" "$WORK/admin.out" || fail "acceptor 1 was not moved"
+	# Its own paxos.conf binds the new address; the others learned it from the log.
+	sed -e 's/^acceptor 1 .*/acceptor 1 127.0.0.1:7291/' "$CONF" >"$WORK/moved.conf"
+	start acceptor1 paxos-acceptor -c "$WORK/moved.conf" -i 1
+	wait_log acceptor1 "acceptor 1: recovered: votes again"
+	admin "status after the move" status
+	grep -q "^acceptor 1 at 127.0.0.1:7291 " "$WORK/admin.out" ||
+		fail "status does not give acceptor 1's new address"
+	for dir in proposer-0 acceptor-0 acceptor-2; do
+		grep -q "^address 1 " "$WORK/store/$dir/membership" ||
+			fail "$dir did not keep acceptor 1's address: $(cat "$WORK/store/$dir/membership")"
+	done
+	stop_one acceptor2
+	before=$(wc -l <"$WORK/learner0.out")
+	# A second client, in case the first one's values are all delivered by now. It starts
+	# from the moved acceptor's new line: a process without a membership file learns the
+	# configuration from a quorum of its members, and acceptor 2 is gone.
+	"$BUILD/paxos-client" -c "$WORK/moved.conf" --count 2000 --outstanding 16 --size 64 \
+		--time-limit 60 --log "$WORK/submitted2" >"$WORK/client2.log" 2>&1 ||
+		fail "no delivery with acceptors 0 and 1 (moved) alone: $(tail -n 3 "$WORK/client2.log")"
+	echo "e2e_move: acceptors 0 and 1 (moved) alone: $before values, then" \
+		"$(wc -l <"$WORK/learner0.out")"
+	grep -q "resubmits 0, duplicates 0," "$WORK/client2.log" ||
+		fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client2.log")"
+else
+	refused 1 "set-address with multicast" set-address 1 127.0.0.1:7291
+fi
+
+wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
+grep -E "latency|resubmits" "$WORK/client.log"
+grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
+	fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client.log")"
+[ ! -f "$WORK/submitted2" ] || cat "$WORK/submitted2" >>"$WORK/submitted"
+total=$(wc -l <"$WORK/submitted")
+i=0
+until [ "$(wc -l <"$WORK/learner0.out")" -ge "$total" ] &&
+	[ "$(wc -l <"$WORK/learner1.out")" -ge "$total" ]; do
+	i=$((i + 1))
+	[ "$i" -le 300 ] || fail "learners did not deliver every value"
+	sleep 0.1
+done
+stop_all
+cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
+cut -d' ' -f2 "$WORK/learner0.out" | sort >"$WORK/delivered.sorted"
+cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.sorted"
+[ -z "$(uniq -d "$WORK/delivered.sorted")" ] || fail "a value was delivered twice"
+cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
+	fail "delivered values differ from submitted values"
+echo "e2e_move: $total values delivered once, identically by 2 learners, through changes" \
+	"learned by acceptors without a learner$(is_unicast "$CONF" && echo ", acceptor 1 moved")"
