@@ -347,12 +347,17 @@ static bool value_known(const struct slot *s)
 static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
 {
 	if (a->final && !a->valueless) {
-		/* The sender knows this value is the chosen one, whatever ballot we counted. Kept
-		 * under the higher ballot, it is the value proposed there only if that is the
-		 * sender's (a lower one's value may differ from the chosen one). */
+		/* The sender knows this value is the chosen one, whatever ballot we counted. Its
+		 * ballot need not be one the value was proposed at: an acceptor that learns a
+		 * decision without having accepted labels it with its promise (acceptor.c). So
+		 * the value is known to be the one proposed at its label only if an accept at
+		 * that very ballot brought these bytes before (rare path: no per-value cost). */
 		paxos_ballot label = a->ballot > s->ballot ? a->ballot : s->ballot;
+		bool proposed_there =
+		    s->has_value && s->exact && s->ballot == label && s->len == a->value.len &&
+		    (a->value.len == 0 || memcmp(s->data, a->value.data, s->len) == 0);
 		slot_store(s, label, &a->value);
-		s->exact = label == a->ballot;
+		s->exact = proposed_there;
 		s->chosen = s->ballot;
 		return true;
 	}

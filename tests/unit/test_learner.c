@@ -604,7 +604,8 @@ static struct paxos_message accepted_msg(paxos_iid iid, uint32_t acceptor, const
 
 /* The events say the ballot their value was proposed at: 101 for one closed by accepted
  * messages of 101; none (0) for a final value kept under a higher ballot heard for another
- * value, since that ballot's value may differ from the chosen one. */
+ * value, since that ballot's value may differ from the chosen one, nor for a final value
+ * whose label no accept of those bytes at that ballot confirmed. */
 START_TEST(test_events_say_the_value_ballot)
 {
 	struct fixture *f = fixture_default();
@@ -636,13 +637,43 @@ START_TEST(test_events_say_the_value_ballot)
 	ck_assert_mem_eq(rd.events[1].value.data, "y", 1);
 	ck_assert_uint_eq(rd.events[1].ballot, 0);
 	paxos_learner_advance(l);
-	/* Instance 3: said final at its own ballot, the highest heard: that one is claimed. */
+	/* Instance 3: said final at 400, nothing heard before. An acceptor that learned the
+	 * decision without accepting labels it with its promise: 400 may be the ballot of a
+	 * proposer whose own value differs. No ballot is claimed. */
 	m = accepted_msg(3, 2, "z");
 	m.u.accepted.ballot = 400;
 	m.u.accepted.final = true;
 	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
 	ck_assert(paxos_learner_ready(l, &rd));
-	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 400);
+	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 0);
+	paxos_learner_advance(l);
+	/* Instance 4: "w" accepted at 500, then said final at 500 with the same bytes: 500. */
+	m = accepted_msg(4, 0, "w");
+	m.u.accepted.ballot = 500;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	paxos_learner_advance(l);
+	m = accepted_msg(4, 2, "w");
+	m.u.accepted.ballot = 500;
+	m.u.accepted.final = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 500);
+	paxos_learner_advance(l);
+	/* Instance 5: the proposer of 600 sent "o" (its own value, heard here), and "c" is
+	 * said final under 600 by an acceptor that promised 600 but never accepted: "c" is
+	 * delivered with no ballot, so that proposer cannot take it for its own "o". */
+	m = accepted_msg(5, 0, "o");
+	m.u.accepted.ballot = 600;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	paxos_learner_advance(l);
+	m = accepted_msg(5, 2, "c");
+	m.u.accepted.ballot = 600;
+	m.u.accepted.final = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_int_eq(rd.events[rd.event_count - 1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_mem_eq(rd.events[rd.event_count - 1].value.data, "c", 1);
+	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 0);
 	paxos_learner_advance(l);
 	fixture_free(f);
 }
