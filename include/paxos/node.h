@@ -113,7 +113,9 @@ typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
  * paxos_proposer_announce()), so submit them again now, with the same bytes. It may say so
  * more than once at one failover (a value chosen under the old leader can be delivered
  * after one of the new), and a value submitted again may be delivered twice. Needs a
- * learner on the node; not for the first instance it delivers. */
+ * learner on the node; not for the first instance it delivers, nor while the learner catches
+ * up (more than proposer-window instances behind the highest it heard of): the leader
+ * changes of the past it replays then took none of the values waiting now. */
 PAXOS_API void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader,
 					void *arg);
 

@@ -41,10 +41,15 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	}
 }
 
-/* paxos_node_on_new_leader: an instance of a new leadership (leadership.h). */
-static void watch_leadership(struct paxos_node *n, paxos_ballot ballot)
+/* paxos_node_on_new_leader: an instance of a new leadership (leadership.h), delivered at the
+ * head of the log. A learner catching up replays leader changes of the past, which took none
+ * of the values waiting now: followed, not told (the clients would submit them twice). At the
+ * head, a leader has at most its window of instances beyond the one delivered. */
+static void watch_leadership(struct paxos_node *n, paxos_iid iid, paxos_ballot ballot)
 {
-	if (leadership_changed(&n->app.leadership, ballot) && n->app.new_leader)
+	bool changed = leadership_changed(&n->app.leadership, ballot);
+	paxos_iid head = paxos_learner_highest_seen(n->learner);
+	if (changed && n->app.new_leader && head <= iid + n->cfg.proposer_window)
 		n->app.new_leader(n->app.new_leader_arg, n->app.leadership.proposer);
 }
 
@@ -63,7 +68,7 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 	if (n->app.instance_done)
 		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
 	/* After the instance's own values: those are not to be submitted again. */
-	watch_leadership(n, ballot);
+	watch_leadership(n, iid, ballot);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
