@@ -112,8 +112,10 @@ START_TEST(test_decode_refuses_bad_bytes)
 				uint32_t n;
 				const struct paxos_configuration *h =
 				    paxos_membership_history(d, &n);
-				ck_assert_ptr_nonnull(paxos_membership_restore(
-				    h, n, paxos_membership_applied(d), ALPHA));
+				struct paxos_membership *r = paxos_membership_restore(
+				    h, n, paxos_membership_applied(d), ALPHA);
+				ck_assert_ptr_nonnull(r);
+				paxos_membership_free(r);
 				paxos_membership_free(d);
 			}
 			buf[i] ^= (uint8_t)(1u << bit);
