@@ -19,6 +19,24 @@ stop_all() {
 	PIDS=""
 }
 
+stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
+	eval "pid=\$PID_$1"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
+}
+
+# wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s); prints it
+wait_log() {
+	i=0
+	until grep -q "$2" "$WORK/$1.log"; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "$(basename "$0" .sh): $1: $(grep -m 1 "$2" "$WORK/$1.log")"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	for f in "$WORK"/*.log; do

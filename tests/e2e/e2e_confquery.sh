@@ -26,21 +26,6 @@ sed -e 's/^acceptors .*/acceptors 4/' -e 's/^membership-alpha .*/membership-alph
 	-e 's/^memory-retention .*/memory-retention 100/' "$(base_conf)" >"$CONF"
 local_members "$CONF"
 
-stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
-	eval "pid=\$PID_$1"
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
-}
-wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
-	i=0
-	until grep -q "$2" "$WORK/$1.log"; do
-		i=$((i + 1))
-		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
-		sleep 0.1
-	done
-	echo "e2e_confquery: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
-}
 load() { # load COUNT NAME: COUNT values of 64 bytes, resubmitted after 1 s, all delivered
 	"$BUILD/paxos-client" -c "$CONF" --count "$1" --outstanding 64 --size 64 \
 		--resubmit-ms 1000 --time-limit 60 >"$WORK/$2.log" 2>&1 ||

@@ -45,12 +45,6 @@ sleep 0.5
 	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 
-stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
-	eval "pid=\$PID_$1"
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
-}
 admin() { # admin WHAT ARGS...: must succeed; prints its line
 	what=$1
 	shift
@@ -66,15 +60,6 @@ refused() { # refused STATUS WHAT ARGS...: must exit with STATUS, saying why
 	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" || rc=$?
 	[ "$rc" -eq "$want" ] || fail "paxos-admin $* ($what) exited $rc, want $want"
 	echo "e2e_move: refused, $what: $(head -n 1 "$WORK/admin.err")"
-}
-wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
-	i=0
-	until grep -q "$2" "$WORK/$1.log"; do
-		i=$((i + 1))
-		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
-		sleep 0.1
-	done
-	echo "e2e_move: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
 }
 
 wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before the changes"

@@ -84,12 +84,6 @@ same_outputs() {
 	fi
 }
 
-stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
-	eval "pid=\$PID_$1"
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
-}
 
 progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
 	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
@@ -145,15 +139,6 @@ stop_one proposer1
 start proposer1 paxos-proposer -c "$CONF" -i 1
 stop_one acceptor3
 start acceptor3 paxos-acceptor -c "$CONF" -i 3
-wait_log() { # wait_log NAME PATTERN: until NAME's log has a line matching PATTERN (30 s)
-	i=0
-	until grep -q "$2" "$WORK/$1.log"; do
-		i=$((i + 1))
-		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
-		sleep 0.1
-	done
-	echo "e2e_reconfig: $1: $(grep -m 1 "$2" "$WORK/$1.log")"
-}
 learned="configuration 6 (acceptors 0,1,3 from instance [0-9]*), as learned before"
 wait_log proposer1 "$learned"
 wait_log acceptor3 "$learned"

@@ -25,12 +25,6 @@ sed -e 's/^acceptors .*/acceptors 4/' -e 's/^membership-alpha .*/membership-alph
 grep -q "^partitions 2$" "$CONF" || fail "cannot set partitions in $CONF"
 local_members "$CONF"
 
-stop_one() { # stop_one NAME: stops it (SIGTERM) and forgets it
-	eval "pid=\$PID_$1"
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$pid" | tr '\n' ' ')
-}
 admin() { # admin PARTITION ARGS...: paxos-admin on partition PARTITION, must succeed
 	p=$1
 	shift
