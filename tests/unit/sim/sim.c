@@ -97,6 +97,7 @@ struct sim_acceptor {
 	paxos_time frozen_until; /* until then: hears and sends nothing */
 	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
+	bool restored;       /* whether it held every decision below floor when it crashed */
 	uint64_t writes;     /* its core's readies written since it started */
 	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
 	struct endpoint ep;
@@ -275,6 +276,17 @@ static void truth_advance(struct sim *s)
 	}
 }
 
+/* Whether acceptor a is without its state: to restart empty, recovering, or recovered but
+ * not yet holding every decision below its floor (paxos_acceptor_restored), up or down. */
+static bool without_state(const struct sim_acceptor *a)
+{
+	if (a->lose_state)
+		return true;
+	if (a->up)
+		return !paxos_acceptor_restored(a->core);
+	return a->floor != 0 && !a->restored;
+}
+
 /*
  * Whether the acceptors in bad (with those that lost their state in the run, were lost for
  * good or retired) stay a minority of every configuration ever chosen, and of the one asked
@@ -286,9 +298,7 @@ static bool budget_ok(const struct sim *s, uint32_t bad)
 	bad |= s->amnesia_mask | s->lost_mask | s->retired_mask;
 	/* And those without their state now (a rolling restart's), until restored. */
 	for (uint32_t i = 0; i < s->ids; i++)
-		if (s->acc[i].present &&
-		    (s->acc[i].lose_state ||
-		     (s->acc[i].up && !paxos_acceptor_restored(s->acc[i].core))))
+		if (s->acc[i].present && without_state(&s->acc[i]))
 			bad |= 1u << i;
 	for (uint32_t k = 0; k <= s->config_count; k++) {
 		uint32_t c = k < s->config_count ? s->configs[k]
@@ -781,6 +791,7 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	if (a->core && !paxos_acceptor_recovering(a->core)) {
 		a->floor = paxos_acceptor_floor(a->core);
 		a->fence = paxos_acceptor_fence(a->core);
+		a->restored = paxos_acceptor_restored(a->core);
 	} else if (a->core) {
 		a->lose_state = true;
 	}
@@ -994,10 +1005,8 @@ static uint32_t amnesiacs(const struct sim *s)
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->ids; i++) {
 		bool without = false;
-		for (uint32_t p = 0; p < s->o.partitions; p++) {
-			const struct sim_acceptor *a = &s->part[p].acc[i];
-			without |= a->lose_state || (a->up && !paxos_acceptor_restored(a->core));
-		}
+		for (uint32_t p = 0; p < s->o.partitions; p++)
+			without |= without_state(&s->part[p].acc[i]);
 		n += without;
 	}
 	return n;
@@ -1050,10 +1059,11 @@ static void fault_rolling(struct sim *s)
 	if (s->o.acceptors < 3 || amnesiacs(s) > 0)
 		return;
 	/* As an operator does: the next one only while every acceptor is up and holds its
-	 * state (each says "restored"). */
-	for (uint32_t k = 0; k < s->ids; k++)
-		if (s->acc[k].present && !s->acc[k].up)
-			return;
+	 * state (each says "restored"), in every partition. */
+	for (uint32_t p = 0; p < s->o.partitions; p++)
+		for (uint32_t k = 0; k < s->ids; k++)
+			if (s->part[p].acc[k].present && !s->part[p].acc[k].up)
+				return;
 	uint32_t i = s->rolling_next % s->ids;
 	while (!s->acc[i].present) /* a retired one: the next id */
 		i = ++s->rolling_next % s->ids;
