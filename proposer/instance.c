@@ -373,9 +373,9 @@ static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
  * proposer allow (thesis 3.7.4). Whatever waits goes now: nothing waits for a batch to fill. */
 /* A with no client value waiting but a skip wanted: the instance carries the skip frame, as
  * an adopted value would (cv false: nothing goes back to the pending list if it loses). */
-static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst)
+static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst, bool wanted)
 {
-	if (!ctx->skip_wanted || !*ctx->skip_wanted)
+	if (!wanted)
 		return false;
 	if (ctx->may_assign && ctx->may_assign(ctx->may_assign_arg, inst) == 0)
 		return false;
@@ -385,7 +385,8 @@ static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst)
 	inst->v2_ballot = 0;
 	inst->cv = false;
 	inst->values = 0;
-	*ctx->skip_wanted = false;
+	if (ctx->skip_wanted)
+		*ctx->skip_wanted = false;
 	ctx->counters->skips_proposed++;
 	return true;
 }
@@ -409,10 +410,12 @@ static bool assign_command(const struct instance_ctx *ctx, struct instance *inst
 
 static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
 {
+	if (ctx->values_from && inst->iid < *ctx->values_from)
+		return assign_skip(ctx, inst, true); /* the old leader's: see handover_at */
 	if (ctx->command && ctx->command->wanted)
 		return assign_command(ctx, inst);
 	if (pending_count(ctx->pending) == 0)
-		return assign_skip(ctx, inst);
+		return assign_skip(ctx, inst, ctx->skip_wanted && *ctx->skip_wanted);
 	uint32_t room = ctx->batch_limit ? ctx->batch_limit : 1;
 	if (ctx->may_assign) {
 		uint32_t allowed = ctx->may_assign(ctx->may_assign_arg, inst);

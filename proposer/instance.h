@@ -145,6 +145,9 @@ struct instance_ctx {
 	 * (learner-merge: an idle leader, see paxos_proposer_tick); cleared when one does. NULL:
 	 * never (repairs). */
 	bool *skip_wanted;
+	/* Instances below it close with a skip where phase 1 found no value: a handover's
+	 * (proposer.c handover_at). NULL or 0: none. */
+	const paxos_iid *values_from;
 	/* The membership command to propose, before any client value; NULL: never (repairs). */
 	struct instance_command *command;
 };

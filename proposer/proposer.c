@@ -53,6 +53,10 @@ struct paxos_proposer {
 	paxos_time last_proposed;   /* when an instance last got a value or a skip to propose */
 	/* With a membership: some live instance waits for its configuration (start_window). */
 	bool config_wait;
+	/* ctx.values_from: a leader that took over at a proposer change (handover_at). */
+	paxos_iid values_from;
+	/* Since we took over, client values wait until phase 1 finished below it (took_over). */
+	paxos_iid takeover_end;
 	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
 };
 
@@ -125,11 +129,31 @@ static paxos_iid frontier(struct paxos_proposer *p)
  * Returns how many values inst may take. inst itself is out of the totals while it steps
  * (see fire); it holds nothing then, so they are those of the other instances.
  */
+/*
+ * Whether phase 1 finished for every instance we started at takeover. Until then client
+ * values wait: a lower instance may find nothing while a higher one still has to report a
+ * value the old leader got chosen there, one we hold too (every proposer queues every client
+ * value); proposed below, it would be chosen twice. Adopting it first takes it off our list
+ * (claim_v1). A round trip once per leadership.
+ */
+static bool took_over(struct paxos_proposer *p)
+{
+	if (!p->takeover_end)
+		return true;
+	for (paxos_iid iid = p->first; iid < p->takeover_end && live(p, iid); iid++)
+		if (slot_of(p, iid)->state == INSTANCE_P1_PENDING)
+			return false;
+	p->takeover_end = 0;
+	return true;
+}
+
 static uint32_t may_assign(void *arg, const struct instance *inst)
 {
 	struct paxos_proposer *p = arg;
-	if (inst->iid > frontier(p))
+	if (inst->iid > frontier(p) || !took_over(p))
 		return 0;
+	if (inst->iid >= p->values_from && p->first < p->values_from)
+		return 0; /* a handover: what the old leader got chosen below is not settled yet */
 	if (p->in_phase2 >= p->o.concurrency)
 		return 0;
 	if ((p->o.max_backlog && p->closed >= p->o.max_backlog) || p->held >= p->in_flight_max) {
@@ -229,6 +253,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .highest_iid = &p->highest_iid,
 	    .to_beat = &p->to_beat,
 	    .skip_wanted = &p->skip_wanted,
+	    .values_from = &p->values_from,
 	    .membership = o->membership,
 	    .command = &p->command,
 	};
@@ -408,6 +433,25 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 		start_deferred(p, now, out);
 }
 
+/*
+ * A leader taking over where a proposer change comes in force (a planned removal of the old
+ * leader): the old leader opens nothing from there (config_names_us) but may still get
+ * values chosen below, values we hold too (every proposer queues every client value). So
+ * below that instance we close with skips what phase 1 finds empty, and propose client
+ * values from there on only once our learner delivered everything below: by then each of
+ * the old leader's values chosen there has been settled from our list, and none is chosen
+ * twice. 0: no such change ahead of first.
+ */
+static paxos_iid handover_at(const struct paxos_proposer *p, paxos_iid first)
+{
+	if (!p->o.membership)
+		return 0;
+	const struct paxos_configuration *c = paxos_membership_latest(p->o.membership);
+	if (!c || c->first <= first || !paxos_membership_known(p->o.membership, first))
+		return 0;
+	return paxos_membership_proposers(p->o.membership, first) != c->proposers ? c->first : 0;
+}
+
 void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid first,
 			       paxos_time now, const struct paxos_emitter *out)
 {
@@ -428,15 +472,19 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 			p->command.wanted = true;
 		}
 		p->skip_wanted = false;
+		p->values_from = 0;
+		p->takeover_end = 0;
 		repairs_clear(&p->repairs);
 		return;
 	}
 	p->leader = true;
+	p->values_from = handover_at(p, first > p->first ? first : p->first);
 	p->frontier = p->first;
 	p->last_proposed = now;
 	if (first > p->first)
 		slide(p, first, 0, NULL, 0, now, out);
 	start_window(p, now, out);
+	p->takeover_end = p->first + p->o.window;
 	assign_pending(p, now, out);
 }
 

@@ -561,8 +561,9 @@ static void announce(struct paxos_node *n)
 /*
  * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not
  * delivered and pre-executes its window there; acceptors' rejects make it jump past the old
- * leader's ballots at once. The values it proposes are the ones every proposer queued. A
- * demoted proposer stops at once and keeps its values for a later leadership.
+ * leader's ballots at once. The values it proposes are the ones every proposer queued, once
+ * phase 1 finished across its window (proposer.c took_over, handover_at). A demoted proposer
+ * stops at once and keeps its values for a later leadership.
  */
 static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previous)
 {

@@ -1091,6 +1091,33 @@ START_TEST(test_other_proposers_value_wins_client_value_moves)
 }
 END_TEST
 
+/*
+ * A new leader holds values every proposer queued, and the old leader got "x" chosen in
+ * instance 3. Phase 1 answers for instances 1 and 2 come first and find nothing; proposing
+ * "x" there before instance 3 reported it would choose it twice. The leader waits until
+ * phase 1 finished across its window: "x" is adopted in 3 and leaves the list.
+ */
+START_TEST(test_takeover_adopts_before_proposing)
+{
+	struct sim *s = sim_new(3, 3, 8);
+	const char *values[] = {"x", "y", "z"};
+	for (int i = 0; i < 3; i++) {
+		struct paxos_value v = value_of(values[i]);
+		ck_assert_int_eq(paxos_proposer_queue(s->p, &v), PAXOS_OK);
+	}
+	seed_accepted(s, 0, 3, 101, "x");
+	seed_accepted(s, 1, 3, 101, "x");
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 3);
+	ck_assert_str_eq(s->delivered[0], "y");
+	ck_assert_str_eq(s->delivered[1], "z");
+	ck_assert_str_eq(s->delivered[2], "x");
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_stop_leading_requeues_in_order)
 {
 	struct sim *s = sim_new(4, 3, 8);
@@ -1547,6 +1574,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_implausible_ballots_dropped);
 	tcase_add_test(t, test_found_value_proposed_without_client);
 	tcase_add_test(t, test_other_proposers_value_wins_client_value_moves);
+	tcase_add_test(t, test_takeover_adopts_before_proposing);
 	tcase_add_test(t, test_stop_leading_requeues_in_order);
 	tcase_add_test(t, test_delivered_jumps_window);
 	tcase_add_test(t, test_jump_requeues_client_values);
