@@ -280,6 +280,13 @@ START_TEST(test_proposer_counts_members_and_waits)
 	paxos_proposer_handle(p, &pr, 2, &r->emitter);
 	pr.u.promise.acceptor_id = 0;
 	paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	/* Instance 2 finishes phase 1 too: a new leader proposes only then. */
+	pr.u.promise.iid = 2;
+	for (uint32_t a = 0; a < 2; a++) {
+		pr.u.promise.acceptor_id = a;
+		paxos_proposer_handle(p, &pr, 2, &r->emitter);
+	}
+	pr.u.promise.iid = 1;
 	ck_assert_int_eq(paxos_proposer_change_membership(p, 0xb, 2, &r->emitter), PAXOS_OK);
 	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x1f, 2, &r->emitter), PAXOS_E_FULL);
 	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0); /* non-members: no quorum */
@@ -302,17 +309,25 @@ START_TEST(test_proposer_counts_members_and_waits)
 	/* Instance 3 is configuration 2's (0, 1, 3): acceptor 2's promise does not count. */
 	b = recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.ballot;
 	recorder_clear(r);
+	/* "x" goes to instance 2 (phase 1 done, configuration 1), "y" waits for 3. */
+	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"x", 1}, 4,
+					       &r->emitter),
+			 PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 1);
+	ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_ACCEPT, 0)->u.accept.iid, 2);
+	recorder_clear(r);
+	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"y", 1}, 4,
+					       &r->emitter),
+			 PAXOS_OK);
 	pr.u.promise = (struct paxos_promise){.iid = 3, .ballot = b, .acceptor_id = 2};
 	paxos_proposer_handle(p, &pr, 4, &r->emitter);
 	pr.u.promise.acceptor_id = 0;
 	paxos_proposer_handle(p, &pr, 4, &r->emitter);
-	ck_assert_int_eq(paxos_proposer_submit(p, &(struct paxos_value){(const uint8_t *)"x", 1}, 4,
-					       &r->emitter),
-			 PAXOS_OK);
 	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0);
 	pr.u.promise.acceptor_id = 3;
 	paxos_proposer_handle(p, &pr, 4, &r->emitter);
-	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 0); /* 2 still open below */
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_ACCEPT, -1), 1);
+	ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_ACCEPT, 0)->u.accept.iid, 3);
 	paxos_proposer_free(p);
 	recorder_free(r);
 	paxos_membership_free(m);
@@ -511,16 +526,21 @@ START_TEST(test_command_with_address)
 	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
 	struct recorder *r = recorder_new();
 	paxos_proposer_set_leader(p, true, 7, 1, &r->emitter);
-	const struct paxos_message *prep = recorder_find(r, PAXOS_MSG_PREPARE, 0);
-	ck_assert_ptr_nonnull(prep);
-	struct paxos_message pr = {.type = PAXOS_MSG_PROMISE};
-	pr.u.promise = (struct paxos_promise){
-	    .iid = prep->u.prepare.iid, .ballot = prep->u.prepare.ballot, .acceptor_id = 0};
+	/* A new leader proposes once phase 1 finished for every instance it started. */
+	size_t prepares = recorder_count(r, PAXOS_MSG_PREPARE, -1);
+	ck_assert_uint_ge(prepares, 1);
+	ck_assert_uint_le(prepares, 4);
+	struct paxos_prepare started[4];
+	for (size_t k = 0; k < prepares; k++)
+		started[k] = recorder_find(r, PAXOS_MSG_PREPARE, k)->u.prepare;
 	recorder_clear(r);
-	for (uint32_t acc = 0; acc < 4; acc++) {
-		pr.u.promise.acceptor_id = acc;
-		paxos_proposer_handle(p, &pr, 2, &r->emitter);
-	}
+	struct paxos_message pr = {.type = PAXOS_MSG_PROMISE};
+	for (size_t k = 0; k < prepares; k++)
+		for (uint32_t acc = 0; acc < 4; acc++) {
+			pr.u.promise = (struct paxos_promise){
+			    .iid = started[k].iid, .ballot = started[k].ballot, .acceptor_id = acc};
+			paxos_proposer_handle(p, &pr, 2, &r->emitter);
+		}
 	const struct paxos_message *acc = recorder_find(r, PAXOS_MSG_ACCEPT, 0);
 	ck_assert_ptr_nonnull(acc);
 	bool sent = acc->u.accept.value.len == PAXOS_MEMBERSHIP_COMMAND_MAX &&
