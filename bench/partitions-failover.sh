@@ -14,6 +14,9 @@
 # new one (README, "Lean followers"), about heartbeat-timeout-ms, not after --resubmit-ms.
 # Writes bench/results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
+# HEARTBEAT_TIMEOUT_MS and HEARTBEAT_INTERVAL_MS replace paxos.conf's: the pause of the killed
+# leader's partition is about the detector's timeout plus a phase 1 and 2, so a faster
+# detector (at the price of false suspicions on a loaded machine) shortens it.
 set -eu
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +31,14 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 CONF=$WORK/paxos.conf
 sed -e "s|^storage-path .*|storage-path $WORK/store|" -e "s|^partitions .*|partitions 2|" \
 	-e "s|^learner-merge .*|learner-merge yes|" \
-	-e "s|^counters-interval-ms .*|counters-interval-ms 0|" "$SRC/paxos.conf" >"$CONF"
+	-e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
+	-e "s|^heartbeat-timeout-ms .*|heartbeat-timeout-ms ${HEARTBEAT_TIMEOUT_MS:-100}|" \
+	-e "s|^heartbeat-interval-ms .*|heartbeat-interval-ms ${HEARTBEAT_INTERVAL_MS:-20}|" \
+	"$SRC/paxos.conf" >"$CONF"
 timeout_ms=$(awk '$1 == "heartbeat-timeout-ms" { print $2 }' "$CONF")
+interval_ms=$(awk '$1 == "heartbeat-interval-ms" { print $2 }' "$CONF")
+phase_ms=$(awk '$1 == "phase1-timeout-ms" { a = $2 } $1 == "phase2-timeout-ms" { b = $2 }
+	END { print a "/" b }' "$CONF")
 skip_ms=$(awk '$1 == "merge-skip-ms" { print $2 }' "$CONF")
 
 # pauses CSV AT: the longest pause from 0.7 s to the crash, and in the second after it
@@ -88,7 +97,8 @@ MD=$OUT/partitions-failover.md
 	echo "Longest latency of a client value (ms, over the run): partition 0 $(median 9)," \
 		"partition 1 $(median 10) (clients resubmit after 3000 ms)."
 	echo
-	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms, merge-skip-ms $skip_ms;" \
+	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms (interval $interval_ms)," \
+		"phase timeouts $phase_ms ms, merge-skip-ms $skip_ms;" \
 		"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end. Each round:" \
 		"round, crash at (s), then before and after (ms) for partition 0, partition 1, merged," \
 		"then the longest latency (ms) of partition 0's and partition 1's client:"
