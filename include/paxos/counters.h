@@ -70,6 +70,7 @@
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
 	X(instances_skipped_known, "instances skipped: chosen elsewhere, taken over past them")    \
+	X(own_accepts_learned, "accepts a leader's learner took in process, not from the network") \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \
 	X(membership_changes, "acceptor or proposer set changes chosen (membership-alpha)")        \
 	X(membership_configuration, "the newest acceptor configuration chosen (1: paxos.conf's)")  \

@@ -131,6 +131,32 @@ static int join(struct paxos_node *n, enum paxos_group g)
 	return rc;
 }
 
+/*
+ * A leader's learner needs the values of the leader's own accepts, which reach it as a copy
+ * of each 2a datagram that multicast loops back to its acceptors-group socket: a receive, an
+ * authentication check and a decode per datagram for bytes the process just built (the
+ * leader's price per value above the serializer's, docs/BENCHMARKS.md). While it leads, the
+ * learner takes each accept as the proposer emits it (node_emit) and the group is left
+ * unread; values another proposer got chosen meanwhile come by the learner's repeats, as any
+ * lost 2a does. Multicast, one partition, a node without an acceptor or a serializer (they
+ * read the group) and a fixed acceptor set (the group carries the configuration queries).
+ */
+static bool own_accepts_allowed(const struct paxos_node *n)
+{
+	return n->cfg.transport == PAXOS_TRANSPORT_MULTICAST && n->cfg.partitions == 1 &&
+	       n->proposer && n->learner && !n->acceptor && !n->serializer &&
+	       !n->cfg.membership_alpha && n->joined[PAXOS_GROUP_ACCEPTORS];
+}
+
+static void own_accepts(struct paxos_node *n, bool leading)
+{
+	if (n->own_accepts == leading || (leading && !own_accepts_allowed(n)))
+		return;
+	if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_ACCEPTORS, leading) != PAXOS_OK)
+		return;
+	n->own_accepts = leading; /* no longer: what waited unread is read now, and is current */
+}
+
 static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 {
 	n->hosted[role] = true;
@@ -303,6 +329,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
+	own_accepts(n, false); /* the acceptor reads the group */
 	n->storage = st;
 	host(n, PAXOS_ROLE_ACCEPTOR, id);
 	int rc = host_member(n, PAXOS_ROLE_ACCEPTOR, id);
@@ -575,9 +602,11 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is now %u (was %u) from instance %llu", id,
 		   n->partition_label, leader, previous, (unsigned long long)first);
-	if (leader == id || previous == id)
+	if (leader == id || previous == id) {
+		own_accepts(n, leader == id);
 		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	}
 	if (leader == id)
 		announce(n);
 	else
@@ -695,6 +724,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		   n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
 		   (unsigned long long)first, o.epoch);
 	if (leader == id) {
+		own_accepts(n, true);
 		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
 					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
 		announce(n);

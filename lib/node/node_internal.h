@@ -145,6 +145,11 @@ struct paxos_node {
 	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
 	 * lead, reading neither the clients' values nor the log until it takes over. */
 	bool lean;
+	/* A leader whose learner takes its accepts as they are emitted, not from the acceptors
+	 * group, which it leaves unread (node.c, own_accepts); own_learned: run the learner's
+	 * ready after this round's flush, outside the proposer's step. */
+	bool own_accepts;
+	bool own_learned;
 	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
 	 * Everything a round sends goes out together at its end (one send), so that the
 	 * datagrams of one batch reach their readers together: one read, one group commit. */

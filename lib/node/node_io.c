@@ -104,6 +104,10 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	struct paxos_node *n = arg;
 	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
+	if (n->own_learned) {
+		n->own_learned = false;
+		node_learner_run(n);
+	}
 	if (n->learn_due) {
 		/* After the acceptor's replies are out: learning is not on their path. */
 		n->learn_due = false;
@@ -128,6 +132,14 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 							  : 0;
 	if (needs > o->needs[to])
 		o->needs[to] = needs;
+	/* A leader's learner hears its own accepts here (node.c, own_accepts); what they close
+	 * is run after the flush, not inside the proposer's step that emits them. */
+	if (n->own_accepts && o->role == PAXOS_ROLE_PROPOSER && m->type == PAXOS_MSG_ACCEPT &&
+	    paxos_learner_step(n->learner, m, paxos_now(), &n->out[PAXOS_ROLE_LEARNER].emitter) ==
+		PAXOS_OK) {
+		n->own_learned = true;
+		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+	}
 	node_schedule_flush(n);
 }
 

@@ -234,6 +234,81 @@ static void run_for_ms(struct event_base *b, long ms)
 	event_base_dispatch(b);
 }
 
+struct in_order {
+	uint32_t n;
+	bool ordered;
+};
+
+static void check_order(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)iid;
+	(void)position;
+	struct in_order *o = arg;
+	char want[16];
+	int len = snprintf(want, sizeof(want), "v%04u", o->n++);
+	o->ordered &= v->len == (uint32_t)len && memcmp(v->data, want, v->len) == 0;
+}
+
+/* Multicast: the leader's learner takes its own accepts as they are emitted and leaves the
+ * acceptors group unread (lib/node/node.c, own_accepts); it still delivers every value in
+ * order, and so does a learner that reads the group. */
+START_TEST(test_leader_learns_its_own_accepts)
+{
+	/* A fresh storage-path: the proposer's first epoch, so the acceptors start at once. */
+	char dir[] = "/tmp/test_node.XXXXXX", text[160], err[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n", dir);
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	ck_assert_msg(paxos_config_parse(&c, text, (size_t)tlen, "own", err, sizeof(err)) ==
+			  PAXOS_OK,
+		      "%s", err);
+	struct event_base *b = event_base_new();
+	struct paxos_node *acc[3], *leader, *other;
+	for (uint32_t i = 0; i < 3; i++) {
+		acc[i] = paxos_node_new(b, &c, err, sizeof(err));
+		ck_assert_msg(acc[i] != NULL, "%s", err);
+		ck_assert_int_eq(paxos_node_add_acceptor(acc[i], i, paxos_storage_memory_new()),
+				 PAXOS_OK);
+	}
+	static struct in_order mine, theirs;
+	mine = (struct in_order){0, true};
+	theirs = (struct in_order){0, true};
+	leader = paxos_node_new(b, &c, err, sizeof(err));
+	other = paxos_node_new(b, &c, err, sizeof(err));
+	ck_assert_ptr_nonnull(leader);
+	ck_assert_ptr_nonnull(other);
+	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, &mine), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_learner(other, check_order, &theirs), PAXOS_OK);
+	run_for_ms(b, 300); /* the acceptors recover (a first start) */
+	char value[16];
+	for (uint32_t k = 0; k < 200; k++) {
+		int len = snprintf(value, sizeof(value), "v%04u", k);
+		ck_assert_int_eq(paxos_node_submit(leader, value, (size_t)len), PAXOS_OK);
+		if (k % 20 == 19)
+			run_for_ms(b, 20);
+	}
+	for (int i = 0; i < 100 && (mine.n < 200 || theirs.n < 200); i++)
+		run_for_ms(b, 50);
+	ck_assert_msg(mine.n == 200 && theirs.n == 200, "delivered %u and %u of 200", mine.n,
+		      theirs.n);
+	ck_assert(mine.ordered && theirs.ordered);
+	const struct paxos_counters *lc = paxos_node_counters(leader, PAXOS_ROLE_LEARNER);
+	ck_assert_uint_ge(lc->own_accepts_learned, lc->values_delivered);
+	ck_assert_uint_eq(lc->repeats_requested, 0);
+	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->own_accepts_learned, 0);
+	paxos_node_free(other);
+	paxos_node_free(leader);
+	for (uint32_t i = 0; i < 3; i++)
+		paxos_node_free(acc[i]);
+	event_base_free(b);
+	char rm[64];
+	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
+	ck_assert_int_eq(system(rm), 0);
+}
+END_TEST
+
 START_TEST(test_unicast_learner_reaches_a_late_acceptor)
 {
 	static const char text[] = "transport unicast\nacceptors 1\nproposers 1\n"
@@ -494,6 +569,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_storage_failure_says_why);
 	tcase_add_test(tc, test_partitions_group_bad_input);
 	tcase_add_test(tc, test_partitions_resume_from_snapshot);
+	tcase_add_test(tc, test_leader_learns_its_own_accepts);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");
 	tcase_add_test(auth, test_auth_key_checked_at_start);
