@@ -851,6 +851,52 @@ static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership 
 
 /* Takes the answer the adoption rule (paxos_membership_vouched) points at, if any: answers of
  * settled members only, and after UNSETTLED_AFTER_US every answer. */
+/*
+ * Where the learner of an acceptor that joined by a change starts: an acceptor no
+ * configuration named before the one that added it never voted below that one's first
+ * instance, and needs no copy of what was chosen there (README, "Changing the cluster"); one
+ * not a member yet needs nothing the history it adopted already reflects. Fetching the whole
+ * log from the others instead loads them for as long as it takes. 0: from where it is (a
+ * member from the first configuration kept, or a node that delivers to an application).
+ */
+static paxos_iid new_member_start(const struct paxos_node *n)
+{
+	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (!n->acceptor || !n->learner || n->proposer || n->app.deliver || n->app.instance_done ||
+	    own >= 32 || paxos_acceptor_recovering(n->acceptor) ||
+	    paxos_acceptor_floor(n->acceptor))
+		return 0;
+	uint32_t count;
+	const struct paxos_configuration *c = paxos_membership_history(n->membership, &count);
+	if (!c || count == 0)
+		return 0;
+	uint32_t k = count;
+	while (k > 0 && (c[k - 1].members & (1u << own)))
+		k--;
+	for (uint32_t j = 0; j < k; j++)
+		if (c[j].members & (1u << own))
+			return 0; /* a member before: its learner goes on from where it is */
+	if (k == 0)
+		return 0; /* a member from the first configuration kept */
+	if (k < count)
+		return c[k].first; /* a member from the configuration that added it */
+	return paxos_membership_applied(n->membership) + 1;
+}
+
+static void start_new_member(struct paxos_node *n)
+{
+	paxos_iid start = new_member_start(n);
+	if (!start || start <= paxos_learner_next_iid(n->learner) ||
+	    paxos_learner_step_skip_to(n->learner, start) != PAXOS_OK)
+		return;
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u: its learner starts at instance %llu, where its votes "
+		   "count (no copy of the log below)",
+		   n->role_id[PAXOS_ROLE_ACCEPTOR], (unsigned long long)start);
+	paxos_acceptor_decided(n->acceptor, start - 1);
+	node_learner_run(n);
+}
+
 static void settle(struct paxos_node *n, paxos_time now)
 {
 	const struct paxos_membership *table[PAXOS_MAX_ACCEPTORS];
@@ -888,6 +934,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 	}
 	if (!n->membership_settled) {
 		n->membership_settled = true;
+		start_new_member(n);
 		node_membership_push(n, now);
 		paxos_logf(
 		    PAXOS_LOG_INFO,
