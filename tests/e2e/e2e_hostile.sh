@@ -177,9 +177,12 @@ malformed() {
 acceptor_groups=2
 [ "$(awk '$1 == "learning-acceptors" { print $2 }' "$CONF")" = no ] && acceptor_groups=1
 malformed acceptor $((acceptor_groups * n_malformed))
-# The proposer listens on proposers, submit, learners and acceptors (the leader's accepts, for
-# its learner); the learner on learners and acceptors.
-malformed proposer $((4 * n_malformed))
+# The proposer listens on proposers, submit and learners, and, unicast, on acceptors (its
+# member socket gets that group too); multicast, the leader leaves the acceptors group unread
+# (its learner takes its own accepts in process). The learner: learners and acceptors.
+proposer_groups=3
+is_unicast "$CONF" && proposer_groups=4
+malformed proposer $((proposer_groups * n_malformed))
 malformed learner $((2 * n_malformed))
 # A node of another version is named as such, not only counted.
 for name in acceptor proposer learner; do
