@@ -358,20 +358,11 @@ static bool config_names_us(const struct paxos_proposer *p, paxos_iid iid)
 	       (paxos_membership_proposers(p->o.membership, iid) & (1u << p->o.id)) != 0;
 }
 
-/* Whether the newest configuration chosen names us (always, without one). */
-static bool latest_names_us(const struct paxos_proposer *p)
-{
-	return !p->o.membership || p->o.id >= 32 ||
-	       (paxos_membership_latest(p->o.membership)->proposers & (1u << p->o.id)) != 0;
-}
-
 /* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
  * whose configuration is not known yet (the next deliveries start the rest) or, with a change
  * that removes us, the first it governs. A leader whose first instance is of a set without
  * it (one restarted and catching up from below its addition) is held back by nothing: it
- * stops only where a set that names it ends. A removed one opens nothing its set leaves it
- * out of, even once its learner is past the change and before its election follows (the
- * next tick): the next leader works there. */
+ * stops only where a set that names it ends. */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
 	p->config_wait = false;
@@ -380,8 +371,7 @@ static void start_window(struct paxos_proposer *p, paxos_time now, const struct 
 			p->config_wait = true;
 			return;
 		}
-		if (!config_names_us(p, iid) &&
-		    (config_names_us(p, p->first) || !latest_names_us(p)))
+		if (!config_names_us(p, iid) && config_names_us(p, p->first))
 			return; /* the change that removes us: the next leader starts here */
 		fire(p, slot_of(p, iid), EV_S, NULL, now, out);
 	}

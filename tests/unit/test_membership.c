@@ -334,48 +334,6 @@ START_TEST(test_proposer_counts_members_and_waits)
 }
 END_TEST
 
-/* A leader removed by a change opens nothing the change governs, also once its learner is
- * past the change and before its election follows: the next leader works there (duplicates
- * in e2e_reconfig_unicast came from both proposing the same client value there). */
-START_TEST(test_removed_leader_opens_nothing_past_its_removal)
-{
-	struct paxos_membership *m = paxos_membership_create(0x7, 0x3, 2);
-	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 1,
-					   .epoch = 1,
-					   .acceptors = 3,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
-	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
-	ck_assert_ptr_nonnull(p);
-	struct recorder *r = recorder_new();
-	paxos_proposer_set_leader(p, true, 1, 1, &r->emitter);
-	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, -1), 2); /* 1, 2: alpha 2 */
-	/* Instance 1 removes proposer 1: configuration 2 (proposers 0) from instance 3. */
-	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x1, buf);
-	struct paxos_value cmd = {buf, sizeof(buf)};
-	paxos_membership_apply(m, 1, &cmd);
-	recorder_clear(r);
-	paxos_proposer_delivered(p, 1, &cmd, 2, &r->emitter);
-	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, -1), 0);
-	/* Instance 2 delivered: the window starts where the change is in force. */
-	struct paxos_value other = value_of("someone's");
-	paxos_membership_apply(m, 2, &other);
-	paxos_proposer_delivered(p, 2, &other, 3, &r->emitter);
-	ck_assert(paxos_proposer_is_leader(p));
-	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, -1), 0);
-	recorder_free(r);
-	paxos_proposer_free(p);
-	paxos_membership_free(m);
-}
-END_TEST
-
 /* A request queued like a client value (paxos-admin's): taken when made against the newest
  * configuration, dropped once another change is chosen (every proposer queued it). */
 START_TEST(test_proposer_takes_requests)
@@ -788,7 +746,6 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_learner_waits_for_configuration);
 	tcase_add_test(t, test_learner_starts_later);
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
-	tcase_add_test(t, test_removed_leader_opens_nothing_past_its_removal);
 	tcase_add_test(t, test_proposer_takes_requests);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	tcase_add_test(t, test_proposer_set_changes);
