@@ -60,9 +60,19 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 		node_membership_applied(n, iid); /* kept before anything acts on it */
 	if (n->acceptor)
 		paxos_acceptor_decided(n->acceptor, iid);
+	/* The election follows the proposer set in force from iid + 1 now, not at its next tick:
+	 * a leader a change removes stops before its window slides to where the change governs
+	 * (else it opens instances there, the next leader too, and a client value both hold can
+	 * be chosen twice); a proposer it promotes takes over once this value settled its list. */
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	if (n->proposer && n->membership && id < 32 && paxos_proposer_is_leader(n->proposer) &&
+	    !(node_membership_proposers(n, iid + 1) & (1u << id)))
+		node_membership_election(n, iid + 1);
 	if (n->proposer)
 		paxos_proposer_delivered_ballot(n->proposer, iid, v, ballot, paxos_now(),
 						&n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->proposer && n->membership)
+		node_membership_election(n, iid + 1);
 	if (n->app.deliver)
 		deliver_batch(n, iid, v);
 	if (n->app.instance_done)
