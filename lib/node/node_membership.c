@@ -856,15 +856,16 @@ static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership 
  * configuration named before the one that added it never voted below that one's first
  * instance, and needs no copy of what was chosen there (README, "Changing the cluster"); one
  * not a member yet needs nothing the history it adopted already reflects. Fetching the whole
- * log from the others instead loads them for as long as it takes. 0: from where it is (a
- * member from the first configuration kept, or a node that delivers to an application).
+ * log from the others instead loads them for as long as it takes. Its recovery (a memory
+ * store recovers at every start) changes nothing: it holds no decision of an earlier life to
+ * restore. 0: from where it is (a member from the first configuration kept, or a node that
+ * delivers to an application).
  */
 static paxos_iid new_member_start(const struct paxos_node *n)
 {
 	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (!n->acceptor || !n->learner || n->proposer || n->app.deliver || n->app.instance_done ||
-	    own >= 32 || paxos_acceptor_recovering(n->acceptor) ||
-	    paxos_acceptor_floor(n->acceptor))
+	    own >= 32)
 		return 0;
 	uint32_t count;
 	const struct paxos_configuration *c = paxos_membership_history(n->membership, &count);
@@ -890,8 +891,8 @@ static void start_new_member(struct paxos_node *n)
 	    paxos_learner_step_skip_to(n->learner, start) != PAXOS_OK)
 		return;
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: its learner starts at instance %llu, where its votes "
-		   "count (no copy of the log below)",
+		   "paxos: acceptor %u: its learner starts at instance %llu: a new member "
+		   "needs no copy of the log below",
 		   n->role_id[PAXOS_ROLE_ACCEPTOR], (unsigned long long)start);
 	paxos_acceptor_decided(n->acceptor, start - 1);
 	node_learner_run(n);
