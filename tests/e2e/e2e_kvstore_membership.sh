@@ -65,8 +65,13 @@ until grep -q "configuration 2 from the snapshot" "$WORK/kv2b.log"; do
 done
 echo "round 2: replica 2 restarted without its membership files:" \
 	"$(grep -m 1 "from the snapshot" "$WORK/kv2b.log")"
-grep -q "^configuration 2 " "$WORK/store/acceptor-2/membership" ||
-	fail "replica 2 did not keep the snapshot's configuration beside its acceptor"
+# Written as the replica adds its acceptor, just after it logs the snapshot's configuration.
+i=0
+until grep -q "^configuration 2 " "$WORK/store/acceptor-2/membership" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -le 100 ] || fail "replica 2 did not keep the snapshot's configuration beside its acceptor"
+	sleep 0.1
+done
 round 3
 converge 900 "0 1 2" "$PID_kv0" "$PID_kv1" "$PID_kv2b"
 echo "round 3: replicas identical on 900 commands, replica 2 restarted from its snapshot" \
