@@ -119,17 +119,6 @@ static paxos_iid frontier(struct paxos_proposer *p)
 }
 
 /*
- * 3.7.2: client values may go to inst only when every live instance below it has a value or
- * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
- * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
- * behind a hole of our own learner (it lost messages and is asking for repeats, like the
- * other learners probably are), and no more values than in_flight_max in the window. Only
- * instances we sent phase 2 for count: instances closed by (forged or stray) final accepteds
- * that no proposer of ours ran cannot hold new values back for ever.
- * Returns how many values inst may take. inst itself is out of the totals while it steps
- * (see fire); it holds nothing then, so they are those of the other instances.
- */
-/*
  * Whether phase 1 finished for every instance we started at takeover. Until then client
  * values wait: a lower instance may find nothing while a higher one still has to report a
  * value the old leader got chosen there, one we hold too (every proposer queues every client
@@ -147,6 +136,17 @@ static bool took_over(struct paxos_proposer *p)
 	return true;
 }
 
+/*
+ * 3.7.2: client values may go to inst only when every live instance below it has a value or
+ * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
+ * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
+ * behind a hole of our own learner (it lost messages and is asking for repeats, like the
+ * other learners probably are), and no more values than in_flight_max in the window. Only
+ * instances we sent phase 2 for count: instances closed by (forged or stray) final accepteds
+ * that no proposer of ours ran cannot hold new values back for ever.
+ * Returns how many values inst may take. inst itself is out of the totals while it steps
+ * (see fire); it holds nothing then, so they are those of the other instances.
+ */
 static uint32_t may_assign(void *arg, const struct instance *inst)
 {
 	struct paxos_proposer *p = arg;
