@@ -19,11 +19,11 @@
 /* First size of the arena held reply values are copied into; it doubles when needed. */
 #define ARENA_INITIAL 4096u
 
-/* Repeat answers stop once the held values reach this many bytes; the learner asks again
- * for the rest. Bounds the arena even for a batch full of repeat requests, and the burst every
- * learner gets (answers go to the learners group): three acceptors' answers stay well within
- * one receiver's socket buffer, whose overruns lose accepted messages and start more repeats. */
-#define REPEAT_ARENA_MAX (256u << 10)
+/* Repeat answers stop once the held values reach PAXOS_REPEAT_ANSWER_BYTES; the learner asks
+ * again for the rest. Bounds the arena even for a batch full of repeat requests, and the burst
+ * every learner gets (answers go to the learners group), whose overruns of a socket buffer
+ * lose accepted messages and start more repeats. */
+#define REPEAT_ARENA_MAX PAXOS_REPEAT_ANSWER_BYTES
 
 /* Prepares kept while recovering, answered once recovery ends (answer_withheld): a window's
  * worth of instances of one proposer; beyond it the proposer's timeout retries them. */

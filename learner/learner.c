@@ -76,6 +76,10 @@ struct paxos_learner {
 	bool asked;
 	paxos_iid last_asked_to;
 	paxos_time last_asked_at;
+	bool answered; /* next has passed last_asked_to since that request */
+	/* Eight times the moving average of the value bytes of the instances delivered (each
+	 * delivery weighs 1/8): sizes catch-up requests to what one answer carries. */
+	uint64_t instance_bytes_x8;
 	/* Some slot may be lacking the value a quorum named (see ask_values). */
 	bool lacking;
 	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
@@ -290,6 +294,9 @@ static void deliver_ready(struct paxos_learner *l)
 		l->next++;
 		l->counters->values_delivered++;
 		l->counters->bytes_delivered += v.len;
+		l->instance_bytes_x8 = l->instance_bytes_x8
+					   ? l->instance_bytes_x8 + v.len - l->instance_bytes_x8 / 8
+					   : (uint64_t)v.len * 8;
 		if (l->opt.membership)
 			paxos_membership_apply(l->opt.membership, iid, &v);
 		add_event(l, PAXOS_LEARNER_DELIVERED, iid, iid, v.data, v.len, ballot);
@@ -752,12 +759,26 @@ static bool may_catch_up(const struct paxos_learner *l, paxos_time now)
 	return behind(l) && (l->next > l->last_asked_to || !asked_recently(l, now));
 }
 
-/* Asks for up to repeat_batch instances from next on (what the window can hold). */
+/*
+ * Instances one catch-up request asks for: repeat_batch, or fewer when the instances delivered
+ * lately are large: an acceptor stops its answer at PAXOS_REPEAT_ANSWER_BYTES, and a learner
+ * that asked for more would wait a whole hole check for the rest (the self-clocked ask goes out
+ * only once the whole range is in), catching up no faster than a live cluster moves on. Half
+ * of those bytes, so that instances up to twice the average still fit.
+ */
+static paxos_iid catch_up_span(const struct paxos_learner *l)
+{
+	uint64_t average = l->instance_bytes_x8 / 8;
+	paxos_iid fit = average ? PAXOS_REPEAT_ANSWER_BYTES / 2 / average : l->opt.repeat_batch;
+	return fit < 1 ? 1 : min_iid(fit, l->opt.repeat_batch);
+}
+
+/* Asks for a catch-up span of instances from next on (what the window can hold). */
 static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
 {
 	paxos_iid from = l->next;
 	/* As an offset from next, so that no bound can overflow. */
-	paxos_iid span = min_iid(l->highest_seen - from, l->opt.repeat_batch - 1);
+	paxos_iid span = min_iid(l->highest_seen - from, catch_up_span(l) - 1);
 	span = min_iid(span, l->opt.window - 1);
 	paxos_iid to = from + span;
 	uint64_t missing = 0;
@@ -766,9 +787,27 @@ static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct 
 			missing++;
 	l->counters->repeats_requested += missing;
 	l->asked = true;
+	l->answered = false;
 	l->last_asked_to = to;
 	l->last_asked_at = now;
 	send_repeat(out, from, to);
+}
+
+/*
+ * The answer to the last request is in, yet the instance right after its range is missing
+ * while a later one is closed: the hole that request was for (a stall's, or the end of a
+ * catch-up) goes on, so its next part is asked for at once rather than after two more hole
+ * checks. Looked at once per answer.
+ */
+static bool hole_goes_on(const struct paxos_learner *l)
+{
+	if (l->next != l->last_asked_to + 1 || slot_closed(l, l->next))
+		return false;
+	paxos_iid top = min_iid(l->highest_seen, l->next + l->opt.window - 1);
+	for (paxos_iid iid = l->next + 1; iid <= top; iid++)
+		if (slot_closed(l, iid))
+			return true;
+	return false;
 }
 
 int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
@@ -788,8 +827,12 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_accepted(l, &m->u.accepted, now);
 		/* Self-clocked catch-up: the answer to the last request is in, ask for the
 		 * next batch now rather than at the next tick. */
-		if (l->asked && l->next > l->last_asked_to && may_catch_up(l, now))
-			ask_from_next(l, now, out);
+		if (l->asked && l->next > l->last_asked_to) {
+			bool just_answered = !l->answered;
+			l->answered = true;
+			if (may_catch_up(l, now) || (just_answered && hole_goes_on(l)))
+				ask_from_next(l, now, out);
+		}
 		break;
 	case PAXOS_MSG_ACCEPT:
 		if (!paxos_msg_plausible(m)) {

@@ -86,6 +86,11 @@ struct paxos_reject {
 	uint32_t acceptor_id; /**< the acceptor refusing */
 };
 
+/** Value bytes one acceptor's answer to a repeat carries at most; it stops before the value
+ * that would pass this, and the learner asks again for the rest. Three answers stay well within
+ * one receiver's socket buffer. A learner catching up asks for as many instances as fit. */
+#define PAXOS_REPEAT_ANSWER_BYTES (256u << 10)
+
 /** Ask acceptors to resend what they accepted for instances from..to (inclusive). */
 struct paxos_repeat {
 	paxos_iid from; /**< first instance asked for */
