@@ -8,7 +8,8 @@
 #   changes  one load, while paxos-admin says the status (no change), replaces 2 by 3, grows to 5 (adds 2, then 4) and
 #            shrinks to 3 (removes 4, then 2), 1 s apart: the longest pause between two
 #            deliveries from each change's start until 0.5 s after it is in force, and in the
-#            second before the first change (no change)
+#            second before the first change (no change). The monitor runs from the cluster's
+#            start to the round's end, through both loads.
 #   after    4 s of load with acceptors 0,1,3 running: values/s. Acceptors 3 and 4 start just
 #            before the changes and 2 and 4 stop after them, as an operator would: both loads
 #            run three acceptor processes, which share this machine's cores with the rest.
@@ -80,23 +81,26 @@ for round in $(seq 1 "$ROUNDS"); do
 	for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 	for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 	sleep 0.5
+	: >"$WORK/events"
+	T0=$(now)
+	# From the cluster's start, so that its learner follows the log as it grows: one started
+	# later spends its first seconds catching up and records the repeat answers' rhythm, not
+	# the cluster's deliveries.
+	start monitor paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/monitor.csv"
+	# Real-time priority where allowed (root): on a machine with fewer cores than busy
+	# processes the monitor otherwise waits its turn for a CPU, and records that wait (tens
+	# of ms, a scheduler period) as a pause of the cluster's deliveries.
+	[ "${MONITOR_RT:-1}" = 0 ] || chrt -f -p 1 "$PID_monitor" 2>/dev/null || true
 	load 2 >/dev/null # warm-up: a fresh cluster's first seconds are slower
 	set -- $(load 4)
 	echo "$round,before,$1,$2,$3," >>"$CSV"
 
 	for i in 3 4; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
 	sleep 0.5
-	: >"$WORK/events"
-	T0=$(now)
-	start monitor paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/monitor.csv"
-	# Real-time priority where allowed (root): on a machine with fewer cores than busy
-	# processes the monitor otherwise waits its turn for a CPU, and records that wait (tens
-	# of ms, a scheduler period) as a pause of the cluster's deliveries.
-	[ "${MONITOR_RT:-1}" = 0 ] || chrt -f -p 1 "$PID_monitor" 2>/dev/null || true
 	start client paxos-client -c "$CONF" --count 100000000 --outstanding 64 --size 64 \
 		--time-limit 60
 	sleep 1.5
-	echo "none 0.5 $(since "$T0" | awk '{ printf "%.3f", $1 - 0.5 }')" >>"$WORK/events"
+	since "$T0" | awk '{ printf "none %.3f %.3f\n", $1 - 1, $1 - 0.5 }' >>"$WORK/events"
 	change "$T0" status status
 	sleep 1
 	change "$T0" replace replace-acceptor 2 3
@@ -108,11 +112,9 @@ for round in $(seq 1 "$ROUNDS"); do
 	change "$T0" shrink remove-acceptor 2
 	sleep 1
 	grep -q "acceptors 0,1,3$" "$WORK/admin.out" || fail "not back to 0,1,3: $(cat "$WORK/admin.out")"
-	kill "$PID_client" "$PID_monitor"
+	kill "$PID_client"
 	wait "$PID_client" 2>/dev/null || true
-	wait "$PID_monitor" 2>/dev/null || true
-	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_client" | grep -vx "$PID_monitor" |
-		tr '\n' ' ')
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_client" | tr '\n' ' ')
 	for what in none status replace grow shrink; do
 		echo "$round,$what,,,,$(pause $what)" >>"$CSV"
 	done
