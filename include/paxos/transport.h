@@ -72,6 +72,11 @@ struct paxos_transport_ops {
 	 * (multicast). */
 	int (*set_address)(struct paxos_transport *t, enum paxos_role role, uint32_t id,
 			   const struct paxos_endpoint *e);
+	/** Ignored: what arrives on lazy group g until this is undone is stale to the node,
+	 * which will read it only to drop it; the transport may let the kernel drop it instead
+	 * (a receive buffer at its minimum) so that taking the group back costs a read or two,
+	 * not a socket buffer's worth. NULL: the node reads and drops it. */
+	int (*set_ignored)(struct paxos_transport *t, enum paxos_group g, bool ignored);
 };
 
 /** A transport: implementations embed this as their first member. Owned by the node it was

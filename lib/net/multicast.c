@@ -111,6 +111,15 @@ static int mc_set_lazy(struct paxos_transport *t, enum paxos_group g, bool lazy)
 	return event_add(m->recv_ev[g], NULL) == 0 ? PAXOS_OK : PAXOS_E_NOMEM;
 }
 
+/* The kernel's smallest receive buffer holds a datagram or two: the rest is dropped unread. */
+static int mc_set_ignored(struct paxos_transport *t, enum paxos_group g, bool ignored)
+{
+	struct multicast *m = of(t);
+	if (m->recv_fd[g] >= 0)
+		paxos_transport_receive_buffer(m->recv_fd[g], ignored ? 0 : m->cfg.socket_buffer);
+	return PAXOS_OK;
+}
+
 static size_t mc_read(struct paxos_transport *t, enum paxos_group g)
 {
 	return read_group(of(t), g);
@@ -187,6 +196,7 @@ static const struct paxos_transport_ops multicast_ops = {
     .name = "multicast",
     .join = mc_join,
     .set_lazy = mc_set_lazy,
+    .set_ignored = mc_set_ignored,
     .read = mc_read,
     .batch = mc_batch,
     .send = mc_send,

@@ -23,6 +23,10 @@ int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group gr
 int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct sockaddr_in *at,
 				   char *err, size_t errlen);
 
+/* Sets fd's receive buffer to bytes (the kernel's minimum for less): past net.core.rmem_max
+ * where the process may (CAP_NET_ADMIN). */
+void paxos_transport_receive_buffer(int fd, uint32_t bytes);
+
 /* A sender's address as one number (address and port), never 0 for a real sender: the
  * transports' paxos_rx_datagram.origin. */
 static inline uint64_t paxos_udp_origin(const struct sockaddr_in *a)

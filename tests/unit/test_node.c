@@ -309,6 +309,60 @@ START_TEST(test_leader_learns_its_own_accepts)
 }
 END_TEST
 
+static size_t datagrams_read;
+
+static void count_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
+{
+	(void)arg;
+	(void)g;
+	(void)d;
+	datagrams_read += n;
+}
+
+/* Sends count datagrams of 200 bytes to the learners group, then reads all that waits. */
+static size_t burst_then_read(struct paxos_transport *t, size_t count)
+{
+	static uint8_t bytes[200];
+	struct paxos_tx_datagram d[50];
+	for (size_t sent = 0; sent < count; sent += 50) {
+		for (size_t i = 0; i < 50; i++)
+			d[i] = (struct paxos_tx_datagram){
+			    .to = PAXOS_GROUP_LEARNERS, .data = bytes, .len = sizeof(bytes)};
+		t->ops->send(t, d, 50);
+		for (size_t i = 0; i < 50; i++)
+			ck_assert(d[i].sent);
+	}
+	datagrams_read = 0;
+	while (t->ops->read(t, PAXOS_GROUP_LEARNERS) > 0)
+		;
+	return datagrams_read;
+}
+
+/* A lean follower leaves groups unread and, taking over, reads what waited only to drop it:
+ * ignored, a group keeps a datagram or two instead of a socket buffer's worth; taken back, it
+ * holds a whole burst again. */
+START_TEST(test_ignored_group_keeps_next_to_nothing)
+{
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	char err[256];
+	struct event_base *b = event_base_new();
+	struct paxos_transport *t =
+	    paxos_transport_multicast_new(b, &c, count_datagrams, NULL, err, sizeof(err));
+	ck_assert_msg(t != NULL, "%s", err);
+	ck_assert_int_eq(t->ops->join(t, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(t->ops->set_lazy(t, PAXOS_GROUP_LEARNERS, true), PAXOS_OK);
+	ck_assert_uint_eq(burst_then_read(t, 500), 500); /* lazy alone keeps everything */
+	ck_assert_int_eq(t->ops->set_ignored(t, PAXOS_GROUP_LEARNERS, true), PAXOS_OK);
+	size_t kept = burst_then_read(t, 500);
+	ck_assert_msg(kept <= 8, "an ignored group kept %zu of 500 datagrams", kept);
+	ck_assert_int_eq(t->ops->set_ignored(t, PAXOS_GROUP_LEARNERS, false), PAXOS_OK);
+	ck_assert_uint_eq(burst_then_read(t, 500), 500);
+	t->ops->destroy(t);
+	event_base_free(b);
+}
+END_TEST
+
 START_TEST(test_unicast_learner_reaches_a_late_acceptor)
 {
 	static const char text[] = "transport unicast\nacceptors 1\nproposers 1\n"
@@ -570,6 +624,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_partitions_group_bad_input);
 	tcase_add_test(tc, test_partitions_resume_from_snapshot);
 	tcase_add_test(tc, test_leader_learns_its_own_accepts);
+	tcase_add_test(tc, test_ignored_group_keeps_next_to_nothing);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");
 	tcase_add_test(auth, test_auth_key_checked_at_start);
