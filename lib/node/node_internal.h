@@ -203,7 +203,7 @@ struct paxos_node {
 	bool membership_ready;   /* made (node_membership_init): roles use it */
 	uint32_t refused_config; /* the newest configuration when refused_voters were said */
 	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
-	/* Configuration requests (node_membership.c): the history is settled once kept before,
+	/* Configuration requests (node_confquery.c): the history is settled once kept before,
 	 * given, or adopted from the acceptors' answers; until then the node asks, and its
 	 * proposer leads nothing. */
 	bool membership_settled;
@@ -390,5 +390,19 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m);
 /* A membership command was delivered in iid: logged, never handed to the application. */
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
+
+/* Shared by node_membership.c (the history) and node_confquery.c (configuration requests). */
+/* "0,1,3": the ids of a member set. */
+void node_members_text(uint32_t members, char *buf, size_t cap);
+/* Proposer ids paxos.conf has, one bit each (membership-alpha allows at most 32). */
+uint32_t node_proposer_ids(const struct paxos_node *n);
+/* The acceptors' addresses the history carries, given to the transport (unicast). */
+void node_membership_give_addresses(struct paxos_node *n);
+/* The counters of the latest configuration. */
+void node_membership_count_latest(struct paxos_node *n);
+/* Logs that the node's acceptor is not a member of the latest configuration, if so. */
+void node_membership_say_if_removed(struct paxos_node *n, bool at_start);
+/* Writes the history to the node's directories from first_dir on; an error stops the node. */
+int node_membership_keep(struct paxos_node *n, uint32_t first_dir);
 
 #endif

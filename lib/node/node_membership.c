@@ -16,7 +16,7 @@
 #include "membership_file.h"
 
 /* "0,1,3" */
-static void members_text(uint32_t members, char *buf, size_t cap)
+void node_members_text(uint32_t members, char *buf, size_t cap)
 {
 	size_t used = 0;
 	buf[0] = 0;
@@ -33,7 +33,7 @@ static void dotted(uint32_t addr, char *buf, size_t cap)
 }
 
 /* Proposer ids paxos.conf has, one bit each (membership-alpha allows at most 32). */
-static uint32_t proposer_ids(const struct paxos_node *n)
+uint32_t node_proposer_ids(const struct paxos_node *n)
 {
 	return n->cfg.proposers >= 32 ? UINT32_MAX : (1u << n->cfg.proposers) - 1;
 }
@@ -78,7 +78,7 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
  * the start, new ones as their commands are applied. A member the log moved is believed at
  * its new address at once (the log says it speaks from there), not after its old one's
  * silence (origin.h). */
-static void give_addresses(struct paxos_node *n)
+void node_membership_give_addresses(struct paxos_node *n)
 {
 	if (!n->net->ops->set_address)
 		return;
@@ -97,12 +97,13 @@ static void give_addresses(struct paxos_node *n)
 	}
 }
 
-static void count_latest(struct paxos_node *n)
+void node_membership_count_latest(struct paxos_node *n)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_configuration = c->id;
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_members = c->members;
-	n->role_counters[PAXOS_ROLE_LEARNER].membership_proposers = c->proposers & proposer_ids(n);
+	n->role_counters[PAXOS_ROLE_LEARNER].membership_proposers =
+	    c->proposers & node_proposer_ids(n);
 }
 
 /* Whether the node's proposer was a member of some configuration the history keeps. */
@@ -124,7 +125,7 @@ int node_membership_proposer_start(struct paxos_node *n, uint32_t id)
 	if (c->proposers & (1u << id))
 		return PAXOS_OK;
 	char text[128];
-	members_text(c->proposers & proposer_ids(n), text, sizeof(text));
+	node_members_text(c->proposers & node_proposer_ids(n), text, sizeof(text));
 	if (proposer_was_member(n, id)) {
 		node_set_error(n,
 			       "proposer %u%s: refused: configuration %u (proposers %s, from "
@@ -143,15 +144,16 @@ int node_membership_proposer_start(struct paxos_node *n, uint32_t id)
 
 uint32_t node_membership_proposers(const struct paxos_node *n, paxos_iid next)
 {
-	return n->membership ? paxos_membership_proposers(n->membership, next) & proposer_ids(n)
-			     : 0;
+	return n->membership
+		   ? paxos_membership_proposers(n->membership, next) & node_proposer_ids(n)
+		   : 0;
 }
 
 uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next)
 {
 	if (!n->membership)
 		return 0;
-	uint32_t set = paxos_membership_proposers(n->membership, next) & proposer_ids(n);
+	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	if (n->membership_settled || !n->hosted[PAXOS_ROLE_PROPOSER] || id >= 32)
 		return set;
@@ -164,8 +166,8 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 {
 	if (!n->membership || !n->election)
 		return;
-	uint32_t set = paxos_membership_proposers(n->membership, next) & proposer_ids(n);
-	uint32_t before = paxos_election_members(n->election) & proposer_ids(n);
+	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
+	uint32_t before = paxos_election_members(n->election) & node_proposer_ids(n);
 	uint32_t given = node_membership_election_set(n, next);
 	if (given == paxos_election_members(n->election))
 		return;
@@ -180,7 +182,7 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 		return;
 	const struct paxos_configuration *c = paxos_membership_at(n->membership, next);
 	char text[128];
-	members_text(set, text, sizeof(text));
+	node_members_text(set, text, sizeof(text));
 	if (set & bit)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: proposer %u%s: added: configuration %u (proposers %s) is in "
@@ -196,7 +198,7 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 
 /* An acceptor the newest configuration leaves out votes in no quorum: said at its start and
  * when a change removes it, so its operator knows why it serves nothing. */
-static void say_if_removed(struct paxos_node *n, bool at_start)
+void node_membership_say_if_removed(struct paxos_node *n, bool at_start)
 {
 	if (!n->acceptor && !n->hosted[PAXOS_ROLE_ACCEPTOR])
 		return;
@@ -205,7 +207,7 @@ static void say_if_removed(struct paxos_node *n, bool at_start)
 	if (id >= 32 || (c->members & (1u << id)))
 		return;
 	char text[128];
-	members_text(c->members, text, sizeof(text));
+	node_members_text(c->members, text, sizeof(text));
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: acceptor %u%s: %s: configuration %u (acceptors %s, from instance %llu) "
 		   "does not include it, so its votes count in no quorum from then on; add it "
@@ -213,8 +215,6 @@ static void say_if_removed(struct paxos_node *n, bool at_start)
 		   id, n->partition_label, at_start ? "refused" : "removed", c->id, text,
 		   (unsigned long long)c->first, id);
 }
-
-static int keep(struct paxos_node *n, uint32_t first_dir);
 
 int node_membership_init(struct paxos_node *n)
 {
@@ -239,7 +239,7 @@ int node_membership_init(struct paxos_node *n)
 		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 		uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
 		char text[128];
-		members_text(c->members, text, sizeof(text));
+		node_members_text(c->members, text, sizeof(text));
 		if (c->members & ~ids) {
 			node_set_error(n,
 				       "%s: configuration %u has acceptors %s, but paxos.conf has "
@@ -248,8 +248,8 @@ int node_membership_init(struct paxos_node *n)
 			return PAXOS_E_INVALID;
 		}
 		/* UINT32_MAX: every proposer (a history of before proposer sets). */
-		if (c->proposers != UINT32_MAX && (c->proposers & ~proposer_ids(n))) {
-			members_text(c->proposers, text, sizeof(text));
+		if (c->proposers != UINT32_MAX && (c->proposers & ~node_proposer_ids(n))) {
+			node_members_text(c->proposers, text, sizeof(text));
 			node_set_error(n,
 				       "%s: configuration %u has proposers %s, but paxos.conf has "
 				       "only %u proposer ids: add their addresses",
@@ -263,7 +263,7 @@ int node_membership_init(struct paxos_node *n)
 			   given ? "" : "/membership");
 		/* One the application gave is kept in the node's directories too. */
 		n->membership_kept = given ? 0 : c->id;
-		if (given && (rc = keep(n, 0)) != PAXOS_OK)
+		if (given && (rc = node_membership_keep(n, 0)) != PAXOS_OK)
 			return rc;
 		n->membership_kept = c->id;
 		n->membership_settled = true;
@@ -271,7 +271,7 @@ int node_membership_init(struct paxos_node *n)
 		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
 		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
 		uint32_t lead = n->cfg.initial_proposers;
-		uint32_t proposers = lead == 0    ? proposer_ids(n)
+		uint32_t proposers = lead == 0    ? node_proposer_ids(n)
 				     : lead >= 32 ? UINT32_MAX
 						  : (1u << lead) - 1;
 		n->membership =
@@ -283,9 +283,9 @@ int node_membership_init(struct paxos_node *n)
 		}
 	}
 	n->membership_ready = true;
-	give_addresses(n);
-	count_latest(n);
-	say_if_removed(n, true);
+	node_membership_give_addresses(n);
+	node_membership_count_latest(n);
+	node_membership_say_if_removed(n, true);
 	return PAXOS_OK;
 }
 
@@ -343,7 +343,7 @@ int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_m
 }
 
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
-static int keep(struct paxos_node *n, uint32_t first_dir)
+int node_membership_keep(struct paxos_node *n, uint32_t first_dir)
 {
 	for (uint32_t k = first_dir; k < n->membership_dir_count; k++) {
 		char err[PAXOS_PATH_MAX + 256];
@@ -372,7 +372,7 @@ int node_membership_keep_in(struct paxos_node *n, const char *dir)
 		 dir);
 	/* Made before this directory was known: from now on it is kept there too. */
 	if (n->membership_ready && paxos_membership_latest(n->membership)->id > 1)
-		return keep(n, n->membership_dir_count - 1);
+		return node_membership_keep(n, n->membership_dir_count - 1);
 	return PAXOS_OK;
 }
 
@@ -381,7 +381,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 	if (c->id == n->membership_kept || n->failed)
 		return;
-	if (keep(n, 0) != PAXOS_OK) {
+	if (node_membership_keep(n, 0) != PAXOS_OK) {
 		/* Acting on a configuration a restart would not know could count a quorum the
 		 * restarted process does not: stop instead. */
 		n->failed = PAXOS_E_IO;
@@ -393,12 +393,12 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 		return;
 	}
 	n->membership_kept = c->id;
-	give_addresses(n);
-	count_latest(n);
+	node_membership_give_addresses(n);
+	node_membership_count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (n->acceptor && id < 32 && !(c->members & (1u << id)))
-		say_if_removed(n, false);
+		node_membership_say_if_removed(n, false);
 	node_membership_push(n, paxos_now()); /* acceptors without a learner: at once */
 }
 
@@ -420,8 +420,8 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 			made = &h[k];
 	const struct paxos_configuration *c = made ? made : paxos_membership_latest(n->membership);
 	char text[128], lead[128];
-	members_text(c->members, text, sizeof(text));
-	members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
+	node_members_text(c->members, text, sizeof(text));
+	node_members_text(c->proposers & node_proposer_ids(n), lead, sizeof(lead));
 	uint32_t id, addr;
 	uint16_t port;
 	if (made && kind == PAXOS_MEMBERSHIP_ADDRESS &&
@@ -481,7 +481,7 @@ bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m,
 	if (removed && !(n->refused_voters & (1u << id))) {
 		n->refused_voters |= 1u << id;
 		char text[128];
-		members_text(c->members, text, sizeof(text));
+		node_members_text(c->members, text, sizeof(text));
 		paxos_logf(PAXOS_LOG_WARNING,
 			   "paxos: refused: votes of acceptor %u%s in instance %llu and on: "
 			   "configuration %u (acceptors %s) does not include it, so they count in "
@@ -551,7 +551,7 @@ int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
 		return PAXOS_E_INVALID;
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = proposer_ids(n);
+	uint32_t ids = node_proposer_ids(n);
 	if (proposers == 0 || (proposers & ~ids) || proposers == (c->proposers & ids)) {
 		node_set_error(n,
 			       "paxos_node_change_proposers: proposers 0x%x: none, an id not below "
@@ -643,7 +643,7 @@ int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
 	char text[128];
-	members_text(c->members, text, sizeof(text));
+	node_members_text(c->members, text, sizeof(text));
 	if (id >= n->cfg.acceptors || id >= 32 || !(c->members & (1u << id))) {
 		node_set_error(n,
 			       "paxos_node_change_acceptor_address: acceptor %u is no member: "
@@ -682,330 +682,4 @@ int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
 	return paxos_node_submit(n, cmd, sizeof(cmd));
-}
-
-/* ---- configuration requests ---- */
-
-/* How often an unsettled node asks, and how long it waits for an answer of a settled member
- * before it takes the unsettled ones (a cluster at its first start: nobody learned anything
- * yet, so a quorum of paxos.conf's first configuration saying so is the answer). */
-#define ASK_EVERY_US 200000u
-#define UNSETTLED_AFTER_US 1000000u
-/* An acceptor answers at most this often: asks are cheap to send, answers are larger. */
-#define ANSWER_EVERY_US 20000u
-/* How often a proposer sends its history to acceptors without a learner (and at once when a
- * change is applied): an acceptor started or cut off meanwhile is this far behind at most. */
-#define PUSH_EVERY_US 1000000u
-
-void node_membership_free_answers(struct paxos_node *n)
-{
-	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++) {
-		paxos_membership_free(n->answers[a]);
-		n->answers[a] = NULL;
-	}
-}
-
-static void ask(struct paxos_node *n, paxos_time now)
-{
-	if (!n->ask_started)
-		n->ask_started = now;
-	n->ask_last = now;
-	if (!n->ask_nonce)
-		n->ask_nonce = (uint64_t)now | 1; /* echoed only */
-	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_ASK, .u.config_ask = {n->ask_nonce}};
-	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
-}
-
-void node_membership_tick(struct paxos_node *n, paxos_time now)
-{
-	if (n->membership && (!n->push_last || now - n->push_last >= PUSH_EVERY_US))
-		node_membership_push(n, now);
-	if (!n->membership || (n->membership_settled && !n->membership_querying))
-		return;
-	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US)
-		ask(n, now);
-}
-
-void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
-{
-	/* An acceptor's history: the one its learner applies, or for one without a learner
-	 * the one the proposers' pushes gave it (a prefix of the log's all the same). */
-	if (!n->acceptor || !n->membership || n->failed)
-		return;
-	if (n->answer_last && now - n->answer_last < ANSWER_EVERY_US)
-		return;
-	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
-	if (!len)
-		return;
-	n->answer_last = now;
-	struct paxos_message a = {.type = PAXOS_MSG_CONFIG_INFO};
-	a.u.config_info = (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
-						     .nonce = m->u.config_ask.nonce,
-						     .settled = n->membership_settled,
-						     .history = {n->answer_buf, (uint32_t)len}};
-	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
-}
-
-void node_membership_push(struct paxos_node *n, paxos_time now)
-{
-	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
-	if (!n->membership || !n->proposer || !n->learner || n->cfg.learning_acceptors || n->failed)
-		return;
-	/* The encoder copies the bytes at once: the answers' buffer serves. */
-	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
-	if (!len)
-		return;
-	n->push_last = now;
-	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
-	m.u.config_push = (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
-						     .settled = n->membership_settled,
-						     .history = {n->answer_buf, (uint32_t)len}};
-	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
-}
-
-void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m)
-{
-	const struct paxos_config_push *c = &m->u.config_push;
-	/* An acceptor without a learner only: a learner applies the log itself. */
-	if (!n->acceptor || n->learner || !n->membership || n->failed)
-		return;
-	struct paxos_membership *h = paxos_membership_decode_history(
-	    c->history.data, c->history.len, n->cfg.membership_alpha);
-	if (!h || !paxos_membership_agrees(h, n->membership)) {
-		if (n->answers_refused++ == 0)
-			paxos_logf(PAXOS_LOG_WARNING,
-				   "paxos: proposer %u sent a configuration history %s: ignored "
-				   "(check its paxos.conf: membership-alpha, initial-members)",
-				   c->proposer_id,
-				   h ? "that disagrees with this node's" : "that cannot be one");
-		n->transport.malformed_datagrams++;
-		paxos_membership_free(h);
-		return;
-	}
-	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR], bit = id < 32 ? 1u << id : 0;
-	const struct paxos_configuration *c0 = paxos_membership_latest(n->membership);
-	uint32_t before = c0->id;
-	bool was_member = (c0->members & bit) != 0;
-	int rc = paxos_membership_adopt(n->membership, h);
-	paxos_membership_free(h);
-	if (c->settled)
-		n->membership_settled = true;
-	const struct paxos_configuration *latest = paxos_membership_latest(n->membership);
-	if (rc != 1 || latest->id == before)
-		return;
-	/* Kept before it is acted on, as a learner keeps what it applies. */
-	if (keep(n, 0) != PAXOS_OK) {
-		node_fail(n, PAXOS_E_IO, "membership");
-		return;
-	}
-	n->membership_kept = latest->id;
-	give_addresses(n);
-	count_latest(n);
-	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += latest->id - before;
-	char text[128], lead[128];
-	members_text(latest->members, text, sizeof(text));
-	members_text(latest->proposers & proposer_ids(n), lead, sizeof(lead));
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u%s: configuration %u (acceptors %s, proposers %s from "
-		   "instance %llu), as proposer %u's learner applied it",
-		   id, n->partition_label, latest->id, text, lead,
-		   (unsigned long long)latest->first, c->proposer_id);
-	if (was_member && !(latest->members & bit))
-		say_if_removed(n, false);
-}
-
-bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m)
-{
-	paxos_iid iid;
-	if (m->type == PAXOS_MSG_PREPARE)
-		iid = m->u.prepare.iid;
-	else if (m->type == PAXOS_MSG_ACCEPT)
-		iid = m->u.accept.iid;
-	else
-		return true;
-	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (id >= 32 || !paxos_membership_known(n->membership, iid))
-		return true;
-	return (paxos_membership_members(n->membership, iid) & (1u << id)) != 0;
-}
-
-/* Unicast: members an answer gives an address for that neither paxos.conf nor our history
- * has (an acceptor added with its address in the change) are asked too, or a quorum of a
- * configuration that includes them could never answer. Only unknown ones: an answer not
- * vouched for yet redirects no known member, and an address it names only gets asks. */
-static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership *h)
-{
-	if (!n->net->ops->set_address)
-		return;
-	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
-		uint32_t addr, known_addr;
-		uint16_t port, known_port;
-		if (n->cfg.acceptor_address[id].port ||
-		    paxos_membership_address(n->membership, id, &known_addr, &known_port) ||
-		    !paxos_membership_address(h, id, &addr, &port))
-			continue;
-		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
-		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
-	}
-}
-
-/* Takes the answer the adoption rule (paxos_membership_vouched) points at, if any: answers of
- * settled members only, and after UNSETTLED_AFTER_US every answer. */
-/*
- * Where the learner of an acceptor that joined by a change starts: an acceptor no
- * configuration named before the one that added it never voted below that one's first
- * instance, and needs no copy of what was chosen there (README, "Changing the cluster"); one
- * not a member yet needs nothing the history it adopted already reflects. Fetching the whole
- * log from the others instead loads them for as long as it takes. Its recovery (a memory
- * store recovers at every start) changes nothing: it holds no decision of an earlier life to
- * restore. 0: from where it is (a member from the first configuration kept, or a node that
- * delivers to an application).
- */
-static paxos_iid new_member_start(const struct paxos_node *n)
-{
-	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (!n->acceptor || !n->learner || n->proposer || n->app.deliver || n->app.instance_done ||
-	    own >= 32)
-		return 0;
-	uint32_t count;
-	const struct paxos_configuration *c = paxos_membership_history(n->membership, &count);
-	if (!c || count == 0)
-		return 0;
-	uint32_t k = count;
-	while (k > 0 && (c[k - 1].members & (1u << own)))
-		k--;
-	for (uint32_t j = 0; j < k; j++)
-		if (c[j].members & (1u << own))
-			return 0; /* a member before: its learner goes on from where it is */
-	if (k == 0)
-		return 0; /* a member from the first configuration kept */
-	if (k < count)
-		return c[k].first; /* a member from the configuration that added it */
-	return paxos_membership_applied(n->membership) + 1;
-}
-
-static void start_new_member(struct paxos_node *n)
-{
-	paxos_iid start = new_member_start(n);
-	if (!start || start <= paxos_learner_next_iid(n->learner) ||
-	    paxos_learner_step_skip_to(n->learner, start) != PAXOS_OK)
-		return;
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: its learner starts at instance %llu: a new member "
-		   "needs no copy of the log below",
-		   n->role_id[PAXOS_ROLE_ACCEPTOR], (unsigned long long)start);
-	paxos_acceptor_decided(n->acceptor, start - 1);
-	node_learner_run(n);
-}
-
-static void settle(struct paxos_node *n, paxos_time now)
-{
-	const struct paxos_membership *table[PAXOS_MAX_ACCEPTORS];
-	bool all = now - n->ask_started >= UNSETTLED_AFTER_US;
-	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++)
-		table[a] = n->answers[a] && (all || n->answer_settled[a]) ? n->answers[a] : NULL;
-	/* A node's own acceptor answers for itself (its history is the node's). */
-	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->membership_settled))
-		table[own] = n->membership;
-	uint32_t id;
-	int k = paxos_membership_vouched(table, PAXOS_MAX_ACCEPTORS, n->membership, &id);
-	if (k < 0)
-		return;
-	uint32_t before = paxos_membership_latest(n->membership)->id;
-	if (table[k] != n->membership && paxos_membership_adopt(n->membership, table[k]) == 1 &&
-	    paxos_membership_latest(n->membership)->id != before) {
-		if (keep(n, 0) != PAXOS_OK) {
-			node_fail(n, PAXOS_E_IO, "membership");
-			return;
-		}
-		n->membership_kept = paxos_membership_latest(n->membership)->id;
-		give_addresses(n);
-		count_latest(n);
-		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
-		char text[128], lead[128];
-		members_text(c->members, text, sizeof(text));
-		members_text(c->proposers & proposer_ids(n), lead, sizeof(lead));
-		paxos_logf(
-		    PAXOS_LOG_INFO,
-		    "paxos: configuration %u (acceptors %s, proposers %s from instance %llu), "
-		    "as a quorum of its acceptors answered: configuration %u was outdated",
-		    c->id, text, lead, (unsigned long long)c->first, before);
-		say_if_removed(n, true);
-	}
-	if (!n->membership_settled) {
-		n->membership_settled = true;
-		start_new_member(n);
-		node_membership_push(n, now);
-		paxos_logf(
-		    PAXOS_LOG_INFO,
-		    "paxos: configuration %u is in force as far as a quorum of its acceptors "
-		    "knows%s",
-		    id, all ? " (answers of members that started from paxos.conf counted)" : "");
-		if (!n->membership_querying)
-			node_membership_free_answers(n);
-	}
-}
-
-void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
-{
-	const struct paxos_config_info *c = &m->u.config_info;
-	if (!n->membership || (n->membership_settled && !n->membership_querying) ||
-	    c->acceptor_id >= PAXOS_MAX_ACCEPTORS || c->acceptor_id >= n->cfg.acceptors)
-		return;
-	struct paxos_membership *h = paxos_membership_decode_history(
-	    c->history.data, c->history.len, n->cfg.membership_alpha);
-	if (!h || !paxos_membership_agrees(h, n->membership)) {
-		/* Not the log's history: a corrupt or forged answer, or a member of another
-		 * cluster (another membership-alpha or first configuration). */
-		if (n->answers_refused++ == 0)
-			paxos_logf(
-			    PAXOS_LOG_WARNING,
-			    "paxos: acceptor %u answered with a configuration history %s: "
-			    "ignored (check its paxos.conf: membership-alpha, initial-members)",
-			    c->acceptor_id,
-			    h ? "that disagrees with this node's" : "that cannot be one");
-		n->transport.malformed_datagrams++;
-		paxos_membership_free(h);
-		return;
-	}
-	paxos_membership_free(n->answers[c->acceptor_id]);
-	n->answers[c->acceptor_id] = h;
-	n->answer_settled[c->acceptor_id] = c->settled;
-	ask_the_unknown(n, h);
-	settle(n, now);
-}
-
-int paxos_node_query_membership(struct paxos_node *n)
-{
-	if (!n)
-		return PAXOS_E_INVALID;
-	if (!n->cfg.membership_alpha) {
-		node_set_error(n, "paxos_node_query_membership: needs membership-alpha");
-		return PAXOS_E_INVALID;
-	}
-	int rc = node_membership_init(n);
-	if (rc != PAXOS_OK)
-		return rc;
-	if (!n->joined[PAXOS_GROUP_LEARNERS]) {
-		rc = n->net->ops->join(n->net, PAXOS_GROUP_LEARNERS, n->error, sizeof(n->error));
-		if (rc != PAXOS_OK)
-			return rc;
-		n->joined[PAXOS_GROUP_LEARNERS] = true;
-	}
-	paxos_time now = paxos_now();
-	if (!n->membership_querying) {
-		/* From now on: what the acceptors answer, not what this node had. */
-		n->membership_querying = true;
-		n->membership_settled = false;
-		n->ask_started = 0;
-	}
-	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US / 4)
-		ask(n, now);
-	return PAXOS_OK;
-}
-
-bool paxos_node_membership_settled(const struct paxos_node *n)
-{
-	return n && n->membership_settled;
 }
