@@ -65,6 +65,14 @@ round() {
 	start monitor0 paxos-monitor -c "$CONF" --partition 0 --interval-ms 100 --csv "$WORK/m0.csv"
 	start monitor1 paxos-monitor -c "$CONF" --partition 1 --interval-ms 100 --csv "$WORK/m1.csv"
 	start merged paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/merged.csv"
+	# Real-time priority where allowed (root), as in bench/reconfig.sh: on 2 cores shared by
+	# ten processes a monitor otherwise records its own waits for a CPU as pauses of the
+	# cluster's deliveries. MONITOR_RT=0 runs them as any process.
+	if [ "${MONITOR_RT:-1}" != 0 ]; then
+		for m in "$PID_monitor0" "$PID_monitor1" "$PID_merged"; do
+			chrt -f -p 1 "$m" 2>/dev/null || true
+		done
+	fi
 	for p in 0 1; do
 		start client$p paxos-client -c "$CONF" --partition $p --count 100000000 --outstanding 10 \
 			--size 500 --resubmit-ms 3000 --time-limit 7
