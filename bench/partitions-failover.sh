@@ -14,6 +14,7 @@
 # new one (README, "Lean followers"), about heartbeat-timeout-ms, not after --resubmit-ms.
 # Writes bench/results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
+# PAXOS_TRANSPORT=unicast runs it on the unicast transport (tests/e2e/cluster.sh base_conf).
 # HEARTBEAT_TIMEOUT_MS and HEARTBEAT_INTERVAL_MS replace paxos.conf's: the pause of the killed
 # leader's partition is about the detector's timeout plus a phase 1 and 2, so a faster
 # detector (at the price of false suspicions on a loaded machine) shortens it.
@@ -34,7 +35,7 @@ sed -e "s|^storage-path .*|storage-path $WORK/store|" -e "s|^partitions .*|parti
 	-e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
 	-e "s|^heartbeat-timeout-ms .*|heartbeat-timeout-ms ${HEARTBEAT_TIMEOUT_MS:-100}|" \
 	-e "s|^heartbeat-interval-ms .*|heartbeat-interval-ms ${HEARTBEAT_INTERVAL_MS:-20}|" \
-	"$SRC/paxos.conf" >"$CONF"
+	"$(base_conf)" >"$CONF"
 timeout_ms=$(awk '$1 == "heartbeat-timeout-ms" { print $2 }' "$CONF")
 interval_ms=$(awk '$1 == "heartbeat-interval-ms" { print $2 }' "$CONF")
 phase_ms=$(awk '$1 == "phase1-timeout-ms" { a = $2 } $1 == "phase2-timeout-ms" { b = $2 }

@@ -538,8 +538,8 @@ static void lean_reading(struct paxos_node *n, bool reading)
 			continue;
 		}
 		/* What waited unread is stale: dropped (node_deliver drops while lean). Ignored,
-		 * the kernel kept a datagram or two, not a socket buffer's worth: reading 12,000
-		 * of them delayed a takeover by 17 ms. */
+		 * the transport kept next to nothing (multicast: a minimal receive buffer), not a
+		 * socket buffer's worth: reading 12,000 datagrams delayed a takeover by 17 ms. */
 		size_t batch = n->net->ops->batch(n->net);
 		for (int k = 0; k < 100000 && n->net->ops->read(n->net, g) >= batch; k++)
 			;
