@@ -50,10 +50,8 @@ pauses() {
 		END { printf "%.1f %.1f", base, after }' "$2"
 }
 
-# latest CLIENT: the longest latency (ms) of the client's values, from its report
-latest() { sed -n 's/^latency ms: .* max \([0-9.]*\) .*/\1/p' "$WORK/$1.log" | grep . || echo -; }
-# p99 CLIENT: the 99th percentile latency (ms) of the client's values, from its report
-p99() { sed -n 's/^latency ms: .* p99 \([0-9.]*\) .*/\1/p' "$WORK/$1.log" | grep . || echo -; }
+# latency CLIENT max|p99: that latency (ms) of the client's values, from its report
+latency() { sed -n "s/^latency ms: .* $2 \([0-9.]*\) .*/\1/p" "$WORK/$1.log" | grep . || echo -; }
 
 # round R: one run on fresh processes; appends "R AT m0 m1 merged" pauses to $WORK/rounds.
 round() {
@@ -89,8 +87,8 @@ round() {
 	grep -q "partition 1: leader is now 0" "$WORK/proposer0.log" ||
 		fail "proposer 0 did not take partition 1 over"
 	echo "$1 $AT $(pauses "$AT" "$WORK/m0.csv") $(pauses "$AT" "$WORK/m1.csv")" \
-		"$(pauses "$AT" "$WORK/merged.csv") $(latest client0) $(latest client1) $(p99 client0)" \
-		>>"$WORK/rounds"
+		"$(pauses "$AT" "$WORK/merged.csv") $(latency client0 max)" \
+		"$(latency client1 max) $(latency client0 p99)" >>"$WORK/rounds"
 }
 
 ROUNDS=${ROUNDS:-3}

@@ -27,26 +27,31 @@ static int fail(int fd, const char *what, char *err, size_t errlen)
 	return -1;
 }
 
+/* A socket buffer of bytes (the kernel's minimum for less): the FORCE option first, which
+ * passes net.core.[rw]mem_max where the process may (CAP_NET_ADMIN). */
+static void set_buffer(int fd, int force, int plain, uint32_t bytes)
+{
+	int size = bytes > INT32_MAX ? INT32_MAX : (int)bytes;
+	if (setsockopt(fd, SOL_SOCKET, force, &size, sizeof(size)) != 0)
+		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
+}
+
+void paxos_transport_receive_buffer(int fd, uint32_t bytes)
+{
+	set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, bytes);
+}
+
 /* Buffers sized from the config; the kernel clamps them to net.core.[rw]mem_max unless the
  * process may exceed that (CAP_NET_ADMIN: the FORCE options), which only costs throughput. A
  * receive buffer that overruns while its process waits for a CPU loses accepts and accepted
  * messages, and each loss holds the values outstanding for a timeout or a repeat. */
-void paxos_transport_receive_buffer(int fd, uint32_t bytes)
-{
-	int size = bytes > INT32_MAX ? INT32_MAX : (int)bytes;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-}
-
 static int open_socket(const struct paxos_config *cfg, char *err, size_t errlen)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(fd, "socket", err, errlen);
 	paxos_transport_receive_buffer(fd, cfg->socket_buffer);
-	int size = (int)cfg->socket_buffer;
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) != 0)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->socket_buffer);
 	return fd;
 }
 
