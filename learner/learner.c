@@ -363,6 +363,13 @@ static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxo
 		bool proposed_there =
 		    s->has_value && s->exact && s->ballot == label && s->len == a->value.len &&
 		    (a->value.len == 0 || memcmp(s->data, a->value.data, s->len) == 0);
+		if (s->chosen && !value_known(s)) {
+			/* A quorum accepted at s->chosen, whose value (its accept was lost) is the
+			 * chosen one, so these bytes: proposed there. A new leader's first
+			 * instance is then known as its own (paxos_node_on_new_leader). */
+			label = s->chosen;
+			proposed_there = true;
+		}
 		slot_store(s, label, &a->value);
 		s->exact = proposed_there;
 		s->chosen = s->ballot;

@@ -43,6 +43,11 @@ fail() {
 		[ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2
 	done
 	stop_all
+	# PAXOS_E2E_KEEP=DIR keeps the whole scratch directory of a failed run (logs, outputs).
+	if [ -n "${PAXOS_E2E_KEEP:-}" ]; then
+		mkdir -p "$PAXOS_E2E_KEEP" && cp -r "$WORK" "$PAXOS_E2E_KEEP/" &&
+			echo "kept $WORK in $PAXOS_E2E_KEEP" >&2
+	fi
 	exit 1
 }
 

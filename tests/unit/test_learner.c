@@ -611,7 +611,8 @@ static struct paxos_message accepted_msg(paxos_iid iid, uint32_t acceptor, const
 /* The events say the ballot their value was proposed at: 101 for one closed by accepted
  * messages of 101; none (0) for a final value kept under a higher ballot heard for another
  * value, since that ballot's value may differ from the chosen one, nor for a final value
- * whose label no accept of those bytes at that ballot confirmed. */
+ * whose label no accept of those bytes at that ballot confirmed; the quorum's ballot for a
+ * final value whose accept was lost after a quorum accepted it. */
 START_TEST(test_events_say_the_value_ballot)
 {
 	struct fixture *f = fixture_default();
@@ -680,6 +681,26 @@ START_TEST(test_events_say_the_value_ballot)
 	ck_assert_int_eq(rd.events[rd.event_count - 1].kind, PAXOS_LEARNER_DELIVERED);
 	ck_assert_mem_eq(rd.events[rd.event_count - 1].value.data, "c", 1);
 	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 0);
+	paxos_learner_advance(l);
+	/* Instance 6: a quorum accepted at 700 and the leader's accept, the value, was lost;
+	 * the value then said final under 900 (an acceptor's promise) is the one chosen at 700,
+	 * so proposed there: 700. A new leader's first instance heard this way still names it. */
+	m = accepted_msg(6, 0, "");
+	m.u.accepted.ballot = 700;
+	m.u.accepted.valueless = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	m.u.accepted.acceptor_id = 1;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(!paxos_learner_ready(l, &rd) || rd.event_count == 0);
+	paxos_learner_advance(l);
+	m = accepted_msg(6, 2, "n");
+	m.u.accepted.ballot = 900;
+	m.u.accepted.final = true;
+	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(l, &rd));
+	ck_assert_int_eq(rd.events[rd.event_count - 1].kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_mem_eq(rd.events[rd.event_count - 1].value.data, "n", 1);
+	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 700);
 	paxos_learner_advance(l);
 	fixture_free(f);
 }
