@@ -133,7 +133,7 @@ PAXOS_API void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status
  * a storage error: then nothing of the chunk is emitted and the acceptor must not answer
  * anything again. With pipelined commits (paxos/storage.h) the commit returns before it is
  * durable: drive the acceptor through paxos_acceptor_ready() instead and hold each message
- * until its write is durable (the node does, lib/node/node_durable.c).
+ * until its write is durable (the node does, lib/node/node_hold.c).
  */
 PAXOS_API int paxos_acceptor_handle_batch(struct paxos_acceptor *a,
 					  const struct paxos_message *msgs, size_t n,

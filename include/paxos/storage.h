@@ -72,7 +72,7 @@ struct paxos_storage_ops {
 	 * flush at a time, in commit order, each flush taking every commit not flushed yet (group
 	 * commit growing with the load). Whoever answers from the store holds back what a commit
 	 * backs until sync says it is durable: for the acceptor, each message of its ready until
-	 * the write it is tagged with is (the node does, lib/node/node_durable.c).
+	 * the write it is tagged with is (the node does, lib/node/node_hold.c).
 	 *
 	 * sync collects a finished flush and, if none runs, starts one for the commits not
 	 *   flushed yet on a thread of the backend's own; with wait, returns only once every

@@ -278,7 +278,9 @@ void paxos_node_free(struct paxos_node *n)
 	node_membership_free_answers(n);
 	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->decoder);
-	node_durable_free(n);
+	node_hold_free(n);
+	if (n->durable_ev)
+		event_free(n->durable_ev);
 	free(n->tx_buf);
 	free(n->rx_msgs);
 	paxos_auth_free(n->auth);

@@ -1,65 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Replies wait for durability: the one place the node holds what the acceptor says. With a
- * storage whose commits are pipelined (paxos/storage.h, sync), a commit returns before the
- * device flush, so the acceptor's datagrams wait here until the storage says the commit their
- * messages' ready tags name is durable (node_acceptor_run): no promise or accepted leaves ahead
- * of its state, and a message that reports nothing stored (a hello) does not wait. The
- * serializer's datagrams wait for the storage's last commit when they were sealed. The
- * storage's wake-up descriptor tells the loop when a flush on its thread finished. Where
- * flushes run: see on_thread.
+ * Pipelined commits (paxos/storage.h, sync): a commit returns before the device flush, so the
+ * acceptor's datagrams that report on it are held (node_hold.c) until the storage says the
+ * commit their messages' ready tags name is durable (node_acceptor_run): no promise or
+ * accepted leaves ahead of its state, and a message that reports nothing stored (a hello)
+ * does not wait. This file asks how far the commits are durable, when, and what is read
+ * meanwhile. The storage's wake-up descriptor tells the loop when a flush on its thread
+ * finished. Where flushes run: see on_thread.
  */
 #include "log_line.h"
 #include "node_internal.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-static void drop_held(struct paxos_node *n)
-{
-	while (n->held_count > 0) {
-		n->held_free[n->held_free_count++] = n->held[n->held_head].data;
-		n->held_head = (n->held_head + 1) % n->held_cap;
-		n->held_count--;
-	}
-}
-
-/* Sends the held datagrams whose commit is durable, oldest first. */
-static void release(struct paxos_node *n)
-{
-	struct paxos_tx_datagram batch[TX_QUEUE];
-	uint32_t messages[TX_QUEUE];
-	while (n->held_count > 0 && n->held[n->held_head].commit <= n->durable) {
-		size_t k = 0;
-		while (k < TX_QUEUE && n->held_count > 0 &&
-		       n->held[n->held_head].commit <= n->durable) {
-			struct held_datagram *h = &n->held[n->held_head];
-			batch[k] =
-			    (struct paxos_tx_datagram){.to = h->to, .data = h->data, .len = h->len};
-			messages[k++] = h->messages;
-			n->held_head = (n->held_head + 1) % n->held_cap;
-			n->held_count--;
-		}
-		n->net->ops->send(n->net, batch, k);
-		for (size_t i = 0; i < k; i++) {
-			node_count_sent(n, &batch[i], messages[i]);
-			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
-		}
-	}
-}
 
 /* Asks the storage how far its commits are durable (waiting for all of them with wait), takes
  * its flush counters and sends what became durable. A failed flush stops the node. */
 static void sync_storage(struct paxos_node *n, bool wait)
 {
 	if (n->failed) {
-		drop_held(n);
+		node_hold_drop_all(n);
 		return;
 	}
 	struct paxos_storage_progress p;
 	int rc = n->storage->ops->sync(n->storage, wait, &p);
 	if (rc != PAXOS_OK) {
-		drop_held(n); /* never sent: their state is not durable */
+		node_hold_drop_all(n); /* never sent: their state is not durable */
 		event_del(n->durable_ev);
 		node_fail(n, rc, n->serializer ? "serializer storage" : "acceptor storage");
 		return;
@@ -69,7 +32,7 @@ static void sync_storage(struct paxos_node *n, bool wait)
 	c->storage_flushes = p.flushes;
 	c->storage_flush_records = p.flushed_records;
 	c->storage_flush_us = p.flush_us;
-	release(n);
+	node_hold_release(n);
 }
 
 /*
@@ -194,57 +157,6 @@ int node_durable_init(struct paxos_node *n, struct paxos_storage *st)
 	return PAXOS_OK;
 }
 
-/* Room for one more held datagram and a buffer for it; false when memory ran out. */
-static bool make_room(struct paxos_node *n)
-{
-	if (n->held_count == n->held_cap) {
-		size_t cap = n->held_cap ? n->held_cap * 2 : 64;
-		struct held_datagram *held = malloc(cap * sizeof(*held));
-		uint8_t **free_list = malloc(cap * sizeof(*free_list));
-		if (!held || !free_list) {
-			free(held);
-			free(free_list);
-			return false;
-		}
-		for (size_t i = 0; i < n->held_count; i++) /* unrolled, oldest first */
-			held[i] = n->held[(n->held_head + i) % n->held_cap];
-		if (n->held_free_count)
-			memcpy(free_list, n->held_free, n->held_free_count * sizeof(*free_list));
-		free(n->held);
-		free(n->held_free);
-		n->held = held;
-		n->held_free = free_list;
-		n->held_head = 0;
-		n->held_cap = cap;
-	}
-	if (n->held_free_count == 0) {
-		uint8_t *buf = malloc(n->cfg.max_datagram);
-		if (!buf)
-			return false;
-		n->held_free[n->held_free_count++] = buf; /* buffers never outnumber held_cap */
-	}
-	return true;
-}
-
-bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
-		       const uint8_t *data, size_t len, uint32_t messages, uint64_t commit)
-{
-	if (!n->durable_ev || role != PAXOS_ROLE_ACCEPTOR)
-		return false;
-	if (commit <= n->durable)
-		return false;
-	if (!make_room(n)) {
-		n->transport.send_errors++; /* as if lost: Paxos sends again */
-		return true;
-	}
-	uint8_t *buf = n->held_free[--n->held_free_count];
-	memcpy(buf, data, len);
-	n->held[(n->held_head + n->held_count) % n->held_cap] =
-	    (struct held_datagram){commit, to, buf, len, messages};
-	n->held_count++;
-	return true;
-}
-
 void node_durable_backlog(struct paxos_node *n)
 {
 	if (n->held_count > HELD_SOFT_MAX)
@@ -255,15 +167,4 @@ void node_durable_finish(struct paxos_node *n)
 {
 	if (n->durable_ev)
 		sync_storage(n, true);
-}
-
-void node_durable_free(struct paxos_node *n)
-{
-	drop_held(n);
-	for (size_t i = 0; i < n->held_free_count; i++)
-		free(n->held_free[i]);
-	free(n->held_free);
-	free(n->held);
-	if (n->durable_ev)
-		event_free(n->durable_ev);
 }

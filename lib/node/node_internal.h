@@ -57,21 +57,27 @@
 #define NODE_MEMBERSHIP_DIRS 3
 
 /* Where one role's messages go: a pending datagram per destination group. */
+/* What a datagram reports on, which must be durable before it leaves (node_hold.c): the
+ * storage commit of the acceptor's ready write, or the serializer's last; the proposer epoch
+ * its ballots were taken in. 0: nothing. */
+struct node_needs {
+	uint64_t commit;
+	uint32_t epoch;
+};
+
 struct role_out {
 	struct paxos_node *node;
 	enum paxos_role role;
 	struct paxos_header header;
 	struct paxos_emitter emitter;
 	struct paxos_encoder enc[PAXOS_GROUP_COUNT];
-	/* What each encoder's messages wait for, the highest of their tags: the acceptor's, the
-	 * storage commit their ready names (node_acceptor_run); the proposer's, the epoch the
-	 * core had taken when it emitted them (node_epoch.c); 0: nothing. */
-	uint64_t needs[PAXOS_GROUP_COUNT];
+	/* What each encoder's messages wait for, the highest of their tags (node_emit). */
+	struct node_needs needs[PAXOS_GROUP_COUNT];
 };
 
-/* An acceptor datagram that leaves once the storage says commit is durable. */
+/* A datagram that leaves once what it reports is durable (node_hold.c). */
 struct held_datagram {
-	uint64_t commit;
+	struct node_needs needs;
 	enum paxos_group to;
 	uint8_t *data; /* max_datagram bytes, the node's */
 	size_t len;
@@ -158,8 +164,6 @@ struct paxos_node {
 	uint32_t tx_free_count;
 	struct paxos_tx_datagram tx[TX_QUEUE];
 	uint32_t tx_messages[TX_QUEUE];
-	enum paxos_role tx_role[TX_QUEUE]; /* the sender of each */
-	uint64_t tx_needs[TX_QUEUE];       /* a proposer's: the epoch its ballots need durable */
 	uint32_t tx_count;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;
@@ -172,8 +176,8 @@ struct paxos_node {
 
 	struct paxos_acceptor *acceptor;
 	struct paxos_storage *storage;
-	/* Pipelined commits (paxos/storage.h sync): what the acceptor (or serializer) sends waits
-	 * in held, a ring, until the commit it follows is durable (node_durable.c). */
+	/* Pipelined commits (paxos/storage.h sync, node_durable.c). What waits for them, or for
+	 * the proposer's epoch, waits in held, a ring (node_hold.c). */
 	struct event *durable_ev; /* the storage's sync_fd is readable: a flush finished */
 	uint64_t durable;         /* commits up to this one are durable, as sync last said */
 	uint64_t acceptor_commit; /* the storage commit of the acceptor's last write */
@@ -278,18 +282,14 @@ void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 
 /* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
  * acceptor's datagrams wait for durability. threaded: flushes run on the storage's thread
- * (storage-flush-thread), else on the loop. hold: seal's question
- * for a datagram of role's: if it must wait, a copy is kept (true). backlog and after_batch:
+ * (storage-flush-thread), else on the loop. backlog and after_batch:
  * at the end of an acceptor batch; when too much is held, waits for the flushes; starts a
  * flush or schedules one for the round's end. round_end: before a round's datagrams are sent,
  * flushes on the loop. poll: at a flush's end on the thread (and each acceptor tick, in case a
  * wake-up was missed): sends what became durable, reads what arrived meanwhile. finish: at
- * paxos_node_free, sends what was held once durable (drops it if the node failed). free: the
- * buffers. */
+ * paxos_node_free, sends what was held once durable (drops it if the node failed). */
 int node_durable_init(struct paxos_node *n, struct paxos_storage *st);
 bool node_durable_threaded(const struct paxos_node *n);
-bool node_durable_hold(struct paxos_node *n, enum paxos_role role, enum paxos_group to,
-		       const uint8_t *data, size_t len, uint32_t messages, uint64_t commit);
 void node_durable_backlog(struct paxos_node *n);
 void node_durable_after_batch(struct paxos_node *n);
 void node_durable_round_end(struct paxos_node *n);
@@ -300,7 +300,19 @@ void node_schedule_flush(struct paxos_node *n);
 /* Counts a datagram the transport was given: sent (with its messages and bytes) or refused. */
 void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages);
 void node_durable_finish(struct paxos_node *n);
-void node_durable_free(struct paxos_node *n);
+
+/* Save before send (node_hold.c). hold: seal's question for a datagram whose messages need
+ * needs: unless they are durable, a copy is kept (true). release: sends, oldest first, the
+ * held ones whose needs are durable now. awaits_epoch: one waits for an epoch not stored.
+ * drop_epoch: those are dropped (counted), drop_all: every one (never sent: the node
+ * failed). free: the buffers. */
+bool node_hold(struct paxos_node *n, enum paxos_group to, const uint8_t *data, size_t len,
+	       uint32_t messages, struct node_needs needs);
+void node_hold_release(struct paxos_node *n);
+bool node_hold_awaits_epoch(const struct paxos_node *n);
+void node_hold_drop_epoch(struct paxos_node *n);
+void node_hold_drop_all(struct paxos_node *n);
+void node_hold_free(struct paxos_node *n);
 
 /* "acceptor", "proposer", ...: a header's role. */
 const char *node_role_name(enum paxos_role role);

@@ -15,38 +15,9 @@
 
 /* ---- sending ---- */
 
-/* Whether a queued proposer datagram waits for an epoch not durable yet. */
-static bool epoch_awaited(const struct paxos_node *n)
+/* Sends the queued datagrams through the transport, counting what the network took. */
+static void send_queued(struct paxos_node *n)
 {
-	for (uint32_t i = 0; i < n->tx_count; i++)
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable)
-			return true;
-	return false;
-}
-
-/* Sends the queued datagrams through the transport, counting what the network took. A
- * proposer's datagram is tagged with the epoch its core had taken when it emitted its
- * messages (node_emit), and leaves only once that epoch is durable (node_epoch.c): stored
- * here at the end of a round (round_end), never from inside a core's step. So when the queue
- * fills up during a step, the proposer's datagrams that wait for the new epoch are dropped;
- * as when the store fails, Paxos sends them again. Those of an epoch already durable go. */
-static void send_queued(struct paxos_node *n, bool round_end)
-{
-	if (round_end && node_epoch_pending(n) && epoch_awaited(n))
-		(void)node_epoch_store(n); /* on failure, logged once; the datagrams drop below */
-	uint32_t kept = 0;
-	for (uint32_t i = 0; i < n->tx_count; i++) {
-		if (n->tx_role[i] == PAXOS_ROLE_PROPOSER && n->tx_needs[i] > n->epoch.durable) {
-			n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
-			n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
-			continue;
-		}
-		n->tx[kept] = n->tx[i];
-		n->tx_messages[kept] = n->tx_messages[i];
-		n->tx_needs[kept] = n->tx_needs[i];
-		n->tx_role[kept++] = n->tx_role[i];
-	}
-	n->tx_count = kept;
 	n->net->ops->send(n->net, n->tx, n->tx_count);
 	for (uint32_t i = 0; i < n->tx_count; i++) {
 		node_count_sent(n, &n->tx[i], n->tx_messages[i]);
@@ -55,8 +26,8 @@ static void send_queued(struct paxos_node *n, bool round_end)
 	n->tx_count = 0;
 }
 
-/* Queues the datagram o's encoder for g holds (or holds it until durable, node_durable.c);
- * the encoder starts a new one. */
+/* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable
+ * (node_hold.c); the encoder starts a new one. */
 static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 {
 	struct paxos_encoder *e = &o->enc[g];
@@ -67,34 +38,41 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
-	/* The acceptor's messages wait for the commit their tags name; the serializer's for
-	 * the last one (it commits before it emits); the proposer's for their epoch. */
-	uint64_t needs = o->needs[g];
-	o->needs[g] = 0;
-	if (n->serializer && n->durable_ev)
-		needs = n->storage->ops->committed(n->storage);
-	if (node_durable_hold(n, o->role, g, e->buf, len, e->count, needs)) {
+	struct node_needs needs = o->needs[g];
+	o->needs[g] = (struct node_needs){0, 0};
+	/* The serializer (in the acceptor's place) commits before it emits: its last commit. */
+	if (n->serializer && n->durable_ev && o->role == PAXOS_ROLE_ACCEPTOR)
+		needs.commit = n->storage->ops->committed(n->storage);
+	if (node_hold(n, g, e->buf, len, e->count, needs)) {
 		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
 		return;
 	}
 	if (n->tx_count == TX_QUEUE)
-		send_queued(n, false);
+		send_queued(n);
 	uint32_t i = n->tx_count++;
 	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
 	n->tx_messages[i] = e->count;
-	n->tx_role[i] = o->role;
-	n->tx_needs[i] = o->role == PAXOS_ROLE_PROPOSER ? needs : 0;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
 	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
 }
 
+/* The round's end: every encoder sealed, the round's datagrams sent together; the proposer's
+ * new epoch stored (never from inside a core's step) when datagrams wait for it, which then
+ * leave; while it cannot be stored they are dropped: to the others this proposer has crashed
+ * (another takes over), and Paxos sends them again once a later round stores it. */
 void node_flush_all(struct paxos_node *n)
 {
 	n->flush_scheduled = false;
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 			seal(n, &n->out[r], (enum paxos_group)g);
-	send_queued(n, true);
+	send_queued(n);
+	if (node_epoch_pending(n) && node_hold_awaits_epoch(n)) {
+		if (node_epoch_store(n))
+			node_hold_release(n);
+		else
+			node_hold_drop_epoch(n); /* logged once by the store */
+	}
 }
 
 void node_on_flush(evutil_socket_t fd, short what, void *arg)
@@ -126,12 +104,16 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 			return;
 		}
 	}
-	/* A proposer message depends on the epoch its core is in as it is emitted. */
-	uint64_t needs = o->role == PAXOS_ROLE_ACCEPTOR   ? n->emit_needs
-			 : o->role == PAXOS_ROLE_PROPOSER ? node_epoch_tag(n)
-							  : 0;
-	if (needs > o->needs[to])
-		o->needs[to] = needs;
+	/* An acceptor message reports the commit its ready names; a proposer message depends on
+	 * the epoch its core is in as it is emitted. */
+	struct node_needs *w = &o->needs[to];
+	if (o->role == PAXOS_ROLE_ACCEPTOR && n->emit_needs > w->commit)
+		w->commit = n->emit_needs;
+	if (o->role == PAXOS_ROLE_PROPOSER) {
+		uint32_t epoch = node_epoch_tag(n);
+		if (epoch > w->epoch)
+			w->epoch = epoch;
+	}
 	/* A leader's learner hears its own accepts here (node.c, own_accepts); what they close
 	 * is run after the flush, not inside the proposer's step that emits them. */
 	if (n->own_accepts && o->role == PAXOS_ROLE_PROPOSER && m->type == PAXOS_MSG_ACCEPT &&
