@@ -14,7 +14,8 @@
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there, and
 # cpu.log: "NAME TICKS CLK_TCK" per role process, its CPU time (user + system) at the end;
-# PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
+# PAXOS_PERF_DIR=DIR profiles each role process while the client runs (perf record, one
+# DIR/NAME.data each; read with perf report -i); PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
 # auth-key-file in a copy of the configuration: authenticated datagrams; with
 # PAXOS_AUTH_MAC=NAME every process tags with auth-mac NAME (default: the configuration's).
 # Usage: bench/cluster-client.sh BUILD_DIR [--transport multicast|unicast]
@@ -132,8 +133,20 @@ for f in "$WORK"/acceptor*.log "$WORK"/replica*.log; do
 done
 # A run that stops at its time limit exits non-zero: still print the counters, then pass
 # the client's status on.
+PERFS=""
+if [ -n "${PAXOS_PERF_DIR:-}" ]; then
+	for name in $NAMES; do
+		eval "pid=\$PID_$name"
+		perf record -q -o "$PAXOS_PERF_DIR/$name.data" -p "$pid" >/dev/null 2>&1 &
+		PERFS="$PERFS $!"
+	done
+fi
 status=0
 "$BUILD/paxos-client" -c "$CONF" "$@" || status=$?
+for p in $PERFS; do
+	kill -INT "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+done
 # Each role process's CPU time so far (user + system, clock ticks), for CPU per value:
 # cpu.log among the kept logs.
 for name in $NAMES; do
