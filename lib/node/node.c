@@ -219,7 +219,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 		n->payload_cap -= PAXOS_AUTH_TAG_BYTES;
 	}
 	size_t dg = cfg->max_datagram;
-	n->tx_buf = malloc(dg * (ENCODERS + TX_QUEUE));
+	n->tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
 	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->decoder);
@@ -227,7 +227,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 		snprintf(n->error, sizeof(n->error), "no transport to open");
 	n->net =
 	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
-	if (!n->tx_buf || !n->rx_msgs || !n->flush_ev || !n->net) {
+	if (!n->tx.buf || !n->rx_msgs || !n->flush_ev || !n->net) {
 		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
@@ -239,10 +239,10 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 		o->emitter.emit = node_emit;
 		o->emitter.ctx = o;
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			o->enc[g].buf = n->tx_buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
+			o->enc[g].buf = n->tx.buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
 	}
 	for (size_t i = 0; i < TX_QUEUE; i++)
-		n->tx_free[n->tx_free_count++] = n->tx_buf + dg * (ENCODERS + i);
+		n->tx.free[n->tx.free_count++] = n->tx.buf + dg * (ENCODERS + i);
 	host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
 	    add_timer(n, &n->report_ev, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
@@ -279,9 +279,9 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->decoder);
 	node_hold_free(n);
-	if (n->durable_ev)
-		event_free(n->durable_ev);
-	free(n->tx_buf);
+	if (n->commits.ev)
+		event_free(n->commits.ev);
+	free(n->tx.buf);
 	free(n->rx_msgs);
 	paxos_auth_free(n->auth);
 	free(n);

@@ -124,17 +124,17 @@ void node_acceptor_run(struct paxos_node *n, int rc)
 	int wrc = PAXOS_OK;
 	if (paxos_acceptor_ready(n->acceptor, &rd)) {
 		wrc = paxos_acceptor_write(n->storage, &rd);
-		if (wrc == PAXOS_OK && rd.write != 0 && n->durable_ev)
-			n->acceptor_commit = n->storage->ops->committed(n->storage);
+		if (wrc == PAXOS_OK && rd.write != 0 && n->commits.ev)
+			n->commits.acceptor_commit = n->storage->ops->committed(n->storage);
 		const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
 		for (size_t i = 0; i < rd.message_count && wrc == PAXOS_OK; i++) {
 			const struct paxos_ready_message *r = &rd.messages[i];
 			if (r->record != PAXOS_READY_NO_RECORD && rd.records[r->record].iid == 0)
 				continue; /* the store could not hold what it reports */
-			n->emit_needs = r->after ? n->acceptor_commit : 0;
+			n->commits.emit_needs = r->after ? n->commits.acceptor_commit : 0;
 			paxos_emit(out, r->to, &r->m);
 		}
-		n->emit_needs = 0;
+		n->commits.emit_needs = 0;
 	}
 	paxos_acceptor_advance(n->acceptor, wrc);
 	node_acceptor_status(n, rc != PAXOS_OK ? rc : wrc);

@@ -28,29 +28,30 @@
 void node_membership_free_answers(struct paxos_node *n)
 {
 	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++) {
-		paxos_membership_free(n->answers[a]);
-		n->answers[a] = NULL;
+		paxos_membership_free(n->query.answers[a]);
+		n->query.answers[a] = NULL;
 	}
 }
 
 static void ask(struct paxos_node *n, paxos_time now)
 {
-	if (!n->ask_started)
-		n->ask_started = now;
-	n->ask_last = now;
-	if (!n->ask_nonce)
-		n->ask_nonce = (uint64_t)now | 1; /* echoed only */
-	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_ASK, .u.config_ask = {n->ask_nonce}};
+	if (!n->query.ask_started)
+		n->query.ask_started = now;
+	n->query.ask_last = now;
+	if (!n->query.ask_nonce)
+		n->query.ask_nonce = (uint64_t)now | 1; /* echoed only */
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_ASK,
+				  .u.config_ask = {n->query.ask_nonce}};
 	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
 }
 
 void node_membership_tick(struct paxos_node *n, paxos_time now)
 {
-	if (n->membership && (!n->push_last || now - n->push_last >= PUSH_EVERY_US))
+	if (n->membership && (!n->query.push_last || now - n->query.push_last >= PUSH_EVERY_US))
 		node_membership_push(n, now);
 	if (!n->membership || (n->membership_settled && !n->membership_querying))
 		return;
-	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US)
+	if (!n->query.ask_last || now - n->query.ask_last >= ASK_EVERY_US)
 		ask(n, now);
 }
 
@@ -60,17 +61,19 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 	 * the one the proposers' pushes gave it (a prefix of the log's all the same). */
 	if (!n->acceptor || !n->membership || n->failed)
 		return;
-	if (n->answer_last && now - n->answer_last < ANSWER_EVERY_US)
+	if (n->query.answer_last && now - n->query.answer_last < ANSWER_EVERY_US)
 		return;
-	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
+	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
+					     sizeof(n->query.answer_buf));
 	if (!len)
 		return;
-	n->answer_last = now;
+	n->query.answer_last = now;
 	struct paxos_message a = {.type = PAXOS_MSG_CONFIG_INFO};
-	a.u.config_info = (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
-						     .nonce = m->u.config_ask.nonce,
-						     .settled = n->membership_settled,
-						     .history = {n->answer_buf, (uint32_t)len}};
+	a.u.config_info =
+	    (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
+				       .nonce = m->u.config_ask.nonce,
+				       .settled = n->membership_settled,
+				       .history = {n->query.answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
 
@@ -80,14 +83,16 @@ void node_membership_push(struct paxos_node *n, paxos_time now)
 	if (!n->membership || !n->proposer || !n->learner || n->cfg.learning_acceptors || n->failed)
 		return;
 	/* The encoder copies the bytes at once: the answers' buffer serves. */
-	size_t len = paxos_membership_encode(n->membership, n->answer_buf, sizeof(n->answer_buf));
+	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
+					     sizeof(n->query.answer_buf));
 	if (!len)
 		return;
-	n->push_last = now;
+	n->query.push_last = now;
 	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
-	m.u.config_push = (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
-						     .settled = n->membership_settled,
-						     .history = {n->answer_buf, (uint32_t)len}};
+	m.u.config_push =
+	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
+				       .settled = n->membership_settled,
+				       .history = {n->query.answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
 }
 
@@ -100,7 +105,7 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 	struct paxos_membership *h = paxos_membership_decode_history(
 	    c->history.data, c->history.len, n->cfg.membership_alpha);
 	if (!h || !paxos_membership_agrees(h, n->membership)) {
-		if (n->answers_refused++ == 0)
+		if (n->query.answers_refused++ == 0)
 			paxos_logf(PAXOS_LOG_WARNING,
 				   "paxos: proposer %u sent a configuration history %s: ignored "
 				   "(check its paxos.conf: membership-alpha, initial-members)",
@@ -229,9 +234,11 @@ static void start_new_member(struct paxos_node *n)
 static void settle(struct paxos_node *n, paxos_time now)
 {
 	const struct paxos_membership *table[PAXOS_MAX_ACCEPTORS];
-	bool all = now - n->ask_started >= UNSETTLED_AFTER_US;
+	bool all = now - n->query.ask_started >= UNSETTLED_AFTER_US;
 	for (uint32_t a = 0; a < PAXOS_MAX_ACCEPTORS; a++)
-		table[a] = n->answers[a] && (all || n->answer_settled[a]) ? n->answers[a] : NULL;
+		table[a] = n->query.answers[a] && (all || n->query.answer_settled[a])
+			       ? n->query.answers[a]
+			       : NULL;
 	/* A node's own acceptor answers for itself (its history is the node's). */
 	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->membership_settled))
@@ -286,7 +293,7 @@ void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m
 	if (!h || !paxos_membership_agrees(h, n->membership)) {
 		/* Not the log's history: a corrupt or forged answer, or a member of another
 		 * cluster (another membership-alpha or first configuration). */
-		if (n->answers_refused++ == 0)
+		if (n->query.answers_refused++ == 0)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
 			    "paxos: acceptor %u answered with a configuration history %s: "
@@ -297,9 +304,9 @@ void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m
 		paxos_membership_free(h);
 		return;
 	}
-	paxos_membership_free(n->answers[c->acceptor_id]);
-	n->answers[c->acceptor_id] = h;
-	n->answer_settled[c->acceptor_id] = c->settled;
+	paxos_membership_free(n->query.answers[c->acceptor_id]);
+	n->query.answers[c->acceptor_id] = h;
+	n->query.answer_settled[c->acceptor_id] = c->settled;
 	ask_the_unknown(n, h);
 	settle(n, now);
 }
@@ -326,9 +333,9 @@ int paxos_node_query_membership(struct paxos_node *n)
 		/* From now on: what the acceptors answer, not what this node had. */
 		n->membership_querying = true;
 		n->membership_settled = false;
-		n->ask_started = 0;
+		n->query.ask_started = 0;
 	}
-	if (!n->ask_last || now - n->ask_last >= ASK_EVERY_US / 4)
+	if (!n->query.ask_last || now - n->query.ask_last >= ASK_EVERY_US / 4)
 		ask(n, now);
 	return PAXOS_OK;
 }

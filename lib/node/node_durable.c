@@ -23,11 +23,11 @@ static void sync_storage(struct paxos_node *n, bool wait)
 	int rc = n->storage->ops->sync(n->storage, wait, &p);
 	if (rc != PAXOS_OK) {
 		node_hold_drop_all(n); /* never sent: their state is not durable */
-		event_del(n->durable_ev);
+		event_del(n->commits.ev);
 		node_fail(n, rc, n->serializer ? "serializer storage" : "acceptor storage");
 		return;
 	}
-	n->durable = p.durable;
+	n->commits.durable = p.durable;
 	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	c->storage_flushes = p.flushes;
 	c->storage_flush_records = p.flushed_records;
@@ -62,7 +62,7 @@ static bool on_thread(const struct paxos_node *n)
 
 bool node_durable_threaded(const struct paxos_node *n)
 {
-	return n->durable_ev && on_thread(n);
+	return n->commits.ev && on_thread(n);
 }
 
 static enum paxos_group fed_group(const struct paxos_node *n)
@@ -72,7 +72,7 @@ static enum paxos_group fed_group(const struct paxos_node *n)
 
 static bool waiting(struct paxos_node *n)
 {
-	return n->storage->ops->committed(n->storage) > n->durable;
+	return n->storage->ops->committed(n->storage) > n->commits.durable;
 }
 
 /* Reads what waits on the group the acceptor commits: each read one batch, one commit. */
@@ -86,15 +86,15 @@ static void read_waiting(struct paxos_node *n)
 
 static void read_lazily(struct paxos_node *n, bool lazy)
 {
-	if (n->durable_lazy != lazy) {
-		n->durable_lazy = lazy;
+	if (n->commits.lazy != lazy) {
+		n->commits.lazy = lazy;
 		n->net->ops->set_lazy(n->net, fed_group(n), lazy);
 	}
 }
 
 void node_durable_after_batch(struct paxos_node *n)
 {
-	if (!n->durable_ev || n->failed)
+	if (!n->commits.ev || n->failed)
 		return;
 	if (!on_thread(n)) {
 		if (waiting(n))
@@ -109,7 +109,7 @@ void node_durable_after_batch(struct paxos_node *n)
 
 void node_durable_round_end(struct paxos_node *n)
 {
-	if (!n->durable_ev || n->failed || on_thread(n) || !waiting(n))
+	if (!n->commits.ev || n->failed || on_thread(n) || !waiting(n))
 		return;
 	read_waiting(n);
 	sync_storage(n, true);
@@ -117,7 +117,7 @@ void node_durable_round_end(struct paxos_node *n)
 
 void node_durable_poll(struct paxos_node *n)
 {
-	if (!n->durable_ev || n->failed)
+	if (!n->commits.ev || n->failed)
 		return;
 	if (!on_thread(n)) {
 		if (waiting(n))
@@ -125,7 +125,7 @@ void node_durable_poll(struct paxos_node *n)
 		return;
 	}
 	sync_storage(n, false);
-	if (n->durable_lazy && !n->failed)
+	if (n->commits.lazy && !n->failed)
 		read_waiting(n);
 	if (!n->failed)
 		read_lazily(n, waiting(n));
@@ -142,9 +142,9 @@ int node_durable_init(struct paxos_node *n, struct paxos_storage *st)
 {
 	if (!paxos_storage_pipelined(st))
 		return PAXOS_OK;
-	n->durable_ev =
+	n->commits.ev =
 	    event_new(n->base, st->ops->sync_fd(st), EV_READ | EV_PERSIST, on_durable, n);
-	if (!n->durable_ev || event_add(n->durable_ev, NULL) != 0) {
+	if (!n->commits.ev || event_add(n->commits.ev, NULL) != 0) {
 		node_set_error(n, "cannot add the storage's flushes to the event loop");
 		return PAXOS_E_NOMEM;
 	}
@@ -153,18 +153,18 @@ int node_durable_init(struct paxos_node *n, struct paxos_storage *st)
 		node_set_error(n, "storage: %s", paxos_storage_error(st));
 		return PAXOS_E_STORAGE;
 	}
-	n->durable = p.durable;
+	n->commits.durable = p.durable;
 	return PAXOS_OK;
 }
 
 void node_durable_backlog(struct paxos_node *n)
 {
-	if (n->held_count > HELD_SOFT_MAX)
+	if (n->hold.count > HELD_SOFT_MAX)
 		sync_storage(n, true);
 }
 
 void node_durable_finish(struct paxos_node *n)
 {
-	if (n->durable_ev)
+	if (n->commits.ev)
 		sync_storage(n, true);
 }

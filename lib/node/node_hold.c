@@ -16,14 +16,14 @@
 
 static bool needs_met(const struct paxos_node *n, struct node_needs w)
 {
-	return w.commit <= n->durable && w.epoch <= n->epoch.durable;
+	return w.commit <= n->commits.durable && w.epoch <= n->epoch.durable;
 }
 
 /* Room for one more held datagram and a buffer for it; false when memory ran out. */
 static bool make_room(struct paxos_node *n)
 {
-	if (n->held_count == n->held_cap) {
-		size_t cap = n->held_cap ? n->held_cap * 2 : 64;
+	if (n->hold.count == n->hold.cap) {
+		size_t cap = n->hold.cap ? n->hold.cap * 2 : 64;
 		struct held_datagram *held = malloc(cap * sizeof(*held));
 		uint8_t **free_list = malloc(cap * sizeof(*free_list));
 		if (!held || !free_list) {
@@ -31,22 +31,22 @@ static bool make_room(struct paxos_node *n)
 			free(free_list);
 			return false;
 		}
-		for (size_t i = 0; i < n->held_count; i++) /* unrolled, oldest first */
-			held[i] = n->held[(n->held_head + i) % n->held_cap];
-		if (n->held_free_count)
-			memcpy(free_list, n->held_free, n->held_free_count * sizeof(*free_list));
-		free(n->held);
-		free(n->held_free);
-		n->held = held;
-		n->held_free = free_list;
-		n->held_head = 0;
-		n->held_cap = cap;
+		for (size_t i = 0; i < n->hold.count; i++) /* unrolled, oldest first */
+			held[i] = n->hold.ring[(n->hold.head + i) % n->hold.cap];
+		if (n->hold.free_count)
+			memcpy(free_list, n->hold.free, n->hold.free_count * sizeof(*free_list));
+		free(n->hold.ring);
+		free(n->hold.free);
+		n->hold.ring = held;
+		n->hold.free = free_list;
+		n->hold.head = 0;
+		n->hold.cap = cap;
 	}
-	if (n->held_free_count == 0) {
+	if (n->hold.free_count == 0) {
 		uint8_t *buf = malloc(n->cfg.max_datagram);
 		if (!buf)
 			return false;
-		n->held_free[n->held_free_count++] = buf; /* buffers never outnumber held_cap */
+		n->hold.free[n->hold.free_count++] = buf; /* buffers never outnumber the ring's cap */
 	}
 	return true;
 }
@@ -60,11 +60,11 @@ bool node_hold(struct paxos_node *n, enum paxos_group to, const uint8_t *data, s
 		n->transport.send_errors++; /* as if lost: Paxos sends again */
 		return true;
 	}
-	uint8_t *buf = n->held_free[--n->held_free_count];
+	uint8_t *buf = n->hold.free[--n->hold.free_count];
 	memcpy(buf, data, len);
-	n->held[(n->held_head + n->held_count) % n->held_cap] =
+	n->hold.ring[(n->hold.head + n->hold.count) % n->hold.cap] =
 	    (struct held_datagram){needs, to, buf, len, messages};
-	n->held_count++;
+	n->hold.count++;
 	return true;
 }
 
@@ -72,29 +72,29 @@ void node_hold_release(struct paxos_node *n)
 {
 	struct paxos_tx_datagram batch[TX_QUEUE];
 	uint32_t messages[TX_QUEUE];
-	while (n->held_count > 0 && needs_met(n, n->held[n->held_head].needs)) {
+	while (n->hold.count > 0 && needs_met(n, n->hold.ring[n->hold.head].needs)) {
 		size_t k = 0;
-		while (k < TX_QUEUE && n->held_count > 0 &&
-		       needs_met(n, n->held[n->held_head].needs)) {
-			struct held_datagram *h = &n->held[n->held_head];
+		while (k < TX_QUEUE && n->hold.count > 0 &&
+		       needs_met(n, n->hold.ring[n->hold.head].needs)) {
+			struct held_datagram *h = &n->hold.ring[n->hold.head];
 			batch[k] =
 			    (struct paxos_tx_datagram){.to = h->to, .data = h->data, .len = h->len};
 			messages[k++] = h->messages;
-			n->held_head = (n->held_head + 1) % n->held_cap;
-			n->held_count--;
+			n->hold.head = (n->hold.head + 1) % n->hold.cap;
+			n->hold.count--;
 		}
 		n->net->ops->send(n->net, batch, k);
 		for (size_t i = 0; i < k; i++) {
 			node_count_sent(n, &batch[i], messages[i]);
-			n->held_free[n->held_free_count++] = (uint8_t *)batch[i].data;
+			n->hold.free[n->hold.free_count++] = (uint8_t *)batch[i].data;
 		}
 	}
 }
 
 bool node_hold_awaits_epoch(const struct paxos_node *n)
 {
-	for (size_t i = 0; i < n->held_count; i++)
-		if (n->held[(n->held_head + i) % n->held_cap].needs.epoch > n->epoch.durable)
+	for (size_t i = 0; i < n->hold.count; i++)
+		if (n->hold.ring[(n->hold.head + i) % n->hold.cap].needs.epoch > n->epoch.durable)
 			return true;
 	return false;
 }
@@ -104,17 +104,17 @@ bool node_hold_awaits_epoch(const struct paxos_node *n)
 static void drop(struct paxos_node *n, bool every)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < n->held_count; i++) {
-		struct held_datagram h = n->held[(n->held_head + i) % n->held_cap];
+	for (size_t i = 0; i < n->hold.count; i++) {
+		struct held_datagram h = n->hold.ring[(n->hold.head + i) % n->hold.cap];
 		if (every || h.needs.epoch > n->epoch.durable) {
 			if (!every)
 				n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
-			n->held_free[n->held_free_count++] = h.data;
+			n->hold.free[n->hold.free_count++] = h.data;
 			continue;
 		}
-		n->held[(n->held_head + kept++) % n->held_cap] = h;
+		n->hold.ring[(n->hold.head + kept++) % n->hold.cap] = h;
 	}
-	n->held_count = kept;
+	n->hold.count = kept;
 }
 
 void node_hold_drop_epoch(struct paxos_node *n)
@@ -130,8 +130,8 @@ void node_hold_drop_all(struct paxos_node *n)
 void node_hold_free(struct paxos_node *n)
 {
 	node_hold_drop_all(n);
-	for (size_t i = 0; i < n->held_free_count; i++)
-		free(n->held_free[i]);
-	free(n->held_free);
-	free(n->held);
+	for (size_t i = 0; i < n->hold.free_count; i++)
+		free(n->hold.free[i]);
+	free(n->hold.free);
+	free(n->hold.ring);
 }

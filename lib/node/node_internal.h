@@ -131,6 +131,47 @@ struct node_acceptor {
 	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
 };
 
+/* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
+ * rest queued or free. Everything a round sends goes out together at its end (one send), so
+ * that the datagrams of one batch reach their readers together: one read, one group commit. */
+struct node_tx {
+	uint8_t *buf;
+	uint8_t *free[TX_QUEUE];
+	uint32_t free_count;
+	struct paxos_tx_datagram queue[TX_QUEUE];
+	uint32_t messages[TX_QUEUE];
+	uint32_t count;
+};
+
+/* Pipelined commits (paxos/storage.h sync, node_durable.c). */
+struct node_commits {
+	struct event *ev;         /* the storage's sync_fd is readable: a flush finished */
+	uint64_t durable;         /* commits up to this one are durable, as sync last said */
+	uint64_t acceptor_commit; /* the storage commit of the acceptor's last write */
+	uint64_t emit_needs;      /* the commit the acceptor message being emitted waits for */
+	bool lazy;                /* the group it commits is read when a flush returns */
+};
+
+/* The datagrams waiting for what they report to be durable (node_hold.c): a ring. */
+struct node_held {
+	struct held_datagram *ring;
+	size_t head, count, cap;
+	uint8_t **free; /* buffers of sent datagrams, for the next ones */
+	size_t free_count;
+};
+
+/* Configuration requests (node_confquery.c): when the node asked and was answered, and the
+ * acceptors' answers. */
+struct node_confquery {
+	paxos_time ask_started, ask_last, answer_last;
+	paxos_time push_last; /* a proposer's last config_push (learning-acceptors no) */
+	uint64_t ask_nonce;
+	struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS];
+	bool answer_settled[PAXOS_MAX_ACCEPTORS];
+	uint64_t answers_refused; /* answers whose history could not be the log's */
+	uint8_t answer_buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -156,15 +197,7 @@ struct paxos_node {
 	 * ready after this round's flush, outside the proposer's step. */
 	bool own_accepts;
 	bool own_learned;
-	/* Datagram buffers of max_datagram bytes: ENCODERS filling, the rest queued or free.
-	 * Everything a round sends goes out together at its end (one send), so that the
-	 * datagrams of one batch reach their readers together: one read, one group commit. */
-	uint8_t *tx_buf;
-	uint8_t *tx_free[TX_QUEUE];
-	uint32_t tx_free_count;
-	struct paxos_tx_datagram tx[TX_QUEUE];
-	uint32_t tx_messages[TX_QUEUE];
-	uint32_t tx_count;
+	struct node_tx tx;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct paxos_decoder decoder;
 	struct paxos_message *rx_msgs;
@@ -176,17 +209,8 @@ struct paxos_node {
 
 	struct paxos_acceptor *acceptor;
 	struct paxos_storage *storage;
-	/* Pipelined commits (paxos/storage.h sync, node_durable.c). What waits for them, or for
-	 * the proposer's epoch, waits in held, a ring (node_hold.c). */
-	struct event *durable_ev; /* the storage's sync_fd is readable: a flush finished */
-	uint64_t durable;         /* commits up to this one are durable, as sync last said */
-	uint64_t acceptor_commit; /* the storage commit of the acceptor's last write */
-	uint64_t emit_needs;      /* the commit the acceptor message being emitted waits for */
-	bool durable_lazy; /* the group it commits is read when a flush returns (node_durable.c) */
-	struct held_datagram *held;
-	size_t held_head, held_count, held_cap;
-	uint8_t **held_free; /* buffers of sent datagrams, for the next ones */
-	size_t held_free_count;
+	struct node_commits commits;         /* pipelined commits (node_durable.c) */
+	struct node_held hold;               /* what waits for them or for an epoch (node_hold.c) */
 	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
 	struct paxos_proposer *proposer;
 	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
@@ -213,13 +237,7 @@ struct paxos_node {
 	bool membership_settled;
 	bool membership_querying; /* paxos_node_query_membership: asks and adopts for good */
 	bool membership_gated;    /* the election was given the set without this proposer */
-	paxos_time ask_started, ask_last, answer_last;
-	paxos_time push_last; /* a proposer's last config_push (learning-acceptors no) */
-	uint64_t ask_nonce;
-	struct paxos_membership *answers[PAXOS_MAX_ACCEPTORS];
-	bool answer_settled[PAXOS_MAX_ACCEPTORS];
-	uint64_t answers_refused; /* answers whose history could not be the log's */
-	uint8_t answer_buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
+	struct node_confquery query;
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	struct node_app app;      /* where the learner's results go (node_learner.c) */
 	struct node_acceptor acc; /* the acceptor's life (node_acceptor.c) */

@@ -18,12 +18,12 @@
 /* Sends the queued datagrams through the transport, counting what the network took. */
 static void send_queued(struct paxos_node *n)
 {
-	n->net->ops->send(n->net, n->tx, n->tx_count);
-	for (uint32_t i = 0; i < n->tx_count; i++) {
-		node_count_sent(n, &n->tx[i], n->tx_messages[i]);
-		n->tx_free[n->tx_free_count++] = (uint8_t *)n->tx[i].data;
+	n->net->ops->send(n->net, n->tx.queue, n->tx.count);
+	for (uint32_t i = 0; i < n->tx.count; i++) {
+		node_count_sent(n, &n->tx.queue[i], n->tx.messages[i]);
+		n->tx.free[n->tx.free_count++] = (uint8_t *)n->tx.queue[i].data;
 	}
-	n->tx_count = 0;
+	n->tx.count = 0;
 }
 
 /* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable
@@ -41,19 +41,19 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	struct node_needs needs = o->needs[g];
 	o->needs[g] = (struct node_needs){0, 0};
 	/* The serializer (in the acceptor's place) commits before it emits: its last commit. */
-	if (n->serializer && n->durable_ev && o->role == PAXOS_ROLE_ACCEPTOR)
+	if (n->serializer && n->commits.ev && o->role == PAXOS_ROLE_ACCEPTOR)
 		needs.commit = n->storage->ops->committed(n->storage);
 	if (node_hold(n, g, e->buf, len, e->count, needs)) {
 		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
 		return;
 	}
-	if (n->tx_count == TX_QUEUE)
+	if (n->tx.count == TX_QUEUE)
 		send_queued(n);
-	uint32_t i = n->tx_count++;
-	n->tx[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
-	n->tx_messages[i] = e->count;
+	uint32_t i = n->tx.count++;
+	n->tx.queue[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
+	n->tx.messages[i] = e->count;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
-	paxos_encoder_init(e, n->tx_free[--n->tx_free_count], n->payload_cap, &o->header);
+	paxos_encoder_init(e, n->tx.free[--n->tx.free_count], n->payload_cap, &o->header);
 }
 
 /* The round's end: every encoder sealed, the round's datagrams sent together; the proposer's
@@ -107,8 +107,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	/* An acceptor message reports the commit its ready names; a proposer message depends on
 	 * the epoch its core is in as it is emitted. */
 	struct node_needs *w = &o->needs[to];
-	if (o->role == PAXOS_ROLE_ACCEPTOR && n->emit_needs > w->commit)
-		w->commit = n->emit_needs;
+	if (o->role == PAXOS_ROLE_ACCEPTOR && n->commits.emit_needs > w->commit)
+		w->commit = n->commits.emit_needs;
 	if (o->role == PAXOS_ROLE_PROPOSER) {
 		uint32_t epoch = node_epoch_tag(n);
 		if (epoch > w->epoch)
