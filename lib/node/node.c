@@ -448,12 +448,12 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 
 int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 {
-	if (!n || !dir || !dir[0] || n->membership_ready || !n->cfg.membership_alpha) {
+	if (!n || !dir || !dir[0] || n->mship.ready || !n->cfg.membership_alpha) {
 		if (n)
 			node_set_error(n, "paxos_node_keep_membership: %s",
-				       !dir || !dir[0]       ? "no directory"
-				       : n->membership_ready ? "call it before adding roles"
-							     : "needs membership-alpha");
+				       !dir || !dir[0]  ? "no directory"
+				       : n->mship.ready ? "call it before adding roles"
+							: "needs membership-alpha");
 		return PAXOS_E_INVALID;
 	}
 	return node_membership_keep_in(n, dir);
@@ -716,7 +716,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_election_set(n, first_undelivered(n));
-	n->membership_gated = n->membership && !n->membership_settled;
+	n->mship.gated = n->membership && !n->mship.settled;
 	n->election = paxos_election_new(&eo, paxos_now());
 	if (!n->election) {
 		node_set_error(n, "out of memory");

@@ -49,7 +49,7 @@ void node_membership_tick(struct paxos_node *n, paxos_time now)
 {
 	if (n->membership && (!n->query.push_last || now - n->query.push_last >= PUSH_EVERY_US))
 		node_membership_push(n, now);
-	if (!n->membership || (n->membership_settled && !n->membership_querying))
+	if (!n->membership || (n->mship.settled && !n->mship.querying))
 		return;
 	if (!n->query.ask_last || now - n->query.ask_last >= ASK_EVERY_US)
 		ask(n, now);
@@ -72,7 +72,7 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 	a.u.config_info =
 	    (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
 				       .nonce = m->u.config_ask.nonce,
-				       .settled = n->membership_settled,
+				       .settled = n->mship.settled,
 				       .history = {n->query.answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
@@ -91,7 +91,7 @@ void node_membership_push(struct paxos_node *n, paxos_time now)
 	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
 	m.u.config_push =
 	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
-				       .settled = n->membership_settled,
+				       .settled = n->mship.settled,
 				       .history = {n->query.answer_buf, (uint32_t)len}};
 	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
 }
@@ -122,7 +122,7 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 	int rc = paxos_membership_adopt(n->membership, h);
 	paxos_membership_free(h);
 	if (c->settled)
-		n->membership_settled = true;
+		n->mship.settled = true;
 	const struct paxos_configuration *latest = paxos_membership_latest(n->membership);
 	if (rc != 1 || latest->id == before)
 		return;
@@ -131,7 +131,7 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 		node_fail(n, PAXOS_E_IO, "membership");
 		return;
 	}
-	n->membership_kept = latest->id;
+	n->mship.kept = latest->id;
 	node_membership_give_addresses(n);
 	node_membership_count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes += latest->id - before;
@@ -241,7 +241,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 			       : NULL;
 	/* A node's own acceptor answers for itself (its history is the node's). */
 	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->membership_settled))
+	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->mship.settled))
 		table[own] = n->membership;
 	uint32_t id;
 	int k = paxos_membership_vouched(table, PAXOS_MAX_ACCEPTORS, n->membership, &id);
@@ -254,7 +254,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 			node_fail(n, PAXOS_E_IO, "membership");
 			return;
 		}
-		n->membership_kept = paxos_membership_latest(n->membership)->id;
+		n->mship.kept = paxos_membership_latest(n->membership)->id;
 		node_membership_give_addresses(n);
 		node_membership_count_latest(n);
 		const struct paxos_configuration *c = paxos_membership_latest(n->membership);
@@ -268,8 +268,8 @@ static void settle(struct paxos_node *n, paxos_time now)
 		    c->id, text, lead, (unsigned long long)c->first, before);
 		node_membership_say_if_removed(n, true);
 	}
-	if (!n->membership_settled) {
-		n->membership_settled = true;
+	if (!n->mship.settled) {
+		n->mship.settled = true;
 		start_new_member(n);
 		node_membership_push(n, now);
 		paxos_logf(
@@ -277,7 +277,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 		    "paxos: configuration %u is in force as far as a quorum of its acceptors "
 		    "knows%s",
 		    id, all ? " (answers of members that started from paxos.conf counted)" : "");
-		if (!n->membership_querying)
+		if (!n->mship.querying)
 			node_membership_free_answers(n);
 	}
 }
@@ -285,7 +285,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
 {
 	const struct paxos_config_info *c = &m->u.config_info;
-	if (!n->membership || (n->membership_settled && !n->membership_querying) ||
+	if (!n->membership || (n->mship.settled && !n->mship.querying) ||
 	    c->acceptor_id >= PAXOS_MAX_ACCEPTORS || c->acceptor_id >= n->cfg.acceptors)
 		return;
 	struct paxos_membership *h = paxos_membership_decode_history(
@@ -329,10 +329,10 @@ int paxos_node_query_membership(struct paxos_node *n)
 		n->joined[PAXOS_GROUP_LEARNERS] = true;
 	}
 	paxos_time now = paxos_now();
-	if (!n->membership_querying) {
+	if (!n->mship.querying) {
 		/* From now on: what the acceptors answer, not what this node had. */
-		n->membership_querying = true;
-		n->membership_settled = false;
+		n->mship.querying = true;
+		n->mship.settled = false;
 		n->query.ask_started = 0;
 	}
 	if (!n->query.ask_last || now - n->query.ask_last >= ASK_EVERY_US / 4)
@@ -342,5 +342,5 @@ int paxos_node_query_membership(struct paxos_node *n)
 
 bool paxos_node_membership_settled(const struct paxos_node *n)
 {
-	return n && n->membership_settled;
+	return n && n->mship.settled;
 }

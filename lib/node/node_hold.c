@@ -46,7 +46,8 @@ static bool make_room(struct paxos_node *n)
 		uint8_t *buf = malloc(n->cfg.max_datagram);
 		if (!buf)
 			return false;
-		n->hold.free[n->hold.free_count++] = buf; /* buffers never outnumber the ring's cap */
+		n->hold.free[n->hold.free_count++] =
+		    buf; /* buffers never outnumber the ring's cap */
 	}
 	return true;
 }

@@ -172,6 +172,37 @@ struct node_confquery {
 	uint8_t answer_buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
 };
 
+/* The membership history on a node (node_membership.c, node_confquery.c). */
+struct node_membership_state {
+	/* Where the node keeps the history it learned (beside its acceptor's store, with its
+	 * proposer's epoch, or where the application said), and the newest configuration kept. */
+	char dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
+	uint32_t dir_count;
+	uint32_t kept;
+	/* The acceptor addresses the history gave the transport (unicast; port 0: none). */
+	uint32_t given_addr[PAXOS_MAX_ACCEPTORS];
+	uint16_t given_port[PAXOS_MAX_ACCEPTORS];
+	bool ready;              /* made (node_membership_init): roles use it */
+	uint32_t refused_config; /* the newest configuration when refused_voters were said */
+	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
+	/* Configuration requests (node_confquery.c): the history is settled once kept before,
+	 * given, or adopted from the acceptors' answers; until then the node asks, and its
+	 * proposer leads nothing. */
+	bool settled;
+	bool querying; /* paxos_node_query_membership: asks and adopts for good */
+	bool gated;    /* the election was given the set without this proposer */
+};
+
+/* Rate limits of the log lines about datagrams the node drops (node_screen.c, node_io.c). */
+struct node_screen_log {
+	paxos_time auth_log_due;       /* when the next authentication failure may be logged */
+	paxos_time version_log_due;    /* when the next datagram of another version may be */
+	uint64_t auth_failures_logged; /* auth_failures counted by the last log line */
+	paxos_time refusals_since;     /* node_refused's window */
+	uint32_t refusals_logged;
+	uint64_t refusals_unlogged;
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -179,11 +210,8 @@ struct paxos_node {
 	/* auth-key-file: a tag is added to each datagram as it is sealed and checked as soon as
 	 * one is read, before decoding. NULL: no key, no tags. */
 	struct paxos_auth *auth;
-	uint32_t payload_cap;          /* max_datagram less the tag's room: what encoders fill */
-	paxos_time auth_log_due;       /* when the next authentication failure may be logged */
-	paxos_time version_log_due;    /* when the next datagram of another version may be */
-	uint64_t auth_failures_logged; /* auth_failures counted by the last log line */
-	struct paxos_transport *net;   /* the network seam (paxos/transport.h) */
+	uint32_t payload_cap;        /* max_datagram less the tag's room: what encoders fill */
+	struct paxos_transport *net; /* the network seam (paxos/transport.h) */
 	bool joined[PAXOS_GROUP_COUNT];
 	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
 	bool flush_scheduled;
@@ -220,23 +248,7 @@ struct paxos_node {
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */
 	struct paxos_membership *membership;
-	/* Where the node keeps the history it learned (beside its acceptor's store, with its
-	 * proposer's epoch, or where the application said), and the newest configuration kept. */
-	char membership_dirs[NODE_MEMBERSHIP_DIRS][PAXOS_PATH_MAX + 32];
-	uint32_t membership_dir_count;
-	uint32_t membership_kept;
-	/* The acceptor addresses the history gave the transport (unicast; port 0: none). */
-	uint32_t given_addr[PAXOS_MAX_ACCEPTORS];
-	uint16_t given_port[PAXOS_MAX_ACCEPTORS];
-	bool membership_ready;   /* made (node_membership_init): roles use it */
-	uint32_t refused_config; /* the newest configuration when refused_voters were said */
-	uint32_t refused_voters; /* acceptors whose votes were refused, one bit per id */
-	/* Configuration requests (node_confquery.c): the history is settled once kept before,
-	 * given, or adopted from the acceptors' answers; until then the node asks, and its
-	 * proposer leads nothing. */
-	bool membership_settled;
-	bool membership_querying; /* paxos_node_query_membership: asks and adopts for good */
-	bool membership_gated;    /* the election was given the set without this proposer */
+	struct node_membership_state mship; /* its history kept and told (node_membership.c) */
 	struct node_confquery query;
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	struct node_app app;      /* where the learner's results go (node_learner.c) */
@@ -249,11 +261,8 @@ struct paxos_node {
 	 * from another one (node_screen.c: all but its hellos are dropped). */
 	struct origin_table origins;
 	bool rx_impostor;
+	struct node_screen_log screen;   /* rate limits of the lines about dropped datagrams */
 	struct paxos_header repeat_from; /* the last repeat request's sender */
-	/* Rate limit of refusal log lines (node_refused). */
-	paxos_time refusals_since;
-	uint32_t refusals_logged;
-	uint64_t refusals_unlogged;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */

@@ -235,21 +235,22 @@ static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct p
 			paxos_time now)
 {
 	n->transport.auth_failures++;
-	if (now < n->auth_log_due)
+	if (now < n->screen.auth_log_due)
 		return;
 	char from[64];
 	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
-	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
-		   "the latest from %s to the %s group%s",
-		   (unsigned long long)(n->transport.auth_failures - n->auth_failures_logged), from,
-		   group_names[g],
-		   paxos_auth_needs_gcm_cpu(n->auth, d->data, d->len)
-		       ? ": it is tagged with AES-256-GCM, which this CPU cannot check (no "
-			 "AES-NI); set auth-mac chacha20-poly1305 on every node"
-		       : "");
-	n->auth_failures_logged = n->transport.auth_failures;
-	n->auth_log_due = now + AUTH_LOG_INTERVAL_US;
+	paxos_logf(
+	    PAXOS_LOG_WARNING,
+	    "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
+	    "the latest from %s to the %s group%s",
+	    (unsigned long long)(n->transport.auth_failures - n->screen.auth_failures_logged), from,
+	    group_names[g],
+	    paxos_auth_needs_gcm_cpu(n->auth, d->data, d->len)
+		? ": it is tagged with AES-256-GCM, which this CPU cannot check (no "
+		  "AES-NI); set auth-mac chacha20-poly1305 on every node"
+		: "");
+	n->screen.auth_failures_logged = n->transport.auth_failures;
+	n->screen.auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
 /* A datagram of another wire version: a node of an older or newer libpaxos. Counted as
@@ -260,7 +261,7 @@ static void other_version(struct paxos_node *n, const struct paxos_rx_datagram *
 {
 	uint32_t version;
 	if (!paxos_wire_version(d->data, len, &version) || version == PAXOS_WIRE_VERSION ||
-	    now < n->version_log_due)
+	    now < n->screen.version_log_due)
 		return;
 	char from[64];
 	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
@@ -268,7 +269,7 @@ static void other_version(struct paxos_node *n, const struct paxos_rx_datagram *
 		   "paxos: dropped a datagram of wire version %u from %s: this node speaks version "
 		   "%u; nodes of different libpaxos versions cannot work together",
 		   version, from, PAXOS_WIRE_VERSION);
-	n->version_log_due = now + AUTH_LOG_INTERVAL_US;
+	n->screen.version_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
 /* The payload of datagram d: its length without the tag, or false if it is to be dropped

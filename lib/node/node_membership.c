@@ -52,11 +52,11 @@ static bool newer(const struct paxos_membership *a, const struct paxos_membershi
 static int read_kept(struct paxos_node *n, struct paxos_membership **best, const char **from)
 {
 	*best = NULL;
-	for (uint32_t k = 0; k < n->membership_dir_count; k++) {
+	for (uint32_t k = 0; k < n->mship.dir_count; k++) {
 		struct paxos_membership *m;
 		char err[PAXOS_PATH_MAX + 256];
-		if (paxos_membership_file_read(n->membership_dirs[k], n->cfg.membership_alpha, &m,
-					       err, sizeof(err)) != PAXOS_OK) {
+		if (paxos_membership_file_read(n->mship.dirs[k], n->cfg.membership_alpha, &m, err,
+					       sizeof(err)) != PAXOS_OK) {
 			paxos_membership_free(*best);
 			node_set_error(n, "%s", err);
 			return PAXOS_E_STORAGE;
@@ -66,7 +66,7 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 		if (newer(m, *best)) {
 			paxos_membership_free(*best);
 			*best = m;
-			*from = n->membership_dirs[k];
+			*from = n->mship.dirs[k];
 		} else {
 			paxos_membership_free(m);
 		}
@@ -86,13 +86,13 @@ void node_membership_give_addresses(struct paxos_node *n)
 		uint32_t addr;
 		uint16_t port;
 		if (!paxos_membership_address(n->membership, id, &addr, &port) ||
-		    (n->given_port[id] == port && n->given_addr[id] == addr))
+		    (n->mship.given_port[id] == port && n->mship.given_addr[id] == addr))
 			continue;
 		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
 		if (n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e) != PAXOS_OK)
 			continue;
-		n->given_addr[id] = addr;
-		n->given_port[id] = port;
+		n->mship.given_addr[id] = addr;
+		n->mship.given_port[id] = port;
 		n->origins.acceptors[id] = (struct origin){0, 0};
 	}
 }
@@ -155,7 +155,7 @@ uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next
 		return 0;
 	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	if (n->membership_settled || !n->hosted[PAXOS_ROLE_PROPOSER] || id >= 32)
+	if (n->mship.settled || !n->hosted[PAXOS_ROLE_PROPOSER] || id >= 32)
 		return set;
 	/* Not settled: this proposer leads nothing yet (0 would mean every proposer). */
 	set &= ~(1u << id);
@@ -173,9 +173,9 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 		return;
 	paxos_election_set_members(n->election, given, paxos_now());
 	node_election_run(n);
-	bool was_gated = n->membership_gated;
-	n->membership_gated = given != set;
-	if (n->membership_gated || was_gated)
+	bool was_gated = n->mship.gated;
+	n->mship.gated = given != set;
+	if (n->mship.gated || was_gated)
 		return; /* not a change of the set: the history was not settled */
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER], bit = id < 32 ? 1u << id : 0;
 	if ((before & bit) == (set & bit))
@@ -218,7 +218,7 @@ void node_membership_say_if_removed(struct paxos_node *n, bool at_start)
 
 int node_membership_init(struct paxos_node *n)
 {
-	if (n->membership_ready || !n->cfg.membership_alpha)
+	if (n->mship.ready || !n->cfg.membership_alpha)
 		return PAXOS_OK;
 	struct paxos_membership *kept;
 	const char *from = "the application (paxos_node_set_membership)";
@@ -262,11 +262,11 @@ int node_membership_init(struct paxos_node *n)
 			   c->id, text, (unsigned long long)c->first, from,
 			   given ? "" : "/membership");
 		/* One the application gave is kept in the node's directories too. */
-		n->membership_kept = given ? 0 : c->id;
+		n->mship.kept = given ? 0 : c->id;
 		if (given && (rc = node_membership_keep(n, 0)) != PAXOS_OK)
 			return rc;
-		n->membership_kept = c->id;
-		n->membership_settled = true;
+		n->mship.kept = c->id;
+		n->mship.settled = true;
 	} else {
 		uint32_t first = n->cfg.initial_members ? n->cfg.initial_members : n->cfg.acceptors;
 		uint32_t members = first >= 32 ? UINT32_MAX : (1u << first) - 1;
@@ -276,13 +276,13 @@ int node_membership_init(struct paxos_node *n)
 						  : (1u << lead) - 1;
 		n->membership =
 		    paxos_membership_create(members, proposers, n->cfg.membership_alpha);
-		n->membership_kept = 1;
+		n->mship.kept = 1;
 		if (!n->membership) {
 			node_set_error(n, "out of memory");
 			return PAXOS_E_NOMEM;
 		}
 	}
-	n->membership_ready = true;
+	n->mship.ready = true;
 	node_membership_give_addresses(n);
 	node_membership_count_latest(n);
 	node_membership_say_if_removed(n, true);
@@ -294,10 +294,10 @@ int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configura
 {
 	if (!n)
 		return PAXOS_E_INVALID;
-	if (!n->cfg.membership_alpha || n->membership_ready) {
+	if (!n->cfg.membership_alpha || n->mship.ready) {
 		node_set_error(n, "paxos_node_set_membership: %s",
-			       n->membership_ready ? "call it before adding roles"
-						   : "needs membership-alpha");
+			       n->mship.ready ? "call it before adding roles"
+					      : "needs membership-alpha");
 		return PAXOS_E_INVALID;
 	}
 	struct paxos_membership *m =
@@ -318,11 +318,11 @@ int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_m
 {
 	if (!n)
 		return PAXOS_E_INVALID;
-	if (!n->cfg.membership_alpha || n->membership_ready || !m) {
+	if (!n->cfg.membership_alpha || n->mship.ready || !m) {
 		node_set_error(n, "paxos_node_set_membership_history: %s",
-			       !m                    ? "no history"
-			       : n->membership_ready ? "call it before adding roles"
-						     : "needs membership-alpha");
+			       !m               ? "no history"
+			       : n->mship.ready ? "call it before adding roles"
+						: "needs membership-alpha");
 		return PAXOS_E_INVALID;
 	}
 	/* A copy through the wire form: checked as an answer is, addresses included. */
@@ -345,9 +345,9 @@ int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_m
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
 int node_membership_keep(struct paxos_node *n, uint32_t first_dir)
 {
-	for (uint32_t k = first_dir; k < n->membership_dir_count; k++) {
+	for (uint32_t k = first_dir; k < n->mship.dir_count; k++) {
 		char err[PAXOS_PATH_MAX + 256];
-		if (paxos_membership_file_write(n->membership_dirs[k], n->membership, err,
+		if (paxos_membership_file_write(n->mship.dirs[k], n->membership, err,
 						sizeof(err)) != PAXOS_OK) {
 			node_set_error(n, "%s", err);
 			return PAXOS_E_IO;
@@ -360,26 +360,24 @@ int node_membership_keep_in(struct paxos_node *n, const char *dir)
 {
 	if (!n->cfg.membership_alpha)
 		return PAXOS_OK;
-	for (uint32_t k = 0; k < n->membership_dir_count; k++)
-		if (strcmp(n->membership_dirs[k], dir) == 0)
+	for (uint32_t k = 0; k < n->mship.dir_count; k++)
+		if (strcmp(n->mship.dirs[k], dir) == 0)
 			return PAXOS_OK;
-	if (n->membership_dir_count == NODE_MEMBERSHIP_DIRS ||
-	    strlen(dir) >= sizeof(n->membership_dirs[0])) {
+	if (n->mship.dir_count == NODE_MEMBERSHIP_DIRS || strlen(dir) >= sizeof(n->mship.dirs[0])) {
 		node_set_error(n, "membership directory %s: too long, or too many", dir);
 		return PAXOS_E_INVALID;
 	}
-	snprintf(n->membership_dirs[n->membership_dir_count++], sizeof(n->membership_dirs[0]), "%s",
-		 dir);
+	snprintf(n->mship.dirs[n->mship.dir_count++], sizeof(n->mship.dirs[0]), "%s", dir);
 	/* Made before this directory was known: from now on it is kept there too. */
-	if (n->membership_ready && paxos_membership_latest(n->membership)->id > 1)
-		return node_membership_keep(n, n->membership_dir_count - 1);
+	if (n->mship.ready && paxos_membership_latest(n->membership)->id > 1)
+		return node_membership_keep(n, n->mship.dir_count - 1);
 	return PAXOS_OK;
 }
 
 void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
-	if (c->id == n->membership_kept || n->failed)
+	if (c->id == n->mship.kept || n->failed)
 		return;
 	if (node_membership_keep(n, 0) != PAXOS_OK) {
 		/* Acting on a configuration a restart would not know could count a quorum the
@@ -392,7 +390,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 		event_base_loopbreak(n->base);
 		return;
 	}
-	n->membership_kept = c->id;
+	n->mship.kept = c->id;
 	node_membership_give_addresses(n);
 	node_membership_count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
@@ -474,12 +472,12 @@ bool node_membership_counts(struct paxos_node *n, const struct paxos_message *m,
 	bool removed = false;
 	for (uint32_t k = 0; k < count; k++)
 		removed |= (all[k].members & (1u << id)) != 0;
-	if (n->refused_config != latest) {
-		n->refused_config = latest;
-		n->refused_voters = 0;
+	if (n->mship.refused_config != latest) {
+		n->mship.refused_config = latest;
+		n->mship.refused_voters = 0;
 	}
-	if (removed && !(n->refused_voters & (1u << id))) {
-		n->refused_voters |= 1u << id;
+	if (removed && !(n->mship.refused_voters & (1u << id))) {
+		n->mship.refused_voters |= 1u << id;
 		char text[128];
 		node_members_text(c->members, text, sizeof(text));
 		paxos_logf(PAXOS_LOG_WARNING,

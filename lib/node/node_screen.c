@@ -28,19 +28,20 @@ const char *node_role_name(enum paxos_role role)
 static bool log_budget(struct paxos_node *n)
 {
 	paxos_time now = paxos_now();
-	if (now < n->refusals_since || now - n->refusals_since >= NODE_REFUSAL_PERIOD) {
-		if (n->refusals_unlogged)
+	if (now < n->screen.refusals_since ||
+	    now - n->screen.refusals_since >= NODE_REFUSAL_PERIOD) {
+		if (n->screen.refusals_unlogged)
 			paxos_logf(PAXOS_LOG_WARNING, "paxos: %llu more refusals not logged",
-				   (unsigned long long)n->refusals_unlogged);
-		n->refusals_since = now;
-		n->refusals_logged = 0;
-		n->refusals_unlogged = 0;
+				   (unsigned long long)n->screen.refusals_unlogged);
+		n->screen.refusals_since = now;
+		n->screen.refusals_logged = 0;
+		n->screen.refusals_unlogged = 0;
 	}
-	if (n->refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
-		n->refusals_unlogged++;
+	if (n->screen.refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
+		n->screen.refusals_unlogged++;
 		return false;
 	}
-	n->refusals_logged++;
+	n->screen.refusals_logged++;
 	return true;
 }
 
