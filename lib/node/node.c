@@ -204,7 +204,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	if (quiet_ms > ORIGIN_SILENCE_MAX_MS)
 		quiet_ms = ORIGIN_SILENCE_MAX_MS;
 	n->origins.silence = (paxos_time)quiet_ms * 1000;
-	n->rx_header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
+	n->rx.header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
 	n->payload_cap = cfg->max_datagram;
 	/* Before any socket: a key that cannot be used stops the node before it sends. */
@@ -220,14 +220,14 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	size_t dg = cfg->max_datagram;
 	n->tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
-	n->rx_msgs = calloc(RX_MESSAGES, sizeof(*n->rx_msgs));
+	n->rx.msgs = calloc(RX_MESSAGES, sizeof(*n->rx.msgs));
 	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
-	paxos_decoder_init(&n->decoder);
+	paxos_decoder_init(&n->rx.decoder);
 	if (!open)
 		snprintf(n->error, sizeof(n->error), "no transport to open");
 	n->net =
 	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
-	if (!n->tx.buf || !n->rx_msgs || !n->flush_ev || !n->net) {
+	if (!n->tx.buf || !n->rx.msgs || !n->flush_ev || !n->net) {
 		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
@@ -277,12 +277,12 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_learner_free(n->learner);
 	node_membership_free_answers(n);
 	paxos_membership_free(n->membership);
-	paxos_decoder_destroy(&n->decoder);
+	paxos_decoder_destroy(&n->rx.decoder);
 	node_hold_free(n);
 	if (n->commits.ev)
 		event_free(n->commits.ev);
 	free(n->tx.buf);
-	free(n->rx_msgs);
+	free(n->rx.msgs);
 	paxos_auth_free(n->auth);
 	free(n);
 }

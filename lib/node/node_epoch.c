@@ -18,7 +18,7 @@ uint64_t node_epoch_tag(struct paxos_node *n)
 	if (epoch > n->epoch.durable && !n->epoch.cause_noted) {
 		/* The datagram being handled made the core take it: a forged reject shows up in
 		 * the log line. */
-		n->epoch.cause = n->rx_header;
+		n->epoch.cause = n->rx.header;
 		n->epoch.cause_noted = true;
 	}
 	return epoch;

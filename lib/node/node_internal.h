@@ -203,6 +203,18 @@ struct node_screen_log {
 	uint64_t refusals_unlogged;
 };
 
+/* The datagram being read (node_io.c, node_screen.c). */
+struct node_rx {
+	struct paxos_decoder decoder;
+	struct paxos_message *msgs; /* decoded, held for one acceptor group commit */
+	/* The header of the datagram whose messages are being handled (see node_epoch_tag). */
+	struct paxos_header header;
+	/* It came from another address than the one believed for its sender (node_screen.c: all
+	 * but its hellos are dropped). */
+	bool impostor;
+	struct paxos_header repeat_from; /* the last repeat request's sender */
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -227,8 +239,7 @@ struct paxos_node {
 	bool own_learned;
 	struct node_tx tx;
 	struct role_out out[PAXOS_ROLE_COUNT];
-	struct paxos_decoder decoder;
-	struct paxos_message *rx_msgs;
+	struct node_rx rx;
 
 	struct paxos_counters transport;
 	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
@@ -255,14 +266,9 @@ struct paxos_node {
 	struct node_acceptor acc; /* the acceptor's life (node_acceptor.c) */
 	/* " partition P" in the lines about this node's log when there are several, else "". */
 	char partition_label[24];
-	/* The header of the datagram whose messages are being handled (see node_epoch_tag). */
-	struct paxos_header rx_header;
-	/* The address believed for each member id, and whether the datagram being handled came
-	 * from another one (node_screen.c: all but its hellos are dropped). */
+	/* The address believed for each member id (node_screen.c). */
 	struct origin_table origins;
-	bool rx_impostor;
-	struct node_screen_log screen;   /* rate limits of the lines about dropped datagrams */
-	struct paxos_header repeat_from; /* the last repeat request's sender */
+	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */

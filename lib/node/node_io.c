@@ -186,8 +186,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 {
 	for (size_t i = 0; i < batched && !n->failed; i++)
-		if (n->rx_msgs[i].type == PAXOS_MSG_ACCEPT)
-			node_learn(n, &n->rx_msgs[i], now);
+		if (n->rx.msgs[i].type == PAXOS_MSG_ACCEPT)
+			node_learn(n, &n->rx.msgs[i], now);
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
@@ -205,12 +205,12 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now
 			if (k > PAXOS_ACCEPTOR_MAX_BATCH)
 				k = PAXOS_ACCEPTOR_MAX_BATCH;
 			node_acceptor_run(n,
-					  paxos_acceptor_step(n->acceptor, n->rx_msgs + done, k));
+					  paxos_acceptor_step(n->acceptor, n->rx.msgs + done, k));
 			done += k;
 		}
 		node_note_deferred_repeats(n, deferred);
 	} else if (*batched && n->serializer && !n->failed) {
-		int rc = paxos_serializer_handle_batch(n->serializer, n->rx_msgs, *batched, out);
+		int rc = paxos_serializer_handle_batch(n->serializer, n->rx.msgs, *batched, out);
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
@@ -312,17 +312,17 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		n->transport.bytes_received += d[i].len;
 		size_t count = 0, len;
 		struct paxos_header h;
-		struct paxos_message *msgs = n->rx_msgs + batched;
+		struct paxos_message *msgs = n->rx.msgs + batched;
 		if (!datagram_payload(n, g, &d[i], now, &len))
 			continue;
-		if (paxos_decode(&n->decoder, d[i].data, len, &h, msgs,
+		if (paxos_decode(&n->rx.decoder, d[i].data, len, &h, msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
 			n->transport.malformed_datagrams++;
 			other_version(n, &d[i], len, now);
 			continue;
 		}
 		n->transport.messages_received += count;
-		n->rx_header = h;
+		n->rx.header = h;
 		node_screen_origin(n, &h, &d[i], now);
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
@@ -353,14 +353,14 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			if (!votes)
 				continue;
 			if (n->acceptor || n->serializer)
-				n->rx_msgs[batched++] = msgs[k];
+				n->rx.msgs[batched++] = msgs[k];
 		}
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched, now);
 	}
 	acceptor_batch(n, &batched, now);
-	n->rx_header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
-	n->rx_impostor = false;
+	n->rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
+	n->rx.impostor = false;
 	if (n->assign_due) {
 		n->assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);

@@ -70,7 +70,7 @@ static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header
 				     "decided",
 				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
 	} else if (m->type == PAXOS_MSG_REPEAT) {
-		n->repeat_from = *from;
+		n->rx.repeat_from = *from;
 		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
 			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",
 				     (unsigned long long)m->u.repeat.from,
@@ -82,7 +82,7 @@ void node_note_deferred_repeats(struct paxos_node *n, uint64_t before)
 {
 	uint64_t now = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
 	if (now > before)
-		node_refused(n, &n->repeat_from,
+		node_refused(n, &n->rx.repeat_from,
 			     "%llu repeat requests left unanswered: the repeat budget until the "
 			     "next acceptor tick is spent",
 			     (unsigned long long)(now - before));
@@ -94,7 +94,7 @@ void node_screen_origin(struct paxos_node *n, const struct paxos_header *from,
 	struct origin was;
 	enum origin_verdict v =
 	    origin_check(&n->origins, from->role, from->sender_id, d->origin, now, &was);
-	n->rx_impostor = v == ORIGIN_IMPOSTOR;
+	n->rx.impostor = v == ORIGIN_IMPOSTOR;
 	if (v == ORIGIN_SAME || (v == ORIGIN_NEW && was.address == 0))
 		return;
 	char where[64];
@@ -133,7 +133,7 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m)
 {
 	/* A member's hellos pass: they are how two processes with one id find each other. */
-	if (n->rx_impostor && m->type != PAXOS_MSG_ACCEPTOR_HELLO) {
+	if (n->rx.impostor && m->type != PAXOS_MSG_ACCEPTOR_HELLO) {
 		n->transport.forged_senders++;
 		return false;
 	}
