@@ -34,7 +34,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	paxos_time now = paxos_now();
-	if (n->learner && !n->lean) /* a lean follower asks for nothing it does not read */
+	if (n->learner && !n->lead.lean) /* a lean follower asks for nothing it does not read */
 		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
 	if (n->proposer)
 		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -150,11 +150,12 @@ static bool own_accepts_allowed(const struct paxos_node *n)
 
 static void own_accepts(struct paxos_node *n, bool leading)
 {
-	if (n->own_accepts == leading || (leading && !own_accepts_allowed(n)))
+	if (n->lead.own_accepts == leading || (leading && !own_accepts_allowed(n)))
 		return;
 	if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_ACCEPTORS, leading) != PAXOS_OK)
 		return;
-	n->own_accepts = leading; /* no longer: what waited unread is read now, and is current */
+	n->lead.own_accepts =
+	    leading; /* no longer: what waited unread is read now, and is current */
 }
 
 static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
@@ -221,13 +222,13 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	size_t dg = cfg->max_datagram;
 	n->tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->rx.msgs = calloc(RX_MESSAGES, sizeof(*n->rx.msgs));
-	n->flush_ev = event_new(base, -1, 0, node_on_flush, n);
+	n->timers.flush = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->rx.decoder);
 	if (!open)
 		snprintf(n->error, sizeof(n->error), "no transport to open");
 	n->net =
 	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
-	if (!n->tx.buf || !n->rx.msgs || !n->flush_ev || !n->net) {
+	if (!n->tx.buf || !n->rx.msgs || !n->timers.flush || !n->net) {
 		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
@@ -245,7 +246,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 		n->tx.free[n->tx.free_count++] = n->tx.buf + dg * (ENCODERS + i);
 	host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
-	    add_timer(n, &n->report_ev, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
+	    add_timer(n, &n->timers.report, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
 		snprintf(err, errlen, "%s", n->error);
 		paxos_node_free(n);
 		return NULL;
@@ -257,12 +258,12 @@ void paxos_node_free(struct paxos_node *n)
 {
 	if (!n)
 		return;
-	if (n->net && n->flush_ev) {
+	if (n->net && n->timers.flush) {
 		node_flush_all(n);
 		node_durable_finish(n); /* the replies held for durability, once it is there */
 	}
-	struct event *timers[] = {n->flush_ev,  n->tick_ev,     n->acceptor_ev,
-				  n->report_ev, n->election_ev, n->learn_ev};
+	struct event *timers[] = {n->timers.flush,  n->timers.tick,     n->timers.acceptor,
+				  n->timers.report, n->timers.election, n->timers.learn};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
@@ -300,13 +301,13 @@ static int set_learner_reading(struct paxos_node *n)
 {
 	if (!n->joined[PAXOS_GROUP_LEARNERS])
 		return PAXOS_OK;
-	if (learner_lazy(n) && !n->learn_ev) {
+	if (learner_lazy(n) && !n->timers.learn) {
 		n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, true);
-		return add_timer(n, &n->learn_ev, LAZY_LEARN_MS, node_on_learn_tick);
+		return add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
 	}
-	if (!learner_lazy(n) && n->learn_ev) {
-		event_free(n->learn_ev);
-		n->learn_ev = NULL;
+	if (!learner_lazy(n) && n->timers.learn) {
+		event_free(n->timers.learn);
+		n->timers.learn = NULL;
 		if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, false) != PAXOS_OK) {
 			node_set_error(n, "cannot add a socket to the event loop");
 			return PAXOS_E_NOMEM;
@@ -357,11 +358,11 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
 	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+		rc = add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
 	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
 	if (rc == PAXOS_OK && n->acc.recovering)
-		event_active(n->acceptor_ev, EV_TIMEOUT, 0);
+		event_active(n->timers.acceptor, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
 		rc = ensure_learner(n);
@@ -400,7 +401,7 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	if (rc == PAXOS_OK)
 		rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->acceptor_ev, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+		rc = add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	return rc;
 }
 
@@ -431,7 +432,7 @@ static int ensure_learner(struct paxos_node *n)
 	if (rc == PAXOS_OK && !n->acceptor && !n->serializer)
 		rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->tick_ev, tick_ms(&n->cfg), on_tick);
+		rc = add_timer(n, &n->timers.tick, tick_ms(&n->cfg), on_tick);
 	return rc;
 }
 
@@ -491,9 +492,9 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
 	}
 	n->app.deliver = deliver;
 	n->app.deliver_arg = arg;
-	if (n->lean) { /* the application needs the whole log: read it again from here */
+	if (n->lead.lean) { /* the application needs the whole log: read it again from here */
 		lean_reading(n, true);
-		n->lean = false;
+		n->lead.lean = false;
 	}
 	int rc = ensure_learner(n);
 	return rc == PAXOS_OK ? set_learner_reading(n) : rc;
@@ -553,9 +554,9 @@ static void lean_reading(struct paxos_node *n, bool reading)
 
 static void lean_follow(struct paxos_node *n)
 {
-	if (n->lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer))
+	if (n->lead.lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer))
 		return;
-	n->lean = true;
+	n->lead.lean = true;
 	paxos_proposer_drop_pending(n->proposer);
 	lean_reading(n, false);
 }
@@ -563,10 +564,10 @@ static void lean_follow(struct paxos_node *n)
 /* Stops following lean; taking over: from where the heartbeats said the log was delivered. */
 static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 {
-	if (!n->lean)
+	if (!n->lead.lean)
 		return first;
 	lean_reading(n, true);
-	n->lean = false;
+	n->lead.lean = false;
 	for (uint32_t id = 0; id < n->cfg.proposers; id++) {
 		paxos_iid heard = paxos_election_next_iid_of(n->election, id);
 		if (heard > first)
@@ -626,10 +627,10 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 void node_election_run(struct paxos_node *n)
 {
 	uint32_t leader = paxos_election_leader(n->election);
-	if (leader == n->leader_seen)
+	if (leader == n->lead.leader_seen)
 		return;
-	uint32_t previous = n->leader_seen;
-	n->leader_seen = leader;
+	uint32_t previous = n->lead.leader_seen;
+	n->lead.leader_seen = leader;
 	leader_changed(n, leader, previous);
 }
 
@@ -723,7 +724,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		return PAXOS_E_NOMEM;
 	}
 
-	uint32_t leader = n->leader_seen = paxos_election_leader(n->election);
+	uint32_t leader = n->lead.leader_seen = paxos_election_leader(n->election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "
@@ -740,7 +741,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		lean_follow(n);
 	}
 	uint32_t ms = n->cfg.heartbeat_interval_ms / 4;
-	return add_timer(n, &n->election_ev, ms ? ms : 1, on_election_tick);
+	return add_timer(n, &n->timers.election, ms ? ms : 1, on_election_tick);
 }
 
 /* ---- application interface ---- */

@@ -215,6 +215,26 @@ struct node_rx {
 	struct paxos_header repeat_from; /* the last repeat request's sender */
 };
 
+/* The node's timers: the round's end, the roles' ticks, the counters' report, a lazy learner's
+ * reads. */
+struct node_timers {
+	struct event *flush, *tick, *acceptor, *report, *election, *learn;
+};
+
+/* The proposer's standing on the node (node.c, node_io.c). */
+struct node_leading {
+	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
+	bool assign_due;      /* client values queued in the proposer during this read */
+	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
+	 * lead, reading neither the clients' values nor the log until it takes over. */
+	bool lean;
+	/* A leader whose learner takes its accepts as they are emitted, not from the acceptors
+	 * group, which it leaves unread (node.c, own_accepts); own_learned: run the learner's
+	 * ready after this round's flush, outside the proposer's step. */
+	bool own_accepts;
+	bool own_learned;
+};
+
 struct paxos_node {
 	struct event_base *base;
 	struct paxos_config cfg;
@@ -225,18 +245,10 @@ struct paxos_node {
 	uint32_t payload_cap;        /* max_datagram less the tag's room: what encoders fill */
 	struct paxos_transport *net; /* the network seam (paxos/transport.h) */
 	bool joined[PAXOS_GROUP_COUNT];
-	struct event *flush_ev, *tick_ev, *acceptor_ev, *report_ev, *election_ev, *learn_ev;
+	struct node_timers timers;
 	bool flush_scheduled;
-	bool learn_due;  /* lazy learner: read the learners group after this round's flush */
-	bool assign_due; /* client values queued in the proposer during this read */
-	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
-	 * lead, reading neither the clients' values nor the log until it takes over. */
-	bool lean;
-	/* A leader whose learner takes its accepts as they are emitted, not from the acceptors
-	 * group, which it leaves unread (node.c, own_accepts); own_learned: run the learner's
-	 * ready after this round's flush, outside the proposer's step. */
-	bool own_accepts;
-	bool own_learned;
+	bool learn_due; /* lazy learner: read the learners group after this round's flush */
+	struct node_leading lead;
 	struct node_tx tx;
 	struct role_out out[PAXOS_ROLE_COUNT];
 	struct node_rx rx;
@@ -254,7 +266,6 @@ struct paxos_node {
 	struct paxos_proposer *proposer;
 	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
 	struct paxos_election *election; /* with the proposer: who leads */
-	uint32_t leader_seen;            /* the leader the node last acted on (node_election_run) */
 	struct paxos_learner *learner;
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */

@@ -82,8 +82,8 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	struct paxos_node *n = arg;
 	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
-	if (n->own_learned) {
-		n->own_learned = false;
+	if (n->lead.own_learned) {
+		n->lead.own_learned = false;
 		node_learner_run(n);
 	}
 	if (n->learn_due) {
@@ -116,10 +116,10 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	}
 	/* A leader's learner hears its own accepts here (node.c, own_accepts); what they close
 	 * is run after the flush, not inside the proposer's step that emits them. */
-	if (n->own_accepts && o->role == PAXOS_ROLE_PROPOSER && m->type == PAXOS_MSG_ACCEPT &&
+	if (n->lead.own_accepts && o->role == PAXOS_ROLE_PROPOSER && m->type == PAXOS_MSG_ACCEPT &&
 	    paxos_learner_step(n->learner, m, paxos_now(), &n->out[PAXOS_ROLE_LEARNER].emitter) ==
 		PAXOS_OK) {
-		n->own_learned = true;
+		n->lead.own_learned = true;
 		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
 	}
 	node_schedule_flush(n);
@@ -157,7 +157,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
 			paxos_proposer_queue(n->proposer, &m->u.client_value.value);
-			n->assign_due = true;
+			n->lead.assign_due = true;
 		} else if (n->proposer) {
 			paxos_proposer_handle(n->proposer, m, now,
 					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
@@ -296,7 +296,7 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
 {
 	struct paxos_node *n = arg;
-	if (n->lean && g != PAXOS_GROUP_PROPOSERS) {
+	if (n->lead.lean && g != PAXOS_GROUP_PROPOSERS) {
 		/* A lean follower (node.c) reads the proposers group only: anything else is stale
 		 * or not its business, dropped undecoded. */
 		n->transport.datagrams_received += got;
@@ -361,12 +361,12 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	acceptor_batch(n, &batched, now);
 	n->rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	n->rx.impostor = false;
-	if (n->assign_due) {
-		n->assign_due = false;
+	if (n->lead.assign_due) {
+		n->lead.assign_due = false;
 		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
 	}
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
-	if (n->learn_ev && g != PAXOS_GROUP_LEARNERS) {
+	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {
 		n->learn_due = true;
 		node_schedule_flush(n);
 	}

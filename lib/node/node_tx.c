@@ -10,7 +10,7 @@ void node_schedule_flush(struct paxos_node *n)
 {
 	if (!n->flush_scheduled) {
 		n->flush_scheduled = true;
-		event_active(n->flush_ev, EV_TIMEOUT, 0);
+		event_active(n->timers.flush, EV_TIMEOUT, 0);
 	}
 }
 
