@@ -608,6 +608,16 @@ static struct paxos_message accepted_msg(paxos_iid iid, uint32_t acceptor, const
 	return m;
 }
 
+/* Steps m, which must close something: the last event of the ready it made. */
+static const struct paxos_learner_event *closing_step(struct fixture *f,
+						      const struct paxos_message *m)
+{
+	struct paxos_learner_ready rd;
+	ck_assert_int_eq(paxos_learner_step(f->l, m, 0, &f->rec->emitter), PAXOS_OK);
+	ck_assert(paxos_learner_ready(f->l, &rd));
+	return &rd.events[rd.event_count - 1];
+}
+
 /* The events say the ballot their value was proposed at: 101 for one closed by accepted
  * messages of 101; none (0) for a final value kept under a higher ballot heard for another
  * value, since that ballot's value may differ from the chosen one, nor for a final value
@@ -650,9 +660,7 @@ START_TEST(test_events_say_the_value_ballot)
 	m = accepted_msg(3, 2, "z");
 	m.u.accepted.ballot = 400;
 	m.u.accepted.final = true;
-	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
-	ck_assert(paxos_learner_ready(l, &rd));
-	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 0);
+	ck_assert_uint_eq(closing_step(f, &m)->ballot, 0);
 	paxos_learner_advance(l);
 	/* Instance 4: "w" accepted at 500, then said final at 500 with the same bytes: 500. */
 	m = accepted_msg(4, 0, "w");
@@ -662,9 +670,7 @@ START_TEST(test_events_say_the_value_ballot)
 	m = accepted_msg(4, 2, "w");
 	m.u.accepted.ballot = 500;
 	m.u.accepted.final = true;
-	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
-	ck_assert(paxos_learner_ready(l, &rd));
-	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 500);
+	ck_assert_uint_eq(closing_step(f, &m)->ballot, 500);
 	paxos_learner_advance(l);
 	/* Instance 5: the proposer of 600 sent "o" (its own value, heard here), and "c" is
 	 * said final under 600 by an acceptor that promised 600 but never accepted: "c" is
@@ -676,11 +682,10 @@ START_TEST(test_events_say_the_value_ballot)
 	m = accepted_msg(5, 2, "c");
 	m.u.accepted.ballot = 600;
 	m.u.accepted.final = true;
-	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
-	ck_assert(paxos_learner_ready(l, &rd));
-	ck_assert_int_eq(rd.events[rd.event_count - 1].kind, PAXOS_LEARNER_DELIVERED);
-	ck_assert_mem_eq(rd.events[rd.event_count - 1].value.data, "c", 1);
-	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 0);
+	const struct paxos_learner_event *e = closing_step(f, &m);
+	ck_assert_int_eq(e->kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_mem_eq(e->value.data, "c", 1);
+	ck_assert_uint_eq(e->ballot, 0);
 	paxos_learner_advance(l);
 	/* Instance 6: a quorum accepted at 700 and the leader's accept, the value, was lost;
 	 * the value then said final under 900 (an acceptor's promise) is the one chosen at 700,
@@ -696,11 +701,10 @@ START_TEST(test_events_say_the_value_ballot)
 	m = accepted_msg(6, 2, "n");
 	m.u.accepted.ballot = 900;
 	m.u.accepted.final = true;
-	ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
-	ck_assert(paxos_learner_ready(l, &rd));
-	ck_assert_int_eq(rd.events[rd.event_count - 1].kind, PAXOS_LEARNER_DELIVERED);
-	ck_assert_mem_eq(rd.events[rd.event_count - 1].value.data, "n", 1);
-	ck_assert_uint_eq(rd.events[rd.event_count - 1].ballot, 700);
+	e = closing_step(f, &m);
+	ck_assert_int_eq(e->kind, PAXOS_LEARNER_DELIVERED);
+	ck_assert_mem_eq(e->value.data, "n", 1);
+	ck_assert_uint_eq(e->ballot, 700);
 	paxos_learner_advance(l);
 	fixture_free(f);
 }
