@@ -34,17 +34,19 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	paxos_time now = paxos_now();
-	if (n->learner && !n->lead.lean) /* a lean follower asks for nothing it does not read */
-		paxos_learner_tick(n->learner, now, &n->out[PAXOS_ROLE_LEARNER].emitter);
-	if (n->proposer)
-		paxos_proposer_tick(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->learner.core &&
+	    !n->proposer.lean) /* a lean follower asks for nothing it does not read */
+		paxos_learner_tick(n->learner.core, now, &n->net.out[PAXOS_ROLE_LEARNER].emitter);
+	if (n->proposer.core)
+		paxos_proposer_tick(n->proposer.core, now,
+				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	node_membership_tick(n, now);
 }
 
 /* The lowest instance the node's learner has not delivered: where a new leader starts. */
 static paxos_iid first_undelivered(const struct paxos_node *n)
 {
-	paxos_iid first = n->learner ? paxos_learner_next_iid(n->learner) : 0;
+	paxos_iid first = n->learner.core ? paxos_learner_next_iid(n->learner.core) : 0;
 	return first ? first : 1;
 }
 
@@ -53,11 +55,11 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->election) {
+	if (n->proposer.election) {
 		paxos_iid next = first_undelivered(n);
 		node_membership_election(n, next);
-		paxos_election_tick(n->election, paxos_now(), next,
-				    &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_election_tick(n->proposer.election, paxos_now(), next,
+				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 		node_election_run(n);
 	}
 }
@@ -67,13 +69,14 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
-	if (n->acceptor && !n->failed) {
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
-		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor));
+	if (n->acceptor.core && !n->failed) {
+		paxos_acceptor_set_age(n->acceptor.core, paxos_now() - n->acceptor.started);
+		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor.core));
 		node_acceptor_waiting(n);
 	}
-	if (n->serializer && !n->failed) {
-		int rc = paxos_serializer_tick(n->serializer, &n->out[PAXOS_ROLE_ACCEPTOR].emitter);
+	if (n->acceptor.serializer && !n->failed) {
+		int rc = paxos_serializer_tick(n->acceptor.serializer,
+					       &n->net.out[PAXOS_ROLE_ACCEPTOR].emitter);
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
@@ -124,10 +127,10 @@ static uint32_t tick_ms(const struct paxos_config *c)
 
 static int join(struct paxos_node *n, enum paxos_group g)
 {
-	if (n->joined[g])
+	if (n->net.joined[g])
 		return PAXOS_OK;
-	int rc = n->net->ops->join(n->net, g, n->error, sizeof(n->error));
-	n->joined[g] = rc == PAXOS_OK;
+	int rc = n->net.transport->ops->join(n->net.transport, g, n->error, sizeof(n->error));
+	n->net.joined[g] = rc == PAXOS_OK;
 	return rc;
 }
 
@@ -144,17 +147,19 @@ static int join(struct paxos_node *n, enum paxos_group g)
 static bool own_accepts_allowed(const struct paxos_node *n)
 {
 	return n->cfg.transport == PAXOS_TRANSPORT_MULTICAST && n->cfg.partitions == 1 &&
-	       n->proposer && n->learner && !n->acceptor && !n->serializer &&
-	       !n->cfg.membership_alpha && n->joined[PAXOS_GROUP_ACCEPTORS];
+	       n->proposer.core && n->learner.core && !n->acceptor.core &&
+	       !n->acceptor.serializer && !n->cfg.membership_alpha &&
+	       n->net.joined[PAXOS_GROUP_ACCEPTORS];
 }
 
 static void own_accepts(struct paxos_node *n, bool leading)
 {
-	if (n->lead.own_accepts == leading || (leading && !own_accepts_allowed(n)))
+	if (n->proposer.own_accepts == leading || (leading && !own_accepts_allowed(n)))
 		return;
-	if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_ACCEPTORS, leading) != PAXOS_OK)
+	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
+	    PAXOS_OK)
 		return;
-	n->lead.own_accepts =
+	n->proposer.own_accepts =
 	    leading; /* no longer: what waited unread is read now, and is current */
 }
 
@@ -162,18 +167,18 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 {
 	n->hosted[role] = true;
 	n->role_id[role] = id;
-	struct role_out *o = &n->out[role];
+	struct role_out *o = &n->net.out[role];
 	o->header = (struct paxos_header){role, id};
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->payload_cap, &o->header);
+		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->net.payload_cap, &o->header);
 }
 
 /* Tells the transport that this node is member id of role: where it must receive. */
 static int host_member(struct paxos_node *n, enum paxos_role role, uint32_t id)
 {
-	if (!n->net->ops->host)
+	if (!n->net.transport->ops->host)
 		return PAXOS_OK;
-	return n->net->ops->host(n->net, role, id, n->error, sizeof(n->error));
+	return n->net.transport->ops->host(n->net.transport, role, id, n->error, sizeof(n->error));
 }
 
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
@@ -204,46 +209,46 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 				: cfg->heartbeat_timeout_ms;
 	if (quiet_ms > ORIGIN_SILENCE_MAX_MS)
 		quiet_ms = ORIGIN_SILENCE_MAX_MS;
-	n->origins.silence = (paxos_time)quiet_ms * 1000;
-	n->rx.header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
+	n->net.origins.silence = (paxos_time)quiet_ms * 1000;
+	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
 	n->max_value = paxos_config_max_value(cfg);
-	n->payload_cap = cfg->max_datagram;
+	n->net.payload_cap = cfg->max_datagram;
 	/* Before any socket: a key that cannot be used stops the node before it sends. */
 	if (cfg->auth_key_file[0]) {
 		char why[2 * PAXOS_PATH_MAX + 128]; /* the sentence names the file twice */
-		n->auth = paxos_auth_load_partition(cfg, why, sizeof(why));
-		if (!n->auth) {
+		n->net.auth = paxos_auth_load_partition(cfg, why, sizeof(why));
+		if (!n->net.auth) {
 			snprintf(err, errlen, "auth-key-file %s", why);
 			paxos_node_free(n);
 			return NULL;
 		}
-		n->payload_cap -= PAXOS_AUTH_TAG_BYTES;
+		n->net.payload_cap -= PAXOS_AUTH_TAG_BYTES;
 	}
 	size_t dg = cfg->max_datagram;
-	n->tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
-	n->rx.msgs = calloc(RX_MESSAGES, sizeof(*n->rx.msgs));
+	n->net.tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
+	n->net.rx.msgs = calloc(RX_MESSAGES, sizeof(*n->net.rx.msgs));
 	n->timers.flush = event_new(base, -1, 0, node_on_flush, n);
-	paxos_decoder_init(&n->rx.decoder);
+	paxos_decoder_init(&n->net.rx.decoder);
 	if (!open)
 		snprintf(n->error, sizeof(n->error), "no transport to open");
-	n->net =
+	n->net.transport =
 	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
-	if (!n->tx.buf || !n->rx.msgs || !n->timers.flush || !n->net) {
-		snprintf(err, errlen, "%s", !n->net ? n->error : "out of memory");
+	if (!n->net.tx.buf || !n->net.rx.msgs || !n->timers.flush || !n->net.transport) {
+		snprintf(err, errlen, "%s", !n->net.transport ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
 	}
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
-		struct role_out *o = &n->out[r];
+		struct role_out *o = &n->net.out[r];
 		o->node = n;
 		o->role = (enum paxos_role)r;
 		o->emitter.emit = node_emit;
 		o->emitter.ctx = o;
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			o->enc[g].buf = n->tx.buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
+			o->enc[g].buf = n->net.tx.buf + dg * (size_t)(r * PAXOS_GROUP_COUNT + g);
 	}
 	for (size_t i = 0; i < TX_QUEUE; i++)
-		n->tx.free[n->tx.free_count++] = n->tx.buf + dg * (ENCODERS + i);
+		n->net.tx.free[n->net.tx.free_count++] = n->net.tx.buf + dg * (ENCODERS + i);
 	host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
 	    add_timer(n, &n->timers.report, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
@@ -258,7 +263,7 @@ void paxos_node_free(struct paxos_node *n)
 {
 	if (!n)
 		return;
-	if (n->net && n->timers.flush) {
+	if (n->net.transport && n->timers.flush) {
 		node_flush_all(n);
 		node_durable_finish(n); /* the replies held for durability, once it is there */
 	}
@@ -267,24 +272,24 @@ void paxos_node_free(struct paxos_node *n)
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
-	if (n->net)
-		n->net->ops->destroy(n->net);
-	paxos_acceptor_free(n->acceptor);
-	paxos_serializer_free(n->serializer);
+	if (n->net.transport)
+		n->net.transport->ops->destroy(n->net.transport);
+	paxos_acceptor_free(n->acceptor.core);
+	paxos_serializer_free(n->acceptor.serializer);
 	paxos_storage_destroy(n->storage);
-	paxos_proposer_free(n->proposer);
-	paxos_epoch_store_destroy(n->epoch.store);
-	paxos_election_free(n->election);
-	paxos_learner_free(n->learner);
+	paxos_proposer_free(n->proposer.core);
+	paxos_epoch_store_destroy(n->proposer.epoch.store);
+	paxos_election_free(n->proposer.election);
+	paxos_learner_free(n->learner.core);
 	node_membership_free_answers(n);
 	paxos_membership_free(n->membership);
-	paxos_decoder_destroy(&n->rx.decoder);
+	paxos_decoder_destroy(&n->net.rx.decoder);
 	node_hold_free(n);
 	if (n->commits.ev)
 		event_free(n->commits.ev);
-	free(n->tx.buf);
-	free(n->rx.msgs);
-	paxos_auth_free(n->auth);
+	free(n->net.tx.buf);
+	free(n->net.rx.msgs);
+	paxos_auth_free(n->net.auth);
 	free(n);
 }
 
@@ -293,22 +298,23 @@ static int ensure_learner(struct paxos_node *n);
 /* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
 static bool learner_lazy(const struct paxos_node *n)
 {
-	return n->acceptor && n->learner && !n->app.deliver && !n->proposer;
+	return n->acceptor.core && n->learner.core && !n->learner.app.deliver && !n->proposer.core;
 }
 
 /* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
 static int set_learner_reading(struct paxos_node *n)
 {
-	if (!n->joined[PAXOS_GROUP_LEARNERS])
+	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
 		return PAXOS_OK;
 	if (learner_lazy(n) && !n->timers.learn) {
-		n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, true);
+		n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS, true);
 		return add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
 	}
 	if (!learner_lazy(n) && n->timers.learn) {
 		event_free(n->timers.learn);
 		n->timers.learn = NULL;
-		if (n->net->ops->set_lazy(n->net, PAXOS_GROUP_LEARNERS, false) != PAXOS_OK) {
+		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS,
+						    false) != PAXOS_OK) {
 			node_set_error(n, "cannot add a socket to the event loop");
 			return PAXOS_E_NOMEM;
 		}
@@ -318,16 +324,16 @@ static int set_learner_reading(struct paxos_node *n)
 
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
-	if (n->serializer) {
+	if (n->acceptor.serializer) {
 		node_set_error(n, "this node hosts a serializer, which replaces its acceptor");
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
-	if (n->acceptor || !st || id >= n->cfg.acceptors) {
+	if (n->acceptor.core || !st || id >= n->cfg.acceptors) {
 		node_set_error(n,
-			       n->acceptor ? "this node already hosts an acceptor"
-			       : !st       ? "acceptor needs a storage"
-					   : "acceptor id %u is not below acceptors (%u)",
+			       n->acceptor.core ? "this node already hosts an acceptor"
+			       : !st            ? "acceptor needs a storage"
+						: "acceptor id %u is not below acceptors (%u)",
 			       id, n->cfg.acceptors);
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
@@ -340,8 +346,8 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		return rc;
 	struct paxos_acceptor_options o;
 	paxos_acceptor_options_from_config(&o, &n->cfg, id);
-	n->acceptor = paxos_acceptor_new(&o, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
-	if (!n->acceptor) {
+	n->acceptor.core = paxos_acceptor_new(&o, st, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
+	if (!n->acceptor.core) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
@@ -353,15 +359,16 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	/* A store in memory would grow with every instance: it keeps memory-retention of them.
 	 * Durable stores keep everything until the application trims (paxos_node_trim). */
 	if (strcmp(st->ops->name, "memory") == 0)
-		paxos_acceptor_set_retention(n->acceptor, n->cfg.memory_retention);
-	if (n->learner) /* trims go no further than it delivered */
-		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
+		paxos_acceptor_set_retention(n->acceptor.core, n->cfg.memory_retention);
+	if (n->learner.core) /* trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor.core,
+				       paxos_learner_next_iid(n->learner.core) - 1);
 	rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
 	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
 	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
-	if (rc == PAXOS_OK && n->acc.recovering)
+	if (rc == PAXOS_OK && n->acceptor.recovering)
 		event_active(n->timers.acceptor, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
@@ -373,9 +380,9 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 
 int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 {
-	if (n->serializer || n->acceptor || n->proposer || !st) {
-		node_set_error(n, n->serializer ? "this node already hosts a serializer"
-				  : !st         ? "serializer needs a storage"
+	if (n->acceptor.serializer || n->acceptor.core || n->proposer.core || !st) {
+		node_set_error(n, n->acceptor.serializer ? "this node already hosts a serializer"
+				  : !st                  ? "serializer needs a storage"
 					: "a serializer replaces the acceptors and proposers: "
 					  "it cannot share a node with them");
 		paxos_storage_destroy(st);
@@ -384,9 +391,9 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	n->storage = st;
 	/* Learners take it for acceptor 0, whose accepted messages are final. */
 	host(n, PAXOS_ROLE_ACCEPTOR, 0);
-	n->serializer =
+	n->acceptor.serializer =
 	    paxos_serializer_new(st, n->max_value, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
-	if (!n->serializer) {
+	if (!n->acceptor.serializer) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
@@ -408,28 +415,29 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 /* One learner per node serves both the application and the proposer. */
 static int ensure_learner(struct paxos_node *n)
 {
-	if (n->learner)
+	if (n->learner.core)
 		return PAXOS_OK;
 	struct paxos_learner_options o;
 	paxos_learner_options_from_config(&o, &n->cfg);
 	/* No callbacks: the node takes its readies (node_learner.c). */
-	o.start_iid = n->app.learner_start;
+	o.start_iid = n->learner.app.learner_start;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;
 	o.membership = n->membership;
 	host(n, PAXOS_ROLE_LEARNER, 0);
-	n->learner = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
-	if (!n->learner) {
+	n->learner.core = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
+	if (!n->learner.core) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
-	if (n->acceptor) /* from now on trims go no further than it delivered */
-		paxos_acceptor_decided(n->acceptor, paxos_learner_next_iid(n->learner) - 1);
+	if (n->acceptor.core) /* from now on trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor.core,
+				       paxos_learner_next_iid(n->learner.core) - 1);
 	rc = join(n, PAXOS_GROUP_LEARNERS);
 	/* The leader's accepts carry the values the accepted messages name: a learner hears them
 	 * (an acceptor's learner gets them from its acceptor's group). */
-	if (rc == PAXOS_OK && !n->acceptor && !n->serializer)
+	if (rc == PAXOS_OK && !n->acceptor.core && !n->acceptor.serializer)
 		rc = join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = add_timer(n, &n->timers.tick, tick_ms(&n->cfg), on_tick);
@@ -438,12 +446,12 @@ static int ensure_learner(struct paxos_node *n)
 
 int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 {
-	if (n->learner || first == 0) {
-		node_set_error(n, n->learner ? "the learner has started already"
-					     : "instances start at 1");
+	if (n->learner.core || first == 0) {
+		node_set_error(n, n->learner.core ? "the learner has started already"
+						  : "instances start at 1");
 		return PAXOS_E_INVALID;
 	}
-	n->app.learner_start = first;
+	n->learner.app.learner_start = first;
 	return PAXOS_OK;
 }
 
@@ -462,14 +470,14 @@ int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 
 void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed, void *arg)
 {
-	n->app.trimmed = trimmed;
-	n->app.trimmed_arg = arg;
+	n->learner.app.trimmed = trimmed;
+	n->learner.app.trimmed_arg = arg;
 }
 
 void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader, void *arg)
 {
-	n->app.new_leader = new_leader;
-	n->app.new_leader_arg = arg;
+	n->learner.app.new_leader = new_leader;
+	n->learner.app.new_leader_arg = arg;
 }
 
 int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
@@ -479,22 +487,22 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 		return PAXOS_E_INVALID;
 	}
 	struct paxos_message m = {.type = PAXOS_MSG_TRIM, .u.trim = {iid}};
-	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
+	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
 	return PAXOS_OK;
 }
 
 int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver, void *arg)
 {
-	if (n->app.deliver || !deliver) {
+	if (n->learner.app.deliver || !deliver) {
 		node_set_error(n, deliver ? "this node already hosts a learner"
 					  : "a learner needs a deliver callback");
 		return PAXOS_E_INVALID;
 	}
-	n->app.deliver = deliver;
-	n->app.deliver_arg = arg;
-	if (n->lead.lean) { /* the application needs the whole log: read it again from here */
+	n->learner.app.deliver = deliver;
+	n->learner.app.deliver_arg = arg;
+	if (n->proposer.lean) { /* the application needs the whole log: read it again from here */
 		lean_reading(n, true);
-		n->lead.lean = false;
+		n->proposer.lean = false;
 	}
 	int rc = ensure_learner(n);
 	return rc == PAXOS_OK ? set_learner_reading(n) : rc;
@@ -518,8 +526,9 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
  */
 static bool lean_allowed(const struct paxos_node *n)
 {
-	return n->cfg.partitions > 1 && n->proposer && n->election && !n->app.deliver &&
-	       !n->acceptor && !n->serializer && !n->cfg.membership_alpha;
+	return n->cfg.partitions > 1 && n->proposer.core && n->proposer.election &&
+	       !n->learner.app.deliver && !n->acceptor.core && !n->acceptor.serializer &&
+	       !n->cfg.membership_alpha;
 }
 
 static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
@@ -531,53 +540,54 @@ static void lean_reading(struct paxos_node *n, bool reading)
 		enum paxos_group g = lean_groups[i];
 		/* Unicast reads the submit and acceptors groups on the member socket, which brings
 		 * the proposers group too: not left unread (node_deliver drops the others). */
-		if (!n->joined[g] ||
+		if (!n->net.joined[g] ||
 		    (n->cfg.transport == PAXOS_TRANSPORT_UNICAST && g != PAXOS_GROUP_LEARNERS))
 			continue;
 		if (!reading) {
-			n->net->ops->set_lazy(n->net, g, true);
-			if (n->net->ops->set_ignored)
-				n->net->ops->set_ignored(n->net, g, true);
+			n->net.transport->ops->set_lazy(n->net.transport, g, true);
+			if (n->net.transport->ops->set_ignored)
+				n->net.transport->ops->set_ignored(n->net.transport, g, true);
 			continue;
 		}
 		/* What waited unread is stale: dropped (node_deliver drops while lean). Ignored,
 		 * the transport kept next to nothing (multicast: a minimal receive buffer), not a
 		 * socket buffer's worth: reading 12,000 datagrams delayed a takeover by 17 ms. */
-		size_t batch = n->net->ops->batch(n->net);
-		for (int k = 0; k < 100000 && n->net->ops->read(n->net, g) >= batch; k++)
+		size_t batch = n->net.transport->ops->batch(n->net.transport);
+		for (int k = 0;
+		     k < 100000 && n->net.transport->ops->read(n->net.transport, g) >= batch; k++)
 			;
-		if (n->net->ops->set_ignored)
-			n->net->ops->set_ignored(n->net, g, false);
-		n->net->ops->set_lazy(n->net, g, false);
+		if (n->net.transport->ops->set_ignored)
+			n->net.transport->ops->set_ignored(n->net.transport, g, false);
+		n->net.transport->ops->set_lazy(n->net.transport, g, false);
 	}
 }
 
 static void lean_follow(struct paxos_node *n)
 {
-	if (n->lead.lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer))
+	if (n->proposer.lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer.core))
 		return;
-	n->lead.lean = true;
-	paxos_proposer_drop_pending(n->proposer);
+	n->proposer.lean = true;
+	paxos_proposer_drop_pending(n->proposer.core);
 	lean_reading(n, false);
 }
 
 /* Stops following lean; taking over: from where the heartbeats said the log was delivered. */
 static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 {
-	if (!n->lead.lean)
+	if (!n->proposer.lean)
 		return first;
 	lean_reading(n, true);
-	n->lead.lean = false;
+	n->proposer.lean = false;
 	for (uint32_t id = 0; id < n->cfg.proposers; id++) {
-		paxos_iid heard = paxos_election_next_iid_of(n->election, id);
+		paxos_iid heard = paxos_election_next_iid_of(n->proposer.election, id);
 		if (heard > first)
 			first = heard;
 	}
-	if (first > paxos_learner_next_iid(n->learner)) {
+	if (first > paxos_learner_next_iid(n->learner.core)) {
 		/* The proposer's window first: the learner may deliver from first on at once. */
-		paxos_proposer_delivered(n->proposer, first - 1, NULL, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-		if (paxos_learner_step_skip_to(n->learner, first) == PAXOS_OK)
+		paxos_proposer_delivered(n->proposer.core, first - 1, NULL, paxos_now(),
+					 &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+		if (paxos_learner_step_skip_to(n->learner.core, first) == PAXOS_OK)
 			node_learner_run(n);
 	}
 	return first;
@@ -590,8 +600,8 @@ static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
 static void announce(struct paxos_node *n)
 {
 	if (lean_allowed(n))
-		paxos_proposer_announce(n->proposer, paxos_now(),
-					&n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_proposer_announce(n->proposer.core, paxos_now(),
+					&n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
 /*
@@ -613,8 +623,8 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 		   n->partition_label, leader, previous, (unsigned long long)first);
 	if (leader == id || previous == id) {
 		own_accepts(n, leader == id);
-		paxos_proposer_set_leader(n->proposer, leader == id, first, paxos_now(),
-					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_proposer_set_leader(n->proposer.core, leader == id, first, paxos_now(),
+					  &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	}
 	if (leader == id)
 		announce(n);
@@ -626,26 +636,26 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
  * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
 void node_election_run(struct paxos_node *n)
 {
-	uint32_t leader = paxos_election_leader(n->election);
-	if (leader == n->lead.leader_seen)
+	uint32_t leader = paxos_election_leader(n->proposer.election);
+	if (leader == n->proposer.leader_seen)
 		return;
-	uint32_t previous = n->lead.leader_seen;
-	n->lead.leader_seen = leader;
+	uint32_t previous = n->proposer.leader_seen;
+	n->proposer.leader_seen = leader;
 	leader_changed(n, leader, previous);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
 static bool proposer_refused(struct paxos_node *n, uint32_t id)
 {
-	if (n->serializer) {
+	if (n->acceptor.serializer) {
 		node_set_error(n,
 			       "this node hosts a serializer, which takes the proposers' values");
 		return true;
 	}
-	if (n->proposer || id >= n->cfg.proposers) {
+	if (n->proposer.core || id >= n->cfg.proposers) {
 		node_set_error(n,
-			       n->proposer ? "this node already hosts a proposer"
-					   : "proposer id %u is not below proposers (%u)",
+			       n->proposer.core ? "this node already hosts a proposer"
+						: "proposer id %u is not below proposers (%u)",
 			       id, n->cfg.proposers);
 		return true;
 	}
@@ -678,7 +688,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		paxos_epoch_store_destroy(es);
 		return PAXOS_E_INVALID;
 	}
-	n->epoch.store = es;
+	n->proposer.epoch.store = es;
 	char dir[PAXOS_PATH_MAX + 32];
 	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
 	/* The configuration history is kept with the epoch (membership-alpha). */
@@ -702,10 +712,10 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	}
 	o.raise_epochs = true;        /* its readies say what to store (node_epoch.c) */
 	o.membership = n->membership; /* the learner's, made with it */
-	n->epoch.durable = o.epoch;
+	n->proposer.epoch.durable = o.epoch;
 	host(n, PAXOS_ROLE_PROPOSER, id);
-	n->proposer = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
-	if (!n->proposer) {
+	n->proposer.core = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
+	if (!n->proposer.core) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
@@ -718,13 +728,13 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_election_set(n, first_undelivered(n));
 	n->mship.gated = n->membership && !n->mship.settled;
-	n->election = paxos_election_new(&eo, paxos_now());
-	if (!n->election) {
+	n->proposer.election = paxos_election_new(&eo, paxos_now());
+	if (!n->proposer.election) {
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
 
-	uint32_t leader = n->lead.leader_seen = paxos_election_leader(n->election);
+	uint32_t leader = n->proposer.leader_seen = paxos_election_leader(n->proposer.election);
 	paxos_iid first = first_undelivered(n);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "
@@ -734,8 +744,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		   (unsigned long long)first, o.epoch);
 	if (leader == id) {
 		own_accepts(n, true);
-		paxos_proposer_set_leader(n->proposer, true, first, paxos_now(),
-					  &n->out[PAXOS_ROLE_PROPOSER].emitter);
+		paxos_proposer_set_leader(n->proposer.core, true, first, paxos_now(),
+					  &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 		announce(n);
 	} else {
 		lean_follow(n);
@@ -764,7 +774,7 @@ int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value.data = value;
 	m.u.client_value.value.len = (uint32_t)len;
-	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
+	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
 	return PAXOS_OK;
 }
 
@@ -787,7 +797,7 @@ const struct paxos_counters *paxos_node_counters(const struct paxos_node *n, enu
 
 const struct paxos_counters *paxos_node_transport_counters(const struct paxos_node *n)
 {
-	return &n->transport;
+	return &n->net.counters;
 }
 
 void paxos_node_report_counters(const struct paxos_node *n)
@@ -800,7 +810,7 @@ void paxos_node_report_counters(const struct paxos_node *n)
 						    n->role_id[r], line, sizeof(line));
 				paxos_logf(PAXOS_LOG_INFO, "%s", line);
 			}
-		paxos_counters_json(&n->transport, "transport", 0, line, sizeof(line));
+		paxos_counters_json(&n->net.counters, "transport", 0, line, sizeof(line));
 		paxos_logf(PAXOS_LOG_INFO, "%s", line);
 		return;
 	}
@@ -820,8 +830,8 @@ void paxos_node_report_counters(const struct paxos_node *n)
 		paxos_logf(PAXOS_LOG_INFO, "paxos: counters%s %s %u: %s%s", n->partition_label,
 			   role_names[r], n->role_id[r], line[0] ? line : "(none)", derived);
 	}
-	paxos_counters_format(&n->transport, line, sizeof(line));
-	const struct paxos_counters *t = &n->transport;
+	paxos_counters_format(&n->net.counters, line, sizeof(line));
+	const struct paxos_counters *t = &n->net.counters;
 	double sent = t->datagrams_sent ? (double)t->messages_sent / (double)t->datagrams_sent : 0;
 	double got = t->datagrams_received
 			 ? (double)t->messages_received / (double)t->datagrams_received
@@ -842,27 +852,28 @@ int paxos_node_role_id(const struct paxos_node *n, enum paxos_role role, uint32_
 
 uint32_t paxos_node_leader(const struct paxos_node *n)
 {
-	return n->election ? paxos_election_leader(n->election) : PAXOS_MAX_PROPOSERS;
+	return n->proposer.election ? paxos_election_leader(n->proposer.election)
+				    : PAXOS_MAX_PROPOSERS;
 }
 
 paxos_ballot paxos_node_ballot(const struct paxos_node *n)
 {
-	return n->proposer ? paxos_proposer_ballot(n->proposer) : 0;
+	return n->proposer.core ? paxos_proposer_ballot(n->proposer.core) : 0;
 }
 
 uint32_t paxos_node_pending(const struct paxos_node *n)
 {
-	return n->proposer ? paxos_proposer_pending(n->proposer) : 0;
+	return n->proposer.core ? paxos_proposer_pending(n->proposer.core) : 0;
 }
 
 uint32_t paxos_node_window_in_use(const struct paxos_node *n)
 {
-	return n->proposer ? paxos_proposer_window_in_use(n->proposer) : 0;
+	return n->proposer.core ? paxos_proposer_window_in_use(n->proposer.core) : 0;
 }
 
 paxos_iid paxos_node_highest_seen(const struct paxos_node *n)
 {
-	return n->learner ? paxos_learner_highest_seen(n->learner) : 0;
+	return n->learner.core ? paxos_learner_highest_seen(n->learner.core) : 0;
 }
 
 paxos_iid paxos_node_highest_accepted(const struct paxos_node *n)
@@ -877,7 +888,7 @@ paxos_iid paxos_node_trimmed(const struct paxos_node *n)
 
 bool paxos_node_recovering(const struct paxos_node *n)
 {
-	return n->acceptor && paxos_acceptor_recovering(n->acceptor);
+	return n->acceptor.core && paxos_acceptor_recovering(n->acceptor.core);
 }
 
 int paxos_node_storage_space(const struct paxos_node *n, uint64_t *used, uint64_t *limit)
@@ -899,7 +910,7 @@ uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *count)
 
 paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 {
-	return n->learner ? paxos_learner_next_iid(n->learner) : 0;
+	return n->learner.core ? paxos_learner_next_iid(n->learner.core) : 0;
 }
 
 /* The learner's answer, unpacked like a delivery (see deliver_batch). */
@@ -929,19 +940,19 @@ static void on_fetched(void *arg, paxos_iid iid, int status, const struct paxos_
 
 int paxos_node_fetch(struct paxos_node *n, paxos_iid iid, paxos_value_fetched_fn done, void *arg)
 {
-	if (!n->learner || iid == 0 || !done) {
+	if (!n->learner.core || iid == 0 || !done) {
 		node_set_error(n, "paxos_node_fetch: %s",
-			       !n->learner ? "this node hosts no learner"
-			       : iid == 0  ? "instances start at 1"
-					   : "done is NULL");
+			       !n->learner.core ? "this node hosts no learner"
+			       : iid == 0       ? "instances start at 1"
+						: "done is NULL");
 		return PAXOS_E_INVALID;
 	}
 	struct node_fetch *f = NULL;
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
-		if (!n->app.fetches[i].done)
-			f = &n->app.fetches[i];
-	int rc = f ? paxos_learner_fetch(n->learner, iid, paxos_now(), on_fetched, f,
-					 &n->out[PAXOS_ROLE_LEARNER].emitter)
+		if (!n->learner.app.fetches[i].done)
+			f = &n->learner.app.fetches[i];
+	int rc = f ? paxos_learner_fetch(n->learner.core, iid, paxos_now(), on_fetched, f,
+					 &n->net.out[PAXOS_ROLE_LEARNER].emitter)
 		   : PAXOS_E_FULL;
 	if (rc != PAXOS_OK) {
 		node_set_error(n, "paxos_node_fetch: %u fetches are outstanding already",

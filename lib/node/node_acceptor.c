@@ -57,10 +57,10 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	};
 	char err[512];
 	if (!memory &&
-	    paxos_storage_dir(&n->cfg, id, n->acc.store_dir, sizeof(n->acc.store_dir)) ==
+	    paxos_storage_dir(&n->cfg, id, n->acceptor.store_dir, sizeof(n->acceptor.store_dir)) ==
 		PAXOS_OK &&
-	    paxos_recovery_fence_read(n->acc.store_dir, &m.floor, &m.fence, err, sizeof(err)) !=
-		PAXOS_OK) {
+	    paxos_recovery_fence_read(n->acceptor.store_dir, &m.floor, &m.fence, err,
+				      sizeof(err)) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: %s", id, err);
 		return PAXOS_E_IO;
 	}
@@ -86,15 +86,15 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 		    node_membership_proposers(n, paxos_membership_applied(n->membership) + 1) |
 		    node_membership_proposers(n, UINT64_MAX); /* the newest configuration's */
 	}
-	if (paxos_acceptor_join(n->acceptor, &m) != PAXOS_OK) {
+	if (paxos_acceptor_join(n->acceptor.core, &m) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: cannot join %u acceptors and %u proposers", id,
 			       m.acceptors, m.proposers);
 		return PAXOS_E_INVALID;
 	}
-	n->acc.recovering = m.amnesiac;
-	n->acc.incarnation = m.incarnation;
-	n->acc.started = paxos_now();
-	paxos_acceptor_set_age(n->acceptor, 1);
+	n->acceptor.recovering = m.amnesiac;
+	n->acceptor.incarnation = m.incarnation;
+	n->acceptor.started = paxos_now();
+	paxos_acceptor_set_age(n->acceptor.core, 1);
 	if (m.amnesiac)
 		paxos_logf(
 		    PAXOS_LOG_INFO,
@@ -106,7 +106,7 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 			   "paxos: acceptor %u: votes only above instance %llu and ballot %llu, as "
 			   "its recovery set (%s/recovery)",
 			   id, (unsigned long long)m.floor, (unsigned long long)m.fence,
-			   n->acc.store_dir);
+			   n->acceptor.store_dir);
 	return PAXOS_OK;
 }
 
@@ -122,11 +122,11 @@ void node_acceptor_run(struct paxos_node *n, int rc)
 {
 	struct paxos_ready rd;
 	int wrc = PAXOS_OK;
-	if (paxos_acceptor_ready(n->acceptor, &rd)) {
+	if (paxos_acceptor_ready(n->acceptor.core, &rd)) {
 		wrc = paxos_acceptor_write(n->storage, &rd);
 		if (wrc == PAXOS_OK && rd.write != 0 && n->commits.ev)
 			n->commits.acceptor_commit = n->storage->ops->committed(n->storage);
-		const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
+		const struct paxos_emitter *out = &n->net.out[PAXOS_ROLE_ACCEPTOR].emitter;
 		for (size_t i = 0; i < rd.message_count && wrc == PAXOS_OK; i++) {
 			const struct paxos_ready_message *r = &rd.messages[i];
 			if (r->record != PAXOS_READY_NO_RECORD && rd.records[r->record].iid == 0)
@@ -136,7 +136,7 @@ void node_acceptor_run(struct paxos_node *n, int rc)
 		}
 		n->commits.emit_needs = 0;
 	}
-	paxos_acceptor_advance(n->acceptor, wrc);
+	paxos_acceptor_advance(n->acceptor.core, wrc);
 	node_acceptor_status(n, rc != PAXOS_OK ? rc : wrc);
 }
 
@@ -148,8 +148,8 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		    n,
 		    "acceptor %u: another acceptor %u (incarnation %llu) runs since before "
 		    "this one (incarnation %llu) started",
-		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor),
-		    (unsigned long long)n->acc.incarnation);
+		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor.core),
+		    (unsigned long long)n->acceptor.incarnation);
 		n->failed = rc;
 		paxos_logf(PAXOS_LOG_ERROR, "paxos: fatal: %s; this one stops", n->error);
 		event_base_loopbreak(n->base);
@@ -162,37 +162,38 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	/* A newer duplicate: it stops by itself, this one says so. (An older one makes this one
 	 * stop: see above.) */
-	if (c->duplicate_acceptors > n->acc.duplicates_logged &&
-	    paxos_acceptor_duplicate_newer(n->acceptor)) {
+	if (c->duplicate_acceptors > n->acceptor.duplicates_logged &&
+	    paxos_acceptor_duplicate_newer(n->acceptor.core)) {
 		/* At most once a second's worth of hellos: one line per newer duplicate start. */
-		if (n->acc.duplicates_logged == 0 ||
-		    c->duplicate_acceptors - n->acc.duplicates_logged >= 10)
+		if (n->acceptor.duplicates_logged == 0 ||
+		    c->duplicate_acceptors - n->acceptor.duplicates_logged >= 10)
 			paxos_logf(
 			    PAXOS_LOG_INFO,
 			    "paxos: acceptor %u: another acceptor %u (incarnation %llu) started "
 			    "while this one runs; the newer one stops",
-			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor));
-		n->acc.duplicates_logged = c->duplicate_acceptors;
+			    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor.core));
+		n->acceptor.duplicates_logged = c->duplicate_acceptors;
 	}
-	if (n->acc.restoring && paxos_acceptor_restored(n->acceptor)) {
-		n->acc.restoring = false;
+	if (n->acceptor.restoring && paxos_acceptor_restored(n->acceptor.core)) {
+		n->acceptor.restoring = false;
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: acceptor %u: restored: holds the decisions up to instance %llu "
 			   "again; another acceptor may restart now",
-			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
+			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor.core));
 	}
-	if (!n->acc.recovering || paxos_acceptor_recovering(n->acceptor))
+	if (!n->acceptor.recovering || paxos_acceptor_recovering(n->acceptor.core))
 		return;
-	n->acc.recovering = false;
-	paxos_iid floor = paxos_acceptor_floor(n->acceptor);
-	paxos_ballot fence = paxos_acceptor_fence(n->acceptor);
+	n->acceptor.recovering = false;
+	paxos_iid floor = paxos_acceptor_floor(n->acceptor.core);
+	paxos_ballot fence = paxos_acceptor_fence(n->acceptor.core);
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
 		   id, (unsigned long long)floor, (unsigned long long)fence);
-	n->acc.restoring = !paxos_acceptor_restored(n->acceptor);
+	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
 	char err[512];
-	if (n->acc.store_dir[0] && paxos_recovery_fence_write(n->acc.store_dir, floor, fence, err,
-							      sizeof(err)) != PAXOS_OK)
+	if (n->acceptor.store_dir[0] &&
+	    paxos_recovery_fence_write(n->acceptor.store_dir, floor, fence, err, sizeof(err)) !=
+		PAXOS_OK)
 		node_fail(n, PAXOS_E_IO, err);
 }
 
@@ -221,10 +222,10 @@ static void describe_ids(char *buf, size_t cap, uint32_t mask, uint32_t recoveri
  */
 static void say_silent_proposers(struct paxos_node *n)
 {
-	if (!paxos_acceptor_recovering(n->acceptor))
+	if (!paxos_acceptor_recovering(n->acceptor.core))
 		return;
 	struct paxos_acceptor_recovery_wait w;
-	paxos_acceptor_recovery_wait(n->acceptor, &w);
+	paxos_acceptor_recovery_wait(n->acceptor.core, &w);
 	if (!w.proposers_silent)
 		return;
 	/* With membership-alpha: the proposer set it asks (node_join_acceptors). */
@@ -251,16 +252,16 @@ static void say_silent_proposers(struct paxos_node *n)
 void node_acceptor_waiting(struct paxos_node *n)
 {
 	uint64_t every = WAIT_LOG_MS / n->cfg.acceptor_repeat_ms + 1;
-	if (++n->acc.ticks > every * WAIT_LOG_LINES_OFTEN)
+	if (++n->acceptor.ticks > every * WAIT_LOG_LINES_OFTEN)
 		every *= WAIT_LOG_LINES_OFTEN;
-	if (n->acc.ticks == 2)
+	if (n->acceptor.ticks == 2)
 		say_silent_proposers(n);
-	if (n->acc.ticks % every != 0)
+	if (n->acceptor.ticks % every != 0)
 		return;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (paxos_acceptor_recovering(n->acceptor)) {
+	if (paxos_acceptor_recovering(n->acceptor.core)) {
 		struct paxos_acceptor_recovery_wait w;
-		paxos_acceptor_recovery_wait(n->acceptor, &w);
+		paxos_acceptor_recovery_wait(n->acceptor.core, &w);
 		char ids[256];
 		describe_ids(ids, sizeof(ids), w.acceptors_silent, w.acceptors_recovering);
 		paxos_logf(
@@ -286,22 +287,22 @@ void node_acceptor_waiting(struct paxos_node *n)
 			    id, n->cfg.storage_path);
 		return;
 	}
-	if (!n->acc.restoring)
+	if (!n->acceptor.restoring)
 		return;
-	if (n->learner)
+	if (n->learner.core)
 		paxos_logf(
 		    PAXOS_LOG_WARNING,
 		    "paxos: acceptor %u: restoring: its learner holds the decisions up to "
 		    "instance %llu of %llu; until it is restored, restarting another acceptor "
 		    "may leave instances no quorum can close",
-		    id, (unsigned long long)(paxos_learner_next_iid(n->learner) - 1),
-		    (unsigned long long)paxos_acceptor_floor(n->acceptor));
+		    id, (unsigned long long)(paxos_learner_next_iid(n->learner.core) - 1),
+		    (unsigned long long)paxos_acceptor_floor(n->acceptor.core));
 	else {
 		paxos_logf(PAXOS_LOG_WARNING,
 			   "paxos: acceptor %u: recovered without a learner (learning-acceptors "
 			   "no): it cannot hold the decisions up to instance %llu again; let the "
 			   "learners catch up before restarting another acceptor",
-			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor));
-		n->acc.restoring = false; /* said once: nothing will change it */
+			   id, (unsigned long long)paxos_acceptor_floor(n->acceptor.core));
+		n->acceptor.restoring = false; /* said once: nothing will change it */
 	}
 }

@@ -42,7 +42,7 @@ static void ask(struct paxos_node *n, paxos_time now)
 		n->query.ask_nonce = (uint64_t)now | 1; /* echoed only */
 	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_ASK,
 				  .u.config_ask = {n->query.ask_nonce}};
-	node_emit(&n->out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
+	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
 }
 
 void node_membership_tick(struct paxos_node *n, paxos_time now)
@@ -59,7 +59,7 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 {
 	/* An acceptor's history: the one its learner applies, or for one without a learner
 	 * the one the proposers' pushes gave it (a prefix of the log's all the same). */
-	if (!n->acceptor || !n->membership || n->failed)
+	if (!n->acceptor.core || !n->membership || n->failed)
 		return;
 	if (n->query.answer_last && now - n->query.answer_last < ANSWER_EVERY_US)
 		return;
@@ -74,13 +74,14 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 				       .nonce = m->u.config_ask.nonce,
 				       .settled = n->mship.settled,
 				       .history = {n->query.answer_buf, (uint32_t)len}};
-	node_emit(&n->out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
+	node_emit(&n->net.out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
 
 void node_membership_push(struct paxos_node *n, paxos_time now)
 {
 	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
-	if (!n->membership || !n->proposer || !n->learner || n->cfg.learning_acceptors || n->failed)
+	if (!n->membership || !n->proposer.core || !n->learner.core || n->cfg.learning_acceptors ||
+	    n->failed)
 		return;
 	/* The encoder copies the bytes at once: the answers' buffer serves. */
 	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
@@ -93,14 +94,14 @@ void node_membership_push(struct paxos_node *n, paxos_time now)
 	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
 				       .settled = n->mship.settled,
 				       .history = {n->query.answer_buf, (uint32_t)len}};
-	node_emit(&n->out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
+	node_emit(&n->net.out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
 }
 
 void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m)
 {
 	const struct paxos_config_push *c = &m->u.config_push;
 	/* An acceptor without a learner only: a learner applies the log itself. */
-	if (!n->acceptor || n->learner || !n->membership || n->failed)
+	if (!n->acceptor.core || n->learner.core || !n->membership || n->failed)
 		return;
 	struct paxos_membership *h = paxos_membership_decode_history(
 	    c->history.data, c->history.len, n->cfg.membership_alpha);
@@ -111,7 +112,7 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 				   "(check its paxos.conf: membership-alpha, initial-members)",
 				   c->proposer_id,
 				   h ? "that disagrees with this node's" : "that cannot be one");
-		n->transport.malformed_datagrams++;
+		n->net.counters.malformed_datagrams++;
 		paxos_membership_free(h);
 		return;
 	}
@@ -168,7 +169,7 @@ bool node_membership_votes(const struct paxos_node *n, const struct paxos_messag
  * vouched for yet redirects no known member, and an address it names only gets asks. */
 static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership *h)
 {
-	if (!n->net->ops->set_address)
+	if (!n->net.transport->ops->set_address)
 		return;
 	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr, known_addr;
@@ -178,7 +179,7 @@ static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership 
 		    !paxos_membership_address(h, id, &addr, &port))
 			continue;
 		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
-		n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e);
+		n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, &e);
 	}
 }
 
@@ -197,8 +198,8 @@ static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership 
 static paxos_iid new_member_start(const struct paxos_node *n)
 {
 	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (!n->acceptor || !n->learner || n->proposer || n->app.deliver || n->app.instance_done ||
-	    own >= 32)
+	if (!n->acceptor.core || !n->learner.core || n->proposer.core || n->learner.app.deliver ||
+	    n->learner.app.instance_done || own >= 32)
 		return 0;
 	uint32_t count;
 	const struct paxos_configuration *c = paxos_membership_history(n->membership, &count);
@@ -220,14 +221,14 @@ static paxos_iid new_member_start(const struct paxos_node *n)
 static void start_new_member(struct paxos_node *n)
 {
 	paxos_iid start = new_member_start(n);
-	if (!start || start <= paxos_learner_next_iid(n->learner) ||
-	    paxos_learner_step_skip_to(n->learner, start) != PAXOS_OK)
+	if (!start || start <= paxos_learner_next_iid(n->learner.core) ||
+	    paxos_learner_step_skip_to(n->learner.core, start) != PAXOS_OK)
 		return;
 	paxos_logf(PAXOS_LOG_INFO,
 		   "paxos: acceptor %u: its learner starts at instance %llu: a new member "
 		   "needs no copy of the log below",
 		   n->role_id[PAXOS_ROLE_ACCEPTOR], (unsigned long long)start);
-	paxos_acceptor_decided(n->acceptor, start - 1);
+	paxos_acceptor_decided(n->acceptor.core, start - 1);
 	node_learner_run(n);
 }
 
@@ -241,7 +242,7 @@ static void settle(struct paxos_node *n, paxos_time now)
 			       : NULL;
 	/* A node's own acceptor answers for itself (its history is the node's). */
 	uint32_t own = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (n->acceptor && own < PAXOS_MAX_ACCEPTORS && (all || n->mship.settled))
+	if (n->acceptor.core && own < PAXOS_MAX_ACCEPTORS && (all || n->mship.settled))
 		table[own] = n->membership;
 	uint32_t id;
 	int k = paxos_membership_vouched(table, PAXOS_MAX_ACCEPTORS, n->membership, &id);
@@ -300,7 +301,7 @@ void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m
 			    "ignored (check its paxos.conf: membership-alpha, initial-members)",
 			    c->acceptor_id,
 			    h ? "that disagrees with this node's" : "that cannot be one");
-		n->transport.malformed_datagrams++;
+		n->net.counters.malformed_datagrams++;
 		paxos_membership_free(h);
 		return;
 	}
@@ -322,11 +323,12 @@ int paxos_node_query_membership(struct paxos_node *n)
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;
-	if (!n->joined[PAXOS_GROUP_LEARNERS]) {
-		rc = n->net->ops->join(n->net, PAXOS_GROUP_LEARNERS, n->error, sizeof(n->error));
+	if (!n->net.joined[PAXOS_GROUP_LEARNERS]) {
+		rc = n->net.transport->ops->join(n->net.transport, PAXOS_GROUP_LEARNERS, n->error,
+						 sizeof(n->error));
 		if (rc != PAXOS_OK)
 			return rc;
-		n->joined[PAXOS_GROUP_LEARNERS] = true;
+		n->net.joined[PAXOS_GROUP_LEARNERS] = true;
 	}
 	paxos_time now = paxos_now();
 	if (!n->mship.querying) {

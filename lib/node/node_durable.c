@@ -24,7 +24,8 @@ static void sync_storage(struct paxos_node *n, bool wait)
 	if (rc != PAXOS_OK) {
 		node_hold_drop_all(n); /* never sent: their state is not durable */
 		event_del(n->commits.ev);
-		node_fail(n, rc, n->serializer ? "serializer storage" : "acceptor storage");
+		node_fail(n, rc,
+			  n->acceptor.serializer ? "serializer storage" : "acceptor storage");
 		return;
 	}
 	n->commits.durable = p.durable;
@@ -57,7 +58,7 @@ static bool on_thread(const struct paxos_node *n)
 	case PAXOS_FLUSH_THREAD_AUTO:
 		break;
 	}
-	return n->proposer || n->app.deliver;
+	return n->proposer.core || n->learner.app.deliver;
 }
 
 bool node_durable_threaded(const struct paxos_node *n)
@@ -67,7 +68,7 @@ bool node_durable_threaded(const struct paxos_node *n)
 
 static enum paxos_group fed_group(const struct paxos_node *n)
 {
-	return n->serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
+	return n->acceptor.serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
 }
 
 static bool waiting(struct paxos_node *n)
@@ -78,9 +79,9 @@ static bool waiting(struct paxos_node *n)
 /* Reads what waits on the group the acceptor commits: each read one batch, one commit. */
 static void read_waiting(struct paxos_node *n)
 {
-	size_t batch = n->net->ops->batch(n->net);
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
 	for (int i = 0; i < DURABLE_READS && !n->failed; i++)
-		if (n->net->ops->read(n->net, fed_group(n)) < batch)
+		if (n->net.transport->ops->read(n->net.transport, fed_group(n)) < batch)
 			break;
 }
 
@@ -88,7 +89,7 @@ static void read_lazily(struct paxos_node *n, bool lazy)
 {
 	if (n->commits.lazy != lazy) {
 		n->commits.lazy = lazy;
-		n->net->ops->set_lazy(n->net, fed_group(n), lazy);
+		n->net.transport->ops->set_lazy(n->net.transport, fed_group(n), lazy);
 	}
 }
 

@@ -14,12 +14,12 @@
 
 uint64_t node_epoch_tag(struct paxos_node *n)
 {
-	uint32_t epoch = paxos_proposer_epoch(n->proposer);
-	if (epoch > n->epoch.durable && !n->epoch.cause_noted) {
+	uint32_t epoch = paxos_proposer_epoch(n->proposer.core);
+	if (epoch > n->proposer.epoch.durable && !n->proposer.epoch.cause_noted) {
 		/* The datagram being handled made the core take it: a forged reject shows up in
 		 * the log line. */
-		n->epoch.cause = n->rx.header;
-		n->epoch.cause_noted = true;
+		n->proposer.epoch.cause = n->net.rx.header;
+		n->proposer.epoch.cause_noted = true;
 	}
 	return epoch;
 }
@@ -27,38 +27,38 @@ uint64_t node_epoch_tag(struct paxos_node *n)
 bool node_epoch_pending(const struct paxos_node *n)
 {
 	struct paxos_proposer_ready rd;
-	return n->proposer && paxos_proposer_ready(n->proposer, &rd);
+	return n->proposer.core && paxos_proposer_ready(n->proposer.core, &rd);
 }
 
 bool node_epoch_store(struct paxos_node *n)
 {
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
 	struct paxos_proposer_ready rd;
-	if (!paxos_proposer_ready(n->proposer, &rd))
+	if (!paxos_proposer_ready(n->proposer.core, &rd))
 		return true;
-	if (n->epoch.store->ops->store(n->epoch.store, rd.epoch) != PAXOS_OK) {
-		if (!n->epoch.failing)
+	if (n->proposer.epoch.store->ops->store(n->proposer.epoch.store, rd.epoch) != PAXOS_OK) {
+		if (!n->proposer.epoch.failing)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
 			    "paxos: proposer %u: cannot make epoch %u durable, its datagrams "
 			    "are dropped until it is: %s",
-			    id, rd.epoch, paxos_epoch_store_error(n->epoch.store));
-		n->epoch.failing = true;
+			    id, rd.epoch, paxos_epoch_store_error(n->proposer.epoch.store));
+		n->proposer.epoch.failing = true;
 		return false;
 	}
-	const struct paxos_header *from = &n->epoch.cause;
-	if (n->epoch.cause_noted && from->role < PAXOS_ROLE_COUNT)
+	const struct paxos_header *from = &n->proposer.epoch.cause;
+	if (n->proposer.epoch.cause_noted && from->role < PAXOS_ROLE_COUNT)
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: proposer %u: epoch %u -> %u, to beat a ballot (datagram from "
 			   "%s %u)",
-			   id, n->epoch.durable, rd.epoch, node_role_name(from->role),
+			   id, n->proposer.epoch.durable, rd.epoch, node_role_name(from->role),
 			   from->sender_id);
 	else
 		paxos_logf(PAXOS_LOG_INFO, "paxos: proposer %u: epoch %u -> %u (rounds used up)",
-			   id, n->epoch.durable, rd.epoch);
-	paxos_proposer_advance(n->proposer, rd.epoch);
-	n->epoch.durable = rd.epoch;
-	n->epoch.cause_noted = false;
-	n->epoch.failing = false;
+			   id, n->proposer.epoch.durable, rd.epoch);
+	paxos_proposer_advance(n->proposer.core, rd.epoch);
+	n->proposer.epoch.durable = rd.epoch;
+	n->proposer.epoch.cause_noted = false;
+	n->proposer.epoch.failing = false;
 	return true;
 }

@@ -16,7 +16,7 @@
 
 static bool needs_met(const struct paxos_node *n, struct node_needs w)
 {
-	return w.commit <= n->commits.durable && w.epoch <= n->epoch.durable;
+	return w.commit <= n->commits.durable && w.epoch <= n->proposer.epoch.durable;
 }
 
 /* Room for one more held datagram and a buffer for it; false when memory ran out. */
@@ -58,7 +58,7 @@ bool node_hold(struct paxos_node *n, enum paxos_group to, const uint8_t *data, s
 	if (needs_met(n, needs))
 		return false;
 	if (!make_room(n)) {
-		n->transport.send_errors++; /* as if lost: Paxos sends again */
+		n->net.counters.send_errors++; /* as if lost: Paxos sends again */
 		return true;
 	}
 	uint8_t *buf = n->hold.free[--n->hold.free_count];
@@ -84,7 +84,7 @@ void node_hold_release(struct paxos_node *n)
 			n->hold.head = (n->hold.head + 1) % n->hold.cap;
 			n->hold.count--;
 		}
-		n->net->ops->send(n->net, batch, k);
+		n->net.transport->ops->send(n->net.transport, batch, k);
 		for (size_t i = 0; i < k; i++) {
 			node_count_sent(n, &batch[i], messages[i]);
 			n->hold.free[n->hold.free_count++] = (uint8_t *)batch[i].data;
@@ -95,7 +95,8 @@ void node_hold_release(struct paxos_node *n)
 bool node_hold_awaits_epoch(const struct paxos_node *n)
 {
 	for (size_t i = 0; i < n->hold.count; i++)
-		if (n->hold.ring[(n->hold.head + i) % n->hold.cap].needs.epoch > n->epoch.durable)
+		if (n->hold.ring[(n->hold.head + i) % n->hold.cap].needs.epoch >
+		    n->proposer.epoch.durable)
 			return true;
 	return false;
 }
@@ -107,7 +108,7 @@ static void drop(struct paxos_node *n, bool every)
 	size_t kept = 0;
 	for (size_t i = 0; i < n->hold.count; i++) {
 		struct held_datagram h = n->hold.ring[(n->hold.head + i) % n->hold.cap];
-		if (every || h.needs.epoch > n->epoch.durable) {
+		if (every || h.needs.epoch > n->proposer.epoch.durable) {
 			if (!every)
 				n->role_counters[PAXOS_ROLE_PROPOSER].epoch_drops++;
 			n->hold.free[n->hold.free_count++] = h.data;

@@ -119,9 +119,11 @@ struct node_app {
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 };
 
-/* The acceptor's life on the node (node_acceptor.c): recovery and duplicates (see
- * paxos_acceptor_join), for the log. */
+/* The node's acceptor (node_acceptor.c): the core, or a serializer in its place (thesis 4.2),
+ * and its life on the node: recovery and duplicates (see paxos_acceptor_join), for the log. */
 struct node_acceptor {
+	struct paxos_acceptor *core;
+	struct paxos_serializer *serializer;
 	bool recovering;
 	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t incarnation;
@@ -221,8 +223,12 @@ struct node_timers {
 	struct event *flush, *tick, *acceptor, *report, *election, *learn;
 };
 
-/* The proposer's standing on the node (node.c, node_io.c). */
-struct node_leading {
+/* The node's proposer (node.c, node_epoch.c, node_io.c): the core, the election that says who
+ * leads, its epochs, and its standing. */
+struct node_proposer {
+	struct paxos_proposer *core;
+	struct paxos_election *election;
+	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
 	bool assign_due;      /* client values queued in the proposer during this read */
 	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
@@ -235,51 +241,61 @@ struct node_leading {
 	bool own_learned;
 };
 
-struct paxos_node {
-	struct event_base *base;
-	struct paxos_config cfg;
-	uint32_t max_value;
+/* The node's learner (node_learner.c): the core, where its results go, and when a lazy one
+ * reads. */
+struct node_learner {
+	struct paxos_learner *core;
+	struct node_app app;
+	bool learn_due; /* lazy learner: read the learners group after this round's flush */
+	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
+};
+
+/* The node's side of the transport (node_io.c, node_screen.c, node_tx.c): the datagrams it
+ * fills, reads and screens, the groups it joined, and their counters. */
+struct node_net {
+	struct paxos_transport *transport; /* the network seam (paxos/transport.h) */
 	/* auth-key-file: a tag is added to each datagram as it is sealed and checked as soon as
 	 * one is read, before decoding. NULL: no key, no tags. */
 	struct paxos_auth *auth;
-	uint32_t payload_cap;        /* max_datagram less the tag's room: what encoders fill */
-	struct paxos_transport *net; /* the network seam (paxos/transport.h) */
+	uint32_t payload_cap; /* max_datagram less the tag's room: what encoders fill */
 	bool joined[PAXOS_GROUP_COUNT];
+	struct role_out out[PAXOS_ROLE_COUNT];
+	struct node_tx tx;
+	struct node_rx rx;
+	/* The address believed for each member id (node_screen.c). */
+	struct origin_table origins;
+	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
+	struct paxos_counters counters;
+};
+
+struct paxos_node {
+	/* The loop and its round */
+	struct event_base *base;
 	struct node_timers timers;
 	bool flush_scheduled;
-	bool learn_due; /* lazy learner: read the learners group after this round's flush */
-	struct node_leading lead;
-	struct node_tx tx;
-	struct role_out out[PAXOS_ROLE_COUNT];
-	struct node_rx rx;
-
-	struct paxos_counters transport;
-	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
-	bool hosted[PAXOS_ROLE_COUNT];
-	uint32_t role_id[PAXOS_ROLE_COUNT];
-
-	struct paxos_acceptor *acceptor;
-	struct paxos_storage *storage;
-	struct node_commits commits;         /* pipelined commits (node_durable.c) */
-	struct node_held hold;               /* what waits for them or for an epoch (node_hold.c) */
-	struct paxos_serializer *serializer; /* in place of an acceptor (thesis 4.2) */
-	struct paxos_proposer *proposer;
-	struct node_epochs epoch;        /* the proposer's (node_epoch.c) */
-	struct paxos_election *election; /* with the proposer: who leads */
-	struct paxos_learner *learner;
+	/* What it runs with */
+	struct paxos_config cfg;
+	uint32_t max_value;
+	/* " partition P" in the lines about this node's log when there are several, else "". */
+	char partition_label[24];
 	/* membership-alpha: the configuration history the learner applies (node_membership.c);
 	 * NULL while the acceptors are fixed. */
 	struct paxos_membership *membership;
 	struct node_membership_state mship; /* its history kept and told (node_membership.c) */
 	struct node_confquery query;
-	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
-	struct node_app app;      /* where the learner's results go (node_learner.c) */
-	struct node_acceptor acc; /* the acceptor's life (node_acceptor.c) */
-	/* " partition P" in the lines about this node's log when there are several, else "". */
-	char partition_label[24];
-	/* The address believed for each member id (node_screen.c). */
-	struct origin_table origins;
-	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
+	/* The transport */
+	struct node_net net;
+	/* The storage */
+	struct paxos_storage *storage;
+	struct node_commits commits; /* pipelined commits (node_durable.c) */
+	struct node_held hold;       /* what waits for them or for an epoch (node_hold.c) */
+	/* The roles it hosts */
+	bool hosted[PAXOS_ROLE_COUNT];
+	uint32_t role_id[PAXOS_ROLE_COUNT];
+	struct paxos_counters role_counters[PAXOS_ROLE_COUNT];
+	struct node_acceptor acceptor;
+	struct node_proposer proposer;
+	struct node_learner learner;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */

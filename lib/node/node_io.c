@@ -18,12 +18,12 @@
 /* Sends the queued datagrams through the transport, counting what the network took. */
 static void send_queued(struct paxos_node *n)
 {
-	n->net->ops->send(n->net, n->tx.queue, n->tx.count);
-	for (uint32_t i = 0; i < n->tx.count; i++) {
-		node_count_sent(n, &n->tx.queue[i], n->tx.messages[i]);
-		n->tx.free[n->tx.free_count++] = (uint8_t *)n->tx.queue[i].data;
+	n->net.transport->ops->send(n->net.transport, n->net.tx.queue, n->net.tx.count);
+	for (uint32_t i = 0; i < n->net.tx.count; i++) {
+		node_count_sent(n, &n->net.tx.queue[i], n->net.tx.messages[i]);
+		n->net.tx.free[n->net.tx.free_count++] = (uint8_t *)n->net.tx.queue[i].data;
 	}
-	n->tx.count = 0;
+	n->net.tx.count = 0;
 }
 
 /* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable
@@ -34,26 +34,28 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 	if (e->count == 0)
 		return;
 	size_t len = e->len;
-	if (n->auth) {
-		paxos_auth_seal(n->auth, e->buf, len); /* the encoder left the room: payload_cap */
+	if (n->net.auth) {
+		paxos_auth_seal(n->net.auth, e->buf,
+				len); /* the encoder left the room: payload_cap */
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
 	struct node_needs needs = o->needs[g];
 	o->needs[g] = (struct node_needs){0, 0};
 	/* The serializer (in the acceptor's place) commits before it emits: its last commit. */
-	if (n->serializer && n->commits.ev && o->role == PAXOS_ROLE_ACCEPTOR)
+	if (n->acceptor.serializer && n->commits.ev && o->role == PAXOS_ROLE_ACCEPTOR)
 		needs.commit = n->storage->ops->committed(n->storage);
 	if (node_hold(n, g, e->buf, len, e->count, needs)) {
-		paxos_encoder_init(e, e->buf, n->payload_cap, &o->header);
+		paxos_encoder_init(e, e->buf, n->net.payload_cap, &o->header);
 		return;
 	}
-	if (n->tx.count == TX_QUEUE)
+	if (n->net.tx.count == TX_QUEUE)
 		send_queued(n);
-	uint32_t i = n->tx.count++;
-	n->tx.queue[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
-	n->tx.messages[i] = e->count;
+	uint32_t i = n->net.tx.count++;
+	n->net.tx.queue[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
+	n->net.tx.messages[i] = e->count;
 	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
-	paxos_encoder_init(e, n->tx.free[--n->tx.free_count], n->payload_cap, &o->header);
+	paxos_encoder_init(e, n->net.tx.free[--n->net.tx.free_count], n->net.payload_cap,
+			   &o->header);
 }
 
 /* The round's end: every encoder sealed, the round's datagrams sent together; the proposer's
@@ -65,7 +67,7 @@ void node_flush_all(struct paxos_node *n)
 	n->flush_scheduled = false;
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			seal(n, &n->out[r], (enum paxos_group)g);
+			seal(n, &n->net.out[r], (enum paxos_group)g);
 	send_queued(n);
 	if (node_epoch_pending(n) && node_hold_awaits_epoch(n)) {
 		if (node_epoch_store(n))
@@ -82,13 +84,13 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	struct paxos_node *n = arg;
 	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
-	if (n->lead.own_learned) {
-		n->lead.own_learned = false;
+	if (n->proposer.own_learned) {
+		n->proposer.own_learned = false;
 		node_learner_run(n);
 	}
-	if (n->learn_due) {
+	if (n->learner.learn_due) {
 		/* After the acceptor's replies are out: learning is not on their path. */
-		n->learn_due = false;
+		n->learner.learn_due = false;
 		node_drain_learners(n);
 	}
 }
@@ -100,7 +102,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
 		seal(n, o, to);
 		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
-			n->transport.send_errors++; /* cannot happen for values within max_value */
+			n->net.counters
+			    .send_errors++; /* cannot happen for values within max_value */
 			return;
 		}
 	}
@@ -116,10 +119,11 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	}
 	/* A leader's learner hears its own accepts here (node.c, own_accepts); what they close
 	 * is run after the flush, not inside the proposer's step that emits them. */
-	if (n->lead.own_accepts && o->role == PAXOS_ROLE_PROPOSER && m->type == PAXOS_MSG_ACCEPT &&
-	    paxos_learner_step(n->learner, m, paxos_now(), &n->out[PAXOS_ROLE_LEARNER].emitter) ==
-		PAXOS_OK) {
-		n->lead.own_learned = true;
+	if (n->proposer.own_accepts && o->role == PAXOS_ROLE_PROPOSER &&
+	    m->type == PAXOS_MSG_ACCEPT &&
+	    paxos_learner_step(n->learner.core, m, paxos_now(),
+			       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
+		n->proposer.own_learned = true;
 		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
 	}
 	node_schedule_flush(n);
@@ -138,29 +142,30 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			node_membership_on_ask(n, m, now);
 		else if (m->type == PAXOS_MSG_CONFIG_PUSH)
 			node_membership_on_push(n, m);
-		else if (n->acceptor && !n->failed)
-			node_acceptor_run(n, paxos_acceptor_step(n->acceptor, m, 1));
+		else if (n->acceptor.core && !n->failed)
+			node_acceptor_run(n, paxos_acceptor_step(n->acceptor.core, m, 1));
 		break;
 	case PAXOS_GROUP_PROPOSERS:
-		if (n->election &&
+		if (n->proposer.election &&
 		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
-			paxos_election_handle(n->election, m, now);
+			paxos_election_handle(n->proposer.election, m, now);
 			node_election_run(n);
 			break;
 		}
-		if (n->election && m->type == PAXOS_MSG_PROMISE) {
-			paxos_election_handle(n->election, m, now); /* a sign of life, then ours */
+		if (n->proposer.election && m->type == PAXOS_MSG_PROMISE) {
+			paxos_election_handle(n->proposer.election, m,
+					      now); /* a sign of life, then ours */
 			node_election_run(n);
 		}
 		/* fall through */
 	case PAXOS_GROUP_SUBMIT:
-		if (n->proposer && m->type == PAXOS_MSG_CLIENT_VALUE) {
+		if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
-			paxos_proposer_queue(n->proposer, &m->u.client_value.value);
-			n->lead.assign_due = true;
-		} else if (n->proposer) {
-			paxos_proposer_handle(n->proposer, m, now,
-					      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+			paxos_proposer_queue(n->proposer.core, &m->u.client_value.value);
+			n->proposer.assign_due = true;
+		} else if (n->proposer.core) {
+			paxos_proposer_handle(n->proposer.core, m, now,
+					      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 		}
 		break;
 	case PAXOS_GROUP_LEARNERS:
@@ -170,8 +175,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
-			n->acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
-		if (n->learner)
+			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
+		if (n->learner.core)
 			node_learn(n, m, now);
 		break;
 	default:
@@ -186,8 +191,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 {
 	for (size_t i = 0; i < batched && !n->failed; i++)
-		if (n->rx.msgs[i].type == PAXOS_MSG_ACCEPT)
-			node_learn(n, &n->rx.msgs[i], now);
+		if (n->net.rx.msgs[i].type == PAXOS_MSG_ACCEPT)
+			node_learn(n, &n->net.rx.msgs[i], now);
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
@@ -196,32 +201,33 @@ static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
  * right away, so that they wait for this commit only, not the next read's. */
 static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now)
 {
-	const struct paxos_emitter *out = &n->out[PAXOS_ROLE_ACCEPTOR].emitter;
-	if (*batched && n->acceptor && !n->failed) {
+	const struct paxos_emitter *out = &n->net.out[PAXOS_ROLE_ACCEPTOR].emitter;
+	if (*batched && n->acceptor.core && !n->failed) {
 		uint64_t deferred = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
-		paxos_acceptor_set_age(n->acceptor, paxos_now() - n->acc.started);
+		paxos_acceptor_set_age(n->acceptor.core, paxos_now() - n->acceptor.started);
 		for (size_t done = 0; done < *batched && !n->failed;) {
 			size_t k = *batched - done;
 			if (k > PAXOS_ACCEPTOR_MAX_BATCH)
 				k = PAXOS_ACCEPTOR_MAX_BATCH;
-			node_acceptor_run(n,
-					  paxos_acceptor_step(n->acceptor, n->rx.msgs + done, k));
+			node_acceptor_run(
+			    n, paxos_acceptor_step(n->acceptor.core, n->net.rx.msgs + done, k));
 			done += k;
 		}
 		node_note_deferred_repeats(n, deferred);
-	} else if (*batched && n->serializer && !n->failed) {
-		int rc = paxos_serializer_handle_batch(n->serializer, n->rx.msgs, *batched, out);
+	} else if (*batched && n->acceptor.serializer && !n->failed) {
+		int rc = paxos_serializer_handle_batch(n->acceptor.serializer, n->net.rx.msgs,
+						       *batched, out);
 		if (rc != PAXOS_OK)
 			node_fail(n, rc, "serializer storage");
 	}
 	if (*batched && node_durable_threaded(n)) {
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			seal(n, &n->out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
+			seal(n, &n->net.out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
 		node_durable_backlog(n);
 	}
 	if (*batched)
 		node_durable_after_batch(n);
-	if (n->acceptor && n->learner)
+	if (n->acceptor.core && n->learner.core)
 		learn_batch(n, *batched, now);
 	*batched = 0;
 }
@@ -234,23 +240,23 @@ static const char *const group_names[PAXOS_GROUP_COUNT] = {"acceptors", "propose
 static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct paxos_rx_datagram *d,
 			paxos_time now)
 {
-	n->transport.auth_failures++;
-	if (now < n->screen.auth_log_due)
+	n->net.counters.auth_failures++;
+	if (now < n->net.screen.auth_log_due)
 		return;
 	char from[64];
-	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
-	paxos_logf(
-	    PAXOS_LOG_WARNING,
-	    "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
-	    "the latest from %s to the %s group%s",
-	    (unsigned long long)(n->transport.auth_failures - n->screen.auth_failures_logged), from,
-	    group_names[g],
-	    paxos_auth_needs_gcm_cpu(n->auth, d->data, d->len)
-		? ": it is tagged with AES-256-GCM, which this CPU cannot check (no "
-		  "AES-NI); set auth-mac chacha20-poly1305 on every node"
-		: "");
-	n->screen.auth_failures_logged = n->transport.auth_failures;
-	n->screen.auth_log_due = now + AUTH_LOG_INTERVAL_US;
+	n->net.transport->ops->sender_name(n->net.transport, d->from, from, sizeof(from));
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: dropped %llu datagram(s) without a valid tag (forged, or another key), "
+		   "the latest from %s to the %s group%s",
+		   (unsigned long long)(n->net.counters.auth_failures -
+					n->net.screen.auth_failures_logged),
+		   from, group_names[g],
+		   paxos_auth_needs_gcm_cpu(n->net.auth, d->data, d->len)
+		       ? ": it is tagged with AES-256-GCM, which this CPU cannot check (no "
+			 "AES-NI); set auth-mac chacha20-poly1305 on every node"
+		       : "");
+	n->net.screen.auth_failures_logged = n->net.counters.auth_failures;
+	n->net.screen.auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
 /* A datagram of another wire version: a node of an older or newer libpaxos. Counted as
@@ -261,15 +267,15 @@ static void other_version(struct paxos_node *n, const struct paxos_rx_datagram *
 {
 	uint32_t version;
 	if (!paxos_wire_version(d->data, len, &version) || version == PAXOS_WIRE_VERSION ||
-	    now < n->screen.version_log_due)
+	    now < n->net.screen.version_log_due)
 		return;
 	char from[64];
-	n->net->ops->sender_name(n->net, d->from, from, sizeof(from));
+	n->net.transport->ops->sender_name(n->net.transport, d->from, from, sizeof(from));
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: dropped a datagram of wire version %u from %s: this node speaks version "
 		   "%u; nodes of different libpaxos versions cannot work together",
 		   version, from, PAXOS_WIRE_VERSION);
-	n->screen.version_log_due = now + AUTH_LOG_INTERVAL_US;
+	n->net.screen.version_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
 /* The payload of datagram d: its length without the tag, or false if it is to be dropped
@@ -280,12 +286,13 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 	*len = d->len;
 	/* With a key, anything not proven to come from a key holder is an authentication
 	 * failure; a cut datagram cannot be checked. */
-	if (n->auth && (d->truncated || !paxos_auth_verify(n->auth, d->data, d->len, len))) {
+	if (n->net.auth &&
+	    (d->truncated || !paxos_auth_verify(n->net.auth, d->data, d->len, len))) {
 		auth_failed(n, g, d, now);
 		return false;
 	}
 	if (d->truncated) {
-		n->transport.malformed_datagrams++;
+		n->net.counters.malformed_datagrams++;
 		return false;
 	}
 	return true;
@@ -296,33 +303,34 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
 {
 	struct paxos_node *n = arg;
-	if (n->lead.lean && g != PAXOS_GROUP_PROPOSERS) {
+	if (n->proposer.lean && g != PAXOS_GROUP_PROPOSERS) {
 		/* A lean follower (node.c) reads the proposers group only: anything else is stale
 		 * or not its business, dropped undecoded. */
-		n->transport.datagrams_received += got;
+		n->net.counters.datagrams_received += got;
 		return;
 	}
 	/* A serializer takes client values in batches too: one transaction per read. A learner
 	 * takes the leader's accepts from the acceptors group (their values). */
-	bool to_acceptor = g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->serializer);
+	bool to_acceptor =
+	    g == PAXOS_GROUP_ACCEPTORS || (g == PAXOS_GROUP_SUBMIT && n->acceptor.serializer);
 	size_t batched = 0;
 	paxos_time now = paxos_now();
 	for (size_t i = 0; i < got && !n->failed; i++) {
-		n->transport.datagrams_received++;
-		n->transport.bytes_received += d[i].len;
+		n->net.counters.datagrams_received++;
+		n->net.counters.bytes_received += d[i].len;
 		size_t count = 0, len;
 		struct paxos_header h;
-		struct paxos_message *msgs = n->rx.msgs + batched;
+		struct paxos_message *msgs = n->net.rx.msgs + batched;
 		if (!datagram_payload(n, g, &d[i], now, &len))
 			continue;
-		if (paxos_decode(&n->rx.decoder, d[i].data, len, &h, msgs,
+		if (paxos_decode(&n->net.rx.decoder, d[i].data, len, &h, msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
-			n->transport.malformed_datagrams++;
+			n->net.counters.malformed_datagrams++;
 			other_version(n, &d[i], len, now);
 			continue;
 		}
-		n->transport.messages_received += count;
-		n->rx.header = h;
+		n->net.counters.messages_received += count;
+		n->net.rx.header = h;
 		node_screen_origin(n, &h, &d[i], now);
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
@@ -345,29 +353,30 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			}
 			/* A removed acceptor votes no more where its votes count nowhere; its
 			 * learner still takes the value. */
-			bool votes =
-			    !n->acceptor || !n->membership || node_membership_votes(n, &msgs[k]);
-			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner &&
-			    (!n->acceptor || !votes))
+			bool votes = !n->acceptor.core || !n->membership ||
+				     node_membership_votes(n, &msgs[k]);
+			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner.core &&
+			    (!n->acceptor.core || !votes))
 				node_learn(n, &msgs[k], now);
 			if (!votes)
 				continue;
-			if (n->acceptor || n->serializer)
-				n->rx.msgs[batched++] = msgs[k];
+			if (n->acceptor.core || n->acceptor.serializer)
+				n->net.rx.msgs[batched++] = msgs[k];
 		}
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched, now);
 	}
 	acceptor_batch(n, &batched, now);
-	n->rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
-	n->rx.impostor = false;
-	if (n->lead.assign_due) {
-		n->lead.assign_due = false;
-		paxos_proposer_assign(n->proposer, now, &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
+	n->net.rx.impostor = false;
+	if (n->proposer.assign_due) {
+		n->proposer.assign_due = false;
+		paxos_proposer_assign(n->proposer.core, now,
+				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	}
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
 	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {
-		n->learn_due = true;
+		n->learner.learn_due = true;
 		node_schedule_flush(n);
 	}
 }
@@ -382,9 +391,9 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
  */
 void node_drain_learners(struct paxos_node *n)
 {
-	size_t batch = n->net->ops->batch(n->net);
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
 	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (n->net->ops->read(n->net, PAXOS_GROUP_LEARNERS) < batch)
+		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_LEARNERS) < batch)
 			return;
 }
 

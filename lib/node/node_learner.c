@@ -37,7 +37,7 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	paxos_batch_iter_init(&it, v);
 	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
 		c->client_values_delivered++;
-		n->app.deliver(n->app.deliver_arg, iid, position, &one);
+		n->learner.app.deliver(n->learner.app.deliver_arg, iid, position, &one);
 	}
 }
 
@@ -47,10 +47,11 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
  * head, a leader has at most its window of instances beyond the one delivered. */
 static void watch_leadership(struct paxos_node *n, paxos_iid iid, paxos_ballot ballot)
 {
-	bool changed = leadership_changed(&n->app.leadership, ballot);
-	paxos_iid head = paxos_learner_highest_seen(n->learner);
-	if (changed && n->app.new_leader && head <= iid + n->cfg.proposer_window)
-		n->app.new_leader(n->app.new_leader_arg, n->app.leadership.proposer);
+	bool changed = leadership_changed(&n->learner.app.leadership, ballot);
+	paxos_iid head = paxos_learner_highest_seen(n->learner.core);
+	if (changed && n->learner.app.new_leader && head <= iid + n->cfg.proposer_window)
+		n->learner.app.new_leader(n->learner.app.new_leader_arg,
+					  n->learner.app.leadership.proposer);
 }
 
 static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
@@ -58,33 +59,35 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 {
 	if (n->membership && paxos_membership_is_command(v))
 		node_membership_applied(n, iid); /* kept before anything acts on it */
-	if (n->acceptor)
-		paxos_acceptor_decided(n->acceptor, iid);
+	if (n->acceptor.core)
+		paxos_acceptor_decided(n->acceptor.core, iid);
 	/* The election follows the proposer set in force from iid + 1 now, not at its next tick:
 	 * a leader a change removes stops before its window slides to where the change governs
 	 * (else it opens instances there, the next leader too, and a client value both hold can
 	 * be chosen twice); a proposer it promotes takes over once this value settled its list. */
 	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	if (n->proposer && n->membership && id < 32 && paxos_proposer_is_leader(n->proposer) &&
+	if (n->proposer.core && n->membership && id < 32 &&
+	    paxos_proposer_is_leader(n->proposer.core) &&
 	    !(node_membership_proposers(n, iid + 1) & (1u << id)))
 		node_membership_election(n, iid + 1);
-	if (n->proposer)
-		paxos_proposer_delivered_ballot(n->proposer, iid, v, ballot, paxos_now(),
-						&n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->proposer && n->membership)
+	if (n->proposer.core)
+		paxos_proposer_delivered_ballot(n->proposer.core, iid, v, ballot, paxos_now(),
+						&n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->proposer.core && n->membership)
 		node_membership_election(n, iid + 1);
-	if (n->app.deliver)
+	if (n->learner.app.deliver)
 		deliver_batch(n, iid, v);
-	if (n->app.instance_done)
-		n->app.instance_done(n->app.instance_done_arg, iid, paxos_batch_is_skip(v));
+	if (n->learner.app.instance_done)
+		n->learner.app.instance_done(n->learner.app.instance_done_arg, iid,
+					     paxos_batch_is_skip(v));
 	/* After the instance's own values: those are not to be submitted again. */
 	watch_leadership(n, iid, ballot);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
 {
-	n->app.instance_done = done;
-	n->app.instance_done_arg = arg;
+	n->learner.app.instance_done = done;
+	n->learner.app.instance_done_arg = arg;
 }
 
 static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
@@ -106,21 +109,21 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 	 * store for good. What this learner delivers after the skip is. */
 	/* The proposer's window goes past them too: acceptors ignore prepares for trimmed
 	 * instances, so a leader that started below the trim point would wait for ever. */
-	if (n->proposer)
-		paxos_proposer_delivered(n->proposer, to, NULL, paxos_now(),
-					 &n->out[PAXOS_ROLE_PROPOSER].emitter);
-	if (n->app.trimmed)
-		n->app.trimmed(n->app.trimmed_arg, from, to);
+	if (n->proposer.core)
+		paxos_proposer_delivered(n->proposer.core, to, NULL, paxos_now(),
+					 &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->learner.app.trimmed)
+		n->learner.app.trimmed(n->learner.app.trimmed_arg, from, to);
 }
 
 static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
 {
-	if (n->proposer)
-		paxos_proposer_closed(n->proposer, iid, v, paxos_now(),
-				      &n->out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->proposer.core)
+		paxos_proposer_closed(n->proposer.core, iid, v, paxos_now(),
+				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	/* Learning acceptors: the node's acceptor keeps the decision as final. */
-	if (n->acceptor && n->cfg.learning_acceptors && !n->failed) {
-		int rc = paxos_acceptor_learned(n->acceptor, iid, v);
+	if (n->acceptor.core && n->cfg.learning_acceptors && !n->failed) {
+		int rc = paxos_acceptor_learned(n->acceptor.core, iid, v);
 		if (rc != PAXOS_E_INVALID)
 			node_acceptor_status(n, rc);
 	}
@@ -132,7 +135,7 @@ static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value
 void node_learner_run(struct paxos_node *n)
 {
 	struct paxos_learner_ready rd;
-	if (!paxos_learner_ready(n->learner, &rd))
+	if (!paxos_learner_ready(n->learner.core, &rd))
 		return;
 	for (size_t i = 0; i < rd.event_count; i++) {
 		const struct paxos_learner_event *e = &rd.events[i];
@@ -148,11 +151,12 @@ void node_learner_run(struct paxos_node *n)
 			break;
 		}
 	}
-	paxos_learner_advance(n->learner);
+	paxos_learner_advance(n->learner.core);
 }
 
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
 {
-	if (paxos_learner_step(n->learner, m, now, &n->out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK)
+	if (paxos_learner_step(n->learner.core, m, now, &n->net.out[PAXOS_ROLE_LEARNER].emitter) ==
+	    PAXOS_OK)
 		node_learner_run(n);
 }

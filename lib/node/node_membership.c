@@ -80,7 +80,7 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
  * silence (origin.h). */
 void node_membership_give_addresses(struct paxos_node *n)
 {
-	if (!n->net->ops->set_address)
+	if (!n->net.transport->ops->set_address)
 		return;
 	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr;
@@ -89,11 +89,12 @@ void node_membership_give_addresses(struct paxos_node *n)
 		    (n->mship.given_port[id] == port && n->mship.given_addr[id] == addr))
 			continue;
 		struct paxos_endpoint e = {.addr = {.s_addr = addr}, .port = port};
-		if (n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, &e) != PAXOS_OK)
+		if (n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id,
+						       &e) != PAXOS_OK)
 			continue;
 		n->mship.given_addr[id] = addr;
 		n->mship.given_port[id] = port;
-		n->origins.acceptors[id] = (struct origin){0, 0};
+		n->net.origins.acceptors[id] = (struct origin){0, 0};
 	}
 }
 
@@ -164,14 +165,14 @@ uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next
 
 void node_membership_election(struct paxos_node *n, paxos_iid next)
 {
-	if (!n->membership || !n->election)
+	if (!n->membership || !n->proposer.election)
 		return;
 	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
-	uint32_t before = paxos_election_members(n->election) & node_proposer_ids(n);
+	uint32_t before = paxos_election_members(n->proposer.election) & node_proposer_ids(n);
 	uint32_t given = node_membership_election_set(n, next);
-	if (given == paxos_election_members(n->election))
+	if (given == paxos_election_members(n->proposer.election))
 		return;
-	paxos_election_set_members(n->election, given, paxos_now());
+	paxos_election_set_members(n->proposer.election, given, paxos_now());
 	node_election_run(n);
 	bool was_gated = n->mship.gated;
 	n->mship.gated = given != set;
@@ -200,7 +201,7 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
  * when a change removes it, so its operator knows why it serves nothing. */
 void node_membership_say_if_removed(struct paxos_node *n, bool at_start)
 {
-	if (!n->acceptor && !n->hosted[PAXOS_ROLE_ACCEPTOR])
+	if (!n->acceptor.core && !n->hosted[PAXOS_ROLE_ACCEPTOR])
 		return;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
@@ -395,7 +396,7 @@ void node_membership_applied(struct paxos_node *n, paxos_iid iid)
 	node_membership_count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
 	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (n->acceptor && id < 32 && !(c->members & (1u << id)))
+	if (n->acceptor.core && id < 32 && !(c->members & (1u << id)))
 		node_membership_say_if_removed(n, false);
 	node_membership_push(n, paxos_now()); /* acceptors without a learner: at once */
 }
@@ -431,7 +432,7 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 			   "%s:%u (acceptors %s, proposers %s from instance %llu)",
 			   c->id, (unsigned long long)iid, id, where, port, text, lead,
 			   (unsigned long long)c->first);
-		if (n->acceptor && id == n->role_id[PAXOS_ROLE_ACCEPTOR])
+		if (n->acceptor.core && id == n->role_id[PAXOS_ROLE_ACCEPTOR])
 			paxos_logf(PAXOS_LOG_WARNING,
 				   "paxos: acceptor %u%s: moved to %s:%u by configuration %u: the "
 				   "others send to it there from now on; stop this process and run "
@@ -496,7 +497,7 @@ uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_
 	paxos_time now = paxos_now(), window = (paxos_time)within_ms * 1000;
 	uint32_t heard = 0;
 	for (uint32_t i = 0; i < PAXOS_MAX_ACCEPTORS; i++)
-		if (n->acceptor_heard[i] && now - n->acceptor_heard[i] <= window)
+		if (n->learner.acceptor_heard[i] && now - n->learner.acceptor_heard[i] <= window)
 			heard |= 1u << i;
 	return heard;
 }
@@ -574,12 +575,12 @@ int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
 {
 	if (!n)
 		return PAXOS_E_INVALID;
-	if (!e || !e->port || id >= n->cfg.acceptors || !n->net->ops->set_address) {
+	if (!e || !e->port || id >= n->cfg.acceptors || !n->net.transport->ops->set_address) {
 		node_set_error(n, "paxos_node_set_acceptor_address: needs the unicast transport, "
 				  "an acceptor id below acceptors and a port");
 		return PAXOS_E_INVALID;
 	}
-	return n->net->ops->set_address(n->net, PAXOS_ROLE_ACCEPTOR, id, e);
+	return n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, e);
 }
 
 int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
@@ -628,7 +629,7 @@ int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
 {
 	if (!n)
 		return PAXOS_E_INVALID;
-	if (!n->net->ops->set_address) {
+	if (!n->net.transport->ops->set_address) {
 		node_set_error(n, "paxos_node_change_acceptor_address: needs the unicast transport "
 				  "(multicast hears an acceptor wherever it runs)");
 		return PAXOS_E_INVALID;

@@ -28,20 +28,20 @@ const char *node_role_name(enum paxos_role role)
 static bool log_budget(struct paxos_node *n)
 {
 	paxos_time now = paxos_now();
-	if (now < n->screen.refusals_since ||
-	    now - n->screen.refusals_since >= NODE_REFUSAL_PERIOD) {
-		if (n->screen.refusals_unlogged)
+	if (now < n->net.screen.refusals_since ||
+	    now - n->net.screen.refusals_since >= NODE_REFUSAL_PERIOD) {
+		if (n->net.screen.refusals_unlogged)
 			paxos_logf(PAXOS_LOG_WARNING, "paxos: %llu more refusals not logged",
-				   (unsigned long long)n->screen.refusals_unlogged);
-		n->screen.refusals_since = now;
-		n->screen.refusals_logged = 0;
-		n->screen.refusals_unlogged = 0;
+				   (unsigned long long)n->net.screen.refusals_unlogged);
+		n->net.screen.refusals_since = now;
+		n->net.screen.refusals_logged = 0;
+		n->net.screen.refusals_unlogged = 0;
 	}
-	if (n->screen.refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
-		n->screen.refusals_unlogged++;
+	if (n->net.screen.refusals_logged >= NODE_REFUSALS_PER_PERIOD) {
+		n->net.screen.refusals_unlogged++;
 		return false;
 	}
-	n->screen.refusals_logged++;
+	n->net.screen.refusals_logged++;
 	return true;
 }
 
@@ -63,14 +63,14 @@ static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header
 				 const struct paxos_message *m)
 {
 	if (m->type == PAXOS_MSG_TRIM) {
-		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor);
+		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor.core);
 		if (m->u.trim.iid > limit)
 			node_refused(n, from,
 				     "trim to %llu cut to %llu: later instances are not known "
 				     "decided",
 				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
 	} else if (m->type == PAXOS_MSG_REPEAT) {
-		n->rx.repeat_from = *from;
+		n->net.rx.repeat_from = *from;
 		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
 			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",
 				     (unsigned long long)m->u.repeat.from,
@@ -82,7 +82,7 @@ void node_note_deferred_repeats(struct paxos_node *n, uint64_t before)
 {
 	uint64_t now = n->role_counters[PAXOS_ROLE_ACCEPTOR].repeats_deferred;
 	if (now > before)
-		node_refused(n, &n->rx.repeat_from,
+		node_refused(n, &n->net.rx.repeat_from,
 			     "%llu repeat requests left unanswered: the repeat budget until the "
 			     "next acceptor tick is spent",
 			     (unsigned long long)(now - before));
@@ -93,12 +93,12 @@ void node_screen_origin(struct paxos_node *n, const struct paxos_header *from,
 {
 	struct origin was;
 	enum origin_verdict v =
-	    origin_check(&n->origins, from->role, from->sender_id, d->origin, now, &was);
-	n->rx.impostor = v == ORIGIN_IMPOSTOR;
+	    origin_check(&n->net.origins, from->role, from->sender_id, d->origin, now, &was);
+	n->net.rx.impostor = v == ORIGIN_IMPOSTOR;
 	if (v == ORIGIN_SAME || (v == ORIGIN_NEW && was.address == 0))
 		return;
 	char where[64];
-	n->net->ops->sender_name(n->net, d->from, where, sizeof(where));
+	n->net.transport->ops->sender_name(n->net.transport, d->from, where, sizeof(where));
 	if (v == ORIGIN_IMPOSTOR)
 		node_refused(
 		    n, from,
@@ -133,12 +133,12 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 		 const struct paxos_message *m)
 {
 	/* A member's hellos pass: they are how two processes with one id find each other. */
-	if (n->rx.impostor && m->type != PAXOS_MSG_ACCEPTOR_HELLO) {
-		n->transport.forged_senders++;
+	if (n->net.rx.impostor && m->type != PAXOS_MSG_ACCEPTOR_HELLO) {
+		n->net.counters.forged_senders++;
 		return false;
 	}
 	if (!paxos_msg_plausible(m)) {
-		n->transport.implausible_ballots++;
+		n->net.counters.implausible_ballots++;
 		node_refused(n, from, "%s with a ballot beyond epoch %u",
 			     paxos_msg_type_name(m->type), PAXOS_PLAUSIBLE_EPOCHS - 1);
 		return false;
@@ -146,14 +146,14 @@ bool node_screen(struct paxos_node *n, const struct paxos_header *from,
 	enum paxos_role role = PAXOS_ROLE_COUNT;
 	uint32_t id = 0;
 	if (named_sender(m, &role, &id) && (from->role != role || from->sender_id != id)) {
-		n->transport.forged_senders++;
+		n->net.counters.forged_senders++;
 		node_refused(n, from, "%s naming %s %u", paxos_msg_type_name(m->type),
 			     node_role_name(role), id);
 		return false;
 	}
 	if (n->membership && role == PAXOS_ROLE_ACCEPTOR && !node_membership_counts(n, m, id))
 		return false;
-	if (n->acceptor)
+	if (n->acceptor.core)
 		note_acceptor_limits(n, from, m);
 	return true;
 }

@@ -17,10 +17,10 @@ void node_schedule_flush(struct paxos_node *n)
 void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages)
 {
 	if (d->sent) {
-		n->transport.datagrams_sent++;
-		n->transport.messages_sent += messages;
-		n->transport.bytes_sent += d->len * d->copies;
+		n->net.counters.datagrams_sent++;
+		n->net.counters.messages_sent += messages;
+		n->net.counters.bytes_sent += d->len * d->copies;
 	} else {
-		n->transport.send_errors++; /* UDP may lose it anyway; Paxos retries */
+		n->net.counters.send_errors++; /* UDP may lose it anyway; Paxos retries */
 	}
 }

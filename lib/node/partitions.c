@@ -181,7 +181,8 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 	struct merge_position at;
 	merge_position(&g->merge, &at);
 	for (uint32_t p = 0; g->merging && p < g->count; p++) {
-		paxos_iid start = g->slots[p].node ? g->slots[p].node->app.learner_start : 0;
+		paxos_iid start =
+		    g->slots[p].node ? g->slots[p].node->learner.app.learner_start : 0;
 		if (g->slots[p].node && (start ? start : 1) != at.next[p]) {
 			/* Every merging learner must cut each log into the same segments. */
 			set_error(g,
