@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The libevent adapter's set-up, roles, timers and application interface; datagrams in and
- * out are lib/node_io.c. Both share lib/node_internal.h.
+ * The libevent adapter's set-up, timers and application interface, and the acceptor's and
+ * learner's set-up; the proposer's is node_proposer.c, datagrams in and out are node_io.c.
+ * They share node_internal.h.
  */
 #include <paxos/epoch.h>
 #include <paxos/storage_backends.h>
@@ -24,8 +25,6 @@
 static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
 							 "client"};
 
-static void lean_reading(struct paxos_node *n, bool reading);
-
 /* ---- timers ---- */
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -41,27 +40,6 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		paxos_proposer_tick(n->proposer.core, now,
 				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	node_membership_tick(n, now);
-}
-
-/* The lowest instance the node's learner has not delivered: where a new leader starts. */
-static paxos_iid first_undelivered(const struct paxos_node *n)
-{
-	paxos_iid first = n->learner.core ? paxos_learner_next_iid(n->learner.core) : 0;
-	return first ? first : 1;
-}
-
-static void on_election_tick(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	struct paxos_node *n = arg;
-	if (n->proposer.election) {
-		paxos_iid next = first_undelivered(n);
-		node_membership_election(n, next);
-		paxos_election_tick(n->proposer.election, paxos_now(), next,
-				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-		node_election_run(n);
-	}
 }
 
 static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
@@ -96,7 +74,7 @@ static struct timeval ms_to_tv(uint32_t ms)
 	return tv;
 }
 
-static int add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event_callback_fn cb)
+int node_add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event_callback_fn cb)
 {
 	if (*ev)
 		return PAXOS_OK;
@@ -125,7 +103,7 @@ static uint32_t tick_ms(const struct paxos_config *c)
 
 /* ---- set-up ---- */
 
-static int join(struct paxos_node *n, enum paxos_group g)
+int node_join(struct paxos_node *n, enum paxos_group g)
 {
 	if (n->net.joined[g])
 		return PAXOS_OK;
@@ -134,36 +112,7 @@ static int join(struct paxos_node *n, enum paxos_group g)
 	return rc;
 }
 
-/*
- * A leader's learner needs the values of the leader's own accepts, which reach it as a copy
- * of each 2a datagram that multicast loops back to its acceptors-group socket: a receive, an
- * authentication check and a decode per datagram for bytes the process just built (the
- * leader's price per value above the serializer's, docs/BENCHMARKS.md). While it leads, the
- * learner takes each accept as the proposer emits it (node_emit) and the group is left
- * unread; values another proposer got chosen meanwhile come by the learner's repeats, as any
- * lost 2a does. Multicast, one partition, a node without an acceptor or a serializer (they
- * read the group) and a fixed acceptor set (the group carries the configuration queries).
- */
-static bool own_accepts_allowed(const struct paxos_node *n)
-{
-	return n->cfg.transport == PAXOS_TRANSPORT_MULTICAST && n->cfg.partitions == 1 &&
-	       n->proposer.core && n->learner.core && !n->acceptor.core &&
-	       !n->acceptor.serializer && !n->cfg.membership_alpha &&
-	       n->net.joined[PAXOS_GROUP_ACCEPTORS];
-}
-
-static void own_accepts(struct paxos_node *n, bool leading)
-{
-	if (n->proposer.own_accepts == leading || (leading && !own_accepts_allowed(n)))
-		return;
-	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
-	    PAXOS_OK)
-		return;
-	n->proposer.own_accepts =
-	    leading; /* no longer: what waited unread is read now, and is current */
-}
-
-static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
+void node_host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 {
 	n->hosted[role] = true;
 	n->role_id[role] = id;
@@ -174,7 +123,7 @@ static void host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 }
 
 /* Tells the transport that this node is member id of role: where it must receive. */
-static int host_member(struct paxos_node *n, enum paxos_role role, uint32_t id)
+int node_host_member(struct paxos_node *n, enum paxos_role role, uint32_t id)
 {
 	if (!n->net.transport->ops->host)
 		return PAXOS_OK;
@@ -249,9 +198,10 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	for (size_t i = 0; i < TX_QUEUE; i++)
 		n->net.tx.free[n->net.tx.free_count++] = n->net.tx.buf + dg * (ENCODERS + i);
-	host(n, PAXOS_ROLE_CLIENT, 0);
+	node_host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
-	    add_timer(n, &n->timers.report, cfg->counters_interval_ms, on_report) != PAXOS_OK) {
+	    node_add_timer(n, &n->timers.report, cfg->counters_interval_ms, on_report) !=
+		PAXOS_OK) {
 		snprintf(err, errlen, "%s", n->error);
 		paxos_node_free(n);
 		return NULL;
@@ -293,8 +243,6 @@ void paxos_node_free(struct paxos_node *n)
 	free(n);
 }
 
-static int ensure_learner(struct paxos_node *n);
-
 /* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
 static bool learner_lazy(const struct paxos_node *n)
 {
@@ -302,13 +250,13 @@ static bool learner_lazy(const struct paxos_node *n)
 }
 
 /* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
-static int set_learner_reading(struct paxos_node *n)
+int node_set_learner_reading(struct paxos_node *n)
 {
 	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
 		return PAXOS_OK;
 	if (learner_lazy(n) && !n->timers.learn) {
 		n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS, true);
-		return add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
+		return node_add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
 	}
 	if (!learner_lazy(n) && n->timers.learn) {
 		event_free(n->timers.learn);
@@ -338,10 +286,10 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 		paxos_storage_destroy(st);
 		return PAXOS_E_INVALID;
 	}
-	own_accepts(n, false); /* the acceptor reads the group */
+	node_own_accepts(n, false); /* the acceptor reads the group */
 	n->storage = st;
-	host(n, PAXOS_ROLE_ACCEPTOR, id);
-	int rc = host_member(n, PAXOS_ROLE_ACCEPTOR, id);
+	node_host(n, PAXOS_ROLE_ACCEPTOR, id);
+	int rc = node_host_member(n, PAXOS_ROLE_ACCEPTOR, id);
 	if (rc != PAXOS_OK)
 		return rc;
 	struct paxos_acceptor_options o;
@@ -363,18 +311,19 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	if (n->learner.core) /* trims go no further than it delivered */
 		paxos_acceptor_decided(n->acceptor.core,
 				       paxos_learner_next_iid(n->learner.core) - 1);
-	rc = join(n, PAXOS_GROUP_ACCEPTORS);
+	rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+		rc = node_add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms,
+				    on_acceptor_tick);
 	/* Recovering: its first tick (hello, and the question to the proposers) goes out as soon
 	 * as the loop runs, not one acceptor-repeat-ms later; it votes again once answered. */
 	if (rc == PAXOS_OK && n->acceptor.recovering)
 		event_active(n->timers.acceptor, EV_TIMEOUT, 0);
 	/* A learning acceptor (thesis 3.7.5) learns through the node's learner: see on_closed. */
 	if (rc == PAXOS_OK && n->cfg.learning_acceptors)
-		rc = ensure_learner(n);
+		rc = node_ensure_learner(n);
 	if (rc == PAXOS_OK)
-		rc = set_learner_reading(n);
+		rc = node_set_learner_reading(n);
 	return rc;
 }
 
@@ -390,7 +339,7 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	}
 	n->storage = st;
 	/* Learners take it for acceptor 0, whose accepted messages are final. */
-	host(n, PAXOS_ROLE_ACCEPTOR, 0);
+	node_host(n, PAXOS_ROLE_ACCEPTOR, 0);
 	n->acceptor.serializer =
 	    paxos_serializer_new(st, n->max_value, &n->role_counters[PAXOS_ROLE_ACCEPTOR]);
 	if (!n->acceptor.serializer) {
@@ -400,20 +349,21 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	/* Clients send to it as proposer 0 where members have addresses (unicast). */
 	int rc = node_durable_init(n, st);
 	if (rc == PAXOS_OK)
-		rc = host_member(n, PAXOS_ROLE_ACCEPTOR, 0);
+		rc = node_host_member(n, PAXOS_ROLE_ACCEPTOR, 0);
 	if (rc == PAXOS_OK)
-		rc = host_member(n, PAXOS_ROLE_PROPOSER, 0);
+		rc = node_host_member(n, PAXOS_ROLE_PROPOSER, 0);
 	if (rc == PAXOS_OK)
-		rc = join(n, PAXOS_GROUP_SUBMIT);
+		rc = node_join(n, PAXOS_GROUP_SUBMIT);
 	if (rc == PAXOS_OK)
-		rc = join(n, PAXOS_GROUP_ACCEPTORS);
+		rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms, on_acceptor_tick);
+		rc = node_add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms,
+				    on_acceptor_tick);
 	return rc;
 }
 
 /* One learner per node serves both the application and the proposer. */
-static int ensure_learner(struct paxos_node *n)
+int node_ensure_learner(struct paxos_node *n)
 {
 	if (n->learner.core)
 		return PAXOS_OK;
@@ -425,7 +375,7 @@ static int ensure_learner(struct paxos_node *n)
 	if (rc != PAXOS_OK)
 		return rc;
 	o.membership = n->membership;
-	host(n, PAXOS_ROLE_LEARNER, 0);
+	node_host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner.core = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner.core) {
 		node_set_error(n, "out of memory");
@@ -434,13 +384,13 @@ static int ensure_learner(struct paxos_node *n)
 	if (n->acceptor.core) /* from now on trims go no further than it delivered */
 		paxos_acceptor_decided(n->acceptor.core,
 				       paxos_learner_next_iid(n->learner.core) - 1);
-	rc = join(n, PAXOS_GROUP_LEARNERS);
+	rc = node_join(n, PAXOS_GROUP_LEARNERS);
 	/* The leader's accepts carry the values the accepted messages name: a learner hears them
 	 * (an acceptor's learner gets them from its acceptor's group). */
 	if (rc == PAXOS_OK && !n->acceptor.core && !n->acceptor.serializer)
-		rc = join(n, PAXOS_GROUP_ACCEPTORS);
+		rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
-		rc = add_timer(n, &n->timers.tick, tick_ms(&n->cfg), on_tick);
+		rc = node_add_timer(n, &n->timers.tick, tick_ms(&n->cfg), on_tick);
 	return rc;
 }
 
@@ -500,258 +450,9 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
 	}
 	n->learner.app.deliver = deliver;
 	n->learner.app.deliver_arg = arg;
-	if (n->proposer.lean) { /* the application needs the whole log: read it again from here */
-		lean_reading(n, true);
-		n->proposer.lean = false;
-	}
-	int rc = ensure_learner(n);
-	return rc == PAXOS_OK ? set_learner_reading(n) : rc;
-}
-
-/*
- * Lean followers. With several partitions each proposer process hosts a node per partition and
- * leads only some; a follower that queued every client value (to propose it after a failover)
- * and learned the whole log would cost about what the leader does, and the partitions would
- * not scale. So a node that hosts a proposer and nothing that needs the log (no application
- * learner, no acceptor, no membership changes) follows lean while another proposer leads: it
- * reads only the proposers group (heartbeats, leader orders, promises); the submit, acceptors
- * and learners groups are left unread (multicast: their sockets leave the loop and the kernel
- * drops what overflows; unicast: what arrives on the member socket is dropped unread), its
- * learner asks for nothing, and its pending list is emptied: the clients submit again what
- * the leader did not get chosen (paxos-client resubmits on timeout, with the same bytes).
- * Taking over, it drops what waited unread, skips its learner to where the leaders'
- * heartbeats said their learners had delivered (all of it chosen), reads the groups again
- * and starts phase 1 there, which recovers whatever lies above. One partition: no lean
- * followers (a follower's pending list shortens a failover, and costs nothing that scales).
- */
-static bool lean_allowed(const struct paxos_node *n)
-{
-	return n->cfg.partitions > 1 && n->proposer.core && n->proposer.election &&
-	       !n->learner.app.deliver && !n->acceptor.core && !n->acceptor.serializer &&
-	       !n->cfg.membership_alpha;
-}
-
-static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
-					       PAXOS_GROUP_LEARNERS};
-
-static void lean_reading(struct paxos_node *n, bool reading)
-{
-	for (size_t i = 0; i < sizeof(lean_groups) / sizeof(lean_groups[0]); i++) {
-		enum paxos_group g = lean_groups[i];
-		/* Unicast reads the submit and acceptors groups on the member socket, which brings
-		 * the proposers group too: not left unread (node_deliver drops the others). */
-		if (!n->net.joined[g] ||
-		    (n->cfg.transport == PAXOS_TRANSPORT_UNICAST && g != PAXOS_GROUP_LEARNERS))
-			continue;
-		if (!reading) {
-			n->net.transport->ops->set_lazy(n->net.transport, g, true);
-			if (n->net.transport->ops->set_ignored)
-				n->net.transport->ops->set_ignored(n->net.transport, g, true);
-			continue;
-		}
-		/* What waited unread is stale: dropped (node_deliver drops while lean). Ignored,
-		 * the transport kept next to nothing (multicast: a minimal receive buffer), not a
-		 * socket buffer's worth: reading 12,000 datagrams delayed a takeover by 17 ms. */
-		size_t batch = n->net.transport->ops->batch(n->net.transport);
-		for (int k = 0;
-		     k < 100000 && n->net.transport->ops->read(n->net.transport, g) >= batch; k++)
-			;
-		if (n->net.transport->ops->set_ignored)
-			n->net.transport->ops->set_ignored(n->net.transport, g, false);
-		n->net.transport->ops->set_lazy(n->net.transport, g, false);
-	}
-}
-
-static void lean_follow(struct paxos_node *n)
-{
-	if (n->proposer.lean || !lean_allowed(n) || paxos_proposer_is_leader(n->proposer.core))
-		return;
-	n->proposer.lean = true;
-	paxos_proposer_drop_pending(n->proposer.core);
-	lean_reading(n, false);
-}
-
-/* Stops following lean; taking over: from where the heartbeats said the log was delivered. */
-static paxos_iid lean_stop(struct paxos_node *n, paxos_iid first)
-{
-	if (!n->proposer.lean)
-		return first;
-	lean_reading(n, true);
-	n->proposer.lean = false;
-	for (uint32_t id = 0; id < n->cfg.proposers; id++) {
-		paxos_iid heard = paxos_election_next_iid_of(n->proposer.election, id);
-		if (heard > first)
-			first = heard;
-	}
-	if (first > paxos_learner_next_iid(n->learner.core)) {
-		/* The proposer's window first: the learner may deliver from first on at once. */
-		paxos_proposer_delivered(n->proposer.core, first - 1, NULL, paxos_now(),
-					 &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-		if (paxos_learner_step_skip_to(n->learner.core, first) == PAXOS_OK)
-			node_learner_run(n);
-	}
-	return first;
-}
-
-/* A new leader of a partition its node may follow lean has no copy of the values that waited
- * on the leader before (nor, just started, of any): it makes its ballot known to the learners
- * with a skip, and their clients submit those values again at once rather than on a timeout
- * (paxos_node_on_new_leader). One instance per leadership; nothing per value. */
-static void announce(struct paxos_node *n)
-{
-	if (lean_allowed(n))
-		paxos_proposer_announce(n->proposer.core, paxos_now(),
-					&n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-}
-
-/*
- * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not
- * delivered and pre-executes its window there; acceptors' rejects make it jump past the old
- * leader's ballots at once. The values it proposes are the ones every proposer queued, once
- * phase 1 finished across its window (proposer.c took_over, handover_at). A demoted proposer
- * stops at once and keeps its values for a later leadership.
- */
-static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previous)
-{
-	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
-	paxos_iid first = first_undelivered(n);
-	if (leader == id)
-		first = lean_stop(n, first);
-	n->role_counters[PAXOS_ROLE_PROPOSER].leader_changes++;
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: proposer %u%s: leader is now %u (was %u) from instance %llu", id,
-		   n->partition_label, leader, previous, (unsigned long long)first);
-	if (leader == id || previous == id) {
-		own_accepts(n, leader == id);
-		paxos_proposer_set_leader(n->proposer.core, leader == id, first, paxos_now(),
-					  &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-	}
-	if (leader == id)
-		announce(n);
-	else
-		lean_follow(n);
-}
-
-/* The election's result as data: after each call into it, the leader it names now against
- * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
-void node_election_run(struct paxos_node *n)
-{
-	uint32_t leader = paxos_election_leader(n->proposer.election);
-	if (leader == n->proposer.leader_seen)
-		return;
-	uint32_t previous = n->proposer.leader_seen;
-	n->proposer.leader_seen = leader;
-	leader_changed(n, leader, previous);
-}
-
-/* Whether a proposer with this id cannot join the node (the reason recorded). */
-static bool proposer_refused(struct paxos_node *n, uint32_t id)
-{
-	if (n->acceptor.serializer) {
-		node_set_error(n,
-			       "this node hosts a serializer, which takes the proposers' values");
-		return true;
-	}
-	if (n->proposer.core || id >= n->cfg.proposers) {
-		node_set_error(n,
-			       n->proposer.core ? "this node already hosts a proposer"
-						: "proposer id %u is not below proposers (%u)",
-			       id, n->cfg.proposers);
-		return true;
-	}
-	return false;
-}
-
-int paxos_node_add_proposer(struct paxos_node *n, uint32_t id)
-{
-	if (proposer_refused(n, id))
-		return PAXOS_E_INVALID;
-	char dir[PAXOS_PATH_MAX + 32], err[PAXOS_PATH_MAX + 256];
-	if (paxos_epoch_store_dir(&n->cfg, id, dir, sizeof(dir)) != PAXOS_OK) {
-		node_set_error(n, "proposer %u: storage-path %s: too long", id,
-			       n->cfg.storage_path);
-		return PAXOS_E_INVALID;
-	}
-	struct paxos_epoch_store *es = paxos_epoch_store_open(dir, err, sizeof(err));
-	if (!es) {
-		node_set_error(n, "proposer %u: %s", id, err);
-		return PAXOS_E_IO;
-	}
-	return paxos_node_add_proposer_with(n, id, es);
-}
-
-int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos_epoch_store *es)
-{
-	if (!es || proposer_refused(n, id)) {
-		if (!es)
-			node_set_error(n, "a proposer needs an epoch store");
-		paxos_epoch_store_destroy(es);
-		return PAXOS_E_INVALID;
-	}
-	n->proposer.epoch.store = es;
-	char dir[PAXOS_PATH_MAX + 32];
-	int rc = host_member(n, PAXOS_ROLE_PROPOSER, id);
-	/* The configuration history is kept with the epoch (membership-alpha). */
-	if (rc == PAXOS_OK && n->cfg.membership_alpha) {
-		rc = paxos_epoch_store_dir(&n->cfg, id, dir, sizeof(dir));
-		if (rc == PAXOS_OK)
-			rc = node_membership_keep_in(n, dir);
-	}
-	if (rc == PAXOS_OK)
-		rc = ensure_learner(n);
-	if (rc == PAXOS_OK)
-		rc = node_membership_proposer_start(n, id);
-	if (rc != PAXOS_OK)
-		return rc;
-	struct paxos_proposer_options o;
-	paxos_proposer_options_from_config(&o, &n->cfg, id);
-	rc = es->ops->next(es, &o.epoch);
-	if (rc != PAXOS_OK) {
-		node_set_error(n, "proposer %u: %s", id, paxos_epoch_store_error(es));
-		return rc;
-	}
-	o.raise_epochs = true;        /* its readies say what to store (node_epoch.c) */
-	o.membership = n->membership; /* the learner's, made with it */
-	n->proposer.epoch.durable = o.epoch;
-	host(n, PAXOS_ROLE_PROPOSER, id);
-	n->proposer.core = paxos_proposer_new(&o, &n->role_counters[PAXOS_ROLE_PROPOSER]);
-	if (!n->proposer.core) {
-		node_set_error(n, "out of memory");
-		return PAXOS_E_NOMEM;
-	}
-	if ((rc = set_learner_reading(n)) != PAXOS_OK ||
-	    (rc = join(n, PAXOS_GROUP_PROPOSERS)) != PAXOS_OK ||
-	    (rc = join(n, PAXOS_GROUP_SUBMIT)) != PAXOS_OK)
-		return rc;
-	struct paxos_election_options eo;
-	paxos_election_options_from_config(&eo, &n->cfg, id);
-	/* No callback: the node reads the leader after each call (node_election_run). */
-	eo.members = node_membership_election_set(n, first_undelivered(n));
-	n->mship.gated = n->membership && !n->mship.settled;
-	n->proposer.election = paxos_election_new(&eo, paxos_now());
-	if (!n->proposer.election) {
-		node_set_error(n, "out of memory");
-		return PAXOS_E_NOMEM;
-	}
-
-	uint32_t leader = n->proposer.leader_seen = paxos_election_leader(n->proposer.election);
-	paxos_iid first = first_undelivered(n);
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: proposer %u%s: leader is %u at start (%s election) from instance %llu, "
-		   "epoch %u",
-		   id, n->partition_label, leader,
-		   n->cfg.election == PAXOS_ELECTION_MANUAL ? "manual" : "auto",
-		   (unsigned long long)first, o.epoch);
-	if (leader == id) {
-		own_accepts(n, true);
-		paxos_proposer_set_leader(n->proposer.core, true, first, paxos_now(),
-					  &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-		announce(n);
-	} else {
-		lean_follow(n);
-	}
-	uint32_t ms = n->cfg.heartbeat_interval_ms / 4;
-	return add_timer(n, &n->timers.election, ms ? ms : 1, on_election_tick);
+	node_lean_end(n); /* the application needs the whole log: read it again from here */
+	int rc = node_ensure_learner(n);
+	return rc == PAXOS_OK ? node_set_learner_reading(n) : rc;
 }
 
 /* ---- application interface ---- */

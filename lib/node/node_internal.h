@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The node's parts, shared by lib/node.c (set-up, roles, timers, application interface) and
- * lib/node_io.c (datagrams in and out). Not a public header. */
+/* The node's parts, shared by the files of lib/node/: node.c (set-up, timers, application
+ * interface), node_io.c (datagrams in and out), the roles' node_acceptor.c, node_proposer.c and
+ * node_learner.c, and the rest. Not a public header. */
 #ifndef PAXOS_NODE_INTERNAL_H
 #define PAXOS_NODE_INTERNAL_H
 
@@ -223,20 +224,20 @@ struct node_timers {
 	struct event *flush, *tick, *acceptor, *report, *election, *learn;
 };
 
-/* The node's proposer (node.c, node_epoch.c, node_io.c): the core, the election that says who
- * leads, its epochs, and its standing. */
+/* The node's proposer (node_proposer.c, node_epoch.c, node_io.c): the core, the election that says
+ * who leads, its epochs, and its standing. */
 struct node_proposer {
 	struct paxos_proposer *core;
 	struct paxos_election *election;
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
 	bool assign_due;      /* client values queued in the proposer during this read */
-	/* A lean follower (node.c, "Lean followers"): a proposer of a partition it does not
-	 * lead, reading neither the clients' values nor the log until it takes over. */
+	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
+	 * not lead, reading neither the clients' values nor the log until it takes over. */
 	bool lean;
 	/* A leader whose learner takes its accepts as they are emitted, not from the acceptors
-	 * group, which it leaves unread (node.c, own_accepts); own_learned: run the learner's
-	 * ready after this round's flush, outside the proposer's step. */
+	 * group, which it leaves unread (node_proposer.c, own_accepts); own_learned: run the
+	 * learner's ready after this round's flush, outside the proposer's step. */
 	bool own_accepts;
 	bool own_learned;
 };
@@ -329,6 +330,22 @@ void node_acceptor_status(struct paxos_node *n, int rc);
 void node_acceptor_run(struct paxos_node *n, int rc);
 /* Each acceptor tick: while it recovers or is restored, says what it waits for now and then. */
 void node_acceptor_waiting(struct paxos_node *n);
+
+/* Set-up shared by the roles (node.c): joins group g (once); makes the node member id of role
+ * in its encoders and at the transport; adds a persistent timer (once); the learner that serves
+ * the application and the proposer; whether the learners group is read lazily. */
+int node_join(struct paxos_node *n, enum paxos_group g);
+void node_host(struct paxos_node *n, enum paxos_role role, uint32_t id);
+int node_host_member(struct paxos_node *n, enum paxos_role role, uint32_t id);
+int node_add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event_callback_fn cb);
+int node_ensure_learner(struct paxos_node *n);
+int node_set_learner_reading(struct paxos_node *n);
+
+/* The proposer's (node_proposer.c): a leader's learner takes its own accepts (leading) or reads
+ * the acceptors group again; a lean follower reads the whole log again (the application needs
+ * it). */
+void node_own_accepts(struct paxos_node *n, bool leading);
+void node_lean_end(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */

@@ -117,8 +117,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 		if (epoch > w->epoch)
 			w->epoch = epoch;
 	}
-	/* A leader's learner hears its own accepts here (node.c, own_accepts); what they close
-	 * is run after the flush, not inside the proposer's step that emits them. */
+	/* A leader's learner hears its own accepts here (node_proposer.c, own_accepts); what they
+	 * close is run after the flush, not inside the proposer's step that emits them. */
 	if (n->proposer.own_accepts && o->role == PAXOS_ROLE_PROPOSER &&
 	    m->type == PAXOS_MSG_ACCEPT &&
 	    paxos_learner_step(n->learner.core, m, paxos_now(),
@@ -304,8 +304,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 {
 	struct paxos_node *n = arg;
 	if (n->proposer.lean && g != PAXOS_GROUP_PROPOSERS) {
-		/* A lean follower (node.c) reads the proposers group only: anything else is stale
-		 * or not its business, dropped undecoded. */
+		/* A lean follower (node_proposer.c) reads the proposers group only: anything else
+		 * is stale or not its business, dropped undecoded. */
 		n->net.counters.datagrams_received += got;
 		return;
 	}
