@@ -84,11 +84,7 @@ void node_hold_release(struct paxos_node *n)
 			n->hold.head = (n->hold.head + 1) % n->hold.cap;
 			n->hold.count--;
 		}
-		n->net.transport->ops->send(n->net.transport, batch, k);
-		for (size_t i = 0; i < k; i++) {
-			node_count_sent(n, &batch[i], messages[i]);
-			n->hold.free[n->hold.free_count++] = (uint8_t *)batch[i].data;
-		}
+		node_send(n, batch, messages, k, n->hold.free, &n->hold.free_count);
 	}
 }
 

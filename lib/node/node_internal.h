@@ -140,7 +140,7 @@ struct node_acceptor {
 struct node_tx {
 	uint8_t *buf;
 	uint8_t *free[TX_QUEUE];
-	uint32_t free_count;
+	size_t free_count;
 	struct paxos_tx_datagram queue[TX_QUEUE];
 	uint32_t messages[TX_QUEUE];
 	uint32_t count;
@@ -374,8 +374,10 @@ void node_durable_poll(struct paxos_node *n);
 
 /* Makes the round's end (node_on_flush) due. */
 void node_schedule_flush(struct paxos_node *n);
-/* Counts a datagram the transport was given: sent (with its messages and bytes) or refused. */
-void node_count_sent(struct paxos_node *n, const struct paxos_tx_datagram *d, uint32_t messages);
+/* Hands d[0..count) to the transport in one batch, counts each one sent (with its messages and
+ * bytes) or refused, and returns their buffers to free[*free_count...]. */
+void node_send(struct paxos_node *n, struct paxos_tx_datagram *d, const uint32_t *messages,
+	       size_t count, uint8_t **free, size_t *free_count);
 void node_durable_finish(struct paxos_node *n);
 
 /* Save before send (node_hold.c). hold: seal's question for a datagram whose messages need

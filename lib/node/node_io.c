@@ -18,12 +18,9 @@
 /* Sends the queued datagrams through the transport, counting what the network took. */
 static void send_queued(struct paxos_node *n)
 {
-	n->net.transport->ops->send(n->net.transport, n->net.tx.queue, n->net.tx.count);
-	for (uint32_t i = 0; i < n->net.tx.count; i++) {
-		node_count_sent(n, &n->net.tx.queue[i], n->net.tx.messages[i]);
-		n->net.tx.free[n->net.tx.free_count++] = (uint8_t *)n->net.tx.queue[i].data;
-	}
-	n->net.tx.count = 0;
+	struct node_tx *tx = &n->net.tx;
+	node_send(n, tx->queue, tx->messages, tx->count, tx->free, &tx->free_count);
+	tx->count = 0;
 }
 
 /* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable

@@ -308,7 +308,6 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	return node_add_timer(n, &n->timers.election, ms ? ms : 1, on_election_tick);
 }
 
-
 void node_lean_end(struct paxos_node *n)
 {
 	if (!n->proposer.lean)
