@@ -331,9 +331,10 @@ void node_acceptor_run(struct paxos_node *n, int rc);
 /* Each acceptor tick: while it recovers or is restored, says what it waits for now and then. */
 void node_acceptor_waiting(struct paxos_node *n);
 
-/* Set-up shared by the roles (node.c): joins group g (once); makes the node member id of role
- * in its encoders and at the transport; adds a persistent timer (once); the learner that serves
- * the application and the proposer; whether the learners group is read lazily. */
+/* Set-up shared by the roles. node_setup.c: joins group g (once); makes the node member id of
+ * role in its encoders and at the transport; adds a persistent timer (once). node.c: the
+ * learner that serves the application and the proposer; whether the learners group is read
+ * lazily. */
 int node_join(struct paxos_node *n, enum paxos_group g);
 void node_host(struct paxos_node *n, enum paxos_role role, uint32_t id);
 int node_host_member(struct paxos_node *n, enum paxos_role role, uint32_t id);
