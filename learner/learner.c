@@ -13,93 +13,19 @@
  * What a step decides (closed, delivered, trimmed) is not told through callbacks but added to
  * an array of events allocated with the learner, its ready (the Ready pattern): the driver
  * hands them on and advances. paxos_learner_handle() is that, with the options' callbacks.
+ *
+ * Catch-up and hole checks are in catch_up.c, fetches in fetch.c; learner_internal.h holds
+ * what they share.
  */
 #include <paxos/learner.h>
+
+#include "learner_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-struct slot {
-	paxos_iid iid;       /* 0: empty */
-	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
-	bool has_value;
-	bool exact; /* data is the value proposed at ballot (not a final one labelled so) */
-	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
-	bool lacking;        /* chosen, without its value since lacking_since */
-	paxos_time lacking_since;
-	bool asked; /* a repeat for the value went out at asked_at */
-	paxos_time asked_at;
-	bool closed;
-	uint32_t len;
-	uint8_t *data; /* max_value bytes, owned by the learner's value buffer */
-	/* Per acceptor, the highest ballot it reported (0: none); owned by the vote buffer. */
-	paxos_ballot *votes;
-};
-
-/* One outstanding fetch: a slot of its own (same vote counting) outside the window. */
-struct fetch {
-	struct slot s; /* s.iid 0: free; s.data in the fetch buffer, s.votes in votes */
-	paxos_instance_fetched_fn done;
-	void *arg;
-	paxos_time started, last_sent;
-	uint32_t trimmed_by; /* acceptors that said they trimmed s.iid, one bit each */
-	paxos_ballot votes[PAXOS_MAX_ACCEPTORS];
-};
-
-struct paxos_learner {
-	struct paxos_learner_options opt;
-	struct paxos_counters *counters;
-	uint32_t quorum; /* without a membership: of all the acceptors */
-	uint32_t all;    /* every acceptor id, one bit each */
-	paxos_time now;  /* of the last handle or tick: for votes counted on a delivery */
-	bool started;    /* false only while FROM_CURRENT waits for its first accepted */
-	/* FROM_CURRENT, before it started: the lowest highest-accepted instance acceptors
-	 * reported (the lowest, so that one forged report cannot hold the start back). */
-	paxos_iid current_hint;
-	bool hint_known;
-	paxos_iid next;
-	/* The highest instance an acceptor reports: the most of acceptor_highest. */
-	paxos_iid highest_seen;
-	/* Per acceptor, the highest instance it accepted as its last acceptor state says, raised
-	 * by its accepted messages since. Each state replaces the report: a forged or buggy one
-	 * (2^64-1) lasts until that acceptor's next state, not for ever, so the learner does not
-	 * take itself for behind or stalled, asking for repeats and repairs, for good. */
-	paxos_iid acceptor_highest[PAXOS_MAX_ACCEPTORS];
-	bool checked_once; /* the first tick only records the hole check baseline */
-	paxos_time last_check;
-	paxos_iid next_at_last_check;
-	/* Catch-up: the last repeat request sent and when; a learner that is behind asks for
-	 * the next batch once next has passed last_asked_to. */
-	bool asked;
-	paxos_iid last_asked_to;
-	paxos_time last_asked_at;
-	bool answered; /* next has passed last_asked_to since that request */
-	/* Eight times the moving average of the value bytes of the instances delivered (each
-	 * delivery weighs 1/8): sizes catch-up requests to what one answer carries. */
-	uint64_t instance_bytes_x8;
-	/* Some slot may be lacking the value a quorum named (see ask_values). */
-	bool lacking;
-	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
-	uint32_t stalled_checks;
-	struct slot *slots;
-	uint8_t *values;
-	size_t values_mapped; /* bytes of values paged in ahead (see map_slot) */
-	size_t page_size;
-	paxos_ballot *votes; /* window x acceptors */
-	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
-	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
-	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
-	uint32_t fetching; /* fetches outstanding */
-	uint8_t *fetch_values;
-	/* The ready: the events of the last step, until paxos_learner_advance. One step closes
-	 * and delivers each instance of the window at most once, so event_cap (two per slot and
-	 * a few more) always holds them. */
-	struct paxos_learner_event *events;
-	size_t event_count, event_cap;
-};
 
 /* Events of one step beyond two per slot: an instance reported closed again, a trim. */
 #define EVENTS_EXTRA 4u
@@ -178,11 +104,6 @@ void paxos_learner_free(struct paxos_learner *l)
 	free(l);
 }
 
-static struct slot *slot_of(struct paxos_learner *l, paxos_iid iid)
-{
-	return &l->slots[iid % l->opt.window];
-}
-
 /*
  * Pages in the window's value buffer ahead of the slots as they are first used, 64 kB at a
  * time: its first pass (32 MiB with the defaults) otherwise takes a page fault per 4 kB page,
@@ -212,7 +133,7 @@ static void map_slot(struct paxos_learner *l, const struct slot *s)
 #endif
 }
 
-static void slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
+void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
 	if (iid)
 		map_slot(l, s);
@@ -238,15 +159,9 @@ static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_v
 		memcpy(s->data, v->data, v->len);
 }
 
-static bool slot_closed(const struct paxos_learner *l, paxos_iid iid)
-{
-	const struct slot *s = &l->slots[iid % l->opt.window];
-	return s->iid == iid && s->closed;
-}
-
 /* The acceptors whose votes decide iid and their quorum: every acceptor without a membership,
  * else the members of iid's configuration; 0 while that is not known yet. */
-static uint32_t deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum)
+uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum)
 {
 	const struct paxos_membership *m = l->opt.membership;
 	if (!m) {
@@ -290,7 +205,7 @@ static void deliver_ready(struct paxos_learner *l)
 		paxos_iid iid = l->next;
 		struct paxos_value v = {s->data, s->len};
 		paxos_ballot ballot = s->exact ? s->ballot : 0;
-		slot_reset(l, s, 0);
+		learner_slot_reset(l, s, 0);
 		l->next++;
 		l->counters->values_delivered++;
 		l->counters->bytes_delivered += v.len;
@@ -323,7 +238,7 @@ static paxos_ballot quorum_ballot(const struct paxos_learner *l, const struct sl
 				  paxos_ballot b)
 {
 	uint32_t quorum = 0, same = 0;
-	for (uint32_t rest = deciders(l, s->iid, &quorum); rest; rest &= rest - 1)
+	for (uint32_t rest = learner_deciders(l, s->iid, &quorum); rest; rest &= rest - 1)
 		same += s->votes[__builtin_ctz(rest)] == b;
 	return quorum && same >= quorum ? b : 0;
 }
@@ -351,7 +266,7 @@ static bool value_known(const struct slot *s)
 
 /* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
  * without its value (none is ever sent) counts as a vote. */
-static bool slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
+bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
 {
 	if (a->final && !a->valueless) {
 		/* The sender knows this value is the chosen one, whatever ballot we counted. Its
@@ -405,7 +320,7 @@ static uint32_t reported(const struct paxos_learner *l, const paxos_iid *reports
 
 static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *reports)
 {
-	uint32_t quorum = 0, members = deciders(l, l->next, &quorum);
+	uint32_t quorum = 0, members = learner_deciders(l, l->next, &quorum);
 	paxos_iid point = 0;
 	for (uint32_t a = 0; a < l->opt.acceptors; a++) {
 		paxos_iid t = reports[a];
@@ -424,8 +339,9 @@ static paxos_iid quorum_point(const struct paxos_learner *l, const paxos_iid *re
 		 * hold are not skipped. */
 		const struct paxos_membership *h = l->opt.membership;
 		uint32_t q_after = 0;
-		uint32_t after =
-		    h && paxos_membership_applied(h) >= t ? deciders(l, t + 1, &q_after) : 0;
+		uint32_t after = h && paxos_membership_applied(h) >= t
+				     ? learner_deciders(l, t + 1, &q_after)
+				     : 0;
 		if ((after & (1u << a)) && reported(l, reports, after, t) >= q_after)
 			point = t;
 	}
@@ -521,7 +437,7 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		return;
 	struct slot *s = slot_of(l, acc->iid);
 	if (s->iid != acc->iid)
-		slot_reset(l, s, acc->iid);
+		learner_slot_reset(l, s, acc->iid);
 	if (s->closed)
 		return;
 	take_value(s, acc->ballot, &acc->value);
@@ -556,7 +472,7 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	}
 	struct slot *s = slot_of(l, a->iid);
 	if (s->iid != a->iid)
-		slot_reset(l, s, a->iid);
+		learner_slot_reset(l, s, a->iid);
 	if (s->closed) {
 		/* Closed, waiting for a hole below. Someone still sends accepteds for it: a
 		 * proposer may be running it again because the first report came before the
@@ -564,7 +480,7 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 		report_closed(l, s);
 		return;
 	}
-	if (slot_take(l, s, a))
+	if (learner_slot_take(l, s, a))
 		slot_closed_now(l, s);
 	else if (s->chosen)
 		note_lacking(l, s, now);
@@ -592,7 +508,7 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	paxos_iid from = l->next;
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0 && l->slots[i].iid <= to)
-			slot_reset(l, &l->slots[i], 0);
+			learner_slot_reset(l, &l->slots[i], 0);
 	l->next = to + 1;
 	if (to > l->highest_seen)
 		l->highest_seen = to;
@@ -637,186 +553,6 @@ static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_ac
 	handle_trim_report(l, st->acceptor_id, st->trim_iid);
 }
 
-/* ---- fetching single instances (thesis 3.3) ---- */
-
-static void send_repeat(const struct paxos_emitter *out, paxos_iid from, paxos_iid to)
-{
-	struct paxos_message m = {.type = PAXOS_MSG_REPEAT};
-	m.u.repeat.from = from;
-	m.u.repeat.to = to;
-	if (out)
-		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
-}
-
-/* The fetch is freed before done runs, so that done may start another; the value stays in the
- * fetch's buffer during the call (starting a fetch does not touch it). */
-static void fetch_finish(struct paxos_learner *l, struct fetch *f, int status)
-{
-	struct paxos_value v = {f->s.data, f->s.len};
-	paxos_iid iid = f->s.iid;
-	f->s.iid = 0;
-	l->fetching--;
-	f->done(f->arg, iid, status, status == PAXOS_OK ? &v : NULL);
-}
-
-int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now,
-			paxos_instance_fetched_fn done, void *arg, const struct paxos_emitter *out)
-{
-	if (!l || iid == 0 || !done)
-		return PAXOS_E_INVALID;
-	struct fetch *f = NULL;
-	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && !f; i++)
-		if (l->fetches[i].s.iid == 0)
-			f = &l->fetches[i];
-	if (!f)
-		return PAXOS_E_FULL;
-	slot_reset(l, &f->s, iid);
-	f->done = done;
-	f->arg = arg;
-	f->started = f->last_sent = now;
-	f->trimmed_by = 0;
-	l->fetching++;
-	send_repeat(out, iid, iid);
-	return PAXOS_OK;
-}
-
-static void fetch_accepted(struct paxos_learner *l, const struct paxos_accepted *a)
-{
-	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
-		struct fetch *f = &l->fetches[i];
-		if (f->s.iid == a->iid && slot_take(l, &f->s, a))
-			fetch_finish(l, f, PAXOS_OK);
-	}
-}
-
-/* An acceptor trimmed everything up to trim: once a quorum did so for an instance (see
- * lost_up_to), it cannot be fetched any more. */
-static void fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
-{
-	if (acceptor >= l->opt.acceptors)
-		return;
-	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
-		struct fetch *f = &l->fetches[i];
-		if (f->s.iid == 0 || f->s.iid > trim)
-			continue;
-		f->trimmed_by |= 1u << acceptor;
-		uint32_t quorum = 0, members = deciders(l, f->s.iid, &quorum);
-		if (quorum && (uint32_t)__builtin_popcount(f->trimmed_by & members) >= quorum)
-			fetch_finish(l, f, PAXOS_E_TRIMMED);
-	}
-}
-
-/* Resends unanswered fetches every hole check, gives up after fetch_timeout. */
-static void fetch_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
-{
-	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && l->fetching; i++) {
-		struct fetch *f = &l->fetches[i];
-		if (f->s.iid == 0)
-			continue;
-		if (now < f->started || now < f->last_sent) {
-			/* The clock went back: restart the timers rather than wait for it. */
-			f->started = f->last_sent = now;
-		} else if (now - f->started >= l->opt.fetch_timeout) {
-			fetch_finish(l, f, PAXOS_E_TIMEOUT);
-		} else if (now - f->last_sent >= l->opt.hole_check) {
-			f->last_sent = now;
-			send_repeat(out, f->s.iid, f->s.iid);
-		}
-	}
-}
-
-/* ---- hole checks and catch-up ---- */
-
-static paxos_iid min_iid(paxos_iid a, paxos_iid b)
-{
-	return a < b ? a : b;
-}
-
-/*
- * Behind: a whole batch of instances from next on is known to exist and none of them is
- * closed, far more than a healthy cluster has in flight. Instances beyond the window are
- * being dropped meanwhile, so waiting for a stall between requests could let a busy cluster
- * outrun the learner for good.
- */
-static bool behind(const struct paxos_learner *l)
-{
-	if (!l->started || l->highest_seen < l->next ||
-	    l->highest_seen - l->next < l->opt.repeat_batch)
-		return false;
-	paxos_iid batch = min_iid(l->opt.repeat_batch, l->opt.window);
-	for (paxos_iid k = 1; k < batch; k++)
-		if (slot_closed(l, l->next + k))
-			return false;
-	return true;
-}
-
-static bool asked_recently(const struct paxos_learner *l, paxos_time now)
-{
-	return l->asked && now >= l->last_asked_at && now - l->last_asked_at < l->opt.hole_check;
-}
-
-/*
- * Thesis 4.6.1: a lagging learner must not flood the acceptors. One request is outstanding
- * at a time: the next goes as soon as the previous range is delivered (so the acceptors'
- * answers pace it, however busy they are), or after a hole check if part of the answer was
- * lost.
- */
-static bool may_catch_up(const struct paxos_learner *l, paxos_time now)
-{
-	return behind(l) && (l->next > l->last_asked_to || !asked_recently(l, now));
-}
-
-/*
- * Instances one catch-up request asks for: repeat_batch, or fewer when the instances delivered
- * lately are large: an acceptor stops its answer at PAXOS_REPEAT_ANSWER_BYTES, and a learner
- * that asked for more would wait a whole hole check for the rest (the self-clocked ask goes out
- * only once the whole range is in), catching up no faster than a live cluster moves on. Half
- * of those bytes, so that instances up to twice the average still fit.
- */
-static paxos_iid catch_up_span(const struct paxos_learner *l)
-{
-	uint64_t average = l->instance_bytes_x8 / 8;
-	paxos_iid fit = average ? PAXOS_REPEAT_ANSWER_BYTES / 2 / average : l->opt.repeat_batch;
-	return fit < 1 ? 1 : min_iid(fit, l->opt.repeat_batch);
-}
-
-/* Asks for a catch-up span of instances from next on (what the window can hold). */
-static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
-{
-	paxos_iid from = l->next;
-	/* As an offset from next, so that no bound can overflow. */
-	paxos_iid span = min_iid(l->highest_seen - from, catch_up_span(l) - 1);
-	span = min_iid(span, l->opt.window - 1);
-	paxos_iid to = from + span;
-	uint64_t missing = 0;
-	for (paxos_iid k = 0; k <= span; k++)
-		if (!slot_closed(l, from + k))
-			missing++;
-	l->counters->repeats_requested += missing;
-	l->asked = true;
-	l->answered = false;
-	l->last_asked_to = to;
-	l->last_asked_at = now;
-	send_repeat(out, from, to);
-}
-
-/*
- * The answer to the last request is in, yet the instance right after its range is missing
- * while a later one is closed: the hole that request was for (a stall's, or the end of a
- * catch-up) goes on, so its next part is asked for at once rather than after two more hole
- * checks. Looked at once per answer.
- */
-static bool hole_goes_on(const struct paxos_learner *l)
-{
-	if (l->next != l->last_asked_to + 1 || slot_closed(l, l->next))
-		return false;
-	paxos_iid top = min_iid(l->highest_seen, l->next + l->opt.window - 1);
-	for (paxos_iid iid = l->next + 1; iid <= top; iid++)
-		if (slot_closed(l, iid))
-			return true;
-	return false;
-}
-
 int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
 		       const struct paxos_emitter *out)
 {
@@ -830,16 +566,9 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			break;
 		}
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
-			fetch_accepted(l, &m->u.accepted);
+			learner_fetch_accepted(l, &m->u.accepted);
 		handle_accepted(l, &m->u.accepted, now);
-		/* Self-clocked catch-up: the answer to the last request is in, ask for the
-		 * next batch now rather than at the next tick. */
-		if (l->asked && l->next > l->last_asked_to) {
-			bool just_answered = !l->answered;
-			l->answered = true;
-			if (may_catch_up(l, now) || (just_answered && hole_goes_on(l)))
-				ask_from_next(l, now, out);
-		}
+		learner_catch_up_on_accepted(l, now, out);
 		break;
 	case PAXOS_MSG_ACCEPT:
 		if (!paxos_msg_plausible(m)) {
@@ -850,13 +579,13 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		if (l->fetching && m->u.acceptor_state.trim_iid)
-			fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
-				      m->u.acceptor_state.trim_iid);
+			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
+					      m->u.acceptor_state.trim_iid);
 		handle_acceptor_state(l, &m->u.acceptor_state);
 		break;
 	case PAXOS_MSG_TRIMMED:
 		if (l->fetching)
-			fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
+			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
 		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
 		break;
 	default:
@@ -907,97 +636,6 @@ void paxos_learner_handle(struct paxos_learner *l, const struct paxos_message *m
 		run_callbacks(l);
 }
 
-/*
- * Stalled for PAXOS_REPAIR_AFTER hole checks although the repeats were answered: the acceptors
- * this learner hears hold no quorum ballot for next (a quorum that chose it lost a member, and
- * none of the rest learned it as final). Only the leader can close such an instance, by
- * running it again (PAXOS_MSG_REPAIR); asked again every PAXOS_REPAIR_EVERY checks while
- * stalled. The request names next and the last instance up to PAXOS_REPAIR_SPAN - 1 above it
- * that is not closed either.
- */
-static void ask_repair(struct paxos_learner *l, const struct paxos_emitter *out)
-{
-	paxos_iid span = min_iid(l->highest_seen - l->next, PAXOS_REPAIR_SPAN - 1);
-	span = min_iid(span, l->opt.window - 1);
-	paxos_iid to = l->next;
-	for (paxos_iid k = 1; k <= span; k++)
-		if (!slot_closed(l, l->next + k))
-			to = l->next + k;
-	struct paxos_message m = {.type = PAXOS_MSG_REPAIR};
-	m.u.repair.from = l->next;
-	m.u.repair.to = to;
-	l->counters->repairs_requested++;
-	if (out)
-		paxos_emit(out, PAXOS_GROUP_PROPOSERS, &m);
-}
-
-/*
- * Values a quorum named that are still missing a quarter hole check later were lost, not late:
- * a repeat for each such instance (its answer carries the value), again every hole check.
- * Asking at once would, under load, ask for most values the accepts are about to bring, and
- * every repeat answer goes to every learner.
- */
-static void ask_values(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
-{
-	bool still = false;
-	for (paxos_iid k = 0; l->started && k < l->opt.window && l->next + k <= l->highest_seen;
-	     k++) {
-		struct slot *s = slot_of(l, l->next + k);
-		if (s->iid != l->next + k || s->closed || !s->lacking)
-			continue;
-		still = true;
-		if (now < s->lacking_since || (s->asked && now < s->asked_at)) {
-			s->lacking_since = s->asked_at = now; /* the clock went back */
-			continue;
-		}
-		if (s->asked ? now - s->asked_at < l->opt.hole_check
-			     : now - s->lacking_since < l->opt.hole_check / 4)
-			continue;
-		s->asked = true;
-		s->asked_at = now;
-		l->counters->repeats_requested++;
-		send_repeat(out, s->iid, s->iid);
-	}
-	l->lacking = still;
-}
-
-void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out)
-{
-	if (!l)
-		return;
-	l->now = now;
-	if (l->fetching)
-		fetch_tick(l, now, out);
-	if (l->lacking)
-		ask_values(l, now, out);
-	if (!l->checked_once || now < l->last_check) {
-		l->checked_once = true;
-		l->last_check = now;
-		l->next_at_last_check = l->next;
-		return;
-	}
-	bool check_due = now - l->last_check >= l->opt.hole_check;
-	/* Stalled: next did not move for a whole hole check, and something above it exists. */
-	bool stalled = l->next == l->next_at_last_check && l->started && l->highest_seen >= l->next;
-	if (check_due) {
-		l->last_check = now;
-		l->next_at_last_check = l->next;
-		l->stalled_checks = stalled ? l->stalled_checks + 1 : 0;
-		if (l->stalled_checks >= PAXOS_REPAIR_AFTER &&
-		    (l->stalled_checks - PAXOS_REPAIR_AFTER) % PAXOS_REPAIR_EVERY == 0)
-			ask_repair(l, out);
-	}
-	if (may_catch_up(l, now)) {
-		ask_from_next(l, now, out);
-		return;
-	}
-	/* Otherwise only a stalled learner asks: a busy one's "holes" are mostly instances in
-	 * flight. */
-	if (!check_due || !stalled || asked_recently(l, now))
-		return;
-	ask_from_next(l, now, out);
-}
-
 int paxos_learner_step_skip_to(struct paxos_learner *l, paxos_iid first)
 {
 	if (l->event_count)
@@ -1010,7 +648,7 @@ int paxos_learner_step_skip_to(struct paxos_learner *l, paxos_iid first)
 		return PAXOS_OK;
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0 && l->slots[i].iid < first)
-			slot_reset(l, &l->slots[i], 0);
+			learner_slot_reset(l, &l->slots[i], 0);
 	l->counters->instances_skipped_known += first - l->next;
 	l->next = first;
 	if (first - 1 > l->highest_seen)

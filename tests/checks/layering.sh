@@ -43,13 +43,13 @@ trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership)\.h'
-CORE_LOCAL='batch\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h'
+CORE_LOCAL='batch\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|pending\.h|repair\.h|settled\.h|learner_internal\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
 # lib/core/config_fields.h, the settings' layout, sits with the core so that every layer above
 # may see it; no core includes it (the cores take their own options).
-check core acceptor/*.c acceptor/*.h learner/*.c proposer/*.c proposer/*.h lib/core/*.c \
-	$(ls lib/core/*.h | grep -v 'config_fields\.h$') -- "$CORE"
+check core acceptor/*.c acceptor/*.h learner/*.c learner/*.h proposer/*.c proposer/*.h \
+	lib/core/*.c $(ls lib/core/*.h | grep -v 'config_fields\.h$') -- "$CORE"
 check core-headers include/paxos/types.h include/paxos/message.h include/paxos/counters.h \
 	include/paxos/acceptor.h include/paxos/learner.h include/paxos/proposer.h \
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h \
