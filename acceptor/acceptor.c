@@ -8,124 +8,22 @@
  * records to write and the replies, each tagged with the write it reports on, and its driver
  * writes the records (one transaction: group commit) before it sends what they back, since an
  * answer must never get ahead of the state it promises.
+ *
+ * The ready itself, its records, replies and arena, and its hand-over to the driver are in
+ * ready.c; acceptor_internal.h holds what the two share.
  */
 #include <paxos/acceptor.h>
 
-#include "recovery.h"
+#include "acceptor_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* First size of the arena held reply values are copied into; it doubles when needed. */
-#define ARENA_INITIAL 4096u
 
 /* Repeat answers stop once the held values reach PAXOS_REPEAT_ANSWER_BYTES; the learner asks
  * again for the rest. Bounds the arena even for a batch full of repeat requests, and the burst
  * every learner gets (answers go to the learners group), whose overruns of a socket buffer
  * lose accepted messages and start more repeats. */
 #define REPEAT_ARENA_MAX PAXOS_REPEAT_ANSWER_BYTES
-
-/* Prepares kept while recovering, answered once recovery ends (answer_withheld): a window's
- * worth of instances of one proposer; beyond it the proposer's timeout retries them. */
-#define WITHHELD_MAX 256u
-
-/* Replies one batch may hold: one per message, plus one whole repeat answer (trimmed
- * notice included) on top, so at least the first repeat of a batch is answered in full, plus
- * the answers to the prepares withheld while recovering. */
-#define HELD_MAX (PAXOS_ACCEPTOR_MAX_BATCH + PAXOS_ACCEPTOR_MAX_REPEAT + 1u + WITHHELD_MAX)
-
-/* Records one ready may carry: one per message of a step, the answers to the withheld
- * prepares, and final marks (paxos_acceptor_learned) up to a batch's worth; a mark that finds
- * no room is dropped (harmless: see there), a vote that finds none is not given (silence is
- * always safe). */
-#define RECORDS_MAX (PAXOS_ACCEPTOR_MAX_BATCH + WITHHELD_MAX + PAXOS_ACCEPTOR_MAX_BATCH)
-
-/* Slots of the open-addressing table that finds a ready's record by instance: a power of two,
- * at least twice RECORDS_MAX. */
-#define RECORD_SLOTS 8192u
-
-/* Messages one ready may carry: HELD_MAX for a step, a tick's few on top; a message that finds
- * no room is not sent (staying silent is always safe). */
-#define MESSAGES_MAX (HELD_MAX + 8u)
-
-/* Which counter a reply bumps once it is really sent. */
-enum reply_kind {
-	REPLY_PROMISE,
-	REPLY_REJECT,
-	REPLY_ACCEPTED,
-	REPLY_REPEATED,
-	REPLY_TRIMMED,
-	REPLY_STATE, /* reports stored state, counted nowhere (recover info, acceptor state) */
-	REPLY_FREE   /* reports nothing stored (hellos, questions): after 0 */
-};
-
-/* Where a value lives during a step. */
-enum value_home {
-	VALUE_STABLE, /* a step's message or none: valid until advance */
-	VALUE_ARENA,  /* at arena + off (the arena may move until the ready is taken) */
-	VALUE_STORE   /* returned by the store's get: copy it before it is kept */
-};
-
-struct value_ref {
-	enum value_home home;
-	size_t off;
-};
-
-/* A message of the ready with what ready() needs to finish it. */
-struct reply_meta {
-	enum reply_kind kind;
-	bool value_in_arena;
-	size_t value_off;
-};
-
-struct pending_record {
-	paxos_iid iid; /* the record's, which the writer may set to 0 (paxos_acceptor_write) */
-	struct value_ref v;
-};
-
-struct paxos_acceptor {
-	uint32_t id;
-	uint32_t repeat_batch;  /* most instances per repeat request */
-	uint32_t repeat_budget; /* most instances repeated per tick */
-	uint32_t repeat_left;   /* of the budget, until the next tick */
-	bool decided_known;     /* paxos_acceptor_decided was called: trims stop at decided */
-	paxos_iid decided;
-	struct paxos_storage *st; /* read only: the driver writes what the ready says */
-	struct paxos_counters *counters;
-	bool stopped;       /* storage failed: answering anything now could break safety */
-	uint64_t retention; /* instances kept below the highest accepted; 0: all */
-
-	/* The ready in progress, since the last advance. */
-	bool taken;        /* paxos_acceptor_ready was called, advance was not */
-	uint64_t writes;   /* writes handed out so far (paxos_ready.write) */
-	paxos_iid trim;    /* the ready's trim, 0: none */
-	paxos_iid highest; /* highest instance of the ready's records with a value */
-	uint64_t trims_applied;
-	struct paxos_record *records;   /* RECORDS_MAX */
-	struct pending_record *pending; /* beside records: where each value lives */
-	size_t record_count;
-	uint32_t *slots;                      /* RECORD_SLOTS: index + 1 into records, 0: free */
-	struct paxos_ready_message *messages; /* MESSAGES_MAX */
-	struct reply_meta *meta;              /* beside messages */
-	size_t message_count;
-	struct paxos_ready_message spare; /* where a message that finds no room is built */
-	struct reply_meta spare_meta;
-	struct paxos_emitter to_ready; /* recovery's messages go into the ready */
-	size_t repeat_bytes;           /* values the step's repeat answers copied */
-	/* Values read from storage are only valid until the driver's next put or commit, yet
-	 * records and replies are written and sent after the step, so they are copied here.
-	 * Reused from ready to ready. */
-	uint8_t *arena;
-	size_t arena_cap;
-	size_t arena_used;
-
-	struct recovery recovery;                    /* membership and recovery from lost state */
-	struct paxos_prepare withheld[WITHHELD_MAX]; /* while recovering: one per instance */
-	size_t withheld_count;
-	bool ask_due;          /* a vote was withheld while recovering: ask the proposers at once */
-	bool hello_due;        /* recovering, we heard a peer that has not answered us: say hello */
-	uint32_t hellos_again; /* the peers a hello was repeated for since the last tick */
-};
 
 static void emit_to_ready(void *ctx, enum paxos_group to, const struct paxos_message *m);
 
@@ -176,51 +74,6 @@ void paxos_acceptor_free(struct paxos_acceptor *a)
 	free(a);
 }
 
-static size_t slot_of(paxos_iid iid)
-{
-	uint64_t h = iid * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 40) & (RECORD_SLOTS - 1);
-}
-
-/* The index of the ready's record for iid, or -1. */
-static long find_record(const struct paxos_acceptor *a, paxos_iid iid)
-{
-	for (size_t s = slot_of(iid);; s = (s + 1) & (RECORD_SLOTS - 1)) {
-		uint32_t k = a->slots[s];
-		if (k == 0)
-			return -1;
-		if (a->pending[k - 1].iid == iid)
-			return (long)(k - 1);
-	}
-}
-
-/* Forgets the ready: its records, messages and the arena they point into. */
-static void clear_ready(struct paxos_acceptor *a)
-{
-	for (size_t i = 0; i < a->record_count; i++) {
-		size_t s = slot_of(a->pending[i].iid);
-		while (a->slots[s] != 0) {
-			a->slots[s] = 0;
-			s = (s + 1) & (RECORD_SLOTS - 1);
-		}
-	}
-	a->record_count = 0;
-	a->message_count = 0;
-	a->arena_used = 0;
-	a->trims_applied = 0;
-	a->trim = 0;
-	a->highest = 0;
-	a->taken = false;
-}
-
-/* Any storage error stops the acceptor for good; the caller sees the first error. */
-static int fail(struct paxos_acceptor *a, int rc)
-{
-	a->stopped = true;
-	clear_ready(a);
-	return rc < 0 ? rc : PAXOS_E_STORAGE;
-}
-
 static paxos_iid trim_iid(const struct paxos_acceptor *a)
 {
 	paxos_iid t = a->st->ops->trim_iid(a->st);
@@ -239,134 +92,11 @@ static bool live_instance(const struct paxos_acceptor *a, paxos_iid iid)
 	return iid != 0 && iid > trim_iid(a);
 }
 
-/* The record for iid as the ready leaves it, or as stored, or an empty one; *v says where its
- * value lives. Returns PAXOS_OK or a storage error. */
-static int load(struct paxos_acceptor *a, paxos_iid iid, struct paxos_record *rec,
-		struct value_ref *v)
-{
-	long k = find_record(a, iid);
-	if (k >= 0) {
-		*rec = a->records[k];
-		*v = a->pending[k].v;
-		if (v->home == VALUE_ARENA)
-			rec->value.data = a->arena + v->off;
-		return PAXOS_OK;
-	}
-	int rc = a->st->ops->get(a->st, iid, rec);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		memset(rec, 0, sizeof(*rec));
-	rec->iid = iid;
-	if (rec->accepted == 0)
-		rec->value = (struct paxos_value){NULL, 0}; /* holds none */
-	*v = (struct value_ref){rec->value.len > 0 ? VALUE_STORE : VALUE_STABLE, 0};
-	return PAXOS_OK;
-}
-
-/* Copies v to the end of the arena, growing it only past the largest ready so far.
- * Returns the offset, or SIZE_MAX when memory ran out. */
-static size_t arena_copy(struct paxos_acceptor *a, const struct paxos_value *v)
-{
-	size_t off = a->arena_used;
-	if (v->len > a->arena_cap - off) {
-		size_t cap = a->arena_cap;
-		while (cap - off < v->len) {
-			if (cap > SIZE_MAX / 2)
-				return SIZE_MAX;
-			cap *= 2;
-		}
-		uint8_t *arena = realloc(a->arena, cap);
-		if (!arena)
-			return SIZE_MAX;
-		a->arena = arena;
-		a->arena_cap = cap;
-	}
-	if (v->len)
-		memcpy(a->arena + off, v->data, v->len);
-	a->arena_used += v->len;
-	return off;
-}
-
-/* Makes rec's value outlive the driver's writes: a value the store returned is copied into
- * the arena. false when memory ran out. */
-static bool pin(struct paxos_acceptor *a, const struct paxos_record *rec, struct value_ref *v)
-{
-	if (v->home != VALUE_STORE)
-		return true;
-	size_t off = arena_copy(a, &rec->value);
-	if (off == SIZE_MAX)
-		return false;
-	*v = (struct value_ref){VALUE_ARENA, off};
-	return true;
-}
-
-/* Puts rec (its value pinned, see pin) into the ready, replacing what it held for rec->iid.
- * false when the ready has no room for another record: the vote is then not given. */
-static bool store(struct paxos_acceptor *a, const struct paxos_record *rec,
-		  const struct value_ref *v)
-{
-	long k = find_record(a, rec->iid);
-	if (k < 0) {
-		if (a->record_count == RECORDS_MAX)
-			return false;
-		k = (long)a->record_count++;
-		size_t s = slot_of(rec->iid);
-		while (a->slots[s] != 0)
-			s = (s + 1) & (RECORD_SLOTS - 1);
-		a->slots[s] = (uint32_t)k + 1;
-	}
-	a->records[k] = *rec;
-	a->pending[k].iid = rec->iid;
-	a->pending[k].v = *v;
-	if (v->home == VALUE_ARENA)
-		a->records[k].value.data = NULL; /* set when the ready is taken */
-	if (rec->accepted != 0 && rec->iid > a->highest)
-		a->highest = rec->iid;
-	return true;
-}
-
-/* A message into the ready, naming the record of its instance when the ready holds one. Room
- * is always there for one reply per message (see HELD_MAX and repeat_budget); past it the
- * message is built where it is never sent. */
-static struct paxos_ready_message *hold(struct paxos_acceptor *a, enum paxos_msg_type type,
-					enum paxos_group to, enum reply_kind kind, paxos_iid iid)
-{
-	struct paxos_ready_message *r = &a->spare;
-	struct reply_meta *meta = &a->spare_meta;
-	if (a->message_count < MESSAGES_MAX) {
-		r = &a->messages[a->message_count];
-		meta = &a->meta[a->message_count++];
-	}
-	memset(&r->m, 0, sizeof(r->m));
-	r->m.type = type;
-	r->to = to;
-	r->after = 0;
-	long k = iid ? find_record(a, iid) : -1;
-	r->record = k >= 0 ? (uint32_t)k : PAXOS_READY_NO_RECORD;
-	*meta = (struct reply_meta){kind, false, 0};
-	return r;
-}
-
-/* Where a message's value lives: v of a pinned record. */
-static void hold_value(struct paxos_acceptor *a, struct paxos_ready_message *r,
-		       struct paxos_value *field, const struct paxos_value *value,
-		       const struct value_ref *v)
-{
-	struct reply_meta *meta = r == &a->spare ? &a->spare_meta : &a->meta[r - a->messages];
-	*field = *value;
-	if (v->home == VALUE_ARENA) {
-		field->data = NULL;
-		meta->value_in_arena = true;
-		meta->value_off = v->off;
-	}
-}
-
 /* Recovery's hellos and questions report nothing stored. */
 static void emit_to_ready(void *ctx, enum paxos_group to, const struct paxos_message *m)
 {
 	struct paxos_acceptor *a = ctx;
-	struct paxos_ready_message *r = hold(a, m->type, to, REPLY_FREE, 0);
+	struct paxos_ready_message *r = acceptor_hold(a, m->type, to, REPLY_FREE, 0);
 	r->m = *m;
 }
 
@@ -386,7 +116,7 @@ static paxos_ballot reject_ballot(const struct paxos_acceptor *a, const struct p
 static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised)
 {
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT, iid);
+	    acceptor_hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT, iid);
 	r->m.u.reject.iid = iid;
 	r->m.u.reject.ballot = promised;
 	r->m.u.reject.acceptor_id = a->id;
@@ -398,10 +128,10 @@ static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
 						 const struct value_ref *v, enum reply_kind kind)
 {
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS, kind, rec->iid);
+	    acceptor_hold(a, PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS, kind, rec->iid);
 	r->m.u.accepted.iid = rec->iid;
 	r->m.u.accepted.ballot = rec->accepted;
-	hold_value(a, r, &r->m.u.accepted.value, &rec->value, v);
+	acceptor_hold_value(a, r, &r->m.u.accepted.value, &rec->value, v);
 	r->m.u.accepted.acceptor_id = a->id;
 	r->m.u.accepted.final = rec->final;
 	return r;
@@ -420,15 +150,15 @@ static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
 static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p,
 			 const struct paxos_record *rec, struct value_ref *v)
 {
-	if (!pin(a, rec, v))
+	if (!acceptor_pin(a, rec, v))
 		return PAXOS_OK; /* no memory: ignoring the prepare is safe */
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
+	    acceptor_hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
 	r->m.u.promise.iid = p->iid;
 	r->m.u.promise.ballot = p->ballot;
 	r->m.u.promise.value_ballot = p->ballot;
 	r->m.u.promise.acceptor_id = a->id;
-	hold_value(a, r, &r->m.u.promise.value, &rec->value, v);
+	acceptor_hold_value(a, r, &r->m.u.promise.value, &rec->value, v);
 	return PAXOS_OK;
 }
 
@@ -441,7 +171,7 @@ static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p
 static int accepted_final(struct paxos_acceptor *a, const struct paxos_record *rec,
 			  struct value_ref *v)
 {
-	if (!pin(a, rec, v))
+	if (!acceptor_pin(a, rec, v))
 		return PAXOS_OK; /* no memory: staying silent is safe */
 	hold_accepted(a, rec, v, REPLY_ACCEPTED);
 	return PAXOS_OK;
@@ -488,7 +218,7 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		return PAXOS_OK;
 	struct paxos_record rec;
 	struct value_ref v;
-	int rc = load(a, p->iid, &rec, &v);
+	int rc = acceptor_load(a, p->iid, &rec, &v);
 	if (rc != PAXOS_OK)
 		return rc;
 	if (rec.final)
@@ -508,24 +238,24 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 	}
 	/* Copied out of the store: the record and the promise outlive the driver's writes. */
 	size_t mark = a->arena_used;
-	if (rec.accepted != 0 && !pin(a, &rec, &v))
+	if (rec.accepted != 0 && !acceptor_pin(a, &rec, &v))
 		return PAXOS_OK; /* no memory: ignoring the prepare is safe */
 	if (p->ballot > rec.promised) {
 		rec.promised = p->ballot;
-		if (!store(a, &rec, &v)) {
+		if (!acceptor_store(a, &rec, &v)) {
 			a->arena_used = mark;
 			return PAXOS_OK;
 		}
 	}
 	recovery_note_vote(&a->recovery, p->ballot);
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
+	    acceptor_hold(a, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS, REPLY_PROMISE, p->iid);
 	r->m.u.promise.iid = p->iid;
 	r->m.u.promise.ballot = p->ballot;
 	r->m.u.promise.value_ballot = rec.accepted;
 	r->m.u.promise.acceptor_id = a->id;
 	if (rec.accepted != 0)
-		hold_value(a, r, &r->m.u.promise.value, &rec.value, &v);
+		acceptor_hold_value(a, r, &r->m.u.promise.value, &rec.value, &v);
 	return PAXOS_OK;
 }
 
@@ -535,7 +265,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		return PAXOS_OK;
 	struct paxos_record rec;
 	struct value_ref v;
-	int rc = load(a, acc->iid, &rec, &v);
+	int rc = acceptor_load(a, acc->iid, &rec, &v);
 	if (rc != PAXOS_OK)
 		return rc;
 	if (rec.final)
@@ -555,7 +285,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	rec.accepted = acc->ballot;
 	rec.value = acc->value; /* the step's, valid until advance */
 	v = (struct value_ref){VALUE_STABLE, 0};
-	if (!store(a, &rec, &v))
+	if (!acceptor_store(a, &rec, &v))
 		return PAXOS_OK;
 	recovery_note_vote(&a->recovery, acc->ballot);
 	/* Learners heard the accept itself: (iid, ballot) names its value. */
@@ -597,7 +327,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 	paxos_iid asked = r->from ? r->from : 1; /* from 0 means from the first instance */
 	if (budget > 0 && trim != 0 && asked <= r->to && asked <= trim) {
 		struct paxos_ready_message *t =
-		    hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED, 0);
+		    acceptor_hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED, 0);
 		t->m.u.trimmed.acceptor_id = a->id;
 		t->m.u.trimmed.iid = trim;
 		budget--;
@@ -619,7 +349,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 	for (paxos_iid iid = first; iid <= last && budget > 0; iid++) {
 		struct paxos_record rec;
 		struct value_ref v;
-		int rc = load(a, iid, &rec, &v);
+		int rc = acceptor_load(a, iid, &rec, &v);
 		if (rc != PAXOS_OK)
 			return rc;
 		if (rec.accepted == 0)
@@ -627,7 +357,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 		if (a->repeat_bytes > 0 && rec.value.len > REPEAT_ARENA_MAX - a->repeat_bytes)
 			break;
 		size_t used = a->arena_used;
-		if (!pin(a, &rec, &v))
+		if (!acceptor_pin(a, &rec, &v))
 			break;
 		a->repeat_bytes += a->arena_used - used;
 		hold_accepted(a, &rec, &v, REPLY_REPEATED);
@@ -682,7 +412,7 @@ static int handle_hello(struct paxos_acceptor *a, const struct paxos_acceptor_he
 	paxos_iid highest = highest_accepted(a);
 	paxos_iid trim = trim_iid(a);
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_STATE, 0);
+	    acceptor_hold(a, PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS, REPLY_STATE, 0);
 	recovery_answer(&a->recovery, h, trim > highest ? trim : highest, &r->m.u.recover_info);
 	return PAXOS_OK;
 }
@@ -717,7 +447,7 @@ static int handle_one(struct paxos_acceptor *a, const struct paxos_message *m,
 }
 
 /* Whether a step may start: not stopped, no ready taken and not advanced. */
-static int step_allowed(const struct paxos_acceptor *a)
+int acceptor_step_allowed(const struct paxos_acceptor *a)
 {
 	if (a->stopped)
 		return PAXOS_E_STORAGE;
@@ -728,14 +458,14 @@ int paxos_acceptor_step(struct paxos_acceptor *a, const struct paxos_message *ms
 {
 	if (!a || (!msgs && n > 0) || n > PAXOS_ACCEPTOR_MAX_BATCH)
 		return PAXOS_E_INVALID;
-	int rc = step_allowed(a);
+	int rc = acceptor_step_allowed(a);
 	if (rc != PAXOS_OK)
 		return rc;
 	a->repeat_bytes = 0;
 	for (size_t i = 0; i < n; i++) {
 		rc = handle_one(a, &msgs[i], n - i - 1);
 		if (rc != PAXOS_OK) {
-			rc = fail(a, rc);
+			rc = acceptor_fail(a, rc);
 			if (rc == PAXOS_E_DUPLICATE) /* once more: the running one hears of us */
 				recovery_emit_hello(&a->recovery, &a->to_ready);
 			return rc;
@@ -753,150 +483,6 @@ int paxos_acceptor_step(struct paxos_acceptor *a, const struct paxos_message *ms
 		recovery_emit_hello(&a->recovery, &a->to_ready);
 	}
 	return PAXOS_OK;
-}
-
-bool paxos_acceptor_ready(struct paxos_acceptor *a, struct paxos_ready *rd)
-{
-	memset(rd, 0, sizeof(*rd));
-	if (!a)
-		return false;
-	a->taken = true;
-	for (size_t i = 0; i < a->record_count; i++)
-		if (a->pending[i].v.home == VALUE_ARENA)
-			a->records[i].value.data = a->arena + a->pending[i].v.off;
-	bool writes = a->trim != 0 || a->record_count > 0;
-	if (writes)
-		a->writes++;
-	for (size_t i = 0; i < a->message_count; i++) {
-		struct paxos_ready_message *r = &a->messages[i];
-		const struct reply_meta *meta = &a->meta[i];
-		r->after = meta->kind == REPLY_FREE ? 0 : a->writes;
-		if (!meta->value_in_arena)
-			continue;
-		struct paxos_value *v =
-		    r->m.type == PAXOS_MSG_PROMISE ? &r->m.u.promise.value : &r->m.u.accepted.value;
-		v->data = a->arena + meta->value_off;
-	}
-	rd->trim = a->trim;
-	rd->records = a->records;
-	rd->record_count = a->record_count;
-	rd->messages = a->messages;
-	rd->message_count = a->message_count;
-	rd->write = writes ? a->writes : 0;
-	return writes || a->message_count > 0;
-}
-
-int paxos_acceptor_write(struct paxos_storage *st, struct paxos_ready *rd)
-{
-	if (!st || !rd)
-		return PAXOS_E_INVALID;
-	if (rd->write == 0)
-		return PAXOS_OK;
-	int rc = st->ops->begin(st);
-	if (rc == PAXOS_OK && rd->trim)
-		rc = st->ops->trim(st, rd->trim);
-	for (size_t i = 0; i < rd->record_count && rc == PAXOS_OK; i++) {
-		if (rd->records[i].iid <= rd->trim)
-			continue;
-		rc = st->ops->put(st, &rd->records[i]);
-		if (rc == PAXOS_E_FULL) { /* that far out the store cannot hold it: unsaid */
-			rd->records[i].iid = 0;
-			rc = PAXOS_OK;
-		}
-	}
-	if (rc == PAXOS_OK)
-		rc = st->ops->commit(st);
-	return rc;
-}
-
-/* Whether message i of the ready may be sent: its record, if it names one, was stored. */
-static bool sendable(const struct paxos_acceptor *a, const struct paxos_ready_message *r)
-{
-	return r->record == PAXOS_READY_NO_RECORD || a->records[r->record].iid != 0;
-}
-
-void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
-{
-	if (!a)
-		return;
-	if (write_status != PAXOS_OK) {
-		(void)fail(a, write_status);
-		return;
-	}
-	struct paxos_counters *c = a->counters;
-	if (a->taken && (a->trim != 0 || a->record_count > 0))
-		c->storage_commits++;
-	c->instances_trimmed += a->trims_applied;
-	for (size_t i = 0; i < a->record_count; i++)
-		if (a->records[i].iid == 0)
-			c->instances_out_of_window++;
-	for (size_t i = 0; i < a->message_count; i++) {
-		if (!sendable(a, &a->messages[i]))
-			continue;
-		switch (a->meta[i].kind) {
-		case REPLY_PROMISE:
-			c->promises_sent++;
-			break;
-		case REPLY_REJECT:
-			c->rejects_sent++;
-			break;
-		case REPLY_ACCEPTED:
-			c->accepteds_sent++;
-			break;
-		case REPLY_REPEATED:
-			c->repeats_answered++;
-			break;
-		case REPLY_TRIMMED:
-		case REPLY_STATE:
-		case REPLY_FREE:
-			break;
-		}
-	}
-	clear_ready(a);
-}
-
-/* Takes the ready, writes it, and only then emits what may be sent. */
-static int write_and_emit(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	struct paxos_ready rd;
-	paxos_acceptor_ready(a, &rd);
-	int rc = a->stopped ? PAXOS_OK : paxos_acceptor_write(a->st, &rd);
-	if (rc == PAXOS_OK)
-		for (size_t i = 0; i < rd.message_count; i++)
-			if (sendable(a, &rd.messages[i]))
-				paxos_emit(out, rd.messages[i].to, &rd.messages[i].m);
-	paxos_acceptor_advance(a, rc);
-	return rc == PAXOS_OK ? PAXOS_OK : PAXOS_E_STORAGE;
-}
-
-int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
-				size_t n, const struct paxos_emitter *out)
-{
-	if (!a || (!msgs && n > 0) || !out)
-		return PAXOS_E_INVALID;
-	int rc = step_allowed(a);
-	if (rc != PAXOS_OK)
-		return rc;
-	do {
-		size_t chunk = n < PAXOS_ACCEPTOR_MAX_BATCH ? n : PAXOS_ACCEPTOR_MAX_BATCH;
-		rc = paxos_acceptor_step(a, msgs, chunk);
-		int wrc = write_and_emit(a, out); /* a failed step leaves only its hello */
-		if (rc == PAXOS_OK)
-			rc = wrc;
-		if (rc != PAXOS_OK)
-			return rc;
-		msgs += chunk;
-		n -= chunk;
-	} while (n > 0);
-	return PAXOS_OK;
-}
-
-int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
-			  const struct paxos_emitter *out)
-{
-	if (!m)
-		return PAXOS_E_INVALID;
-	return paxos_acceptor_handle_batch(a, m, 1, out);
 }
 
 void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances)
@@ -983,7 +569,7 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 {
 	if (!a)
 		return PAXOS_E_INVALID;
-	int rc = step_allowed(a);
+	int rc = acceptor_step_allowed(a);
 	if (rc != PAXOS_OK)
 		return rc;
 	a->repeat_left = a->repeat_budget;
@@ -995,7 +581,7 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 		if (recovering && !a->recovery.recovering) {
 			rc = answer_withheld(a);
 			if (rc != PAXOS_OK)
-				return fail(a, rc);
+				return acceptor_fail(a, rc);
 		}
 	}
 	paxos_iid highest = highest_accepted(a);
@@ -1003,15 +589,15 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	if (highest > trim_iid(a)) {
 		struct paxos_record rec;
 		struct value_ref v;
-		rc = load(a, highest, &rec, &v);
+		rc = acceptor_load(a, highest, &rec, &v);
 		if (rc != PAXOS_OK)
-			return fail(a, rc);
+			return acceptor_fail(a, rc);
 		/* A resend of what is stored (or about to be): it waits for that write too. */
-		if (rec.accepted != 0 && pin(a, &rec, &v))
+		if (rec.accepted != 0 && acceptor_pin(a, &rec, &v))
 			hold_accepted(a, &rec, &v, REPLY_STATE);
 	}
 	struct paxos_ready_message *r =
-	    hold(a, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS, REPLY_STATE, 0);
+	    acceptor_hold(a, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_LEARNERS, REPLY_STATE, 0);
 	r->m.u.acceptor_state.acceptor_id = a->id;
 	/* A recovered acceptor's floor was reached before it: learners that look for the
 	 * current instance (FROM_CURRENT) must not take its few records below for it. */
@@ -1019,17 +605,6 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	    a->recovery.floor > highest ? a->recovery.floor : highest;
 	r->m.u.acceptor_state.trim_iid = trim_iid(a);
 	return PAXOS_OK;
-}
-
-int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	if (!a || !out)
-		return PAXOS_E_INVALID;
-	int rc = paxos_acceptor_step_tick(a);
-	if (rc == PAXOS_E_INVALID || (rc != PAXOS_OK && !a->stopped))
-		return rc;
-	int wrc = write_and_emit(a, out);
-	return rc != PAXOS_OK ? rc : wrc;
 }
 
 /*
@@ -1048,9 +623,9 @@ int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct
 		return PAXOS_OK; /* trimmed: nothing is kept for it any more */
 	struct paxos_record rec;
 	struct value_ref ref;
-	int rc = load(a, iid, &rec, &ref);
+	int rc = acceptor_load(a, iid, &rec, &ref);
 	if (rc != PAXOS_OK)
-		return fail(a, rc);
+		return acceptor_fail(a, rc);
 	if (rec.final)
 		return PAXOS_OK;
 	rec.final = true;
@@ -1073,7 +648,7 @@ int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct
 		rec.accepted = rec.promised;
 	}
 	size_t mark = a->arena_used;
-	if (!pin(a, &rec, &ref) || !store(a, &rec, &ref))
+	if (!acceptor_pin(a, &rec, &ref) || !acceptor_store(a, &rec, &ref))
 		a->arena_used = mark; /* no room: the mark is dropped, harmless */
 	return PAXOS_OK;
 }
