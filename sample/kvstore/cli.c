@@ -3,7 +3,8 @@
  * kvstore-cli: runs commands against the replicated store. Each command is submitted through
  * the client API (paxos_node_submit) with this client's id and the next sequence number; the
  * first reply for it, from any replica, is its result. A command not answered within
- * resubmit-ms is submitted again with the same number: the replicas apply it once. With
+ * resubmit-ms is submitted again with the same number: the replicas apply it once; so is one
+ * whose partition the replicas say has a new leader (command.h), at once. With
  * paxos.conf "partitions N", a command goes to the partition of its key (shard.h), through a
  * node for that partition's log; a copy between keys of two partitions is refused here.
  */
@@ -45,6 +46,7 @@ struct cli {
 	bool where;           /* --partition-of: print the keys' partitions, submit nothing */
 	double timeout;       /* seconds a command may stay unanswered */
 	struct timespec sent; /* when the current command was first submitted */
+	struct timespec last; /* and when last */
 	FILE *script;         /* batch mode: one command per line */
 	char **args;          /* single mode: the command, argument vector */
 	int nargs;
@@ -94,6 +96,7 @@ static void submit(struct cli *c)
 		finish(c, 1);
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	for (int i = 0; i < c->copies; i++)
 		if (paxos_node_submit(n, c->cmd, c->cmd_len) != PAXOS_OK)
 			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(n));
@@ -213,10 +216,18 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
 		struct kv_reply r;
+		if (kv_reply_decode(buf, (size_t)n, &r) != 0)
+			continue;
+		/* The current command's partition has a new leader, which may lack it. */
+		if (r.status == KV_NEW_LEADER) {
+			if (c->cmd_len && r.seq == c->partition &&
+			    since(&c->last) >= KV_NOTICE_GUARD_S)
+				submit(c);
+			continue;
+		}
 		/* Every client on the host hears every reply: keep ours, for the current command.
 		 */
-		if (kv_reply_decode(buf, (size_t)n, &r) != 0 || r.client != c->client ||
-		    r.seq != c->seq || !c->cmd_len)
+		if (r.client != c->client || r.seq != c->seq || !c->cmd_len)
 			continue;
 		c->cmd_len = 0;
 		event_del(c->timer);

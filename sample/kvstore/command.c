@@ -43,6 +43,8 @@ const char *kv_status_name(enum kv_status status)
 		return "WRONG_PARTITION";
 	case KV_CROSS_PARTITION:
 		return "CROSS_PARTITION";
+	case KV_NEW_LEADER:
+		return "NEW_LEADER";
 	}
 	return "?";
 }

@@ -9,6 +9,11 @@
  * put has 2 arguments (key, value), get and delete 1 (key), cas 3 (key, expected, new), copy 2
  * (from key, to key: the one command with two keys, refused when they are in different
  * partitions, see shard.h).
+ * A reply with status NEW_LEADER is a notice, not an answer (client 0): a replica delivered
+ * the first instance of a new leadership of partition seq (iid: the new leader's proposer id).
+ * That leader may never have read the commands that waited on the one before (a proposer that
+ * follows a partition lean drops them; with unicast only the leader hears a submit), so the
+ * clients submit theirs in that partition again at once rather than after resubmit-ms.
  * snapshot is the replicas' own command: "replica <client> has a snapshot up to instance
  * <seq>", no arguments; it is ordered like any other command so every replica agrees on
  * how far the acceptors may trim.
@@ -42,7 +47,8 @@ enum kv_status {
 	KV_WRONG_PARTITION = 3, /* the key belongs to another partition (client and replica
 				   disagree on "partitions"): not applied */
 	KV_CROSS_PARTITION = 4, /* copy between keys of different partitions: not applied */
-	KV_STATUS_LAST = KV_CROSS_PARTITION
+	KV_NEW_LEADER = 5,      /* a notice: partition seq has a new leader (see above) */
+	KV_STATUS_LAST = KV_NEW_LEADER
 };
 
 /* A borrowed byte range. */
@@ -74,6 +80,10 @@ int kv_op_keys(enum kv_op op);
 const char *kv_op_name(enum kv_op op);
 enum kv_op kv_op_parse(const char *name);
 const char *kv_status_name(enum kv_status status);
+
+/* A client acts on a new-leader notice for what it submitted at least this long before the
+ * notice came: each replica sends one, and the first one is enough. */
+#define KV_NOTICE_GUARD_S 0.005
 
 /* Encoders return the length written, or 0 if it does not fit in cap. */
 size_t kv_command_encode(const struct kv_command *c, uint8_t *buf, size_t cap);

@@ -3,8 +3,10 @@
  * kvstore-load: a benchmark aid. Many closed-loop clients in one process, each with its own
  * client id and one put in flight, submitted to its key's partition; a client submits its
  * next put when the reply to the last one came. One process and one reply socket hear every
- * reply once, where as many kvstore-cli processes would each hear all of them. Prints the
- * puts answered and their rate, in all and per partition.
+ * reply once, where as many kvstore-cli processes would each hear all of them. A put goes again
+ * after resubmit-ms, or at once when the replicas say its partition has a new leader. Prints
+ * the puts answered and their rate, in all and per partition, the puts submitted again (on a
+ * timeout: resubmits; on a notice: told), and each partition's slowest put.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +34,7 @@
 struct client {
 	uint64_t seq;
 	uint32_t partition; /* of the put in flight */
+	double first;       /* when it was first submitted */
 	double sent;        /* when it was last submitted */
 	size_t len;
 	uint8_t cmd[MAX_COMMAND];
@@ -48,6 +51,8 @@ struct load {
 	uint64_t first_id; /* client i has id first_id + i */
 	double seconds, start;
 	uint64_t done, resubmits, per_partition[64];
+	uint64_t told;         /* puts submitted again on a new-leader notice */
+	double slowest_ms[64]; /* per partition, the longest a put waited for its answer */
 	char value[MAX_COMMAND];
 };
 
@@ -78,6 +83,21 @@ static void next(struct load *l, uint32_t i)
 	c->partition = kv_key_partition(cmd.arg[0].data, cmd.arg[0].len, l->partitions);
 	c->len = kv_command_encode(&cmd, c->cmd, sizeof(c->cmd));
 	submit(l, c);
+	c->first = c->sent;
+}
+
+/* Partition p has a new leader, which may lack the puts in flight there: submitted again
+ * (but those just submitted, on another replica's notice of the same change). */
+static void resubmit_partition(struct load *l, uint64_t p)
+{
+	double t = now();
+	for (uint32_t i = 0; i < l->nclients; i++) {
+		struct client *c = &l->clients[i];
+		if (c->partition == p && t - c->sent >= KV_NOTICE_GUARD_S) {
+			l->told++;
+			submit(l, c);
+		}
+	}
 }
 
 static void on_reply(evutil_socket_t fd, short what, void *arg)
@@ -88,8 +108,13 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
 		struct kv_reply r;
-		if (kv_reply_decode(buf, (size_t)n, &r) != 0 ||
-		    r.client - l->first_id >= l->nclients)
+		if (kv_reply_decode(buf, (size_t)n, &r) != 0)
+			continue;
+		if (r.status == KV_NEW_LEADER) {
+			resubmit_partition(l, r.seq);
+			continue;
+		}
+		if (r.client - l->first_id >= l->nclients)
 			continue;
 		uint32_t i = (uint32_t)(r.client - l->first_id);
 		struct client *c = &l->clients[i];
@@ -99,6 +124,9 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 			fprintf(stderr, PROGRAM ": client %u: %s\n", i, kv_status_name(r.status));
 		l->done++;
 		l->per_partition[c->partition]++;
+		double waited_ms = (now() - c->first) * 1e3;
+		if (waited_ms > l->slowest_ms[c->partition])
+			l->slowest_ms[c->partition] = waited_ms;
 		next(l, i);
 	}
 }
@@ -256,11 +284,13 @@ int main(int argc, char **argv)
 		next(&l, i);
 	event_base_dispatch(l.base);
 	double elapsed = now() - l.start;
-	printf("clients %u seconds %.2f puts %llu per_s %.0f resubmits %llu", l.nclients, elapsed,
-	       (unsigned long long)l.done, (double)l.done / elapsed,
-	       (unsigned long long)l.resubmits);
+	printf("clients %u seconds %.2f puts %llu per_s %.0f resubmits %llu told %llu", l.nclients,
+	       elapsed, (unsigned long long)l.done, (double)l.done / elapsed,
+	       (unsigned long long)l.resubmits, (unsigned long long)l.told);
 	for (uint32_t p = 0; p < l.partitions; p++)
 		printf(" partition%u %llu", p, (unsigned long long)l.per_partition[p]);
+	for (uint32_t p = 0; p < l.partitions; p++)
+		printf(" slowest_ms%u %.1f", p, l.slowest_ms[p]);
 	printf("\n");
 	event_free(reply_ev);
 	event_free(tick);

@@ -153,6 +153,16 @@ static void send_reply(struct shard *s, struct kv_reply *reply)
 		       sizeof(s->r->kcfg.reply_group));
 }
 
+/* A new leader of this partition may lack the commands that waited on the one before: the
+ * clients are told, and submit theirs again at once (command.h). Every replica tells them. */
+static void new_leader(void *arg, uint32_t proposer)
+{
+	struct shard *s = arg;
+	struct kv_reply notice = {.status = KV_NEW_LEADER, .seq = s->partition, .iid = proposer};
+	send_reply(s, &notice);
+	fprintf(stderr, "%s: new leader: proposer %u; clients told\n", s->name, proposer);
+}
+
 static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
@@ -298,6 +308,7 @@ static int host_roles(struct shard *s)
 	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
 		goto fail;
 	paxos_node_on_trimmed(n, trimmed, s);
+	paxos_node_on_new_leader(n, new_leader, s);
 	/* The acceptor serves this partition if partition-acceptors says so, under its number
 	 * in the partition's set. */
 	uint32_t acceptor;

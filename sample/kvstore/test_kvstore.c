@@ -132,6 +132,23 @@ START_TEST(reply_round_trip)
 }
 END_TEST
 
+/* A new-leader notice: partition 1's new leader is proposer 0 (command.h). */
+START_TEST(new_leader_notice_round_trip)
+{
+	struct kv_reply r = {.status = KV_NEW_LEADER, .seq = 1, .iid = 0, .replica = 2}, out;
+	uint8_t buf[64];
+	size_t len = kv_reply_encode(&r, buf, sizeof(buf));
+	ck_assert_uint_eq(len, KV_REPLY_HEADER);
+	ck_assert_int_eq(kv_reply_decode(buf, len, &out), 0);
+	ck_assert_int_eq(out.status, KV_NEW_LEADER);
+	ck_assert_str_eq(kv_status_name(out.status), "NEW_LEADER");
+	ck_assert_uint_eq(out.client, 0);
+	ck_assert_uint_eq(out.seq, 1);
+	ck_assert_uint_eq(out.iid, 0);
+	ck_assert_uint_eq(out.replica, 2);
+}
+END_TEST
+
 /* The hash is part of the protocol: a client and a replica built apart must agree on it, so
  * these values are pinned (FNV-1a 64, MurmurHash3 fmix64, modulo). */
 START_TEST(shard_hash_is_stable)
@@ -510,6 +527,7 @@ int main(void)
 	tcase_add_test(tc, command_round_trip);
 	tcase_add_test(tc, command_decode_refuses_garbage);
 	tcase_add_test(tc, reply_round_trip);
+	tcase_add_test(tc, new_leader_notice_round_trip);
 	tcase_add_test(tc, shard_hash_is_stable);
 	tcase_add_test(tc, shard_routes_commands);
 	tcase_add_test(tc, store_operations);

@@ -10,7 +10,8 @@
 #  2. A copy between keys of two partitions is refused by the client with a clear message;
 #     a client that counts partitions otherwise (partitions 1) is answered CROSS_PARTITION and
 #     WRONG_PARTITION by the replicas, which change nothing.
-#  3. Replica 1 is killed with SIGKILL, clients keep writing, it restarts: each partition
+#  3. Replica 1 is killed with SIGKILL (the partition its proposer led gets a new leader, of
+#     which the replicas tell the clients), clients keep writing, it restarts: each partition
 #     loads its own snapshot (DIR/snapshot, DIR/partition-1/snapshot) and catches up.
 #  4. A replica started on those snapshots with another partition count refuses to start.
 # PARTITION_ACCEPTORS=SETS runs it with paxos.conf "partition-acceptors SETS" (ctest:
@@ -199,6 +200,11 @@ snap1=$(sed -n "s/^kvstore-replica 1 partition 1: snapshot at instance \([0-9]*\
 	"$WORK/kv1.log" | tail -n 1)
 round 2
 converge "$COMMANDS" "0 2" "$PID_kv0" "$PID_kv2"
+# The partition replica 1's proposer led has a new leader: the replicas told the clients.
+led=$(sed -n 's/^paxos: proposer 1 partition \([01]\): leader is 1 at start.*/\1/p' "$WORK/kv1.log")
+[ -n "$led" ] || fail "proposer 1 led no partition at start"
+grep -q "^kvstore-replica 0 partition $led: new leader: proposer [02]; clients told" \
+	"$WORK/kv0.log" || fail "replica 0 did not tell the clients of partition $led's new leader"
 replica kv1b 1
 converge "$COMMANDS" "0 1 2" "$PID_kv0" "$PID_kv1b" "$PID_kv2"
 grep -q "partition 0: loaded $WORK/r1/snapshot: instances up to $snap0," "$WORK/kv1b.log" ||
