@@ -251,7 +251,9 @@ PAXOS_API int paxos_membership_vouched(const struct paxos_membership *const *ans
 				       uint32_t *config_id);
 
 /** Takes history @p from in place of @p m's when it goes further (a newer configuration, or
- * the same one applied further); acceptor addresses only @p m knows are kept. Returns 1 when
+ * the same one applied further); acceptor addresses only @p m knows are kept, and so is
+ * @p m's applied when it is the further one (a learner that skipped ahead, see
+ * paxos_membership_skip_to(), knows the configurations up to there). Returns 1 when
  * taken, 0 when @p m goes as far already, PAXOS_E_INVALID when they do not agree
  * (paxos_membership_agrees()). Learners and proposers reading @p m see the new history at
  * once. */

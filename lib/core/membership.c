@@ -489,7 +489,13 @@ int paxos_membership_adopt(struct paxos_membership *m, const struct paxos_member
 	uint16_t port[PAXOS_MAX_ACCEPTORS];
 	memcpy(addr, m->addr, sizeof(addr));
 	memcpy(port, m->port, sizeof(port));
+	paxos_iid applied = m->applied;
 	*m = *from;
+	/* Never back: a learner that started at the current instance skipped to there, and
+	 * would otherwise wait for ever for a configuration of instances the answer's applied
+	 * + alpha does not reach, which only its own deliveries, stuck on them, could bring. */
+	if (applied > m->applied)
+		m->applied = applied;
 	/* Addresses set here and not carried by the answer stay (paxos_node_set_acceptor_address
 	 * for an acceptor about to be added). */
 	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++)

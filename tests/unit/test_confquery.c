@@ -258,6 +258,25 @@ START_TEST(test_adopt_keeps_own_addresses)
 }
 END_TEST
 
+/* A learner that started at the current instance skipped its history there; an answer with a
+ * newer configuration applied less far must not take it back, or the instances past the
+ * answer's applied + alpha would have no known configuration, and the learner, which only
+ * moves it by delivering them, would wait for ever. */
+START_TEST(test_adopt_keeps_a_skip_ahead)
+{
+	struct paxos_membership *m = history(0, 0), *h = history(2, 30);
+	paxos_membership_skip_to(m, 1000); /* learner-start current, at instance 1001 */
+	ck_assert(!paxos_membership_known(h, 1001));
+	ck_assert_int_eq(paxos_membership_adopt(m, h), 1);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 3);
+	ck_assert_uint_eq(paxos_membership_applied(m), 1000);
+	ck_assert(paxos_membership_known(m, 1001));
+	ck_assert_uint_eq(paxos_membership_members(m, 1001), 0xb);
+	paxos_membership_free(h);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* ---- a node asks and adopts (through the stub transport) ---- */
 
 static void note_ask(void *arg, const struct paxos_header *h, const struct paxos_message *m)
@@ -797,6 +816,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_vouched_newest_beats_stale);
 	tcase_add_test(t, test_vouched_ignores_disagreeing);
 	tcase_add_test(t, test_adopt_keeps_own_addresses);
+	tcase_add_test(t, test_adopt_keeps_a_skip_ahead);
 	tcase_add_test(t, test_node_query_adopts);
 	tcase_add_test(t, test_node_proposer_waits_for_answers);
 	tcase_add_test(t, test_node_acceptor_without_learner_takes_pushes);
