@@ -93,15 +93,22 @@ if is_unicast "$CONF"; then
 	done
 	# At or below its floor the moved acceptor, which lost its state, promises nothing (it
 	# may have voted there before): instances up to it close with acceptors 0 and 2, so 2
-	# stops only once the learners delivered past it.
+	# stops only once every learner closed them. The leader's too: it opens no instance a
+	# window or more past its learner's first open one, so a delivery past floor + window
+	# says its learner got past the floor.
 	floor=$(sed -n 's/.*acceptor 1: recovered: votes again above instance \([0-9]*\) .*/\1/p' \
 		"$WORK/acceptor1.log" | tail -n 1)
 	[ -n "$floor" ] || fail "acceptor 1 did not log its floor"
-	i=0
-	until [ "$(tail -n 1 "$WORK/learner0.out" | cut -d' ' -f1)" -gt "$floor" ]; do
-		i=$((i + 1))
-		[ "$i" -le 300 ] || fail "the learners did not get past acceptor 1's floor $floor"
-		sleep 0.1
+	window=$(awk '$1 == "proposer-window" { print $2 }' "$CONF")
+	past=$((floor + ${window:-128}))
+	for l in 0 1; do
+		i=0
+		until [ "$(tail -n 1 "$WORK/learner$l.out" | cut -d' ' -f1)" -gt "$past" ]; do
+			i=$((i + 1))
+			[ "$i" -le 300 ] || fail "learner $l did not get past $past (acceptor 1's" \
+				"floor $floor plus the window)"
+			sleep 0.1
+		done
 	done
 	stop_one acceptor2
 	before=$(wc -l <"$WORK/learner0.out")
