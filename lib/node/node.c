@@ -33,8 +33,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	paxos_time now = paxos_now();
-	if (n->learner.core &&
-	    !n->proposer.lean) /* a lean follower asks for nothing it does not read */
+	/* A lean follower asks for nothing it does not read. */
+	if (n->learner.core && !n->proposer.lean)
 		paxos_learner_tick(n->learner.core, now, &n->net.out[PAXOS_ROLE_LEARNER].emitter);
 	if (n->proposer.core)
 		paxos_proposer_tick(n->proposer.core, now,

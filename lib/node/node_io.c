@@ -32,8 +32,8 @@ static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
 		return;
 	size_t len = e->len;
 	if (n->net.auth) {
-		paxos_auth_seal(n->net.auth, e->buf,
-				len); /* the encoder left the room: payload_cap */
+		/* The encoder left the room: payload_cap. */
+		paxos_auth_seal(n->net.auth, e->buf, len);
 		len += PAXOS_AUTH_TAG_BYTES;
 	}
 	struct node_needs needs = o->needs[g];
@@ -99,8 +99,8 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
 		seal(n, o, to);
 		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
-			n->net.counters
-			    .send_errors++; /* cannot happen for values within max_value */
+			/* Cannot happen for values within max_value. */
+			n->net.counters.send_errors++;
 			return;
 		}
 	}
@@ -150,8 +150,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			break;
 		}
 		if (n->proposer.election && m->type == PAXOS_MSG_PROMISE) {
-			paxos_election_handle(n->proposer.election, m,
-					      now); /* a sign of life, then ours */
+			/* A sign of life, then ours. */
+			paxos_election_handle(n->proposer.election, m, now);
 			node_election_run(n);
 		}
 		/* fall through */

@@ -58,8 +58,8 @@ void node_own_accepts(struct paxos_node *n, bool leading)
 	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
 	    PAXOS_OK)
 		return;
-	n->proposer.own_accepts =
-	    leading; /* no longer: what waited unread is read now, and is current */
+	/* No longer leading: what waited unread is read now, and is current. */
+	n->proposer.own_accepts = leading;
 }
 
 /*
