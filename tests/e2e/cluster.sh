@@ -51,6 +51,44 @@ fail() {
 	exit 1
 }
 
+# eventually SECONDS COMMAND...: until COMMAND succeeds, tried every 0.1 s; fails (1) after
+# SECONDS. A test waits for what the protocol promises, not for a time a machine may exceed.
+eventually() {
+	ev_limit=$(($1 * 10))
+	shift
+	ev_i=0
+	until "$@"; do
+		ev_i=$((ev_i + 1))
+		[ "$ev_i" -le "$ev_limit" ] || return 1
+		sleep 0.1
+	done
+}
+
+# counter_values NAME WHAT FIELD: FIELD of every "paxos: counters WHAT:" line of NAME's log,
+# one a line; 0 where a line leaves it out (a line names only the counters above 0).
+counter_values() {
+	awk -v what="paxos: counters $2:" -v f="$3=" 'index($0, what) == 1 {
+		v = 0
+		for (i = 1; i <= NF; i++) if (index($i, f) == 1) v = substr($i, length(f) + 1) + 0
+		print v }' "$WORK/$1.log"
+}
+
+# counter NAME WHAT FIELD: FIELD of the last such line; nothing before NAME printed one.
+counter() { counter_values "$@" | tail -n 1; }
+
+# steady_counter NAME WHAT FIELD: waits (30 s) for two lines printed from now on that give
+# FIELD the same value, and prints it: the counter stopped moving.
+steady_counter() {
+	sc_seen=$(counter_values "$@" | wc -l)
+	sc_i=0
+	until counter_values "$@" | awk -v skip="$sc_seen" 'NR > skip { n++; prev = last; last = $0 }
+		END { if (n >= 2 && prev == last) print last; exit !(n >= 2 && prev == last) }'; do
+		sc_i=$((sc_i + 1))
+		[ "$sc_i" -le 300 ] || return 1
+		sleep 0.1
+	done
+}
+
 # wait_lines FILE N SECONDS: until FILE has at least N lines
 wait_lines() {
 	i=0
