@@ -214,20 +214,36 @@ local_members() {
 # partition_client NAME PARTITION COUNT [OPTIONS]: paxos-client on $CONF in the background, 16
 # values outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION
 # x spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
-# client id 77); OPTIONS (one word list) go to paxos-client as well.
+# client id 77); OPTIONS (one word list) go to paxos-client as well. COUNT "drain" runs it until
+# drain NAME (30 s at most).
 partition_client() {
 	where="--partition $2"
 	[ "$2" != x ] || where="--partitions 2"
 	[ "$2" != key ] || where="--partitions 2 --spread key --keys 64 --id 77"
+	count=$3
+	[ "$count" != drain ] || count=10000000
+	rm -f "$WORK/$1.pid" "$WORK/$1.status"
 	(
 		status=0
+		# A drain before the client listens for it is lost, not fatal.
+		trap '' USR1
 		# shellcheck disable=SC2086
-		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
-			--size 32 --time-limit 30 ${4:-} >"$WORK/$1.log" 2>&1 || status=$?
+		"$BUILD/paxos-client" -c "$CONF" $where --count "$count" --outstanding 16 \
+			--size 32 --time-limit 30 ${4:-} >"$WORK/$1.log" 2>&1 &
+		echo $! >"$WORK/$1.pid"
+		wait $! || status=$?
 		echo "$status" >"$WORK/$1.status"
 	) &
 	CLIENTS="${CLIENTS:-} $!"
 }
+
+# drain NAME: partition client NAME submits no new value and ends once its values are
+# delivered (paxos-client's SIGUSR1).
+drain() {
+	eventually 10 test -s "$WORK/$1.pid" || fail "$1 did not start"
+	kill -USR1 "$(cat "$WORK/$1.pid")" 2>/dev/null || true
+}
+
 
 # clients_served NAME...: waits for the partition clients; each named one delivered all its
 # values.
