@@ -127,7 +127,7 @@ check_outputs() {
 		fail "delivered values differ from submitted values"
 }
 
-# converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 20 s until every output has the same
+# converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 60 s until every output has the same
 # number of lines, at least COUNT (files are flushed every 100 ms); stops the cluster; then the
 # outputs must be identical, consecutive from instance 1 and hold every submitted value (a
 # leader change may deliver one twice: at-least-once). Sets LINES to the outputs' length.
@@ -144,7 +144,7 @@ converged() {
 		done
 		[ "$same" -eq 1 ] && [ "$LINES" -ge "$count" ] && break
 		i=$((i + 1))
-		[ "$i" -le 200 ] || fail "learners did not converge ($(wc -l "$@" | head -n -1 | tr -s ' \n' ' '))"
+		[ "$i" -le 600 ] || fail "learners did not converge ($(wc -l "$@" | head -n -1 | tr -s ' \n' ' '))"
 		sleep 0.1
 	done
 	stop_all
@@ -211,6 +211,20 @@ local_members() {
 		"$1" >"$1.members" && mv "$1.members" "$1"
 }
 
+# client_bg LOG ARGS...: paxos-client ARGS in the background, its output in LOG and its PID in
+# CLIENT. SIGUSR1 (drain: tests run a client until a condition holds, not for a count a fast
+# machine gets through too early) stays ignored until the client listens for it: an early one
+# is lost, not fatal.
+client_bg() {
+	cb_log=$1
+	shift
+	(
+		trap '' USR1
+		exec "$BUILD/paxos-client" "$@" >"$cb_log" 2>&1
+	) &
+	CLIENT=$!
+}
+
 # partition_client NAME PARTITION COUNT [OPTIONS]: paxos-client on $CONF in the background, 16
 # values outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION
 # x spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
@@ -225,13 +239,11 @@ partition_client() {
 	rm -f "$WORK/$1.pid" "$WORK/$1.status"
 	(
 		status=0
-		# A drain before the client listens for it is lost, not fatal.
-		trap '' USR1
 		# shellcheck disable=SC2086
-		"$BUILD/paxos-client" -c "$CONF" $where --count "$count" --outstanding 16 \
-			--size 32 --time-limit 30 ${4:-} >"$WORK/$1.log" 2>&1 &
-		echo $! >"$WORK/$1.pid"
-		wait $! || status=$?
+		client_bg "$WORK/$1.log" -c "$CONF" $where --count "$count" --outstanding 16 \
+			--size 32 --time-limit 30 ${4:-}
+		echo "$CLIENT" >"$WORK/$1.pid"
+		wait "$CLIENT" || status=$?
 		echo "$status" >"$WORK/$1.status"
 	) &
 	CLIENTS="${CLIENTS:-} $!"
