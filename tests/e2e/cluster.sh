@@ -211,6 +211,15 @@ local_members() {
 		"$1" >"$1.members" && mv "$1.members" "$1"
 }
 
+# leader_moved LOG...: a proposer's LOG names a change of leader past instance 1 (one from
+# instance 1, as the proposers start, precedes every value). A heartbeat missed under load may
+# move the leadership, and a value in flight then may be chosen twice (README: at-least-once).
+leader_moved() {
+	awk '/: leader is now [0-9]* \(was [0-9]*\) from instance [0-9]*/ {
+		for (i = 1; i < NF; i++) if ($i == "instance" && $(i + 1) + 0 > 1) found = 1 }
+		END { exit !found }' "$@"
+}
+
 # client_bg LOG ARGS...: paxos-client ARGS in the background, its output in LOG and its PID in
 # CLIENT. SIGUSR1 (drain: tests run a client until a condition holds, not for a count a fast
 # machine gets through too early) stays ignored until the client listens for it: an early one

@@ -24,9 +24,8 @@ sleep 0.5
 	fail "paxos-client did not get all $COUNT values delivered"
 cat "$WORK/client.log"
 converged $COUNT "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out"
-# Exactly once while proposer 0 leads throughout. A heartbeat missed under load may move the
-# leadership, and a value in flight then may be chosen twice (README: at-least-once).
-if grep -q "leader is now" "$WORK/proposer0.log" "$WORK/proposer1.log"; then
+# Exactly once while proposer 0 leads throughout (see leader_moved).
+if leader_moved "$WORK/proposer0.log" "$WORK/proposer1.log"; then
 	echo "e2e_cluster: $COUNT values delivered identically by 2 learners" \
 		"($((LINES - COUNT)) twice: the leadership moved under load)"
 	exit 0

@@ -58,10 +58,9 @@ settled() { # settled COUNT: wait until both learners wrote COUNT lines (30 s: a
 partition_client c0 0 1000
 clients_served c0
 settled 1000
-# Once each while the leaders stay; a heartbeat missed under load may move one, and a value in
-# flight then may be chosen twice (README: at-least-once).
+# Once each while the leaders stay (see leader_moved).
 n=$(lines "$WORK/learner0.out" 0)
-[ "$n" -eq 1000 ] || { [ "$n" -gt 1000 ] && grep -q "leader is now" "$WORK"/proposer*.log; } ||
+[ "$n" -eq 1000 ] || { [ "$n" -gt 1000 ] && leader_moved "$WORK"/proposer*.log; } ||
 	fail "learner 0 delivered $n values of partition 0, want 1000"
 echo "e2e_merge: 1. 1000 values of partition 0 delivered merged while partition 1 was idle"
 

@@ -3,8 +3,8 @@
 # Changing the acceptor set under load (README, "Changing the cluster"), over multicast or
 # unicast with PAXOS_TRANSPORT=unicast (inside a private network namespace): acceptor ids
 # 0..4 run, 0..2 are the members at the start (initial-members 3, membership-alpha 256). A
-# client keeps 64 values of 64 bytes outstanding, resubmitting only after 10 s, until the
-# last change and restart are done, while paxos-admin
+# client submits 5000 values of 64 bytes a second, up to 64 outstanding, resubmitting only
+# after 10 s, until the last change and restart are done, while paxos-admin
 #  - grows the set to 5 (adds 3, then 4) and shrinks it back to 3 (removes 4, then 3);
 #  - replaces acceptor 2 by acceptor 3, and acceptor 2 is stopped;
 #  - refuses what it must: an id paxos.conf does not have, a member added again, an acceptor
@@ -44,8 +44,8 @@ sleep 0.5
 
 : >"$WORK/submitted"
 # COUNT is the scale of the steps: the client runs until drained after the last change.
-client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --outstanding 64 --size 64 \
-	--resubmit-ms 10000 --time-limit 200 --log "$WORK/submitted"
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --rate 5000 --outstanding 64 \
+	--size 64 --resubmit-ms 10000 --time-limit 200 --log "$WORK/submitted"
 # same_outputs COUNT once|twice OUTPUT...: waits until the outputs hold as many lines, COUNT or
 # more (files are flushed every 100 ms), stops the cluster; the outputs must be identical, their instances never go back, and they hold
 # every submitted value: once, or (twice) at least once. Instances that hold a membership
@@ -92,7 +92,7 @@ same_outputs() {
 # the client's duplicates must then be 0. Else ONCE=twice (at-least-once).
 once_unless_moved() {
 	ONCE=twice
-	grep -q "resubmits 0," "$WORK/client.log" && ! grep -q "leader is now" "$WORK"/proposer*.log ||
+	grep -q "resubmits 0," "$WORK/client.log" && ! leader_moved "$WORK"/proposer*.log ||
 		return 0
 	grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
 		fail "values were delivered twice: $(grep resubmits "$WORK/client.log")"
@@ -172,8 +172,9 @@ eventually 30 grep -q "configuration 6 chosen in instance" "$WORK/learner0.log" 
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
 submitted=$(wc -l <"$WORK/submitted")
 same_outputs "$submitted" $ONCE "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
-[ $ONCE = once ] || echo "e2e_reconfig: (at least once: the client resubmitted, or a leader moved)"
-echo "e2e_reconfig: $submitted values delivered, identically by 3 learners (one started" \
+how="once"
+[ $ONCE = once ] || how="at least once (the client resubmitted, or a leader moved)"
+echo "e2e_reconfig: $submitted values delivered $how, identically by 3 learners (one started" \
 	"after the changes), through 5 changes of the acceptor set (configuration 6)"
 
 # A new cluster: the leader is killed (SIGKILL) as paxos-admin starts to ask for a change; it
