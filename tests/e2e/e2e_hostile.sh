@@ -153,7 +153,7 @@ done
 "$BUILD/paxos-client" -c "$CONF" --count 200 --outstanding 16 --size 64 --time-limit 30 \
 	>"$WORK/client.log" 2>&1 || fail "paxos-client did not get 200 values delivered afterwards"
 cat "$WORK/client.log"
-wait_lines "$WORK/learner.out" 200 10 || fail "the learner did not write 200 values"
+wait_lines "$WORK/learner.out" 200 30 || fail "the learner did not write 200 values"
 
 for name in acceptor proposer learner; do
 	eval "pid=\$PID_$name"
