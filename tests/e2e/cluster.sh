@@ -76,18 +76,21 @@ counter_values() {
 # counter NAME WHAT FIELD: FIELD of the last such line; nothing before NAME printed one.
 counter() { counter_values "$@" | tail -n 1; }
 
-# steady_counter NAME WHAT FIELD: waits (30 s) for two lines printed from now on that give
-# FIELD the same value, and prints it: the counter stopped moving.
-steady_counter() {
-	sc_seen=$(counter_values "$@" | wc -l)
+# steady COMMAND...: waits (30 s) until COMMAND, which prints a counter's reports one a line,
+# printed two from now on that agree, and prints that value: the counter stopped moving.
+steady() {
+	sc_seen=$("$@" | wc -l)
 	sc_i=0
-	until counter_values "$@" | awk -v skip="$sc_seen" 'NR > skip { n++; prev = last; last = $0 }
+	until "$@" | awk -v skip="$sc_seen" 'NR > skip { n++; prev = last; last = $0 }
 		END { if (n >= 2 && prev == last) print last; exit !(n >= 2 && prev == last) }'; do
 		sc_i=$((sc_i + 1))
 		[ "$sc_i" -le 300 ] || return 1
 		sleep 0.1
 	done
 }
+
+# steady_counter NAME WHAT FIELD: steady for FIELD of NAME's counters of WHAT.
+steady_counter() { steady counter_values "$@"; }
 
 # wait_lines FILE N SECONDS: until FILE has at least N lines
 wait_lines() {
