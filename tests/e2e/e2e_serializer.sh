@@ -28,7 +28,7 @@ sleep 0.5
 client $COUNT "$WORK/submitted"
 cat "$WORK/client.log"
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
-for i in 0 1 2; do wait_lines "$WORK/learner$i.out" $COUNT 20 || true; done
+for i in 0 1 2; do wait_lines "$WORK/learner$i.out" $COUNT 60 || true; done
 stop_all
 grep -q "paxos-serializer: serializer, storage memory" "$WORK/serializer.log" ||
 	fail "the serializer did not say which storage it uses"
@@ -51,7 +51,7 @@ wait "$PID_serializer" || fail "the serializer did not stop cleanly"
 start serializer2 paxos-serializer -c "$CONF"
 sleep 0.3
 client $HALF "$WORK/submitted2"
-for i in 0 1; do wait_lines "$WORK/learner$i.out" $((2 * HALF)) 20 || true; done
+for i in 0 1; do wait_lines "$WORK/learner$i.out" $((2 * HALF)) 60 || true; done
 stop_all
 grep -q "storage lmdb, durability nosync, .*(recovered: accepted up to instance [1-9]" "$WORK/serializer2.log" ||
 	fail "the restarted serializer did not recover its store"
