@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The README's role list on a fresh machine (inside a private network namespace): 3 acceptors
 # and both proposers of the shipped paxos.conf, memory storage, started together (proposers
-# first), and a client
-# at once. The acceptors recover as a first start without waiting for anyone: the client's 64
-# values are delivered with no resubmit (it would wait 10 s: a loaded machine may hold a value
-# past a second) and no duplicate, and no acceptor says it waits for a proposer. Then the same with proposer 1 not started: each acceptor says at once whom it
+# first), and a client at once. The acceptors recover as a first start without waiting for
+# anyone: the client's 64 values are delivered with no resubmit (it would wait 10 s: a loaded
+# machine may hold a value past a second) and no duplicate, and no acceptor says it waits for
+# a proposer. Then the same with proposer 1 not started: each acceptor says at once whom it
 # waits for and until when. (How long the first value takes is printed, not asserted: the
 # machine may be busy; before this test it was about 1.1 s, with 64 duplicates.)
 # Usage: e2e_first_start.sh BUILD_DIR SOURCE_DIR
