@@ -81,6 +81,7 @@ wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tai
 forget "$CLIENT"
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
 
-converged "$(wc -l <"$WORK/submitted")" "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
+converged "$(wc -l <"$WORK/submitted")" "$WORK/submitted" \
+	"$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
 echo "e2e_amnesia: $LINES values delivered identically by 3 learners (one started at the end)" \
 	"through two acceptor restarts without state, a duplicate and two leader changes"

@@ -90,7 +90,8 @@ for p in 0 1; do
 	# may one in flight when a heartbeat missed under load moves a leader (leader_moved).
 	resubmits=$(cat "$WORK"/*-p$p.log | sed -n 's/^resubmits \([0-9]*\),.*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }')
-	[ "$dups" -le "$resubmits" ] || leader_moved "$WORK"/proposer*.log || fail "partition $p: $dups values delivered twice, $resubmits resubmits"
+	[ "$dups" -le "$resubmits" ] || leader_moved "$WORK"/proposer*.log ||
+		fail "partition $p: $dups values delivered twice, $resubmits resubmits"
 	echo "e2e_reconfig_partitions: partition $p: $(wc -l <"$WORK/l0-p$p") values, the same at both learners ($dups twice, $resubmits resubmits)"
 done
 echo "e2e_reconfig_partitions: OK"

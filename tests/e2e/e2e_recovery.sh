@@ -84,8 +84,9 @@ eventually 30 learned_all || fail "learners did not converge ($(wc -l <"$WORK/le
 # counted once two reports agree.
 stop_one proposer0
 stop_one proposer1
+rejects() { counter acceptor1b "acceptor 1" rejects_sent; }
 before=$(steady_counter acceptor1b "acceptor 1" rejects_sent) ||
-	fail "the recovered acceptor's rejects did not settle: $(counter_values acceptor1b "acceptor 1" rejects_sent | tail -n 5 | tr '\n' ' ')"
+	fail "the recovered acceptor's rejects did not settle (last $(rejects))"
 PREPARE=94cd505805010293010102
 if is_unicast "$CONF"; then
 	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
@@ -96,13 +97,13 @@ else
 	TO=$(awk '$1 == "acceptors-group" { print $2 }' "$CONF")
 fi
 "$BUILD/paxos-send" "$TO" "$PREPARE" || fail "paxos-send failed"
-rejected() { [ "$(counter acceptor1b "acceptor 1" rejects_sent)" -gt "$before" ]; }
+rejected() { [ "$(rejects)" -gt "$before" ]; }
 eventually 30 rejected ||
-	fail "the recovered acceptor did not reject a ballot below its promise ($before, $(counter acceptor1b "acceptor 1" rejects_sent))"
+	fail "the recovered acceptor did not reject a ballot below its promise ($before, $(rejects))"
 # Its last counters, printed as it stops, hold no other reject.
 stop_one acceptor1b
-[ "$(counter acceptor1b "acceptor 1" rejects_sent)" -eq $((before + 1)) ] ||
-	fail "the recovered acceptor rejected more than the one prepare ($before, $(counter acceptor1b "acceptor 1" rejects_sent))"
+[ "$(rejects)" -eq $((before + 1)) ] ||
+	fail "the recovered acceptor rejected more than the one prepare ($before, $(rejects))"
 
 stop_all
 cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
