@@ -130,6 +130,26 @@ check_outputs() {
 		fail "delivered values differ from submitted values"
 }
 
+# at_least_once SUBMITTED_LOG OUTPUT...: identical outputs, consecutive instances from 1, every
+# submitted value delivered and no other, some maybe twice (after a resubmit, or a leader that
+# moved: see resubmitted and leader_moved).
+at_least_once() {
+	submitted=$1
+	shift
+	for out in "$@"; do
+		cmp -s "$1" "$out" || fail "learner outputs $1 and $out differ"
+	done
+	consecutive "$1" || fail "instances in $1 are not consecutive from 1"
+	cut -d' ' -f2 "$1" | sort -u >"$WORK/delivered.set"
+	cut -d' ' -f2 "$submitted" | sort -u >"$WORK/submitted.set"
+	cmp -s "$WORK/delivered.set" "$WORK/submitted.set" ||
+		fail "delivered values differ from submitted values"
+}
+
+# resubmitted LOG...: a paxos-client's LOG says it resubmitted values: a value it resubmitted
+# after its timeout (which a loaded machine may exceed) may be delivered twice.
+resubmitted() { awk '$1 == "resubmits" && $2 + 0 > 0 { found = 1 } END { exit !found }' "$@"; }
+
 # converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 60 s until every output has the same
 # number of lines, at least COUNT (files are flushed every 100 ms); stops the cluster; then the
 # outputs must be identical, consecutive from instance 1 and hold every submitted value (a
