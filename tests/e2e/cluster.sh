@@ -42,6 +42,10 @@ fail() {
 	for f in "$WORK"/*.log; do
 		[ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2
 	done
+	# Partition clients still running (no status yet: see partition_client) stop too.
+	for f in "$WORK"/*.pid; do
+		[ -f "$f" ] && [ ! -f "${f%.pid}.status" ] && kill "$(cat "$f")" 2>/dev/null || true
+	done
 	stop_all
 	# PAXOS_E2E_KEEP=DIR keeps the whole scratch directory of a failed run (logs, outputs).
 	if [ -n "${PAXOS_E2E_KEEP:-}" ]; then
@@ -244,9 +248,9 @@ leader_moved() {
 }
 
 # client_bg LOG ARGS...: paxos-client ARGS in the background, its output in LOG and its PID in
-# CLIENT. SIGUSR1 (drain: tests run a client until a condition holds, not for a count a fast
-# machine gets through too early) stays ignored until the client listens for it: an early one
-# is lost, not fatal.
+# CLIENT (stopped with the others if the test fails). SIGUSR1 (drain: tests run a client until
+# a condition holds, not for a count a fast machine gets through too early) stays ignored
+# until the client listens for it: an early one is lost, not fatal.
 client_bg() {
 	cb_log=$1
 	shift
@@ -255,25 +259,37 @@ client_bg() {
 		exec "$BUILD/paxos-client" "$@" >"$cb_log" 2>&1
 	) &
 	CLIENT=$!
+	PIDS="$PIDS $CLIENT"
+}
+
+# client_drain: CLIENT (client_bg) submits no new value and ends once its values are delivered;
+# returns its exit status, and forgets it.
+client_drain() {
+	kill -USR1 "$CLIENT" 2>/dev/null || true
+	cd_status=0
+	wait "$CLIENT" || cd_status=$?
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
+	return "$cd_status"
 }
 
 # partition_client NAME PARTITION COUNT [OPTIONS]: paxos-client on $CONF in the background, 16
 # values outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION
 # x spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
 # client id 77); OPTIONS (one word list) go to paxos-client as well. COUNT "drain" runs it until
-# drain NAME (30 s at most).
+# drain NAME (120 s at most; else 30 s).
 partition_client() {
 	where="--partition $2"
 	[ "$2" != x ] || where="--partitions 2"
 	[ "$2" != key ] || where="--partitions 2 --spread key --keys 64 --id 77"
 	count=$3
-	[ "$count" != drain ] || count=10000000
+	limit=30
+	[ "$count" != drain ] || { count=10000000; limit=120; }
 	rm -f "$WORK/$1.pid" "$WORK/$1.status"
 	(
 		status=0
 		# shellcheck disable=SC2086
 		client_bg "$WORK/$1.log" -c "$CONF" $where --count "$count" --outstanding 16 \
-			--size 32 --time-limit 30 ${4:-}
+			--size 32 --time-limit $limit ${4:-}
 		echo "$CLIENT" >"$WORK/$1.pid"
 		wait "$CLIENT" || status=$?
 		echo "$status" >"$WORK/$1.status"
@@ -287,7 +303,6 @@ drain() {
 	eventually 10 test -s "$WORK/$1.pid" || fail "$1 did not start"
 	kill -USR1 "$(cat "$WORK/$1.pid")" 2>/dev/null || true
 }
-
 
 # clients_served NAME...: waits for the partition clients; each named one delivered all its
 # values.

@@ -33,7 +33,6 @@ sleep 0.5
 # The load lasts until drained after the last fault (COUNT is the scale of the steps).
 client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --outstanding 8 --size 16 \
 	--resubmit-ms 200 --time-limit 200 --log "$WORK/submitted"
-PIDS="$PIDS $CLIENT"
 progress() { # progress NUM DEN WHAT
 	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
 	kill -0 "$CLIENT" 2>/dev/null || fail "the client ended $3: $(tail -n 3 "$WORK/client.log")"
@@ -76,9 +75,7 @@ progress 3 6 "under proposer 1"
 progress 4 6 "back under proposer 0"
 restart_acceptor 2 acceptor2b
 progress 5 6 "after the second restart"
-kill -USR1 "$CLIENT"
-wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
-forget "$CLIENT"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
 
 converged "$(wc -l <"$WORK/submitted")" "$WORK/submitted" \

@@ -71,8 +71,7 @@ PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer0" | tr '\n' ' ')
 took() { [ "$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log")" -gt "$1" ]; }
 eventually 30 took "$took_over" || fail "proposer 1 did not take over after the crash"
 progress 4 5 "under proposer 1 after the crash"
-kill -USR1 "$CLIENT"
-wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
 check_learners "$(wc -l <"$WORK/submitted")" "forced change, back, crash"
 

@@ -36,7 +36,6 @@ start monitor paxos-monitor -c "$CONF" --interval-ms 100 --csv "$WORK/monitor.cs
 # The load lasts until drained once deliveries went on after the freeze (COUNT is the scale).
 client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --outstanding 8 --size 16 \
 	--resubmit-ms 200 --time-limit 200 --log "$WORK/submitted"
-PIDS="$PIDS $CLIENT"
 
 wait_lines "$WORK/submitted" $((COUNT / 4)) 60 || fail "no progress before the freeze"
 # Leader changes counted from here: a heartbeat late on a busy machine may already have moved
@@ -72,9 +71,7 @@ eventually 30 leads0 || fail "proposer 0 ended with: $last0"
 # Throughput back: the client goes on, resubmitting whatever the freeze cost.
 after=$(wc -l <"$WORK/submitted")
 wait_lines "$WORK/submitted" $((after + COUNT / 2)) 60 || fail "no progress after the freeze"
-kill -USR1 "$CLIENT"
-wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
-PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 COUNT=$(wc -l <"$WORK/submitted")
 converged $COUNT "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out"
 

@@ -129,8 +129,7 @@ else
 	refused 1 "set-address with multicast" set-address 1 127.0.0.1:7291
 fi
 
-kill -USR1 "$CLIENT"
-wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
 how=once
 once "$WORK/client.log" || how="at least once"

@@ -163,8 +163,7 @@ wait_log acceptor2 "acceptor 2: refused: configuration 6 (acceptors 0,1,3, from 
 stop_one acceptor2
 
 progress 4 8 "after the restarts"
-kill -USR1 "$CLIENT"
-wait "$CLIENT" || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
 once_unless_moved
 eventually 30 grep -q "configuration 6 chosen in instance" "$WORK/learner0.log" ||
@@ -271,8 +270,7 @@ grep -q "proposers 2$" "$WORK/admin.out" || fail "proposer 1 was not removed"
 refused 1 "the last proposer removed" remove-proposer 2
 wait_lines "$WORK/learner0.out" $((before + 2000)) 60 ||
 	fail "no delivery after proposer 1 was removed"
-kill -USR1 "$CLIENT"
-wait "$CLIENT" ||
+client_drain ||
 	fail "paxos-client did not get all values delivered with proposer changes: $(tail -n 3 "$WORK/client.log")"
 grep -E "resubmits" "$WORK/client.log"
 resubmits=$(sed -n 's/^resubmits \([0-9]*\), duplicates \([0-9]*\),.*/\1/p' "$WORK/client.log")
