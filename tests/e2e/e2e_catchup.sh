@@ -79,9 +79,12 @@ wait "$CLIENT" 2>/dev/null || true
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
 
 # Quiet now: wait until every learner has delivered up to learner 0's last instance, the two
-# from instance 1 as many lines, and no file grew since the last look (the files are flushed
-# every 100 ms: the last values of that instance reach them too).
+# from instance 1 as many lines, every file ends with a whole line and none grew since the last
+# look (the files are flushed every 100 ms: the last values of that instance reach them too).
 quiet() {
+	for f in "$WORK/learner0.out" "$WORK/learner1b.out" "$WORK/current.out"; do
+		[ -z "$(tail -c 1 "$f")" ] || return 1
+	done
 	l0=$(last_iid "$WORK/learner0.out")
 	[ -n "$l0" ] && [ "$(last_iid "$WORK/learner1b.out")" = "$l0" ] &&
 		[ "$(last_iid "$WORK/current.out")" = "$l0" ] &&
