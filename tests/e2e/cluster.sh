@@ -247,6 +247,25 @@ leader_moved() {
 		END { exit !found }' "$@"
 }
 
+# retry_admin OUT ERR COMMAND...: COMMAND (a paxos-admin change), its output in OUT and ERR,
+# again while it refuses only because too few acceptors answered in time (it counts those
+# heard in the last few acceptor ticks, which a busy machine may delay; 30 s at most). Returns
+# its last status.
+retry_admin() {
+	ra_out=$1
+	ra_err=$2
+	shift 2
+	ra_i=0
+	while :; do
+		ra_rc=0
+		"$@" >"$ra_out" 2>"$ra_err" || ra_rc=$?
+		[ "$ra_rc" -ne 0 ] && grep -q "no live quorum" "$ra_err" && [ "$ra_i" -lt 30 ] ||
+			return "$ra_rc"
+		ra_i=$((ra_i + 1))
+		sleep 1
+	done
+}
+
 # client_bg LOG ARGS...: paxos-client ARGS in the background, its output in LOG and its PID in
 # CLIENT (stopped with the others if the test fails). SIGUSR1 (drain: tests run a client until
 # a condition holds, not for a count a fast machine gets through too early) stays ignored

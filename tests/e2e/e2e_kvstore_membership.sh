@@ -38,7 +38,8 @@ start acceptor3 paxos-acceptor -c "$CONF" -i 3
 sleep 0.5
 round 1
 converge 300 "0 1 2" "$PID_kv0" "$PID_kv1" "$PID_kv2"
-"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+	"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 ||
 	fail "paxos-admin add-acceptor 3: $(cat "$WORK/admin.err")"
 grep -q "acceptors 0,1,2,3$" "$WORK/admin.out" || fail "acceptor 3 was not added"
 echo "round 1: 300 commands, then $(cat "$WORK/admin.out")"

@@ -53,7 +53,7 @@ once() {
 admin() { # admin WHAT ARGS...: must succeed; prints its line
 	what=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" "$BUILD/paxos-admin" -c "$CONF" "$@" ||
 		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
 	echo "e2e_move: $what: $(cat "$WORK/admin.out")"
 }

@@ -301,8 +301,8 @@ mh_admin() {
 	name=$1
 	what=$2
 	shift 2
-	ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$WORK/$name/h5.conf" "$@" \
-		>"$WORK/$name/admin.out" 2>"$WORK/$name/admin.err" ||
+	retry_admin "$WORK/$name/admin.out" "$WORK/$name/admin.err" \
+		ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$WORK/$name/h5.conf" "$@" ||
 		fail "$name: paxos-admin $* ($what): $(cat "$WORK/$name/admin.err")"
 	event "$name" "$what: $(cat "$WORK/$name/admin.out")"
 }
@@ -333,8 +333,8 @@ scenario_reconfig() {
 	mh_admin reconfig "grow, 1 of 2" add-acceptor 4
 	progress reconfig 3 8
 	# The leader dies as the next change is asked for: it comes into force under proposer 1.
-	ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$d/h5.conf" add-acceptor 5 \
-		>"$d/admin.out" 2>"$d/admin.err" &
+	retry_admin "$d/admin.out" "$d/admin.err" \
+		ip netns exec "$(mh_ns 5)" "$BUILD/paxos-admin" -c "$d/h5.conf" add-acceptor 5 &
 	admin=$!
 	sleep 0.3
 	event reconfig "proposer 0 (leader) killed during a change"

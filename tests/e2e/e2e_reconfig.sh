@@ -106,7 +106,7 @@ progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
 admin() { # admin WHAT ARGS...: must succeed; prints its line
 	what=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" "$BUILD/paxos-admin" -c "$CONF" "$@" ||
 		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
 	echo "e2e_reconfig: $what: $(cat "$WORK/admin.out")"
 }
@@ -190,7 +190,8 @@ sleep 0.5
 	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 wait_lines "$WORK/submitted" 2000 60 || fail "no progress before the leader is killed"
-"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 >"$WORK/admin.out" 2>"$WORK/admin.err" &
+retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+	"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 &
 ADMIN=$!
 sleep 0.3
 kill -9 "$PID_proposer0"

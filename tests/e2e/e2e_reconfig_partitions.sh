@@ -28,8 +28,8 @@ local_members "$CONF"
 admin() { # admin PARTITION ARGS...: paxos-admin on partition PARTITION, must succeed
 	p=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" --partition "$p" "$@" >"$WORK/admin.out" \
-		2>"$WORK/admin.err" || fail "paxos-admin --partition $p $*: $(cat "$WORK/admin.err")"
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+		"$BUILD/paxos-admin" -c "$CONF" --partition "$p" "$@" || fail "paxos-admin --partition $p $*: $(cat "$WORK/admin.err")"
 	echo "e2e_reconfig_partitions: partition $p: $* -> $(tail -n 1 "$WORK/admin.out")"
 }
 members() { # members PARTITION: the acceptors paxos-admin status shows in force
