@@ -12,6 +12,7 @@
 
 #include "ballot.h"
 #include "batch.h"
+#include "congestion.h"
 #include "instance.h"
 #include "pending.h"
 #include "repair.h"
@@ -34,6 +35,8 @@ struct paxos_proposer {
 	uint32_t batch_limit;   /* >= 1 */
 	uint32_t in_flight_max; /* client values the instances may hold at once */
 	paxos_iid first;        /* lowest instance not delivered */
+	/* How many instances phase 2 may hold now: at most o.concurrency (congestion.h). */
+	struct congestion congestion;
 	/* Running totals over the live instances, kept by fire() (see account), so that the
 	 * per-value checks of may_assign cost O(1) rather than a scan of the window. */
 	uint32_t in_phase2; /* instance_in_phase2 */
@@ -154,7 +157,7 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 		return 0;
 	if (inst->iid >= p->values_from && p->first < p->values_from)
 		return 0; /* a handover: what the old leader got chosen below is not settled yet */
-	if (p->in_phase2 >= p->o.concurrency)
+	if (p->in_phase2 >= p->congestion.window)
 		return 0;
 	if ((p->o.max_backlog && p->closed >= p->o.max_backlog) || p->held >= p->in_flight_max) {
 		p->counters->flow_control_holds++;
@@ -218,6 +221,8 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 		goto fail;
 	if (settled_init(&p->settled, o->pending_size) != PAXOS_OK)
 		goto fail;
+	congestion_init(&p->congestion, o->concurrency);
+	p->counters->phase2_window = p->congestion.window;
 	p->slots = calloc(o->window, sizeof(*p->slots));
 	p->values = malloc((size_t)o->window * 2 * o->max_value);
 	p->scratch = malloc((size_t)p->batch_limit * sizeof(*p->scratch));
@@ -279,13 +284,31 @@ void paxos_proposer_free(struct paxos_proposer *p)
 	free(p);
 }
 
+/* What phase 2's outcomes say of the load (congestion.h): a close lets the window grow, a
+ * timeout halves it. */
+static void congestion_note(struct paxos_proposer *p, enum instance_event ev, paxos_time now)
+{
+	if (ev == EV_C) {
+		congestion_on_closed(&p->congestion);
+	} else if (ev == EV_TO2) {
+		if (congestion_on_timeout(&p->congestion, now, p->ctx.phase2_timeout))
+			p->counters->congestion_cuts++;
+	} else {
+		return;
+	}
+	p->counters->phase2_window = p->congestion.window;
+}
+
 static enum instance_state fire(struct paxos_proposer *p, struct instance *inst,
 				enum instance_event ev, const struct instance_arg *arg,
 				paxos_time now, const struct paxos_emitter *out)
 {
+	enum instance_state before = inst->state;
 	account(p, inst, -1);
 	enum instance_state s = instance_step(&p->ctx, inst, ev, arg, now, out);
 	account(p, inst, 1);
+	if (before == INSTANCE_P2_PENDING)
+		congestion_note(p, ev, now);
 	return s;
 }
 
@@ -545,7 +568,7 @@ void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
 	 * needs (3.5.3, 3.7.1: the pre-execution window is too small). */
-	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->o.concurrency)
+	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->congestion.window)
 		p->counters->phase2_waited_phase1++;
 }
 
@@ -841,6 +864,18 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	if (p->config_wait)
 		start_window(p, now, out);
 	assign_pending(p, now, out);
+}
+
+bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid, paxos_ballot ballot,
+				 struct paxos_value *v)
+{
+	if (!p || !v || ballot == 0 || !live(p, iid))
+		return false;
+	const struct instance *inst = slot_of(p, iid);
+	if (inst->iid != iid || !inst->has_v2 || inst->v2_ballot != ballot)
+		return false;
+	*v = (struct paxos_value){inst->v2, inst->v2_len};
+	return true;
 }
 
 uint32_t paxos_proposer_pending(const struct paxos_proposer *p)

@@ -38,6 +38,8 @@
 	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \
 	X(skips_proposed, "skips proposed: idle leader closing an instance (learner-merge)")       \
 	X(flow_control_holds, "new instances held back: values in flight or learner backlog")      \
+	X(congestion_cuts, "phase 2 window halved: an accept timed out (congestion)")              \
+	X(phase2_window, "instances phase 2 may hold at once now (a level, not a count)")          \
 	X(values_requeued, "client values pushed back to the pending list")                        \
 	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
 	X(leader_changes, "leadership changes seen by this proposer")                              \

@@ -180,6 +180,16 @@ PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 PAXOS_API void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
 				       const struct paxos_emitter *out);
 
+/**
+ * The value of the accept this proposer sent for @p iid at @p ballot, while its instance still
+ * holds it under that accept (so not after a retry at a higher ballot, a new value or the
+ * instance's release). Borrowed: valid until the proposer's next call. Lets a driver hand an
+ * accept to a learner later than it was emitted without copying the value.
+ * @return true, with @p v set, when the proposer holds it.
+ */
+PAXOS_API bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid,
+					   paxos_ballot ballot, struct paxos_value *v);
+
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 

@@ -182,6 +182,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_serializer_free(n->acceptor.serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer.core);
+	free(n->proposer.own_deferred);
 	paxos_epoch_store_destroy(n->proposer.epoch.store);
 	paxos_election_free(n->proposer.election);
 	paxos_learner_free(n->learner.core);

@@ -240,6 +240,14 @@ struct node_proposer {
 	 * learner's ready after this round's flush, outside the proposer's step. */
 	bool own_accepts;
 	bool own_learned;
+	/* Own accepts emitted while the learner's ready was being run (a closed instance lets
+	 * the proposer assign the next one): the learner takes them once it advanced, each
+	 * looked up again in the proposer (paxos_proposer_accept_value), so no value is copied. */
+	struct own_accept {
+		paxos_iid iid;
+		paxos_ballot ballot;
+	} * own_deferred;
+	uint32_t own_deferred_head, own_deferred_count, own_deferred_cap;
 };
 
 /* The node's learner (node_learner.c): the core, where its results go, and when a lazy one
@@ -346,6 +354,8 @@ int node_set_learner_reading(struct paxos_node *n);
  * the acceptors group again; a lean follower reads the whole log again (the application needs
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
+void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
+bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy

@@ -117,11 +117,14 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	/* A leader's learner hears its own accepts here (node_proposer.c, own_accepts); what they
 	 * close is run after the flush, not inside the proposer's step that emits them. */
 	if (n->proposer.own_accepts && o->role == PAXOS_ROLE_PROPOSER &&
-	    m->type == PAXOS_MSG_ACCEPT &&
-	    paxos_learner_step(n->learner.core, m, paxos_now(),
-			       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
-		n->proposer.own_learned = true;
-		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+	    m->type == PAXOS_MSG_ACCEPT) {
+		if (paxos_learner_step(n->learner.core, m, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
+			n->proposer.own_learned = true;
+			n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+		} else {
+			node_own_accept_defer(n, &m->u.accept);
+		}
 	}
 	node_schedule_flush(n);
 }

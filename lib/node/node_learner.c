@@ -132,7 +132,7 @@ static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value
 /* The one straight line of the learner's path: each event of the step's ready goes to the
  * proposer, the acceptor and the application, in the order the learner decided them; then
  * the learner advances (the values stay valid until then). */
-void node_learner_run(struct paxos_node *n)
+static void run_ready(struct paxos_node *n)
 {
 	struct paxos_learner_ready rd;
 	if (!paxos_learner_ready(n->learner.core, &rd))
@@ -152,6 +152,16 @@ void node_learner_run(struct paxos_node *n)
 		}
 	}
 	paxos_learner_advance(n->learner.core);
+}
+
+/* A leader's closed instances free phase 2 slots, and the accepts its proposer emits for them
+ * meanwhile reach the learner only now (node_own_accept_replay): under load nearly all of them,
+ * and a learner without them would ask the acceptors to repeat every value to every learner. */
+void node_learner_run(struct paxos_node *n)
+{
+	do
+		run_ready(n);
+	while (node_own_accept_replay(n));
 }
 
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)

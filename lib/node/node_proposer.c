@@ -5,6 +5,7 @@
  * leader's learner taking its own accepts. The other roles' set-up is node.c's.
  */
 #include <paxos/epoch.h>
+#include <stdlib.h>
 #include <paxos/options.h>
 #include "log_line.h"
 #include "node_internal.h"
@@ -55,11 +56,54 @@ void node_own_accepts(struct paxos_node *n, bool leading)
 {
 	if (n->proposer.own_accepts == leading || (leading && !own_accepts_allowed(n)))
 		return;
+	n->proposer.own_deferred_head = n->proposer.own_deferred_count = 0;
+	if (leading && !n->proposer.own_deferred) {
+		/* Each live instance's accept, and a retry of each, in one learner run at most. */
+		uint32_t cap = 2 * n->cfg.proposer_window;
+		n->proposer.own_deferred = calloc(cap, sizeof(*n->proposer.own_deferred));
+		if (!n->proposer.own_deferred)
+			return; /* the acceptors group is read as before */
+		n->proposer.own_deferred_cap = cap;
+	}
 	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
 	    PAXOS_OK)
 		return;
 	/* No longer leading: what waited unread is read now, and is current. */
 	n->proposer.own_accepts = leading;
+}
+
+/* An own accept the learner could not take (its ready is being run): it takes it after. One
+ * that finds no room is left to the learner's repeats, as a lost 2a is. */
+void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a)
+{
+	struct node_proposer *np = &n->proposer;
+	if (np->own_deferred_count < np->own_deferred_cap)
+		np->own_deferred[np->own_deferred_count++] =
+		    (struct own_accept){.iid = a->iid, .ballot = a->ballot};
+}
+
+/* Hands the learner the oldest deferred own accept the proposer still holds. Returns false
+ * when none is left. The learner's ready must have been advanced. */
+bool node_own_accept_replay(struct paxos_node *n)
+{
+	struct node_proposer *np = &n->proposer;
+	while (np->own_deferred_head < np->own_deferred_count) {
+		struct own_accept a = np->own_deferred[np->own_deferred_head++];
+		if (np->own_deferred_head == np->own_deferred_count)
+			np->own_deferred_head = np->own_deferred_count = 0;
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+		m.u.accept.iid = a.iid;
+		m.u.accept.ballot = a.ballot;
+		if (!np->own_accepts ||
+		    !paxos_proposer_accept_value(np->core, a.iid, a.ballot, &m.u.accept.value))
+			continue; /* retried, released or no longer leading: nothing to learn */
+		if (paxos_learner_step(n->learner.core, &m, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) != PAXOS_OK)
+			return false;
+		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+		return true;
+	}
+	return false;
 }
 
 /*

@@ -833,6 +833,36 @@ START_TEST(test_phase2_timeout_restarts_phase1)
 }
 END_TEST
 
+/* Congestion: accepts that time out together halve the phase 2 window once (a burst lost in
+ * one overflowing buffer is one signal), and instances closed let it grow back, never past
+ * the configured concurrency. */
+START_TEST(test_phase2_timeouts_halve_the_window)
+{
+	struct sim *s = sim_new(32, 8, 64);
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->counters.phase2_window, 8);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	char v[40][8];
+	for (int i = 0; i < 40; i++) {
+		snprintf(v[i], sizeof(v[i]), "c%d", i);
+		ck_assert_int_eq(submit(s, v[i]), PAXOS_OK);
+	}
+	advance(s, PHASE2_TIMEOUT);
+	ck_assert_uint_eq(s->counters.phase2_timeouts, 8);
+	ck_assert_uint_eq(s->counters.congestion_cuts, 1);
+	ck_assert_uint_eq(s->counters.phase2_window, 4);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	s->max_in_phase2 = 0;
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 40);
+	ck_assert_uint_le(s->max_in_phase2, 8);
+	ck_assert_uint_gt(s->counters.phase2_window, 4);
+	ck_assert_uint_le(s->counters.phase2_window, 8);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_reject_skips_ballot)
 {
 	struct sim *s = sim_new(2, 1, 4);
@@ -1564,6 +1594,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_client_value_message_and_other_types);
 	tcase_add_test(t, test_phase1_timeout);
 	tcase_add_test(t, test_phase2_timeout_restarts_phase1);
+	tcase_add_test(t, test_phase2_timeouts_halve_the_window);
 	tcase_add_test(t, test_reject_skips_ballot);
 	tcase_add_test(t, test_epoch_sets_first_ballot);
 	tcase_add_test(t, test_restarted_proposer_answers_recovery_after_grace);
