@@ -18,6 +18,10 @@
 #include "repair.h"
 #include "settled.h"
 
+/* Dropped values a leader names between two of its readies (one read of the node): a few
+ * refusals' worth; more go unnamed, and their submitters send them again on a timeout. */
+#define REFUSED_HASHES (8 * PAXOS_REFUSED_HASHES_MAX)
+
 struct paxos_proposer {
 	struct paxos_proposer_options o;
 	struct paxos_counters *counters;
@@ -61,6 +65,12 @@ struct paxos_proposer {
 	/* Since we took over, client values wait until phase 1 finished below it (took_over). */
 	paxos_iid takeover_end;
 	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
+	/* Client values dropped (pending list full) that no refusal told of yet, and the hashes
+	 * of the first REFUSED_HASHES of them (refuse). */
+	uint32_t unrefused;
+	uint32_t refused_named;
+	uint64_t refused_hash[REFUSED_HASHES];
+	uint8_t refused_bytes[8 * PAXOS_REFUSED_HASHES_MAX]; /* one message's, little-endian */
 };
 
 /*
@@ -555,14 +565,50 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 		}
 	}
 	int rc = pending_push_back_hashed(&p->pending, v->data, v->len, hash);
-	if (rc == PAXOS_E_FULL)
+	if (rc == PAXOS_E_FULL) {
 		p->counters->pending_dropped++;
+		p->unrefused++;
+		if (p->leader && p->refused_named < REFUSED_HASHES)
+			p->refused_hash[p->refused_named++] =
+			    hash != PENDING_NO_HASH ? hash : pending_hash(v->data, v->len);
+	}
 	return rc;
+}
+
+/* Flow control: a leader that drops client values tells their submitters which ones, so that
+ * they hold new values back a while (paxos_node_submit() returns PAXOS_E_FULL) rather than
+ * send more into a full list, and send the dropped ones again then. A follower's list fills
+ * only with values the leader got too: it says nothing. */
+static void refuse(struct paxos_proposer *p, const struct paxos_emitter *out)
+{
+	uint32_t named = 0;
+	while (p->leader && p->unrefused > 0) {
+		uint32_t k = p->refused_named - named;
+		if (k > PAXOS_REFUSED_HASHES_MAX)
+			k = PAXOS_REFUSED_HASHES_MAX;
+		for (uint32_t i = 0; i < k; i++) {
+			uint64_t h = p->refused_hash[named + i];
+			for (int b = 0; b < 8; b++)
+				p->refused_bytes[8 * i + b] = (uint8_t)(h >> (8 * b));
+		}
+		struct paxos_message m = {.type = PAXOS_MSG_REFUSED};
+		m.u.refused.proposer_id = p->o.id;
+		/* The last message also counts the values left unnamed. */
+		m.u.refused.dropped = named + k < p->refused_named ? k : p->unrefused;
+		m.u.refused.hashes = (struct paxos_value){p->refused_bytes, 8 * k};
+		paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
+		p->counters->refusals_sent++;
+		named += k;
+		p->unrefused -= m.u.refused.dropped;
+	}
+	p->unrefused = 0;
+	p->refused_named = 0;
 }
 
 void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 			   const struct paxos_emitter *out)
 {
+	refuse(p, out);
 	if (!p->leader || (pending_count(&p->pending) == 0 && !p->command.wanted))
 		return;
 	assign_pending(p, now, out);
@@ -578,6 +624,8 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 	int rc = paxos_proposer_queue(p, v);
 	if (rc == PAXOS_OK)
 		paxos_proposer_assign(p, now, out);
+	else if (rc == PAXOS_E_FULL)
+		refuse(p, out);
 	return rc;
 }
 
@@ -850,6 +898,7 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	note_time(p, now);
 	p->counters->phase1_timeout_us = instance_timeout(&p->ctx, &fresh, 1);
 	p->counters->phase2_timeout_us = instance_timeout(&p->ctx, &fresh, 2);
+	refuse(p, out); /* values dropped since the last read */
 	if (!p->leader)
 		return;
 	repairs_tick(&p->repairs, now, out);

@@ -33,6 +33,9 @@
 	X(phase1_timeout_us, "phase 1 timeout now, microseconds (a level, not a count)")           \
 	X(phase2_timeout_us, "phase 2 timeout now, microseconds (a level, not a count)")           \
 	X(pending_dropped, "client values dropped: pending list full")                             \
+	X(refusals_sent, "refusals sent: the leader told submitters it dropped values (full)")     \
+	X(refusals_heard, "refusals heard from a full leader: submits held back a while")          \
+	X(submits_refused, "values paxos_node_submit refused: the leader said it was full")        \
 	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
 	X(values_proposed, "client values sent in phase 2")                                        \
 	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \

@@ -36,7 +36,8 @@ enum paxos_msg_type {
 	PAXOS_MSG_CONFIG_INFO = 18,  /**< acceptor -> learners: the answer */
 	PAXOS_MSG_CONFIG_PUSH =
 	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
-	PAXOS_MSG_TYPE_MAX = 19 /**< the highest type */
+	PAXOS_MSG_REFUSED = 20, /**< leader -> learners: its pending list is full */
+	PAXOS_MSG_TYPE_MAX = 20 /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -118,6 +119,23 @@ struct paxos_client_value {
 struct paxos_trimmed {
 	uint32_t acceptor_id; /**< the acceptor that trimmed */
 	paxos_iid iid;        /**< its trim point */
+};
+
+/** Most value hashes one PAXOS_MSG_REFUSED carries. */
+#define PAXOS_REFUSED_HASHES_MAX 128
+
+/**
+ * A leader dropped client values: its pending list was full. It says so to the learners group,
+ * where submitters listen (a client hosts a learner), so that they hold new values back for a
+ * while (paxos_node_submit() returns PAXOS_E_FULL) instead of sending more into a full pipe,
+ * and send the dropped ones again when it has room, rather than after a timeout. A value is
+ * named by paxos_value_hash() of its bytes.
+ */
+struct paxos_refused {
+	uint32_t proposer_id;      /**< the leader that dropped them */
+	uint32_t dropped;          /**< values it dropped since it last said so */
+	struct paxos_value hashes; /**< up to PAXOS_REFUSED_HASHES_MAX of their hashes, 8 bytes
+				      each, little-endian (fewer than dropped: the rest unnamed) */
 };
 
 /** A proposer is alive (leader election, paxos/election.h). */
@@ -225,6 +243,7 @@ struct paxos_message {
 		struct paxos_config_ask config_ask;
 		struct paxos_config_info config_info;
 		struct paxos_config_push config_push;
+		struct paxos_refused refused;
 	} u; /**< the message, in the member named like its type */
 };
 

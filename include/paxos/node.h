@@ -119,6 +119,18 @@ typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
 PAXOS_API void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader,
 					void *arg);
 
+/** Called with the paxos_value_hash() of client values the leader dropped (its pending list
+ * was full, PAXOS_MSG_REFUSED): @p count of them, borrowed for the call. */
+typedef void (*paxos_refused_fn)(void *arg, const uint64_t *hashes, size_t count);
+
+/** Calls @p refused(@p arg, hashes, count) when the leader says it dropped values (flow
+ * control): this node's among them should be submitted again, with the same bytes, once
+ * paxos_node_submit() stops returning PAXOS_E_FULL; the others are other submitters'. Values
+ * the leader dropped but could not name (more than it names at once) are not reported: a
+ * resubmit timeout still covers them. Needs a node that hears the learners group (one with a
+ * learner). */
+PAXOS_API void paxos_node_on_refused(struct paxos_node *n, paxos_refused_fn refused, void *arg);
+
 /** snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to @p iid.
  * Unreliable like paxos_node_submit(); repeat it now and then. Returns PAXOS_OK or
  * PAXOS_E_INVALID (@p iid 0). */
@@ -128,8 +140,11 @@ PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  * Atomic broadcast, thesis 3.2.2: sends @p len bytes at @p value to the proposers without
  * blocking and without any guarantee; learn the value to know it was delivered. The bytes are
  * copied before it returns. Any node may submit, also one that hosts no role. Returns PAXOS_OK,
- * PAXOS_E_INVALID for a NULL value with a non-zero length, or PAXOS_E_TOO_BIG when len exceeds
- * paxos_config_max_value(); on error nothing is sent and paxos_node_error() says why.
+ * PAXOS_E_INVALID for a NULL value with a non-zero length, PAXOS_E_TOO_BIG when len exceeds
+ * paxos_config_max_value(), or PAXOS_E_FULL for a few milliseconds after the leader said its
+ * pending list was full (flow control, PAXOS_MSG_REFUSED; heard by a node with a learner):
+ * submit the value again later rather than send more into a full pipe. On error nothing is sent
+ * and paxos_node_error() says why.
  */
 PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
 

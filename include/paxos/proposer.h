@@ -190,6 +190,10 @@ PAXOS_API void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
 PAXOS_API bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid,
 					   paxos_ballot ballot, struct paxos_value *v);
 
+/** The 64-bit hash a proposer names a client value by (PAXOS_MSG_REFUSED): of its @p len
+ * bytes at @p data. */
+PAXOS_API uint64_t paxos_value_hash(const void *data, size_t len);
+
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);
 

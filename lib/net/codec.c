@@ -21,7 +21,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 7, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
-    [PAXOS_MSG_CONFIG_PUSH] = 4,
+    [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
 };
 
 #define HEADER_FIELDS 4u
@@ -79,6 +79,12 @@ static bool config_push_ok(const struct paxos_config_push *c)
 	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
 }
 
+static bool refused_ok(const struct paxos_refused *r)
+{
+	return r->proposer_id < PAXOS_MAX_PROPOSERS && value_ok(&r->hashes) &&
+	       r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
+}
+
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
 static bool message_ok(const struct paxos_message *m)
 {
@@ -120,6 +126,8 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.trimmed.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_HEARTBEAT:
 		return m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS;
+	case PAXOS_MSG_REFUSED:
+		return refused_ok(&m->u.refused);
 	case PAXOS_MSG_LEADER:
 		return m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 		       m->u.leader.leader_id == PAXOS_LEADER_AUTO;
@@ -217,6 +225,11 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		break;
+	case PAXOS_MSG_REFUSED:
+		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
+		msgpack_pack_uint32(pk, m->u.refused.dropped);
+		pack_value(pk, &m->u.refused.hashes);
 		break;
 	case PAXOS_MSG_CONFIG_ASK:
 		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
@@ -568,6 +581,10 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		return get_u32(&f[1], &m->u.leader.leader_id) &&
 		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
+	case PAXOS_MSG_REFUSED:
+		return get_u32(&f[1], &m->u.refused.proposer_id) &&
+		       get_u32(&f[2], &m->u.refused.dropped) &&
+		       get_value(&f[3], buf, len, &m->u.refused.hashes) && refused_ok(&m->u.refused);
 	case PAXOS_MSG_CONFIG_ASK:
 		return get_u64(&f[1], &m->u.config_ask.nonce);
 	case PAXOS_MSG_CONFIG_INFO:

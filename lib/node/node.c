@@ -412,33 +412,6 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
 
 /* ---- application interface ---- */
 
-int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	if (!n || (!value && len)) {
-		if (n)
-			node_set_error(n, "paxos_node_submit: value is NULL");
-		return PAXOS_E_INVALID;
-	}
-	if (len > n->max_value) {
-		node_set_error(
-		    n,
-		    "paxos_node_submit: value of %zu bytes exceeds the maximum of %u bytes "
-		    "(max-datagram %u)",
-		    len, n->max_value, n->cfg.max_datagram);
-		return PAXOS_E_TOO_BIG;
-	}
-	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
-	m.u.client_value.value.data = value;
-	m.u.client_value.value.len = (uint32_t)len;
-	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
-	return PAXOS_OK;
-}
-
-int paxos_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	return paxos_node_submit(n, value, len);
-}
-
 const char *paxos_node_error(const struct paxos_node *n)
 {
 	return n->error;

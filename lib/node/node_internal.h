@@ -277,6 +277,17 @@ struct node_net {
 	struct paxos_counters counters;
 };
 
+/* The submit path's flow control (node_submit.c): until when paxos_node_submit() holds values
+ * back because the leader said it dropped some (PAXOS_MSG_REFUSED), how long the last hold
+ * was, and whom to tell which values were dropped. */
+struct node_submit {
+	paxos_time held_until;
+	paxos_time hold;
+	paxos_refused_fn refused;
+	void *refused_arg;
+	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
+};
+
 struct paxos_node {
 	/* The loop and its round */
 	struct event_base *base;
@@ -305,6 +316,7 @@ struct paxos_node {
 	struct node_acceptor acceptor;
 	struct node_proposer proposer;
 	struct node_learner learner;
+	struct node_submit submit;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -354,6 +366,7 @@ int node_set_learner_reading(struct paxos_node *n);
  * the acceptors group again; a lean follower reads the whole log again (the application needs
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
+void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, paxos_time now);
 void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
 bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);

@@ -173,6 +173,10 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			node_membership_on_info(n, m, now);
 			break;
 		}
+		if (m->type == PAXOS_MSG_REFUSED) {
+			node_submit_refused(n, &m->u.refused, now);
+			break;
+		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
 			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;

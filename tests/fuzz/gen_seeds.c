@@ -12,6 +12,7 @@
 static const uint8_t payload[] = "a client value";
 static const struct paxos_value value = {payload, sizeof(payload) - 1};
 static const struct paxos_value empty = {NULL, 0};
+static const uint8_t hashes[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 static int write_datagram(const char *dir, const char *name, enum paxos_role role,
 			  const struct paxos_message *m, size_t count)
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_RECOVER_INFO,
 	     .u.recover_info = {PAXOS_ROLE_ACCEPTOR, 2, 1, 1700000000000001ull, 900,
 				4294967398ull}},
+	    {.type = PAXOS_MSG_REFUSED, .u.refused = {1, 12, {hashes, sizeof(hashes)}}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_ACCEPTOR_HELLO] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_RECOVER_ASK] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_RECOVER_INFO] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_REFUSED] = PAXOS_ROLE_PROPOSER,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

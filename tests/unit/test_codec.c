@@ -126,6 +126,11 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_int_eq(a->u.config_info.settled, b->u.config_info.settled);
 		ck_assert(value_eq(&a->u.config_info.history, &b->u.config_info.history));
 		break;
+	case PAXOS_MSG_REFUSED:
+		ck_assert_uint_eq(a->u.refused.proposer_id, b->u.refused.proposer_id);
+		ck_assert_uint_eq(a->u.refused.dropped, b->u.refused.dropped);
+		ck_assert(value_eq(&a->u.refused.hashes, &b->u.refused.hashes));
+		break;
 	case PAXOS_MSG_CONFIG_PUSH:
 		ck_assert_uint_eq(a->u.config_push.proposer_id, b->u.config_push.proposer_id);
 		ck_assert_int_eq(a->u.config_push.settled, b->u.config_push.settled);
@@ -220,6 +225,7 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_INFO,
 					.u.config_info = {3, 0x1234567890ull, true, pv(40)}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_PUSH, .u.config_push = {1, true, pv(40)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_REFUSED, .u.refused = {1, 300, pv(16)}};
 	return i;
 }
 
@@ -416,8 +422,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2, 3,
+								3, 2, 3, 6, 3, 7, 2, 5, 4, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -528,6 +534,12 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_bin(pk, m->u.config_push.history.len);
 		msgpack_pack_bin_body(pk, m->u.config_push.history.data,
 				      m->u.config_push.history.len);
+		return;
+	case PAXOS_MSG_REFUSED:
+		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
+		msgpack_pack_uint32(pk, m->u.refused.dropped);
+		msgpack_pack_bin(pk, m->u.refused.hashes.len);
+		msgpack_pack_bin_body(pk, m->u.refused.hashes.data, m->u.refused.hashes.len);
 		return;
 	}
 }
@@ -1059,8 +1071,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2, 3,
+								3, 2, 3, 6, 3, 7, 2, 5, 4, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1077,7 +1089,9 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1) ||
 					   (t == PAXOS_MSG_CONFIG_INFO && i == 4) ||
 					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3);
-				if (bin)
+				if (t == PAXOS_MSG_REFUSED && i == 3)
+					msgpack_pack_bin_with_body(&c.pk, "8 bytes.", 8);
+				else if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
 					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3) ||
@@ -1522,7 +1536,7 @@ START_TEST(test_status_strings)
 			       "reject",       "repeat",         "trim",        "acceptor_state",
 			       "client_value", "trimmed",        "heartbeat",   "leader",
 			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
-			       "config_ask",   "config_info",    "config_push"};
+			       "config_ask",   "config_info",    "config_push", "refused"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

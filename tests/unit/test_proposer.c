@@ -305,7 +305,8 @@ static bool pump(struct sim *s)
 		paxos_proposer_handle(s->p, &pk.m, s->now, &s->out);
 		break;
 	case PAXOS_GROUP_LEARNERS:
-		learner_handle(s, &pk.m.u.accepted);
+		if (pk.m.type == PAXOS_MSG_ACCEPTED)
+			learner_handle(s, &pk.m.u.accepted);
 		break;
 	default:
 		break;
@@ -729,6 +730,66 @@ START_TEST(test_pending_overflow)
 	run(s);
 	ck_assert_uint_eq(s->ndelivered, 4);
 	ck_assert_int_eq(submit(s, "y"), PAXOS_OK);
+	sim_free(s);
+}
+END_TEST
+
+/* The refusals sent since net[from]: how many, the values they say were dropped, and whether
+ * the last one names `want` (by paxos_value_hash). */
+static uint32_t refusals_since(const struct sim *s, size_t from, uint32_t *dropped,
+			       const char *want)
+{
+	uint32_t n = 0;
+	bool named = want == NULL;
+	for (size_t i = from; i < s->net_len; i++)
+		if (s->net[i].m.type == PAXOS_MSG_REFUSED) {
+			const struct paxos_refused *r = &s->net[i].m.u.refused;
+			ck_assert_int_eq(s->net[i].to, PAXOS_GROUP_LEARNERS);
+			ck_assert_uint_eq(r->proposer_id, 2);
+			*dropped += r->dropped;
+			n++;
+			for (uint32_t k = 0; want && k < r->hashes.len / 8; k++) {
+				uint64_t h = 0;
+				for (int b = 7; b >= 0; b--)
+					h = h << 8 | r->hashes.data[8 * k + (uint32_t)b];
+				named |= h == paxos_value_hash(want, strlen(want));
+			}
+		}
+	ck_assert(named);
+	return n;
+}
+
+/* Flow control: a leader whose list is full tells the submitters (the learners group) which
+ * values it dropped, once per read (here: per submit, or per assign after queued values); a
+ * follower, whose list holds values the leader got too, says nothing. */
+START_TEST(test_full_leader_refuses)
+{
+	struct sim *s = sim_new(4, 1, 2);
+	uint32_t dropped = 0;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_E_FULL);
+	advance(s, 1000);
+	ck_assert_uint_eq(refusals_since(s, 0, &dropped, NULL), 0);
+	lead(s);
+	size_t mark = s->net_len;
+	ck_assert_int_eq(submit(s, "d"), PAXOS_E_FULL); /* phase 1 is not done: a, b wait */
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, "d"), 1);
+	ck_assert_uint_eq(dropped, 1);
+	/* A read's values are queued, then assigned together: one refusal names them all. */
+	mark = s->net_len;
+	dropped = 0;
+	struct paxos_value e = value_of("e"), f = value_of("f");
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &e), PAXOS_E_FULL);
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &f), PAXOS_E_FULL);
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, NULL), 0);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, "f"), 1);
+	ck_assert_uint_eq(dropped, 2);
+	ck_assert_uint_eq(s->counters.refusals_sent, 2);
+	ck_assert_uint_eq(s->counters.pending_dropped, 4);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 2);
 	sim_free(s);
 }
 END_TEST
@@ -1590,6 +1651,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_concurrency_limit);
 	tcase_add_test(t, test_fifo_with_concurrency_one);
 	tcase_add_test(t, test_pending_overflow);
+	tcase_add_test(t, test_full_leader_refuses);
 	tcase_add_test(t, test_drop_pending);
 	tcase_add_test(t, test_client_value_message_and_other_types);
 	tcase_add_test(t, test_phase1_timeout);

@@ -724,30 +724,36 @@ START_TEST(test_reconfiguration)
 END_TEST
 
 /*
- * Issue 24: the leader is removed (a planned change of the proposer set) and the next one
+ * The leader is removed (a planned change of the proposer set) and the next one
  * takes over; no value may be chosen twice. Seed 13717 (matrix case 12717, plain acceptors)
  * delivered value 8 three times, received at most twice by one proposer, before a value a
  * follower's learner closed behind a hole was settled at once with credits for the copies
- * still to come (proposer/instance.c, claim_closed).
+ * still to come (proposer/instance.c, claim_closed). A change elsewhere in the protocol moves
+ * what a seed runs, so the seeds from there on run until several of them changed the proposer
+ * set.
  */
 START_TEST(test_planned_removal_chooses_no_value_twice)
 {
-	struct sim_options o;
-	sim_options_default(&o);
-	o.seed = 13717;
-	o.acceptors = 3;
-	o.proposers = 2;
-	o.learners = 3;
-	o.loss = 23;
-	o.dup = 0;
-	o.values = 38;
-	o.batch = 8;
-	o.faults = SIM_FAULT_CRASH;
-	o.learning_acceptors = false;
-	o.reconfig = true;
-	struct sim_result r;
-	ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
-	ck_assert_uint_ge(r.proposer_reconfigurations, 1);
+	uint32_t changed = 0;
+	for (uint64_t seed = 13717; seed < 13717 + 200 && changed < 4; seed++) {
+		struct sim_options o;
+		sim_options_default(&o);
+		o.seed = seed;
+		o.acceptors = 3;
+		o.proposers = 2;
+		o.learners = 3;
+		o.loss = 23;
+		o.dup = 0;
+		o.values = 38;
+		o.batch = 8;
+		o.faults = SIM_FAULT_CRASH;
+		o.learning_acceptors = false;
+		o.reconfig = true;
+		struct sim_result r;
+		ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
+		changed += r.proposer_reconfigurations >= 1;
+	}
+	ck_assert_uint_ge(changed, 4);
 }
 END_TEST
 
