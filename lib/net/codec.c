@@ -584,7 +584,8 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	case PAXOS_MSG_REFUSED:
 		return get_u32(&f[1], &m->u.refused.proposer_id) &&
 		       get_u32(&f[2], &m->u.refused.dropped) &&
-		       get_value(&f[3], buf, len, &m->u.refused.hashes) && refused_ok(&m->u.refused);
+		       get_value(&f[3], buf, len, &m->u.refused.hashes) &&
+		       refused_ok(&m->u.refused);
 	case PAXOS_MSG_CONFIG_ASK:
 		return get_u64(&f[1], &m->u.config_ask.nonce);
 	case PAXOS_MSG_CONFIG_INFO:

@@ -40,7 +40,7 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
  * authentication check and a decode per datagram for bytes the process just built (the
  * leader's price per value above the serializer's, docs/BENCHMARKS.md). While it leads, the
  * learner takes each accept as the proposer emits it (node_emit) and the group is left
- * unread; values another proposer got chosen meanwhile come by the learner's repeats, as any
+ * (ignored); values another proposer got chosen meanwhile come by the learner's repeats, as any
  * lost 2a does. Multicast, one partition, a node without an acceptor or a serializer (they
  * read the group) and a fixed acceptor set (the group carries the configuration queries).
  */
@@ -68,7 +68,12 @@ void node_own_accepts(struct paxos_node *n, bool leading)
 	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
 	    PAXOS_OK)
 		return;
-	/* No longer leading: what waited unread is read now, and is current. */
+	/* Nothing waits unread meanwhile: the group is left (a full buffer would drop every 2a
+	 * there, counted as the host's receive errors). No longer leading, the learner hears of
+	 * what it missed by its repeats. */
+	if (n->net.transport->ops->set_ignored)
+		n->net.transport->ops->set_ignored(n->net.transport, PAXOS_GROUP_ACCEPTORS,
+						   leading);
 	n->proposer.own_accepts = leading;
 }
 
@@ -113,8 +118,8 @@ bool node_own_accept_replay(struct paxos_node *n)
  * not scale. So a node that hosts a proposer and nothing that needs the log (no application
  * learner, no acceptor, no membership changes) follows lean while another proposer leads: it
  * reads only the proposers group (heartbeats, leader orders, promises); the submit, acceptors
- * and learners groups are left unread (multicast: their sockets leave the loop and the kernel
- * drops what overflows; unicast: what arrives on the member socket is dropped unread), its
+ * and learners groups are left unread (multicast: their sockets leave the loop and their
+ * groups; unicast: what arrives on the member socket is dropped unread), its
  * learner asks for nothing, and its pending list is emptied: the clients submit again what
  * the leader did not get chosen (paxos-client resubmits on timeout, with the same bytes).
  * Taking over, it drops what waited unread, skips its learner to where the leaders'
@@ -148,7 +153,7 @@ static void lean_reading(struct paxos_node *n, bool reading)
 			continue;
 		}
 		/* What waited unread is stale: dropped (node_deliver drops while lean). Ignored,
-		 * the transport kept next to nothing (multicast: a minimal receive buffer), not a
+		 * the transport kept next to nothing (multicast: the group was left), not a
 		 * socket buffer's worth: reading 12,000 datagrams delayed a takeover by 17 ms. */
 		size_t batch = n->net.transport->ops->batch(n->net.transport);
 		for (int k = 0;
