@@ -575,10 +575,11 @@ static void report(const struct client *c, bool json)
 	       "%.3f-%.3f)\n",
 	       min, p50, p90, p99, max, p5, p95);
 	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "; %" PRIu64
-	       " of the resubmits at a partition's new leader; %" PRIu64
-	       " submits held back and %" PRIu64 " values sent again (the leader was full)\n",
-	       c->resubmits, c->duplicates, c->submit_errors, c->new_leader_resubmits, c->held_back,
-	       c->refused_resends);
+	       " of the resubmits at a partition's new leader\n",
+	       c->resubmits, c->duplicates, c->submit_errors, c->new_leader_resubmits);
+	printf("flow control: %" PRIu64 " submits held back, %" PRIu64
+	       " values sent again (the leader was full)\n",
+	       c->held_back, c->refused_resends);
 	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
 	       (uint64_t)c->first_iid, c->foreign);
 	printf("client cpu %.3f s, %.3f us/value\n", (double)cpu / 1e6,
