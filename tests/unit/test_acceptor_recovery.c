@@ -24,8 +24,8 @@ static int info(uint32_t role, uint32_t sender, uint64_t incarnation, paxos_iid 
 		paxos_ballot ballot)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
-	m.u.recover_info =
-	    (struct paxos_recover_info){role, sender, ACCEPTOR_ID, incarnation, iid, ballot};
+	m.u.recover_info = (struct paxos_recover_info){role, sender, ACCEPTOR_ID, incarnation,
+						       iid,  ballot, 0,           false};
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 
@@ -33,7 +33,8 @@ static int hello_from(uint32_t id, uint64_t incarnation, bool recovering, uint64
 		      uint64_t echo)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-	m.u.acceptor_hello = (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo};
+	m.u.acceptor_hello =
+	    (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo, 0};
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 

@@ -1342,7 +1342,7 @@ START_TEST(test_trimmed_needs_a_quorum)
 	ck_assert_ptr_nonnull(l);
 	s->learner = l;
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
-	m.u.acceptor_state = (struct paxos_acceptor_state){0, 9, 4};
+	m.u.acceptor_state = (struct paxos_acceptor_state){.highest_accepted = 9, .trim_iid = 4};
 	paxos_learner_handle(l, &m, 0, NULL);
 	m.u.acceptor_state.acceptor_id = 3;
 	paxos_learner_handle(l, &m, 0, NULL);
