@@ -64,6 +64,7 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->all = o->acceptors >= 32 ? UINT32_MAX : (1u << o->acceptors) - 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
+	l->began_at = l->next;
 	if (o->membership && l->next > 1) /* what lies below is not delivered here */
 		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -189,6 +190,7 @@ static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kin
 	e->value.data = data;
 	e->value.len = len;
 	e->ballot = ballot;
+	e->generation = l->generation;
 }
 
 static void recheck(struct paxos_learner *l, paxos_iid iid);
@@ -445,6 +447,55 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		slot_closed_now(l, s);
 }
 
+/*
+ * A log of a higher generation began (acceptor/recovery.c): what this learner delivered
+ * belongs to another log, whose instance numbers the new one uses again. Everything held
+ * is dropped and delivery starts over at the new log's instance 1, after an event that says
+ * so, before anything of it is delivered. Deliveries of one log never mix with another's.
+ */
+static void begin_generation(struct paxos_learner *l, uint64_t generation)
+{
+	/* The first log heard, nothing delivered yet: taken without a word. */
+	bool told = l->generation != 0 || l->next != l->began_at;
+	l->generation = generation;
+	if (!told)
+		return;
+	for (uint32_t i = 0; i < l->opt.window; i++)
+		if (l->slots[i].iid != 0)
+			learner_slot_reset(l, &l->slots[i], 0);
+	learner_fetch_drop(l);
+	l->started = true;
+	l->next = l->began_at = 1;
+	l->highest_seen = 0;
+	memset(l->acceptor_highest, 0, sizeof(l->acceptor_highest));
+	memset(l->acceptor_trim, 0, sizeof(l->acceptor_trim));
+	l->asked = l->answered = l->lacking = false;
+	l->last_asked_to = 0;
+	l->next_at_last_check = 0;
+	l->stalled_checks = 0;
+	l->counters->new_logs++;
+	add_event(l, PAXOS_LEARNER_NEW_LOG, 1, 1, NULL, 0, 0);
+}
+
+/*
+ * Whether a message of acceptor's about log generation is of the log delivered. A learner
+ * moves to a higher generation once a quorum of acceptors reports it: a value can be chosen
+ * in it only then, and one acceptor (a forged report, a stale store) cannot make learners
+ * leave the log the others still serve. Messages of another log are dropped.
+ */
+static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation)
+{
+	if (acceptor >= l->opt.acceptors)
+		return generation == l->generation;
+	if (generation > l->acceptor_gen[acceptor]) {
+		l->acceptor_gen[acceptor] = generation;
+		uint64_t q = quorum_point(l, l->acceptor_gen);
+		if (q > l->generation)
+			begin_generation(l, q);
+	}
+	return generation == l->generation;
+}
+
 static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a, paxos_time now)
 {
 	if (!accepted_valid(l, a))
@@ -565,6 +616,8 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			l->counters->implausible_ballots++;
 			break;
 		}
+		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation))
+			break;
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			learner_fetch_accepted(l, &m->u.accepted);
 		handle_accepted(l, &m->u.accepted, now);
@@ -578,12 +631,17 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_accept(l, &m->u.accept);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
+		if (!of_this_log(l, m->u.acceptor_state.acceptor_id,
+				 m->u.acceptor_state.generation))
+			break;
 		if (l->fetching && m->u.acceptor_state.trim_iid)
 			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
 					      m->u.acceptor_state.trim_iid);
 		handle_acceptor_state(l, &m->u.acceptor_state);
 		break;
 	case PAXOS_MSG_TRIMMED:
+		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation))
+			break;
 		if (l->fetching)
 			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
 		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
@@ -623,6 +681,10 @@ static void run_callbacks(struct paxos_learner *l)
 		case PAXOS_LEARNER_TRIMMED:
 			if (l->opt.trimmed)
 				l->opt.trimmed(l->opt.trimmed_arg, e->iid, e->to);
+			break;
+		case PAXOS_LEARNER_NEW_LOG:
+			if (l->opt.new_log)
+				l->opt.new_log(l->opt.new_log_arg, e->generation);
 			break;
 		}
 	}
@@ -674,4 +736,9 @@ paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
 paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l)
 {
 	return l->highest_seen;
+}
+
+uint64_t paxos_learner_generation(const struct paxos_learner *l)
+{
+	return l->generation;
 }

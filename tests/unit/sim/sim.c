@@ -97,6 +97,7 @@ struct sim_acceptor {
 	paxos_time frozen_until; /* until then: hears and sends nothing */
 	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
+	uint64_t generation; /* of its log, kept beside its storage whatever happens to it */
 	bool restored;       /* whether it held every decision below floor when it crashed */
 	uint64_t writes;     /* its core's readies written since it started */
 	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
@@ -764,7 +765,8 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .incarnation = ++s->incarnations,
 					      .amnesiac = amnesiac,
 					      .floor = a->floor,
-					      .fence = a->fence};
+					      .fence = a->fence,
+					      .generation = a->generation};
 	if (s->o.reconfig)
 		recovery_configurations(s, i, &m);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
@@ -788,6 +790,8 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	trace(s, 1, "acceptor %u crashes", i);
 	/* A recovery's floor and fence are kept with the storage (the node writes them beside
 	 * a durable store); one still recovering recovers again. */
+	if (a->core)
+		a->generation = paxos_acceptor_generation(a->core);
 	if (a->core && !paxos_acceptor_recovering(a->core)) {
 		a->floor = paxos_acceptor_floor(a->core);
 		a->fence = paxos_acceptor_fence(a->core);
