@@ -84,6 +84,10 @@ struct client {
 	uint8_t *latency_part; /* the partition (index into parts) of each latency */
 	uint64_t rng;
 	FILE *log;
+	/* Why nothing is delivered, as the acceptors' state messages say (on_stall_check). */
+	uint32_t acceptors, heard_ms;
+	paxos_time progress; /* the last delivery, or the start */
+	char reason[256];    /* the last reason printed */
 };
 
 static uint64_t next_random(struct client *c)
@@ -225,6 +229,8 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 	paxos_time now = paxos_now();
 	c->delivered++;
 	part->delivered++;
+	c->progress = now;
+	c->reason[0] = 0;
 	if (s->first_sent >= c->started + c->warmup) {
 		c->latency_part[c->measured] = (uint8_t)s->part;
 		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
@@ -274,6 +280,50 @@ static void on_new_leader(void *arg, uint32_t proposer)
 			send_slot(c, s, now);
 		}
 	}
+}
+
+/* How long without a delivery before the client says why, when the acceptors tell. */
+#define STALL_SAY_US 1000000u
+
+/*
+ * Nothing delivered for a second while values wait: if the acceptors' state messages show
+ * why (too few heard, or they withhold their votes, recovering lost state), say so once, and
+ * again when the reason changes, rather than time out silently.
+ */
+static void on_stall_check(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	paxos_time now = paxos_now();
+	if (c->delivered == c->count || now - c->progress < STALL_SAY_US)
+		return;
+	char why[256] = "";
+	uint32_t quorum = c->acceptors / 2 + 1;
+	for (uint32_t p = 0; p < c->part_count && !why[0]; p++) {
+		struct paxos_node *node = c->parts[p].node;
+		uint32_t heard = paxos_node_acceptors_heard(node, c->heard_ms);
+		uint32_t withheld = paxos_node_acceptors_withholding(node, c->heard_ms);
+		uint32_t voting = (uint32_t)__builtin_popcount(heard & ~withheld);
+		if (voting >= quorum)
+			continue;
+		size_t n =
+		    (size_t)snprintf(why, sizeof(why), "partition %u: ", c->parts[p].partition);
+		if (withheld)
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors withhold their votes: they recover lost "
+				 "state (their logs say what they wait for)",
+				 __builtin_popcount(withheld), c->acceptors);
+		else
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors are heard, a quorum is %u",
+				 __builtin_popcount(heard), c->acceptors, quorum);
+	}
+	if (!why[0] || strcmp(why, c->reason) == 0)
+		return;
+	snprintf(c->reason, sizeof(c->reason), "%s", why);
+	fprintf(stderr, "paxos-client: nothing delivered for %.1f s: %s\n",
+		(double)(now - c->progress) / 1e6, why);
 }
 
 static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
@@ -828,6 +878,12 @@ int main(int argc, char **argv)
 	c.learner_wait =
 	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
+	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, on_stall_check, &c);
+	struct timeval stall_every = {0, 250000};
+	c.acceptors = cfg.acceptors;
+	c.heard_ms = 3 * cfg.acceptor_repeat_ms + 100;
+	c.progress = paxos_now();
+	event_add(stall_ev, &stall_every);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
 	/* Open loop: a tick per value at low rates, every 100 us at high ones (values due
@@ -852,7 +908,8 @@ int main(int argc, char **argv)
 	report(&c, json);
 	for (uint32_t p = 0; counters && p < c.part_count; p++)
 		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
-	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm, rate_ev};
+	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint,
+			       sigterm,     rate_ev,  stall_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	for (uint32_t p = 0; p < c.part_count; p++)
