@@ -255,6 +255,170 @@ START_TEST(proposer_that_accepted_is_no_first_start)
 }
 END_TEST
 
+/* hello_from with a generation: a recovering acceptor's hello carries the highest it voted in. */
+static int hello_gen(uint32_t id, uint64_t incarnation, bool recovering, uint64_t generation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello = (struct paxos_acceptor_hello){.acceptor_id = id,
+							   .incarnation = incarnation,
+							   .recovering = recovering,
+							   .generation = generation};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+/* A peer's answer with the log it serves and whether we founded it. */
+static int answer_gen(uint32_t sender, uint64_t generation, bool founder)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_ACCEPTOR,
+						       .sender_id = sender,
+						       .acceptor_id = ACCEPTOR_ID,
+						       .incarnation = 77,
+						       .highest_iid = 0,
+						       .highest_ballot = 0,
+						       .generation = generation,
+						       .founder = founder};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static void join_kept(uint64_t generation)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2,
+					      .generation = generation};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+}
+
+/*
+ * A whole memory cluster restarted: every acceptor recovers (their hellos say so, with the
+ * generation each voted in last), none answers, and both proposers ran before and answered.
+ * The log is lost: a new one begins, one above the highest generation kept, with floor 0 and
+ * the proposers' ballots as fence; what this acceptor sends to learners carries it.
+ */
+START_TEST(whole_cluster_restarted_begins_a_new_log)
+{
+	join_kept(4);
+	paxos_ballot epoch3 = ((3ull << 32) | 0u) * 100u;
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, id == 1 ? 6 : 4), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, 0); /* ran before: its answer comes later */
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch3 - 1);
+	ck_assert(paxos_acceptor_recovering(acc)); /* proposer 1 has not answered */
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 2000, epoch3 + 1 - 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 7);
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0); /* the old log's instances are gone */
+	ck_assert_uint_eq(paxos_acceptor_fence(acc), epoch3);
+	ck_assert_uint_eq(counters.new_logs_begun, 1);
+	/* Instance 1 of the new log: promised above the fence, accepted with the generation. */
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, epoch3 + 100), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS), 1);
+	ck_assert_int_eq(accept_text(1, epoch3 + 100, "new"), PAXOS_OK);
+	ck_assert_uint_eq(recorder_find(out, PAXOS_MSG_ACCEPTED, 0)->u.accepted.generation, 7);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	const struct paxos_acceptor_state *state =
+	    &recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state;
+	ck_assert_uint_eq(state->generation, 7);
+	ck_assert(!state->recovering);
+	ck_assert_uint_eq(
+	    recorder_find(out, PAXOS_MSG_ACCEPTOR_HELLO, 0)->u.acceptor_hello.generation, 7);
+	/* A peer still recovering that was heard recovering then founded the log with us. */
+	recorder_clear(out);
+	ck_assert_int_eq(hello_gen(1, 11, true, 6), PAXOS_OK);
+	const struct paxos_recover_info *r =
+	    &only(PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS)->u.recover_info;
+	ck_assert_uint_eq(r->generation, 7);
+	ck_assert(r->founder);
+	/* Another life of it (another incarnation) did not: it recovers as any acceptor. */
+	recorder_clear(out);
+	ck_assert_int_eq(hello_gen(1, 99, true, 6), PAXOS_OK);
+	ck_assert(!only(PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS)->u.recover_info.founder);
+}
+END_TEST
+
+/* Not while one acceptor is not heard recovering (it may hold the log), nor while a proposer
+ * that said it ran before has not answered (what it sent may still arrive): votes stay
+ * withheld, and the acceptor state says so. */
+START_TEST(new_log_needs_every_acceptor_recovering)
+{
+	join_kept(1);
+	paxos_ballot epoch2 = ((2ull << 32) | 0u) * 100u;
+	for (uint32_t id = 0; id < 4; id++) /* acceptor 4 is not heard */
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 1), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert(recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state.recovering);
+	ck_assert_uint_eq(
+	    recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state.generation, 1);
+	/* Acceptor 4 holds its state: it answers, the log is not lost. */
+	ck_assert_int_eq(hello_gen(4, 14, false, 1), PAXOS_OK);
+	info(PAXOS_ROLE_ACCEPTOR, 4, 77, 0, 0);
+	ck_assert(paxos_acceptor_recovering(acc)); /* 1 of the 3 answers it needs */
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+}
+END_TEST
+
+START_TEST(new_log_waits_for_a_proposer_that_ran_before)
+{
+	join_kept(1);
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 1), PAXOS_OK);
+	paxos_ballot epoch2 = ((2ull << 32) | 0u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, 0); /* ran before, answers after its grace */
+	for (int t = 0; t < 4; t++)             /* past recovery_ticks */
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2 + 1 - 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 2);
+}
+END_TEST
+
+/*
+ * An acceptor that comes to the new log after the others began it: they answer that this
+ * incarnation was recovering when they began it, so it never voted in it, and it joins at once
+ * (no quorum of answers: the others that recover too never answer). One not named a founder
+ * recovers as before; and a log no higher than one it voted in is never joined that way.
+ */
+START_TEST(founder_joins_the_new_log_at_once)
+{
+	join_kept(3);
+	ck_assert_int_eq(answer_gen(0, 4, true), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0);
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_JOINED);
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+
+	paxos_acceptor_free(acc);
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
+	join_kept(4);
+	ck_assert_int_eq(answer_gen(0, 4, true), PAXOS_OK); /* it may have voted in 4 */
+	ck_assert_int_eq(answer_gen(1, 4, false), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(answer_gen(2, 4, false), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, 100);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, 101);
+	ck_assert(!paxos_acceptor_recovering(acc)); /* three answers: recovered as before */
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+}
+END_TEST
+
 /* Restored once its node's learner delivered everything up to the floor; the acceptor state
  * it reports never names an instance below its floor (the current instance for new
  * learners). */
@@ -438,6 +602,10 @@ Suite *test_suite(void)
 	tcase_add_test(tc, acceptor_that_accepted_is_no_first_start);
 	tcase_add_test(tc, restarted_proposers_are_no_first_start);
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
+	tcase_add_test(tc, whole_cluster_restarted_begins_a_new_log);
+	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
+	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
+	tcase_add_test(tc, founder_joins_the_new_log_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
