@@ -481,12 +481,15 @@ static void begin_generation(struct paxos_learner *l, uint64_t generation)
  * Whether a message of acceptor's about log generation is of the log delivered. A learner
  * moves to a higher generation once a quorum of acceptors reports it: a value can be chosen
  * in it only then, and one acceptor (a forged report, a stale store) cannot make learners
- * leave the log the others still serve. Messages of another log are dropped.
+ * leave the log the others still serve. An acceptor state replaces that acceptor's report, so
+ * a forged one lasts until its next state. Messages of another log are dropped.
  */
-static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation)
+static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation, bool state)
 {
 	if (acceptor >= l->opt.acceptors)
 		return generation == l->generation;
+	if (state && generation < l->acceptor_gen[acceptor])
+		l->acceptor_gen[acceptor] = generation;
 	if (generation > l->acceptor_gen[acceptor]) {
 		l->acceptor_gen[acceptor] = generation;
 		uint64_t q = quorum_point(l, l->acceptor_gen);
@@ -616,7 +619,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			l->counters->implausible_ballots++;
 			break;
 		}
-		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation))
+		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation, false))
 			break;
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			learner_fetch_accepted(l, &m->u.accepted);
@@ -631,8 +634,8 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_accept(l, &m->u.accept);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
-		if (!of_this_log(l, m->u.acceptor_state.acceptor_id,
-				 m->u.acceptor_state.generation))
+		if (!of_this_log(l, m->u.acceptor_state.acceptor_id, m->u.acceptor_state.generation,
+				 true))
 			break;
 		if (l->fetching && m->u.acceptor_state.trim_iid)
 			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
@@ -640,7 +643,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_acceptor_state(l, &m->u.acceptor_state);
 		break;
 	case PAXOS_MSG_TRIMMED:
-		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation))
+		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation, false))
 			break;
 		if (l->fetching)
 			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
