@@ -3,8 +3,11 @@
  * paxos_acceptor_join and the acceptor's messages and ticks). */
 #include "check_main.h"
 #include <paxos/acceptor.h>
+#include <paxos/learner.h>
+#include <paxos/storage_backends.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "acceptor_fixture.h"
 
@@ -419,6 +422,159 @@ START_TEST(founder_joins_the_new_log_at_once)
 }
 END_TEST
 
+/* ---- a whole cluster restarted: three acceptor cores and a learner ---- */
+
+#define TRIO 3u
+
+struct trio {
+	struct paxos_storage *st[TRIO];
+	struct paxos_acceptor *a[TRIO];
+	struct recorder *out[TRIO];
+	struct paxos_counters c[TRIO], lc;
+	struct paxos_learner *learner;
+	paxos_ballot proposer_below; /* the restarted proposer's answer: below its first ballot */
+	uint32_t answered;           /* acceptors the proposer answers, one bit each */
+};
+
+/* Routes what the acceptors emitted until none emits more: hellos and recovery answers to the
+ * other acceptors, recovery questions to the proposer (which answers those in answered),
+ * states and accepteds to the learner. */
+static void trio_route(struct trio *t)
+{
+	static struct paxos_message queue[4 * RECORDER_MAX];
+	for (int pass = 0; pass < 20; pass++) {
+		bool any = false;
+		for (uint32_t i = 0; i < TRIO; i++) {
+			size_t n = t->out[i]->count;
+			memcpy(queue, t->out[i]->msg, n * sizeof(queue[0]));
+			recorder_clear(t->out[i]);
+			for (size_t k = 0; k < n; k++) {
+				const struct paxos_message *m = &queue[k];
+				any = true;
+				if (m->type == PAXOS_MSG_ACCEPTOR_HELLO ||
+				    m->type == PAXOS_MSG_RECOVER_INFO) {
+					for (uint32_t j = 0; j < TRIO; j++)
+						if (j != i)
+							paxos_acceptor_handle(t->a[j], m,
+									      &t->out[j]->emitter);
+				} else if (m->type == PAXOS_MSG_RECOVER_ASK &&
+					   (t->answered & (1u << i))) {
+					struct paxos_message r = {.type = PAXOS_MSG_RECOVER_INFO};
+					r.u.recover_info = (struct paxos_recover_info){
+					    .role = PAXOS_ROLE_PROPOSER,
+					    .sender_id = 0,
+					    .acceptor_id = i,
+					    .incarnation = m->u.recover_ask.incarnation,
+					    .highest_ballot = t->proposer_below};
+					paxos_acceptor_handle(t->a[i], &r, &t->out[i]->emitter);
+				} else if (m->type == PAXOS_MSG_ACCEPTOR_STATE ||
+					   m->type == PAXOS_MSG_ACCEPTED) {
+					paxos_learner_handle(t->learner, m, 0, NULL);
+				}
+			}
+		}
+		if (!any)
+			return;
+	}
+}
+
+static void trio_tick(struct trio *t)
+{
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert_int_eq(paxos_acceptor_tick(t->a[i], &t->out[i]->emitter), PAXOS_OK);
+	trio_route(t);
+}
+
+/*
+ * The three acceptors restart without their state, keeping the generations their files say (2,
+ * 5, and none: acceptor 2's file was lost). The proposer (restarted) answers acceptors 0 and 1
+ * first: they hear every acceptor recovering and begin the same new log, one above the highest
+ * kept (6); acceptor 2, answered later, is told it founded that log and joins it. A learner
+ * that delivered log 5 moves to log 6 once a quorum serves it, and starts again at instance 1.
+ */
+START_TEST(whole_restart_agrees_on_one_generation)
+{
+	static struct trio t;
+	memset(&t, 0, sizeof(t));
+	const uint64_t kept[TRIO] = {2, 5, 0};
+	struct paxos_learner_options lo = {.acceptors = TRIO,
+					   .window = 16,
+					   .max_value = 64,
+					   .repeat_batch = 4,
+					   .hole_check = 1000};
+	t.learner = paxos_learner_new(&lo, &t.lc);
+	ck_assert_ptr_nonnull(t.learner);
+	/* The learner delivered instance 1 of log 5 (the acceptors' states named the log). */
+	for (uint32_t i = 0; i < 2; i++) {
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+		m.u.acceptor_state =
+		    (struct paxos_acceptor_state){.acceptor_id = i, .generation = 5};
+		paxos_learner_handle(t.learner, &m, 0, NULL);
+	}
+	for (uint32_t i = 0; i < 2; i++) {
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+		m.u.accepted = (struct paxos_accepted){.iid = 1,
+						       .ballot = 101,
+						       .value = value_of("old"),
+						       .acceptor_id = i,
+						       .generation = 5};
+		paxos_learner_handle(t.learner, &m, 0, NULL);
+	}
+	ck_assert_uint_eq(paxos_learner_generation(t.learner), 5);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
+	for (uint32_t i = 0; i < TRIO; i++) {
+		t.st[i] = paxos_storage_memory_new();
+		t.a[i] =
+		    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = i}, t.st[i], &t.c[i]);
+		t.out[i] = recorder_new();
+		struct paxos_acceptor_membership m = {.acceptors = TRIO,
+						      .proposers = 1,
+						      .incarnation = 100 + i,
+						      .amnesiac = true,
+						      .recovery_ticks = 20,
+						      .generation = kept[i]};
+		ck_assert_int_eq(paxos_acceptor_join(t.a[i], &m), PAXOS_OK);
+	}
+	t.proposer_below = ((3ull << 32) * PAXOS_MAX_PROPOSERS) - 1; /* epoch 3 */
+	trio_tick(&t); /* hellos: each hears the others recovering */
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert(paxos_acceptor_recovering(t.a[i]));
+	t.answered = 3; /* the proposer's answers reach acceptors 0 and 1 */
+	trio_tick(&t);
+	for (uint32_t i = 0; i < 2; i++) {
+		ck_assert(!paxos_acceptor_recovering(t.a[i]));
+		ck_assert_int_eq(paxos_acceptor_began_log(t.a[i]), PAXOS_ACCEPTOR_LOG_LOST);
+		ck_assert_uint_eq(paxos_acceptor_generation(t.a[i]), 6);
+	}
+	/* Acceptor 2 was answered by the two that began the log: it founded it too. */
+	trio_tick(&t);
+	ck_assert(!paxos_acceptor_recovering(t.a[2]));
+	ck_assert_int_eq(paxos_acceptor_began_log(t.a[2]), PAXOS_ACCEPTOR_LOG_JOINED);
+	ck_assert_uint_eq(paxos_acceptor_generation(t.a[2]), 6);
+	ck_assert_uint_eq(paxos_acceptor_floor(t.a[2]), 0);
+	/* The states of log 6 moved the learner; the old log's instance 1 is not delivered
+	 * again, the new log's is, once a quorum accepts it. */
+	trio_tick(&t);
+	ck_assert_uint_eq(paxos_learner_generation(t.learner), 6);
+	ck_assert_uint_eq(t.lc.new_logs, 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 1);
+	struct paxos_message a2 = {.type = PAXOS_MSG_ACCEPT};
+	a2.u.accept = (struct paxos_accept){1, t.proposer_below + 1 + 100, value_of("new")};
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert_int_eq(paxos_acceptor_handle(t.a[i], &a2, &t.out[i]->emitter), PAXOS_OK);
+	paxos_learner_handle(t.learner, &a2, 0, NULL); /* learners hear the leader's accepts */
+	trio_route(&t);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
+	ck_assert_uint_eq(t.lc.values_delivered, 2);
+	for (uint32_t i = 0; i < TRIO; i++) {
+		paxos_acceptor_free(t.a[i]);
+		paxos_storage_destroy(t.st[i]);
+		recorder_free(t.out[i]);
+	}
+	paxos_learner_free(t.learner);
+}
+END_TEST
+
 /* Restored once its node's learner delivered everything up to the floor; the acceptor state
  * it reports never names an instance below its floor (the current instance for new
  * learners). */
@@ -606,6 +762,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
 	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
 	tcase_add_test(tc, founder_joins_the_new_log_at_once);
+	tcase_add_test(tc, whole_restart_agrees_on_one_generation);
 	suite_add_tcase(s, tc);
 	return s;
 }
