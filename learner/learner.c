@@ -142,6 +142,7 @@ void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 	s->ballot = 0;
 	s->has_value = false;
 	s->exact = false;
+	s->vouched = false;
 	s->chosen = 0;
 	s->lacking = false;
 	s->asked = false;
@@ -229,10 +230,15 @@ static void deliver_ready(struct paxos_learner *l)
  * proposer of a higher ballot hears of it from the quorum that accepted it), so the value of
  * the highest ballot serves for any quorum ballot at or below it.
  */
-static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
+static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
+		       bool vouched)
 {
-	if (!s->has_value || ballot > s->ballot)
+	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
 		slot_store(s, ballot, v);
+		s->vouched = vouched;
+	} else if (vouched && ballot == s->ballot) {
+		s->vouched = true;
+	}
 }
 
 /* b, when the deciders of the slot's instance that report it are a quorum of them; else 0. */
@@ -260,10 +266,15 @@ static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
 	return quorum_ballot(l, s, a->ballot);
 }
 
-/* Whether the slot holds the chosen value: a quorum ballot and a value at or above it. */
+/*
+ * Whether the slot holds the chosen value: a quorum ballot and a value at or above it, of this
+ * log. A leader's accept carries no generation: one of a new log, heard before this learner
+ * moved to it, may hold a higher ballot than the old log's quorum, and its value is no
+ * choice of the old log. Only once an acceptor of this log reported its ballot does it serve.
+ */
 static bool value_known(const struct slot *s)
 {
-	return s->chosen && s->has_value && s->ballot >= s->chosen;
+	return s->chosen && s->has_value && s->ballot >= s->chosen && s->vouched;
 }
 
 /* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
@@ -289,11 +300,14 @@ bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct pax
 		}
 		slot_store(s, label, &a->value);
 		s->exact = proposed_there;
+		s->vouched = true;
 		s->chosen = s->ballot;
 		return true;
 	}
 	if (!a->valueless)
-		take_value(s, a->ballot, &a->value);
+		take_value(s, a->ballot, &a->value, true);
+	else if (s->has_value && s->ballot == a->ballot)
+		s->vouched = true;
 	paxos_ballot q = record_vote(l, s, a);
 	if (q && (!s->chosen || q < s->chosen))
 		s->chosen = q;
@@ -442,7 +456,10 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		learner_slot_reset(l, s, acc->iid);
 	if (s->closed)
 		return;
-	take_value(s, acc->ballot, &acc->value);
+	bool vouched = false;
+	for (uint32_t a = 0; a < l->opt.acceptors && !vouched; a++)
+		vouched = s->votes[a] == acc->ballot;
+	take_value(s, acc->ballot, &acc->value, vouched);
 	if (value_known(s))
 		slot_closed_now(l, s);
 }
@@ -455,14 +472,15 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
  */
 static void begin_generation(struct paxos_learner *l, uint64_t generation)
 {
+	/* Votes counted before are another log's. */
+	for (uint32_t i = 0; i < l->opt.window; i++)
+		if (l->slots[i].iid != 0)
+			learner_slot_reset(l, &l->slots[i], 0);
 	/* The first log heard, nothing delivered yet: taken without a word. */
 	bool told = l->generation != 0 || l->next != l->began_at;
 	l->generation = generation;
 	if (!told)
 		return;
-	for (uint32_t i = 0; i < l->opt.window; i++)
-		if (l->slots[i].iid != 0)
-			learner_slot_reset(l, &l->slots[i], 0);
 	learner_fetch_drop(l);
 	l->started = true;
 	l->next = l->began_at = 1;
@@ -484,9 +502,11 @@ static void begin_generation(struct paxos_learner *l, uint64_t generation)
  * leave the log the others still serve. An acceptor state replaces that acceptor's report, so
  * a forged one lasts until its next state. Messages of another log are dropped.
  */
-static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation, bool state)
+static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation, bool state,
+			bool recovering)
 {
-	if (acceptor >= l->opt.acceptors)
+	/* A recovering acceptor's is of the log it lost: no report of one it serves. */
+	if (acceptor >= l->opt.acceptors || recovering)
 		return generation == l->generation;
 	if (state && generation < l->acceptor_gen[acceptor])
 		l->acceptor_gen[acceptor] = generation;
@@ -619,7 +639,8 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			l->counters->implausible_ballots++;
 			break;
 		}
-		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation, false))
+		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation, false,
+				 false))
 			break;
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			learner_fetch_accepted(l, &m->u.accepted);
@@ -635,7 +656,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		if (!of_this_log(l, m->u.acceptor_state.acceptor_id, m->u.acceptor_state.generation,
-				 true))
+				 true, m->u.acceptor_state.recovering))
 			break;
 		if (l->fetching && m->u.acceptor_state.trim_iid)
 			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
@@ -643,7 +664,8 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_acceptor_state(l, &m->u.acceptor_state);
 		break;
 	case PAXOS_MSG_TRIMMED:
-		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation, false))
+		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation, false,
+				 false))
 			break;
 		if (l->fetching)
 			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);

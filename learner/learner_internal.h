@@ -15,6 +15,9 @@ struct slot {
 	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
 	bool has_value;
 	bool exact; /* data is the value proposed at ballot (not a final one labelled so) */
+	/* An acceptor of the log delivered reported ballot: the accept data came from is of
+	 * this log (ballots of two logs never meet: a new log's are above the old one's). */
+	bool vouched;
 	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
 	bool lacking;        /* chosen, without its value since lacking_since */
 	paxos_time lacking_since;

@@ -290,7 +290,7 @@ START_TEST(test_missing_value_asked_again_after_a_hole_check)
 END_TEST
 
 /* A value proposed below the quorum's ballot may not be the chosen one: only one at or above
- * it is. */
+ * it is, once an acceptor of this log reports that ballot (an accept may be of a new log). */
 START_TEST(test_value_below_the_quorum_ballot_is_not_delivered)
 {
 	struct fixture *f = fixture_default();
@@ -301,6 +301,8 @@ START_TEST(test_value_below_the_quorum_ballot_is_not_delivered)
 	tick(f, 250);
 	ck_assert_uint_eq(repeats(f), 1);
 	send_accept(f, 1, 303, "new"); /* above the quorum's ballot: Paxos makes it the chosen */
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_valueless(f, 1, 303, 2); /* of this log */
 	ck_assert_uint_eq(f->sink->delivered, 1);
 	ck_assert_str_eq(f->sink->delivered_value[0], "new");
 	fixture_free(f);
