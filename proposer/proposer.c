@@ -499,6 +499,11 @@ void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
 	/* What our accepts reached was in the old log: a recovering acceptor of the new one
 	 * needs no floor for it (the fence covers those ballots). */
 	p->highest_iid = 0;
+	/* Our instances may have run in the new log already (the learner hears of it later
+	 * than the acceptors vote in it): each starts again above every ballot we used, so
+	 * that none pairs a ballot with a second value. */
+	if (p->highest > p->to_beat)
+		p->to_beat = p->highest;
 	repairs_clear(&p->repairs);
 	if (leader)
 		paxos_proposer_set_leader(p, true, 1, now, out);
