@@ -23,6 +23,14 @@
  * logs, so it joins the new log at once. Any other recovering acceptor recovers as before and
  * takes the generation its answers carry. Acceptors with a changing membership keep their
  * configuration history in files that speak of the old log's instances: they wait as before.
+ *
+ * Two values for one instance of one log: a value is chosen in a log by a quorum of its
+ * acceptors, each voting in one log per life, so Paxos holds log by log. A new log's ballots
+ * lie above its fence, which covers every ballot the proposers used before, so (instance,
+ * ballot) names one log: a learner takes the value of a leader's accept (which carries no
+ * generation) only for a ballot an acceptor of its log reported, and a proposer that learns
+ * of the new log late runs its instances again above every ballot it used. A recovering
+ * acceptor's state names the log it lost: learners do not follow it.
  */
 #include "recovery.h"
 
