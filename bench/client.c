@@ -49,6 +49,7 @@ struct part {
 	struct client *c;
 	struct paxos_node *node;
 	uint32_t partition; /* the id in paxos.conf's partitions */
+	uint32_t acceptors; /* its acceptor set's size */
 	uint64_t submitted, delivered;
 };
 
@@ -85,7 +86,7 @@ struct client {
 	uint64_t rng;
 	FILE *log;
 	/* Why nothing is delivered, as the acceptors' state messages say (on_stall_check). */
-	uint32_t acceptors, heard_ms;
+	uint32_t heard_ms;
 	paxos_time progress; /* the last delivery, or the start */
 	char reason[256];    /* the last reason printed */
 };
@@ -299,9 +300,9 @@ static void on_stall_check(evutil_socket_t fd, short what, void *arg)
 	if (c->delivered == c->count || now - c->progress < STALL_SAY_US)
 		return;
 	char why[256] = "";
-	uint32_t quorum = c->acceptors / 2 + 1;
 	for (uint32_t p = 0; p < c->part_count && !why[0]; p++) {
 		struct paxos_node *node = c->parts[p].node;
+		uint32_t acceptors = c->parts[p].acceptors, quorum = acceptors / 2 + 1;
 		uint32_t heard = paxos_node_acceptors_heard(node, c->heard_ms);
 		uint32_t withheld = paxos_node_acceptors_withholding(node, c->heard_ms);
 		uint32_t voting = (uint32_t)__builtin_popcount(heard & ~withheld);
@@ -313,11 +314,11 @@ static void on_stall_check(evutil_socket_t fd, short what, void *arg)
 			snprintf(why + n, sizeof(why) - n,
 				 "%d of the %u acceptors withhold their votes: they recover lost "
 				 "state (their logs say what they wait for)",
-				 __builtin_popcount(withheld), c->acceptors);
+				 __builtin_popcount(withheld), acceptors);
 		else
 			snprintf(why + n, sizeof(why) - n,
 				 "%d of the %u acceptors are heard, a quorum is %u",
-				 __builtin_popcount(heard), c->acceptors, quorum);
+				 __builtin_popcount(heard), acceptors, quorum);
 	}
 	if (!why[0] || strcmp(why, c->reason) == 0)
 		return;
@@ -798,7 +799,7 @@ int main(int argc, char **argv)
 	c.part_count = (uint32_t)spread;
 	for (uint32_t p = 0; p < c.part_count; p++)
 		c.parts[p] =
-		    (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0, 0};
+		    (struct part){.c = &c, .partition = partitions_text ? p : (uint32_t)partition};
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
 	 * as the replay takes. */
@@ -854,8 +855,11 @@ int main(int argc, char **argv)
 		struct part *part = &c.parts[p];
 		struct paxos_config part_cfg;
 		part->node = NULL;
-		if (c.base && paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK)
+		if (c.base &&
+		    paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK) {
+			part->acceptors = part_cfg.acceptors;
 			part->node = paxos_node_new(c.base, &part_cfg, err, sizeof(err));
+		}
 		if (!part->node ||
 		    paxos_node_add_learner(part->node, on_deliver, part) != PAXOS_OK) {
 			fprintf(stderr, "paxos-client: %s\n",
@@ -880,7 +884,6 @@ int main(int argc, char **argv)
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
 	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, on_stall_check, &c);
 	struct timeval stall_every = {0, 250000};
-	c.acceptors = cfg.acceptors;
 	c.heard_ms = 3 * cfg.acceptor_repeat_ms + 100;
 	c.progress = paxos_now();
 	event_add(stall_ev, &stall_every);
