@@ -71,7 +71,7 @@ new_log() {
 	echo "e2e_new_log: log $1: 2000 values delivered; the learner said \"new log\" first, then delivered it from instance 1 ($(wc -l <"$WORK/log$1.out") values)"
 }
 
-# The issue's restart: everything at once, on the same files.
+# The restart of the README's cluster: everything at once, on the same files.
 stop_cluster a
 start_cluster b
 new_log 1 b
