@@ -134,6 +134,7 @@ static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
 	acceptor_hold_value(a, r, &r->m.u.accepted.value, &rec->value, v);
 	r->m.u.accepted.acceptor_id = a->id;
 	r->m.u.accepted.final = rec->final;
+	r->m.u.accepted.generation = a->recovery.generation;
 	return r;
 }
 
@@ -330,6 +331,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 		    acceptor_hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED, 0);
 		t->m.u.trimmed.acceptor_id = a->id;
 		t->m.u.trimmed.iid = trim;
+		t->m.u.trimmed.generation = a->recovery.generation;
 		budget--;
 	}
 
@@ -544,6 +546,16 @@ paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a)
 	return a->recovery.floor;
 }
 
+uint64_t paxos_acceptor_generation(const struct paxos_acceptor *a)
+{
+	return a->recovery.generation;
+}
+
+enum paxos_acceptor_log paxos_acceptor_began_log(const struct paxos_acceptor *a)
+{
+	return (enum paxos_acceptor_log)a->recovery.new_log;
+}
+
 paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a)
 {
 	return a->recovery.fence;
@@ -604,6 +616,8 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	r->m.u.acceptor_state.highest_accepted =
 	    a->recovery.floor > highest ? a->recovery.floor : highest;
 	r->m.u.acceptor_state.trim_iid = trim_iid(a);
+	r->m.u.acceptor_state.generation = a->recovery.generation;
+	r->m.u.acceptor_state.recovering = a->recovery.recovering;
 	return PAXOS_OK;
 }
 

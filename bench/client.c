@@ -52,6 +52,7 @@ struct part {
 	struct client *c;
 	struct paxos_node *node;
 	uint32_t partition; /* the id in paxos.conf's partitions */
+	uint32_t acceptors; /* its acceptor set's size */
 	uint64_t submitted, delivered;
 };
 
@@ -92,6 +93,10 @@ struct client {
 	uint8_t *latency_part; /* the partition (index into parts) of each latency */
 	uint64_t rng;
 	FILE *log;
+	/* Why nothing is delivered, as the acceptors' state messages say (on_stall_check). */
+	uint32_t heard_ms;
+	paxos_time progress; /* the last delivery, or the start */
+	char reason[256];    /* the last reason printed */
 };
 
 static uint64_t next_random(struct client *c)
@@ -322,6 +327,8 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 	paxos_time now = paxos_now();
 	c->delivered++;
 	part->delivered++;
+	c->progress = now;
+	c->reason[0] = 0;
 	if (s->first_sent >= c->started + c->warmup) {
 		c->latency_part[c->measured] = (uint8_t)s->part;
 		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
@@ -375,6 +382,50 @@ static void on_new_leader(void *arg, uint32_t proposer)
 			send_slot(c, s, now);
 		}
 	}
+}
+
+/* How long without a delivery before the client says why, when the acceptors tell. */
+#define STALL_SAY_US 1000000u
+
+/*
+ * Nothing delivered for a second while values wait: if the acceptors' state messages show
+ * why (too few heard, or they withhold their votes, recovering lost state), say so once, and
+ * again when the reason changes, rather than time out silently.
+ */
+static void on_stall_check(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	paxos_time now = paxos_now();
+	if (c->delivered == c->count || now - c->progress < STALL_SAY_US)
+		return;
+	char why[256] = "";
+	for (uint32_t p = 0; p < c->part_count && !why[0]; p++) {
+		struct paxos_node *node = c->parts[p].node;
+		uint32_t acceptors = c->parts[p].acceptors, quorum = acceptors / 2 + 1;
+		uint32_t heard = paxos_node_acceptors_heard(node, c->heard_ms);
+		uint32_t withheld = paxos_node_acceptors_withholding(node, c->heard_ms);
+		uint32_t voting = (uint32_t)__builtin_popcount(heard & ~withheld);
+		if (voting >= quorum)
+			continue;
+		size_t n =
+		    (size_t)snprintf(why, sizeof(why), "partition %u: ", c->parts[p].partition);
+		if (withheld)
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors withhold their votes: they recover lost "
+				 "state (their logs say what they wait for)",
+				 __builtin_popcount(withheld), acceptors);
+		else
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors are heard, a quorum is %u",
+				 __builtin_popcount(heard), acceptors, quorum);
+	}
+	if (!why[0] || strcmp(why, c->reason) == 0)
+		return;
+	snprintf(c->reason, sizeof(c->reason), "%s", why);
+	fprintf(stderr, "paxos-client: nothing delivered for %.1f s: %s\n",
+		(double)(now - c->progress) / 1e6, why);
 }
 
 static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
@@ -853,7 +904,7 @@ int main(int argc, char **argv)
 	c.part_count = (uint32_t)spread;
 	for (uint32_t p = 0; p < c.part_count; p++)
 		c.parts[p] =
-		    (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0, 0};
+		    (struct part){.c = &c, .partition = partitions_text ? p : (uint32_t)partition};
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
 	 * as the replay takes. */
@@ -909,8 +960,11 @@ int main(int argc, char **argv)
 		struct part *part = &c.parts[p];
 		struct paxos_config part_cfg;
 		part->node = NULL;
-		if (c.base && paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK)
+		if (c.base &&
+		    paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK) {
+			part->acceptors = part_cfg.acceptors;
 			part->node = paxos_node_new(c.base, &part_cfg, err, sizeof(err));
+		}
 		if (!part->node ||
 		    paxos_node_add_learner(part->node, on_deliver, part) != PAXOS_OK) {
 			fprintf(stderr, "paxos-client: %s\n",
@@ -934,6 +988,11 @@ int main(int argc, char **argv)
 	c.learner_wait =
 	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
+	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, on_stall_check, &c);
+	struct timeval stall_every = {0, 250000};
+	c.heard_ms = 3 * cfg.acceptor_repeat_ms + 100;
+	c.progress = paxos_now();
+	event_add(stall_ev, &stall_every);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
 	/* Open loop: a tick per value at low rates, every 100 us at high ones (values due
@@ -961,7 +1020,7 @@ int main(int argc, char **argv)
 	for (uint32_t p = 0; counters && p < c.part_count; p++)
 		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
 	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint,
-			       sigterm,     rate_ev,  c.held_ev};
+			       sigterm,     rate_ev,  c.held_ev,   stall_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	for (uint32_t p = 0; p < c.part_count; p++)

@@ -82,3 +82,10 @@ void learner_fetch_tick(struct paxos_learner *l, paxos_time now, const struct pa
 		}
 	}
 }
+
+void learner_fetch_drop(struct paxos_learner *l)
+{
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && l->fetching; i++)
+		if (l->fetches[i].s.iid != 0)
+			fetch_finish(l, &l->fetches[i], PAXOS_E_TRIMMED);
+}

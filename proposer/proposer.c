@@ -521,6 +521,27 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 	assign_pending(p, now, out);
 }
 
+void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
+			    const struct paxos_emitter *out)
+{
+	bool leader = p->leader;
+	paxos_proposer_set_leader(p, false, 0, now, out); /* values back to the pending list */
+	for (paxos_iid iid = 1; iid <= p->o.window; iid++)
+		reset(p, slot_of(p, iid), iid);
+	p->first = p->frontier = 1;
+	/* What our accepts reached was in the old log: a recovering acceptor of the new one
+	 * needs no floor for it (the fence covers those ballots). */
+	p->highest_iid = 0;
+	/* Our instances may have run in the new log already (the learner hears of it later
+	 * than the acceptors vote in it): each starts again above every ballot we used, so
+	 * that none pairs a ballot with a second value. */
+	if (p->highest > p->to_beat)
+		p->to_beat = p->highest;
+	repairs_clear(&p->repairs);
+	if (leader)
+		paxos_proposer_set_leader(p, true, 1, now, out);
+}
+
 void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
 			     const struct paxos_emitter *out)
 {

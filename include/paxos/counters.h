@@ -59,6 +59,7 @@
 	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \
 	X(votes_withheld, "prepares and accepts not answered: acceptor recovering lost state")     \
 	X(recoveries, "times this acceptor recovered from lost state and voted again")             \
+	X(new_logs_begun, "new logs this acceptor began: every acceptor had lost the log")         \
 	X(duplicate_acceptors, "hellos from another acceptor with this id (a newer one stops)")    \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
@@ -75,6 +76,7 @@
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
 	X(instances_skipped_known, "instances skipped: chosen elsewhere, taken over past them")    \
+	X(new_logs, "times this learner moved to a new log (generation) and restarted at 1")       \
 	X(own_accepts_learned, "accepts a leader's learner took in process, not from the network") \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \
 	X(membership_changes, "acceptor or proposer set changes chosen (membership-alpha)")        \

@@ -78,6 +78,7 @@ struct paxos_accepted {
 	uint32_t acceptor_id;     /**< the acceptor that accepted */
 	bool final;               /**< the sender knows value is the one chosen */
 	bool valueless;           /**< value is left out: (iid, ballot) names it */
+	uint64_t generation;      /**< the log it belongs to (paxos_acceptor_generation) */
 };
 
 /** An acceptor refuses a prepare or accept; ballot is its promise: the ballot to beat. */
@@ -108,6 +109,8 @@ struct paxos_acceptor_state {
 	uint32_t acceptor_id;       /**< the reporting acceptor */
 	paxos_iid highest_accepted; /**< 0: nothing accepted yet */
 	paxos_iid trim_iid;         /**< 0: nothing trimmed */
+	uint64_t generation;        /**< the log it serves (paxos_acceptor_generation) */
+	bool recovering;            /**< it withholds its votes: it recovers lost state */
 };
 
 /** A value a client submits to the proposers (one paxos_node_submit()). */
@@ -119,6 +122,7 @@ struct paxos_client_value {
 struct paxos_trimmed {
 	uint32_t acceptor_id; /**< the acceptor that trimmed */
 	paxos_iid iid;        /**< its trim point */
+	uint64_t generation;  /**< the log it trimmed */
 };
 
 /** Most value hashes one PAXOS_MSG_REFUSED carries. */
@@ -168,6 +172,8 @@ struct paxos_acceptor_hello {
 	uint64_t age;  /**< since this acceptor started (us; ticks if not told): the later start is
 			  younger */
 	uint64_t echo; /**< the incarnation of another acceptor with this id last heard, or 0 */
+	uint64_t generation; /**< the log it serves; recovering, the highest one an earlier life
+				of it voted in (0: none) */
 };
 
 /** A recovering acceptor asks the proposers for the highest ballot they used. */
@@ -187,6 +193,9 @@ struct paxos_recover_info {
 					acceptor) or sent an accept for (a proposer) */
 	paxos_ballot highest_ballot; /**< the highest ballot it promised (an acceptor, since its
 					start) or used (a proposer) */
+	uint64_t generation;         /**< an acceptor's: the log it serves (0 from a proposer) */
+	bool founder; /**< an acceptor's: the recovering one held nothing when this log began (its
+			 hello of this incarnation said it recovered then), so it joins at once */
 };
 
 /** A process asks the acceptors for the configuration history in force (membership-alpha):

@@ -102,6 +102,14 @@ PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first
 PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed,
 				     void *arg);
 
+/** Calls @p new_log(@p arg, generation) when the node's learner, having delivered from one
+ * log, hears a quorum of acceptors serve a new one (paxos_new_log_fn): every acceptor had lost
+ * the old log, as when a whole memory cluster restarts, and began a new log, whose instances
+ * are numbered from 1 again. Delivery goes on from the new log's instance 1 after the call;
+ * the application drops or keeps apart what it built from the old log. The node also logs it
+ * and counts it (new_logs). */
+PAXOS_API void paxos_node_on_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg);
+
 /** Called with the proposer's id when a leader's first instance is delivered. */
 typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
 
@@ -266,6 +274,14 @@ PAXOS_API int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
  * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
  * id. Unauthenticated clusters: anyone can send one. */
 PAXOS_API uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms);
+
+/** Of paxos_node_acceptors_heard(@p within_ms), the acceptors whose last state message said
+ * they withhold their votes: they recover lost state (paxos_acceptor_recovery_wait; their logs
+ * say what they wait for). While a quorum of them does, no value is chosen. */
+PAXOS_API uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, uint32_t within_ms);
+
+/** Learner: the generation of the log it delivers (0 while it has heard none). */
+PAXOS_API uint64_t paxos_node_generation(const struct paxos_node *n);
 
 /** The former name of paxos_node_submit(), kept for programs written against 0.1.
  * @deprecated Use paxos_node_submit(). */

@@ -172,6 +172,12 @@ PAXOS_API int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t
 /** Whether a membership change asked of this proposer is not chosen yet. */
 PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 
+/** The acceptors began a new log (its learner said so: PAXOS_LEARNER_NEW_LOG), whose instances
+ * are numbered from 1 again: the window starts over there, the client values held in it go
+ * back to the pending list, and a leader runs phase 1 again from instance 1. */
+PAXOS_API void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
+				      const struct paxos_emitter *out);
+
 /** A leader that may lack the values clients sent before it led (it followed lean, or just
  * started) makes itself known to the learners: unless values wait in its list, it closes its
  * next instance with a skip as soon as phase 1 allows, so that every learner delivers an

@@ -16,18 +16,18 @@
 /* Fields per message array, the type included; indexed by type. */
 static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
-    [PAXOS_MSG_ACCEPTED] = 6,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
-    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
-    [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
-    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
-    [PAXOS_MSG_RECOVER_INFO] = 7, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
+    [PAXOS_MSG_ACCEPTED] = 7,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
+    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 2,
+    [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
+    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
+    [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
     [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
 };
 
 #define HEADER_FIELDS 4u
 
 /* The widest array we ever decode; bounds what msgpack allocates per object. */
-#define MAX_FIELDS 7u
+#define MAX_FIELDS 9u
 
 /* ---- encoding ---- */
 
@@ -44,6 +44,14 @@ static int append(void *data, const char *bytes, size_t n)
 		memcpy(e->buf + e->len, bytes, n);
 	e->len += n;
 	return 0;
+}
+
+static void pack_bool(msgpack_packer *pk, bool b)
+{
+	if (b)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
 }
 
 static void pack_value(msgpack_packer *pk, const struct paxos_value *v)
@@ -164,10 +172,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		else
 			pack_value(pk, &m->u.accepted.value);
 		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
-		if (m->u.accepted.final)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
+		pack_bool(pk, m->u.accepted.final);
+		msgpack_pack_uint64(pk, m->u.accepted.generation);
 		break;
 	case PAXOS_MSG_REJECT:
 		msgpack_pack_uint64(pk, m->u.reject.iid);
@@ -191,6 +197,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_false(pk);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.generation);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
 		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
@@ -203,6 +210,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
+		msgpack_pack_uint64(pk, m->u.recover_info.generation);
+		pack_bool(pk, m->u.recover_info.founder);
 		break;
 	case PAXOS_MSG_TRIM:
 		msgpack_pack_uint64(pk, m->u.trim.iid);
@@ -211,6 +220,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.generation);
+		pack_bool(pk, m->u.acceptor_state.recovering);
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		pack_value(pk, &m->u.client_value.value);
@@ -218,6 +229,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_TRIMMED:
 		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.trimmed.iid);
+		msgpack_pack_uint64(pk, m->u.trimmed.generation);
 		break;
 	case PAXOS_MSG_HEARTBEAT:
 		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
@@ -535,7 +547,8 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[2], &m->u.accepted.ballot) &&
 		       get_accepted_value(&f[3], buf, len, &m->u.accepted) &&
 		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
-		       get_bool(&f[5], &m->u.accepted.final);
+		       get_bool(&f[5], &m->u.accepted.final) &&
+		       get_u64(&f[6], &m->u.accepted.generation);
 	case PAXOS_MSG_REJECT:
 		return get_u64(&f[1], &m->u.reject.iid) && get_u64(&f[2], &m->u.reject.ballot) &&
 		       get_acceptor_id(&f[3], &m->u.reject.acceptor_id);
@@ -550,7 +563,8 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[2], &m->u.acceptor_hello.incarnation) &&
 		       get_bool(&f[3], &m->u.acceptor_hello.recovering) &&
 		       get_u64(&f[4], &m->u.acceptor_hello.age) &&
-		       get_u64(&f[5], &m->u.acceptor_hello.echo);
+		       get_u64(&f[5], &m->u.acceptor_hello.echo) &&
+		       get_u64(&f[6], &m->u.acceptor_hello.generation);
 	case PAXOS_MSG_RECOVER_ASK:
 		return get_acceptor_id(&f[1], &m->u.recover_ask.acceptor_id) &&
 		       get_u64(&f[2], &m->u.recover_ask.incarnation);
@@ -561,18 +575,23 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[4], &m->u.recover_info.incarnation) &&
 		       get_u64(&f[5], &m->u.recover_info.highest_iid) &&
 		       get_u64(&f[6], &m->u.recover_info.highest_ballot) &&
+		       get_u64(&f[7], &m->u.recover_info.generation) &&
+		       get_bool(&f[8], &m->u.recover_info.founder) &&
 		       recover_info_ok(&m->u.recover_info);
 	case PAXOS_MSG_TRIM:
 		return get_u64(&f[1], &m->u.trim.iid);
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return get_acceptor_id(&f[1], &m->u.acceptor_state.acceptor_id) &&
 		       get_u64(&f[2], &m->u.acceptor_state.highest_accepted) &&
-		       get_u64(&f[3], &m->u.acceptor_state.trim_iid);
+		       get_u64(&f[3], &m->u.acceptor_state.trim_iid) &&
+		       get_u64(&f[4], &m->u.acceptor_state.generation) &&
+		       get_bool(&f[5], &m->u.acceptor_state.recovering);
 	case PAXOS_MSG_CLIENT_VALUE:
 		return get_value(&f[1], buf, len, &m->u.client_value.value);
 	case PAXOS_MSG_TRIMMED:
 		return get_acceptor_id(&f[1], &m->u.trimmed.acceptor_id) &&
-		       get_u64(&f[2], &m->u.trimmed.iid);
+		       get_u64(&f[2], &m->u.trimmed.iid) &&
+		       get_u64(&f[3], &m->u.trimmed.generation);
 	case PAXOS_MSG_HEARTBEAT:
 		return get_u32(&f[1], &m->u.heartbeat.proposer_id) &&
 		       m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS &&

@@ -379,6 +379,12 @@ void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trim
 	n->learner.app.trimmed_arg = arg;
 }
 
+void paxos_node_on_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg)
+{
+	n->learner.app.new_log = new_log;
+	n->learner.app.new_log_arg = arg;
+}
+
 void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader, void *arg)
 {
 	n->learner.app.new_leader = new_leader;
@@ -540,6 +546,11 @@ uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *count)
 paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 {
 	return n->learner.core ? paxos_learner_next_iid(n->learner.core) : 0;
+}
+
+uint64_t paxos_node_generation(const struct paxos_node *n)
+{
+	return n->learner.core ? paxos_learner_generation(n->learner.core) : 0;
 }
 
 /* The learner's answer, unpacked like a delivery (see deliver_batch). */

@@ -64,6 +64,17 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 		node_set_error(n, "acceptor %u: %s", id, err);
 		return PAXOS_E_IO;
 	}
+	/* The generation of the log it voted in last, whatever the storage (see
+	 * acceptor/recovery.c): a new log is named above every acceptor's. */
+	if (paxos_storage_dir(&n->cfg, id, n->acceptor.generation_dir,
+			      sizeof(n->acceptor.generation_dir)) != PAXOS_OK ||
+	    paxos_generation_read(n->acceptor.generation_dir, &m.generation, err, sizeof(err)) !=
+		PAXOS_OK) {
+		node_set_error(n, "acceptor %u: %s", id,
+			       n->acceptor.generation_dir[0] ? err : "storage-path too long");
+		return PAXOS_E_IO;
+	}
+	n->acceptor.generation = m.generation;
 	/* A store that recovered before and accepted nothing since is still that store: its
 	 * promises are in it and its fence beside it (--fresh deletes both). */
 	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
@@ -186,11 +197,29 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	n->acceptor.recovering = false;
 	paxos_iid floor = paxos_acceptor_floor(n->acceptor.core);
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor.core);
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
-		   id, (unsigned long long)floor, (unsigned long long)fence);
-	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
+	uint64_t generation = paxos_acceptor_generation(n->acceptor.core);
 	char err[512];
+	/* Kept before any vote of it leaves (they go at the end of this round). */
+	if (generation != n->acceptor.generation) {
+		if (paxos_generation_write(n->acceptor.generation_dir, generation, err,
+					   sizeof(err)) != PAXOS_OK) {
+			node_fail(n, PAXOS_E_IO, err);
+			return;
+		}
+		n->acceptor.generation = generation;
+	}
+	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: acceptor %u: every acceptor lost the log of generation %llu, "
+			   "the proposers ran before: began a new log, generation %llu, from "
+			   "instance 1; learners that delivered the old log are told so",
+			   id, (unsigned long long)generation - 1, (unsigned long long)generation);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu "
+		   "(log generation %llu)",
+		   id, (unsigned long long)floor, (unsigned long long)fence,
+		   (unsigned long long)generation);
+	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
 	if (n->acceptor.store_dir[0] &&
 	    paxos_recovery_fence_write(n->acceptor.store_dir, floor, fence, err, sizeof(err)) !=
 		PAXOS_OK)
@@ -276,7 +305,10 @@ void node_acceptor_waiting(struct paxos_node *n)
 		    w.proposers_silent ? " nor from a proposer" : "",
 		    w.proposers_silent > 1 ? "s" : "");
 		uint32_t others = w.acceptors_silent | w.acceptors_recovering;
-		if (w.acceptors_answered == 0 && w.acceptors_recovering == others && others != 0)
+		/* Without a changing membership a new log begins by itself (acceptor/recovery.c).
+		 */
+		if (n->membership && w.acceptors_answered == 0 &&
+		    w.acceptors_recovering == others && others != 0)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
 			    "paxos: acceptor %u: every other acceptor recovers too, and the "

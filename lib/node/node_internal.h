@@ -115,6 +115,8 @@ struct node_app {
 	/* paxos_node_on_new_leader, and who proposed what the learner delivered */
 	paxos_new_leader_fn new_leader;
 	void *new_leader_arg;
+	paxos_new_log_fn new_log; /* paxos_node_on_new_log */
+	void *new_log_arg;
 	struct leadership leadership;
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
@@ -129,9 +131,11 @@ struct node_acceptor {
 	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t incarnation;
 	uint64_t duplicates_logged;
-	uint64_t ticks;      /* for the pace of the waiting lines */
-	paxos_time started;  /* when it joined: its age in hellos */
-	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	uint64_t ticks;           /* for the pace of the waiting lines */
+	paxos_time started;       /* when it joined: its age in hellos */
+	char store_dir[300];      /* a durable acceptor's store: where its recovery fence is kept */
+	char generation_dir[300]; /* where its generation is kept, whatever its storage */
+	uint64_t generation;      /* the one kept there */
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -257,6 +261,7 @@ struct node_learner {
 	struct node_app app;
 	bool learn_due; /* lazy learner: read the learners group after this round's flush */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
+	uint32_t acceptor_withholds; /* per id: its last state said it withholds its votes */
 };
 
 /* The node's side of the transport (node_io.c, node_screen.c, node_tx.c): the datagrams it

@@ -178,8 +178,13 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			break;
 		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
-		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
+		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS) {
+			uint32_t bit = 1u << m->u.acceptor_state.acceptor_id;
 			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
+			n->learner.acceptor_withholds = m->u.acceptor_state.recovering
+							    ? n->learner.acceptor_withholds | bit
+							    : n->learner.acceptor_withholds & ~bit;
+		}
 		if (n->learner.core)
 			node_learn(n, m, now);
 		break;

@@ -502,6 +502,11 @@ uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_
 	return heard;
 }
 
+uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, uint32_t within_ms)
+{
+	return n ? paxos_node_acceptors_heard(n, within_ms) & n->learner.acceptor_withholds : 0;
+}
+
 const struct paxos_membership *paxos_node_membership(const struct paxos_node *n)
 {
 	return n ? n->membership : NULL;

@@ -80,7 +80,7 @@ rejects() { # the last rejects_sent the recovered acceptor reported
 }
 sleep 0.5
 before=$(rejects)
-PREPARE=94cd505805010293010102
+PREPARE=94cd505806010293010102
 if is_unicast "$CONF"; then
 	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
 	# acceptors group (0) from the others.

@@ -1019,6 +1019,47 @@ START_TEST(test_restarted_proposer_answers_recovery_after_grace)
 }
 END_TEST
 
+/* The acceptors began a new log: the leader's window starts over at its instance 1 (phase 1
+ * for the whole window again), and a recovering acceptor of the new log is told of no accept
+ * of the old one. */
+START_TEST(test_new_log_starts_the_window_over)
+{
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 2,
+					   .acceptors = 3,
+					   .window = 5,
+					   .concurrency = 2,
+					   .pending_size = 8,
+					   .max_value = 16,
+					   .phase1_timeout = 100,
+					   .phase2_timeout = 100};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	struct recorder *r = recorder_new();
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	for (paxos_iid iid = 1; iid <= 3; iid++)
+		paxos_proposer_delivered(p, iid, NULL, 0, &r->emitter);
+	recorder_clear(r);
+	paxos_proposer_new_log(p, 0, &r->emitter);
+	ck_assert(paxos_proposer_is_leader(p));
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, PAXOS_GROUP_ACCEPTORS), 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_PREPARE, i)->u.prepare.iid, i + 1);
+	struct paxos_recover_info info;
+	ck_assert_ptr_nonnull(ask_recovery(p, 0, r, &info));
+	ck_assert_uint_eq(info.highest_iid, 0);
+	/* A follower starts over too, and sends nothing. */
+	paxos_proposer_set_leader(p, false, 0, 0, &r->emitter);
+	paxos_proposer_delivered(p, 1, NULL, 0, &r->emitter);
+	recorder_clear(r);
+	paxos_proposer_new_log(p, 0, &r->emitter);
+	ck_assert_uint_eq(r->count, 0);
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.iid, 1);
+	recorder_free(r);
+	paxos_proposer_free(p);
+}
+END_TEST
+
 static uint32_t raised_to;
 static uint32_t prepares_before_raise; /* prepares emitted before the epoch was reported */
 
@@ -1660,6 +1701,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_reject_skips_ballot);
 	tcase_add_test(t, test_epoch_sets_first_ballot);
 	tcase_add_test(t, test_restarted_proposer_answers_recovery_after_grace);
+	tcase_add_test(t, test_new_log_starts_the_window_over);
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_far_reject_raises_only_as_needed);

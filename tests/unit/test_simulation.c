@@ -105,6 +105,12 @@ static void matrix_case(uint32_t i, enum matrix_learning learning, struct sim_op
 		o->skip_idle_us = skip_idle[1 + (i / 47) % 2];
 	/* Half of those give each partition acceptors of its own (partition-acceptors). */
 	o->own_acceptors = o->partitions > 1 && (i / 53) % 2 == 1;
+	/* New logs: one partition, a fixed acceptor set (SIM_FAULT_WHOLE). */
+	if (o->faults & SIM_FAULT_WHOLE) {
+		o->reconfig = false;
+		o->partitions = 1;
+		o->own_acceptors = false;
+	}
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -694,6 +700,33 @@ START_TEST(test_double_crash_stays_safe)
 END_TEST
 
 /*
+ * Whole clusters restarted (every acceptor loses its storage and every proposer restarts, all
+ * at once, now and then during the faults), alone and among leader moves, proposer crashes
+ * and partitions: each restart begins a new log, every learner that ran through it is told
+ * before it delivers the new log from instance 1, no log has two values for one instance,
+ * and everything submitted is delivered once the network heals (what an old log chose and a
+ * learner had not delivered is lost with it).
+ */
+START_TEST(test_whole_restarts_begin_new_logs)
+{
+	static const uint32_t mixes[] = {
+	    SIM_FAULT_WHOLE,
+	    SIM_FAULT_WHOLE | SIM_FAULT_LEADER | SIM_FAULT_PCRASH | SIM_FAULT_PARTITION |
+		SIM_FAULT_DUAL,
+	};
+	for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
+		matrix_faults_set = true;
+		matrix_faults = mixes[m];
+		char first[512] = "";
+		uint32_t failures = run_matrix(0, 300, MATRIX_LEARNING_BOTH, MAX_REPORTED_FAILURES,
+					       first, sizeof(first));
+		matrix_faults_set = false;
+		ck_assert_msg(failures == 0, "%u of 300 seeds failed; first: %s", failures, first);
+	}
+}
+END_TEST
+
+/*
  * The acceptor set changes while values are chosen (add, remove, replace by a new id, 3 -> 5,
  * 5 -> 3), under every fault: every run stays safe and live, each change asked for is chosen
  * and in force at the end, and the runs make many changes, a third of them two or more.
@@ -822,6 +855,7 @@ static Suite *simulation_suite(void)
 	tcase_add_test(tc, test_learning_acceptors_close_instance_without_quorum);
 	tcase_add_test(tc, test_stalled_seeds_complete);
 	tcase_add_test(tc, test_double_crash_stays_safe);
+	tcase_add_test(tc, test_whole_restarts_begin_new_logs);
 	tcase_add_test(tc, test_reconfiguration);
 	tcase_add_test(tc, test_planned_removal_chooses_no_value_twice);
 	tcase_add_test(tc, test_rolling_restart_waits_for_every_partition);

@@ -11,7 +11,7 @@
 
 static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
 							 "partition", "lose",   "pcut",   "amnesia",
-							 "rolling",   "double"};
+							 "rolling",   "double", "whole"};
 static const char *const mutant_names[] = {"none", "accept-low", "amnesia", "merge-skip"};
 
 const char *sim_violation_name(enum sim_violation v)

@@ -53,8 +53,14 @@ enum sim_fault {
 	 * must stay safe, and liveness is not required. */
 	SIM_FAULT_DOUBLE = 1u << 9,
 	SIM_FAULT_EVERY = (1u << 10) - 1,
+	/* A whole cluster restarted: every acceptor loses its storage and every proposer
+	 * restarts, all at once. The log is lost; the acceptors begin a new one, and the
+	 * learners that ran through it move to it (they deliver it from instance 1; values the
+	 * old log chose that a learner had not delivered are lost for it). Not in
+	 * SIM_FAULT_EVERY; one partition, no --reconfig. */
+	SIM_FAULT_WHOLE = 1u << 10,
 };
-#define SIM_FAULT_KINDS 10u
+#define SIM_FAULT_KINDS 11u
 
 /* Deliberately broken acceptors, to show that the checker catches unsafe behaviour. */
 enum sim_mutant {
