@@ -358,6 +358,11 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		checker_fail(s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
 		return;
 	}
+	/* An acceptor's state to the proposers is for their election's check-quorum, which the
+	 * oracle stands for here; the proposer core ignores it. Not sent, so that it draws
+	 * nothing from the network's generator: the seeds replay the runs they always did. */
+	if (to == PAXOS_GROUP_PROPOSERS && m->type == PAXOS_MSG_ACCEPTOR_STATE)
+		return;
 	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
