@@ -20,8 +20,14 @@
 #              partition 1, killed and restarted; the learners' merged orders identical
 #   reconfig   acceptor 2 replaced by a spare on h4 and stopped, the set grown to 5 (the leader
 #              killed during a change) and shrunk to 3; a learner started afterwards agrees
+#   deaf       h1 (acceptor 0 and proposer 0, the leader) receives nothing while what it sends
+#              goes out: the leader steps down for want of an acceptor quorum (check-quorum),
+#              proposer 1 takes over and a client started meanwhile gets all its values
+#              delivered; healed, proposer 0 leads again and a second client's values are
+#              delivered too. Not in the default list: e2e_one_way.sh runs it.
 # Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
 # tests/e2e/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
+# deaf needs iptables, and is skipped the same way without it.
 # MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
 # MH_KEEP=1 keeps the scratch directory (logs, outputs, stores).
 # Usage: e2e_multihost.sh BUILD_DIR SOURCE_DIR
@@ -155,14 +161,15 @@ event() { echo "e2e_multihost: $1: $2 at value $(wc -l <"$WORK/$1/submitted") of
 # values FILE: the sorted values (second field) of a learner output or client log.
 values() { cut -d' ' -f2 "$1" | sort; }
 
-# learners_done NAME: both learners hold every submitted value and have as many lines.
+# learners_done NAME: both learners hold every submitted value and have as many lines. The
+# clients run before the last one log in submitted-* (deaf).
 learners_done() {
 	d=$WORK/$1
 	[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerB.out")" ] || return 1
 	if [ -e "$d/learnerC.out" ]; then # started late (reconfig)
 		[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerC.out")" ] || return 1
 	fi
-	values "$d/submitted" | uniq >"$d/submitted.set"
+	cat "$d/submitted" "$d"/submitted-* 2>/dev/null | cut -d' ' -f2 | sort -u >"$d/submitted.set"
 	for l in A B; do
 		values "$d/learner$l.out" | uniq >"$d/learner$l.set"
 		[ -z "$(comm -23 "$d/submitted.set" "$d/learner$l.set")" ] || return 1
@@ -222,7 +229,7 @@ finish() {
 	[ "$foreign" -eq 0 ] || fail "$1: $foreign delivered values were never submitted"
 	lines=$(wc -l <"$d/learnerA.out")
 	twice=$((lines - $(wc -l <"$d/delivered.set")))
-	resubmits=$(sed -n 's/^resubmits \([0-9]*\),.*/\1/p' "$d/client.log")
+	resubmits=$(awk '/^resubmits / { n += $2 + 0 } END { print n + 0 }' "$d"/client*.log)
 	[ "$twice" -eq 0 ] || [ "${resubmits:-0}" -gt 0 ] ||
 		fail "$1: $twice values delivered twice but the client resubmitted none"
 	echo "e2e_multihost: $1: $(wc -l <"$d/submitted.set") values delivered identically by" \
@@ -289,6 +296,36 @@ scenario_partition() {
 	event partition "h2 healed"
 	mh_heal 2
 	settled partition 9 10
+}
+
+# One-way partition: h1 (acceptor 0, proposer 0 the leader) hears nothing from the bridge
+# while what it sends goes out, so proposer 1 keeps hearing its heartbeats. Proposer 0 must step
+# down for want of an acceptor quorum (check-quorum), proposer 1 take over, and a client started
+# during the partition get all its values delivered. Healed, proposer 0 hears a quorum again
+# and, the lowest id, leads again; a second client's values are delivered too.
+scenario_deaf() {
+	d=$WORK/deaf
+	mh_deafen 1 || fail "deaf: cannot drop what h1 receives"
+	deaf_at=$(date +%s%N)
+	start_client deaf 3000 8
+	event deaf "h1 (acceptor 0, proposer 0: the leader) deaf"
+	wait_log proposer0 "proposer 0: heard from no quorum of the acceptors .*the leader steps down"
+	wait_log proposer1 "proposer 1: leader is now 1 (was 0)"
+	echo "e2e_multihost: deaf: proposer 1 leads at most" \
+		"$((($(date +%s%N) - deaf_at) / 1000000)) ms after h1 went deaf"
+	status=0
+	wait "$CLIENT" || status=$?
+	mh_forget "$CLIENT"
+	[ "$status" -eq 0 ] ||
+		fail "deaf: the client did not get all its values delivered while h1 was deaf"
+	dropped=$(mh_dropped)
+	event deaf "every value delivered, $dropped datagrams to h1 dropped; h1 hears again"
+	mv "$d/submitted" "$d/submitted-deaf"
+	mv "$d/client.log" "$d/client-deaf.log"
+	mh_hear 1 || fail "deaf: cannot let h1 hear again"
+	wait_log proposer0 "proposer 0: hears a quorum of the acceptors again"
+	wait_log proposer1 "proposer 1: leader is now 0 (was 1)"
+	start_client deaf 2000 8
 }
 
 # paxos-admin on h5 with h5's configuration; must succeed. mh_admin NAME WHAT ARGS...
@@ -437,6 +474,12 @@ for s in $SCENARIOS; do
 	loss | delay)
 		if [ "$BACKEND" = none ]; then
 			echo "e2e_multihost: $s: SKIPPED: no netem ($(mh_netem_why)) and no iptables"
+			continue
+		fi
+		;;
+	deaf)
+		if ! command -v iptables >/dev/null 2>&1; then
+			echo "e2e_multihost: $s: SKIPPED: no iptables"
 			continue
 		fi
 		;;

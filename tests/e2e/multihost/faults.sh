@@ -102,6 +102,11 @@ mh_faults_clear() {
 	rm -f "$WORK"/nfq-delay-h*.log
 }
 
+# mh_deafen HOST / mh_hear HOST: host HOST receives nothing from the bridge while what it sends
+# still goes out (a one-way partition), and receives again. Needs iptables.
+mh_deafen() { mh_exec "$1" iptables -w -A INPUT -i eth0 -j DROP; }
+mh_hear() { mh_exec "$1" iptables -w -D INPUT -i eth0 -j DROP; }
+
 # mh_partition HOST / mh_heal HOST: cut host HOST off the bridge, and back.
 mh_partition() { ip link set "mhv$1" down; }
 mh_heal() { ip link set "mhv$1" up; }
