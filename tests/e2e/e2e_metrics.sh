@@ -159,6 +159,8 @@ for name in names:
     if role == "proposer":
         assert value(name, "paxos_proposer_leader", role, id) == 0, name
         assert value(name, "paxos_proposer_leading", role, id) == (id == 0), name
+        assert value(name, "paxos_proposer_quorum", role, id) == 1, name
+        assert value(name, "paxos_quorum_losses_total", role, id) == 0, name
         assert value(name, "paxos_proposer_pending_values", role, id) >= 0, name
         assert value(name, "paxos_proposer_window_in_use", role, id) >= 0, name
         # Every proposer has a learner of its own.

@@ -142,6 +142,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	}
 	ck_assert_uint_eq(c->quorum_losses, 0);
 	ck_assert_uint_eq(paxos_node_leader(n), 0);
+	ck_assert(paxos_node_quorum_heard(n));
 
 	/* Only acceptor 2, no quorum of three: out within the quorum timeout (a deadline for a
 	 * loaded machine), the leader is proposer 1, and it is said. */
@@ -152,6 +153,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	}
 	ck_assert_uint_eq(c->quorum_losses, 1);
 	ck_assert_uint_eq(paxos_node_leader(n), 1);
+	ck_assert(!paxos_node_quorum_heard(n));
 	ck_assert_uint_ge(c->leader_changes, 1);
 	ck_assert(logged("proposer 0: heard from no quorum of the acceptors for 300 ms: the "
 			 "leader steps down"));
@@ -171,6 +173,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	}
 	ck_assert(heartbeat_sent(s));
 	ck_assert_uint_eq(paxos_node_leader(n), 0);
+	ck_assert(paxos_node_quorum_heard(n));
 	ck_assert_uint_eq(c->quorum_losses, 1);
 	ck_assert(logged("proposer 0: hears a quorum of the acceptors again"));
 
