@@ -24,10 +24,12 @@
 #              goes out: the leader steps down for want of an acceptor quorum (check-quorum),
 #              proposer 1 takes over and a client started meanwhile gets all its values
 #              delivered; healed, proposer 0 leads again and a second client's values are
-#              delivered too. Not in the default list: e2e_one_way.sh runs it.
+#              delivered too
+#   deafport   the same with only proposer 0's port dropped on h1 (its learner hears on)
+#              deaf and deafport are not in the default list: e2e_one_way.sh runs them.
 # Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
 # tests/e2e/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
-# deaf needs iptables, and is skipped the same way without it.
+# deaf and deafport need iptables, and are skipped the same way without it.
 # MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
 # MH_KEEP=1 keeps the scratch directory (logs, outputs, stores).
 # Usage: e2e_multihost.sh BUILD_DIR SOURCE_DIR
@@ -298,34 +300,71 @@ scenario_partition() {
 	settled partition 9 10
 }
 
-# One-way partition: h1 (acceptor 0, proposer 0 the leader) hears nothing from the bridge
-# while what it sends goes out, so proposer 1 keeps hearing its heartbeats. Proposer 0 must step
-# down for want of an acceptor quorum (check-quorum), proposer 1 take over, and a client started
-# during the partition get all its values delivered. Healed, proposer 0 hears a quorum again
-# and, the lowest id, leads again; a second client's values are delivered too.
-scenario_deaf() {
-	d=$WORK/deaf
-	mh_deafen 1 || fail "deaf: cannot drop what h1 receives"
+# One-way partitions: h1 (acceptor 0, proposer 0 the leader) drops part of what it receives
+# while what it sends goes out, so proposer 1 keeps hearing proposer 0's heartbeats. Proposer 0
+# must step down for want of an acceptor quorum (check-quorum), proposer 1 take over, and a
+# client started during the partition get all its values delivered. Healed, proposer 0 hears
+# a quorum again and, the lowest id, leads again; a second client's values are delivered too.
+# one_way NAME WHAT RULE...: h1 drops what the iptables match RULE selects.
+one_way() {
+	d=$WORK/$1
+	name=$1
+	what=$2
+	shift 2
+	# A busy host may make a proposer miss the acceptors once before: only lines from now on.
+	down="proposer 0: heard from no quorum of the acceptors .*the leader steps down"
+	up="proposer 0: hears a quorum of the acceptors again"
+	to1="proposer 1: leader is now 1 (was 0)"
+	to0="proposer 1: leader is now 0 (was 1)"
+	seen_down=$(grep -c "$down" "$WORK/proposer0.log" || true)
+	seen_to1=$(grep -c "$to1" "$WORK/proposer1.log" || true)
+	mh_deafen 1 "$@" || fail "$name: cannot drop what h1 receives"
 	deaf_at=$(date +%s%N)
-	start_client deaf 3000 8
-	event deaf "h1 (acceptor 0, proposer 0: the leader) deaf"
-	wait_log proposer0 "proposer 0: heard from no quorum of the acceptors .*the leader steps down"
-	wait_log proposer1 "proposer 1: leader is now 1 (was 0)"
-	echo "e2e_multihost: deaf: proposer 1 leads at most" \
-		"$((($(date +%s%N) - deaf_at) / 1000000)) ms after h1 went deaf"
+	start_client "$name" 3000 8
+	event "$name" "$what dropped on h1"
+	wait_more proposer0 "$down" "$seen_down"
+	wait_more proposer1 "$to1" "$seen_to1"
+	echo "e2e_multihost: $name: proposer 1 leads at most" \
+		"$((($(date +%s%N) - deaf_at) / 1000000)) ms after the partition began"
 	status=0
 	wait "$CLIENT" || status=$?
 	mh_forget "$CLIENT"
 	[ "$status" -eq 0 ] ||
-		fail "deaf: the client did not get all its values delivered while h1 was deaf"
+		fail "$name: the client did not get all its values delivered during the partition"
 	dropped=$(mh_dropped)
-	event deaf "every value delivered, $dropped datagrams to h1 dropped; h1 hears again"
+	event "$name" "every value delivered, $dropped datagrams dropped; the partition heals"
 	mv "$d/submitted" "$d/submitted-deaf"
 	mv "$d/client.log" "$d/client-deaf.log"
-	mh_hear 1 || fail "deaf: cannot let h1 hear again"
-	wait_log proposer0 "proposer 0: hears a quorum of the acceptors again"
-	wait_log proposer1 "proposer 1: leader is now 0 (was 1)"
-	start_client deaf 2000 8
+	seen_up=$(grep -c "$up" "$WORK/proposer0.log" || true)
+	seen_to0=$(grep -c "$to0" "$WORK/proposer1.log" || true)
+	mh_hear 1 "$@" || fail "$name: cannot let h1 hear again"
+	wait_more proposer0 "$up" "$seen_up"
+	wait_more proposer1 "$to0" "$seen_to0"
+	start_client "$name" 2000 8
+}
+
+# wait_more NAME PATTERN SEEN: until NAME's log has more than SEEN lines matching PATTERN (30 s);
+# prints the last.
+wait_more() {
+	i=0
+	until [ "$(grep -c "$2" "$WORK/$1.log" || true)" -gt "$3" ]; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "e2e_multihost: $1: $(grep "$2" "$WORK/$1.log" | tail -n 1)"
+}
+
+# The whole host: everything from the bridge.
+scenario_deaf() { one_way deaf "everything from the bridge" -i eth0; }
+
+# Proposer 0's own port only (unicast: its address; multicast: the proposers group's), where
+# its promises, rejects and the acceptors' state come: its learner and acceptor 0 still hear
+# everything, so a proposer that counted what its learner hears would go on leading deaf.
+scenario_deafport() {
+	port=${PROPOSERS##*:}
+	[ -z "${RENEWAL:-}" ] || port=7301
+	one_way deafport "what comes to port $port" -p udp --dport "$port"
 }
 
 # paxos-admin on h5 with h5's configuration; must succeed. mh_admin NAME WHAT ARGS...
@@ -477,7 +516,7 @@ for s in $SCENARIOS; do
 			continue
 		fi
 		;;
-	deaf)
+	deaf | deafport)
 		if ! command -v iptables >/dev/null 2>&1; then
 			echo "e2e_multihost: $s: SKIPPED: no iptables"
 			continue
