@@ -85,10 +85,17 @@ static uint32_t elect(const struct paxos_election *e, paxos_time now)
 	return live[count - 1 - e->o.partition % count]; /* live[] runs from the highest id */
 }
 
-static void update(struct paxos_election *e, paxos_time now)
+/* Check-quorum's verdict at now. Only the tick, the acceptor set and an acceptor heard while
+ * out ask for it, not a heartbeat or an order: those may be read before the acceptors' state
+ * that came with them, and must not put a proposer out that the rest of the read keeps in. */
+static void judge(struct paxos_election *e, paxos_time now)
 {
 	if (e->o.quorum_timeout)
 		e->eligible = quorum_heard(e, now);
+}
+
+static void update(struct paxos_election *e, paxos_time now)
+{
 	uint32_t leader = elect(e, now);
 	if (leader == e->leader)
 		return;
@@ -116,8 +123,7 @@ struct paxos_election *paxos_election_new(const struct paxos_election_options *o
 		e->acceptor_heard[id] = now;
 	e->acceptors = o->acceptors;
 	e->eligible = true;
-	if (o->quorum_timeout)
-		e->eligible = quorum_heard(e, now);
+	judge(e, now);
 	e->leader = elect(e, now);
 	return e;
 }
@@ -173,8 +179,10 @@ void paxos_election_heard_acceptor(struct paxos_election *e, uint32_t id, paxos_
 		e->acceptor_heard[id] = now;
 	/* Losing the quorum is found by the tick; only a proposer that is out looks again here,
 	 * so that one back in reach leads (and beats) again without waiting for it. */
-	if (!e->eligible)
+	if (!e->eligible) {
+		judge(e, now);
 		update(e, now);
+	}
 }
 
 void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
@@ -182,6 +190,7 @@ void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid nex
 {
 	/* First the quorum: a proposer out of it sends no heartbeat, so that the others expire
 	 * it within their timeout and elect among themselves, as after its crash. */
+	judge(e, now);
 	update(e, now);
 	if (now >= e->next_heartbeat && out && e->eligible) {
 		struct paxos_message m = {.type = PAXOS_MSG_HEARTBEAT};
@@ -221,12 +230,18 @@ void paxos_election_set_acceptors(struct paxos_election *e, uint32_t acceptors, 
 		if ((acceptors & ~e->acceptors) >> id & 1)
 			e->acceptor_heard[id] = now;
 	e->acceptors = acceptors;
+	judge(e, now);
 	update(e, now);
 }
 
 bool paxos_election_eligible(const struct paxos_election *e)
 {
 	return e->eligible;
+}
+
+bool paxos_election_quorum_lost(const struct paxos_election *e, paxos_time now)
+{
+	return e->o.quorum_timeout && !quorum_heard(e, now);
 }
 
 uint32_t paxos_election_leader(const struct paxos_election *e)

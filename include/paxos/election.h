@@ -96,6 +96,12 @@ PAXOS_API void paxos_election_set_acceptors(struct paxos_election *e, uint32_t a
  * call that took a time). */
 PAXOS_API bool paxos_election_eligible(const struct paxos_election *e);
 
+/** Whether no quorum of the acceptors was heard within the quorum timeout at time now (false
+ * without check-quorum): the next call that takes now puts this proposer out, or keeps it out.
+ * A driver whose process may have stalled reads what waits for it first: what the acceptors
+ * sent meanwhile is there, unread. */
+PAXOS_API bool paxos_election_quorum_lost(const struct paxos_election *e, paxos_time now);
+
 /** The proposer this one takes for the leader now. */
 PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);
 /** Whether this proposer is the leader now. */

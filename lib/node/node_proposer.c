@@ -19,12 +19,29 @@ static paxos_iid first_undelivered(const struct paxos_node *n)
 	return first ? first : 1;
 }
 
+/* Before a tick puts a proposer out for want of a quorum: a process that stalled (descheduled
+ * on a busy host, stopped) finds the acceptors' state of meanwhile waiting unread on the
+ * proposers group, and the timer may run first. What waits is read, then judged. */
+static void quorum_read(struct paxos_node *n)
+{
+	if (!paxos_election_eligible(n->proposer.election) ||
+	    !paxos_election_quorum_lost(n->proposer.election, paxos_now()))
+		return;
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int k = 0;
+	     k < 64 && !n->failed &&
+	     n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_PROPOSERS) >= batch;
+	     k++)
+		;
+}
+
 static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->proposer.election) {
+		quorum_read(n);
 		paxos_iid next = first_undelivered(n);
 		node_membership_election(n, next);
 		paxos_election_tick(n->proposer.election, paxos_now(), next,

@@ -471,6 +471,35 @@ START_TEST(test_no_quorum_steps_down)
 }
 END_TEST
 
+/* Only the tick judges: a heartbeat read before the acceptors' state that came with it (a
+ * stalled process reads both at once) does not put a proposer out; quorum_lost says that the
+ * next tick would, so that a driver reads first. */
+START_TEST(test_only_the_tick_puts_out)
+{
+	struct paxos_election *e = checking(0, 2, 0);
+	paxos_time t = QUORUM_TIMEOUT + 50 * MS;
+	ck_assert(!paxos_election_quorum_lost(e, QUORUM_TIMEOUT));
+	ck_assert(paxos_election_quorum_lost(e, t));
+	heartbeat(e, 1, t);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	acceptor_state(e, 0, t);
+	acceptor_state(e, 2, t);
+	ck_assert(!paxos_election_quorum_lost(e, t));
+	tick(e, t);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert_uint_eq(nchanges, 0);
+	ck_assert(paxos_election_quorum_lost(e, t + QUORUM_TIMEOUT + 1));
+	tick(e, t + QUORUM_TIMEOUT + 1);
+	ck_assert(!paxos_election_eligible(e));
+	paxos_election_free(e);
+
+	e = election(0, 2, 0); /* without check-quorum, never */
+	ck_assert(!paxos_election_quorum_lost(e, 100 * QUORUM_TIMEOUT));
+	paxos_election_free(e);
+}
+END_TEST
+
 /* Out, a proposer sends no heartbeats; a second acceptor heard makes a quorum again at once,
  * and the first tick after beats at once. */
 START_TEST(test_out_sends_no_heartbeats)
@@ -1005,6 +1034,7 @@ Suite *test_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("check_quorum");
 	tcase_add_test(t, test_no_quorum_steps_down);
+	tcase_add_test(t, test_only_the_tick_puts_out);
 	tcase_add_test(t, test_out_sends_no_heartbeats);
 	tcase_add_test(t, test_out_never_leads);
 	tcase_add_test(t, test_quorum_of_the_set_in_force);
