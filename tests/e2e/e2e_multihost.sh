@@ -26,10 +26,13 @@
 #              delivered; healed, proposer 0 leads again and a second client's values are
 #              delivered too
 #   deafport   the same with only proposer 0's port dropped on h1 (its learner hears on)
-#              deaf and deafport are not in the default list: e2e_one_way.sh runs them.
+#   deaffollower  h2 (acceptor 1, proposer 1) receives nothing: proposer 1 stands out of the
+#              election once it finds it hears no acceptor quorum, proposer 0 goes on
+#              deaf, deafport and deaffollower are not in the default list: e2e_one_way.sh
+#              runs them.
 # Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
 # tests/e2e/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
-# deaf and deafport need iptables, and are skipped the same way without it.
+# deaf, deafport and deaffollower need iptables, and are skipped the same way without it.
 # MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
 # MH_KEEP=1 keeps the scratch directory (logs, outputs, stores).
 # Usage: e2e_multihost.sh BUILD_DIR SOURCE_DIR
@@ -343,6 +346,33 @@ one_way() {
 	start_client "$name" 2000 8
 }
 
+# h2 (acceptor 1, proposer 1, a follower) hears nothing: proposer 1 takes proposer 0 for dead and
+# may lead, and preempt it, only until it finds it hears no acceptor quorum; it then stands out
+# of the election and proposer 0, which hears acceptors 0 and 2, goes on. A client started
+# during the partition gets all its values delivered; healed, proposer 1 hears a quorum again.
+scenario_deaffollower() {
+	d=$WORK/deaffollower
+	out="proposer 1: heard from no quorum of the acceptors"
+	seen_out=$(grep -c "$out" "$WORK/proposer1.log" || true)
+	mh_deafen 2 -i eth0 || fail "deaffollower: cannot drop what h2 receives"
+	start_client deaffollower 3000 8
+	event deaffollower "everything from the bridge dropped on h2"
+	wait_more proposer1 "$out" "$seen_out"
+	status=0
+	wait "$CLIENT" || status=$?
+	mh_forget "$CLIENT"
+	[ "$status" -eq 0 ] ||
+		fail "deaffollower: the client did not get all its values delivered during the partition"
+	event deaffollower "every value delivered, $(mh_dropped) datagrams dropped; the partition heals"
+	mv "$d/submitted" "$d/submitted-deaf"
+	mv "$d/client.log" "$d/client-deaf.log"
+	up="proposer 1: hears a quorum of the acceptors again"
+	seen_up=$(grep -c "$up" "$WORK/proposer1.log" || true)
+	mh_hear 2 -i eth0 || fail "deaffollower: cannot let h2 hear again"
+	wait_more proposer1 "$up" "$seen_up"
+	start_client deaffollower 2000 8
+}
+
 # wait_more NAME PATTERN SEEN: until NAME's log has more than SEEN lines matching PATTERN (30 s);
 # prints the last.
 wait_more() {
@@ -516,7 +546,7 @@ for s in $SCENARIOS; do
 			continue
 		fi
 		;;
-	deaf | deafport)
+	deaf | deafport | deaffollower)
 		if ! command -v iptables >/dev/null 2>&1; then
 			echo "e2e_multihost: $s: SKIPPED: no iptables"
 			continue
