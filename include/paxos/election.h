@@ -38,7 +38,8 @@ struct paxos_election_options {
 	uint32_t members;
 	/** Check-quorum: a proposer that has heard from no quorum of the acceptor set in force
 	 * for this long (microseconds) is out: it leads nothing, sends no heartbeats (so the
-	 * others expire it) and counts itself dead, until it hears a quorum within it again.
+	 * others expire it) and counts itself dead, until it hears a quorum within it again. The
+	 * oracle's order (or manual election) still stands: nobody would take over from it.
 	 * 0: off, a proposer always counts itself alive. */
 	paxos_time quorum_timeout;
 	/** The acceptors at first, one bit per id (paxos_election_set_acceptors()); 0: none

@@ -232,7 +232,7 @@ struct node_proposer {
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
 	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
-	paxos_time out_since; /* when it last heard a quorum, as it went out */
+	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
 	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
 	 * not lead, reading neither the clients' values nor the log until it takes over. */
