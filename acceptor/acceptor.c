@@ -618,6 +618,13 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	r->m.u.acceptor_state.trim_iid = trim_iid(a);
 	r->m.u.acceptor_state.generation = a->recovery.generation;
 	r->m.u.acceptor_state.recovering = a->recovery.recovering;
+	/* The proposers hear it too: it is what tells a proposer it still reaches a quorum of
+	 * acceptors (check-quorum, paxos/election.h) when nothing else comes, a lean follower
+	 * reading the proposers group only. A sign of life, whose figures no proposer reads: it
+	 * waits for no write, so that a slow flush does not put a leader out. */
+	struct paxos_ready_message *p =
+	    acceptor_hold(a, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_PROPOSERS, REPLY_FREE, 0);
+	p->m.u.acceptor_state = r->m.u.acceptor_state;
 	return PAXOS_OK;
 }
 

@@ -46,6 +46,7 @@
 	X(values_requeued, "client values pushed back to the pending list")                        \
 	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
 	X(leader_changes, "leadership changes seen by this proposer")                              \
+	X(quorum_losses, "times this proposer heard no acceptor quorum and stood out of election") \
 	X(rejects_received, "rejects received")                                                    \
 	X(rejects_sent, "rejects sent")                                                            \
 	X(promises_sent, "promises sent")                                                          \

@@ -311,6 +311,10 @@ PAXOS_API int paxos_node_role_id(const struct paxos_node *n, enum paxos_role rol
 PAXOS_API uint32_t paxos_node_leader(const struct paxos_node *n);
 /** Proposer: the highest ballot it prepared with. */
 PAXOS_API paxos_ballot paxos_node_ballot(const struct paxos_node *n);
+/** Whether this node's proposer hears a quorum of the acceptors, as check-quorum asks
+ * (paxos.conf): one that does not leads nothing and sends no heartbeats. Always true with
+ * check-quorum no; false when the node hosts no proposer. */
+PAXOS_API bool paxos_node_quorum_heard(const struct paxos_node *n);
 /** Proposer: the client values in its pending list. */
 PAXOS_API uint32_t paxos_node_pending(const struct paxos_node *n);
 /** Proposer: the instances of its window in use (paxos_proposer_window_in_use()). */

@@ -41,6 +41,10 @@ static size_t add_levels(const struct paxos_node *n, enum paxos_role role, uint3
 			   role, id, leader);
 		k += gauge(out + k, "proposer_leading", "1 while this proposer leads, else 0", role,
 			   id, leader == id);
+		k += gauge(out + k, "proposer_quorum",
+			   "1 while it hears an acceptor quorum, else 0: out of the election "
+			   "(check-quorum)",
+			   role, id, paxos_node_quorum_heard(n));
 		k += gauge(out + k, "proposer_ballot", "the highest ballot it prepared with", role,
 			   id, paxos_node_ballot(n));
 		k += gauge(out + k, "proposer_pending_values",

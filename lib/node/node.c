@@ -491,6 +491,11 @@ uint32_t paxos_node_leader(const struct paxos_node *n)
 				    : PAXOS_MAX_PROPOSERS;
 }
 
+bool paxos_node_quorum_heard(const struct paxos_node *n)
+{
+	return n->proposer.election && paxos_election_eligible(n->proposer.election);
+}
+
 paxos_ballot paxos_node_ballot(const struct paxos_node *n)
 {
 	return n->proposer.core ? paxos_proposer_ballot(n->proposer.core) : 0;

@@ -235,6 +235,8 @@ struct node_proposer {
 	struct paxos_election *election;
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
+	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
+	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
 	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
 	 * not lead, reading neither the clients' values nor the log until it takes over. */
@@ -465,6 +467,9 @@ void node_learner_run(struct paxos_node *n);
 /* After each call into the election: acts on a change of leader (the proposer leads or
  * stops, a lean follower takes over or follows). */
 void node_election_run(struct paxos_node *n);
+/* A message on the proposers group: one from an acceptor shows this proposer still hears it
+ * (check-quorum, paxos/election.h). */
+void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

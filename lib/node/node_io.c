@@ -134,6 +134,11 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
 		     paxos_time now)
 {
+	/* What reaches the proposer's own group counts, not what its learner hears elsewhere:
+	 * a proposer whose promises and rejects cannot reach it leads no better for that. The
+	 * acceptors' periodic state comes here for this alone. */
+	if (g == PAXOS_GROUP_PROPOSERS)
+		node_election_heard(n, m, now);
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {

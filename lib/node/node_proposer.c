@@ -20,12 +20,29 @@ static paxos_iid first_undelivered(const struct paxos_node *n)
 	return first ? first : 1;
 }
 
+/* Before a tick puts a proposer out for want of a quorum: a process that stalled (descheduled
+ * on a busy host, stopped) finds the acceptors' state of meanwhile waiting unread on the
+ * proposers group, and the timer may run first. What waits is read, then judged. */
+static void quorum_read(struct paxos_node *n)
+{
+	if (!paxos_election_eligible(n->proposer.election) ||
+	    !paxos_election_quorum_lost(n->proposer.election, paxos_now()))
+		return;
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int k = 0;
+	     k < 64 && !n->failed &&
+	     n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_PROPOSERS) >= batch;
+	     k++)
+		;
+}
+
 static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->proposer.election) {
+		quorum_read(n);
 		paxos_iid next = first_undelivered(n);
 		node_membership_election(n, next);
 		paxos_election_tick(n->proposer.election, paxos_now(), next,
@@ -235,16 +252,56 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 		lean_follow(n);
 }
 
+/* Check-quorum's verdict, said and counted once per change: a leader that goes out is the
+ * operator's first sign of a one-way partition (it sends, it hears nothing). */
+static void quorum_changed(struct paxos_node *n)
+{
+	bool out = !paxos_election_eligible(n->proposer.election);
+	if (out == n->proposer.out_seen)
+		return;
+	n->proposer.out_seen = out;
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	paxos_time now = paxos_now();
+	if (!out) {
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: proposer %u%s: hears a quorum of the acceptors again after "
+			   "%llu ms: it may lead again",
+			   id, n->partition_label,
+			   (unsigned long long)((now - n->proposer.out_since) / 1000));
+		return;
+	}
+	n->proposer.out_since = now;
+	n->role_counters[PAXOS_ROLE_PROPOSER].quorum_losses++;
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: proposer %u%s: heard from no quorum of the acceptors for %u ms: %s, "
+		   "and sends no heartbeats until it hears one (check-quorum; can it receive?)",
+		   id, n->partition_label,
+		   n->cfg.acceptor_repeat_ms * 2 + n->cfg.heartbeat_timeout_ms,
+		   n->proposer.leader_seen == id ? "the leader steps down" : "it may not lead");
+}
+
 /* The election's result as data: after each call into it, the leader it names now against
  * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
 void node_election_run(struct paxos_node *n)
 {
+	quorum_changed(n);
 	uint32_t leader = paxos_election_leader(n->proposer.election);
 	if (leader == n->proposer.leader_seen)
 		return;
 	uint32_t previous = n->proposer.leader_seen;
 	n->proposer.leader_seen = leader;
 	leader_changed(n, leader, previous);
+}
+
+void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	uint32_t id;
+	if (!n->proposer.election || !paxos_msg_acceptor(m, &id))
+		return;
+	bool out = !paxos_election_eligible(n->proposer.election);
+	paxos_election_heard_acceptor(n->proposer.election, id, now);
+	if (out)
+		node_election_run(n);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
@@ -330,6 +387,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_election_set(n, first_undelivered(n));
+	if (n->membership)
+		eo.acceptors = paxos_membership_members(n->membership, first_undelivered(n));
 	n->mship.gated = n->membership && !n->mship.settled;
 	n->proposer.election = paxos_election_new(&eo, paxos_now());
 	if (!n->proposer.election) {

@@ -59,7 +59,13 @@ proposed() { # proposed PROPOSER PARTITION: values it proposed for that partitio
 }
 [ "$(proposed 0 0)" -ge 2000 ] && [ "$(proposed 1 1)" -ge 2000 ] ||
 	fail "proposer 0 proposed $(proposed 0 0) values of partition 0 and proposer 1 $(proposed 1 1) of partition 1, want 2000 each"
-[ "$(proposed 0 1)" -eq 0 ] && [ "$(proposed 1 0)" -eq 0 ] ||
+# A proposer that took the other partition over for a while (a heartbeat missed on a busy
+# machine, or its leader out for want of an acceptor quorum, check-quorum) may have proposed and
+# learned there: the protocol allows it, and its log says so.
+took_over() { # took_over PROPOSER PARTITION
+	grep -q "^paxos: proposer $1 partition $2: leader is now $1 " "$WORK/proposer$1.log"
+}
+{ [ "$(proposed 0 1)" -eq 0 ] || took_over 0 1; } && { [ "$(proposed 1 0)" -eq 0 ] || took_over 1 0; } ||
 	fail "a proposer proposed for the partition it does not lead"
 # Proposer 0's /metrics labels every sample with its partition.
 curl -s http://127.0.0.1:9531/metrics >"$WORK/metrics.txt" || fail "no /metrics from proposer 0"
@@ -72,7 +78,7 @@ learned() { # learned PROPOSER PARTITION: instances its learner delivered of tha
 	grep "^paxos: counters partition $2 learner $1:" "$WORK/proposer$1.log" | tail -n 1 |
 		sed -n 's/.*values_delivered=\([0-9]*\).*/\1/p' | grep . || echo 0
 }
-[ "$(learned 1 0)" -eq 0 ] && [ "$(learned 0 1)" -eq 0 ] ||
+{ [ "$(learned 1 0)" -eq 0 ] || took_over 1 0; } && { [ "$(learned 0 1)" -eq 0 ] || took_over 0 1; } ||
 	fail "a follower learned the log it does not lead: proposer 1 delivered $(learned 1 0) instances of partition 0, proposer 0 $(learned 0 1) of partition 1"
 [ "$(learned 0 0)" -gt 0 ] || fail "proposer 0 learned nothing of the partition it leads"
 echo "e2e_partitions: 1. each proposer led one partition; 2000 values each delivered"

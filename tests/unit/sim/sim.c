@@ -71,6 +71,7 @@ enum sim_event_kind {
 	SE_DEMOTE, /* target: a proposer that led alongside another; arg: partition, or ALL */
 	SE_HEAL,
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
+	SE_PROPOSER_HEARS, /* target: a proposer deaf by SIM_FAULT_DEAF */
 	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
 	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
 	SE_SNAPSHOT,       /* target: a merging learner restarts from a snapshot */
@@ -112,6 +113,7 @@ struct sim_proposer {
 	struct paxos_membership *membership; /* its learner's, with --reconfig */
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
+	bool deaf;      /* with its learner: hears nothing, sends as before (SIM_FAULT_DEAF) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
 	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
 	 * the log's traffic, and its learner asks for nothing, until it takes over. */
@@ -359,6 +361,11 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		checker_fail(s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
 		return;
 	}
+	/* An acceptor's state to the proposers is for their election's check-quorum, which the
+	 * oracle stands for here; the proposer core ignores it. Not sent, so that it draws
+	 * nothing from the network's generator: the seeds replay the runs they always did. */
+	if (to == PAXOS_GROUP_PROPOSERS && m->type == PAXOS_MSG_ACCEPTOR_STATE)
+		return;
 	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
@@ -707,13 +714,15 @@ static bool may_lead(const struct sim *s, uint32_t i)
 }
 
 /* A random proposer that is up and satisfies want_leader (UINT32_MAX: none); one to lead
- * (want_leader 0 or -1) is in the proposer set in force. */
+ * (want_leader 0 or -1) is in the proposer set in force, and a new leader (0) is not deaf:
+ * check-quorum keeps a proposer that hears no acceptor out of the election. */
 static uint32_t pick_proposer(struct sim *s, int want_leader)
 {
 	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
 		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)) &&
-		    (want_leader == 1 || leads(s, i) || may_lead(s, i)))
+		    (want_leader == 1 || leads(s, i) || may_lead(s, i)) &&
+		    (want_leader != 0 || !s->prop[i].deaf))
 			cand[n++] = i;
 	return n ? cand[rng_range(&s->rng, 0, n - 1)] : UINT32_MAX;
 }
@@ -1028,6 +1037,50 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
 }
 
+/* A leading proposer (or any) goes deaf: what it sends still goes out, heartbeats included.
+ * It keeps leading until its check-quorum step-down; the others elect another meanwhile,
+ * which the oracle does at once here (the deaf one's last heartbeats, still heard, may delay
+ * that in a real cluster: the two lead side by side either way). */
+static void fault_deaf_proposer(struct sim *s)
+{
+	use_random_partition(s);
+	uint32_t hit = s->cur;
+	uint32_t i = pick_proposer(s, 1);
+	if (i == UINT32_MAX)
+		i = pick_proposer(s, -1);
+	if (i == UINT32_MAX || s->prop[i].cut || s->prop[i].deaf)
+		return;
+	uint32_t other = UINT32_MAX;
+	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
+		if (k != i && s->prop[k].up && !s->prop[k].cut && !s->prop[k].deaf &&
+		    may_lead(s, k))
+			other = k;
+	EACH_PARTITION(s, p)
+	{
+		bool led = leads(s, i);
+		if (p == hit || led)
+			trace(s, 1, "proposer %u is deaf%s", i,
+			      led ? " (it leads, and goes on sending)" : "");
+		s->prop[i].deaf = true;
+		if (other != UINT32_MAX && (p == hit || led))
+			promote(s, other);
+	}
+	/* Its step-down for want of a quorum, then its hearing back. */
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
+	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_HEARS, i, 0);
+}
+
+static void proposer_hears(struct sim *s, uint32_t i)
+{
+	EACH_PARTITION(s, p)
+	{
+		if (s->prop[i].deaf)
+			trace(s, 1, "proposer %u hears again%s", i,
+			      leads(s, i) ? " and still believes it leads" : "");
+		s->prop[i].deaf = false;
+	}
+}
+
 /* Acceptors without their state in some partition: down and to restart empty, recovering,
  * or recovered but not yet holding every decision below their floor
  * (paxos_acceptor_restored). */
@@ -1251,6 +1304,9 @@ static void inject_fault(struct sim *s)
 		case SIM_FAULT_DOUBLE:
 			fault_double(s);
 			break;
+		case SIM_FAULT_DEAF:
+			fault_deaf_proposer(s);
+			break;
 		case SIM_FAULT_WHOLE:
 			fault_whole(s);
 			break;
@@ -1281,7 +1337,7 @@ static void heal(struct sim *s)
 	EACH_PARTITION(s, p)
 	{
 		for (uint32_t i = 0; i < s->o.proposers; i++)
-			s->prop[i].cut = false;
+			s->prop[i].cut = s->prop[i].deaf = false;
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (!s->prop[i].up) {
 				trace(s, 1, "proposer %u restarts", i);
@@ -1684,7 +1740,7 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		break;
 	case EP_PROPOSER: {
 		struct sim_proposer *p = &s->prop[i];
-		if (!p->up || p->cut)
+		if (!p->up || p->cut || p->deaf)
 			break;
 		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
 			break; /* neither the log nor the client values */
@@ -1933,6 +1989,10 @@ static void step(struct sim *s, const struct sim_event *e)
 		if (!s->healed)
 			uncut_proposer(s, e->target);
 		break;
+	case SE_PROPOSER_HEARS:
+		if (!s->healed)
+			proposer_hears(s, e->target);
+		break;
 	case SE_DOUBLE_CRASH:
 		if (!s->healed)
 			double_crash(s);
@@ -2161,9 +2221,10 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 		/* Skips also bring a chosen membership change into force (no-ops). */
 		s->check->skips = o->skip_idle_us != 0 || o->reconfig || o->partitions > 1;
 		s->check->reconfig = o->reconfig;
-		s->check->integrity = (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL |
-						    SIM_FAULT_PCUT | SIM_FAULT_WHOLE)) == 0 &&
-				      (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
+		s->check->integrity =
+		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT |
+				  SIM_FAULT_WHOLE | SIM_FAULT_DEAF)) == 0 &&
+		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
 	}
 	if (s->merging && ready) {
 		ready = merged_init(&s->merged, o->partitions, s->segment, o->learners, o->values,
