@@ -560,6 +560,13 @@ void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
 		a->recovery.age_us = age_us ? age_us : 1;
 }
 
+uint32_t paxos_acceptor_duplicate_older_heard(const struct paxos_acceptor *a)
+{
+	const struct recovery *r = &a->recovery;
+	bool recent = r->ticks - r->older_first < 2 * r->m.duplicate_ticks;
+	return recent && r->older_heard < r->m.duplicate_ticks ? r->older_heard : 0;
+}
+
 bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)
 {
 	return a->recovery.duplicate_newer;
