@@ -50,6 +50,11 @@
  * the kernel's queue. */
 #define MAX_CONNS 64
 #define MIN_CONNS 4
+/* A connection this young is not closed to make room: its client, maybe slowed down by a busy
+ * host, gets this long to send its request. At the cap the listener rests until one is older,
+ * so connections that never finish a request take at most the cap every this long, and a
+ * newcomer waits in the kernel's queue behind at most the cap of them. */
+#define GRACE_MS 250
 /* How often the connections evhttp has freed are counted out, and those past their deadline
  * closed, while any is open. */
 #define SWEEP_MS 100
@@ -61,6 +66,7 @@ struct paxos_metrics {
 	uint32_t node_count;
 	struct evconnlistener *listener;
 	struct event *rest; /* re-enables the listener */
+	bool cap_rest;      /* rest is for the cap: over once a connection closes */
 	char where[64];     /* ADDRESS:PORT, for the log */
 	time_t logged_at;   /* the last accept error line */
 	uint64_t unlogged;  /* accept errors since */
@@ -73,6 +79,7 @@ struct paxos_metrics {
 		int64_t deadline_ms; /* closed then, unless a request is served before */
 		bool begun;          /* bytes of a request not served yet arrived */
 		uint64_t seq;        /* the order of opening: ties at the cap */
+		int64_t opened_ms;   /* see GRACE_MS */
 	} conns[MAX_CONNS];
 	unsigned open, max_open;
 	uint64_t opened;
@@ -208,8 +215,8 @@ static struct paxos_metrics *server_of(const struct evhttp *http)
 	return m;
 }
 
-/* The listener accepts unless it is resting: after EMFILE, or at the cap until the loop's next
- * turn (a new connection makes room). */
+/* The listener accepts unless it is resting: after EMFILE, or at the cap until a connection is
+ * past its grace (a new connection then makes room). */
 static void listen_if_room(struct paxos_metrics *m)
 {
 	if (!evtimer_pending(m->rest, NULL))
@@ -222,7 +229,9 @@ static void on_rest_over(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	listen_if_room(arg);
+	struct paxos_metrics *m = arg;
+	m->cap_rest = false;
+	listen_if_room(m);
 }
 
 /* Drops our reference to a connection: the last one closes the descriptor. */
@@ -277,25 +286,33 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 		struct timeval every = {0, SWEEP_MS * 1000};
 		evtimer_add(m->sweep, &every);
 	}
+	if (m->cap_rest && m->open < m->max_open) {
+		evtimer_del(m->rest);
+		m->cap_rest = false;
+	}
 	listen_if_room(m);
 }
 
-/* At the cap: closes the connection whose deadline comes first, the oldest of those, to make
- * room. A client served a moment ago, or just arrived, is closed last. */
-static void make_room(struct paxos_metrics *m)
+/* At the cap: closes the connection whose deadline comes first, the oldest of those, among
+ * those past GRACE_MS (the listener rests until there is one), to make room. A client served a
+ * moment ago, or just arrived, is closed last. */
+static void make_room(struct paxos_metrics *m, int64_t now)
 {
 	struct conn *first = NULL;
-	for (unsigned i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &m->conns[i];
-		if (c->bev && (!first || c->deadline_ms < first->deadline_ms ||
-			       (c->deadline_ms == first->deadline_ms && c->seq < first->seq)))
-			first = c;
-	}
+	for (int pass = 0; pass < 2 && !first; pass++)
+		for (unsigned i = 0; i < MAX_CONNS; i++) {
+			struct conn *c = &m->conns[i];
+			if (!c->bev || (pass == 0 && now - c->opened_ms < GRACE_MS))
+				continue;
+			if (!first || c->deadline_ms < first->deadline_ms ||
+			    (c->deadline_ms == first->deadline_ms && c->seq < first->seq))
+				first = c;
+		}
 	if (!first)
 		return;
 	close_conn(m, first);
-	time_t now = time(NULL);
-	if (m->full_logged_at != 0 && now - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
+	time_t wall = time(NULL);
+	if (m->full_logged_at != 0 && wall - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
 		m->full_unlogged++;
 		return;
 	}
@@ -304,7 +321,7 @@ static void make_room(struct paxos_metrics *m)
 		   "one closes the one nearest its deadline (%llu more times in the last %d s)",
 		   m->where, m->open + 1, (unsigned long long)m->full_unlogged,
 		   ACCEPT_LOG_PERIOD_S);
-	m->full_logged_at = now;
+	m->full_logged_at = wall;
 	m->full_unlogged = 0;
 }
 
@@ -313,16 +330,9 @@ static void make_room(struct paxos_metrics *m)
 static struct bufferevent *on_connection(struct event_base *base, void *arg)
 {
 	struct paxos_metrics *m = arg;
-	if (m->open >= m->max_open) {
-		make_room(m);
-		/* One newcomer a turn of the loop at the cap: those accepted have their request
-		 * read before more can push them out. */
-		if (!evtimer_pending(m->rest, NULL)) {
-			struct timeval next = {0, 0};
-			evtimer_add(m->rest, &next);
-		}
-		evconnlistener_disable(m->listener);
-	}
+	int64_t now = now_ms();
+	if (m->open >= m->max_open)
+		make_room(m, now);
 	struct conn *c = NULL;
 	for (unsigned i = 0; i < MAX_CONNS && !c; i++)
 		if (!m->conns[i].bev)
@@ -340,12 +350,26 @@ static struct bufferevent *on_connection(struct event_base *base, void *arg)
 	bufferevent_incref(bev);
 	c->bev = bev;
 	c->begun = true; /* the request is due from now */
-	c->deadline_ms = now_ms() + REQUEST_TIMEOUT_S * 1000;
+	c->deadline_ms = now + REQUEST_TIMEOUT_S * 1000;
 	c->seq = m->opened++;
+	c->opened_ms = now;
 	m->open++;
 	if (!evtimer_pending(m->sweep, NULL)) {
 		struct timeval every = {0, SWEEP_MS * 1000};
 		evtimer_add(m->sweep, &every);
+	}
+	/* At the cap: rest until a connection is past its grace (at least until the loop's next
+	 * turn, so that those accepted have their request read first). */
+	if (m->open >= m->max_open && !evtimer_pending(m->rest, NULL)) {
+		int64_t oldest = now;
+		for (unsigned i = 0; i < MAX_CONNS; i++)
+			if (m->conns[i].bev && m->conns[i].opened_ms < oldest)
+				oldest = m->conns[i].opened_ms;
+		int64_t wait = oldest + GRACE_MS > now ? oldest + GRACE_MS - now : 0;
+		struct timeval rest = {wait / 1000, (wait % 1000) * 1000};
+		evtimer_add(m->rest, &rest);
+		m->cap_rest = true;
+		evconnlistener_disable(m->listener);
 	}
 	return bev;
 }
@@ -372,6 +396,7 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
 	if (exhausted) {
 		struct timeval rest = {ACCEPT_REST_MS / 1000, (ACCEPT_REST_MS % 1000) * 1000};
 		evtimer_add(m->rest, &rest);
+		m->cap_rest = false;
 		listen_if_room(m);
 	}
 	time_t now = time(NULL);
