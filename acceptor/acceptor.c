@@ -497,19 +497,22 @@ void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances)
  * message: a trim then drops a tick's worth of instances at once. */
 static void apply_retention(struct paxos_acceptor *a, paxos_iid highest)
 {
-	if (a->retention == 0 || highest <= a->retention)
-		return;
-	paxos_iid keep_from = highest - a->retention + 1;
-	/* Never beyond the instances known decided: one accept far ahead (a forgery) would
-	 * otherwise trim all that is open. A recovered acceptor also trims up to its floor,
-	 * whose instances it holds only as finals it learned (or as accepts of instances open
-	 * when it recovered, retention's length behind the highest): its learner may never
-	 * deliver them all if their history is gone, and memory must stay bounded. */
+	/* Measured from the highest instance known decided, not the highest accepted: one accept
+	 * far ahead (a forgery) would otherwise move the bound past every instance decided, and
+	 * the history retention is there to keep would go with what is open. A recovered
+	 * acceptor measures from its floor at least, whose instances it holds only as finals it
+	 * learned (or as accepts of instances open when it recovered): its learner may never
+	 * deliver them all if their history is gone, and memory must stay bounded. Without a
+	 * learner beside it nothing is known decided: then from the highest accepted. */
+	paxos_iid from = highest;
 	if (a->decided_known) {
 		paxos_iid decided = a->decided > a->recovery.floor ? a->decided : a->recovery.floor;
-		if (keep_from > decided + 1)
-			keep_from = decided + 1;
+		if (from > decided)
+			from = decided;
 	}
+	if (a->retention == 0 || from <= a->retention)
+		return;
+	paxos_iid keep_from = from - a->retention + 1;
 	if (keep_from - 1 <= trim_iid(a))
 		return;
 	a->trim = keep_from - 1;
@@ -570,6 +573,13 @@ void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
 {
 	if (a)
 		a->recovery.age_us = age_us ? age_us : 1;
+}
+
+uint32_t paxos_acceptor_duplicate_older_heard(const struct paxos_acceptor *a)
+{
+	const struct recovery *r = &a->recovery;
+	bool recent = r->ticks - r->older_first < 2 * r->m.duplicate_ticks;
+	return recent && r->older_heard < r->m.duplicate_ticks ? r->older_heard : 0;
 }
 
 bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)

@@ -292,7 +292,10 @@ uint64_t recovery_age(const struct recovery *r)
  * each started, not read off wall clocks, which may disagree by any amount; and one decides to
  * stop only on a hello that echoes its own incarnation (a random number drawn at its start),
  * which only a process that runs now and heard it can send: a hello of an earlier life, seen
- * late or replayed, never stops anyone (it is counted, and echoed, nothing more).
+ * late or replayed, never stops anyone (it is counted, and echoed, nothing more). Without
+ * authentication anyone who heard our hello can send that echo too, so the older one must be
+ * heard on duplicate_ticks ticks within twice as many (a process that runs says hello every
+ * tick; a lost hello or two is tolerated), not once.
  */
 static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hello *h,
 			    bool *hello_now)
@@ -301,12 +304,24 @@ static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hell
 	if (r->duplicate != h->incarnation) {
 		r->duplicate = h->incarnation;
 		r->duplicate_newer = false;
+		r->older_heard = 0;
 		*hello_now = true; /* echo it now: if it runs, it learns of us at once */
 	}
 	if (h->echo != r->m.incarnation)
 		return PAXOS_OK;
 	uint64_t mine = recovery_age(r);
 	bool older = h->age > mine || (h->age == mine && h->incarnation < r->m.incarnation);
+	if (older && r->m.duplicate_ticks > 1) {
+		if (r->older_heard == 0 || r->ticks - r->older_first >= 2 * r->m.duplicate_ticks) {
+			r->older_heard = 1;
+			r->older_first = r->older_last = r->ticks;
+		} else if (r->ticks != r->older_last) {
+			r->older_heard++;
+			r->older_last = r->ticks;
+		}
+		if (r->older_heard < r->m.duplicate_ticks)
+			return PAXOS_OK;
+	}
 	if (older)
 		return PAXOS_E_DUPLICATE;
 	r->duplicate_newer = true;

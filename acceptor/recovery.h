@@ -37,6 +37,9 @@ struct recovery {
 	uint32_t peers_holding;    /* peers that answered they accepted something */
 	uint64_t duplicate;        /* another acceptor with our id, by its incarnation (echoed) */
 	bool duplicate_newer;      /* it heard us and started after us: it stops */
+	uint32_t older_heard;      /* ticks an older duplicate was heard on (duplicate_ticks) */
+	uint64_t older_first;      /* the tick of the first of them */
+	uint64_t older_last;       /* the tick of the last of them */
 	uint64_t ticks;            /* recovery_tick calls since join */
 	uint64_t age_us;           /* our age as the node last said (0: never; ticks stand in) */
 	/* The log served (see recovery.c, "Generations"): while recovering, the highest one an

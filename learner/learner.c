@@ -536,6 +536,13 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 			paxos_membership_skip_to(l->opt.membership, l->next - 1);
 	}
 	note_accepted(l, a->acceptor_id, a->iid);
+	/* An acceptor that sends an instance has not trimmed it: its reports saying so were
+	 * forged (or overtaken), and count for nothing until the learner asks again. */
+	if (a->acceptor_id < l->opt.acceptors && a->iid <= l->acceptor_trim[a->acceptor_id]) {
+		l->acceptor_trim[a->acceptor_id] = a->iid - 1;
+		l->trim_refuted |= 1u << a->acceptor_id;
+		l->trim_heard &= ~(1u << a->acceptor_id);
+	}
 	if (a->iid < l->next)
 		return;
 	if (a->iid - l->next >= l->opt.window) {
@@ -561,18 +568,6 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 }
 
 /*
- * The highest instance a quorum of acceptors has trimmed: the quorum-th largest trim point
- * reported. Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer,
- * but skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
- * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
- * learners skip what can still be learned.
- */
-static paxos_iid lost_up_to(const struct paxos_learner *l)
-{
-	return quorum_point(l, l->acceptor_trim);
-}
-
-/*
  * Instances next..to cannot be learned any more. Everything closed below next was delivered
  * already (deliveries are eager), so next is missing: skip from there, drop what is held up to
  * to (it cannot be delivered in order), then deliver what is closed above it.
@@ -594,28 +589,105 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	deliver_ready(l);
 }
 
+/* An acceptor that answered with an instance its reports said was trimmed is not believed for
+ * this many hole checks from the ask, asked again or not: a forger would get in between the
+ * learner's repeated question and the acceptors' answers. */
+#define TRIM_REFUTED_CHECKS 8u
+
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now)
+{
+	if (from != l->next)
+		return;
+	if (l->trim_ask == from && now >= l->trim_ask_at &&
+	    now - l->trim_ask_at < TRIM_REFUTED_CHECKS * l->opt.hole_check)
+		return;
+	l->trim_ask = from;
+	l->trim_ask_at = now;
+	l->trim_refuted = 0;
+	l->trim_heard = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->acceptor_trim[a] >= from)
+			l->trim_heard |= 1u << a;
+}
+
+/*
+ * The highest instance a quorum of acceptors has trimmed, by reports: the quorum-th largest
+ * trim point reported, within what is known to exist; 0 when nothing from next on is lost.
+ * Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer, but
+ * skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
+ * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
+ * learners skip what can still be learned.
+ */
+static paxos_iid lost_from_next(const struct paxos_learner *l, const paxos_iid *reports)
+{
+	paxos_iid lost = quorum_point(l, reports);
+	if (lost > l->highest_seen)
+		lost = l->highest_seen;
+	if (lost == UINT64_MAX)
+		lost--; /* next must stay representable */
+	return lost >= l->next ? lost : 0;
+}
+
+/*
+ * Skipping loses instances for good, and without authentication anyone can send a quorum of
+ * trim reports, with the acceptors' addresses too. So a learner skips only once it asked the
+ * acceptors for what it would skip (a repeat from next) and a quarter hole check passed with a
+ * quorum of them still saying it is trimmed: an acceptor that still holds the instances
+ * answers with them by then, which refutes its reports (handle_accepted) until the learner
+ * asks again, however often they are sent. Only in a step (a skip is events of its ready),
+ * on a report: the acceptors report their trim point every tick.
+ */
+static void skip_if_asked(struct paxos_learner *l, const struct paxos_emitter *out)
+{
+	paxos_iid lost = lost_from_next(l, l->acceptor_trim);
+	if (!lost)
+		return;
+	if (l->trim_ask != l->next) {
+		paxos_iid span =
+		    l->opt.repeat_batch < l->opt.window ? l->opt.repeat_batch : l->opt.window;
+		paxos_iid to = lost - l->next < span ? lost : l->next + span - 1;
+		learner_note_asked(l, l->next, l->now);
+		l->counters->repeats_requested += to - l->next + 1;
+		send_repeat(out, l->next, to);
+		return;
+	}
+	if (l->now < l->trim_ask_at) {
+		l->trim_ask_at = l->now; /* the clock went back */
+		return;
+	}
+	if (l->now - l->trim_ask_at < l->opt.hole_check / 4)
+		return;
+	paxos_iid since[PAXOS_MAX_ACCEPTORS] = {0};
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->trim_heard & ~l->trim_refuted & (1u << a))
+			since[a] = l->acceptor_trim[a];
+	lost = lost_from_next(l, since);
+	if (lost)
+		skip_trimmed(l, lost);
+}
+
 /* An acceptor reports it trimmed up to trim. Evidence only counts for instances known to
  * exist (highest_seen): a report of 2^64-1 is a bug or a forgery, and so is the part of any
  * report beyond what the acceptors have reached. Reports are kept as sent and checked again
  * at every report, so one that ran ahead counts once the acceptors are there. */
-static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
+static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim,
+			       const struct paxos_emitter *out)
 {
 	if (!l->started || acceptor >= l->opt.acceptors)
 		return;
 	if (trim > l->highest_seen)
 		l->counters->trim_reports_clamped++;
+	if (l->trim_refuted & (1u << acceptor))
+		return; /* it answered with what it says it trimmed, since the learner asked */
 	if (trim > l->acceptor_trim[acceptor])
 		l->acceptor_trim[acceptor] = trim;
-	paxos_iid lost = lost_up_to(l);
-	if (lost > l->highest_seen)
-		lost = l->highest_seen;
-	if (lost == UINT64_MAX)
-		lost--; /* next must stay representable */
-	if (lost >= l->next)
-		skip_trimmed(l, lost);
+	if (l->trim_ask == l->next && trim >= l->next)
+		l->trim_heard |= 1u << acceptor;
+	skip_if_asked(l, out);
 }
 
-static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
+static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st,
+				  const struct paxos_emitter *out)
 {
 	if (!l->started && st->acceptor_id < l->opt.acceptors) {
 		if (!l->hint_known || st->highest_accepted < l->current_hint)
@@ -624,7 +696,7 @@ static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_ac
 	}
 	if (l->started && st->acceptor_id < l->opt.acceptors)
 		note_state(l, st->acceptor_id, st->highest_accepted);
-	handle_trim_report(l, st->acceptor_id, st->trim_iid);
+	handle_trim_report(l, st->acceptor_id, st->trim_iid, out);
 }
 
 int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
@@ -661,7 +733,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		if (l->fetching && m->u.acceptor_state.trim_iid)
 			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
 					      m->u.acceptor_state.trim_iid);
-		handle_acceptor_state(l, &m->u.acceptor_state);
+		handle_acceptor_state(l, &m->u.acceptor_state, out);
 		break;
 	case PAXOS_MSG_TRIMMED:
 		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation, false,
@@ -669,7 +741,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			break;
 		if (l->fetching)
 			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
-		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
+		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid, out);
 		break;
 	default:
 		break;

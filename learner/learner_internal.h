@@ -37,6 +37,7 @@ struct fetch {
 	void *arg;
 	paxos_time started, last_sent;
 	uint32_t trimmed_by; /* acceptors that said they trimmed s.iid, one bit each */
+	uint32_t refuted;    /* acceptors that answered with s.iid: their trims are not believed */
 	paxos_ballot votes[PAXOS_MAX_ACCEPTORS];
 };
 
@@ -87,6 +88,12 @@ struct paxos_learner {
 	uint64_t acceptor_gen[PAXOS_MAX_ACCEPTORS];
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
+	/* Skipping what a quorum reports trimmed (learner.c, skip_if_asked): the next a
+	 * repeat was last asked from (0: none) and when; the acceptors whose reports say next is
+	 * trimmed, and those that answered since with an instance they said was trimmed. */
+	paxos_iid trim_ask;
+	paxos_time trim_ask_at;
+	uint32_t trim_heard, trim_refuted;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;
@@ -114,6 +121,8 @@ static inline void send_repeat(const struct paxos_emitter *out, paxos_iid from, 
 }
 
 /* learner.c */
+/* A repeat from next went out: trim reports count for skipping from now on. */
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now);
 /* Empties s and gives it to iid (0: frees it). */
 void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid);
 /* Takes accepted a into s; returns whether s now holds the chosen value. */

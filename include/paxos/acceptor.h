@@ -233,7 +233,17 @@ struct paxos_acceptor_membership {
 	 * acceptor lost the log, the new one is named above all those kept (acceptor/recovery.c).
 	 */
 	uint64_t generation;
+	/** Ticks on which an older duplicate's hellos (echoing this incarnation) must be heard,
+	 * within twice as many ticks from the first, before this acceptor stops; 0 or 1: the
+	 * first such hello stops it. Without datagram authentication anyone can send a hello, so
+	 * one datagram must not stop a healthy member: the node asks for
+	 * PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED then. */
+	uint32_t duplicate_ticks;
 };
+
+/** paxos_acceptor_membership.duplicate_ticks without an auth-key-file: a duplicate that runs
+ * says hello every tick, a single forged datagram does not. */
+#define PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED 3u
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
  * and sends no hellos, as the unit tests want. Returns PAXOS_E_INVALID for bad numbers. */
@@ -270,6 +280,10 @@ PAXOS_API void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
 /** Whether that acceptor runs now (it answered our hello) and started after this one: it stops
  * by itself. */
 PAXOS_API bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a);
+
+/** How many ticks an older duplicate was heard on so far, while that is fewer than
+ * paxos_acceptor_membership.duplicate_ticks (0: none heard, or it stops us already). */
+PAXOS_API uint32_t paxos_acceptor_duplicate_older_heard(const struct paxos_acceptor *a);
 
 /** What a recovering acceptor still waits for; all zero once it recovered. */
 struct paxos_acceptor_recovery_wait {

@@ -54,6 +54,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	    .proposers = n->cfg.proposers,
 	    .incarnation = random_incarnation(),
 	    .recovery_ticks = PAXOS_RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
+	    /* A tagged hello comes from a key holder; an untagged one from anyone. */
+	    .duplicate_ticks = n->cfg.auth_key_file[0] ? 1 : PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED,
 	};
 	char err[512];
 	if (!memory &&
@@ -170,6 +172,19 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		node_fail(n, rc, "acceptor storage");
 		return;
 	}
+	/* An older duplicate heard, not yet on enough ticks to stop this one: said loudly, since
+	 * it is either a second process with this id or a forged hello. */
+	uint32_t older = paxos_acceptor_duplicate_older_heard(n->acceptor.core);
+	if (older > n->acceptor.older_heard_logged)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: acceptor %u: a hello says another acceptor %u (incarnation %llu) "
+		    "runs since before this one (incarnation %llu); unauthenticated, so this "
+		    "one stops only if that goes on for %u ticks (heard on %u)",
+		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor.core),
+		    (unsigned long long)n->acceptor.incarnation,
+		    PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED, older);
+	n->acceptor.older_heard_logged = older;
 	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	/* A newer duplicate: it stops by itself, this one says so. (An older one makes this one
 	 * stop: see above.) */

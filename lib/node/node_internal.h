@@ -131,8 +131,9 @@ struct node_acceptor {
 	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t incarnation;
 	uint64_t duplicates_logged;
-	uint64_t ticks;           /* for the pace of the waiting lines */
-	paxos_time started;       /* when it joined: its age in hellos */
+	uint32_t older_heard_logged; /* an older duplicate heard on so many ticks, logged */
+	uint64_t ticks;              /* for the pace of the waiting lines */
+	paxos_time started;          /* when it joined: its age in hellos */
 	char store_dir[300];      /* a durable acceptor's store: where its recovery fence is kept */
 	char generation_dir[300]; /* where its generation is kept, whatever its storage */
 	uint64_t generation;      /* the one kept there */

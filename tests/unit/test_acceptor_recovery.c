@@ -740,6 +740,34 @@ START_TEST(duplicate_acceptor_newer_stops)
 }
 END_TEST
 
+/*
+ * Without authentication (duplicate_ticks 3) a hello of an older duplicate stops this acceptor
+ * only once heard on 3 ticks within 6: one forged datagram, or a burst of them within one tick,
+ * does not; hellos further apart than that do not add up.
+ */
+START_TEST(unauthenticated_duplicate_needs_several_ticks)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 50, .duplicate_ticks = 3};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	for (int k = 0; k < 5; k++)
+		ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	ck_assert_uint_eq(paxos_acceptor_duplicate_older_heard(acc), 1);
+	/* One a tick, but 6 ticks apart: never 3 within 6 ticks. */
+	for (int k = 0; k < 4; k++) {
+		for (int t = 0; t < 6; t++)
+			ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+		ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	}
+	/* On 3 ticks in a row: as a duplicate that runs says hello. */
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	ck_assert_uint_eq(paxos_acceptor_duplicate_older_heard(acc), 2);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_E_DUPLICATE);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("acceptor_recovery");
@@ -751,6 +779,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, recovering_acceptor_answers_with_final_values);
 	tcase_add_test(tc, hello_of_recovering_acceptor_is_answered);
 	tcase_add_test(tc, duplicate_acceptor_newer_stops);
+	tcase_add_test(tc, unauthenticated_duplicate_needs_several_ticks);
 	tcase_add_test(tc, recovering_acceptors_do_not_vouch_for_each_other);
 	tcase_add_test(tc, first_start_needs_no_acceptor_answer);
 	tcase_add_test(tc, proposer_that_accepted_is_no_first_start);

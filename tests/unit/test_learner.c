@@ -147,7 +147,7 @@ static void send_acceptor_state(struct fixture *f, uint32_t acceptor, paxos_iid 
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = acceptor;
 	m.u.acceptor_state.highest_accepted = highest;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
 /* Acceptors 0 and 1, a quorum of the 3, report instances up to highest. */
@@ -162,7 +162,7 @@ static void send_trimmed(struct fixture *f, uint32_t acceptor, paxos_iid iid)
 	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
 	m.u.trimmed.acceptor_id = acceptor;
 	m.u.trimmed.iid = iid;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
 static void send_acceptor_trim(struct fixture *f, uint32_t acceptor, paxos_iid highest,
@@ -172,7 +172,14 @@ static void send_acceptor_trim(struct fixture *f, uint32_t acceptor, paxos_iid h
 	m.u.acceptor_state.acceptor_id = acceptor;
 	m.u.acceptor_state.highest_accepted = highest;
 	m.u.acceptor_state.trim_iid = trim;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
+/* A quarter hole check on: a learner that asked the acceptors for what a quorum reports
+ * trimmed skips it at the next report from then on. */
+static void later(struct fixture *f)
+{
+	f->now += f->opt.hole_check / 4;
 }
 
 static void tick(struct fixture *f, paxos_time now)
@@ -777,6 +784,8 @@ START_TEST(test_step_trims_and_skips_into_the_ready)
 		m.u.trimmed.iid = 5;
 		ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
 	}
+	ck_assert(!paxos_learner_ready(l, &rd)); /* it asks first */
+	ck_assert_int_eq(paxos_learner_step(l, &m, 250, &f->rec->emitter), PAXOS_OK);
 	ck_assert(paxos_learner_ready(l, &rd));
 	ck_assert_uint_eq(rd.event_count, 2);
 	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_TRIMMED);
@@ -1127,6 +1136,12 @@ START_TEST(test_trimmed_skips_missing_instances)
 	send_trimmed(f, 0, 3); /* the same acceptor again does not count twice */
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	send_trimmed(f, 2, 3);
+	ck_assert_uint_eq(f->sink->trimmed, 0); /* it asks first */
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 3);
+	later(f);
+	send_trimmed(f, 2, 3);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 3);
@@ -1152,6 +1167,42 @@ START_TEST(test_trimmed_skips_missing_instances)
 }
 END_TEST
 
+/*
+ * Trim reports from every acceptor (forged, with their addresses: nothing tells them apart
+ * without a key) for instances the acceptors still hold: the learner asks for them rather than
+ * skip, the acceptors answer with them, and that refutes the reports, however often they are
+ * sent again. Nothing is skipped; everything is delivered.
+ */
+START_TEST(test_forged_trim_reports_are_refuted)
+{
+	struct fixture *f = fixture_default();
+	send_quorum_state(f, 10);
+	for (uint32_t a = 0; a < 3; a++)
+		send_acceptor_trim(f, a, 10, 8);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	ck_assert_uint_eq(repeats(f), 1); /* it asks instead */
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	for (paxos_iid from = 1; from <= 8; from += 4) {
+		/* Acceptors 0 and 1 answer the repeat with what they hold. */
+		for (paxos_iid iid = from; iid < from + 4; iid++)
+			close_instance(f, iid, "x");
+		later(f);
+		for (uint32_t a = 0; a < 3; a++)
+			send_acceptor_trim(f, a, 10, 8);
+		ck_assert_uint_eq(f->sink->trimmed, 0);
+		later(f);
+		tick(f, f->now);
+		for (uint32_t a = 0; a < 3; a++)
+			send_acceptor_trim(f, a, 10, 8);
+		ck_assert_uint_eq(f->sink->trimmed, 0);
+	}
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
+	ck_assert_uint_eq(f->sink->delivered, 8);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 9);
+	fixture_free(f);
+}
+END_TEST
+
 /* Closed instances up to the trim point are delivered before anything is skipped. */
 START_TEST(test_trimmed_delivers_what_it_has_first)
 {
@@ -1167,6 +1218,8 @@ START_TEST(test_trimmed_delivers_what_it_has_first)
 	/* Trimmed up to 5 by acceptors 1 and 2 (their own highest reports count). */
 	send_trimmed(f, 1, 5);
 	send_acceptor_trim(f, 2, 9, 5);
+	later(f);
+	send_trimmed(f, 1, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 3);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
@@ -1193,6 +1246,9 @@ START_TEST(test_acceptor_state_trim_skips)
 	send_acceptor_trim(f, 0, 7, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	send_acceptor_trim(f, 1, 7, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	later(f);
+	send_acceptor_trim(f, 1, 7, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
@@ -1203,9 +1259,13 @@ START_TEST(test_acceptor_state_trim_skips)
 	/* Different trim points: lost is what at least two acceptors dropped. */
 	send_acceptor_trim(f, 0, 20, 12);
 	send_acceptor_trim(f, 1, 20, 10);
+	later(f);
+	send_acceptor_trim(f, 1, 20, 10);
 	ck_assert_uint_eq(f->sink->trimmed, 2);
 	ck_assert_uint_eq(f->sink->trimmed_from[1], 8);
 	ck_assert_uint_eq(f->sink->trimmed_to[1], 10);
+	send_acceptor_trim(f, 2, 20, 15);
+	later(f);
 	send_acceptor_trim(f, 2, 20, 15);
 	ck_assert_uint_eq(f->sink->trimmed, 3);
 	ck_assert_uint_eq(f->sink->trimmed_from[2], 11);
@@ -1239,6 +1299,7 @@ START_TEST(test_trimmed_without_callback_stops_asking)
 	ck_assert_uint_eq(repeats(f), 1);
 	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
 	/* The acceptors answer the request: 1..2 are trimmed. */
+	f->now = 1000 + 250;
 	send_trimmed(f, 0, 2);
 	send_trimmed(f, 2, 2);
 	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 2);
@@ -1264,6 +1325,8 @@ START_TEST(test_trimmed_beyond_window)
 	close_instance(f, 10, "j");
 	send_quorum_state(f, 100); /* instances up to 100 exist */
 	send_trimmed(f, 0, 100);
+	send_trimmed(f, 1, 100);
+	later(f);
 	send_trimmed(f, 1, 100);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 100);
@@ -1309,6 +1372,8 @@ START_TEST(test_trimmed_bad_input_ignored)
 	send_trimmed(f, 0, UINT64_MAX);
 	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->counters.trim_reports_clamped, 2);
+	later(f);
+	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 60);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 60);
@@ -1316,6 +1381,8 @@ START_TEST(test_trimmed_bad_input_ignored)
 	 * wrapping. */
 	send_quorum_state(f, UINT64_MAX);
 	send_trimmed(f, 0, UINT64_MAX);
+	send_trimmed(f, 2, UINT64_MAX);
+	later(f);
 	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->sink->trimmed, 2);
 	ck_assert_uint_eq(f->sink->trimmed_from[1], 61);
@@ -1353,6 +1420,8 @@ START_TEST(test_trimmed_needs_a_quorum)
 	ck_assert_uint_eq(paxos_learner_next_iid(l), 1);
 	m.u.acceptor_state.acceptor_id = 1;
 	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->trimmed, 0); /* it asks first */
+	paxos_learner_handle(l, &m, 250, NULL);
 	ck_assert_uint_eq(s->trimmed, 1);
 	ck_assert_uint_eq(s->trimmed_to[0], 4);
 	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
@@ -1408,6 +1477,7 @@ START_TEST(test_trimmed_single_acceptor)
 	m.u.trimmed.acceptor_id = 0;
 	m.u.trimmed.iid = 4;
 	paxos_learner_handle(l, &m, 0, NULL);
+	paxos_learner_handle(l, &m, 250, NULL);
 	ck_assert_uint_eq(s->trimmed, 1);
 	ck_assert_uint_eq(s->trimmed_from[0], 1);
 	ck_assert_uint_eq(s->trimmed_to[0], 4);
@@ -1734,6 +1804,9 @@ START_TEST(test_fetch_trimmed)
 	send_trimmed(f, 7, 9); /* no such acceptor */
 	ck_assert_uint_eq(r.count, 0);
 	send_trimmed(f, 2, 5);
+	ck_assert_uint_eq(r.count, 0); /* not at once: an acceptor may answer with it */
+	later(f);
+	tick(f, f->now);
 	ck_assert_uint_eq(r.count, 1);
 	ck_assert_uint_eq(r.iid[0], 5);
 	ck_assert_int_eq(r.status[0], PAXOS_E_TRIMMED);
@@ -1752,6 +1825,21 @@ START_TEST(test_fetch_trimmed)
 	ck_assert_uint_eq(r.count, 3);
 	ck_assert_int_eq(r.status[2], PAXOS_OK);
 	ck_assert_str_eq(r.value[2], "kept");
+	/* Trims reported by a quorum (forged) lose to an acceptor that answers with the instance:
+	 * its reports are not believed for this fetch any more. */
+	ck_assert_int_eq(fetch(f, 80, f->now, &r), PAXOS_OK);
+	send_trimmed(f, 0, 90);
+	send_trimmed(f, 1, 90);
+	send_accepted(f, 80, 101, 0, "held");
+	later(f);
+	send_trimmed(f, 0, 90);
+	send_trimmed(f, 1, 90);
+	tick(f, f->now);
+	ck_assert_uint_eq(r.count, 3);
+	send_accepted(f, 80, 101, 1, "held");
+	ck_assert_uint_eq(r.count, 4);
+	ck_assert_int_eq(r.status[3], PAXOS_OK);
+	ck_assert_str_eq(r.value[3], "held");
 	fixture_free(f);
 }
 END_TEST
@@ -2200,6 +2288,7 @@ Suite *test_suite(void)
 
 	TCase *trimmed = tcase_create("trimmed");
 	tcase_add_test(trimmed, test_trimmed_skips_missing_instances);
+	tcase_add_test(trimmed, test_forged_trim_reports_are_refuted);
 	tcase_add_test(trimmed, test_trimmed_delivers_what_it_has_first);
 	tcase_add_test(trimmed, test_acceptor_state_trim_skips);
 	tcase_add_test(trimmed, test_trimmed_without_callback_stops_asking);
