@@ -134,6 +134,7 @@ static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
 	acceptor_hold_value(a, r, &r->m.u.accepted.value, &rec->value, v);
 	r->m.u.accepted.acceptor_id = a->id;
 	r->m.u.accepted.final = rec->final;
+	r->m.u.accepted.generation = a->recovery.generation;
 	return r;
 }
 
@@ -330,6 +331,7 @@ static int handle_repeat(struct paxos_acceptor *a, const struct paxos_repeat *r,
 		    acceptor_hold(a, PAXOS_MSG_TRIMMED, PAXOS_GROUP_LEARNERS, REPLY_TRIMMED, 0);
 		t->m.u.trimmed.acceptor_id = a->id;
 		t->m.u.trimmed.iid = trim;
+		t->m.u.trimmed.generation = a->recovery.generation;
 		budget--;
 	}
 
@@ -495,19 +497,22 @@ void paxos_acceptor_set_retention(struct paxos_acceptor *a, uint64_t instances)
  * message: a trim then drops a tick's worth of instances at once. */
 static void apply_retention(struct paxos_acceptor *a, paxos_iid highest)
 {
-	if (a->retention == 0 || highest <= a->retention)
-		return;
-	paxos_iid keep_from = highest - a->retention + 1;
-	/* Never beyond the instances known decided: one accept far ahead (a forgery) would
-	 * otherwise trim all that is open. A recovered acceptor also trims up to its floor,
-	 * whose instances it holds only as finals it learned (or as accepts of instances open
-	 * when it recovered, retention's length behind the highest): its learner may never
-	 * deliver them all if their history is gone, and memory must stay bounded. */
+	/* Measured from the highest instance known decided, not the highest accepted: one accept
+	 * far ahead (a forgery) would otherwise move the bound past every instance decided, and
+	 * the history retention is there to keep would go with what is open. A recovered
+	 * acceptor measures from its floor at least, whose instances it holds only as finals it
+	 * learned (or as accepts of instances open when it recovered): its learner may never
+	 * deliver them all if their history is gone, and memory must stay bounded. Without a
+	 * learner beside it nothing is known decided: then from the highest accepted. */
+	paxos_iid from = highest;
 	if (a->decided_known) {
 		paxos_iid decided = a->decided > a->recovery.floor ? a->decided : a->recovery.floor;
-		if (keep_from > decided + 1)
-			keep_from = decided + 1;
+		if (from > decided)
+			from = decided;
 	}
+	if (a->retention == 0 || from <= a->retention)
+		return;
+	paxos_iid keep_from = from - a->retention + 1;
 	if (keep_from - 1 <= trim_iid(a))
 		return;
 	a->trim = keep_from - 1;
@@ -544,6 +549,16 @@ paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a)
 	return a->recovery.floor;
 }
 
+uint64_t paxos_acceptor_generation(const struct paxos_acceptor *a)
+{
+	return a->recovery.generation;
+}
+
+enum paxos_acceptor_log paxos_acceptor_began_log(const struct paxos_acceptor *a)
+{
+	return (enum paxos_acceptor_log)a->recovery.new_log;
+}
+
 paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a)
 {
 	return a->recovery.fence;
@@ -558,6 +573,13 @@ void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
 {
 	if (a)
 		a->recovery.age_us = age_us ? age_us : 1;
+}
+
+uint32_t paxos_acceptor_duplicate_older_heard(const struct paxos_acceptor *a)
+{
+	const struct recovery *r = &a->recovery;
+	bool recent = r->ticks - r->older_first < 2 * r->m.duplicate_ticks;
+	return recent && r->older_heard < r->m.duplicate_ticks ? r->older_heard : 0;
 }
 
 bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a)
@@ -604,6 +626,15 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	r->m.u.acceptor_state.highest_accepted =
 	    a->recovery.floor > highest ? a->recovery.floor : highest;
 	r->m.u.acceptor_state.trim_iid = trim_iid(a);
+	r->m.u.acceptor_state.generation = a->recovery.generation;
+	r->m.u.acceptor_state.recovering = a->recovery.recovering;
+	/* The proposers hear it too: it is what tells a proposer it still reaches a quorum of
+	 * acceptors (check-quorum, paxos/election.h) when nothing else comes, a lean follower
+	 * reading the proposers group only. A sign of life, whose figures no proposer reads: it
+	 * waits for no write, so that a slow flush does not put a leader out. */
+	struct paxos_ready_message *p =
+	    acceptor_hold(a, PAXOS_MSG_ACCEPTOR_STATE, PAXOS_GROUP_PROPOSERS, REPLY_FREE, 0);
+	p->m.u.acceptor_state = r->m.u.acceptor_state;
 	return PAXOS_OK;
 }
 

@@ -1,4 +1,37 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Generations. A log is named by a generation, which every accepted, acceptor state and
+ * trimmed carries; learners deliver one log at a time and move to a higher one only when a
+ * quorum of acceptors reports it (learner/learner.c), starting it from instance 1.
+ *
+ * When every acceptor of the set recovers (none answers, each one's hello says it recovers)
+ * and every proposer answered or was waited for, no acceptor holds anything of the log any
+ * more: what it chose is lost for good (a whole memory cluster was restarted). Waiting cannot
+ * bring it back, so each acceptor begins a new log instead, with floor 0 and the proposers'
+ * ballots as its fence. The generation is picked without a leader: each acceptor keeps the
+ * one it votes in beside its store (the node writes it before any vote of it leaves, so an
+ * earlier life's generation is never above the one kept), a recovering acceptor's hello
+ * carries the one kept, and the new log's generation is one above the highest of them. Every
+ * acceptor that decides heard the hellos of all the others, so all take the same one, and it
+ * is above every generation any acceptor ever voted in: no learner is handed a value of it
+ * under the number of an old log's instance. A first start, which may come before the others
+ * are heard, keeps the generation heard and names none.
+ *
+ * An acceptor that decides later (a proposer's answer lost) hears the others vote already;
+ * they answer it, and tell it when its incarnation was one of those recovering when they began
+ * their log (founders): that life voted nowhere, and its earlier lives voted only in older
+ * logs, so it joins the new log at once. Any other recovering acceptor recovers as before and
+ * takes the generation its answers carry. Acceptors with a changing membership keep their
+ * configuration history in files that speak of the old log's instances: they wait as before.
+ *
+ * Two values for one instance of one log: a value is chosen in a log by a quorum of its
+ * acceptors, each voting in one log per life, so Paxos holds log by log. A new log's ballots
+ * lie above its fence, which covers every ballot the proposers used before, so (instance,
+ * ballot) names one log: a learner takes the value of a leader's accept (which carries no
+ * generation) only for a ballot an acceptor of its log reported, and a proposer that learns
+ * of the new log late runs its instances again above every ballot it used. A recovering
+ * acceptor's state names the log it lost: learners do not follow it.
+ */
 #include "recovery.h"
 
 #include <string.h>
@@ -77,20 +110,67 @@ static bool first_start(const struct recovery *r)
 	       ((r->peers_recovering | r->peers_empty) & others(r)) == others(r);
 }
 
+/* Every proposer answered, or the one that did not was waited for. */
+static bool proposers_done(const struct recovery *r)
+{
+	return r->proposers_answered == r->proposers_needed ||
+	       (r->m.recovery_ticks != 0 && r->age >= r->m.recovery_ticks);
+}
+
+/* No acceptor holds the log: every other one recovers too, none answered (see above). A
+ * proposer that said it ran before is waited for until it answers: what its earlier life sent
+ * may still arrive, and the fence must cover it. */
+static bool log_lost(const struct recovery *r)
+{
+	if (r->m.configurations[0] || r->acceptors_answered != 0 ||
+	    (r->peers_recovering & others(r)) != others(r) || !proposers_done(r))
+		return false;
+	for (uint32_t i = 0; i < r->m.proposers; i++)
+		if (r->said_ran_before[i] && !r->answered[i])
+			return false;
+	return true;
+}
+
+/* Begins a log: one above every generation heard, with the peers recovering now as its
+ * founders. */
+static void begin_log(struct recovery *r)
+{
+	r->new_log = PAXOS_ACCEPTOR_LOG_LOST;
+	r->generation = (r->gen_seen > r->generation ? r->gen_seen : r->generation) + 1;
+	for (uint32_t i = 0; i < PAXOS_MAX_ACCEPTORS; i++)
+		r->founders[i] = (r->peers_recovering & (1u << i)) ? r->recovering_as[i] : 0;
+	r->counters->new_logs_begun++;
+}
+
 static void maybe_recovered(struct recovery *r)
 {
 	if (!r->recovering)
 		return;
-	if (!first_start(r)) {
+	bool first = first_start(r), lost = !first && log_lost(r);
+	bool founder = !first && !lost && r->founder_gen > r->m.generation;
+	if (!first && !lost && !founder) {
 		if (short_config(r))
 			return;
-		if (r->proposers_answered < r->proposers_needed &&
-		    (r->m.recovery_ticks == 0 || r->age < r->m.recovery_ticks))
+		if (!proposers_done(r))
 			return;
 	}
 	r->recovering = false;
-	r->floor = r->heard_iid;
+	r->floor = lost || founder ? 0 : r->heard_iid;
 	r->fence = r->heard_ballot;
+	/* A first start may come before the others are heard: it takes the generation they
+	 * serve (holding nothing), or the highest heard, and names none of its own. */
+	if (first) {
+		r->new_log = PAXOS_ACCEPTOR_LOG_FIRST;
+		if (r->acceptors_answered)
+			r->generation = r->gen_answered;
+		else if (r->gen_seen > r->generation)
+			r->generation = r->gen_seen;
+	} else if (lost)
+		begin_log(r);
+	else if (founder)
+		r->generation = r->founder_gen;
+	else if (r->gen_answered)
+		r->generation = r->gen_answered;
 	r->counters->recoveries++;
 }
 
@@ -121,6 +201,7 @@ int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m)
 		r->others |= r->configs[k];
 	r->others &= ~(1u << r->id);
 	r->recovering = m->amnesiac;
+	r->generation = r->gen_seen = m->generation;
 	r->floor = m->floor;
 	r->fence = m->fence;
 	if (r->recovering)
@@ -163,6 +244,10 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			return;
 		uint32_t bit = 1u << info->sender_id;
 		r->acceptors_answered |= bit;
+		if (info->generation > r->gen_answered)
+			r->gen_answered = info->generation;
+		if (info->founder && info->generation > r->founder_gen)
+			r->founder_gen = info->generation;
 		if (info->highest_iid == 0) {
 			r->peers_empty |= bit;
 		} else {
@@ -174,6 +259,7 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			return;
 		if (info->highest_ballot == 0) { /* restarted, its answer comes later */
 			r->ran_before = true;
+			r->said_ran_before[info->sender_id] = true;
 			return;
 		}
 		/* One outside the proposer set is not waited for, but what it says still counts
@@ -206,7 +292,10 @@ uint64_t recovery_age(const struct recovery *r)
  * each started, not read off wall clocks, which may disagree by any amount; and one decides to
  * stop only on a hello that echoes its own incarnation (a random number drawn at its start),
  * which only a process that runs now and heard it can send: a hello of an earlier life, seen
- * late or replayed, never stops anyone (it is counted, and echoed, nothing more).
+ * late or replayed, never stops anyone (it is counted, and echoed, nothing more). Without
+ * authentication anyone who heard our hello can send that echo too, so the older one must be
+ * heard on duplicate_ticks ticks within twice as many (a process that runs says hello every
+ * tick; a lost hello or two is tolerated), not once.
  */
 static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hello *h,
 			    bool *hello_now)
@@ -215,12 +304,24 @@ static int handle_duplicate(struct recovery *r, const struct paxos_acceptor_hell
 	if (r->duplicate != h->incarnation) {
 		r->duplicate = h->incarnation;
 		r->duplicate_newer = false;
+		r->older_heard = 0;
 		*hello_now = true; /* echo it now: if it runs, it learns of us at once */
 	}
 	if (h->echo != r->m.incarnation)
 		return PAXOS_OK;
 	uint64_t mine = recovery_age(r);
 	bool older = h->age > mine || (h->age == mine && h->incarnation < r->m.incarnation);
+	if (older && r->m.duplicate_ticks > 1) {
+		if (r->older_heard == 0 || r->ticks - r->older_first >= 2 * r->m.duplicate_ticks) {
+			r->older_heard = 1;
+			r->older_first = r->older_last = r->ticks;
+		} else if (r->ticks != r->older_last) {
+			r->older_heard++;
+			r->older_last = r->ticks;
+		}
+		if (r->older_heard < r->m.duplicate_ticks)
+			return PAXOS_OK;
+	}
 	if (older)
 		return PAXOS_E_DUPLICATE;
 	r->duplicate_newer = true;
@@ -242,9 +343,15 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 	if (h->acceptor_id >= PAXOS_MAX_ACCEPTORS)
 		return PAXOS_OK;
 	uint32_t bit = 1u << h->acceptor_id;
-	if (r->recovering)
+	if (r->recovering) {
 		r->peers_recovering =
 		    h->recovering ? r->peers_recovering | bit : r->peers_recovering & ~bit;
+		r->recovering_as[h->acceptor_id] = h->recovering ? h->incarnation : 0;
+		/* A recovering one's: the highest it voted in. One that serves a log answers
+		 * with it. */
+		if (h->recovering && h->generation > r->gen_seen)
+			r->gen_seen = h->generation;
+	}
 	*answer = h->recovering && !r->recovering;
 	return PAXOS_OK;
 }
@@ -273,6 +380,9 @@ void recovery_answer(const struct recovery *r, const struct paxos_acceptor_hello
 	    .incarnation = h->incarnation,
 	    .highest_iid = r->floor > highest ? r->floor : highest,
 	    .highest_ballot = r->voted_ballot > r->fence ? r->voted_ballot : r->fence,
+	    .generation = r->generation,
+	    .founder = h->acceptor_id < PAXOS_MAX_ACCEPTORS && r->founders[h->acceptor_id] != 0 &&
+		       r->founders[h->acceptor_id] == h->incarnation,
 	};
 }
 
@@ -284,6 +394,7 @@ void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *o
 	m.u.acceptor_hello.recovering = r->recovering;
 	m.u.acceptor_hello.age = recovery_age(r);
 	m.u.acceptor_hello.echo = r->duplicate;
+	m.u.acceptor_hello.generation = r->generation;
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 

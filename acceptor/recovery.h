@@ -25,7 +25,8 @@ struct recovery {
 	bool answered[PAXOS_MAX_PROPOSERS];
 	/* Per proposer, as its last answer said: in its first life, and no accept sent yet. */
 	bool fresh[PAXOS_MAX_PROPOSERS];
-	bool ran_before;           /* a proposer said it restarted (its answer comes later) */
+	bool ran_before; /* a proposer said it restarted (its answer comes later) */
+	bool said_ran_before[PAXOS_MAX_PROPOSERS]; /* which did */
 	paxos_iid heard_iid;       /* the highest instance reported while recovering */
 	paxos_ballot heard_ballot; /* the highest ballot reported while recovering */
 	paxos_iid floor;           /* votes only above this instance */
@@ -36,8 +37,22 @@ struct recovery {
 	uint32_t peers_holding;    /* peers that answered they accepted something */
 	uint64_t duplicate;        /* another acceptor with our id, by its incarnation (echoed) */
 	bool duplicate_newer;      /* it heard us and started after us: it stops */
+	uint32_t older_heard;      /* ticks an older duplicate was heard on (duplicate_ticks) */
+	uint64_t older_first;      /* the tick of the first of them */
+	uint64_t older_last;       /* the tick of the last of them */
 	uint64_t ticks;            /* recovery_tick calls since join */
 	uint64_t age_us;           /* our age as the node last said (0: never; ticks stand in) */
+	/* The log served (see recovery.c, "Generations"): while recovering, the highest one an
+	 * earlier life voted in (m.generation); then the one it votes in. */
+	uint64_t generation;
+	uint64_t gen_seen;     /* while recovering: the most of ours and every hello's */
+	uint64_t gen_answered; /* the most of the acceptors' answers (0: none) */
+	uint64_t founder_gen;  /* a log whose answer said we founded it (0: none) */
+	int new_log;           /* enum paxos_acceptor_log: how this life came to its log */
+	/* Per acceptor id: the incarnation of its last hello that said it recovers (0: none),
+	 * and of those recovering when this acceptor began its log, the founders. */
+	uint64_t recovering_as[PAXOS_MAX_ACCEPTORS];
+	uint64_t founders[PAXOS_MAX_ACCEPTORS];
 };
 
 enum vote { VOTE, WITHHOLD, REJECT_BELOW_FENCE };

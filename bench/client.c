@@ -12,6 +12,7 @@
  * hash of a key each value carries (--spread key), and reports each partition apart.
  */
 #include <paxos/paxos.h>
+#include <paxos/proposer.h>
 
 #include "clock.h"
 #include "runner.h"
@@ -39,6 +40,8 @@ struct slot {
 	paxos_time first_sent, last_sent;
 	uint32_t len;
 	uint32_t part; /* which of the client's partitions it goes to (index into nodes) */
+	bool held;     /* refused by the node (the leader is full): goes at the next held tick */
+	uint64_t hash; /* paxos_value_hash of buf, 0 until a refusal needs it */
 	uint8_t *buf;
 };
 
@@ -49,6 +52,7 @@ struct part {
 	struct client *c;
 	struct paxos_node *node;
 	uint32_t partition; /* the id in paxos.conf's partitions */
+	uint32_t acceptors; /* its acceptor set's size */
 	uint64_t submitted, delivered;
 };
 
@@ -63,7 +67,12 @@ struct client {
 	uint32_t id;
 	uint64_t count, submitted, delivered, duplicates, foreign, resubmits, submit_errors;
 	uint64_t new_leader_resubmits; /* of the resubmits, those at a partition's new leader */
-	paxos_iid first_iid;           /* the first instance delivered (0: none yet) */
+	/* Flow control: submits the node refused (its leader said it is full), and the slots
+	 * waiting to go again on held_ev, every HELD_RETRY_US while there are any. */
+	uint64_t held_back, refused_resends;
+	uint32_t held_count, held_budget;
+	struct event *held_ev;
+	paxos_iid first_iid; /* the first instance delivered (0: none yet) */
 	/* Before the first value: how long to wait for the learner to start, and until when. */
 	paxos_time learner_wait, learner_wait_until;
 	struct event *start_ev;
@@ -84,6 +93,10 @@ struct client {
 	uint8_t *latency_part; /* the partition (index into parts) of each latency */
 	uint64_t rng;
 	FILE *log;
+	/* Why nothing is delivered, as the acceptors' state messages say (on_stall_check). */
+	uint32_t heard_ms;
+	paxos_time progress; /* the last delivery, or the start */
+	char reason[256];    /* the last reason printed */
 };
 
 static uint64_t next_random(struct client *c)
@@ -105,14 +118,102 @@ static void put_u64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-static void send_slot(struct client *c, struct slot *s, paxos_time now)
+/* How often values the node held back (PAXOS_E_FULL) or the leader dropped are offered again,
+ * and how many at a time: a budget that grows by HELD_BUDGET_STEP each time it was all sent
+ * and halves at each refusal (down to HELD_BUDGET_STEP), so that a leader that drains slowly
+ * is not sent the whole backlog after every hold. */
+#define HELD_RETRY_US 1000
+#define HELD_BUDGET_STEP 8u
+
+static void arm_held(struct client *c)
+{
+	if (c->held_count > 0 && !evtimer_pending(c->held_ev, NULL)) {
+		struct timeval retry = {0, HELD_RETRY_US};
+		evtimer_add(c->held_ev, &retry);
+	}
+}
+
+static void held(struct client *c, struct slot *s, bool is_held)
+{
+	if (s->held != is_held) {
+		s->held = is_held;
+		c->held_count += is_held ? 1u : (uint32_t)-1;
+	}
+	arm_held(c);
+}
+
+/* Returns false when the node held the value back: the leader said it is full. */
+static bool send_slot(struct client *c, struct slot *s, paxos_time now)
 {
 	struct paxos_node *node = c->parts[s->part].node;
-	if (paxos_node_submit(node, s->buf, s->len) != PAXOS_OK) {
+	int rc = paxos_node_submit(node, s->buf, s->len);
+	if (rc == PAXOS_E_FULL) {
+		c->held_back++;
+		held(c, s, true);
+		return false;
+	}
+	if (rc != PAXOS_OK) {
 		c->submit_errors++;
 		fprintf(stderr, "paxos-client: %s\n", paxos_node_error(node));
 	}
+	held(c, s, false);
 	s->last_sent = now;
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The leader dropped these values (its list was full): ours among them go again once the node
+ * stops holding values back, not after --resubmit-ms. A value's hash is taken the first time
+ * a refusal needs it. */
+static void on_refused(void *arg, const uint64_t *hashes, size_t count)
+{
+	struct client *c = arg;
+	uint64_t sorted[PAXOS_REFUSED_HASHES_MAX];
+	if (count == 0 || count > PAXOS_REFUSED_HASHES_MAX)
+		return;
+	memcpy(sorted, hashes, count * sizeof(*hashes));
+	qsort(sorted, count, sizeof(*sorted), cmp_u64);
+	c->held_budget =
+	    c->held_budget / 2 > HELD_BUDGET_STEP ? c->held_budget / 2 : HELD_BUDGET_STEP;
+	for (uint32_t i = 0; i < c->outstanding; i++) {
+		struct slot *s = &c->slots[i];
+		if (!s->seq || s->held)
+			continue;
+		if (!s->hash)
+			s->hash = paxos_value_hash(s->buf, s->len);
+		if (bsearch(&s->hash, sorted, count, sizeof(*sorted), cmp_u64)) {
+			c->refused_resends++;
+			held(c, s, true);
+		}
+	}
+}
+
+/* Up to the budget of the values held back go now, oldest slot first, until the node holds one
+ * back again. */
+static void on_held_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	paxos_time now = paxos_now();
+	uint32_t sent = 0;
+	for (uint32_t i = 0; i < c->outstanding && c->held_count > 0 && sent < c->held_budget;
+	     i++) {
+		struct slot *s = &c->slots[i];
+		if (!s->seq || !s->held)
+			continue;
+		if (!send_slot(c, s, now))
+			return; /* send_slot armed the timer again */
+		sent++;
+	}
+	if (sent == c->held_budget && c->held_budget < c->outstanding)
+		c->held_budget += HELD_BUDGET_STEP;
+	arm_held(c);
 }
 
 /* The partition of a key: a fixed 64-bit mix (splitmix64's finalizer), so that one key always
@@ -131,6 +232,7 @@ static uint32_t key_partition(uint64_t key, uint32_t partitions)
 static void fill_slot(struct client *c, struct slot *s, paxos_time due, paxos_time now)
 {
 	s->seq = ++c->submitted;
+	s->hash = 0;
 	s->part = (uint32_t)(s->seq % c->part_count);
 	c->slot_of[s->seq & c->slot_of_mask] = (uint32_t)(s - c->slots);
 	uint32_t span = c->size_max - c->size_min + 1;
@@ -225,9 +327,15 @@ static void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct
 	paxos_time now = paxos_now();
 	c->delivered++;
 	part->delivered++;
+	c->progress = now;
+	c->reason[0] = 0;
 	if (s->first_sent >= c->started + c->warmup) {
 		c->latency_part[c->measured] = (uint8_t)s->part;
 		c->latency_us[c->measured++] = (uint32_t)(now - s->first_sent);
+	}
+	if (s->held) { /* delivered from an earlier send: nothing to send again */
+		s->held = false;
+		c->held_count--;
 	}
 	s->seq = 0;
 	if (c->delivered == c->count) {
@@ -249,7 +357,7 @@ static void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 	paxos_time now = paxos_now();
 	for (uint32_t i = 0; i < c->outstanding; i++) {
 		struct slot *s = &c->slots[i];
-		if (s->seq && now - s->last_sent >= c->resubmit) {
+		if (s->seq && !s->held && now - s->last_sent >= c->resubmit) {
 			c->resubmits++;
 			send_slot(c, s, now);
 		}
@@ -274,6 +382,50 @@ static void on_new_leader(void *arg, uint32_t proposer)
 			send_slot(c, s, now);
 		}
 	}
+}
+
+/* How long without a delivery before the client says why, when the acceptors tell. */
+#define STALL_SAY_US 1000000u
+
+/*
+ * Nothing delivered for a second while values wait: if the acceptors' state messages show
+ * why (too few heard, or they withhold their votes, recovering lost state), say so once, and
+ * again when the reason changes, rather than time out silently.
+ */
+static void on_stall_check(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	paxos_time now = paxos_now();
+	if (c->delivered == c->count || now - c->progress < STALL_SAY_US)
+		return;
+	char why[256] = "";
+	for (uint32_t p = 0; p < c->part_count && !why[0]; p++) {
+		struct paxos_node *node = c->parts[p].node;
+		uint32_t acceptors = c->parts[p].acceptors, quorum = acceptors / 2 + 1;
+		uint32_t heard = paxos_node_acceptors_heard(node, c->heard_ms);
+		uint32_t withheld = paxos_node_acceptors_withholding(node, c->heard_ms);
+		uint32_t voting = (uint32_t)__builtin_popcount(heard & ~withheld);
+		if (voting >= quorum)
+			continue;
+		size_t n =
+		    (size_t)snprintf(why, sizeof(why), "partition %u: ", c->parts[p].partition);
+		if (withheld)
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors withhold their votes: they recover lost "
+				 "state (their logs say what they wait for)",
+				 __builtin_popcount(withheld), acceptors);
+		else
+			snprintf(why + n, sizeof(why) - n,
+				 "%d of the %u acceptors are heard, a quorum is %u",
+				 __builtin_popcount(heard), acceptors, quorum);
+	}
+	if (!why[0] || strcmp(why, c->reason) == 0)
+		return;
+	snprintf(c->reason, sizeof(c->reason), "%s", why);
+	fprintf(stderr, "paxos-client: nothing delivered for %.1f s: %s\n",
+		(double)(now - c->progress) / 1e6, why);
 }
 
 static void on_rate_tick(evutil_socket_t fd, short what, void *arg)
@@ -469,12 +621,13 @@ static void report(const struct client *c, bool json)
 		       ",\"latency_ms\":{\"min\":%.3f,\"p5\":%.3f,\"p50\":%.3f,"
 		       "\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f},\"resubmits\":%" PRIu64
 		       ",\"new_leader_resubmits\":%" PRIu64 ",\"duplicates\":%" PRIu64
-		       ",\"submit_errors\":%" PRIu64 ",\"first_instance\":%" PRIu64
+		       ",\"submit_errors\":%" PRIu64 ",\"held_back\":%" PRIu64
+		       ",\"refused_resends\":%" PRIu64 ",\"first_instance\":%" PRIu64
 		       ",\"foreign\":%" PRIu64 ",\"cpu_us\":%" PRIu64,
 		       c->count, c->delivered, secs, rate, c->size_min, c->size_max, c->outstanding,
 		       c->rate, (uint64_t)(c->warmup / 1000), n, min, p5, p50, p90, p95, p99, max,
 		       c->resubmits, c->new_leader_resubmits, c->duplicates, c->submit_errors,
-		       (uint64_t)c->first_iid, c->foreign, cpu);
+		       c->held_back, c->refused_resends, (uint64_t)c->first_iid, c->foreign, cpu);
 		report_parts(c, json, secs);
 		printf("}\n");
 		return;
@@ -490,6 +643,9 @@ static void report(const struct client *c, bool json)
 	printf("resubmits %" PRIu64 ", duplicates %" PRIu64 ", submit errors %" PRIu64 "; %" PRIu64
 	       " of the resubmits at a partition's new leader\n",
 	       c->resubmits, c->duplicates, c->submit_errors, c->new_leader_resubmits);
+	printf("flow control: %" PRIu64 " submits held back, %" PRIu64
+	       " values sent again (the leader was full)\n",
+	       c->held_back, c->refused_resends);
 	printf("learned from instance %" PRIu64 " on; %" PRIu64 " values of other clients\n",
 	       (uint64_t)c->first_iid, c->foreign);
 	printf("client cpu %.3f s, %.3f us/value\n", (double)cpu / 1e6,
@@ -764,7 +920,7 @@ int main(int argc, char **argv)
 	c.part_count = (uint32_t)spread;
 	for (uint32_t p = 0; p < c.part_count; p++)
 		c.parts[p] =
-		    (struct part){&c, NULL, partitions_text ? p : (uint32_t)partition, 0, 0};
+		    (struct part){.c = &c, .partition = partitions_text ? p : (uint32_t)partition};
 	/* Only its own values matter to the client: replaying the history of a long-running
 	 * cluster first (learner-start first) would stall them, and resubmit them, for as long
 	 * as the replay takes. */
@@ -820,14 +976,18 @@ int main(int argc, char **argv)
 		struct part *part = &c.parts[p];
 		struct paxos_config part_cfg;
 		part->node = NULL;
-		if (c.base && paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK)
+		if (c.base &&
+		    paxos_config_partition(&cfg, part->partition, &part_cfg) == PAXOS_OK) {
+			part->acceptors = part_cfg.acceptors;
 			part->node = paxos_node_new(c.base, &part_cfg, err, sizeof(err));
+		}
 		if (!part->node ||
 		    paxos_node_add_learner(part->node, on_deliver, part) != PAXOS_OK) {
 			fprintf(stderr, "paxos-client: %s\n",
 				part->node ? paxos_node_error(part->node) : err);
 			return 1;
 		}
+		paxos_node_on_refused(part->node, on_refused, &c);
 		/* One partition: the followers keep the values, a new leader has them. */
 		if (cfg.partitions > 1)
 			paxos_node_on_new_leader(part->node, on_new_leader, part);
@@ -844,6 +1004,11 @@ int main(int argc, char **argv)
 	c.learner_wait =
 	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
 	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
+	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, on_stall_check, &c);
+	struct timeval stall_every = {0, 250000};
+	c.heard_ms = 3 * cfg.acceptor_repeat_ms + 100;
+	c.progress = paxos_now();
+	event_add(stall_ev, &stall_every);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
 	struct event *sigusr1 = evsignal_new(c.base, SIGUSR1, on_drain, &c);
@@ -854,6 +1019,8 @@ int main(int argc, char **argv)
 		tick_us = 100;
 	struct timeval tick = {(time_t)(tick_us / 1000000u), (suseconds_t)(tick_us % 1000000u)};
 	struct event *rate_ev = event_new(c.base, -1, EV_PERSIST, on_rate_tick, &c);
+	c.held_ev = evtimer_new(c.base, on_held_retry, &c);
+	c.held_budget = HELD_BUDGET_STEP;
 	if (c.rate)
 		event_add(rate_ev, &tick);
 	event_add(resubmit_ev, &check);
@@ -870,7 +1037,8 @@ int main(int argc, char **argv)
 	report(&c, json);
 	for (uint32_t p = 0; counters && p < c.part_count; p++)
 		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
-	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint, sigterm, sigusr1, rate_ev};
+	struct event *evs[] = {resubmit_ev, start_ev,  deadline_ev, sigint,  sigterm,
+			       sigusr1,     rate_ev,   c.held_ev,   stall_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	for (uint32_t p = 0; p < c.part_count; p++)

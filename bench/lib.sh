@@ -49,13 +49,17 @@ bench_run() {
 }
 
 # bench_run_once: bench_run's single run. The client stops at its time limit with values
-# left and exits non-zero: a run failed only if it delivered nothing.
+# left and exits non-zero: a run failed only if it delivered nothing. The report gains the
+# role processes' CPU time per delivered value, in microseconds: the busiest one's
+# (busiest_us_per_value) and all of theirs together (all_us_per_value).
 bench_run_once() {
 	run_conf=$1
 	run_secs=$2
 	shift 2
-	run_out=$(PAXOS_CONF=$run_conf "$SRC/bench/cluster-client.sh" "$BUILD" --count 100000000 \
-		--time-limit "$run_secs" --json "$@" 2>"$TMP/run.err" || true)
+	rm -rf "$TMP/logs" && mkdir "$TMP/logs"
+	run_out=$(PAXOS_CONF=$run_conf PAXOS_LOG_DIR=$TMP/logs "$SRC/bench/cluster-client.sh" \
+		"$BUILD" --count 100000000 --time-limit "$run_secs" --json "$@" 2>"$TMP/run.err" ||
+		true)
 	run_json=$(echo "$run_out" | grep '^{' || true)
 	case $run_json in
 	*'"delivered":0,'* | '')
@@ -64,7 +68,11 @@ bench_run_once() {
 		return 1
 		;;
 	esac
-	echo "$run_json"
+	run_cpu=$(awk -v d="$(jfield "$run_json" delivered)" 'd > 0 {
+			us = $2 * 1e6 / $3 / d; all += us; if (us > most) most = us }
+		END { printf ",\"busiest_us_per_value\":%.2f,\"all_us_per_value\":%.2f", most, all }' \
+		"$TMP/logs/cpu.log" 2>/dev/null || true)
+	echo "$run_json" | sed "s/}\$/$run_cpu}/"
 }
 
 # jfield JSON NAME: the number NAME in a one-line JSON object (the first, if several)

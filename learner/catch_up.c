@@ -83,6 +83,7 @@ static void ask_from_next(struct paxos_learner *l, paxos_time now, const struct 
 	l->answered = false;
 	l->last_asked_to = to;
 	l->last_asked_at = now;
+	learner_note_asked(l, from, now);
 	send_repeat(out, from, to);
 }
 

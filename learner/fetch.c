@@ -33,6 +33,7 @@ int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_time now,
 	f->arg = arg;
 	f->started = f->last_sent = now;
 	f->trimmed_by = 0;
+	f->refuted = 0;
 	l->fetching++;
 	send_repeat(out, iid, iid);
 	return PAXOS_OK;
@@ -42,25 +43,39 @@ void learner_fetch_accepted(struct paxos_learner *l, const struct paxos_accepted
 {
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
 		struct fetch *f = &l->fetches[i];
-		if (f->s.iid == a->iid && learner_slot_take(l, &f->s, a))
+		if (f->s.iid != a->iid)
+			continue;
+		if (a->acceptor_id < l->opt.acceptors) { /* it holds the instance */
+			f->trimmed_by &= ~(1u << a->acceptor_id);
+			f->refuted |= 1u << a->acceptor_id;
+		}
+		if (learner_slot_take(l, &f->s, a))
 			fetch_finish(l, f, PAXOS_OK);
 	}
 }
 
-/* An acceptor trimmed everything up to trim: once a quorum did so for an instance (see
- * lost_up_to), it cannot be fetched any more. */
+/* Trimmed by a quorum (see quorum_point in learner.c): it cannot be fetched any more. Only a
+ * quarter hole check after the fetch asked, as for skipping (skip_if_asked in learner.c):
+ * reports anyone can forge lose to an acceptor's answer with the instance, which comes first. */
+static void fetch_check_trimmed(struct paxos_learner *l, struct fetch *f)
+{
+	uint32_t quorum = 0, members = learner_deciders(l, f->s.iid, &quorum);
+	if (quorum && (uint32_t)__builtin_popcount(f->trimmed_by & members) >= quorum &&
+	    l->now >= f->started && l->now - f->started >= l->opt.hole_check / 4)
+		fetch_finish(l, f, PAXOS_E_TRIMMED);
+}
+
+/* An acceptor trimmed everything up to trim. */
 void learner_fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
 {
 	if (acceptor >= l->opt.acceptors)
 		return;
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
 		struct fetch *f = &l->fetches[i];
-		if (f->s.iid == 0 || f->s.iid > trim)
+		if (f->s.iid == 0 || f->s.iid > trim || (f->refuted & (1u << acceptor)))
 			continue;
 		f->trimmed_by |= 1u << acceptor;
-		uint32_t quorum = 0, members = learner_deciders(l, f->s.iid, &quorum);
-		if (quorum && (uint32_t)__builtin_popcount(f->trimmed_by & members) >= quorum)
-			fetch_finish(l, f, PAXOS_E_TRIMMED);
+		fetch_check_trimmed(l, f);
 	}
 }
 
@@ -76,9 +91,19 @@ void learner_fetch_tick(struct paxos_learner *l, paxos_time now, const struct pa
 			f->started = f->last_sent = now;
 		} else if (now - f->started >= l->opt.fetch_timeout) {
 			fetch_finish(l, f, PAXOS_E_TIMEOUT);
-		} else if (now - f->last_sent >= l->opt.hole_check) {
-			f->last_sent = now;
-			send_repeat(out, f->s.iid, f->s.iid);
+		} else {
+			fetch_check_trimmed(l, f);
+			if (f->s.iid != 0 && now - f->last_sent >= l->opt.hole_check) {
+				f->last_sent = now;
+				send_repeat(out, f->s.iid, f->s.iid);
+			}
 		}
 	}
+}
+
+void learner_fetch_drop(struct paxos_learner *l)
+{
+	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES && l->fetching; i++)
+		if (l->fetches[i].s.iid != 0)
+			fetch_finish(l, &l->fetches[i], PAXOS_E_TRIMMED);
 }

@@ -64,6 +64,7 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->all = o->acceptors >= 32 ? UINT32_MAX : (1u << o->acceptors) - 1;
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
+	l->began_at = l->next;
 	if (o->membership && l->next > 1) /* what lies below is not delivered here */
 		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -141,6 +142,7 @@ void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 	s->ballot = 0;
 	s->has_value = false;
 	s->exact = false;
+	s->vouched = false;
 	s->chosen = 0;
 	s->lacking = false;
 	s->asked = false;
@@ -189,6 +191,7 @@ static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kin
 	e->value.data = data;
 	e->value.len = len;
 	e->ballot = ballot;
+	e->generation = l->generation;
 }
 
 static void recheck(struct paxos_learner *l, paxos_iid iid);
@@ -227,10 +230,15 @@ static void deliver_ready(struct paxos_learner *l)
  * proposer of a higher ballot hears of it from the quorum that accepted it), so the value of
  * the highest ballot serves for any quorum ballot at or below it.
  */
-static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
+static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
+		       bool vouched)
 {
-	if (!s->has_value || ballot > s->ballot)
+	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
 		slot_store(s, ballot, v);
+		s->vouched = vouched;
+	} else if (vouched && ballot == s->ballot) {
+		s->vouched = true;
+	}
 }
 
 /* b, when the deciders of the slot's instance that report it are a quorum of them; else 0. */
@@ -258,10 +266,15 @@ static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
 	return quorum_ballot(l, s, a->ballot);
 }
 
-/* Whether the slot holds the chosen value: a quorum ballot and a value at or above it. */
+/*
+ * Whether the slot holds the chosen value: a quorum ballot and a value at or above it, of this
+ * log. A leader's accept carries no generation: one of a new log, heard before this learner
+ * moved to it, may hold a higher ballot than the old log's quorum, and its value is no
+ * choice of the old log. Only once an acceptor of this log reported its ballot does it serve.
+ */
 static bool value_known(const struct slot *s)
 {
-	return s->chosen && s->has_value && s->ballot >= s->chosen;
+	return s->chosen && s->has_value && s->ballot >= s->chosen && s->vouched;
 }
 
 /* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
@@ -287,11 +300,14 @@ bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct pax
 		}
 		slot_store(s, label, &a->value);
 		s->exact = proposed_there;
+		s->vouched = true;
 		s->chosen = s->ballot;
 		return true;
 	}
 	if (!a->valueless)
-		take_value(s, a->ballot, &a->value);
+		take_value(s, a->ballot, &a->value, true);
+	else if (s->has_value && s->ballot == a->ballot)
+		s->vouched = true;
 	paxos_ballot q = record_vote(l, s, a);
 	if (q && (!s->chosen || q < s->chosen))
 		s->chosen = q;
@@ -440,9 +456,67 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		learner_slot_reset(l, s, acc->iid);
 	if (s->closed)
 		return;
-	take_value(s, acc->ballot, &acc->value);
+	bool vouched = false;
+	for (uint32_t a = 0; a < l->opt.acceptors && !vouched; a++)
+		vouched = s->votes[a] == acc->ballot;
+	take_value(s, acc->ballot, &acc->value, vouched);
 	if (value_known(s))
 		slot_closed_now(l, s);
+}
+
+/*
+ * A log of a higher generation began (acceptor/recovery.c): what this learner delivered
+ * belongs to another log, whose instance numbers the new one uses again. Everything held
+ * is dropped and delivery starts over at the new log's instance 1, after an event that says
+ * so, before anything of it is delivered. Deliveries of one log never mix with another's.
+ */
+static void begin_generation(struct paxos_learner *l, uint64_t generation)
+{
+	/* Votes counted before are another log's. */
+	for (uint32_t i = 0; i < l->opt.window; i++)
+		if (l->slots[i].iid != 0)
+			learner_slot_reset(l, &l->slots[i], 0);
+	/* The first log heard, nothing delivered yet: taken without a word. */
+	bool told = l->generation != 0 || l->next != l->began_at;
+	l->generation = generation;
+	if (!told)
+		return;
+	learner_fetch_drop(l);
+	l->started = true;
+	l->next = l->began_at = 1;
+	l->highest_seen = 0;
+	memset(l->acceptor_highest, 0, sizeof(l->acceptor_highest));
+	memset(l->acceptor_trim, 0, sizeof(l->acceptor_trim));
+	l->asked = l->answered = l->lacking = false;
+	l->last_asked_to = 0;
+	l->next_at_last_check = 0;
+	l->stalled_checks = 0;
+	l->counters->new_logs++;
+	add_event(l, PAXOS_LEARNER_NEW_LOG, 1, 1, NULL, 0, 0);
+}
+
+/*
+ * Whether a message of acceptor's about log generation is of the log delivered. A learner
+ * moves to a higher generation once a quorum of acceptors reports it: a value can be chosen
+ * in it only then, and one acceptor (a forged report, a stale store) cannot make learners
+ * leave the log the others still serve. An acceptor state replaces that acceptor's report, so
+ * a forged one lasts until its next state. Messages of another log are dropped.
+ */
+static bool of_this_log(struct paxos_learner *l, uint32_t acceptor, uint64_t generation, bool state,
+			bool recovering)
+{
+	/* A recovering acceptor's is of the log it lost: no report of one it serves. */
+	if (acceptor >= l->opt.acceptors || recovering)
+		return generation == l->generation;
+	if (state && generation < l->acceptor_gen[acceptor])
+		l->acceptor_gen[acceptor] = generation;
+	if (generation > l->acceptor_gen[acceptor]) {
+		l->acceptor_gen[acceptor] = generation;
+		uint64_t q = quorum_point(l, l->acceptor_gen);
+		if (q > l->generation)
+			begin_generation(l, q);
+	}
+	return generation == l->generation;
 }
 
 static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted *a, paxos_time now)
@@ -462,6 +536,13 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 			paxos_membership_skip_to(l->opt.membership, l->next - 1);
 	}
 	note_accepted(l, a->acceptor_id, a->iid);
+	/* An acceptor that sends an instance has not trimmed it: its reports saying so were
+	 * forged (or overtaken), and count for nothing until the learner asks again. */
+	if (a->acceptor_id < l->opt.acceptors && a->iid <= l->acceptor_trim[a->acceptor_id]) {
+		l->acceptor_trim[a->acceptor_id] = a->iid - 1;
+		l->trim_refuted |= 1u << a->acceptor_id;
+		l->trim_heard &= ~(1u << a->acceptor_id);
+	}
 	if (a->iid < l->next)
 		return;
 	if (a->iid - l->next >= l->opt.window) {
@@ -487,18 +568,6 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 }
 
 /*
- * The highest instance a quorum of acceptors has trimmed: the quorum-th largest trim point
- * reported. Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer,
- * but skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
- * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
- * learners skip what can still be learned.
- */
-static paxos_iid lost_up_to(const struct paxos_learner *l)
-{
-	return quorum_point(l, l->acceptor_trim);
-}
-
-/*
  * Instances next..to cannot be learned any more. Everything closed below next was delivered
  * already (deliveries are eager), so next is missing: skip from there, drop what is held up to
  * to (it cannot be delivered in order), then deliver what is closed above it.
@@ -520,28 +589,105 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	deliver_ready(l);
 }
 
+/* An acceptor that answered with an instance its reports said was trimmed is not believed for
+ * this many hole checks from the ask, asked again or not: a forger would get in between the
+ * learner's repeated question and the acceptors' answers. */
+#define TRIM_REFUTED_CHECKS 8u
+
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now)
+{
+	if (from != l->next)
+		return;
+	if (l->trim_ask == from && now >= l->trim_ask_at &&
+	    now - l->trim_ask_at < TRIM_REFUTED_CHECKS * l->opt.hole_check)
+		return;
+	l->trim_ask = from;
+	l->trim_ask_at = now;
+	l->trim_refuted = 0;
+	l->trim_heard = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->acceptor_trim[a] >= from)
+			l->trim_heard |= 1u << a;
+}
+
+/*
+ * The highest instance a quorum of acceptors has trimmed, by reports: the quorum-th largest
+ * trim point reported, within what is known to exist; 0 when nothing from next on is lost.
+ * Fewer acceptors (acceptors - quorum + 1) would already leave no quorum to answer, but
+ * skipping loses instances for good, so it takes the word of a quorum: a forged or buggy
+ * report from a minority (the node lets one datagram speak for one acceptor only) cannot make
+ * learners skip what can still be learned.
+ */
+static paxos_iid lost_from_next(const struct paxos_learner *l, const paxos_iid *reports)
+{
+	paxos_iid lost = quorum_point(l, reports);
+	if (lost > l->highest_seen)
+		lost = l->highest_seen;
+	if (lost == UINT64_MAX)
+		lost--; /* next must stay representable */
+	return lost >= l->next ? lost : 0;
+}
+
+/*
+ * Skipping loses instances for good, and without authentication anyone can send a quorum of
+ * trim reports, with the acceptors' addresses too. So a learner skips only once it asked the
+ * acceptors for what it would skip (a repeat from next) and a quarter hole check passed with a
+ * quorum of them still saying it is trimmed: an acceptor that still holds the instances
+ * answers with them by then, which refutes its reports (handle_accepted) until the learner
+ * asks again, however often they are sent. Only in a step (a skip is events of its ready),
+ * on a report: the acceptors report their trim point every tick.
+ */
+static void skip_if_asked(struct paxos_learner *l, const struct paxos_emitter *out)
+{
+	paxos_iid lost = lost_from_next(l, l->acceptor_trim);
+	if (!lost)
+		return;
+	if (l->trim_ask != l->next) {
+		paxos_iid span =
+		    l->opt.repeat_batch < l->opt.window ? l->opt.repeat_batch : l->opt.window;
+		paxos_iid to = lost - l->next < span ? lost : l->next + span - 1;
+		learner_note_asked(l, l->next, l->now);
+		l->counters->repeats_requested += to - l->next + 1;
+		send_repeat(out, l->next, to);
+		return;
+	}
+	if (l->now < l->trim_ask_at) {
+		l->trim_ask_at = l->now; /* the clock went back */
+		return;
+	}
+	if (l->now - l->trim_ask_at < l->opt.hole_check / 4)
+		return;
+	paxos_iid since[PAXOS_MAX_ACCEPTORS] = {0};
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->trim_heard & ~l->trim_refuted & (1u << a))
+			since[a] = l->acceptor_trim[a];
+	lost = lost_from_next(l, since);
+	if (lost)
+		skip_trimmed(l, lost);
+}
+
 /* An acceptor reports it trimmed up to trim. Evidence only counts for instances known to
  * exist (highest_seen): a report of 2^64-1 is a bug or a forgery, and so is the part of any
  * report beyond what the acceptors have reached. Reports are kept as sent and checked again
  * at every report, so one that ran ahead counts once the acceptors are there. */
-static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim)
+static void handle_trim_report(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim,
+			       const struct paxos_emitter *out)
 {
 	if (!l->started || acceptor >= l->opt.acceptors)
 		return;
 	if (trim > l->highest_seen)
 		l->counters->trim_reports_clamped++;
+	if (l->trim_refuted & (1u << acceptor))
+		return; /* it answered with what it says it trimmed, since the learner asked */
 	if (trim > l->acceptor_trim[acceptor])
 		l->acceptor_trim[acceptor] = trim;
-	paxos_iid lost = lost_up_to(l);
-	if (lost > l->highest_seen)
-		lost = l->highest_seen;
-	if (lost == UINT64_MAX)
-		lost--; /* next must stay representable */
-	if (lost >= l->next)
-		skip_trimmed(l, lost);
+	if (l->trim_ask == l->next && trim >= l->next)
+		l->trim_heard |= 1u << acceptor;
+	skip_if_asked(l, out);
 }
 
-static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st)
+static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_acceptor_state *st,
+				  const struct paxos_emitter *out)
 {
 	if (!l->started && st->acceptor_id < l->opt.acceptors) {
 		if (!l->hint_known || st->highest_accepted < l->current_hint)
@@ -550,7 +696,7 @@ static void handle_acceptor_state(struct paxos_learner *l, const struct paxos_ac
 	}
 	if (l->started && st->acceptor_id < l->opt.acceptors)
 		note_state(l, st->acceptor_id, st->highest_accepted);
-	handle_trim_report(l, st->acceptor_id, st->trim_iid);
+	handle_trim_report(l, st->acceptor_id, st->trim_iid, out);
 }
 
 int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, paxos_time now,
@@ -565,6 +711,9 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			l->counters->implausible_ballots++;
 			break;
 		}
+		if (!of_this_log(l, m->u.accepted.acceptor_id, m->u.accepted.generation, false,
+				 false))
+			break;
 		if (l->fetching && accepted_valid(l, &m->u.accepted))
 			learner_fetch_accepted(l, &m->u.accepted);
 		handle_accepted(l, &m->u.accepted, now);
@@ -578,15 +727,21 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 		handle_accept(l, &m->u.accept);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
+		if (!of_this_log(l, m->u.acceptor_state.acceptor_id, m->u.acceptor_state.generation,
+				 true, m->u.acceptor_state.recovering))
+			break;
 		if (l->fetching && m->u.acceptor_state.trim_iid)
 			learner_fetch_trimmed(l, m->u.acceptor_state.acceptor_id,
 					      m->u.acceptor_state.trim_iid);
-		handle_acceptor_state(l, &m->u.acceptor_state);
+		handle_acceptor_state(l, &m->u.acceptor_state, out);
 		break;
 	case PAXOS_MSG_TRIMMED:
+		if (!of_this_log(l, m->u.trimmed.acceptor_id, m->u.trimmed.generation, false,
+				 false))
+			break;
 		if (l->fetching)
 			learner_fetch_trimmed(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
-		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid);
+		handle_trim_report(l, m->u.trimmed.acceptor_id, m->u.trimmed.iid, out);
 		break;
 	default:
 		break;
@@ -623,6 +778,10 @@ static void run_callbacks(struct paxos_learner *l)
 		case PAXOS_LEARNER_TRIMMED:
 			if (l->opt.trimmed)
 				l->opt.trimmed(l->opt.trimmed_arg, e->iid, e->to);
+			break;
+		case PAXOS_LEARNER_NEW_LOG:
+			if (l->opt.new_log)
+				l->opt.new_log(l->opt.new_log_arg, e->generation);
 			break;
 		}
 	}
@@ -674,4 +833,9 @@ paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
 paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l)
 {
 	return l->highest_seen;
+}
+
+uint64_t paxos_learner_generation(const struct paxos_learner *l)
+{
+	return l->generation;
 }

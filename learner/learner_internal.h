@@ -15,6 +15,9 @@ struct slot {
 	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
 	bool has_value;
 	bool exact; /* data is the value proposed at ballot (not a final one labelled so) */
+	/* An acceptor of the log delivered reported ballot: the accept data came from is of
+	 * this log (ballots of two logs never meet: a new log's are above the old one's). */
+	bool vouched;
 	paxos_ballot chosen; /* a ballot a quorum reported (0: none yet) */
 	bool lacking;        /* chosen, without its value since lacking_since */
 	paxos_time lacking_since;
@@ -34,6 +37,7 @@ struct fetch {
 	void *arg;
 	paxos_time started, last_sent;
 	uint32_t trimmed_by; /* acceptors that said they trimmed s.iid, one bit each */
+	uint32_t refuted;    /* acceptors that answered with s.iid: their trims are not believed */
 	paxos_ballot votes[PAXOS_MAX_ACCEPTORS];
 };
 
@@ -77,8 +81,19 @@ struct paxos_learner {
 	size_t values_mapped; /* bytes of values paged in ahead (see map_slot) */
 	size_t page_size;
 	paxos_ballot *votes; /* window x acceptors */
+	/* The generation of the log delivered (0: none heard yet), the next it started from, and
+	 * the highest generation each acceptor reported: a quorum of them moves it to a new log. */
+	uint64_t generation;
+	paxos_iid began_at;
+	uint64_t acceptor_gen[PAXOS_MAX_ACCEPTORS];
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */
 	paxos_iid acceptor_trim[PAXOS_MAX_ACCEPTORS];
+	/* Skipping what a quorum reports trimmed (learner.c, skip_if_asked): the next a
+	 * repeat was last asked from (0: none) and when; the acceptors whose reports say next is
+	 * trimmed, and those that answered since with an instance they said was trimmed. */
+	paxos_iid trim_ask;
+	paxos_time trim_ask_at;
+	uint32_t trim_heard, trim_refuted;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;
@@ -106,6 +121,8 @@ static inline void send_repeat(const struct paxos_emitter *out, paxos_iid from, 
 }
 
 /* learner.c */
+/* A repeat from next went out: trim reports count for skipping from now on. */
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now);
 /* Empties s and gives it to iid (0: frees it). */
 void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid);
 /* Takes accepted a into s; returns whether s now holds the chosen value. */
@@ -117,6 +134,8 @@ uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t
 void learner_fetch_accepted(struct paxos_learner *l, const struct paxos_accepted *a);
 void learner_fetch_trimmed(struct paxos_learner *l, uint32_t acceptor, paxos_iid trim);
 void learner_fetch_tick(struct paxos_learner *l, paxos_time now, const struct paxos_emitter *out);
+/* The log the fetches were for is gone: each ends as trimmed. */
+void learner_fetch_drop(struct paxos_learner *l);
 
 /* catch_up.c: after an accepted message, the next catch-up request if it is due now. */
 void learner_catch_up_on_accepted(struct paxos_learner *l, paxos_time now,

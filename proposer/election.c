@@ -20,6 +20,11 @@ struct paxos_election {
 	uint32_t forced_leader;
 	uint32_t leader;
 	uint32_t members; /* who may lead: ids below 32 by their bit, the others always */
+	/* Check-quorum: when each acceptor was last heard, the set in force, and whether a
+	 * quorum of it was heard within o.quorum_timeout at the last evaluation. */
+	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS];
+	uint32_t acceptors;
+	bool eligible;
 };
 
 static bool member(const struct paxos_election *e, uint32_t id)
@@ -39,9 +44,20 @@ bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_tim
 	if (id >= e->o.proposers)
 		return false;
 	if (id == e->o.id)
-		return true;
+		return e->eligible;
 	/* A time before the last heartbeat (a caller's stale clock) still means alive. */
 	return now <= e->last_heard[id] || now - e->last_heard[id] <= e->o.heartbeat_timeout;
+}
+
+/* Whether a quorum of the acceptor set was heard within the quorum timeout. */
+static bool quorum_heard(const struct paxos_election *e, paxos_time now)
+{
+	uint32_t heard = 0, set = e->acceptors;
+	for (uint32_t id = 0; set; id++, set >>= 1)
+		if ((set & 1) && (now <= e->acceptor_heard[id] ||
+				  now - e->acceptor_heard[id] <= e->o.quorum_timeout))
+			heard++;
+	return e->acceptors && heard >= (uint32_t)__builtin_popcount(e->acceptors) / 2 + 1;
 }
 
 static uint32_t elect(const struct paxos_election *e, paxos_time now)
@@ -57,14 +73,25 @@ static uint32_t elect(const struct paxos_election *e, paxos_time now)
 	for (uint32_t id = e->o.proposers; id-- > 0;) {
 		if (!member(e, id))
 			continue;
-		lowest = id;
+		/* Out for want of a quorum, we are no member's fallback either. */
+		if (id != e->o.id || e->eligible)
+			lowest = id;
 		if (paxos_election_alive(e, id, now))
 			live[count++] = id;
 	}
-	/* Outside the set and no member heard: the lowest member, never us. */
+	/* Outside the set (or out) and no member heard: the lowest member, never us. */
 	if (count == 0)
 		return lowest;
 	return live[count - 1 - e->o.partition % count]; /* live[] runs from the highest id */
+}
+
+/* Check-quorum's verdict at now. Only the tick, the acceptor set and an acceptor heard while
+ * out ask for it, not a heartbeat or an order: those may be read before the acceptors' state
+ * that came with them, and must not put a proposer out that the rest of the read keeps in. */
+static void judge(struct paxos_election *e, paxos_time now)
+{
+	if (e->o.quorum_timeout)
+		e->eligible = quorum_heard(e, now);
 }
 
 static void update(struct paxos_election *e, paxos_time now)
@@ -92,6 +119,11 @@ struct paxos_election *paxos_election_new(const struct paxos_election_options *o
 	e->forced = o->manual;
 	e->forced_leader = o->manual_leader;
 	e->members = o->members ? o->members : UINT32_MAX;
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++)
+		e->acceptor_heard[id] = now;
+	e->acceptors = o->acceptors;
+	e->eligible = true;
+	judge(e, now);
 	e->leader = elect(e, now);
 	return e;
 }
@@ -139,10 +171,28 @@ void paxos_election_handle(struct paxos_election *e, const struct paxos_message 
 	update(e, now);
 }
 
+void paxos_election_heard_acceptor(struct paxos_election *e, uint32_t id, paxos_time now)
+{
+	if (id >= PAXOS_MAX_ACCEPTORS)
+		return;
+	if (now > e->acceptor_heard[id])
+		e->acceptor_heard[id] = now;
+	/* Losing the quorum is found by the tick; only a proposer that is out looks again here,
+	 * so that one back in reach leads (and beats) again without waiting for it. */
+	if (!e->eligible) {
+		judge(e, now);
+		update(e, now);
+	}
+}
+
 void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
 			 const struct paxos_emitter *out)
 {
-	if (now >= e->next_heartbeat && out) {
+	/* First the quorum: a proposer out of it sends no heartbeat, so that the others expire
+	 * it within their timeout and elect among themselves, as after its crash. */
+	judge(e, now);
+	update(e, now);
+	if (now >= e->next_heartbeat && out && e->eligible) {
 		struct paxos_message m = {.type = PAXOS_MSG_HEARTBEAT};
 		m.u.heartbeat.proposer_id = e->o.id;
 		m.u.heartbeat.next_iid = next_iid;
@@ -156,7 +206,6 @@ void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid nex
 		if (e->next_heartbeat <= now)
 			e->next_heartbeat = now + e->o.heartbeat_interval;
 	}
-	update(e, now);
 }
 
 void paxos_election_set_members(struct paxos_election *e, uint32_t members, paxos_time now)
@@ -170,6 +219,29 @@ void paxos_election_set_members(struct paxos_election *e, uint32_t members, paxo
 uint32_t paxos_election_members(const struct paxos_election *e)
 {
 	return e->members;
+}
+
+void paxos_election_set_acceptors(struct paxos_election *e, uint32_t acceptors, paxos_time now)
+{
+	if (acceptors == e->acceptors)
+		return;
+	/* A newcomer has had no chance to be heard: it counts as heard when it joins. */
+	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++)
+		if ((acceptors & ~e->acceptors) >> id & 1)
+			e->acceptor_heard[id] = now;
+	e->acceptors = acceptors;
+	judge(e, now);
+	update(e, now);
+}
+
+bool paxos_election_eligible(const struct paxos_election *e)
+{
+	return e->eligible;
+}
+
+bool paxos_election_quorum_lost(const struct paxos_election *e, paxos_time now)
+{
+	return e->o.quorum_timeout && !quorum_heard(e, now);
 }
 
 uint32_t paxos_election_leader(const struct paxos_election *e)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "pending.h"
 
+#include <paxos/proposer.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,4 +348,10 @@ struct paxos_value pending_at(const struct pending *q, uint32_t i)
 		v.len = q->len[b];
 	}
 	return v;
+}
+
+uint64_t paxos_value_hash(const void *data, size_t len)
+{
+	/* A client value is far below 4 GB (max-datagram); longer input hashes its first 4 GB. */
+	return pending_hash(data, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len);
 }

@@ -12,10 +12,15 @@
 
 #include "ballot.h"
 #include "batch.h"
+#include "congestion.h"
 #include "instance.h"
 #include "pending.h"
 #include "repair.h"
 #include "settled.h"
+
+/* Dropped values a leader names between two of its readies (one read of the node): a few
+ * refusals' worth; more go unnamed, and their submitters send them again on a timeout. */
+#define REFUSED_HASHES (8 * PAXOS_REFUSED_HASHES_MAX)
 
 struct paxos_proposer {
 	struct paxos_proposer_options o;
@@ -34,6 +39,8 @@ struct paxos_proposer {
 	uint32_t batch_limit;   /* >= 1 */
 	uint32_t in_flight_max; /* client values the instances may hold at once */
 	paxos_iid first;        /* lowest instance not delivered */
+	/* How many instances phase 2 may hold now: at most o.concurrency (congestion.h). */
+	struct congestion congestion;
 	/* Running totals over the live instances, kept by fire() (see account), so that the
 	 * per-value checks of may_assign cost O(1) rather than a scan of the window. */
 	uint32_t in_phase2; /* instance_in_phase2 */
@@ -58,6 +65,12 @@ struct paxos_proposer {
 	/* Since we took over, client values wait until phase 1 finished below it (took_over). */
 	paxos_iid takeover_end;
 	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
+	/* Client values dropped (pending list full) that no refusal told of yet, and the hashes
+	 * of the first REFUSED_HASHES of them (refuse). */
+	uint32_t unrefused;
+	uint32_t refused_named;
+	uint64_t refused_hash[REFUSED_HASHES];
+	uint8_t refused_bytes[8 * PAXOS_REFUSED_HASHES_MAX]; /* one message's, little-endian */
 };
 
 /*
@@ -154,7 +167,7 @@ static uint32_t may_assign(void *arg, const struct instance *inst)
 		return 0;
 	if (inst->iid >= p->values_from && p->first < p->values_from)
 		return 0; /* a handover: what the old leader got chosen below is not settled yet */
-	if (p->in_phase2 >= p->o.concurrency)
+	if (p->in_phase2 >= p->congestion.window)
 		return 0;
 	if ((p->o.max_backlog && p->closed >= p->o.max_backlog) || p->held >= p->in_flight_max) {
 		p->counters->flow_control_holds++;
@@ -218,6 +231,8 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 		goto fail;
 	if (settled_init(&p->settled, o->pending_size) != PAXOS_OK)
 		goto fail;
+	congestion_init(&p->congestion, o->concurrency);
+	p->counters->phase2_window = p->congestion.window;
 	p->slots = calloc(o->window, sizeof(*p->slots));
 	p->values = malloc((size_t)o->window * 2 * o->max_value);
 	p->scratch = malloc((size_t)p->batch_limit * sizeof(*p->scratch));
@@ -279,13 +294,31 @@ void paxos_proposer_free(struct paxos_proposer *p)
 	free(p);
 }
 
+/* What phase 2's outcomes say of the load (congestion.h): a close lets the window grow, a
+ * timeout halves it. */
+static void congestion_note(struct paxos_proposer *p, enum instance_event ev, paxos_time now)
+{
+	if (ev == EV_C) {
+		congestion_on_closed(&p->congestion);
+	} else if (ev == EV_TO2) {
+		if (congestion_on_timeout(&p->congestion, now, p->ctx.phase2_timeout))
+			p->counters->congestion_cuts++;
+	} else {
+		return;
+	}
+	p->counters->phase2_window = p->congestion.window;
+}
+
 static enum instance_state fire(struct paxos_proposer *p, struct instance *inst,
 				enum instance_event ev, const struct instance_arg *arg,
 				paxos_time now, const struct paxos_emitter *out)
 {
+	enum instance_state before = inst->state;
 	account(p, inst, -1);
 	enum instance_state s = instance_step(&p->ctx, inst, ev, arg, now, out);
 	account(p, inst, 1);
+	if (before == INSTANCE_P2_PENDING)
+		congestion_note(p, ev, now);
 	return s;
 }
 
@@ -488,6 +521,27 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 	assign_pending(p, now, out);
 }
 
+void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
+			    const struct paxos_emitter *out)
+{
+	bool leader = p->leader;
+	paxos_proposer_set_leader(p, false, 0, now, out); /* values back to the pending list */
+	for (paxos_iid iid = 1; iid <= p->o.window; iid++)
+		reset(p, slot_of(p, iid), iid);
+	p->first = p->frontier = 1;
+	/* What our accepts reached was in the old log: a recovering acceptor of the new one
+	 * needs no floor for it (the fence covers those ballots). */
+	p->highest_iid = 0;
+	/* Our instances may have run in the new log already (the learner hears of it later
+	 * than the acceptors vote in it): each starts again above every ballot we used, so
+	 * that none pairs a ballot with a second value. */
+	if (p->highest > p->to_beat)
+		p->to_beat = p->highest;
+	repairs_clear(&p->repairs);
+	if (leader)
+		paxos_proposer_set_leader(p, true, 1, now, out);
+}
+
 void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
 			     const struct paxos_emitter *out)
 {
@@ -532,20 +586,56 @@ int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 		}
 	}
 	int rc = pending_push_back_hashed(&p->pending, v->data, v->len, hash);
-	if (rc == PAXOS_E_FULL)
+	if (rc == PAXOS_E_FULL) {
 		p->counters->pending_dropped++;
+		p->unrefused++;
+		if (p->leader && p->refused_named < REFUSED_HASHES)
+			p->refused_hash[p->refused_named++] =
+			    hash != PENDING_NO_HASH ? hash : pending_hash(v->data, v->len);
+	}
 	return rc;
+}
+
+/* Flow control: a leader that drops client values tells their submitters which ones, so that
+ * they hold new values back a while (paxos_node_submit() returns PAXOS_E_FULL) rather than
+ * send more into a full list, and send the dropped ones again then. A follower's list fills
+ * only with values the leader got too: it says nothing. */
+static void refuse(struct paxos_proposer *p, const struct paxos_emitter *out)
+{
+	uint32_t named = 0;
+	while (p->leader && p->unrefused > 0) {
+		uint32_t k = p->refused_named - named;
+		if (k > PAXOS_REFUSED_HASHES_MAX)
+			k = PAXOS_REFUSED_HASHES_MAX;
+		for (uint32_t i = 0; i < k; i++) {
+			uint64_t h = p->refused_hash[named + i];
+			for (int b = 0; b < 8; b++)
+				p->refused_bytes[8 * i + b] = (uint8_t)(h >> (8 * b));
+		}
+		struct paxos_message m = {.type = PAXOS_MSG_REFUSED};
+		m.u.refused.proposer_id = p->o.id;
+		/* The last message also counts the values left unnamed. */
+		m.u.refused.dropped = named + k < p->refused_named ? k : p->unrefused;
+		m.u.refused.hashes = (struct paxos_value){p->refused_bytes, 8 * k};
+		paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
+		p->counters->refusals_sent++;
+		named += k;
+		p->unrefused -= m.u.refused.dropped;
+	}
+	p->unrefused = 0;
+	p->refused_named = 0;
 }
 
 void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 			   const struct paxos_emitter *out)
 {
+	refuse(p, out);
 	if (!p->leader || (pending_count(&p->pending) == 0 && !p->command.wanted))
 		return;
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
 	 * needs (3.5.3, 3.7.1: the pre-execution window is too small). */
-	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->o.concurrency)
+	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->congestion.window)
 		p->counters->phase2_waited_phase1++;
 }
 
@@ -555,6 +645,8 @@ int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 	int rc = paxos_proposer_queue(p, v);
 	if (rc == PAXOS_OK)
 		paxos_proposer_assign(p, now, out);
+	else if (rc == PAXOS_E_FULL)
+		refuse(p, out);
 	return rc;
 }
 
@@ -827,6 +919,7 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	note_time(p, now);
 	p->counters->phase1_timeout_us = instance_timeout(&p->ctx, &fresh, 1);
 	p->counters->phase2_timeout_us = instance_timeout(&p->ctx, &fresh, 2);
+	refuse(p, out); /* values dropped since the last read */
 	if (!p->leader)
 		return;
 	repairs_tick(&p->repairs, now, out);
@@ -841,6 +934,18 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	if (p->config_wait)
 		start_window(p, now, out);
 	assign_pending(p, now, out);
+}
+
+bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid, paxos_ballot ballot,
+				 struct paxos_value *v)
+{
+	if (!p || !v || ballot == 0 || !live(p, iid))
+		return false;
+	const struct instance *inst = slot_of(p, iid);
+	if (inst->iid != iid || !inst->has_v2 || inst->v2_ballot != ballot)
+		return false;
+	*v = (struct paxos_value){inst->v2, inst->v2_len};
+	return true;
 }
 
 uint32_t paxos_proposer_pending(const struct paxos_proposer *p)

@@ -70,7 +70,8 @@ struct admin {
 	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
 	bool asked;
-	int status; /* exit status once done, -1 until then */
+	bool told_withheld; /* said why the cluster does not answer */
+	int status;         /* exit status once done, -1 until then */
 };
 
 static paxos_time now_us(void)
@@ -102,6 +103,26 @@ static void log_warnings(void *arg, enum paxos_log_level level, const char *line
 static uint32_t live(const struct admin *a)
 {
 	return paxos_node_acceptors_heard(a->node, 3 * a->cfg.acceptor_repeat_ms + 100);
+}
+
+/* Acceptors whose state messages say they withhold their votes (recovering lost state). */
+static uint32_t withholding(const struct admin *a)
+{
+	return paxos_node_acceptors_withholding(a->node, 3 * a->cfg.acceptor_repeat_ms + 100);
+}
+
+/* Why no value is chosen, when acceptors say they withhold their votes; nothing else. */
+static void print_withheld(const struct admin *a, FILE *out)
+{
+	uint32_t w = withholding(a);
+	if (!w)
+		return;
+	char ids[128];
+	members_text(w, ids, sizeof(ids));
+	fprintf(out,
+		"acceptors withholding their votes: %s (recovering lost state: their logs say "
+		"what they wait for; no value is chosen while a quorum of them withholds)\n",
+		ids);
 }
 
 static void finish(struct admin *a, int status)
@@ -159,6 +180,7 @@ static void print_status(const struct admin *a)
 	       (unsigned long long)(next - 1));
 	members_text(proposers_of(a, now), members, sizeof(members));
 	printf("proposers %s\n", members);
+	print_withheld(a, stdout);
 	/* Addresses the log carried (unicast: add-acceptor ID HOST:PORT, set-address). */
 	for (uint32_t id = 0; id < a->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr;
@@ -277,12 +299,51 @@ static bool change_allowed(struct admin *a)
 	return true;
 }
 
+/* How long status waits for the acceptors to say why before it answers that they do not. */
+#define ADMIN_REASON_US 1000000u
+
+/*
+ * Status of a cluster whose acceptors are fixed (membership-alpha 0): who answers, who
+ * withholds its votes, and the log's generation, from the acceptors' state messages. Within
+ * ADMIN_REASON_US: a cluster that refuses to vote says so in its state messages.
+ */
+static void fixed_status(struct admin *a, paxos_time now)
+{
+	uint32_t heard = live(a),
+		 all = a->cfg.acceptors >= 32 ? UINT32_MAX : (1u << a->cfg.acceptors) - 1;
+	bool settle = now - a->started >= (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 + 100000;
+	if (!settle || (heard != all && now - a->started < ADMIN_REASON_US))
+		return;
+	if (!heard) {
+		fprintf(stderr,
+			"%s: no acceptor answered within %u ms: none runs, or none is heard here\n",
+			program, ADMIN_REASON_US / 1000);
+		finish(a, 1);
+		return;
+	}
+	char ids[128];
+	members_text(all, ids, sizeof(ids));
+	printf("acceptors %s (quorum %u), fixed (membership-alpha 0)\n", ids,
+	       a->cfg.acceptors / 2 + 1);
+	members_text(heard, ids, sizeof(ids));
+	printf("acceptors answering: %s; log generation %llu\n", ids,
+	       (unsigned long long)paxos_node_generation(a->node));
+	print_withheld(a, stdout);
+	fflush(stdout);
+	uint32_t voting = heard & ~withholding(a);
+	finish(a, (uint32_t)__builtin_popcount(voting) > a->cfg.acceptors / 2 ? 0 : 1);
+}
+
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct admin *a = arg;
 	paxos_time now = now_us();
+	if (a->cfg.membership_alpha == 0) {
+		fixed_status(a, now);
+		return;
+	}
 	/* Asked again as long as it runs: the answers also say when a change is in force. */
 	if (paxos_node_query_membership(a->node) != PAXOS_OK || paxos_node_failed(a->node)) {
 		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
@@ -299,6 +360,11 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (!a->asked) {
+		/* A cluster that refuses to vote may never settle the answer: say why at once. */
+		if (!a->told_withheld && now - a->started >= ADMIN_REASON_US && withholding(a)) {
+			a->told_withheld = true;
+			print_withheld(a, stderr);
+		}
 		if (!caught_up(a, now))
 			return;
 		if (a->op == 0) {
@@ -389,6 +455,14 @@ static int parse_address(const char *text, struct paxos_endpoint *e)
 	}
 	e->port = (uint16_t)port;
 	return 0;
+}
+
+static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
 }
 
 static int parse_command(struct admin *a, int argc, char **argv)
@@ -496,7 +570,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (a.cfg.membership_alpha == 0) {
+	if (a.cfg.membership_alpha == 0 && a.op != 0) {
 		fprintf(
 		    stderr,
 		    "%s: %s: membership-alpha is 0: the acceptors and proposers are fixed (README, "
@@ -504,6 +578,9 @@ int main(int argc, char **argv)
 		    program, config);
 		return 1;
 	}
+	/* Fixed acceptors: their state messages, heard by a learner that follows the head. */
+	if (a.cfg.membership_alpha == 0)
+		a.cfg.learner_start = PAXOS_START_FROM_CURRENT;
 	if (a.op == 1 && a.kind == PAXOS_MEMBERSHIP_ADDRESS &&
 	    a.cfg.transport != PAXOS_TRANSPORT_UNICAST) {
 		fprintf(stderr,
@@ -518,7 +595,9 @@ int main(int argc, char **argv)
 	char err[512] = "cannot create an event loop";
 	a.base = event_base_new();
 	a.node = a.base ? paxos_node_new(a.base, &a.cfg, err, sizeof(err)) : NULL;
-	if (!a.node || paxos_node_query_membership(a.node) != PAXOS_OK) {
+	if (!a.node || (a.cfg.membership_alpha
+			    ? paxos_node_query_membership(a.node)
+			    : paxos_node_add_learner(a.node, ignore_value, NULL)) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
 		return 1;
 	}

@@ -107,6 +107,15 @@ static void write_delivery(void *arg, uint32_t partition, paxos_iid iid, uint32_
 	paxos_runner_write_value(o->file, iid, v);
 }
 
+/* The acceptors began a new log: its instances are numbered from 1 again, so the output says
+ * so before the first of them ("new log GENERATION"). */
+static void write_new_log(void *arg, uint64_t generation)
+{
+	struct output *o = arg;
+	fprintf(o->file, "new log %llu\n", (unsigned long long)generation);
+	fflush(o->file);
+}
+
 /* Deliveries are written through stdio's buffer and flushed this often, so readers of the
  * file see them soon without a write per value. */
 #define OUTPUT_FLUSH_MS 100
@@ -136,7 +145,8 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 			"                     (default: recover it; never use on a live member)\n");
 	if (has_output)
 		fprintf(out,
-			"  -o, --output FILE  write each delivered value as 'IID HEX' lines\n");
+			"  -o, --output FILE  write each delivered value as 'IID HEX' lines, and\n"
+			"                     'new log G' where the acceptors began a new log\n");
 	fprintf(out, "      --partitions LIST\n"
 		     "                     host only these partitions (\"0,2-3\"; default: all\n"
 		     "                     of paxos.conf partitions)\n");
@@ -409,6 +419,9 @@ static int host_partitions(const struct paxos_runner_spec *spec, struct event_ba
 		first = false;
 	}
 	paxos_config_free(part);
+	for (uint32_t p = 0; status == 0 && out->file && p < cfg->partitions; p++)
+		if (paxos_partitions_node(group, p))
+			paxos_node_on_new_log(paxos_partitions_node(group, p), write_new_log, out);
 	if (status == 0 && (spec->roles & PAXOS_HOST_LEARNER) && out->file &&
 	    paxos_partitions_add_learner(group, write_delivery, out) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", spec->program, paxos_partitions_error(group));

@@ -227,7 +227,23 @@ struct paxos_acceptor_membership {
 	 * id below proposers, each asked for its ballots instead of all of 0 .. proposers - 1
 	 * (answers from others are not counted). 0: all of them. */
 	uint32_t proposer_set;
+	/** The generation of the log this store serves, or, amnesiac, the highest one an
+	 * earlier life voted in, as kept beside the store (0: none). The driver keeps
+	 * paxos_acceptor_generation() there before any vote of a new one leaves: when every
+	 * acceptor lost the log, the new one is named above all those kept (acceptor/recovery.c).
+	 */
+	uint64_t generation;
+	/** Ticks on which an older duplicate's hellos (echoing this incarnation) must be heard,
+	 * within twice as many ticks from the first, before this acceptor stops; 0 or 1: the
+	 * first such hello stops it. Without datagram authentication anyone can send a hello, so
+	 * one datagram must not stop a healthy member: the node asks for
+	 * PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED then. */
+	uint32_t duplicate_ticks;
 };
+
+/** paxos_acceptor_membership.duplicate_ticks without an auth-key-file: a duplicate that runs
+ * says hello every tick, a single forged datagram does not. */
+#define PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED 3u
 
 /** Starts hellos (and recovery, when amnesiac). Without it an acceptor votes from the start
  * and sends no hellos, as the unit tests want. Returns PAXOS_E_INVALID for bad numbers. */
@@ -238,6 +254,17 @@ PAXOS_API int paxos_acceptor_join(struct paxos_acceptor *a,
 PAXOS_API bool paxos_acceptor_recovering(const struct paxos_acceptor *a);
 /** Once it recovered: the highest instance reported; it promises only above it. */
 PAXOS_API paxos_iid paxos_acceptor_floor(const struct paxos_acceptor *a);
+/** The generation of the log it votes in (while recovering: the one it was joined with). */
+PAXOS_API uint64_t paxos_acceptor_generation(const struct paxos_acceptor *a);
+/** How an acceptor's recovery came to the log it votes in. */
+enum paxos_acceptor_log {
+	PAXOS_ACCEPTOR_LOG_JOINED = 0, /**< it serves the log the others answered for */
+	PAXOS_ACCEPTOR_LOG_FIRST = 1,  /**< a first start: nothing was accepted anywhere */
+	PAXOS_ACCEPTOR_LOG_LOST = 2,   /**< every acceptor had lost the log: a new one began */
+};
+/** How its recovery came to its log (a first start, or a new one after every acceptor lost
+ * the old one, or joined). */
+PAXOS_API enum paxos_acceptor_log paxos_acceptor_began_log(const struct paxos_acceptor *a);
 /** Once it recovered: the highest ballot reported; it votes for nothing at or below it. */
 PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 
@@ -253,6 +280,10 @@ PAXOS_API void paxos_acceptor_set_age(struct paxos_acceptor *a, uint64_t age_us)
 /** Whether that acceptor runs now (it answered our hello) and started after this one: it stops
  * by itself. */
 PAXOS_API bool paxos_acceptor_duplicate_newer(const struct paxos_acceptor *a);
+
+/** How many ticks an older duplicate was heard on so far, while that is fewer than
+ * paxos_acceptor_membership.duplicate_ticks (0: none heard, or it stops us already). */
+PAXOS_API uint32_t paxos_acceptor_duplicate_older_heard(const struct paxos_acceptor *a);
 
 /** What a recovering acceptor still waits for; all zero once it recovered. */
 struct paxos_acceptor_recovery_wait {

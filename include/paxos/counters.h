@@ -33,14 +33,20 @@
 	X(phase1_timeout_us, "phase 1 timeout now, microseconds (a level, not a count)")           \
 	X(phase2_timeout_us, "phase 2 timeout now, microseconds (a level, not a count)")           \
 	X(pending_dropped, "client values dropped: pending list full")                             \
+	X(refusals_sent, "refusals sent: the leader told submitters it dropped values (full)")     \
+	X(refusals_heard, "refusals heard from a full leader: submits held back a while")          \
+	X(submits_refused, "values paxos_node_submit refused: the leader said it was full")        \
 	X(phase2_waited_phase1, "values that waited for phase 1 to complete")                      \
 	X(values_proposed, "client values sent in phase 2")                                        \
 	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \
 	X(skips_proposed, "skips proposed: idle leader closing an instance (learner-merge)")       \
 	X(flow_control_holds, "new instances held back: values in flight or learner backlog")      \
+	X(congestion_cuts, "phase 2 window halved: an accept timed out (congestion)")              \
+	X(phase2_window, "instances phase 2 may hold at once now (a level, not a count)")          \
 	X(values_requeued, "client values pushed back to the pending list")                        \
 	X(values_settled, "queued client values dropped: delivered already (proposed elsewhere)")  \
 	X(leader_changes, "leadership changes seen by this proposer")                              \
+	X(quorum_losses, "times this proposer heard no acceptor quorum and stood out of election") \
 	X(rejects_received, "rejects received")                                                    \
 	X(rejects_sent, "rejects sent")                                                            \
 	X(promises_sent, "promises sent")                                                          \
@@ -54,6 +60,7 @@
 	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \
 	X(votes_withheld, "prepares and accepts not answered: acceptor recovering lost state")     \
 	X(recoveries, "times this acceptor recovered from lost state and voted again")             \
+	X(new_logs_begun, "new logs this acceptor began: every acceptor had lost the log")         \
 	X(duplicate_acceptors, "hellos from another acceptor with this id (a newer one stops)")    \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
@@ -70,6 +77,7 @@
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
 	X(instances_skipped_known, "instances skipped: chosen elsewhere, taken over past them")    \
+	X(new_logs, "times this learner moved to a new log (generation) and restarted at 1")       \
 	X(own_accepts_learned, "accepts a leader's learner took in process, not from the network") \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \
 	X(membership_changes, "acceptor or proposer set changes chosen (membership-alpha)")        \

@@ -36,12 +36,22 @@ struct paxos_election_options {
 	uint32_t partition;
 	/** The proposers that may lead at first (paxos_election_set_members()); 0: every one. */
 	uint32_t members;
+	/** Check-quorum: a proposer that has heard from no quorum of the acceptor set in force
+	 * for this long (microseconds) is out: it leads nothing, sends no heartbeats (so the
+	 * others expire it) and counts itself dead, until it hears a quorum within it again. The
+	 * oracle's order (or manual election) still stands: nobody would take over from it.
+	 * 0: off, a proposer always counts itself alive. */
+	paxos_time quorum_timeout;
+	/** The acceptors at first, one bit per id (paxos_election_set_acceptors()); 0: none
+	 * (check-quorum then never lets this proposer lead). */
+	uint32_t acceptors;
 };
 
 /**
- * Every proposer is presumed alive at creation (as if just heard), so a starting cluster
- * agrees on the lowest id at once instead of each proposer leading until it hears the
- * others. The first leader is paxos_election_leader(); changed is not called for it.
+ * Every proposer and every acceptor is presumed alive at creation (as if just heard), so a
+ * starting cluster agrees on the lowest id at once instead of each proposer leading until it
+ * hears the others, and a proposer is eligible for a quorum timeout before it must have heard
+ * a quorum. The first leader is paxos_election_leader(); changed is not called for it.
  * NULL on bad options or no memory.
  */
 PAXOS_API struct paxos_election *paxos_election_new(const struct paxos_election_options *o,
@@ -55,8 +65,14 @@ PAXOS_API void paxos_election_free(struct paxos_election *e);
 PAXOS_API void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m,
 				     paxos_time now);
 
+/** Acceptor id was heard from (any message it sent that reached this proposer): what
+ * check-quorum counts. Cheap while this proposer is eligible; when it is out, this may make it
+ * eligible again and change the leader. Ids from PAXOS_MAX_ACCEPTORS on are ignored. */
+PAXOS_API void paxos_election_heard_acceptor(struct paxos_election *e, uint32_t id, paxos_time now);
+
 /** Call often (a fraction of the interval): sends our heartbeat, carrying next_iid (the lowest
- * instance our learner has not delivered), when one is due, and expires silent proposers. */
+ * instance our learner has not delivered), when one is due and this proposer is eligible,
+ * expires silent proposers, and puts this one out when it has heard no quorum. */
 PAXOS_API void paxos_election_tick(struct paxos_election *e, paxos_time now, paxos_iid next_iid,
 				   const struct paxos_emitter *out);
 
@@ -71,6 +87,22 @@ PAXOS_API void paxos_election_set_members(struct paxos_election *e, uint32_t mem
 /** The set paxos_election_set_members() gave last (UINT32_MAX: every proposer). */
 PAXOS_API uint32_t paxos_election_members(const struct paxos_election *e);
 
+/** The acceptors whose quorum check-quorum asks for, one bit per id: the acceptor set of
+ * the configuration in force. An acceptor new to the set counts as heard when it joins. */
+PAXOS_API void paxos_election_set_acceptors(struct paxos_election *e, uint32_t acceptors,
+					    paxos_time now);
+
+/** Whether this proposer may lead and sends heartbeats: always without check-quorum, else
+ * while it has heard a quorum of the acceptors within the quorum timeout (as of the last
+ * call that took a time). */
+PAXOS_API bool paxos_election_eligible(const struct paxos_election *e);
+
+/** Whether no quorum of the acceptors was heard within the quorum timeout at time now (false
+ * without check-quorum): the next call that takes now puts this proposer out, or keeps it out.
+ * A driver whose process may have stalled reads what waits for it first: what the acceptors
+ * sent meanwhile is there, unread. */
+PAXOS_API bool paxos_election_quorum_lost(const struct paxos_election *e, paxos_time now);
+
 /** The proposer this one takes for the leader now. */
 PAXOS_API uint32_t paxos_election_leader(const struct paxos_election *e);
 /** Whether this proposer is the leader now. */
@@ -81,7 +113,8 @@ PAXOS_API bool paxos_election_is_leader(const struct paxos_election *e);
  * followed while the set leaves it out: the members elect meanwhile. */
 PAXOS_API bool paxos_election_forced(const struct paxos_election *e);
 
-/** Whether proposer id counts as alive at time now (this proposer always does). */
+/** Whether proposer id counts as alive at time now (this proposer does while it is
+ * eligible, paxos_election_eligible()). */
 PAXOS_API bool paxos_election_alive(const struct paxos_election *e, uint32_t id, paxos_time now);
 
 /** The next_iid the last heartbeat of proposer id carried (0: none heard). */

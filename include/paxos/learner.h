@@ -54,6 +54,15 @@ typedef void (*paxos_instances_trimmed_fn)(void *arg, paxos_iid from, paxos_iid 
 typedef void (*paxos_instance_fetched_fn)(void *arg, paxos_iid iid, int status,
 					  const struct paxos_value *value);
 
+/**
+ * Called when the acceptors began a new log (a higher generation, reported by a quorum of
+ * them) after this learner delivered from another: every acceptor had lost the old one (a
+ * whole memory cluster restarted). The learner drops what it held and delivers the new log
+ * from its instance 1, whose numbers the old log used too: what the application built from
+ * the old log is not continued by it.
+ */
+typedef void (*paxos_new_log_fn)(void *arg, uint64_t generation);
+
 /** Repair (PAXOS_MSG_REPAIR): a learner stalled for PAXOS_REPAIR_AFTER hole checks asks the
  * leader to run its first missing instances again (at most PAXOS_REPAIR_SPAN from the next
  * to deliver), and again every PAXOS_REPAIR_EVERY hole checks while it stays stalled. */
@@ -87,7 +96,9 @@ struct paxos_learner_options {
 	/** Told of instances trimmed before they were learned; may be NULL: the instances are
 	 * skipped all the same. */
 	paxos_instances_trimmed_fn trimmed;
-	void *trimmed_arg; /**< trimmed's first argument, not owned */
+	void *trimmed_arg;        /**< trimmed's first argument, not owned */
+	paxos_new_log_fn new_log; /**< told of a new log; may be NULL: it begins all the same */
+	void *new_log_arg;        /**< new_log's first argument, not owned */
 	/** NULL: the acceptors are ids 0 .. acceptors - 1, for good. Else the configuration
 	 * history (paxos/membership.h), not owned: the learner applies every value it delivers
 	 * to it (before the deliver callback), decides each instance with the members and
@@ -123,6 +134,9 @@ enum paxos_learner_event_kind {
 	/** Instances iid..to can no longer be learned and were skipped (see
 	 * paxos_instances_trimmed_fn); value is empty. */
 	PAXOS_LEARNER_TRIMMED = 2,
+	/** The acceptors began a new log, of generation generation (see paxos_new_log_fn):
+	 * nothing held from the old one is delivered, and delivery starts at iid (1). */
+	PAXOS_LEARNER_NEW_LOG = 3,
 };
 
 /** One thing a learner step decided. */
@@ -139,6 +153,8 @@ struct paxos_learner_event {
 	 * its value at this ballot knows it is its own without comparing bytes
 	 * (paxos_proposer_delivered_ballot()). */
 	paxos_ballot ballot;
+	/** The generation of the log the event belongs to (NEW_LOG: the new one). */
+	uint64_t generation;
 };
 
 /**
@@ -216,6 +232,10 @@ PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
  * Instances closed above it are delivered at once, through the callbacks as
  * paxos_learner_handle() does (paxos_learner_step_skip_to() puts them in a ready instead). */
 PAXOS_API void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first);
+
+/** The generation of the log it delivers: the highest one a quorum of acceptors reported
+ * (0 while none did). */
+PAXOS_API uint64_t paxos_learner_generation(const struct paxos_learner *l);
 
 /** Highest instance the acceptors report having accepted (accepted messages, and each
  * acceptor's last state, which replaces its earlier reports); 0 if none. */

@@ -36,7 +36,8 @@ enum paxos_msg_type {
 	PAXOS_MSG_CONFIG_INFO = 18,  /**< acceptor -> learners: the answer */
 	PAXOS_MSG_CONFIG_PUSH =
 	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
-	PAXOS_MSG_TYPE_MAX = 19 /**< the highest type */
+	PAXOS_MSG_REFUSED = 20, /**< leader -> learners: its pending list is full */
+	PAXOS_MSG_TYPE_MAX = 20 /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -77,6 +78,7 @@ struct paxos_accepted {
 	uint32_t acceptor_id;     /**< the acceptor that accepted */
 	bool final;               /**< the sender knows value is the one chosen */
 	bool valueless;           /**< value is left out: (iid, ballot) names it */
+	uint64_t generation;      /**< the log it belongs to (paxos_acceptor_generation) */
 };
 
 /** An acceptor refuses a prepare or accept; ballot is its promise: the ballot to beat. */
@@ -107,6 +109,8 @@ struct paxos_acceptor_state {
 	uint32_t acceptor_id;       /**< the reporting acceptor */
 	paxos_iid highest_accepted; /**< 0: nothing accepted yet */
 	paxos_iid trim_iid;         /**< 0: nothing trimmed */
+	uint64_t generation;        /**< the log it serves (paxos_acceptor_generation) */
+	bool recovering;            /**< it withholds its votes: it recovers lost state */
 };
 
 /** A value a client submits to the proposers (one paxos_node_submit()). */
@@ -118,6 +122,24 @@ struct paxos_client_value {
 struct paxos_trimmed {
 	uint32_t acceptor_id; /**< the acceptor that trimmed */
 	paxos_iid iid;        /**< its trim point */
+	uint64_t generation;  /**< the log it trimmed */
+};
+
+/** Most value hashes one PAXOS_MSG_REFUSED carries. */
+#define PAXOS_REFUSED_HASHES_MAX 128
+
+/**
+ * A leader dropped client values: its pending list was full. It says so to the learners group,
+ * where submitters listen (a client hosts a learner), so that they hold new values back for a
+ * while (paxos_node_submit() returns PAXOS_E_FULL) instead of sending more into a full pipe,
+ * and send the dropped ones again when it has room, rather than after a timeout. A value is
+ * named by paxos_value_hash() of its bytes.
+ */
+struct paxos_refused {
+	uint32_t proposer_id;      /**< the leader that dropped them */
+	uint32_t dropped;          /**< values it dropped since it last said so */
+	struct paxos_value hashes; /**< up to PAXOS_REFUSED_HASHES_MAX of their hashes, 8 bytes
+				      each, little-endian (fewer than dropped: the rest unnamed) */
 };
 
 /** A proposer is alive (leader election, paxos/election.h). */
@@ -150,6 +172,8 @@ struct paxos_acceptor_hello {
 	uint64_t age;  /**< since this acceptor started (us; ticks if not told): the later start is
 			  younger */
 	uint64_t echo; /**< the incarnation of another acceptor with this id last heard, or 0 */
+	uint64_t generation; /**< the log it serves; recovering, the highest one an earlier life
+				of it voted in (0: none) */
 };
 
 /** A recovering acceptor asks the proposers for the highest ballot they used. */
@@ -169,6 +193,9 @@ struct paxos_recover_info {
 					acceptor) or sent an accept for (a proposer) */
 	paxos_ballot highest_ballot; /**< the highest ballot it promised (an acceptor, since its
 					start) or used (a proposer) */
+	uint64_t generation;         /**< an acceptor's: the log it serves (0 from a proposer) */
+	bool founder; /**< an acceptor's: the recovering one held nothing when this log began (its
+			 hello of this incarnation said it recovered then), so it joins at once */
 };
 
 /** A process asks the acceptors for the configuration history in force (membership-alpha):
@@ -225,6 +252,7 @@ struct paxos_message {
 		struct paxos_config_ask config_ask;
 		struct paxos_config_info config_info;
 		struct paxos_config_push config_push;
+		struct paxos_refused refused;
 	} u; /**< the message, in the member named like its type */
 };
 

@@ -102,6 +102,14 @@ PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first
 PAXOS_API void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trimmed,
 				     void *arg);
 
+/** Calls @p new_log(@p arg, generation) when the node's learner, having delivered from one
+ * log, hears a quorum of acceptors serve a new one (paxos_new_log_fn): every acceptor had lost
+ * the old log, as when a whole memory cluster restarts, and began a new log, whose instances
+ * are numbered from 1 again. Delivery goes on from the new log's instance 1 after the call;
+ * the application drops or keeps apart what it built from the old log. The node also logs it
+ * and counts it (new_logs). */
+PAXOS_API void paxos_node_on_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg);
+
 /** Called with the proposer's id when a leader's first instance is delivered. */
 typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
 
@@ -119,6 +127,18 @@ typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
 PAXOS_API void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader,
 					void *arg);
 
+/** Called with the paxos_value_hash() of client values the leader dropped (its pending list
+ * was full, PAXOS_MSG_REFUSED): @p count of them, borrowed for the call. */
+typedef void (*paxos_refused_fn)(void *arg, const uint64_t *hashes, size_t count);
+
+/** Calls @p refused(@p arg, hashes, count) when the leader says it dropped values (flow
+ * control): this node's among them should be submitted again, with the same bytes, once
+ * paxos_node_submit() stops returning PAXOS_E_FULL; the others are other submitters'. Values
+ * the leader dropped but could not name (more than it names at once) are not reported: a
+ * resubmit timeout still covers them. Needs a node that hears the learners group (one with a
+ * learner). */
+PAXOS_API void paxos_node_on_refused(struct paxos_node *n, paxos_refused_fn refused, void *arg);
+
 /** snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to @p iid.
  * Unreliable like paxos_node_submit(); repeat it now and then. Returns PAXOS_OK or
  * PAXOS_E_INVALID (@p iid 0). */
@@ -128,8 +148,11 @@ PAXOS_API int paxos_node_trim(struct paxos_node *n, paxos_iid iid);
  * Atomic broadcast, thesis 3.2.2: sends @p len bytes at @p value to the proposers without
  * blocking and without any guarantee; learn the value to know it was delivered. The bytes are
  * copied before it returns. Any node may submit, also one that hosts no role. Returns PAXOS_OK,
- * PAXOS_E_INVALID for a NULL value with a non-zero length, or PAXOS_E_TOO_BIG when len exceeds
- * paxos_config_max_value(); on error nothing is sent and paxos_node_error() says why.
+ * PAXOS_E_INVALID for a NULL value with a non-zero length, PAXOS_E_TOO_BIG when len exceeds
+ * paxos_config_max_value(), or PAXOS_E_FULL for a few milliseconds after the leader said its
+ * pending list was full (flow control, PAXOS_MSG_REFUSED; heard by a node with a learner):
+ * submit the value again later rather than send more into a full pipe. On error nothing is sent
+ * and paxos_node_error() says why.
  */
 PAXOS_API int paxos_node_submit(struct paxos_node *n, const void *value, size_t len);
 
@@ -252,6 +275,14 @@ PAXOS_API int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
  * id. Unauthenticated clusters: anyone can send one. */
 PAXOS_API uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms);
 
+/** Of paxos_node_acceptors_heard(@p within_ms), the acceptors whose last state message said
+ * they withhold their votes: they recover lost state (paxos_acceptor_recovery_wait; their logs
+ * say what they wait for). While a quorum of them does, no value is chosen. */
+PAXOS_API uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, uint32_t within_ms);
+
+/** Learner: the generation of the log it delivers (0 while it has heard none). */
+PAXOS_API uint64_t paxos_node_generation(const struct paxos_node *n);
+
 /** The former name of paxos_node_submit(), kept for programs written against 0.1.
  * @deprecated Use paxos_node_submit(). */
 PAXOS_API int paxos_submit(struct paxos_node *n, const void *value, size_t len);
@@ -280,6 +311,10 @@ PAXOS_API int paxos_node_role_id(const struct paxos_node *n, enum paxos_role rol
 PAXOS_API uint32_t paxos_node_leader(const struct paxos_node *n);
 /** Proposer: the highest ballot it prepared with. */
 PAXOS_API paxos_ballot paxos_node_ballot(const struct paxos_node *n);
+/** Whether this node's proposer hears a quorum of the acceptors, as check-quorum asks
+ * (paxos.conf): one that does not leads nothing and sends no heartbeats. Always true with
+ * check-quorum no; false when the node hosts no proposer. */
+PAXOS_API bool paxos_node_quorum_heard(const struct paxos_node *n);
 /** Proposer: the client values in its pending list. */
 PAXOS_API uint32_t paxos_node_pending(const struct paxos_node *n);
 /** Proposer: the instances of its window in use (paxos_proposer_window_in_use()). */

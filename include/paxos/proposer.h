@@ -172,6 +172,12 @@ PAXOS_API int paxos_proposer_change_proposers(struct paxos_proposer *p, uint32_t
 /** Whether a membership change asked of this proposer is not chosen yet. */
 PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
 
+/** The acceptors began a new log (its learner said so: PAXOS_LEARNER_NEW_LOG), whose instances
+ * are numbered from 1 again: the window starts over there, the client values held in it go
+ * back to the pending list, and a leader runs phase 1 again from instance 1. */
+PAXOS_API void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
+				      const struct paxos_emitter *out);
+
 /** A leader that may lack the values clients sent before it led (it followed lean, or just
  * started) makes itself known to the learners: unless values wait in its list, it closes its
  * next instance with a skip as soon as phase 1 allows, so that every learner delivers an
@@ -179,6 +185,20 @@ PAXOS_API bool paxos_proposer_change_pending(const struct paxos_proposer *p);
  * before (paxos_node_on_new_leader()). One instance per call; ignored when not leading. */
 PAXOS_API void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,
 				       const struct paxos_emitter *out);
+
+/**
+ * The value of the accept this proposer sent for @p iid at @p ballot, while its instance still
+ * holds it under that accept (so not after a retry at a higher ballot, a new value or the
+ * instance's release). Borrowed: valid until the proposer's next call. Lets a driver hand an
+ * accept to a learner later than it was emitted without copying the value.
+ * @return true, with @p v set, when the proposer holds it.
+ */
+PAXOS_API bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid,
+					   paxos_ballot ballot, struct paxos_value *v);
+
+/** The 64-bit hash a proposer names a client value by (PAXOS_MSG_REFUSED): of its @p len
+ * bytes at @p data. */
+PAXOS_API uint64_t paxos_value_hash(const void *data, size_t len);
 
 /** Values waiting in the pending list. */
 PAXOS_API uint32_t paxos_proposer_pending(const struct paxos_proposer *p);

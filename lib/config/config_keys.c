@@ -59,6 +59,7 @@ const struct config_key config_keys[] = {
     /* The timeout must exceed the interval: checked once the whole file is read. */
     {"heartbeat-interval-ms", KEY_U32, FIELD(heartbeat_interval_ms), 1, 600000, "20", NULL},
     {"heartbeat-timeout-ms", KEY_U32, FIELD(heartbeat_timeout_ms), 1, 600000, "100", NULL},
+    {"check-quorum", KEY_BOOL, FIELD(check_quorum), 0, 0, "yes", NULL},
     {"proposer-window", KEY_U32, FIELD(proposer_window), 1, 65536, "128", NULL},
     {"proposer-concurrency", KEY_U32, FIELD(proposer_concurrency), 1, 65536, "64", NULL},
     {"pending-list-size", KEY_U32, FIELD(pending_size), 1, 1048576, "4096", NULL},

@@ -80,4 +80,12 @@ void paxos_election_options_from_config(struct paxos_election_options *o,
 	o->manual = cfg->election == PAXOS_ELECTION_MANUAL;
 	o->manual_leader = cfg->leader;
 	o->partition = cfg->partition;
+	o->acceptors = cfg->acceptors >= 32 ? UINT32_MAX : (1u << cfg->acceptors) - 1;
+	/* Two acceptor reports (every acceptor-repeat-ms, to the proposers group too) fit in the
+	 * window, so one lost report does not put a proposer out, plus the slack of a heartbeat
+	 * timeout that the proposers give each other for late timers: an idle cluster on a busy
+	 * machine keeps its leader. */
+	if (cfg->check_quorum)
+		o->quorum_timeout =
+		    ((paxos_time)cfg->acceptor_repeat_ms * 2 + cfg->heartbeat_timeout_ms) * 1000;
 }

@@ -49,6 +49,8 @@ struct paxos_config {
 	uint32_t merge_skip_ms; /* learner-merge: an idle leader proposes a skip this often */
 	uint32_t leader;        /* manual election: the proposer that leads at start */
 	enum paxos_election_mode election;
+	/* A proposer hearing no acceptor quorum steps down (paxos/election.h). */
+	bool check_quorum;
 	uint32_t heartbeat_interval_ms; /* proposers multicast a heartbeat this often */
 	uint32_t heartbeat_timeout_ms;  /* a proposer not heard for this long is dead */
 	uint32_t proposer_window;       /* instances with phase 1 pre-executed (3.7.1) */

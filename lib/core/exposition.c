@@ -134,6 +134,7 @@ static const struct {
 } levels[] = {
     {"phase1_timeout_us", "phase1_timeout_seconds", "phase 1 timeout now, seconds", true},
     {"phase2_timeout_us", "phase2_timeout_seconds", "phase 2 timeout now, seconds", true},
+    {"phase2_window", "phase2_window", "instances phase 2 may hold at once now", false},
     {"membership_configuration", "membership_configuration",
      "the newest acceptor configuration chosen (1: paxos.conf's)", false},
     {"membership_members", "membership_members", "its acceptors, one bit per id", false},

@@ -55,7 +55,7 @@ static void emit_final(struct paxos_serializer *s, paxos_iid iid, struct paxos_v
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
 	m.u.accepted =
-	    (struct paxos_accepted){iid, SERIALIZER_BALLOT, v, SERIALIZER_ID, true, false};
+	    (struct paxos_accepted){iid, SERIALIZER_BALLOT, v, SERIALIZER_ID, true, false, 0};
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	s->counters->accepteds_sent++;
 }
@@ -90,7 +90,7 @@ static int repeat(struct paxos_serializer *s, const struct paxos_repeat *r,
 	paxos_iid from = r->from ? r->from : 1, trim = s->st->ops->trim_iid(s->st);
 	if (from <= trim) {
 		struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
-		m.u.trimmed = (struct paxos_trimmed){SERIALIZER_ID, trim};
+		m.u.trimmed = (struct paxos_trimmed){SERIALIZER_ID, trim, 0};
 		paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 		from = trim + 1;
 	}
@@ -158,8 +158,9 @@ int paxos_serializer_tick(struct paxos_serializer *s, const struct paxos_emitter
 	if (s->failed)
 		return s->failed;
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
-	m.u.acceptor_state =
-	    (struct paxos_acceptor_state){SERIALIZER_ID, s->next - 1, s->st->ops->trim_iid(s->st)};
+	m.u.acceptor_state = (struct paxos_acceptor_state){.acceptor_id = SERIALIZER_ID,
+							   .highest_accepted = s->next - 1,
+							   .trim_iid = s->st->ops->trim_iid(s->st)};
 	paxos_emit(out, PAXOS_GROUP_LEARNERS, &m);
 	return PAXOS_OK;
 }

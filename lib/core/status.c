@@ -75,6 +75,8 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "config_info";
 	case PAXOS_MSG_CONFIG_PUSH:
 		return "config_push";
+	case PAXOS_MSG_REFUSED:
+		return "refused";
 	}
 	return "unknown";
 }
@@ -102,6 +104,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_ACCEPTOR_STATE:
 	case PAXOS_MSG_TRIMMED:
 	case PAXOS_MSG_CONFIG_INFO:
+	case PAXOS_MSG_REFUSED:
 		return PAXOS_GROUP_LEARNERS;
 	case PAXOS_MSG_CLIENT_VALUE:
 		return PAXOS_GROUP_SUBMIT;
@@ -176,6 +179,9 @@ bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id)
 		return true;
 	case PAXOS_MSG_CONFIG_PUSH:
 		*id = m->u.config_push.proposer_id;
+		return true;
+	case PAXOS_MSG_REFUSED:
+		*id = m->u.refused.proposer_id;
 		return true;
 	default:
 		return false;

@@ -41,6 +41,10 @@ static size_t add_levels(const struct paxos_node *n, enum paxos_role role, uint3
 			   role, id, leader);
 		k += gauge(out + k, "proposer_leading", "1 while this proposer leads, else 0", role,
 			   id, leader == id);
+		k += gauge(out + k, "proposer_quorum",
+			   "1 while it hears an acceptor quorum, else 0: out of the election "
+			   "(check-quorum)",
+			   role, id, paxos_node_quorum_heard(n));
 		k += gauge(out + k, "proposer_ballot", "the highest ballot it prepared with", role,
 			   id, paxos_node_ballot(n));
 		k += gauge(out + k, "proposer_pending_values",
@@ -58,6 +62,9 @@ static size_t add_levels(const struct paxos_node *n, enum paxos_role role, uint3
 		k += gauge(out + k, "learner_seen_instance",
 			   "the highest instance the acceptors report accepted", role, id,
 			   paxos_node_highest_seen(n));
+		k += gauge(out + k, "learner_log_generation",
+			   "the generation of the log it delivers (a new log restarts at 1)", role,
+			   id, paxos_node_generation(n));
 	} else if (role == PAXOS_ROLE_ACCEPTOR) {
 		k += gauge(out + k, "acceptor_accepted_instance",
 			   "the highest instance its store holds an accepted value of", role, id,

@@ -29,6 +29,11 @@
 /* Idle keep-alive connections (a scraper keeps one open between scrapes) are closed after
  * this long; a scrape interval is usually 15 to 60 s. */
 #define IDLE_TIMEOUT_S 120
+/* A request must arrive whole within this long of its first byte, or of the connection's
+ * opening: a scraper sends its request at once. evhttp's timeout restarts with each byte read,
+ * so without this a client sending one byte now and then (slowloris) holds its connection for
+ * ever. */
+#define REQUEST_TIMEOUT_S 5
 /* Requests are a line and a few headers: anything bigger is not a scraper. */
 #define MAX_HEADERS 8192
 /* GET and HEAD carry no body: a request with more than this is refused (413), not read. */
@@ -40,10 +45,18 @@
 #define ACCEPT_LOG_PERIOD_S 10
 /* Connections open at once: a scraper keeps one, so this is plenty; each holds a descriptor
  * the node needs for its own work, so a quarter of the descriptors if that is fewer. At the
- * cap the listener rests until one closes: the others wait in the kernel's queue. */
+ * cap a new connection closes the one whose deadline comes first: resting until one closes
+ * would let connections that never finish a request keep every newcomer, /health's too, in
+ * the kernel's queue. */
 #define MAX_CONNS 64
 #define MIN_CONNS 4
-/* How often the connections evhttp has freed are counted out, while any is open. */
+/* A connection this young is not closed to make room: its client, maybe slowed down by a busy
+ * host, gets this long to send its request. At the cap the listener rests until one is older,
+ * so connections that never finish a request take at most the cap every this long, and a
+ * newcomer waits in the kernel's queue behind at most the cap of them. */
+#define GRACE_MS 250
+/* How often the connections evhttp has freed are counted out, and those past their deadline
+ * closed, while any is open. */
 #define SWEEP_MS 100
 
 struct paxos_metrics {
@@ -53,17 +66,63 @@ struct paxos_metrics {
 	uint32_t node_count;
 	struct evconnlistener *listener;
 	struct event *rest; /* re-enables the listener */
+	bool cap_rest;      /* rest is for the cap: over once a connection closes */
 	char where[64];     /* ADDRESS:PORT, for the log */
 	time_t logged_at;   /* the last accept error line */
 	uint64_t unlogged;  /* accept errors since */
-	/* Each connection's bufferevent, with a reference of ours: evhttp 2.1 says nothing when
-	 * it frees a connection, but freeing clears the callbacks, which the sweep sees. */
-	struct bufferevent *conns[MAX_CONNS];
+	struct conn {
+		/* With a reference of ours: evhttp 2.1 says nothing when it frees a
+		 * connection, but freeing clears the callbacks, which the sweep sees. NULL: a
+		 * free slot (slots stay put: the input's callback points at its own). */
+		struct bufferevent *bev;
+		struct evbuffer_cb_entry *watch; /* on the input: a request begins */
+		int64_t deadline_ms; /* closed then, unless a request is served before */
+		bool begun;          /* bytes of a request not served yet arrived */
+		uint64_t seq;        /* the order of opening: ties at the cap */
+		int64_t opened_ms;   /* see GRACE_MS */
+	} conns[MAX_CONNS];
 	unsigned open, max_open;
+	uint64_t opened;
 	struct event *sweep;
 	time_t full_logged_at;  /* the last line about the cap */
 	uint64_t full_unlogged; /* times at the cap since */
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A request's first bytes: it has REQUEST_TIMEOUT_S to arrive whole. */
+static void on_input(struct evbuffer *input, const struct evbuffer_cb_info *info, void *arg)
+{
+	(void)input;
+	struct conn *c = arg;
+	if (info->n_added == 0 || c->begun)
+		return;
+	c->begun = true;
+	int64_t by = now_ms() + REQUEST_TIMEOUT_S * 1000;
+	if (by < c->deadline_ms)
+		c->deadline_ms = by;
+}
+
+/* A request arrived whole and is being answered: the connection may idle, kept alive, until
+ * the next (already begun if pipelined). */
+static void served(struct paxos_metrics *m, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	for (unsigned i = 0; bev && i < MAX_CONNS; i++) {
+		struct conn *c = &m->conns[i];
+		if (c->bev != bev)
+			continue;
+		c->begun = evbuffer_get_length(bufferevent_get_input(bev)) > 0;
+		c->deadline_ms = now_ms() + (c->begun ? REQUEST_TIMEOUT_S : IDLE_TIMEOUT_S) * 1000;
+		return;
+	}
+}
 
 static void reply(struct evhttp_request *req, int code, const char *reason,
 		  const char *content_type, struct evbuffer *body)
@@ -89,6 +148,7 @@ static void reply_text(struct evhttp_request *req, int code, const char *reason,
 static void on_metrics(struct evhttp_request *req, void *arg)
 {
 	struct paxos_metrics *m = arg;
+	served(m, req);
 	struct paxos_sample *samples =
 	    calloc(metrics_sample_room() * m->node_count, sizeof(*samples));
 	struct evbuffer *body = evbuffer_new();
@@ -115,6 +175,7 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 static void on_health(struct evhttp_request *req, void *arg)
 {
 	struct paxos_metrics *m = arg;
+	served(m, req);
 	const struct paxos_node *failed = NULL;
 	for (uint32_t i = 0; i < m->node_count && !failed; i++)
 		if (paxos_node_failed(m->nodes[i]))
@@ -134,7 +195,7 @@ static void on_health(struct evhttp_request *req, void *arg)
 
 static void on_other(struct evhttp_request *req, void *arg)
 {
-	(void)arg;
+	served(arg, req);
 	reply_text(req, HTTP_NOTFOUND, "Not Found", "not found: try /metrics or /health\n");
 }
 
@@ -154,10 +215,11 @@ static struct paxos_metrics *server_of(const struct evhttp *http)
 	return m;
 }
 
-/* The listener accepts while there is room and it is not resting after EMFILE. */
+/* The listener accepts unless it is resting: after EMFILE, or at the cap until a connection is
+ * past its grace (a new connection then makes room). */
 static void listen_if_room(struct paxos_metrics *m)
 {
-	if (m->open < m->max_open && !evtimer_pending(m->rest, NULL))
+	if (!evtimer_pending(m->rest, NULL))
 		evconnlistener_enable(m->listener);
 	else
 		evconnlistener_disable(m->listener);
@@ -167,32 +229,100 @@ static void on_rest_over(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	listen_if_room(arg);
+	struct paxos_metrics *m = arg;
+	m->cap_rest = false;
+	listen_if_room(m);
 }
 
-/* Drops our reference to the connections evhttp has freed (their callbacks are cleared): the
- * last reference closes the descriptor. */
+/* Drops our reference to a connection: the last one closes the descriptor. */
+static void release(struct paxos_metrics *m, struct conn *c)
+{
+	evbuffer_remove_cb_entry(bufferevent_get_input(c->bev), c->watch);
+	bufferevent_decref(c->bev);
+	c->bev = NULL;
+	m->open--;
+}
+
+/* Whether evhttp still has the connection; if so, the connection (evhttp gives a
+ * connection's bufferevent the connection as its callbacks' argument: the only handle on one
+ * that has not sent a whole request yet). */
+static bool held(const struct conn *c, struct evhttp_connection **evcon)
+{
+	bufferevent_data_cb r, w;
+	bufferevent_event_cb e;
+	void *arg;
+	bufferevent_getcb(c->bev, &r, &w, &e, &arg);
+	*evcon = arg;
+	return r || w || e;
+}
+
+/* Closes a connection evhttp still has and releases it. */
+static void close_conn(struct paxos_metrics *m, struct conn *c)
+{
+	struct evhttp_connection *evcon;
+	if (held(c, &evcon))
+		evhttp_connection_free(evcon);
+	release(m, c);
+}
+
+/* Releases the connections evhttp has freed and closes those past their deadline. */
 static void on_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct paxos_metrics *m = arg;
-	for (unsigned i = 0; i < m->open;) {
-		bufferevent_data_cb r, w;
-		bufferevent_event_cb e;
-		bufferevent_getcb(m->conns[i], &r, &w, &e, NULL);
-		if (r || w || e) {
-			i++;
+	int64_t now = now_ms();
+	for (unsigned i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &m->conns[i];
+		struct evhttp_connection *evcon;
+		if (!c->bev)
 			continue;
-		}
-		bufferevent_decref(m->conns[i]);
-		m->conns[i] = m->conns[--m->open];
+		if (!held(c, &evcon))
+			release(m, c);
+		else if (now >= c->deadline_ms)
+			close_conn(m, c);
 	}
 	if (m->open) {
 		struct timeval every = {0, SWEEP_MS * 1000};
 		evtimer_add(m->sweep, &every);
 	}
+	if (m->cap_rest && m->open < m->max_open) {
+		evtimer_del(m->rest);
+		m->cap_rest = false;
+	}
 	listen_if_room(m);
+}
+
+/* At the cap: closes the connection whose deadline comes first, the oldest of those, among
+ * those past GRACE_MS (the listener rests until there is one), to make room. A client served a
+ * moment ago, or just arrived, is closed last. */
+static void make_room(struct paxos_metrics *m, int64_t now)
+{
+	struct conn *first = NULL;
+	for (int pass = 0; pass < 2 && !first; pass++)
+		for (unsigned i = 0; i < MAX_CONNS; i++) {
+			struct conn *c = &m->conns[i];
+			if (!c->bev || (pass == 0 && now - c->opened_ms < GRACE_MS))
+				continue;
+			if (!first || c->deadline_ms < first->deadline_ms ||
+			    (c->deadline_ms == first->deadline_ms && c->seq < first->seq))
+				first = c;
+		}
+	if (!first)
+		return;
+	close_conn(m, first);
+	time_t wall = time(NULL);
+	if (m->full_logged_at != 0 && wall - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
+		m->full_unlogged++;
+		return;
+	}
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: metrics %s: %u connections open, the most it serves at once: each new "
+		   "one closes the one nearest its deadline (%llu more times in the last %d s)",
+		   m->where, m->open + 1, (unsigned long long)m->full_unlogged,
+		   ACCEPT_LOG_PERIOD_S);
+	m->full_logged_at = wall;
+	m->full_unlogged = 0;
 }
 
 /* Each accepted connection's bufferevent, made here to be counted (evhttp sets its socket);
@@ -200,31 +330,47 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 static struct bufferevent *on_connection(struct event_base *base, void *arg)
 {
 	struct paxos_metrics *m = arg;
+	int64_t now = now_ms();
 	if (m->open >= m->max_open)
-		return NULL; /* unreachable: the listener rests at the cap */
+		make_room(m, now);
+	struct conn *c = NULL;
+	for (unsigned i = 0; i < MAX_CONNS && !c; i++)
+		if (!m->conns[i].bev)
+			c = &m->conns[i];
+	if (!c)
+		return NULL; /* unreachable: room was made */
 	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (!bev)
 		return NULL;
+	c->watch = evbuffer_add_cb(bufferevent_get_input(bev), on_input, c);
+	if (!c->watch) {
+		bufferevent_free(bev);
+		return NULL;
+	}
 	bufferevent_incref(bev);
-	m->conns[m->open++] = bev;
+	c->bev = bev;
+	c->begun = true; /* the request is due from now */
+	c->deadline_ms = now + REQUEST_TIMEOUT_S * 1000;
+	c->seq = m->opened++;
+	c->opened_ms = now;
+	m->open++;
 	if (!evtimer_pending(m->sweep, NULL)) {
 		struct timeval every = {0, SWEEP_MS * 1000};
 		evtimer_add(m->sweep, &every);
 	}
-	if (m->open < m->max_open)
-		return bev;
-	evconnlistener_disable(m->listener);
-	time_t now = time(NULL);
-	if (m->full_logged_at != 0 && now - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
-		m->full_unlogged++;
-		return bev;
+	/* At the cap: rest until a connection is past its grace (at least until the loop's next
+	 * turn, so that those accepted have their request read first). */
+	if (m->open >= m->max_open && !evtimer_pending(m->rest, NULL)) {
+		int64_t oldest = now;
+		for (unsigned i = 0; i < MAX_CONNS; i++)
+			if (m->conns[i].bev && m->conns[i].opened_ms < oldest)
+				oldest = m->conns[i].opened_ms;
+		int64_t wait = oldest + GRACE_MS > now ? oldest + GRACE_MS - now : 0;
+		struct timeval rest = {wait / 1000, (wait % 1000) * 1000};
+		evtimer_add(m->rest, &rest);
+		m->cap_rest = true;
+		evconnlistener_disable(m->listener);
 	}
-	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: metrics %s: %u connections open, the most it serves at once: not "
-		   "accepting until one closes (%llu more times in the last %d s)",
-		   m->where, m->open, (unsigned long long)m->full_unlogged, ACCEPT_LOG_PERIOD_S);
-	m->full_logged_at = now;
-	m->full_unlogged = 0;
 	return bev;
 }
 
@@ -250,6 +396,7 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
 	if (exhausted) {
 		struct timeval rest = {ACCEPT_REST_MS / 1000, (ACCEPT_REST_MS % 1000) * 1000};
 		evtimer_add(m->rest, &rest);
+		m->cap_rest = false;
 		listen_if_room(m);
 	}
 	time_t now = time(NULL);
@@ -350,8 +497,9 @@ void paxos_metrics_free(struct paxos_metrics *m)
 	pthread_mutex_unlock(&servers_lock);
 	if (m->http)
 		evhttp_free(m->http); /* frees its connections: ours are the last references */
-	for (unsigned i = 0; i < m->open; i++)
-		bufferevent_decref(m->conns[i]);
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (m->conns[i].bev)
+			release(m, &m->conns[i]);
 	if (m->rest)
 		event_free(m->rest);
 	if (m->sweep)

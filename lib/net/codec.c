@@ -16,18 +16,18 @@
 /* Fields per message array, the type included; indexed by type. */
 static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
-    [PAXOS_MSG_ACCEPTED] = 6,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
-    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 4, [PAXOS_MSG_CLIENT_VALUE] = 2,
-    [PAXOS_MSG_TRIMMED] = 3,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
-    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 6, [PAXOS_MSG_RECOVER_ASK] = 3,
-    [PAXOS_MSG_RECOVER_INFO] = 7, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
-    [PAXOS_MSG_CONFIG_PUSH] = 4,
+    [PAXOS_MSG_ACCEPTED] = 7,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
+    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 2,
+    [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
+    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
+    [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
+    [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
 };
 
 #define HEADER_FIELDS 4u
 
 /* The widest array we ever decode; bounds what msgpack allocates per object. */
-#define MAX_FIELDS 7u
+#define MAX_FIELDS 9u
 
 /* ---- encoding ---- */
 
@@ -44,6 +44,14 @@ static int append(void *data, const char *bytes, size_t n)
 		memcpy(e->buf + e->len, bytes, n);
 	e->len += n;
 	return 0;
+}
+
+static void pack_bool(msgpack_packer *pk, bool b)
+{
+	if (b)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
 }
 
 static void pack_value(msgpack_packer *pk, const struct paxos_value *v)
@@ -77,6 +85,12 @@ static bool config_push_ok(const struct paxos_config_push *c)
 {
 	return c->proposer_id < PAXOS_MAX_PROPOSERS && c->history.len > 0 &&
 	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
+}
+
+static bool refused_ok(const struct paxos_refused *r)
+{
+	return r->proposer_id < PAXOS_MAX_PROPOSERS && value_ok(&r->hashes) &&
+	       r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
 }
 
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
@@ -120,6 +134,8 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.trimmed.acceptor_id < PAXOS_MAX_ACCEPTORS;
 	case PAXOS_MSG_HEARTBEAT:
 		return m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS;
+	case PAXOS_MSG_REFUSED:
+		return refused_ok(&m->u.refused);
 	case PAXOS_MSG_LEADER:
 		return m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 		       m->u.leader.leader_id == PAXOS_LEADER_AUTO;
@@ -156,10 +172,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		else
 			pack_value(pk, &m->u.accepted.value);
 		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
-		if (m->u.accepted.final)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
+		pack_bool(pk, m->u.accepted.final);
+		msgpack_pack_uint64(pk, m->u.accepted.generation);
 		break;
 	case PAXOS_MSG_REJECT:
 		msgpack_pack_uint64(pk, m->u.reject.iid);
@@ -183,6 +197,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_false(pk);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.generation);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
 		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
@@ -195,6 +210,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
+		msgpack_pack_uint64(pk, m->u.recover_info.generation);
+		pack_bool(pk, m->u.recover_info.founder);
 		break;
 	case PAXOS_MSG_TRIM:
 		msgpack_pack_uint64(pk, m->u.trim.iid);
@@ -203,6 +220,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.generation);
+		pack_bool(pk, m->u.acceptor_state.recovering);
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		pack_value(pk, &m->u.client_value.value);
@@ -210,6 +229,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_TRIMMED:
 		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.trimmed.iid);
+		msgpack_pack_uint64(pk, m->u.trimmed.generation);
 		break;
 	case PAXOS_MSG_HEARTBEAT:
 		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
@@ -217,6 +237,11 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		break;
+	case PAXOS_MSG_REFUSED:
+		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
+		msgpack_pack_uint32(pk, m->u.refused.dropped);
+		pack_value(pk, &m->u.refused.hashes);
 		break;
 	case PAXOS_MSG_CONFIG_ASK:
 		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
@@ -522,7 +547,8 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[2], &m->u.accepted.ballot) &&
 		       get_accepted_value(&f[3], buf, len, &m->u.accepted) &&
 		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
-		       get_bool(&f[5], &m->u.accepted.final);
+		       get_bool(&f[5], &m->u.accepted.final) &&
+		       get_u64(&f[6], &m->u.accepted.generation);
 	case PAXOS_MSG_REJECT:
 		return get_u64(&f[1], &m->u.reject.iid) && get_u64(&f[2], &m->u.reject.ballot) &&
 		       get_acceptor_id(&f[3], &m->u.reject.acceptor_id);
@@ -537,7 +563,8 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[2], &m->u.acceptor_hello.incarnation) &&
 		       get_bool(&f[3], &m->u.acceptor_hello.recovering) &&
 		       get_u64(&f[4], &m->u.acceptor_hello.age) &&
-		       get_u64(&f[5], &m->u.acceptor_hello.echo);
+		       get_u64(&f[5], &m->u.acceptor_hello.echo) &&
+		       get_u64(&f[6], &m->u.acceptor_hello.generation);
 	case PAXOS_MSG_RECOVER_ASK:
 		return get_acceptor_id(&f[1], &m->u.recover_ask.acceptor_id) &&
 		       get_u64(&f[2], &m->u.recover_ask.incarnation);
@@ -548,18 +575,23 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[4], &m->u.recover_info.incarnation) &&
 		       get_u64(&f[5], &m->u.recover_info.highest_iid) &&
 		       get_u64(&f[6], &m->u.recover_info.highest_ballot) &&
+		       get_u64(&f[7], &m->u.recover_info.generation) &&
+		       get_bool(&f[8], &m->u.recover_info.founder) &&
 		       recover_info_ok(&m->u.recover_info);
 	case PAXOS_MSG_TRIM:
 		return get_u64(&f[1], &m->u.trim.iid);
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		return get_acceptor_id(&f[1], &m->u.acceptor_state.acceptor_id) &&
 		       get_u64(&f[2], &m->u.acceptor_state.highest_accepted) &&
-		       get_u64(&f[3], &m->u.acceptor_state.trim_iid);
+		       get_u64(&f[3], &m->u.acceptor_state.trim_iid) &&
+		       get_u64(&f[4], &m->u.acceptor_state.generation) &&
+		       get_bool(&f[5], &m->u.acceptor_state.recovering);
 	case PAXOS_MSG_CLIENT_VALUE:
 		return get_value(&f[1], buf, len, &m->u.client_value.value);
 	case PAXOS_MSG_TRIMMED:
 		return get_acceptor_id(&f[1], &m->u.trimmed.acceptor_id) &&
-		       get_u64(&f[2], &m->u.trimmed.iid);
+		       get_u64(&f[2], &m->u.trimmed.iid) &&
+		       get_u64(&f[3], &m->u.trimmed.generation);
 	case PAXOS_MSG_HEARTBEAT:
 		return get_u32(&f[1], &m->u.heartbeat.proposer_id) &&
 		       m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS &&
@@ -568,6 +600,11 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		return get_u32(&f[1], &m->u.leader.leader_id) &&
 		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
+	case PAXOS_MSG_REFUSED:
+		return get_u32(&f[1], &m->u.refused.proposer_id) &&
+		       get_u32(&f[2], &m->u.refused.dropped) &&
+		       get_value(&f[3], buf, len, &m->u.refused.hashes) &&
+		       refused_ok(&m->u.refused);
 	case PAXOS_MSG_CONFIG_ASK:
 		return get_u64(&f[1], &m->u.config_ask.nonce);
 	case PAXOS_MSG_CONFIG_INFO:

@@ -17,9 +17,11 @@
  * out (nil), learners take it from the accept. 4: an acceptor hello carries its age and echoes a
  * duplicate's incarnation (duplicates are told apart without wall clocks). 5: the auth-key-file
  * tag is a nonce and an XChaCha20-Poly1305 authenticator (lib/net/auth.h), 40 bytes in place of
- * 16 of keyed BLAKE2b. Nodes of different
+ * 16 of keyed BLAKE2b. 6: accepted, acceptor state, trimmed and hellos carry the log's
+ * generation, recovery answers it and whether the asker founded that log, acceptor states
+ * whether votes are withheld. Nodes of different
  * versions drop each other's datagrams as malformed (and say so: paxos_decode_version). */
-#define PAXOS_WIRE_VERSION 5u
+#define PAXOS_WIRE_VERSION 6u
 
 /* Bytes a datagram needs besides its values: header plus one message's fields. Values up
  * to max_datagram - PAXOS_WIRE_OVERHEAD (less PAXOS_AUTH_TAG_BYTES with a key) always fit in

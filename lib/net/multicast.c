@@ -33,7 +33,8 @@ struct multicast {
 	int recv_fd[PAXOS_GROUP_COUNT];
 	struct event *recv_ev[PAXOS_GROUP_COUNT];
 	bool lazy[PAXOS_GROUP_COUNT];
-	uint8_t *rx_buf; /* READ_BATCH datagrams of max_datagram bytes */
+	bool ignored[PAXOS_GROUP_COUNT]; /* left: see mc_set_ignored */
+	uint8_t *rx_buf;                 /* READ_BATCH datagrams of max_datagram bytes */
 	struct mmsghdr rx_hdr[READ_BATCH];
 	struct iovec rx_iov[READ_BATCH];
 	struct sockaddr_in rx_from[READ_BATCH];
@@ -111,12 +112,16 @@ static int mc_set_lazy(struct paxos_transport *t, enum paxos_group g, bool lazy)
 	return event_add(m->recv_ev[g], NULL) == 0 ? PAXOS_OK : PAXOS_E_NOMEM;
 }
 
-/* The kernel's smallest receive buffer holds a datagram or two: the rest is dropped unread. */
+/* An ignored group is left: the kernel hands the socket nothing, where a full buffer would
+ * drop (and count, in the host's receive errors) every datagram of the group. */
 static int mc_set_ignored(struct paxos_transport *t, enum paxos_group g, bool ignored)
 {
 	struct multicast *m = of(t);
-	if (m->recv_fd[g] >= 0)
-		paxos_transport_receive_buffer(m->recv_fd[g], ignored ? 0 : m->cfg.socket_buffer);
+	if (m->recv_fd[g] < 0 || m->ignored[g] == ignored)
+		return PAXOS_OK;
+	if (paxos_transport_member(m->recv_fd[g], &m->cfg, g, !ignored) != 0)
+		return PAXOS_E_IO;
+	m->ignored[g] = ignored;
 	return PAXOS_OK;
 }
 

@@ -89,11 +89,25 @@ int paxos_transport_receiver(const struct paxos_config *cfg, enum paxos_group gr
 			 (unsigned)ntohs(addr.sin_port));
 		return fail(fd, what, err, errlen);
 	}
-	struct ip_mreq mreq = {.imr_multiaddr = addr.sin_addr,
-			       .imr_interface = cfg->multicast_interface};
-	if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) < 0)
+	/* Only what this socket joined: by default Linux hands a socket every group any socket
+	 * of the host joined on its port, so one that leaves its group (paxos_transport_member)
+	 * would go on receiving, and dropping, while another process is a member. */
+	int all = 0;
+	(void)setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &all, sizeof(all));
+	if (paxos_transport_member(fd, cfg, group, true) != 0)
 		return fail(fd, "IP_ADD_MEMBERSHIP", err, errlen);
 	return fd;
+}
+
+int paxos_transport_member(int fd, const struct paxos_config *cfg, enum paxos_group group,
+			   bool member)
+{
+	struct sockaddr_in addr;
+	paxos_transport_address(cfg, group, &addr);
+	struct ip_mreq mreq = {.imr_multiaddr = addr.sin_addr,
+			       .imr_interface = cfg->multicast_interface};
+	return setsockopt(fd, IPPROTO_IP, member ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, &mreq,
+			  sizeof(mreq));
 }
 
 int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct sockaddr_in *at,

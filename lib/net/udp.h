@@ -27,6 +27,10 @@ int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct 
  * where the process may (CAP_NET_ADMIN). */
 void paxos_transport_receive_buffer(int fd, uint32_t bytes);
 
+/* Joins (member) or leaves the multicast group a receiver socket is bound to; 0 or -1 (errno). */
+int paxos_transport_member(int fd, const struct paxos_config *cfg, enum paxos_group group,
+			   bool member);
+
 /* A sender's address as one number (address and port), never 0 for a real sender: the
  * transports' paxos_rx_datagram.origin. */
 static inline uint64_t paxos_udp_origin(const struct sockaddr_in *a)

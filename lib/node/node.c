@@ -182,6 +182,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_serializer_free(n->acceptor.serializer);
 	paxos_storage_destroy(n->storage);
 	paxos_proposer_free(n->proposer.core);
+	free(n->proposer.own_deferred);
 	paxos_epoch_store_destroy(n->proposer.epoch.store);
 	paxos_election_free(n->proposer.election);
 	paxos_learner_free(n->learner.core);
@@ -378,6 +379,12 @@ void paxos_node_on_trimmed(struct paxos_node *n, paxos_instances_trimmed_fn trim
 	n->learner.app.trimmed_arg = arg;
 }
 
+void paxos_node_on_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg)
+{
+	n->learner.app.new_log = new_log;
+	n->learner.app.new_log_arg = arg;
+}
+
 void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_leader, void *arg)
 {
 	n->learner.app.new_leader = new_leader;
@@ -410,33 +417,6 @@ int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn delive
 }
 
 /* ---- application interface ---- */
-
-int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	if (!n || (!value && len)) {
-		if (n)
-			node_set_error(n, "paxos_node_submit: value is NULL");
-		return PAXOS_E_INVALID;
-	}
-	if (len > n->max_value) {
-		node_set_error(
-		    n,
-		    "paxos_node_submit: value of %zu bytes exceeds the maximum of %u bytes "
-		    "(max-datagram %u)",
-		    len, n->max_value, n->cfg.max_datagram);
-		return PAXOS_E_TOO_BIG;
-	}
-	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
-	m.u.client_value.value.data = value;
-	m.u.client_value.value.len = (uint32_t)len;
-	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
-	return PAXOS_OK;
-}
-
-int paxos_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	return paxos_node_submit(n, value, len);
-}
 
 const char *paxos_node_error(const struct paxos_node *n)
 {
@@ -511,6 +491,11 @@ uint32_t paxos_node_leader(const struct paxos_node *n)
 				    : PAXOS_MAX_PROPOSERS;
 }
 
+bool paxos_node_quorum_heard(const struct paxos_node *n)
+{
+	return n->proposer.election && paxos_election_eligible(n->proposer.election);
+}
+
 paxos_ballot paxos_node_ballot(const struct paxos_node *n)
 {
 	return n->proposer.core ? paxos_proposer_ballot(n->proposer.core) : 0;
@@ -566,6 +551,11 @@ uint32_t paxos_node_partition(const struct paxos_node *n, uint32_t *count)
 paxos_iid paxos_node_next_iid(const struct paxos_node *n)
 {
 	return n->learner.core ? paxos_learner_next_iid(n->learner.core) : 0;
+}
+
+uint64_t paxos_node_generation(const struct paxos_node *n)
+{
+	return n->learner.core ? paxos_learner_generation(n->learner.core) : 0;
 }
 
 /* The learner's answer, unpacked like a delivery (see deliver_batch). */

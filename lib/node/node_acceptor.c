@@ -54,6 +54,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	    .proposers = n->cfg.proposers,
 	    .incarnation = random_incarnation(),
 	    .recovery_ticks = PAXOS_RECOVERY_WAIT_MS / n->cfg.acceptor_repeat_ms + 1,
+	    /* A tagged hello comes from a key holder; an untagged one from anyone. */
+	    .duplicate_ticks = n->cfg.auth_key_file[0] ? 1 : PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED,
 	};
 	char err[512];
 	if (!memory &&
@@ -64,6 +66,17 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 		node_set_error(n, "acceptor %u: %s", id, err);
 		return PAXOS_E_IO;
 	}
+	/* The generation of the log it voted in last, whatever the storage (see
+	 * acceptor/recovery.c): a new log is named above every acceptor's. */
+	if (paxos_storage_dir(&n->cfg, id, n->acceptor.generation_dir,
+			      sizeof(n->acceptor.generation_dir)) != PAXOS_OK ||
+	    paxos_generation_read(n->acceptor.generation_dir, &m.generation, err, sizeof(err)) !=
+		PAXOS_OK) {
+		node_set_error(n, "acceptor %u: %s", id,
+			       n->acceptor.generation_dir[0] ? err : "storage-path too long");
+		return PAXOS_E_IO;
+	}
+	n->acceptor.generation = m.generation;
 	/* A store that recovered before and accepted nothing since is still that store: its
 	 * promises are in it and its fence beside it (--fresh deletes both). */
 	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
@@ -159,6 +172,19 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		node_fail(n, rc, "acceptor storage");
 		return;
 	}
+	/* An older duplicate heard, not yet on enough ticks to stop this one: said loudly, since
+	 * it is either a second process with this id or a forged hello. */
+	uint32_t older = paxos_acceptor_duplicate_older_heard(n->acceptor.core);
+	if (older > n->acceptor.older_heard_logged)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: acceptor %u: a hello says another acceptor %u (incarnation %llu) "
+		    "runs since before this one (incarnation %llu); unauthenticated, so this "
+		    "one stops only if that goes on for %u ticks (heard on %u)",
+		    id, id, (unsigned long long)paxos_acceptor_duplicate(n->acceptor.core),
+		    (unsigned long long)n->acceptor.incarnation,
+		    PAXOS_DUPLICATE_TICKS_UNAUTHENTICATED, older);
+	n->acceptor.older_heard_logged = older;
 	const struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	/* A newer duplicate: it stops by itself, this one says so. (An older one makes this one
 	 * stop: see above.) */
@@ -186,11 +212,29 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	n->acceptor.recovering = false;
 	paxos_iid floor = paxos_acceptor_floor(n->acceptor.core);
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor.core);
-	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu",
-		   id, (unsigned long long)floor, (unsigned long long)fence);
-	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
+	uint64_t generation = paxos_acceptor_generation(n->acceptor.core);
 	char err[512];
+	/* Kept before any vote of it leaves (they go at the end of this round). */
+	if (generation != n->acceptor.generation) {
+		if (paxos_generation_write(n->acceptor.generation_dir, generation, err,
+					   sizeof(err)) != PAXOS_OK) {
+			node_fail(n, PAXOS_E_IO, err);
+			return;
+		}
+		n->acceptor.generation = generation;
+	}
+	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: acceptor %u: every acceptor lost the log of generation %llu, "
+			   "the proposers ran before: began a new log, generation %llu, from "
+			   "instance 1; learners that delivered the old log are told so",
+			   id, (unsigned long long)generation - 1, (unsigned long long)generation);
+	paxos_logf(PAXOS_LOG_INFO,
+		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu "
+		   "(log generation %llu)",
+		   id, (unsigned long long)floor, (unsigned long long)fence,
+		   (unsigned long long)generation);
+	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
 	if (n->acceptor.store_dir[0] &&
 	    paxos_recovery_fence_write(n->acceptor.store_dir, floor, fence, err, sizeof(err)) !=
 		PAXOS_OK)
@@ -276,7 +320,10 @@ void node_acceptor_waiting(struct paxos_node *n)
 		    w.proposers_silent ? " nor from a proposer" : "",
 		    w.proposers_silent > 1 ? "s" : "");
 		uint32_t others = w.acceptors_silent | w.acceptors_recovering;
-		if (w.acceptors_answered == 0 && w.acceptors_recovering == others && others != 0)
+		/* Without a changing membership a new log begins by itself (acceptor/recovery.c).
+		 */
+		if (n->membership && w.acceptors_answered == 0 &&
+		    w.acceptors_recovering == others && others != 0)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
 			    "paxos: acceptor %u: every other acceptor recovers too, and the "

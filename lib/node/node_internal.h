@@ -115,6 +115,8 @@ struct node_app {
 	/* paxos_node_on_new_leader, and who proposed what the learner delivered */
 	paxos_new_leader_fn new_leader;
 	void *new_leader_arg;
+	paxos_new_log_fn new_log; /* paxos_node_on_new_log */
+	void *new_log_arg;
 	struct leadership leadership;
 	paxos_iid learner_start; /* 0: as configured */
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
@@ -129,9 +131,12 @@ struct node_acceptor {
 	bool restoring; /* recovered, not yet restored (paxos_acceptor_restored) */
 	uint64_t incarnation;
 	uint64_t duplicates_logged;
-	uint64_t ticks;      /* for the pace of the waiting lines */
-	paxos_time started;  /* when it joined: its age in hellos */
-	char store_dir[300]; /* a durable acceptor's store: where its recovery fence is kept */
+	uint32_t older_heard_logged; /* an older duplicate heard on so many ticks, logged */
+	uint64_t ticks;              /* for the pace of the waiting lines */
+	paxos_time started;          /* when it joined: its age in hellos */
+	char store_dir[300];      /* a durable acceptor's store: where its recovery fence is kept */
+	char generation_dir[300]; /* where its generation is kept, whatever its storage */
+	uint64_t generation;      /* the one kept there */
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -231,6 +236,8 @@ struct node_proposer {
 	struct paxos_election *election;
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
+	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
+	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
 	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
 	 * not lead, reading neither the clients' values nor the log until it takes over. */
@@ -240,6 +247,14 @@ struct node_proposer {
 	 * learner's ready after this round's flush, outside the proposer's step. */
 	bool own_accepts;
 	bool own_learned;
+	/* Own accepts emitted while the learner's ready was being run (a closed instance lets
+	 * the proposer assign the next one): the learner takes them once it advanced, each
+	 * looked up again in the proposer (paxos_proposer_accept_value), so no value is copied. */
+	struct own_accept {
+		paxos_iid iid;
+		paxos_ballot ballot;
+	} * own_deferred;
+	uint32_t own_deferred_head, own_deferred_count, own_deferred_cap;
 };
 
 /* The node's learner (node_learner.c): the core, where its results go, and when a lazy one
@@ -249,6 +264,7 @@ struct node_learner {
 	struct node_app app;
 	bool learn_due; /* lazy learner: read the learners group after this round's flush */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
+	uint32_t acceptor_withholds; /* per id: its last state said it withholds its votes */
 };
 
 /* The node's side of the transport (node_io.c, node_screen.c, node_tx.c): the datagrams it
@@ -267,6 +283,17 @@ struct node_net {
 	struct origin_table origins;
 	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
 	struct paxos_counters counters;
+};
+
+/* The submit path's flow control (node_submit.c): until when paxos_node_submit() holds values
+ * back because the leader said it dropped some (PAXOS_MSG_REFUSED), how long the last hold
+ * was, and whom to tell which values were dropped. */
+struct node_submit {
+	paxos_time held_until;
+	paxos_time hold;
+	paxos_refused_fn refused;
+	void *refused_arg;
+	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
 };
 
 struct paxos_node {
@@ -297,6 +324,7 @@ struct paxos_node {
 	struct node_acceptor acceptor;
 	struct node_proposer proposer;
 	struct node_learner learner;
+	struct node_submit submit;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -346,6 +374,9 @@ int node_set_learner_reading(struct paxos_node *n);
  * the acceptors group again; a lean follower reads the whole log again (the application needs
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
+void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, paxos_time now);
+void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
+bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
@@ -437,6 +468,9 @@ void node_learner_run(struct paxos_node *n);
 /* After each call into the election: acts on a change of leader (the proposer leads or
  * stops, a lean follower takes over or follows). */
 void node_election_run(struct paxos_node *n);
+/* A message on the proposers group: one from an acceptor shows this proposer still hears it
+ * (check-quorum, paxos/election.h). */
+void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

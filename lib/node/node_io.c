@@ -117,11 +117,14 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	/* A leader's learner hears its own accepts here (node_proposer.c, own_accepts); what they
 	 * close is run after the flush, not inside the proposer's step that emits them. */
 	if (n->proposer.own_accepts && o->role == PAXOS_ROLE_PROPOSER &&
-	    m->type == PAXOS_MSG_ACCEPT &&
-	    paxos_learner_step(n->learner.core, m, paxos_now(),
-			       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
-		n->proposer.own_learned = true;
-		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+	    m->type == PAXOS_MSG_ACCEPT) {
+		if (paxos_learner_step(n->learner.core, m, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
+			n->proposer.own_learned = true;
+			n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+		} else {
+			node_own_accept_defer(n, &m->u.accept);
+		}
 	}
 	node_schedule_flush(n);
 }
@@ -131,6 +134,11 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
 		     paxos_time now)
 {
+	/* What reaches the proposer's own group counts, not what its learner hears elsewhere:
+	 * a proposer whose promises and rejects cannot reach it leads no better for that. The
+	 * acceptors' periodic state comes here for this alone. */
+	if (g == PAXOS_GROUP_PROPOSERS)
+		node_election_heard(n, m, now);
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
@@ -170,9 +178,18 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			node_membership_on_info(n, m, now);
 			break;
 		}
+		if (m->type == PAXOS_MSG_REFUSED) {
+			node_submit_refused(n, &m->u.refused, now);
+			break;
+		}
 		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
-		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS)
+		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS) {
+			uint32_t bit = 1u << m->u.acceptor_state.acceptor_id;
 			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
+			n->learner.acceptor_withholds = m->u.acceptor_state.recovering
+							    ? n->learner.acceptor_withholds | bit
+							    : n->learner.acceptor_withholds & ~bit;
+		}
 		if (n->learner.core)
 			node_learn(n, m, now);
 		break;

@@ -116,6 +116,22 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 		n->learner.app.trimmed(n->learner.app.trimmed_arg, from, to);
 }
 
+/* The acceptors began a new log: said before anything of it is delivered. A proposer that
+ * ran through the change starts its window over at the new log's instance 1 too. */
+static void new_log(struct paxos_node *n, uint64_t generation)
+{
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: learner: the acceptors began a new log (generation %llu): every one "
+		   "of them had lost the old log; delivering the new log from instance 1",
+		   (unsigned long long)generation);
+	n->learner.app.leadership = (struct leadership){0};
+	if (n->proposer.core)
+		paxos_proposer_new_log(n->proposer.core, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->learner.app.new_log)
+		n->learner.app.new_log(n->learner.app.new_log_arg, generation);
+}
+
 static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
 {
 	if (n->proposer.core)
@@ -132,7 +148,7 @@ static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value
 /* The one straight line of the learner's path: each event of the step's ready goes to the
  * proposer, the acceptor and the application, in the order the learner decided them; then
  * the learner advances (the values stay valid until then). */
-void node_learner_run(struct paxos_node *n)
+static void run_ready(struct paxos_node *n)
 {
 	struct paxos_learner_ready rd;
 	if (!paxos_learner_ready(n->learner.core, &rd))
@@ -149,9 +165,22 @@ void node_learner_run(struct paxos_node *n)
 		case PAXOS_LEARNER_TRIMMED:
 			trimmed(n, e->iid, e->to);
 			break;
+		case PAXOS_LEARNER_NEW_LOG:
+			new_log(n, e->generation);
+			break;
 		}
 	}
 	paxos_learner_advance(n->learner.core);
+}
+
+/* A leader's closed instances free phase 2 slots, and the accepts its proposer emits for them
+ * meanwhile reach the learner only now (node_own_accept_replay): under load nearly all of them,
+ * and a learner without them would ask the acceptors to repeat every value to every learner. */
+void node_learner_run(struct paxos_node *n)
+{
+	do
+		run_ready(n);
+	while (node_own_accept_replay(n));
 }
 
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)

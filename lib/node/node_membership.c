@@ -167,6 +167,10 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 {
 	if (!n->membership || !n->proposer.election)
 		return;
+	/* Check-quorum asks for a quorum of the acceptors in force. */
+	paxos_election_set_acceptors(n->proposer.election,
+				     paxos_membership_members(n->membership, next), paxos_now());
+	node_election_run(n);
 	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
 	uint32_t before = paxos_election_members(n->proposer.election) & node_proposer_ids(n);
 	uint32_t given = node_membership_election_set(n, next);
@@ -500,6 +504,11 @@ uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_
 		if (n->learner.acceptor_heard[i] && now - n->learner.acceptor_heard[i] <= window)
 			heard |= 1u << i;
 	return heard;
+}
+
+uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, uint32_t within_ms)
+{
+	return n ? paxos_node_acceptors_heard(n, within_ms) & n->learner.acceptor_withholds : 0;
 }
 
 const struct paxos_membership *paxos_node_membership(const struct paxos_node *n)

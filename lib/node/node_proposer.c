@@ -5,6 +5,7 @@
  * leader's learner taking its own accepts. The other roles' set-up is node.c's.
  */
 #include <paxos/epoch.h>
+#include <stdlib.h>
 #include <paxos/options.h>
 #include "log_line.h"
 #include "node_internal.h"
@@ -19,12 +20,29 @@ static paxos_iid first_undelivered(const struct paxos_node *n)
 	return first ? first : 1;
 }
 
+/* Before a tick puts a proposer out for want of a quorum: a process that stalled (descheduled
+ * on a busy host, stopped) finds the acceptors' state of meanwhile waiting unread on the
+ * proposers group, and the timer may run first. What waits is read, then judged. */
+static void quorum_read(struct paxos_node *n)
+{
+	if (!paxos_election_eligible(n->proposer.election) ||
+	    !paxos_election_quorum_lost(n->proposer.election, paxos_now()))
+		return;
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int k = 0;
+	     k < 64 && !n->failed &&
+	     n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_PROPOSERS) >= batch;
+	     k++)
+		;
+}
+
 static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->proposer.election) {
+		quorum_read(n);
 		paxos_iid next = first_undelivered(n);
 		node_membership_election(n, next);
 		paxos_election_tick(n->proposer.election, paxos_now(), next,
@@ -39,7 +57,7 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
  * authentication check and a decode per datagram for bytes the process just built (the
  * leader's price per value above the serializer's, docs/BENCHMARKS.md). While it leads, the
  * learner takes each accept as the proposer emits it (node_emit) and the group is left
- * unread; values another proposer got chosen meanwhile come by the learner's repeats, as any
+ * (ignored); values another proposer got chosen meanwhile come by the learner's repeats, as any
  * lost 2a does. Multicast, one partition, a node without an acceptor or a serializer (they
  * read the group) and a fixed acceptor set (the group carries the configuration queries).
  */
@@ -55,11 +73,59 @@ void node_own_accepts(struct paxos_node *n, bool leading)
 {
 	if (n->proposer.own_accepts == leading || (leading && !own_accepts_allowed(n)))
 		return;
+	n->proposer.own_deferred_head = n->proposer.own_deferred_count = 0;
+	if (leading && !n->proposer.own_deferred) {
+		/* Each live instance's accept, and a retry of each, in one learner run at most. */
+		uint32_t cap = 2 * n->cfg.proposer_window;
+		n->proposer.own_deferred = calloc(cap, sizeof(*n->proposer.own_deferred));
+		if (!n->proposer.own_deferred)
+			return; /* the acceptors group is read as before */
+		n->proposer.own_deferred_cap = cap;
+	}
 	if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS, leading) !=
 	    PAXOS_OK)
 		return;
-	/* No longer leading: what waited unread is read now, and is current. */
+	/* Nothing waits unread meanwhile: the group is left (a full buffer would drop every 2a
+	 * there, counted as the host's receive errors). No longer leading, the learner hears of
+	 * what it missed by its repeats. */
+	if (n->net.transport->ops->set_ignored)
+		n->net.transport->ops->set_ignored(n->net.transport, PAXOS_GROUP_ACCEPTORS,
+						   leading);
 	n->proposer.own_accepts = leading;
+}
+
+/* An own accept the learner could not take (its ready is being run): it takes it after. One
+ * that finds no room is left to the learner's repeats, as a lost 2a is. */
+void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a)
+{
+	struct node_proposer *np = &n->proposer;
+	if (np->own_deferred_count < np->own_deferred_cap)
+		np->own_deferred[np->own_deferred_count++] =
+		    (struct own_accept){.iid = a->iid, .ballot = a->ballot};
+}
+
+/* Hands the learner the oldest deferred own accept the proposer still holds. Returns false
+ * when none is left. The learner's ready must have been advanced. */
+bool node_own_accept_replay(struct paxos_node *n)
+{
+	struct node_proposer *np = &n->proposer;
+	while (np->own_deferred_head < np->own_deferred_count) {
+		struct own_accept a = np->own_deferred[np->own_deferred_head++];
+		if (np->own_deferred_head == np->own_deferred_count)
+			np->own_deferred_head = np->own_deferred_count = 0;
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+		m.u.accept.iid = a.iid;
+		m.u.accept.ballot = a.ballot;
+		if (!np->own_accepts ||
+		    !paxos_proposer_accept_value(np->core, a.iid, a.ballot, &m.u.accept.value))
+			continue; /* retried, released or no longer leading: nothing to learn */
+		if (paxos_learner_step(n->learner.core, &m, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) != PAXOS_OK)
+			return false;
+		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -69,8 +135,8 @@ void node_own_accepts(struct paxos_node *n, bool leading)
  * not scale. So a node that hosts a proposer and nothing that needs the log (no application
  * learner, no acceptor, no membership changes) follows lean while another proposer leads: it
  * reads only the proposers group (heartbeats, leader orders, promises); the submit, acceptors
- * and learners groups are left unread (multicast: their sockets leave the loop and the kernel
- * drops what overflows; unicast: what arrives on the member socket is dropped unread), its
+ * and learners groups are left unread (multicast: their sockets leave the loop and their
+ * groups; unicast: what arrives on the member socket is dropped unread), its
  * learner asks for nothing, and its pending list is emptied: the clients submit again what
  * the leader did not get chosen (paxos-client resubmits on timeout, with the same bytes).
  * Taking over, it drops what waited unread, skips its learner to where the leaders'
@@ -104,7 +170,7 @@ static void lean_reading(struct paxos_node *n, bool reading)
 			continue;
 		}
 		/* What waited unread is stale: dropped (node_deliver drops while lean). Ignored,
-		 * the transport kept next to nothing (multicast: a minimal receive buffer), not a
+		 * the transport kept next to nothing (multicast: the group was left), not a
 		 * socket buffer's worth: reading 12,000 datagrams delayed a takeover by 17 ms. */
 		size_t batch = n->net.transport->ops->batch(n->net.transport);
 		for (int k = 0;
@@ -186,16 +252,56 @@ static void leader_changed(struct paxos_node *n, uint32_t leader, uint32_t previ
 		lean_follow(n);
 }
 
+/* Check-quorum's verdict, said and counted once per change: a leader that goes out is the
+ * operator's first sign of a one-way partition (it sends, it hears nothing). */
+static void quorum_changed(struct paxos_node *n)
+{
+	bool out = !paxos_election_eligible(n->proposer.election);
+	if (out == n->proposer.out_seen)
+		return;
+	n->proposer.out_seen = out;
+	uint32_t id = n->role_id[PAXOS_ROLE_PROPOSER];
+	paxos_time now = paxos_now();
+	if (!out) {
+		paxos_logf(PAXOS_LOG_INFO,
+			   "paxos: proposer %u%s: hears a quorum of the acceptors again after "
+			   "%llu ms: it may lead again",
+			   id, n->partition_label,
+			   (unsigned long long)((now - n->proposer.out_since) / 1000));
+		return;
+	}
+	n->proposer.out_since = now;
+	n->role_counters[PAXOS_ROLE_PROPOSER].quorum_losses++;
+	paxos_logf(PAXOS_LOG_WARNING,
+		   "paxos: proposer %u%s: heard from no quorum of the acceptors for %u ms: %s, "
+		   "and sends no heartbeats until it hears one (check-quorum; can it receive?)",
+		   id, n->partition_label,
+		   n->cfg.acceptor_repeat_ms * 2 + n->cfg.heartbeat_timeout_ms,
+		   n->proposer.leader_seen == id ? "the leader steps down" : "it may not lead");
+}
+
 /* The election's result as data: after each call into it, the leader it names now against
  * the one the node acted on. One call changes the leader at most once (paxos/election.h). */
 void node_election_run(struct paxos_node *n)
 {
+	quorum_changed(n);
 	uint32_t leader = paxos_election_leader(n->proposer.election);
 	if (leader == n->proposer.leader_seen)
 		return;
 	uint32_t previous = n->proposer.leader_seen;
 	n->proposer.leader_seen = leader;
 	leader_changed(n, leader, previous);
+}
+
+void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	uint32_t id;
+	if (!n->proposer.election || !paxos_msg_acceptor(m, &id))
+		return;
+	bool out = !paxos_election_eligible(n->proposer.election);
+	paxos_election_heard_acceptor(n->proposer.election, id, now);
+	if (out)
+		node_election_run(n);
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */
@@ -281,6 +387,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 	paxos_election_options_from_config(&eo, &n->cfg, id);
 	/* No callback: the node reads the leader after each call (node_election_run). */
 	eo.members = node_membership_election_set(n, first_undelivered(n));
+	if (n->membership)
+		eo.acceptors = paxos_membership_members(n->membership, first_undelivered(n));
 	n->mship.gated = n->membership && !n->mship.settled;
 	n->proposer.election = paxos_election_new(&eo, paxos_now());
 	if (!n->proposer.election) {

@@ -58,3 +58,47 @@ int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fe
 	int len = snprintf(text, sizeof(text), "%" PRIu64 " %" PRIu64 "\n", floor, fence);
 	return storage_replace_in_dir(dir, FENCE_FILE, FENCE_TEMP, text, (size_t)len, err, errlen);
 }
+
+int paxos_generation_read(const char *dir, uint64_t *generation, char *err, size_t errlen)
+{
+	char path[512], text[32];
+	*generation = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, GENERATION_FILE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return PAXOS_OK;
+	if (fd < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return PAXOS_E_IO;
+	}
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	int e = errno;
+	close(fd);
+	if (n < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return PAXOS_E_IO;
+	}
+	text[n] = '\0';
+	uint64_t g;
+	int used = 0;
+	if (sscanf(text, "%" SCNu64 "\n%n", &g, &used) != 1 || used != n) {
+		/* Guessing low could name a new log like one learners delivered already. */
+		paxos_error_format(err, errlen,
+				   "corrupt %s: expected a generation number; restore it, or write "
+				   "one above every other acceptor's",
+				   path);
+		return PAXOS_E_IO;
+	}
+	*generation = g;
+	return PAXOS_OK;
+}
+
+int paxos_generation_write(const char *dir, uint64_t generation, char *err, size_t errlen)
+{
+	char text[32];
+	int len = snprintf(text, sizeof(text), "%" PRIu64 "\n", generation);
+	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
+		return PAXOS_E_IO;
+	return storage_replace_in_dir(dir, GENERATION_FILE, "generation.tmp", text, (size_t)len,
+				      err, errlen);
+}

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "membership_file.h"
+#include "recovery_fence.h"
 #include "storage_backend.h"
 #include "config_fields.h"
 
@@ -23,8 +24,9 @@ int paxos_storage_dir(const struct paxos_config *cfg, uint32_t acceptor_id, char
 	return n >= 0 && (size_t)n < cap ? PAXOS_OK : PAXOS_E_INVALID;
 }
 
-/* Deletes every file in dir but the lock (held by the caller) and the configuration history
- * (membership_file.h: the log's, not this acceptor's votes; its recovery needs it).
+/* Deletes every file in dir but the lock (held by the caller), the configuration history
+ * (membership_file.h: the log's, not this acceptor's votes; its recovery needs it) and the
+ * generation (recovery_fence.h).
  * Subdirectories are left alone and reported: backends never make them, so one means dir is
  * not what we think. */
 static int wipe_dir(const char *dir, char *err, size_t errlen)
@@ -39,7 +41,8 @@ static int wipe_dir(const char *dir, char *err, size_t errlen)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    strcmp(e->d_name, STORAGE_LOCK_FILE) == 0 ||
-		    strcmp(e->d_name, MEMBERSHIP_FILE) == 0)
+		    strcmp(e->d_name, MEMBERSHIP_FILE) == 0 ||
+		    strcmp(e->d_name, GENERATION_FILE) == 0)
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
 			paxos_error_format(err, errlen, "cannot delete %s/%s: %s", dir, e->d_name,

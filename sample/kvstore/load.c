@@ -66,7 +66,9 @@ static double now(void)
 static void submit(struct load *l, struct client *c)
 {
 	c->sent = now();
-	if (paxos_node_submit(l->nodes[c->partition], c->cmd, c->len) != PAXOS_OK)
+	int rc = paxos_node_submit(l->nodes[c->partition], c->cmd, c->len);
+	/* A full leader (PAXOS_E_FULL): the put goes again after resubmit-ms, as a lost one. */
+	if (rc != PAXOS_OK && rc != PAXOS_E_FULL)
 		fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(l->nodes[c->partition]));
 }
 

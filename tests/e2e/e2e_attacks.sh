@@ -44,7 +44,7 @@ REPEAT_BATCH=$(setting learner-repeat-batch)
 REPEAT_BUDGET=$((REPEAT_BATCH * 4)) # PAXOS_ACCEPTOR_REPEAT_BURST requests per tick
 
 # --- datagrams (msgpack, see lib/net/codec.h) ------------------------------------------------
-hdr() { printf '94cd505805%02x%02x' "$1" "$2"; } # [magic, version 5, role $1, id $2]
+hdr() { printf '94cd505806%02x%02x' "$1" "$2"; } # [magic, version 6, role $1, id $2]
 u64() { printf 'cf%016x' "$1"; }                 # below 2^63
 U64_MAX=cfffffffffffffffff
 U64_MAX_1=cffffffffffffffffe
@@ -231,7 +231,7 @@ report "3: a 23-byte repeat request got $one instances, 200 of them $many ($defe
 serve 100
 
 # --- 4: two acceptors' states in one datagram ------------------------------------------------
-state() { printf '9408%02x%s%s' "$1" "$U64_MAX" "$U64_MAX_1"; }
+state() { printf '9608%02x%s%s00c2' "$1" "$U64_MAX" "$U64_MAX_1"; }
 send "$LEARNERS" "$(hdr $ROLE_ACCEPTOR 0)$(state 0)$(state 1)"
 serve 100
 at_least 2 learner transport forged_senders || true
@@ -246,7 +246,7 @@ first=$(($(last_iid) + 2))
 hex=$(hdr $ROLE_ACCEPTOR 0)
 i=$first
 while [ $i -lt $((first + 40)) ]; do
-	hex="$hex""9604$(u64 $i)65${EVIL}00c3"
+	hex="$hex""9704$(u64 $i)65${EVIL}00c300"
 	i=$((i + 1))
 done
 send "$LEARNERS" "$hex"

@@ -100,7 +100,7 @@ until joined "$ACCEPTORS" 7 && joined "$PROPOSERS" 2 && joined "$SUBMIT" 2 &&
 done
 
 # --- (b) forged datagrams ------------------------------------------------------------------
-hdr() { echo "94cd505805$(printf %02x "$1")00"; } # [magic, version 5, role $1, id 0]
+hdr() { echo "94cd505806$(printf %02x "$1")00"; } # [magic, version 6, role $1, id 0]
 U64_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 EVIL=c4046576696c                                 # bin8 "evil"
 EVIL_HEX=6576696c                                 # how a learner would write it
@@ -110,7 +110,7 @@ ACCEPTEDS=$(hdr 0)
 for iid in 01 02 03 04 05 06 07 08; do
 	PREPARES=$PREPARES"9301$iid$U64_MAX"
 	ACCEPTS=$ACCEPTS"9403$iid$U64_MAX$EVIL"
-	for acceptor in 00 01 02; do ACCEPTEDS=$ACCEPTEDS"9604$iid$U64_MAX$EVIL${acceptor}c3"; done
+	for acceptor in 00 01 02; do ACCEPTEDS=$ACCEPTEDS"9704$iid$U64_MAX$EVIL${acceptor}c300"; done
 done
 CLIENT_VALUE=$(hdr 3)9209$EVIL
 # A tag is a 24-byte nonce and a 16-byte authenticator.

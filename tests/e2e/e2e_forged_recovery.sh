@@ -44,10 +44,10 @@ until [ -s "$WORK/hello2.bin" ] && grep -q "still recovering" "$WORK/acceptor2b.
 	sleep 0.1
 done
 
-# The hello is [14, acceptor 2, incarnation, ...]: 96 0e 02, then the incarnation as msgpack
+# The hello is [14, acceptor 2, incarnation, ...]: 97 0e 02, then the incarnation as msgpack
 # encoded it (cf + 8 bytes, or shorter for a small one).
 hex=$(od -An -v -tx1 "$WORK/hello2.bin" | tr -d ' \n')
-rest=${hex#*960e02}
+rest=${hex#*970e02}
 [ "$rest" != "$hex" ] || fail "no hello of acceptor 2 in the capture: $hex"
 case $rest in
 cf*) incarnation=$(echo "$rest" | cut -c1-18) ;;
@@ -56,9 +56,9 @@ cd*) incarnation=$(echo "$rest" | cut -c1-6) ;;
 cc*) incarnation=$(echo "$rest" | cut -c1-4) ;;
 *) incarnation=$(echo "$rest" | cut -c1-2) ;;
 esac
-# [magic, version 5, acceptor, 0] [16, acceptor, 0, for acceptor 2, incarnation, 2^40,
-# (2^20 - 2) << 32 * 100]
-forged="94cd5058050000""97100000""02${incarnation}cf0000010000000000cf063fff3800000000"
+# [magic, version 6, acceptor, 0] [16, acceptor, 0, for acceptor 2, incarnation, 2^40,
+# (2^20 - 2) << 32 * 100, generation 0, no founder]
+forged="94cd5058060000""99100000""02${incarnation}cf0000010000000000cf063fff380000000000c2"
 for k in 1 2 3; do
 	"$BUILD/paxos-send" "$GROUP" "$forged" >/dev/null || fail "paxos-send failed"
 	sleep 0.1

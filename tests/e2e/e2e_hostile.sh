@@ -52,7 +52,7 @@ start learner paxos-learner -c "$CONF" -o "$WORK/learner.out"
 wait_joined
 
 # --- the datagrams (msgpack, see lib/net/codec.h) --------------------------------------------
-hdr() { echo "94cd505805$(printf %02x "$1")00"; } # [magic, version 5, role $1, id 0]
+hdr() { echo "94cd505806$(printf %02x "$1")00"; } # [magic, version 6, role $1, id 0]
 IID_MAX=cfffffffffffffffff                        # 2^64-1 as uint64
 BALLOT_MAX=ceffffffff                             # 2^32-1 as uint32
 EVIL=c4046576696c                                 # bin8 "evil"
@@ -68,7 +68,7 @@ truncated-header:94cd5058
 truncated-message:$(hdr 1)9301cf00000000
 wrong-magic:94cd505901010093010165
 wrong-version:94cd505802010093010165
-wrong-role:94cd505805070093010165
+wrong-role:94cd505806070093010165
 header-not-array:cd505802010093010165
 header-too-long:95cd50580201000093010165
 unknown-type:$(hdr 1)93110165
@@ -108,11 +108,11 @@ $(hdr 1)930b63${IID_MAX}
 $(hdr 3)920c63
 "
 ABSURD_LEARNERS="
-$(hdr 0)9604${IID_MAX}${BALLOT_MAX}${EVIL}00c3
-$(hdr 0)960401${BALLOT_MAX}${EVIL}1fc3
-$(hdr 0)960401${BALLOT_MAX}${EVIL}1fc2
-$(hdr 0)94081f${IID_MAX}${IID_MAX}
-$(hdr 0)930a1f${IID_MAX}
+$(hdr 0)9704${IID_MAX}${BALLOT_MAX}${EVIL}00c300
+$(hdr 0)970401${BALLOT_MAX}${EVIL}1fc300
+$(hdr 0)970401${BALLOT_MAX}${EVIL}1fc200
+$(hdr 0)96081f${IID_MAX}${IID_MAX}00c2
+$(hdr 0)940a1f${IID_MAX}00
 "
 ABSURD_SUBMIT="
 $(hdr 3)9209c400
@@ -186,7 +186,7 @@ malformed proposer $((proposer_groups * n_malformed))
 malformed learner $((2 * n_malformed))
 # A node of another version is named as such, not only counted.
 for name in acceptor proposer learner; do
-	grep -q "dropped a datagram of wire version 2 .*this node speaks version 5" \
+	grep -q "dropped a datagram of wire version 2 .*this node speaks version 6" \
 		"$WORK/$name.log" || fail "$name did not say it got a datagram of wire version 2"
 done
 grep -q " $EVIL_HEX\$" "$WORK/learner.out" && fail "the learner delivered the forged value"

@@ -157,6 +157,11 @@ for name in names:
         if value(name, "paxos_acceptor_recovering", role, id) != 0:
             retry.append(f"{name} still recovering")
     if role == "proposer":
+        value(name, "paxos_quorum_losses_total", role, id)
+        # Out for want of a quorum, as a busy host can make it for a moment: scraped again.
+        if value(name, "paxos_proposer_quorum", role, id) != 1:
+            retry.append(f"{name} hears no acceptor quorum")
+            continue
         # A heartbeat missed under load may move the leadership for a while: asked again.
         if (value(name, "paxos_proposer_leader", role, id) != 0 or
                 value(name, "paxos_proposer_leading", role, id) != (id == 0)):

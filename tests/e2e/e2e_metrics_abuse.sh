@@ -12,7 +12,10 @@
 #     descriptors stay below its idle ones + 50 + a few), says so once, and serves /metrics
 #     again once the connections are gone;
 #  4. a slow reader of 100 pipelined requests, the last with "Connection: close", gets every
-#     reply whole.
+#     reply whole;
+#  5. slowloris: 100 connections, each sending one byte of its request every 0.5 s and opening
+#     again at once when closed: /health answers within 1 s all along (the cap used to be
+#     reached and never released).
 # Usage: e2e_metrics_abuse.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -169,5 +172,60 @@ echo "e2e_metrics_abuse: $whole of 100 replies to a slow reader arrived whole"
 codes=$(curl -s -m 5 -o /dev/null -o /dev/null -w '%{http_code} %{num_connects};' \
 	"$URL/metrics" "$URL/health" || true)
 [ "$codes" = "200 1;200 0;" ] || fail "two requests on one connection: $codes"
+kill -0 "$PID" || fail "the acceptor died"
+
+# 5. Slowloris: requests that never end, one byte every 0.5 s, on twice as many connections as
+# the cap, each opened again as soon as the server closes it.
+python3 - "$WORK/loris" <<'EOF' &
+import os, select, socket, sys, time
+def conn():
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", 9520))
+    except BlockingIOError:
+        pass
+    return [s, 0]
+TEXT = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Loris: 1\r\n" * 1000
+conns = [conn() for _ in range(100)]
+opened = 100
+while not os.path.exists(sys.argv[1] + ".stop"):
+    for c in conns:
+        try:
+            c[0].send(TEXT[c[1] : c[1] + 1])
+            c[1] += 1
+        except OSError:
+            pass
+    wait = time.time() + 0.5
+    while time.time() < wait:
+        ready, _, _ = select.select([c[0] for c in conns], [], [], max(0, wait - time.time()))
+        for s in ready:
+            try:
+                gone = s.recv(4096) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                i = next(i for i, c in enumerate(conns) if c[0] is s)
+                s.close()
+                conns[i] = conn()
+                opened += 1
+open(sys.argv[1], "w").write("%d\n" % opened)
+EOF
+LORIS=$!
+PIDS="$PIDS $LORIS"
+sleep 2
+slow=0
+for _ in $(seq 16); do
+	code=$(curl -s -m 1 -o /dev/null -w '%{http_code}' "$URL/health" || true)
+	[ "$code" = 200 ] || slow=$((slow + 1))
+	sleep 0.5
+done
+touch "$WORK/loris.stop"
+wait "$LORIS" || true
+echo "e2e_metrics_abuse: under slowloris ($(cat "$WORK/loris" 2>/dev/null || echo ?) connections" \
+	"opened), $slow of 16 requests for /health got no answer within 1 s"
+[ "$slow" = 0 ] || fail "$slow of 16 requests for /health got no answer within 1 s under slowloris"
 kill -0 "$PID" || fail "the acceptor died"
 stop_all

@@ -20,8 +20,19 @@
 #              partition 1, killed and restarted; the learners' merged orders identical
 #   reconfig   acceptor 2 replaced by a spare on h4 and stopped, the set grown to 5 (the leader
 #              killed during a change) and shrunk to 3; a learner started afterwards agrees
+#   deaf       h1 (acceptor 0 and proposer 0, the leader) receives nothing while what it sends
+#              goes out: the leader steps down for want of an acceptor quorum (check-quorum),
+#              proposer 1 takes over and a client started meanwhile gets all its values
+#              delivered; healed, proposer 0 leads again and a second client's values are
+#              delivered too
+#   deafport   the same with only proposer 0's port dropped on h1 (its learner hears on)
+#   deaffollower  h2 (acceptor 1, proposer 1) receives nothing: proposer 1 stands out of the
+#              election once it finds it hears no acceptor quorum, proposer 0 goes on
+#              deaf, deafport and deaffollower are not in the default list: e2e_one_way.sh
+#              runs them.
 # Loss and delay use tc netem, or iptables where the kernel has no sch_netem (see
 # tests/e2e/multihost/faults.sh); with neither, those two print "SKIPPED: ..." and the rest runs.
+# deaf, deafport and deaffollower need iptables, and are skipped the same way without it.
 # MH_SCENARIOS="loss delay ..." runs some only; MH_FAULTS=netem|iptables|none forces a backend;
 # MH_KEEP=1 keeps the scratch directory (logs, outputs, stores).
 # Usage: e2e_multihost.sh BUILD_DIR SOURCE_DIR
@@ -166,14 +177,15 @@ event() { echo "e2e_multihost: $1: $2 at value $(wc -l <"$WORK/$1/submitted")"; 
 # values FILE: the sorted values (second field) of a learner output or client log.
 values() { cut -d' ' -f2 "$1" | sort; }
 
-# learners_done NAME: both learners hold every submitted value and have as many lines.
+# learners_done NAME: both learners hold every submitted value and have as many lines. The
+# clients run before the last one log in submitted-* (deaf).
 learners_done() {
 	d=$WORK/$1
 	[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerB.out")" ] || return 1
 	if [ -e "$d/learnerC.out" ]; then # started late (reconfig)
 		[ "$(wc -l <"$d/learnerA.out")" -eq "$(wc -l <"$d/learnerC.out")" ] || return 1
 	fi
-	values "$d/submitted" | uniq >"$d/submitted.set"
+	cat "$d/submitted" "$d"/submitted-* 2>/dev/null | cut -d' ' -f2 | sort -u >"$d/submitted.set"
 	for l in A B; do
 		values "$d/learner$l.out" | uniq >"$d/learner$l.set"
 		[ -z "$(comm -23 "$d/submitted.set" "$d/learner$l.set")" ] || return 1
@@ -231,7 +243,7 @@ finish() {
 	[ "$foreign" -eq 0 ] || fail "$1: $foreign delivered values were never submitted"
 	lines=$(wc -l <"$d/learnerA.out")
 	twice=$((lines - $(wc -l <"$d/delivered.set")))
-	resubmits=$(sed -n 's/^resubmits \([0-9]*\),.*/\1/p' "$d/client.log")
+	resubmits=$(awk '/^resubmits / { n += $2 + 0 } END { print n + 0 }' "$d"/client*.log)
 	[ "$twice" -eq 0 ] || [ "${resubmits:-0}" -gt 0 ] ||
 		fail "$1: $twice values delivered twice but the client resubmitted none"
 	echo "e2e_multihost: $1: $(wc -l <"$d/submitted.set") values delivered identically by" \
@@ -294,6 +306,100 @@ scenario_partition() {
 	event partition "h2 healed"
 	mh_heal 2
 	settled partition 9 10
+}
+
+# One-way partitions: h1 (acceptor 0, proposer 0 the leader) drops part of what it receives
+# while what it sends goes out, so proposer 1 keeps hearing proposer 0's heartbeats. Proposer 0
+# must step down for want of an acceptor quorum (check-quorum), proposer 1 take over, and a
+# client started during the partition get all its values delivered. Healed, proposer 0 hears
+# a quorum again and, the lowest id, leads again; a second client's values are delivered too.
+# one_way NAME WHAT RULE...: h1 drops what the iptables match RULE selects.
+one_way() {
+	d=$WORK/$1
+	name=$1
+	what=$2
+	shift 2
+	# A busy host may make a proposer miss the acceptors once before: only lines from now on.
+	down="proposer 0: heard from no quorum of the acceptors .*the leader steps down"
+	up="proposer 0: hears a quorum of the acceptors again"
+	to1="proposer 1: leader is now 1 (was 0)"
+	to0="proposer 1: leader is now 0 (was 1)"
+	seen_down=$(grep -c "$down" "$WORK/proposer0.log" || true)
+	seen_to1=$(grep -c "$to1" "$WORK/proposer1.log" || true)
+	mh_deafen 1 "$@" || fail "$name: cannot drop what h1 receives"
+	deaf_at=$(date +%s%N)
+	start_client "$name" 3000 8
+	event "$name" "$what dropped on h1"
+	wait_more proposer0 "$down" "$seen_down"
+	wait_more proposer1 "$to1" "$seen_to1"
+	echo "e2e_multihost: $name: proposer 1 leads at most" \
+		"$((($(date +%s%N) - deaf_at) / 1000000)) ms after the partition began"
+	status=0
+	wait "$CLIENT" || status=$?
+	mh_forget "$CLIENT"
+	[ "$status" -eq 0 ] ||
+		fail "$name: the client did not get all its values delivered during the partition"
+	dropped=$(mh_dropped)
+	event "$name" "every value delivered, $dropped datagrams dropped; the partition heals"
+	mv "$d/submitted" "$d/submitted-deaf"
+	mv "$d/client.log" "$d/client-deaf.log"
+	seen_up=$(grep -c "$up" "$WORK/proposer0.log" || true)
+	seen_to0=$(grep -c "$to0" "$WORK/proposer1.log" || true)
+	mh_hear 1 "$@" || fail "$name: cannot let h1 hear again"
+	wait_more proposer0 "$up" "$seen_up"
+	wait_more proposer1 "$to0" "$seen_to0"
+	start_client "$name" 2000 8
+}
+
+# h2 (acceptor 1, proposer 1, a follower) hears nothing: proposer 1 takes proposer 0 for dead and
+# may lead, and preempt it, only until it finds it hears no acceptor quorum; it then stands out
+# of the election and proposer 0, which hears acceptors 0 and 2, goes on. A client started
+# during the partition gets all its values delivered; healed, proposer 1 hears a quorum again.
+scenario_deaffollower() {
+	d=$WORK/deaffollower
+	out="proposer 1: heard from no quorum of the acceptors"
+	seen_out=$(grep -c "$out" "$WORK/proposer1.log" || true)
+	mh_deafen 2 -i eth0 || fail "deaffollower: cannot drop what h2 receives"
+	start_client deaffollower 3000 8
+	event deaffollower "everything from the bridge dropped on h2"
+	wait_more proposer1 "$out" "$seen_out"
+	status=0
+	wait "$CLIENT" || status=$?
+	mh_forget "$CLIENT"
+	[ "$status" -eq 0 ] ||
+		fail "deaffollower: the client did not get all its values delivered during the partition"
+	event deaffollower "every value delivered, $(mh_dropped) datagrams dropped; the partition heals"
+	mv "$d/submitted" "$d/submitted-deaf"
+	mv "$d/client.log" "$d/client-deaf.log"
+	up="proposer 1: hears a quorum of the acceptors again"
+	seen_up=$(grep -c "$up" "$WORK/proposer1.log" || true)
+	mh_hear 2 -i eth0 || fail "deaffollower: cannot let h2 hear again"
+	wait_more proposer1 "$up" "$seen_up"
+	start_client deaffollower 2000 8
+}
+
+# wait_more NAME PATTERN SEEN: until NAME's log has more than SEEN lines matching PATTERN (30 s);
+# prints the last.
+wait_more() {
+	i=0
+	until [ "$(grep -c "$2" "$WORK/$1.log" || true)" -gt "$3" ]; do
+		i=$((i + 1))
+		[ "$i" -le 300 ] || fail "$1 did not log \"$2\""
+		sleep 0.1
+	done
+	echo "e2e_multihost: $1: $(grep "$2" "$WORK/$1.log" | tail -n 1)"
+}
+
+# The whole host: everything from the bridge.
+scenario_deaf() { one_way deaf "everything from the bridge" -i eth0; }
+
+# Proposer 0's own port only (unicast: its address; multicast: the proposers group's), where
+# its promises, rejects and the acceptors' state come: its learner and acceptor 0 still hear
+# everything, so a proposer that counted what its learner hears would go on leading deaf.
+scenario_deafport() {
+	port=${PROPOSERS##*:}
+	[ -z "${RENEWAL:-}" ] || port=7301
+	one_way deafport "what comes to port $port" -p udp --dport "$port"
 }
 
 # paxos-admin on h5 with h5's configuration; must succeed. mh_admin NAME WHAT ARGS...
@@ -453,6 +559,12 @@ for s in $SCENARIOS; do
 	loss | delay)
 		if [ "$BACKEND" = none ]; then
 			echo "e2e_multihost: $s: SKIPPED: no netem ($(mh_netem_why)) and no iptables"
+			continue
+		fi
+		;;
+	deaf | deafport | deaffollower)
+		if ! command -v iptables >/dev/null 2>&1; then
+			echo "e2e_multihost: $s: SKIPPED: no iptables"
 			continue
 		fi
 		;;

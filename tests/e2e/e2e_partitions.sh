@@ -61,7 +61,8 @@ learned() { # learned PROPOSER PARTITION: instances its learner delivered of tha
 	echo "${n:-0}"
 }
 # took PROPOSER PARTITION: PROPOSER led PARTITION for a while, past the rule: a heartbeat
-# missed under load lets the other proposer take a partition until it hears its leader again.
+# missed under load (or a leader out for want of an acceptor quorum, check-quorum) lets the
+# other proposer take a partition until it hears its leader again.
 took() { grep -q "^paxos: proposer $1 partition $2: leader is now $1 " "$WORK/proposer$1.log"; }
 # The counters are printed every 200 ms: each partition's 2000 values show in time.
 all_proposed() {

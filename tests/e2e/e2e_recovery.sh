@@ -87,7 +87,7 @@ stop_one proposer1
 rejects() { counter acceptor1b "acceptor 1" rejects_sent; }
 before=$(steady_counter acceptor1b "acceptor 1" rejects_sent) ||
 	fail "the recovered acceptor's rejects did not settle (last $(rejects))"
-PREPARE=94cd505805010293010102
+PREPARE=94cd505806010293010102
 if is_unicast "$CONF"; then
 	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
 	# acceptors group (0) from the others.

@@ -105,6 +105,10 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		       a->u.config_info.nonce == b->u.config_info.nonce &&
 		       a->u.config_info.settled == b->u.config_info.settled &&
 		       same_value(&a->u.config_info.history, &b->u.config_info.history);
+	case PAXOS_MSG_REFUSED:
+		return a->u.refused.proposer_id == b->u.refused.proposer_id &&
+		       a->u.refused.dropped == b->u.refused.dropped &&
+		       same_value(&a->u.refused.hashes, &b->u.refused.hashes);
 	case PAXOS_MSG_CONFIG_PUSH:
 		return a->u.config_push.proposer_id == b->u.config_push.proposer_id &&
 		       a->u.config_push.settled == b->u.config_push.settled &&

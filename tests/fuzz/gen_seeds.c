@@ -12,6 +12,7 @@
 static const uint8_t payload[] = "a client value";
 static const struct paxos_value value = {payload, sizeof(payload) - 1};
 static const struct paxos_value empty = {NULL, 0};
+static const uint8_t hashes[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 static int write_datagram(const char *dir, const char *name, enum paxos_role role,
 			  const struct paxos_message *m, size_t count)
@@ -46,22 +47,23 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_PREPARE, .u.prepare = {1, 101}},
 	    {.type = PAXOS_MSG_PROMISE, .u.promise = {7, 201, 101, value, 2}},
 	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {7, 201, value}},
-	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {7, 201, value, 1, true}},
+	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {7, 201, value, 1, true, false, 2}},
 	    {.type = PAXOS_MSG_REJECT, .u.reject = {9, 301, 0}},
 	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {3, 300}},
 	    {.type = PAXOS_MSG_TRIM, .u.trim = {100}},
-	    {.type = PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {2, 5000, 100}},
+	    {.type = PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {2, 5000, 100, 2, true}},
 	    {.type = PAXOS_MSG_CLIENT_VALUE, .u.client_value = {value}},
-	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100}},
+	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100, 2}},
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
 	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO}},
 	    {.type = PAXOS_MSG_REPAIR, .u.repair = {40, 52}},
 	    {.type = PAXOS_MSG_ACCEPTOR_HELLO,
-	     .u.acceptor_hello = {1, 1700000000000001ull, true, 12, 9000000000000000001ull}},
+	     .u.acceptor_hello = {1, 1700000000000001ull, true, 12, 9000000000000000001ull, 2}},
 	    {.type = PAXOS_MSG_RECOVER_ASK, .u.recover_ask = {1, 1700000000000001ull}},
 	    {.type = PAXOS_MSG_RECOVER_INFO,
-	     .u.recover_info = {PAXOS_ROLE_ACCEPTOR, 2, 1, 1700000000000001ull, 900,
-				4294967398ull}},
+	     .u.recover_info = {PAXOS_ROLE_ACCEPTOR, 2, 1, 1700000000000001ull, 900, 4294967398ull,
+				3, true}},
+	    {.type = PAXOS_MSG_REFUSED, .u.refused = {1, 12, {hashes, sizeof(hashes)}}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_ACCEPTOR_HELLO] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_RECOVER_ASK] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_RECOVER_INFO] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_REFUSED] = PAXOS_ROLE_PROPOSER,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

@@ -156,13 +156,19 @@ START_TEST(learned_mark_joins_the_next_ready)
 	ck_assert_uint_eq(rd.record_count, 1);
 	ck_assert(rd.records[0].final);
 	ck_assert(value_is(&rd.records[0].value, "one"));
-	/* The tick's resend of the highest instance reports the mark: it names its record. */
-	const struct paxos_ready_message *resend = NULL, *state = NULL;
+	/* The tick's resend of the highest instance reports the mark: it names its record. The
+	 * state to the learners reports it too; its copy to the proposers, a sign of life for
+	 * check-quorum, waits for nothing. */
+	const struct paxos_ready_message *resend = NULL, *state = NULL, *alive = NULL;
 	for (size_t i = 0; i < rd.message_count; i++) {
 		if (rd.messages[i].m.type == PAXOS_MSG_ACCEPTED)
 			resend = &rd.messages[i];
-		if (rd.messages[i].m.type == PAXOS_MSG_ACCEPTOR_STATE)
+		if (rd.messages[i].m.type == PAXOS_MSG_ACCEPTOR_STATE &&
+		    rd.messages[i].to == PAXOS_GROUP_LEARNERS)
 			state = &rd.messages[i];
+		if (rd.messages[i].m.type == PAXOS_MSG_ACCEPTOR_STATE &&
+		    rd.messages[i].to == PAXOS_GROUP_PROPOSERS)
+			alive = &rd.messages[i];
 	}
 	ck_assert_ptr_nonnull(resend);
 	ck_assert(resend->m.u.accepted.final);
@@ -170,6 +176,8 @@ START_TEST(learned_mark_joins_the_next_ready)
 	ck_assert_uint_eq(resend->record, 0);
 	ck_assert_ptr_nonnull(state);
 	ck_assert_uint_eq(state->after, 2);
+	ck_assert_ptr_nonnull(alive);
+	ck_assert_uint_eq(alive->after, 0);
 	write_and_advance();
 	ck_assert(stored(1).final);
 }

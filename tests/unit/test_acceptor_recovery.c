@@ -3,8 +3,11 @@
  * paxos_acceptor_join and the acceptor's messages and ticks). */
 #include "check_main.h"
 #include <paxos/acceptor.h>
+#include <paxos/learner.h>
+#include <paxos/storage_backends.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "acceptor_fixture.h"
 
@@ -24,8 +27,8 @@ static int info(uint32_t role, uint32_t sender, uint64_t incarnation, paxos_iid 
 		paxos_ballot ballot)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
-	m.u.recover_info =
-	    (struct paxos_recover_info){role, sender, ACCEPTOR_ID, incarnation, iid, ballot};
+	m.u.recover_info = (struct paxos_recover_info){role, sender, ACCEPTOR_ID, incarnation,
+						       iid,  ballot, 0,           false};
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 
@@ -33,7 +36,8 @@ static int hello_from(uint32_t id, uint64_t incarnation, bool recovering, uint64
 		      uint64_t echo)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
-	m.u.acceptor_hello = (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo};
+	m.u.acceptor_hello =
+	    (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo, 0};
 	return paxos_acceptor_handle(acc, &m, &out->emitter);
 }
 
@@ -254,6 +258,323 @@ START_TEST(proposer_that_accepted_is_no_first_start)
 }
 END_TEST
 
+/* hello_from with a generation: a recovering acceptor's hello carries the highest it voted in. */
+static int hello_gen(uint32_t id, uint64_t incarnation, bool recovering, uint64_t generation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello = (struct paxos_acceptor_hello){.acceptor_id = id,
+							   .incarnation = incarnation,
+							   .recovering = recovering,
+							   .generation = generation};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+/* A peer's answer with the log it serves and whether we founded it. */
+static int answer_gen(uint32_t sender, uint64_t generation, bool founder)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_ACCEPTOR,
+						       .sender_id = sender,
+						       .acceptor_id = ACCEPTOR_ID,
+						       .incarnation = 77,
+						       .highest_iid = 0,
+						       .highest_ballot = 0,
+						       .generation = generation,
+						       .founder = founder};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+static void join_kept(uint64_t generation)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2,
+					      .generation = generation};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+}
+
+/*
+ * A whole memory cluster restarted: every acceptor recovers (their hellos say so, with the
+ * generation each voted in last), none answers, and both proposers ran before and answered.
+ * The log is lost: a new one begins, one above the highest generation kept, with floor 0 and
+ * the proposers' ballots as fence; what this acceptor sends to learners carries it.
+ */
+START_TEST(whole_cluster_restarted_begins_a_new_log)
+{
+	join_kept(4);
+	paxos_ballot epoch3 = ((3ull << 32) | 0u) * 100u;
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, id == 1 ? 6 : 4), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, 0); /* ran before: its answer comes later */
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch3 - 1);
+	ck_assert(paxos_acceptor_recovering(acc)); /* proposer 1 has not answered */
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 2000, epoch3 + 1 - 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 7);
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0); /* the old log's instances are gone */
+	ck_assert_uint_eq(paxos_acceptor_fence(acc), epoch3);
+	ck_assert_uint_eq(counters.new_logs_begun, 1);
+	/* Instance 1 of the new log: promised above the fence, accepted with the generation. */
+	recorder_clear(out);
+	ck_assert_int_eq(prepare(1, epoch3 + 100), PAXOS_OK);
+	ck_assert_uint_eq(recorder_count(out, PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS), 1);
+	ck_assert_int_eq(accept_text(1, epoch3 + 100, "new"), PAXOS_OK);
+	ck_assert_uint_eq(recorder_find(out, PAXOS_MSG_ACCEPTED, 0)->u.accepted.generation, 7);
+	recorder_clear(out);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	const struct paxos_acceptor_state *state =
+	    &recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state;
+	ck_assert_uint_eq(state->generation, 7);
+	ck_assert(!state->recovering);
+	ck_assert_uint_eq(
+	    recorder_find(out, PAXOS_MSG_ACCEPTOR_HELLO, 0)->u.acceptor_hello.generation, 7);
+	/* A peer still recovering that was heard recovering then founded the log with us. */
+	recorder_clear(out);
+	ck_assert_int_eq(hello_gen(1, 11, true, 6), PAXOS_OK);
+	const struct paxos_recover_info *r =
+	    &only(PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS)->u.recover_info;
+	ck_assert_uint_eq(r->generation, 7);
+	ck_assert(r->founder);
+	/* Another life of it (another incarnation) did not: it recovers as any acceptor. */
+	recorder_clear(out);
+	ck_assert_int_eq(hello_gen(1, 99, true, 6), PAXOS_OK);
+	ck_assert(!only(PAXOS_MSG_RECOVER_INFO, PAXOS_GROUP_ACCEPTORS)->u.recover_info.founder);
+}
+END_TEST
+
+/* Not while one acceptor is not heard recovering (it may hold the log), nor while a proposer
+ * that said it ran before has not answered (what it sent may still arrive): votes stay
+ * withheld, and the acceptor state says so. */
+START_TEST(new_log_needs_every_acceptor_recovering)
+{
+	join_kept(1);
+	paxos_ballot epoch2 = ((2ull << 32) | 0u) * 100u;
+	for (uint32_t id = 0; id < 4; id++) /* acceptor 4 is not heard */
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 1), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert(recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state.recovering);
+	ck_assert_uint_eq(
+	    recorder_find(out, PAXOS_MSG_ACCEPTOR_STATE, 0)->u.acceptor_state.generation, 1);
+	/* Acceptor 4 holds its state: it answers, the log is not lost. */
+	ck_assert_int_eq(hello_gen(4, 14, false, 1), PAXOS_OK);
+	info(PAXOS_ROLE_ACCEPTOR, 4, 77, 0, 0);
+	ck_assert(paxos_acceptor_recovering(acc)); /* 1 of the 3 answers it needs */
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+}
+END_TEST
+
+START_TEST(new_log_waits_for_a_proposer_that_ran_before)
+{
+	join_kept(1);
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 1), PAXOS_OK);
+	paxos_ballot epoch2 = ((2ull << 32) | 0u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, 0); /* ran before, answers after its grace */
+	for (int t = 0; t < 4; t++)             /* past recovery_ticks */
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2 + 1 - 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 2);
+}
+END_TEST
+
+/*
+ * An acceptor that comes to the new log after the others began it: they answer that this
+ * incarnation was recovering when they began it, so it never voted in it, and it joins at once
+ * (no quorum of answers: the others that recover too never answer). One not named a founder
+ * recovers as before; and a log no higher than one it voted in is never joined that way.
+ */
+START_TEST(founder_joins_the_new_log_at_once)
+{
+	join_kept(3);
+	ck_assert_int_eq(answer_gen(0, 4, true), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0);
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_JOINED);
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+
+	paxos_acceptor_free(acc);
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
+	join_kept(4);
+	ck_assert_int_eq(answer_gen(0, 4, true), PAXOS_OK); /* it may have voted in 4 */
+	ck_assert_int_eq(answer_gen(1, 4, false), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(answer_gen(2, 4, false), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, 100);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, 101);
+	ck_assert(!paxos_acceptor_recovering(acc)); /* three answers: recovered as before */
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+}
+END_TEST
+
+/* ---- a whole cluster restarted: three acceptor cores and a learner ---- */
+
+#define TRIO 3u
+
+struct trio {
+	struct paxos_storage *st[TRIO];
+	struct paxos_acceptor *a[TRIO];
+	struct recorder *out[TRIO];
+	struct paxos_counters c[TRIO], lc;
+	struct paxos_learner *learner;
+	paxos_ballot proposer_below; /* the restarted proposer's answer: below its first ballot */
+	uint32_t answered;           /* acceptors the proposer answers, one bit each */
+};
+
+/* Routes what the acceptors emitted until none emits more: hellos and recovery answers to the
+ * other acceptors, recovery questions to the proposer (which answers those in answered),
+ * states and accepteds to the learner. */
+static void trio_route(struct trio *t)
+{
+	static struct paxos_message queue[4 * RECORDER_MAX];
+	for (int pass = 0; pass < 20; pass++) {
+		bool any = false;
+		for (uint32_t i = 0; i < TRIO; i++) {
+			size_t n = t->out[i]->count;
+			memcpy(queue, t->out[i]->msg, n * sizeof(queue[0]));
+			recorder_clear(t->out[i]);
+			for (size_t k = 0; k < n; k++) {
+				const struct paxos_message *m = &queue[k];
+				any = true;
+				if (m->type == PAXOS_MSG_ACCEPTOR_HELLO ||
+				    m->type == PAXOS_MSG_RECOVER_INFO) {
+					for (uint32_t j = 0; j < TRIO; j++)
+						if (j != i)
+							paxos_acceptor_handle(t->a[j], m,
+									      &t->out[j]->emitter);
+				} else if (m->type == PAXOS_MSG_RECOVER_ASK &&
+					   (t->answered & (1u << i))) {
+					struct paxos_message r = {.type = PAXOS_MSG_RECOVER_INFO};
+					r.u.recover_info = (struct paxos_recover_info){
+					    .role = PAXOS_ROLE_PROPOSER,
+					    .sender_id = 0,
+					    .acceptor_id = i,
+					    .incarnation = m->u.recover_ask.incarnation,
+					    .highest_ballot = t->proposer_below};
+					paxos_acceptor_handle(t->a[i], &r, &t->out[i]->emitter);
+				} else if (m->type == PAXOS_MSG_ACCEPTOR_STATE ||
+					   m->type == PAXOS_MSG_ACCEPTED) {
+					paxos_learner_handle(t->learner, m, 0, NULL);
+				}
+			}
+		}
+		if (!any)
+			return;
+	}
+}
+
+static void trio_tick(struct trio *t)
+{
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert_int_eq(paxos_acceptor_tick(t->a[i], &t->out[i]->emitter), PAXOS_OK);
+	trio_route(t);
+}
+
+/*
+ * The three acceptors restart without their state, keeping the generations their files say (2,
+ * 5, and none: acceptor 2's file was lost). The proposer (restarted) answers acceptors 0 and 1
+ * first: they hear every acceptor recovering and begin the same new log, one above the highest
+ * kept (6); acceptor 2, answered later, is told it founded that log and joins it. A learner
+ * that delivered log 5 moves to log 6 once a quorum serves it, and starts again at instance 1.
+ */
+START_TEST(whole_restart_agrees_on_one_generation)
+{
+	static struct trio t;
+	memset(&t, 0, sizeof(t));
+	const uint64_t kept[TRIO] = {2, 5, 0};
+	struct paxos_learner_options lo = {.acceptors = TRIO,
+					   .window = 16,
+					   .max_value = 64,
+					   .repeat_batch = 4,
+					   .hole_check = 1000};
+	t.learner = paxos_learner_new(&lo, &t.lc);
+	ck_assert_ptr_nonnull(t.learner);
+	/* The learner delivered instance 1 of log 5 (the acceptors' states named the log). */
+	for (uint32_t i = 0; i < 2; i++) {
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+		m.u.acceptor_state =
+		    (struct paxos_acceptor_state){.acceptor_id = i, .generation = 5};
+		paxos_learner_handle(t.learner, &m, 0, NULL);
+	}
+	for (uint32_t i = 0; i < 2; i++) {
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+		m.u.accepted = (struct paxos_accepted){.iid = 1,
+						       .ballot = 101,
+						       .value = value_of("old"),
+						       .acceptor_id = i,
+						       .generation = 5};
+		paxos_learner_handle(t.learner, &m, 0, NULL);
+	}
+	ck_assert_uint_eq(paxos_learner_generation(t.learner), 5);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
+	for (uint32_t i = 0; i < TRIO; i++) {
+		t.st[i] = paxos_storage_memory_new();
+		t.a[i] =
+		    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = i}, t.st[i], &t.c[i]);
+		t.out[i] = recorder_new();
+		struct paxos_acceptor_membership m = {.acceptors = TRIO,
+						      .proposers = 1,
+						      .incarnation = 100 + i,
+						      .amnesiac = true,
+						      .recovery_ticks = 20,
+						      .generation = kept[i]};
+		ck_assert_int_eq(paxos_acceptor_join(t.a[i], &m), PAXOS_OK);
+	}
+	t.proposer_below = ((3ull << 32) * PAXOS_MAX_PROPOSERS) - 1; /* epoch 3 */
+	trio_tick(&t); /* hellos: each hears the others recovering */
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert(paxos_acceptor_recovering(t.a[i]));
+	t.answered = 3; /* the proposer's answers reach acceptors 0 and 1 */
+	trio_tick(&t);
+	for (uint32_t i = 0; i < 2; i++) {
+		ck_assert(!paxos_acceptor_recovering(t.a[i]));
+		ck_assert_int_eq(paxos_acceptor_began_log(t.a[i]), PAXOS_ACCEPTOR_LOG_LOST);
+		ck_assert_uint_eq(paxos_acceptor_generation(t.a[i]), 6);
+	}
+	/* Acceptor 2 was answered by the two that began the log: it founded it too. */
+	trio_tick(&t);
+	ck_assert(!paxos_acceptor_recovering(t.a[2]));
+	ck_assert_int_eq(paxos_acceptor_began_log(t.a[2]), PAXOS_ACCEPTOR_LOG_JOINED);
+	ck_assert_uint_eq(paxos_acceptor_generation(t.a[2]), 6);
+	ck_assert_uint_eq(paxos_acceptor_floor(t.a[2]), 0);
+	/* The states of log 6 moved the learner; the old log's instance 1 is not delivered
+	 * again, the new log's is, once a quorum accepts it. */
+	trio_tick(&t);
+	ck_assert_uint_eq(paxos_learner_generation(t.learner), 6);
+	ck_assert_uint_eq(t.lc.new_logs, 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 1);
+	struct paxos_message a2 = {.type = PAXOS_MSG_ACCEPT};
+	a2.u.accept = (struct paxos_accept){1, t.proposer_below + 1 + 100, value_of("new")};
+	for (uint32_t i = 0; i < TRIO; i++)
+		ck_assert_int_eq(paxos_acceptor_handle(t.a[i], &a2, &t.out[i]->emitter), PAXOS_OK);
+	paxos_learner_handle(t.learner, &a2, 0, NULL); /* learners hear the leader's accepts */
+	trio_route(&t);
+	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
+	ck_assert_uint_eq(t.lc.values_delivered, 2);
+	for (uint32_t i = 0; i < TRIO; i++) {
+		paxos_acceptor_free(t.a[i]);
+		paxos_storage_destroy(t.st[i]);
+		recorder_free(t.out[i]);
+	}
+	paxos_learner_free(t.learner);
+}
+END_TEST
+
 /* Restored once its node's learner delivered everything up to the floor; the acceptor state
  * it reports never names an instance below its floor (the current instance for new
  * learners). */
@@ -419,6 +740,34 @@ START_TEST(duplicate_acceptor_newer_stops)
 }
 END_TEST
 
+/*
+ * Without authentication (duplicate_ticks 3) a hello of an older duplicate stops this acceptor
+ * only once heard on 3 ticks within 6: one forged datagram, or a burst of them within one tick,
+ * does not; hellos further apart than that do not add up.
+ */
+START_TEST(unauthenticated_duplicate_needs_several_ticks)
+{
+	struct paxos_acceptor_membership m = {
+	    .acceptors = 5, .proposers = 2, .incarnation = 50, .duplicate_ticks = 3};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	for (int k = 0; k < 5; k++)
+		ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	ck_assert_uint_eq(paxos_acceptor_duplicate_older_heard(acc), 1);
+	/* One a tick, but 6 ticks apart: never 3 within 6 ticks. */
+	for (int k = 0; k < 4; k++) {
+		for (int t = 0; t < 6; t++)
+			ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+		ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	}
+	/* On 3 ticks in a row: as a duplicate that runs says hello. */
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_OK);
+	ck_assert_uint_eq(paxos_acceptor_duplicate_older_heard(acc), 2);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert_int_eq(hello_from(ACCEPTOR_ID, 40, false, 1000, 50), PAXOS_E_DUPLICATE);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("acceptor_recovery");
@@ -430,6 +779,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, recovering_acceptor_answers_with_final_values);
 	tcase_add_test(tc, hello_of_recovering_acceptor_is_answered);
 	tcase_add_test(tc, duplicate_acceptor_newer_stops);
+	tcase_add_test(tc, unauthenticated_duplicate_needs_several_ticks);
 	tcase_add_test(tc, recovering_acceptors_do_not_vouch_for_each_other);
 	tcase_add_test(tc, first_start_needs_no_acceptor_answer);
 	tcase_add_test(tc, proposer_that_accepted_is_no_first_start);
@@ -437,6 +787,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, acceptor_that_accepted_is_no_first_start);
 	tcase_add_test(tc, restarted_proposers_are_no_first_start);
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
+	tcase_add_test(tc, whole_cluster_restarted_begins_a_new_log);
+	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
+	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
+	tcase_add_test(tc, founder_joins_the_new_log_at_once);
+	tcase_add_test(tc, whole_restart_agrees_on_one_generation);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -60,6 +60,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.accepted.ballot, b->u.accepted.ballot);
 		ck_assert_uint_eq(a->u.accepted.acceptor_id, b->u.accepted.acceptor_id);
 		ck_assert_int_eq(a->u.accepted.final, b->u.accepted.final);
+		ck_assert_uint_eq(a->u.accepted.generation, b->u.accepted.generation);
 		ck_assert_int_eq(a->u.accepted.valueless, b->u.accepted.valueless);
 		break;
 	case PAXOS_MSG_REJECT:
@@ -79,12 +80,15 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.acceptor_state.highest_accepted,
 				  b->u.acceptor_state.highest_accepted);
 		ck_assert_uint_eq(a->u.acceptor_state.trim_iid, b->u.acceptor_state.trim_iid);
+		ck_assert_uint_eq(a->u.acceptor_state.generation, b->u.acceptor_state.generation);
+		ck_assert_int_eq(a->u.acceptor_state.recovering, b->u.acceptor_state.recovering);
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		break;
 	case PAXOS_MSG_TRIMMED:
 		ck_assert_uint_eq(a->u.trimmed.acceptor_id, b->u.trimmed.acceptor_id);
 		ck_assert_uint_eq(a->u.trimmed.iid, b->u.trimmed.iid);
+		ck_assert_uint_eq(a->u.trimmed.generation, b->u.trimmed.generation);
 		break;
 	case PAXOS_MSG_HEARTBEAT:
 		ck_assert_uint_eq(a->u.heartbeat.proposer_id, b->u.heartbeat.proposer_id);
@@ -103,6 +107,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_int_eq(a->u.acceptor_hello.recovering, b->u.acceptor_hello.recovering);
 		ck_assert_uint_eq(a->u.acceptor_hello.age, b->u.acceptor_hello.age);
 		ck_assert_uint_eq(a->u.acceptor_hello.echo, b->u.acceptor_hello.echo);
+		ck_assert_uint_eq(a->u.acceptor_hello.generation, b->u.acceptor_hello.generation);
 		break;
 	case PAXOS_MSG_RECOVER_ASK:
 		ck_assert_uint_eq(a->u.recover_ask.acceptor_id, b->u.recover_ask.acceptor_id);
@@ -116,6 +121,8 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.recover_info.highest_iid, b->u.recover_info.highest_iid);
 		ck_assert_uint_eq(a->u.recover_info.highest_ballot,
 				  b->u.recover_info.highest_ballot);
+		ck_assert_uint_eq(a->u.recover_info.generation, b->u.recover_info.generation);
+		ck_assert_int_eq(a->u.recover_info.founder, b->u.recover_info.founder);
 		break;
 	case PAXOS_MSG_CONFIG_ASK:
 		ck_assert_uint_eq(a->u.config_ask.nonce, b->u.config_ask.nonce);
@@ -125,6 +132,11 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.config_info.nonce, b->u.config_info.nonce);
 		ck_assert_int_eq(a->u.config_info.settled, b->u.config_info.settled);
 		ck_assert(value_eq(&a->u.config_info.history, &b->u.config_info.history));
+		break;
+	case PAXOS_MSG_REFUSED:
+		ck_assert_uint_eq(a->u.refused.proposer_id, b->u.refused.proposer_id);
+		ck_assert_uint_eq(a->u.refused.dropped, b->u.refused.dropped);
+		ck_assert(value_eq(&a->u.refused.hashes, &b->u.refused.hashes));
 		break;
 	case PAXOS_MSG_CONFIG_PUSH:
 		ck_assert_uint_eq(a->u.config_push.proposer_id, b->u.config_push.proposer_id);
@@ -198,28 +210,30 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {10, 101}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_PROMISE, .u.promise = {10, 101, 1, pv(5), 2}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(9)}};
-	m[i++] =
-	    (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {11, 201, pv(3), 1, true}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTED,
+					.u.accepted = {11, 201, pv(3), 1, true, false, 7}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REJECT, .u.reject = {12, 301, 0}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPEAT, .u.repeat = {3, 9}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {2}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {4, 12, 2}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE,
+					.u.acceptor_state = {4, 12, 2, 300, true}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(20)}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40, 1ull << 40}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_ACCEPTOR_HELLO,
-	    .u.acceptor_hello = {2, 1700000000123456ull, true, 300, 9876543210ull}};
+	    .u.acceptor_hello = {2, 1700000000123456ull, true, 300, 9876543210ull, 65536}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_RECOVER_ASK, .u.recover_ask = {2, 77}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_RECOVER_INFO,
-	    .u.recover_info = {PAXOS_ROLE_PROPOSER, 1, 2, 77, 4000, 4294967398ull}};
+	    .u.recover_info = {PAXOS_ROLE_PROPOSER, 1, 2, 77, 4000, 4294967398ull, 3, true}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_ASK, .u.config_ask = {0x1234567890ull}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_INFO,
 					.u.config_info = {3, 0x1234567890ull, true, pv(40)}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_PUSH, .u.config_push = {1, true, pv(40)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_REFUSED, .u.refused = {1, 300, pv(16)}};
 	return i;
 }
 
@@ -416,8 +430,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
+								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -447,6 +461,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_true(pk);
 		else
 			msgpack_pack_false(pk);
+		msgpack_pack_uint64(pk, m->u.accepted.generation);
 		return;
 	case PAXOS_MSG_REJECT:
 		msgpack_pack_uint64(pk, m->u.reject.iid);
@@ -464,6 +479,11 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
 		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
+		msgpack_pack_uint64(pk, m->u.acceptor_state.generation);
+		if (m->u.acceptor_state.recovering)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
 		return;
 	case PAXOS_MSG_CLIENT_VALUE:
 		msgpack_pack_bin_with_body(pk, v->data, v->len);
@@ -471,6 +491,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 	case PAXOS_MSG_TRIMMED:
 		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
 		msgpack_pack_uint64(pk, m->u.trimmed.iid);
+		msgpack_pack_uint64(pk, m->u.trimmed.generation);
 		return;
 	case PAXOS_MSG_HEARTBEAT:
 		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
@@ -492,6 +513,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 			msgpack_pack_false(pk);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
 		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
+		msgpack_pack_uint64(pk, m->u.acceptor_hello.generation);
 		return;
 	case PAXOS_MSG_RECOVER_ASK:
 		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
@@ -504,6 +526,11 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
 		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
+		msgpack_pack_uint64(pk, m->u.recover_info.generation);
+		if (m->u.recover_info.founder)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
 		return;
 	case PAXOS_MSG_CONFIG_ASK:
 		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
@@ -528,6 +555,12 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_bin(pk, m->u.config_push.history.len);
 		msgpack_pack_bin_body(pk, m->u.config_push.history.data,
 				      m->u.config_push.history.len);
+		return;
+	case PAXOS_MSG_REFUSED:
+		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
+		msgpack_pack_uint32(pk, m->u.refused.dropped);
+		msgpack_pack_bin(pk, m->u.refused.hashes.len);
+		msgpack_pack_bin_body(pk, m->u.refused.hashes.data, m->u.refused.hashes.len);
 		return;
 	}
 }
@@ -1059,8 +1092,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 6, 4, 3, 2, 4, 2,
-								3, 3, 2, 3, 6, 3, 7, 2, 5, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
+								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1077,9 +1110,13 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1) ||
 					   (t == PAXOS_MSG_CONFIG_INFO && i == 4) ||
 					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3);
-				if (bin)
+				if (t == PAXOS_MSG_REFUSED && i == 3)
+					msgpack_pack_bin_with_body(&c.pk, "8 bytes.", 8);
+				else if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
+					 (t == PAXOS_MSG_ACCEPTOR_STATE && i == 5) ||
+					 (t == PAXOS_MSG_RECOVER_INFO && i == 8) ||
 					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3) ||
 					 (t == PAXOS_MSG_CONFIG_INFO && i == 3) ||
 					 (t == PAXOS_MSG_CONFIG_PUSH && i == 2))
@@ -1130,15 +1167,15 @@ static void pack_bad(msgpack_packer *pk, enum bad_field b)
 	}
 }
 
-/* Accepted: [4, iid, ballot, value, acceptor_id, final]; field i replaced by b. */
+/* Accepted: [4, iid, ballot, value, acceptor_id, final, generation]; field i replaced by b. */
 static int accepted_with(uint32_t i, enum bad_field b)
 {
 	struct craft c;
 	size_t n;
 	craft_good_header(&c);
-	msgpack_pack_array(&c.pk, 6);
+	msgpack_pack_array(&c.pk, 7);
 	msgpack_pack_uint32(&c.pk, PAXOS_MSG_ACCEPTED);
-	for (uint32_t f = 1; f < 6; f++) {
+	for (uint32_t f = 1; f < 7; f++) {
 		if (f == i)
 			pack_bad(&c.pk, b);
 		else if (f == 3)
@@ -1180,6 +1217,11 @@ START_TEST(test_bad_field_values)
 	ck_assert_int_eq(accepted_with(5, NEG_ONE), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(5, NIL), PAXOS_E_MALFORMED);
 	ck_assert_int_eq(accepted_with(5, ARRAY), PAXOS_E_MALFORMED);
+	/* generation: uint64, the whole range. */
+	ck_assert_int_eq(accepted_with(6, U64_MAX_VAL), PAXOS_OK);
+	ck_assert_int_eq(accepted_with(6, NEG_ONE), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(6, BOOL_T), PAXOS_E_MALFORMED);
+	ck_assert_int_eq(accepted_with(6, NIL), PAXOS_E_MALFORMED);
 }
 END_TEST
 
@@ -1194,6 +1236,21 @@ static void expect_msg(uint32_t type, const int64_t *vals, uint32_t count, int r
 	craft_expect(&c, rc);
 }
 
+/* Acceptor state [8, id, highest, trim 3, generation 1, recovering false]. */
+static void expect_state(int64_t id, int64_t highest, int rc)
+{
+	struct craft c;
+	craft_good_header(&c);
+	msgpack_pack_array(&c.pk, 6);
+	msgpack_pack_uint32(&c.pk, PAXOS_MSG_ACCEPTOR_STATE);
+	msgpack_pack_int64(&c.pk, id);
+	msgpack_pack_int64(&c.pk, highest);
+	msgpack_pack_int64(&c.pk, 3);
+	msgpack_pack_int64(&c.pk, 1);
+	msgpack_pack_false(&c.pk);
+	craft_expect(&c, rc);
+}
+
 START_TEST(test_bad_ids_and_ranges)
 {
 	const int64_t acc = PAXOS_MAX_ACCEPTORS, big = (int64_t)UINT32_MAX + 1;
@@ -1203,9 +1260,11 @@ START_TEST(test_bad_ids_and_ranges)
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, big, 1}, 3, PAXOS_OK); /* 64-bit ballot */
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){1, -1, 1}, 3, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_REJECT, (int64_t[]){-5, 1, 1}, 3, PAXOS_E_MALFORMED);
-	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc - 1, 5, 3}, 3, PAXOS_OK);
-	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){acc, 5, 3}, 3, PAXOS_E_MALFORMED);
-	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){1, -1, 3}, 3, PAXOS_E_MALFORMED);
+	/* An acceptor state's last field is a bool: numbers there are malformed. */
+	expect_state(acc - 1, 5, PAXOS_OK);
+	expect_state(acc, 5, PAXOS_E_MALFORMED);
+	expect_state(1, -1, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_ACCEPTOR_STATE, (int64_t[]){1, 5, 3, 1, 0}, 5, PAXOS_E_MALFORMED);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big - 1}, 2, PAXOS_OK);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, big}, 2, PAXOS_OK);
 	expect_msg(PAXOS_MSG_PREPARE, (int64_t[]){1, INT64_MAX}, 2, PAXOS_OK);
@@ -1522,7 +1581,7 @@ START_TEST(test_status_strings)
 			       "reject",       "repeat",         "trim",        "acceptor_state",
 			       "client_value", "trimmed",        "heartbeat",   "leader",
 			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
-			       "config_ask",   "config_info",    "config_push"};
+			       "config_ask",   "config_info",    "config_push", "refused"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

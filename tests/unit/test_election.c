@@ -298,10 +298,12 @@ START_TEST(test_manual_mode_starts_forced)
 	cfg.election = PAXOS_ELECTION_MANUAL;
 	cfg.heartbeat_interval_ms = 20;
 	cfg.heartbeat_timeout_ms = 100;
+	cfg.check_quorum = false; /* no acceptors here */
 	struct paxos_election_options o;
 	paxos_election_options_from_config(&o, &cfg, 1);
 	ck_assert_uint_eq(o.heartbeat_interval, INTERVAL);
 	ck_assert_uint_eq(o.heartbeat_timeout, TIMEOUT);
+	ck_assert_uint_eq(o.quorum_timeout, 0);
 	ck_assert(o.manual);
 	o.changed = on_change;
 	nchanges = 0;
@@ -414,6 +416,237 @@ START_TEST(test_heartbeats_at_the_interval)
 	ck_assert_uint_eq(r->count, 4);
 	recorder_free(r);
 	paxos_election_free(e);
+}
+END_TEST
+
+/* ---- check-quorum ---- */
+
+#define QUORUM_TIMEOUT (300 * MS)
+
+/* Proposer id of proposers, checking for a quorum of acceptors 0, 1 and 2. */
+static struct paxos_election *checking(uint32_t id, uint32_t proposers, paxos_time now)
+{
+	struct paxos_election_options o = {
+	    .id = id,
+	    .proposers = proposers,
+	    .heartbeat_interval = INTERVAL,
+	    .heartbeat_timeout = TIMEOUT,
+	    .changed = on_change,
+	    .quorum_timeout = QUORUM_TIMEOUT,
+	    .acceptors = 0x7,
+	};
+	nchanges = 0;
+	struct paxos_election *e = paxos_election_new(&o, now);
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+static void acceptor_state(struct paxos_election *e, uint32_t acceptor, paxos_time now)
+{
+	paxos_election_heard_acceptor(e, acceptor, now);
+}
+
+/* A leader that hears the other proposer but no acceptor quorum steps down after the quorum
+ * timeout, not before: it starts eligible (everyone presumed heard), and one acceptor is not
+ * a quorum of three. */
+START_TEST(test_no_quorum_steps_down)
+{
+	struct paxos_election *e = checking(0, 2, 0);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	for (paxos_time t = 0; t <= 2 * QUORUM_TIMEOUT; t += 5 * MS) {
+		heartbeat(e, 1, t);
+		acceptor_state(e, 0, t); /* one acceptor only */
+		tick(e, t);
+		bool in = t <= QUORUM_TIMEOUT;
+		ck_assert_msg(paxos_election_eligible(e) == in, "at %llu us",
+			      (unsigned long long)t);
+		ck_assert_uint_eq(paxos_election_leader(e), in ? 0 : 1);
+		ck_assert(paxos_election_alive(e, 0, t) == in);
+	}
+	ck_assert_uint_eq(nchanges, 1);
+	ck_assert_uint_eq(changes[0].leader, 1);
+	ck_assert_uint_eq(changes[0].previous, 0);
+	paxos_election_free(e);
+}
+END_TEST
+
+/* Only the tick judges: a heartbeat read before the acceptors' state that came with it (a
+ * stalled process reads both at once) does not put a proposer out; quorum_lost says that the
+ * next tick would, so that a driver reads first. */
+START_TEST(test_only_the_tick_puts_out)
+{
+	struct paxos_election *e = checking(0, 2, 0);
+	paxos_time t = QUORUM_TIMEOUT + 50 * MS;
+	ck_assert(!paxos_election_quorum_lost(e, QUORUM_TIMEOUT));
+	ck_assert(paxos_election_quorum_lost(e, t));
+	heartbeat(e, 1, t);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	acceptor_state(e, 0, t);
+	acceptor_state(e, 2, t);
+	ck_assert(!paxos_election_quorum_lost(e, t));
+	tick(e, t);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert_uint_eq(nchanges, 0);
+	ck_assert(paxos_election_quorum_lost(e, t + QUORUM_TIMEOUT + 1));
+	tick(e, t + QUORUM_TIMEOUT + 1);
+	ck_assert(!paxos_election_eligible(e));
+	paxos_election_free(e);
+
+	e = election(0, 2, 0); /* without check-quorum, never */
+	ck_assert(!paxos_election_quorum_lost(e, 100 * QUORUM_TIMEOUT));
+	paxos_election_free(e);
+}
+END_TEST
+
+/* Out, a proposer sends no heartbeats; a second acceptor heard makes a quorum again at once,
+ * and the first tick after beats at once. */
+START_TEST(test_out_sends_no_heartbeats)
+{
+	struct paxos_election *e = checking(0, 2, 0);
+	struct recorder *r = recorder_new();
+	paxos_time t = 0;
+	for (; t <= QUORUM_TIMEOUT + 20 * MS; t += 5 * MS) {
+		heartbeat(e, 1, t);
+		paxos_election_tick(e, t, 7, &r->emitter);
+	}
+	ck_assert(!paxos_election_eligible(e));
+	size_t beats = recorder_count(r, PAXOS_MSG_HEARTBEAT, PAXOS_GROUP_PROPOSERS);
+	ck_assert_uint_eq(beats, QUORUM_TIMEOUT / INTERVAL + 1);
+	recorder_clear(r);
+	for (; t <= 10 * QUORUM_TIMEOUT; t += 5 * MS) {
+		heartbeat(e, 1, t);
+		acceptor_state(e, 2, t);
+		paxos_election_tick(e, t, 7, &r->emitter);
+	}
+	ck_assert_uint_eq(r->count, 0);
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	acceptor_state(e, 1, t); /* the quorum again: 1 and 2 */
+	ck_assert(paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	ck_assert_uint_eq(nchanges, 2);
+	paxos_election_tick(e, t, 7, &r->emitter);
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_HEARTBEAT, PAXOS_GROUP_PROPOSERS), 1);
+	recorder_free(r);
+	paxos_election_free(e);
+}
+END_TEST
+
+/* A proposer out of the election is nobody's fallback, its own included: the lowest id that
+ * hears nobody names another member, and a lone proposer names none. */
+START_TEST(test_out_never_leads)
+{
+	struct paxos_election *e = checking(0, 3, 0);
+	tick(e, QUORUM_TIMEOUT + 1); /* nothing heard at all */
+	ck_assert(!paxos_election_eligible(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	paxos_election_free(e);
+
+	e = checking(0, 1, 0);
+	tick(e, QUORUM_TIMEOUT + 1);
+	ck_assert_uint_eq(paxos_election_leader(e), PAXOS_MAX_PROPOSERS);
+	ck_assert(!paxos_election_is_leader(e));
+	acceptor_state(e, 0, QUORUM_TIMEOUT + 2);
+	acceptor_state(e, 1, QUORUM_TIMEOUT + 2);
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+
+	/* The oracle's order still wins: manual election has nobody to take over. */
+	e = checking(1, 2, 0);
+	oracle(e, 1, 0);
+	tick(e, QUORUM_TIMEOUT + 1);
+	ck_assert(!paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+}
+END_TEST
+
+/* The quorum is of the acceptor set in force: others heard count for nothing, a newcomer
+ * counts as heard when it joins. Without a quorum timeout nothing of this applies. */
+START_TEST(test_quorum_of_the_set_in_force)
+{
+	struct paxos_election *e = checking(0, 2, 0);
+	paxos_election_set_acceptors(e, 0x7 << 3, 100 * MS); /* acceptors 3, 4, 5 */
+	for (paxos_time t = 100 * MS; t <= 100 * MS + QUORUM_TIMEOUT; t += 10 * MS) {
+		for (uint32_t a = 0; a < 3; a++)
+			acceptor_state(e, a, t);
+		tick(e, t);
+		ck_assert(paxos_election_eligible(e)); /* the newcomers' grace */
+	}
+	tick(e, 100 * MS + QUORUM_TIMEOUT + 1);
+	ck_assert(!paxos_election_eligible(e));
+	acceptor_state(e, 3, 500 * MS);
+	acceptor_state(e, PAXOS_MAX_ACCEPTORS, 500 * MS); /* out of range: ignored */
+	ck_assert(!paxos_election_eligible(e));
+	acceptor_state(e, 5, 500 * MS);
+	ck_assert(paxos_election_eligible(e));
+	paxos_election_set_acceptors(e, 0, 500 * MS); /* no acceptors: no quorum */
+	ck_assert(!paxos_election_eligible(e));
+	paxos_election_free(e);
+
+	e = election(0, 2, 0); /* quorum_timeout 0 */
+	tick(e, 100 * QUORUM_TIMEOUT);
+	ck_assert(paxos_election_eligible(e));
+	ck_assert(paxos_election_is_leader(e));
+	paxos_election_free(e);
+}
+END_TEST
+
+/* paxos.conf check-quorum: on by default, over two acceptor reports and a heartbeat timeout,
+ * with every configured acceptor. */
+START_TEST(test_quorum_timeout_from_config)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.acceptors = 5;
+	struct paxos_election_options o;
+	paxos_election_options_from_config(&o, &cfg, 1);
+	ck_assert(cfg.check_quorum);
+	ck_assert_uint_eq(o.quorum_timeout,
+			  (2 * cfg.acceptor_repeat_ms + cfg.heartbeat_timeout_ms) * MS);
+	ck_assert_uint_eq(o.acceptors, 0x1f);
+	cfg.acceptors = PAXOS_MAX_ACCEPTORS;
+	paxos_election_options_from_config(&o, &cfg, 1);
+	ck_assert_uint_eq(o.acceptors, UINT32_MAX);
+	cfg.check_quorum = false;
+	paxos_election_options_from_config(&o, &cfg, 1);
+	ck_assert_uint_eq(o.quorum_timeout, 0);
+}
+END_TEST
+
+/*
+ * A one-way partition: proposer 0 leads and sends, but hears nothing (no acceptor, no
+ * heartbeat); proposer 1 hears everything. 0 goes out after the quorum timeout and falls
+ * silent, 1 expires it a heartbeat timeout later and leads; from then on exactly one of them
+ * believes it leads, and the takeover costs the quorum timeout plus a heartbeat timeout.
+ */
+START_TEST(test_deaf_leader_is_replaced)
+{
+	struct paxos_election *deaf = checking(0, 2, 0), *other = checking(1, 2, 0);
+	struct recorder *r = recorder_new();
+	paxos_time took_over = 0;
+	for (paxos_time t = 0; t <= 2 * QUORUM_TIMEOUT + 2 * TIMEOUT; t += 5 * MS) {
+		recorder_clear(r);
+		paxos_election_tick(deaf, t, 7, &r->emitter);
+		for (size_t i = 0; i < r->count; i++)
+			if (r->group[i] == PAXOS_GROUP_PROPOSERS)
+				paxos_election_handle(other, &r->msg[i], t);
+		for (uint32_t a = 0; a < 3; a++)
+			acceptor_state(other, a, t);
+		tick(other, t);
+		if (t > QUORUM_TIMEOUT)
+			ck_assert(!paxos_election_is_leader(deaf));
+		if (paxos_election_is_leader(other) && !took_over)
+			took_over = t;
+	}
+	ck_assert_uint_gt(took_over, QUORUM_TIMEOUT);
+	ck_assert_uint_le(took_over, QUORUM_TIMEOUT + TIMEOUT + INTERVAL + 5 * MS);
+	ck_assert(paxos_election_is_leader(other));
+	ck_assert(!paxos_election_alive(other, 0, 2 * QUORUM_TIMEOUT + 2 * TIMEOUT));
+	recorder_free(r);
+	paxos_election_free(deaf);
+	paxos_election_free(other);
 }
 END_TEST
 
@@ -798,6 +1031,15 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_other_messages_ignored);
 	tcase_add_test(t, test_promise_shows_its_ballot_owner_alive);
 	tcase_add_test(t, test_heartbeats_at_the_interval);
+	suite_add_tcase(s, t);
+	t = tcase_create("check_quorum");
+	tcase_add_test(t, test_no_quorum_steps_down);
+	tcase_add_test(t, test_only_the_tick_puts_out);
+	tcase_add_test(t, test_out_sends_no_heartbeats);
+	tcase_add_test(t, test_out_never_leads);
+	tcase_add_test(t, test_quorum_of_the_set_in_force);
+	tcase_add_test(t, test_quorum_timeout_from_config);
+	tcase_add_test(t, test_deaf_leader_is_replaced);
 	suite_add_tcase(s, t);
 	t = tcase_create("takeover");
 	tcase_add_checked_fixture(t, cluster_setup, cluster_teardown);

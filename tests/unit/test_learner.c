@@ -147,7 +147,7 @@ static void send_acceptor_state(struct fixture *f, uint32_t acceptor, paxos_iid 
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = acceptor;
 	m.u.acceptor_state.highest_accepted = highest;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
 /* Acceptors 0 and 1, a quorum of the 3, report instances up to highest. */
@@ -162,7 +162,7 @@ static void send_trimmed(struct fixture *f, uint32_t acceptor, paxos_iid iid)
 	struct paxos_message m = {.type = PAXOS_MSG_TRIMMED};
 	m.u.trimmed.acceptor_id = acceptor;
 	m.u.trimmed.iid = iid;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
 static void send_acceptor_trim(struct fixture *f, uint32_t acceptor, paxos_iid highest,
@@ -172,7 +172,14 @@ static void send_acceptor_trim(struct fixture *f, uint32_t acceptor, paxos_iid h
 	m.u.acceptor_state.acceptor_id = acceptor;
 	m.u.acceptor_state.highest_accepted = highest;
 	m.u.acceptor_state.trim_iid = trim;
-	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
+/* A quarter hole check on: a learner that asked the acceptors for what a quorum reports
+ * trimmed skips it at the next report from then on. */
+static void later(struct fixture *f)
+{
+	f->now += f->opt.hole_check / 4;
 }
 
 static void tick(struct fixture *f, paxos_time now)
@@ -290,7 +297,7 @@ START_TEST(test_missing_value_asked_again_after_a_hole_check)
 END_TEST
 
 /* A value proposed below the quorum's ballot may not be the chosen one: only one at or above
- * it is. */
+ * it is, once an acceptor of this log reports that ballot (an accept may be of a new log). */
 START_TEST(test_value_below_the_quorum_ballot_is_not_delivered)
 {
 	struct fixture *f = fixture_default();
@@ -301,6 +308,8 @@ START_TEST(test_value_below_the_quorum_ballot_is_not_delivered)
 	tick(f, 250);
 	ck_assert_uint_eq(repeats(f), 1);
 	send_accept(f, 1, 303, "new"); /* above the quorum's ballot: Paxos makes it the chosen */
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	send_valueless(f, 1, 303, 2); /* of this log */
 	ck_assert_uint_eq(f->sink->delivered, 1);
 	ck_assert_str_eq(f->sink->delivered_value[0], "new");
 	fixture_free(f);
@@ -775,6 +784,8 @@ START_TEST(test_step_trims_and_skips_into_the_ready)
 		m.u.trimmed.iid = 5;
 		ck_assert_int_eq(paxos_learner_step(l, &m, 0, &f->rec->emitter), PAXOS_OK);
 	}
+	ck_assert(!paxos_learner_ready(l, &rd)); /* it asks first */
+	ck_assert_int_eq(paxos_learner_step(l, &m, 250, &f->rec->emitter), PAXOS_OK);
 	ck_assert(paxos_learner_ready(l, &rd));
 	ck_assert_uint_eq(rd.event_count, 2);
 	ck_assert_int_eq(rd.events[0].kind, PAXOS_LEARNER_TRIMMED);
@@ -1125,6 +1136,12 @@ START_TEST(test_trimmed_skips_missing_instances)
 	send_trimmed(f, 0, 3); /* the same acceptor again does not count twice */
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	send_trimmed(f, 2, 3);
+	ck_assert_uint_eq(f->sink->trimmed, 0); /* it asks first */
+	ck_assert_uint_eq(repeats(f), 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	ck_assert_uint_eq(repeat_at(f, 0)->to, 3);
+	later(f);
+	send_trimmed(f, 2, 3);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 3);
@@ -1150,6 +1167,42 @@ START_TEST(test_trimmed_skips_missing_instances)
 }
 END_TEST
 
+/*
+ * Trim reports from every acceptor (forged, with their addresses: nothing tells them apart
+ * without a key) for instances the acceptors still hold: the learner asks for them rather than
+ * skip, the acceptors answer with them, and that refutes the reports, however often they are
+ * sent again. Nothing is skipped; everything is delivered.
+ */
+START_TEST(test_forged_trim_reports_are_refuted)
+{
+	struct fixture *f = fixture_default();
+	send_quorum_state(f, 10);
+	for (uint32_t a = 0; a < 3; a++)
+		send_acceptor_trim(f, a, 10, 8);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	ck_assert_uint_eq(repeats(f), 1); /* it asks instead */
+	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
+	for (paxos_iid from = 1; from <= 8; from += 4) {
+		/* Acceptors 0 and 1 answer the repeat with what they hold. */
+		for (paxos_iid iid = from; iid < from + 4; iid++)
+			close_instance(f, iid, "x");
+		later(f);
+		for (uint32_t a = 0; a < 3; a++)
+			send_acceptor_trim(f, a, 10, 8);
+		ck_assert_uint_eq(f->sink->trimmed, 0);
+		later(f);
+		tick(f, f->now);
+		for (uint32_t a = 0; a < 3; a++)
+			send_acceptor_trim(f, a, 10, 8);
+		ck_assert_uint_eq(f->sink->trimmed, 0);
+	}
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
+	ck_assert_uint_eq(f->sink->delivered, 8);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 9);
+	fixture_free(f);
+}
+END_TEST
+
 /* Closed instances up to the trim point are delivered before anything is skipped. */
 START_TEST(test_trimmed_delivers_what_it_has_first)
 {
@@ -1165,6 +1218,8 @@ START_TEST(test_trimmed_delivers_what_it_has_first)
 	/* Trimmed up to 5 by acceptors 1 and 2 (their own highest reports count). */
 	send_trimmed(f, 1, 5);
 	send_acceptor_trim(f, 2, 9, 5);
+	later(f);
+	send_trimmed(f, 1, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 3);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
@@ -1191,6 +1246,9 @@ START_TEST(test_acceptor_state_trim_skips)
 	send_acceptor_trim(f, 0, 7, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 0);
 	send_acceptor_trim(f, 1, 7, 5);
+	ck_assert_uint_eq(f->sink->trimmed, 0);
+	later(f);
+	send_acceptor_trim(f, 1, 7, 5);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 5);
@@ -1201,9 +1259,13 @@ START_TEST(test_acceptor_state_trim_skips)
 	/* Different trim points: lost is what at least two acceptors dropped. */
 	send_acceptor_trim(f, 0, 20, 12);
 	send_acceptor_trim(f, 1, 20, 10);
+	later(f);
+	send_acceptor_trim(f, 1, 20, 10);
 	ck_assert_uint_eq(f->sink->trimmed, 2);
 	ck_assert_uint_eq(f->sink->trimmed_from[1], 8);
 	ck_assert_uint_eq(f->sink->trimmed_to[1], 10);
+	send_acceptor_trim(f, 2, 20, 15);
+	later(f);
 	send_acceptor_trim(f, 2, 20, 15);
 	ck_assert_uint_eq(f->sink->trimmed, 3);
 	ck_assert_uint_eq(f->sink->trimmed_from[2], 11);
@@ -1237,6 +1299,7 @@ START_TEST(test_trimmed_without_callback_stops_asking)
 	ck_assert_uint_eq(repeats(f), 1);
 	ck_assert_uint_eq(repeat_at(f, 0)->from, 1);
 	/* The acceptors answer the request: 1..2 are trimmed. */
+	f->now = 1000 + 250;
 	send_trimmed(f, 0, 2);
 	send_trimmed(f, 2, 2);
 	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 2);
@@ -1262,6 +1325,8 @@ START_TEST(test_trimmed_beyond_window)
 	close_instance(f, 10, "j");
 	send_quorum_state(f, 100); /* instances up to 100 exist */
 	send_trimmed(f, 0, 100);
+	send_trimmed(f, 1, 100);
+	later(f);
 	send_trimmed(f, 1, 100);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 100);
@@ -1307,6 +1372,8 @@ START_TEST(test_trimmed_bad_input_ignored)
 	send_trimmed(f, 0, UINT64_MAX);
 	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->counters.trim_reports_clamped, 2);
+	later(f);
+	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->sink->trimmed, 1);
 	ck_assert_uint_eq(f->sink->trimmed_from[0], 60);
 	ck_assert_uint_eq(f->sink->trimmed_to[0], 60);
@@ -1314,6 +1381,8 @@ START_TEST(test_trimmed_bad_input_ignored)
 	 * wrapping. */
 	send_quorum_state(f, UINT64_MAX);
 	send_trimmed(f, 0, UINT64_MAX);
+	send_trimmed(f, 2, UINT64_MAX);
+	later(f);
 	send_trimmed(f, 2, UINT64_MAX);
 	ck_assert_uint_eq(f->sink->trimmed, 2);
 	ck_assert_uint_eq(f->sink->trimmed_from[1], 61);
@@ -1342,7 +1411,7 @@ START_TEST(test_trimmed_needs_a_quorum)
 	ck_assert_ptr_nonnull(l);
 	s->learner = l;
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
-	m.u.acceptor_state = (struct paxos_acceptor_state){0, 9, 4};
+	m.u.acceptor_state = (struct paxos_acceptor_state){.highest_accepted = 9, .trim_iid = 4};
 	paxos_learner_handle(l, &m, 0, NULL);
 	m.u.acceptor_state.acceptor_id = 3;
 	paxos_learner_handle(l, &m, 0, NULL);
@@ -1351,6 +1420,8 @@ START_TEST(test_trimmed_needs_a_quorum)
 	ck_assert_uint_eq(paxos_learner_next_iid(l), 1);
 	m.u.acceptor_state.acceptor_id = 1;
 	paxos_learner_handle(l, &m, 0, NULL);
+	ck_assert_uint_eq(s->trimmed, 0); /* it asks first */
+	paxos_learner_handle(l, &m, 250, NULL);
 	ck_assert_uint_eq(s->trimmed, 1);
 	ck_assert_uint_eq(s->trimmed_to[0], 4);
 	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
@@ -1406,6 +1477,7 @@ START_TEST(test_trimmed_single_acceptor)
 	m.u.trimmed.acceptor_id = 0;
 	m.u.trimmed.iid = 4;
 	paxos_learner_handle(l, &m, 0, NULL);
+	paxos_learner_handle(l, &m, 250, NULL);
 	ck_assert_uint_eq(s->trimmed, 1);
 	ck_assert_uint_eq(s->trimmed_from[0], 1);
 	ck_assert_uint_eq(s->trimmed_to[0], 4);
@@ -1732,6 +1804,9 @@ START_TEST(test_fetch_trimmed)
 	send_trimmed(f, 7, 9); /* no such acceptor */
 	ck_assert_uint_eq(r.count, 0);
 	send_trimmed(f, 2, 5);
+	ck_assert_uint_eq(r.count, 0); /* not at once: an acceptor may answer with it */
+	later(f);
+	tick(f, f->now);
 	ck_assert_uint_eq(r.count, 1);
 	ck_assert_uint_eq(r.iid[0], 5);
 	ck_assert_int_eq(r.status[0], PAXOS_E_TRIMMED);
@@ -1750,6 +1825,21 @@ START_TEST(test_fetch_trimmed)
 	ck_assert_uint_eq(r.count, 3);
 	ck_assert_int_eq(r.status[2], PAXOS_OK);
 	ck_assert_str_eq(r.value[2], "kept");
+	/* Trims reported by a quorum (forged) lose to an acceptor that answers with the instance:
+	 * its reports are not believed for this fetch any more. */
+	ck_assert_int_eq(fetch(f, 80, f->now, &r), PAXOS_OK);
+	send_trimmed(f, 0, 90);
+	send_trimmed(f, 1, 90);
+	send_accepted(f, 80, 101, 0, "held");
+	later(f);
+	send_trimmed(f, 0, 90);
+	send_trimmed(f, 1, 90);
+	tick(f, f->now);
+	ck_assert_uint_eq(r.count, 3);
+	send_accepted(f, 80, 101, 1, "held");
+	ck_assert_uint_eq(r.count, 4);
+	ck_assert_int_eq(r.status[3], PAXOS_OK);
+	ck_assert_str_eq(r.value[3], "held");
 	fixture_free(f);
 }
 END_TEST
@@ -2044,6 +2134,118 @@ START_TEST(test_rest_of_a_hole_asked_at_once)
 }
 END_TEST
 
+/* ---- generations: a new log (acceptor/recovery.c) ---- */
+
+static void send_gen_accepted(struct fixture *f, paxos_iid iid, paxos_ballot ballot,
+			      uint32_t acceptor, const char *value, uint64_t generation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted = (struct paxos_accepted){.iid = iid,
+					       .ballot = ballot,
+					       .value = value_of(value),
+					       .acceptor_id = acceptor,
+					       .generation = generation};
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
+static void send_gen_state(struct fixture *f, uint32_t acceptor, paxos_iid highest,
+			   uint64_t generation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state = (struct paxos_acceptor_state){
+	    .acceptor_id = acceptor, .highest_accepted = highest, .generation = generation};
+	paxos_learner_handle(f->l, &m, 0, &f->rec->emitter);
+}
+
+static uint64_t new_log_generation;
+static size_t new_log_calls, delivered_at_new_log;
+
+static void on_new_log(void *arg, uint64_t generation)
+{
+	struct sink *s = arg;
+	new_log_generation = generation;
+	delivered_at_new_log = s->delivered;
+	new_log_calls++;
+}
+
+/*
+ * A learner that delivered instances 1..3 of log 0 hears log 1: one acceptor's word is not
+ * enough (it may be stale or forged); a quorum's is. Then it says so (before anything of the
+ * new log), drops what it held of the old one, delivers the new log from instance 1, never
+ * two values under one instance of one log, and ignores whatever comes late from the old log.
+ */
+START_TEST(test_new_log_restarts_at_instance_one)
+{
+	struct fixture *f = fixture_default();
+	new_log_calls = 0;
+	paxos_learner_free(f->l);
+	f->opt.new_log = on_new_log;
+	f->opt.new_log_arg = f->sink;
+	f->l = paxos_learner_new(&f->opt, &f->counters);
+	f->sink->learner = f->l;
+	for (paxos_iid i = 1; i <= 3; i++)
+		close_instance(f, i, "old");
+	send_accepted(f, 5, 101, 0, "held"); /* one vote of the old log, held */
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 0);
+	/* Acceptor 2 alone in log 1: not followed, its vote not counted anywhere. */
+	send_gen_accepted(f, 1, 901, 2, "new1", 1);
+	send_gen_state(f, 2, 1, 1);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 0);
+	ck_assert_uint_eq(new_log_calls, 0);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 4);
+	/* Acceptor 0 too: a quorum serves log 1. */
+	send_gen_state(f, 0, 1, 1);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 1);
+	ck_assert_uint_eq(new_log_calls, 1);
+	ck_assert_uint_eq(new_log_generation, 1);
+	ck_assert_uint_eq(delivered_at_new_log, 3);
+	ck_assert_uint_eq(f->counters.new_logs, 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	/* The old log's late messages count for nothing. */
+	send_accepted(f, 5, 101, 1, "held");
+	send_accepted(f, 1, 101, 0, "old");
+	send_accepted(f, 1, 101, 1, "old");
+	ck_assert_uint_eq(f->sink->delivered, 3);
+	/* Instance 1 of log 1 closes with log 1's votes. */
+	send_gen_accepted(f, 1, 901, 0, "new1", 1);
+	send_gen_accepted(f, 1, 901, 2, "new1", 1);
+	ck_assert_uint_eq(f->sink->delivered, 4);
+	ck_assert_uint_eq(f->sink->delivered_iid[3], 1);
+	ck_assert_str_eq(f->sink->delivered_value[3], "new1");
+	send_gen_accepted(f, 2, 901, 0, "new2", 1);
+	send_gen_accepted(f, 2, 901, 1, "new2", 1);
+	ck_assert_uint_eq(f->sink->delivered, 5);
+	ck_assert_uint_eq(f->sink->delivered_iid[4], 2);
+	/* A lower generation never comes back; log 1 again changes nothing. */
+	send_gen_state(f, 0, 9, 0);
+	send_gen_state(f, 1, 9, 0);
+	send_gen_state(f, 2, 2, 1);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 1);
+	ck_assert_uint_eq(new_log_calls, 1);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 3);
+	fixture_free(f);
+}
+END_TEST
+
+/* A learner that delivered nothing takes the first log a quorum reports without a word; the
+ * votes of a log it does not follow yet are not counted. */
+START_TEST(test_first_log_taken_silently)
+{
+	struct fixture *f = fixture_default();
+	send_gen_accepted(f, 1, 901, 0, "a", 3);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 0);
+	send_gen_accepted(f, 1, 901, 1, "a", 3);
+	ck_assert_uint_eq(paxos_learner_generation(f->l), 3);
+	ck_assert_uint_eq(f->counters.new_logs, 0);
+	ck_assert_uint_eq(f->sink->delivered, 0); /* acceptor 0's vote was of no log yet */
+	send_gen_accepted(f, 1, 901, 2, "a", 3);
+	ck_assert_uint_eq(f->sink->delivered, 1);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 1);
+	fixture_free(f);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("learner");
@@ -2054,6 +2256,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_events_say_the_value_ballot);
 	tcase_add_test(tc, test_step_trims_and_skips_into_the_ready);
 	tcase_add_test(tc, test_valueless_quorum_delivers_the_accepts_value);
+	tcase_add_test(tc, test_new_log_restarts_at_instance_one);
+	tcase_add_test(tc, test_first_log_taken_silently);
 	tcase_add_test(tc, test_accept_after_the_quorum_closes);
 	tcase_add_test(tc, test_missing_value_asks_a_repeat);
 	tcase_add_test(tc, test_missing_value_asked_again_after_a_hole_check);
@@ -2084,6 +2288,7 @@ Suite *test_suite(void)
 
 	TCase *trimmed = tcase_create("trimmed");
 	tcase_add_test(trimmed, test_trimmed_skips_missing_instances);
+	tcase_add_test(trimmed, test_forged_trim_reports_are_refuted);
 	tcase_add_test(trimmed, test_trimmed_delivers_what_it_has_first);
 	tcase_add_test(trimmed, test_acceptor_state_trim_skips);
 	tcase_add_test(trimmed, test_trimmed_without_callback_stops_asking);

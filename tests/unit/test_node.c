@@ -251,13 +251,15 @@ static void check_order(void *arg, paxos_iid iid, uint32_t position, const struc
 
 /* Multicast: the leader's learner takes its own accepts as they are emitted and leaves the
  * acceptors group unread (lib/node/node.c, own_accepts); it still delivers every value in
- * order, and so does a learner that reads the group. */
-START_TEST(test_leader_learns_its_own_accepts)
+ * order, and so does a learner that reads the group. `options` are added to the
+ * configuration; values are submitted `burst` at a time. */
+static void own_accepts_run(const char *options, uint32_t burst)
 {
 	/* A fresh storage-path: the proposer's first epoch, so the acceptors start at once. */
-	char dir[] = "/tmp/test_node.XXXXXX", text[160], err[256];
+	char dir[] = "/tmp/test_node.XXXXXX", text[256], err[256];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n", dir);
+	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n%s",
+			    dir, options);
 	struct paxos_config c;
 	paxos_config_defaults(&c);
 	ck_assert_msg(paxos_config_parse(&c, text, (size_t)tlen, "own", err, sizeof(err)) ==
@@ -286,7 +288,7 @@ START_TEST(test_leader_learns_its_own_accepts)
 	for (uint32_t k = 0; k < 200; k++) {
 		int len = snprintf(value, sizeof(value), "v%04u", k);
 		ck_assert_int_eq(paxos_node_submit(leader, value, (size_t)len), PAXOS_OK);
-		if (k % 20 == 19)
+		if (k % burst == burst - 1)
 			run_for_ms(b, 20);
 	}
 	for (int i = 0; i < 100 && (mine.n < 200 || theirs.n < 200); i++)
@@ -306,6 +308,20 @@ START_TEST(test_leader_learns_its_own_accepts)
 	char rm[64];
 	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
 	ck_assert_int_eq(system(rm), 0);
+}
+
+START_TEST(test_leader_learns_its_own_accepts)
+{
+	own_accepts_run("", 20);
+}
+END_TEST
+
+/* More values wait than phase 2 may hold: each closed instance lets the proposer assign the
+ * next while the learner's ready is being run. The learner still takes every accept (later,
+ * node_own_accept_replay) and asks the acceptors for none. */
+START_TEST(test_leader_learns_accepts_sent_while_it_learns)
+{
+	own_accepts_run("proposer-concurrency 2\nvalue-batch-limit 1\n", 200);
 }
 END_TEST
 
@@ -338,9 +354,10 @@ static size_t burst_then_read(struct paxos_transport *t, size_t count)
 	return datagrams_read;
 }
 
-/* A lean follower leaves groups unread and, taking over, reads what waited only to drop it:
- * ignored, a group keeps a datagram or two instead of a socket buffer's worth; taken back, it
- * holds a whole burst again. */
+/* A lean follower (and a leader, its acceptors group) leaves groups unread: ignored, a group
+ * is left, so its socket gets nothing where a socket buffer's worth would wait and the rest be
+ * dropped (and counted by the host as receive errors); taken back, it holds a whole burst
+ * again. */
 START_TEST(test_ignored_group_keeps_next_to_nothing)
 {
 	struct paxos_config c;
@@ -355,7 +372,7 @@ START_TEST(test_ignored_group_keeps_next_to_nothing)
 	ck_assert_uint_eq(burst_then_read(t, 500), 500); /* lazy alone keeps everything */
 	ck_assert_int_eq(t->ops->set_ignored(t, PAXOS_GROUP_LEARNERS, true), PAXOS_OK);
 	size_t kept = burst_then_read(t, 500);
-	ck_assert_msg(kept <= 8, "an ignored group kept %zu of 500 datagrams", kept);
+	ck_assert_msg(kept == 0, "an ignored group kept %zu of 500 datagrams", kept);
 	ck_assert_int_eq(t->ops->set_ignored(t, PAXOS_GROUP_LEARNERS, false), PAXOS_OK);
 	ck_assert_uint_eq(burst_then_read(t, 500), 500);
 	t->ops->destroy(t);
@@ -624,6 +641,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_partitions_group_bad_input);
 	tcase_add_test(tc, test_partitions_resume_from_snapshot);
 	tcase_add_test(tc, test_leader_learns_its_own_accepts);
+	tcase_add_test(tc, test_leader_learns_accepts_sent_while_it_learns);
 	tcase_add_test(tc, test_ignored_group_keeps_next_to_nothing);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");

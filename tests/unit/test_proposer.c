@@ -305,7 +305,8 @@ static bool pump(struct sim *s)
 		paxos_proposer_handle(s->p, &pk.m, s->now, &s->out);
 		break;
 	case PAXOS_GROUP_LEARNERS:
-		learner_handle(s, &pk.m.u.accepted);
+		if (pk.m.type == PAXOS_MSG_ACCEPTED)
+			learner_handle(s, &pk.m.u.accepted);
 		break;
 	default:
 		break;
@@ -733,6 +734,66 @@ START_TEST(test_pending_overflow)
 }
 END_TEST
 
+/* The refusals sent since net[from]: how many, the values they say were dropped, and whether
+ * the last one names `want` (by paxos_value_hash). */
+static uint32_t refusals_since(const struct sim *s, size_t from, uint32_t *dropped,
+			       const char *want)
+{
+	uint32_t n = 0;
+	bool named = want == NULL;
+	for (size_t i = from; i < s->net_len; i++)
+		if (s->net[i].m.type == PAXOS_MSG_REFUSED) {
+			const struct paxos_refused *r = &s->net[i].m.u.refused;
+			ck_assert_int_eq(s->net[i].to, PAXOS_GROUP_LEARNERS);
+			ck_assert_uint_eq(r->proposer_id, 2);
+			*dropped += r->dropped;
+			n++;
+			for (uint32_t k = 0; want && k < r->hashes.len / 8; k++) {
+				uint64_t h = 0;
+				for (int b = 7; b >= 0; b--)
+					h = h << 8 | r->hashes.data[8 * k + (uint32_t)b];
+				named |= h == paxos_value_hash(want, strlen(want));
+			}
+		}
+	ck_assert(named);
+	return n;
+}
+
+/* Flow control: a leader whose list is full tells the submitters (the learners group) which
+ * values it dropped, once per read (here: per submit, or per assign after queued values); a
+ * follower, whose list holds values the leader got too, says nothing. */
+START_TEST(test_full_leader_refuses)
+{
+	struct sim *s = sim_new(4, 1, 2);
+	uint32_t dropped = 0;
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_E_FULL);
+	advance(s, 1000);
+	ck_assert_uint_eq(refusals_since(s, 0, &dropped, NULL), 0);
+	lead(s);
+	size_t mark = s->net_len;
+	ck_assert_int_eq(submit(s, "d"), PAXOS_E_FULL); /* phase 1 is not done: a, b wait */
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, "d"), 1);
+	ck_assert_uint_eq(dropped, 1);
+	/* A read's values are queued, then assigned together: one refusal names them all. */
+	mark = s->net_len;
+	dropped = 0;
+	struct paxos_value e = value_of("e"), f = value_of("f");
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &e), PAXOS_E_FULL);
+	ck_assert_int_eq(paxos_proposer_queue(s->p, &f), PAXOS_E_FULL);
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, NULL), 0);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	ck_assert_uint_eq(refusals_since(s, mark, &dropped, "f"), 1);
+	ck_assert_uint_eq(dropped, 2);
+	ck_assert_uint_eq(s->counters.refusals_sent, 2);
+	ck_assert_uint_eq(s->counters.pending_dropped, 4);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 2);
+	sim_free(s);
+}
+END_TEST
+
 /* paxos_proposer_drop_pending: a follower going lean empties its list (counted); a leader
  * keeps its values; the list takes values again afterwards. */
 START_TEST(test_drop_pending)
@@ -833,6 +894,36 @@ START_TEST(test_phase2_timeout_restarts_phase1)
 }
 END_TEST
 
+/* Congestion: accepts that time out together halve the phase 2 window once (a burst lost in
+ * one overflowing buffer is one signal), and instances closed let it grow back, never past
+ * the configured concurrency. */
+START_TEST(test_phase2_timeouts_halve_the_window)
+{
+	struct sim *s = sim_new(32, 8, 64);
+	lead(s);
+	run(s);
+	ck_assert_uint_eq(s->counters.phase2_window, 8);
+	s->drop[PAXOS_MSG_ACCEPT] = true;
+	char v[40][8];
+	for (int i = 0; i < 40; i++) {
+		snprintf(v[i], sizeof(v[i]), "c%d", i);
+		ck_assert_int_eq(submit(s, v[i]), PAXOS_OK);
+	}
+	advance(s, PHASE2_TIMEOUT);
+	ck_assert_uint_eq(s->counters.phase2_timeouts, 8);
+	ck_assert_uint_eq(s->counters.congestion_cuts, 1);
+	ck_assert_uint_eq(s->counters.phase2_window, 4);
+	s->drop[PAXOS_MSG_ACCEPT] = false;
+	s->max_in_phase2 = 0;
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 40);
+	ck_assert_uint_le(s->max_in_phase2, 8);
+	ck_assert_uint_gt(s->counters.phase2_window, 4);
+	ck_assert_uint_le(s->counters.phase2_window, 8);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(test_reject_skips_ballot)
 {
 	struct sim *s = sim_new(2, 1, 4);
@@ -925,6 +1016,47 @@ START_TEST(test_restarted_proposer_answers_recovery_after_grace)
 	ck_assert_uint_eq(info.highest_ballot, ((3ull << 32) + 1) * PAXOS_MAX_PROPOSERS + 2 - 1);
 	paxos_proposer_free(again);
 	recorder_free(r);
+}
+END_TEST
+
+/* The acceptors began a new log: the leader's window starts over at its instance 1 (phase 1
+ * for the whole window again), and a recovering acceptor of the new log is told of no accept
+ * of the old one. */
+START_TEST(test_new_log_starts_the_window_over)
+{
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 2,
+					   .acceptors = 3,
+					   .window = 5,
+					   .concurrency = 2,
+					   .pending_size = 8,
+					   .max_value = 16,
+					   .phase1_timeout = 100,
+					   .phase2_timeout = 100};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	struct recorder *r = recorder_new();
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	for (paxos_iid iid = 1; iid <= 3; iid++)
+		paxos_proposer_delivered(p, iid, NULL, 0, &r->emitter);
+	recorder_clear(r);
+	paxos_proposer_new_log(p, 0, &r->emitter);
+	ck_assert(paxos_proposer_is_leader(p));
+	ck_assert_uint_eq(recorder_count(r, PAXOS_MSG_PREPARE, PAXOS_GROUP_ACCEPTORS), 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_PREPARE, i)->u.prepare.iid, i + 1);
+	struct paxos_recover_info info;
+	ck_assert_ptr_nonnull(ask_recovery(p, 0, r, &info));
+	ck_assert_uint_eq(info.highest_iid, 0);
+	/* A follower starts over too, and sends nothing. */
+	paxos_proposer_set_leader(p, false, 0, 0, &r->emitter);
+	paxos_proposer_delivered(p, 1, NULL, 0, &r->emitter);
+	recorder_clear(r);
+	paxos_proposer_new_log(p, 0, &r->emitter);
+	ck_assert_uint_eq(r->count, 0);
+	paxos_proposer_set_leader(p, true, 1, 0, &r->emitter);
+	ck_assert_uint_eq(recorder_find(r, PAXOS_MSG_PREPARE, 0)->u.prepare.iid, 1);
+	recorder_free(r);
+	paxos_proposer_free(p);
 }
 END_TEST
 
@@ -1560,13 +1692,16 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_concurrency_limit);
 	tcase_add_test(t, test_fifo_with_concurrency_one);
 	tcase_add_test(t, test_pending_overflow);
+	tcase_add_test(t, test_full_leader_refuses);
 	tcase_add_test(t, test_drop_pending);
 	tcase_add_test(t, test_client_value_message_and_other_types);
 	tcase_add_test(t, test_phase1_timeout);
 	tcase_add_test(t, test_phase2_timeout_restarts_phase1);
+	tcase_add_test(t, test_phase2_timeouts_halve_the_window);
 	tcase_add_test(t, test_reject_skips_ballot);
 	tcase_add_test(t, test_epoch_sets_first_ballot);
 	tcase_add_test(t, test_restarted_proposer_answers_recovery_after_grace);
+	tcase_add_test(t, test_new_log_starts_the_window_over);
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_far_reject_raises_only_as_needed);

@@ -102,6 +102,20 @@ mh_faults_clear() {
 	rm -f "$WORK"/nfq-delay-h*.log
 }
 
+# mh_deafen HOST RULE... / mh_hear HOST RULE...: host HOST drops what it receives that the
+# iptables match RULE selects ("-i eth0": everything from the bridge) while what it sends still
+# goes out (a one-way partition), and receives it again. Needs iptables.
+mh_deafen() {
+	mh_host=$1
+	shift
+	mh_exec "$mh_host" iptables -w -A INPUT "$@" -j DROP
+}
+mh_hear() {
+	mh_host=$1
+	shift
+	mh_exec "$mh_host" iptables -w -D INPUT "$@" -j DROP
+}
+
 # mh_partition HOST / mh_heal HOST: cut host HOST off the bridge, and back.
 mh_partition() { ip link set "mhv$1" down; }
 mh_heal() { ip link set "mhv$1" up; }

@@ -62,7 +62,8 @@ int checker_init(struct checker *c, uint32_t values, uint32_t views, uint32_t pr
 	for (uint32_t i = 0; i < views; i++) {
 		c->views[i].next = 1;
 		c->views[i].count = calloc(values, sizeof(uint32_t));
-		if (!c->views[i].count)
+		c->views[i].excused = calloc(values, 1);
+		if (!c->views[i].count || !c->views[i].excused)
 			return -1;
 	}
 	return 0;
@@ -72,9 +73,12 @@ void checker_destroy(struct checker *c)
 {
 	free(c->submitted);
 	free(c->received);
-	free(c->chosen);
-	for (uint32_t i = 0; i < CHECKER_MAX_VIEWS; i++)
+	for (uint32_t g = 0; g < c->log_count; g++)
+		free(c->logs[g].chosen);
+	for (uint32_t i = 0; i < CHECKER_MAX_VIEWS; i++) {
 		free(c->views[i].count);
+		free(c->views[i].excused);
+	}
 	for (uint32_t a = 0; a < SIM_MAX_ACCEPTORS; a++)
 		free(c->promised[a]);
 	memset(c, 0, sizeof(*c));
@@ -149,17 +153,45 @@ static void printable(const struct paxos_value *v, char *buf, size_t cap)
 	buf[n] = 0;
 }
 
-/* The instance's value must be the one every other learner delivered for it. */
-static void check_agreement(struct checker *c, uint32_t view, paxos_iid iid,
+/* The log of generation (made when first named), or NULL past CHECKER_LOGS. */
+static struct checker_log *log_of(struct checker *c, uint64_t generation)
+{
+	for (uint32_t g = 0; g < c->log_count; g++)
+		if (c->logs[g].generation == generation)
+			return &c->logs[g];
+	if (c->log_count == CHECKER_LOGS) {
+		checker_fail(c, SIM_V_INTERNAL, "more than %u logs", CHECKER_LOGS);
+		return NULL;
+	}
+	c->logs[c->log_count].generation = generation;
+	return &c->logs[c->log_count++];
+}
+
+const struct checker_chosen *checker_chosen_in(const struct checker *c, uint64_t generation,
+					       paxos_iid iid)
+{
+	for (uint32_t g = 0; g < c->log_count; g++) {
+		const struct checker_log *log = &c->logs[g];
+		if (log->generation == generation)
+			return iid < log->cap && log->chosen[iid].known ? &log->chosen[iid] : NULL;
+	}
+	return NULL;
+}
+
+/* The instance's value must be the one every other learner delivered for it in that log. */
+static void check_agreement(struct checker *c, uint32_t view, uint64_t generation, paxos_iid iid,
 			    const struct paxos_value *v, paxos_time now)
 {
+	struct checker_log *log = log_of(c, generation);
+	if (!log)
+		return;
 	if (iid > (1u << 24) ||
-	    grow((void **)&c->chosen, &c->chosen_cap, (size_t)iid, sizeof(*c->chosen)) != 0) {
+	    grow((void **)&log->chosen, &log->cap, (size_t)iid, sizeof(*log->chosen)) != 0) {
 		checker_fail(c, SIM_V_INTERNAL, "instance %" PRIu64 " out of the checker's range",
 			     iid);
 		return;
 	}
-	struct checker_chosen *ch = &c->chosen[iid];
+	struct checker_chosen *ch = &log->chosen[iid];
 	if (!ch->known) {
 		ch->known = true;
 		ch->len = v->len;
@@ -174,21 +206,54 @@ static void check_agreement(struct checker *c, uint32_t view, paxos_iid iid,
 	printable(v, now_v, sizeof(now_v));
 	checker_fail(c, SIM_V_AGREEMENT,
 		     "t=%" PRIu64 "us: learner view %u delivered \"%s\" in instance %" PRIu64
-		     ", another learner delivered \"%s\"",
-		     now, view, now_v, iid, first);
+		     " of log %" PRIu64 ", another learner delivered \"%s\"",
+		     now, view, now_v, iid, generation, first);
 }
 
-void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
+void checker_learned(struct checker *c, uint32_t acceptor, uint64_t generation, paxos_iid iid,
 		     const struct paxos_value *v, paxos_time now)
 {
-	check_agreement(c, CHECKER_MAX_VIEWS + acceptor, iid, v, now); /* views past the learners */
+	/* views past the learners */
+	check_agreement(c, CHECKER_MAX_VIEWS + acceptor, generation, iid, v, now);
+}
+
+void checker_view_heard_log(struct checker *c, uint32_t view, uint64_t generation)
+{
+	if (view >= c->view_count)
+		return;
+	struct checker_view *w = &c->views[view];
+	if (generation <= w->generation || w->next != 1 || w->distinct != 0)
+		return;
+	w->generation = generation;
+	for (uint32_t id = 0; id < c->values; id++)
+		if (c->submitted[id])
+			w->excused[id] = 1;
+}
+
+void checker_view_new_log(struct checker *c, uint32_t view, uint64_t generation, paxos_time now)
+{
+	if (view >= c->view_count)
+		return;
+	struct checker_view *w = &c->views[view];
+	if (generation <= w->generation) {
+		checker_fail(c, SIM_V_ORDER,
+			     "t=%" PRIu64 "us: view %u was told of log %" PRIu64
+			     " while it delivered log %" PRIu64,
+			     now, view, generation, w->generation);
+		return;
+	}
+	w->generation = generation;
+	w->next = 1;
+	for (uint32_t id = 0; id < c->values; id++)
+		if (c->submitted[id] && w->count[id] == 0)
+			w->excused[id] = 1;
 }
 
 static void delivered_one(struct checker *c, uint32_t view, paxos_iid iid,
 			  const struct paxos_value *v, paxos_time now);
 
-void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
-		       paxos_time now)
+void checker_delivered(struct checker *c, uint32_t view, uint64_t generation, paxos_iid iid,
+		       const struct paxos_value *v, paxos_time now)
 {
 	if (view >= c->view_count) {
 		checker_fail(c, SIM_V_INTERNAL, "delivery to unknown view %u", view);
@@ -201,13 +266,19 @@ void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const st
 			     now, view, iid);
 		return;
 	}
+	checker_view_heard_log(c, view, generation);
+	if (generation != w->generation)
+		checker_fail(c, SIM_V_ORDER,
+			     "t=%" PRIu64 "us: view %u delivered instance %" PRIu64
+			     " of log %" PRIu64 " while it delivers log %" PRIu64,
+			     now, view, iid, generation, w->generation);
 	if (iid != w->next)
 		checker_fail(c, SIM_V_ORDER,
 			     "t=%" PRIu64 "us: view %u delivered instance %" PRIu64
 			     " while %" PRIu64 " was next",
 			     now, view, iid, w->next);
 	w->next = iid + 1;
-	check_agreement(c, view, iid, v, now);
+	check_agreement(c, view, generation, iid, v, now);
 	if (paxos_batch_is_skip(v)) { /* learner-merge: no client value there */
 		if (!c->skips)
 			checker_fail(c, SIM_V_VALIDITY,
@@ -287,7 +358,9 @@ void checker_view_reset(struct checker *c, uint32_t view)
 	struct checker_view *w = &c->views[view];
 	w->next = 1;
 	w->distinct = 0;
+	w->generation = 0;
 	memset(w->count, 0, c->values * sizeof(*w->count));
+	memset(w->excused, 0, c->values);
 }
 
 void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from)
@@ -297,8 +370,9 @@ void checker_view_rewind(struct checker *c, uint32_t view, paxos_iid from)
 		return;
 	}
 	struct checker_view *w = &c->views[view];
-	for (paxos_iid iid = from; iid < w->next; iid++) {
-		struct paxos_value v = {c->chosen[iid].bytes, c->chosen[iid].len}, one;
+	struct checker_log *log = log_of(c, w->generation);
+	for (paxos_iid iid = from; log && iid < w->next; iid++) {
+		struct paxos_value v = {log->chosen[iid].bytes, log->chosen[iid].len}, one;
 		uint32_t n;
 		if (paxos_batch_is_skip(&v) || paxos_batch_count(&v, &n) != PAXOS_OK)
 			continue;
@@ -328,7 +402,7 @@ bool checker_view_complete(const struct checker *c, uint32_t view)
 {
 	const struct checker_view *w = &c->views[view];
 	for (uint32_t id = 0; id < c->values; id++)
-		if (c->submitted[id] > 0 && w->count[id] == 0)
+		if (c->submitted[id] > 0 && w->count[id] == 0 && !w->excused[id])
 			return false;
 	return true;
 }

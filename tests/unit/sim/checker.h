@@ -10,7 +10,8 @@
  *                proposer that led received it (as leader or, before it led, as a follower
  *                that queued it: thesis 4.7); a planned hand-over (a removed leader) keeps
  *                this; a leader's failure may deliver a value twice (at-least-once, 3.4);
- *   order      - each learner delivers instances 1, 2, 3, ... without gaps or repeats;
+ *   order      - each learner delivers instances 1, 2, 3, ... without gaps or repeats, and
+ *                starts again at 1 only in a new log (a higher generation) it was told of;
  *   promises   - an acceptor's promise for an instance never goes down, restarts included.
  */
 #ifndef PAXOS_SIM_CHECKER_H
@@ -28,6 +29,18 @@ struct checker_view {
 	paxos_iid next;  /* the instance it must deliver next */
 	uint32_t *count; /* deliveries per value id */
 	uint32_t distinct;
+	uint64_t generation; /* the log it delivers */
+	/* Per value id: not delivered here when the view moved to a new log. The old log may
+	 * have chosen it, and that is lost with the old log: it need not be delivered. */
+	uint8_t *excused;
+};
+
+/* The values one log chose, by iid. */
+#define CHECKER_LOGS 16u
+struct checker_log {
+	uint64_t generation;
+	struct checker_chosen *chosen;
+	size_t cap;
 };
 
 struct checker_chosen {
@@ -45,8 +58,8 @@ struct checker {
 	bool integrity;     /* check duplicates (no leader fails in this run) */
 	bool skips;         /* proposers may close idle instances with skips */
 	bool reconfig;      /* membership commands may be chosen */
-	struct checker_chosen *chosen; /* by iid */
-	size_t chosen_cap;
+	struct checker_log logs[CHECKER_LOGS]; /* by generation */
+	uint32_t log_count;
 	struct checker_view views[CHECKER_MAX_VIEWS];
 	uint32_t view_count;
 	paxos_ballot *promised[SIM_MAX_ACCEPTORS]; /* highest promise seen, by iid */
@@ -77,11 +90,20 @@ void checker_submitted(struct checker *c, uint32_t id);
 void checker_received(struct checker *c, uint32_t proposer, const struct paxos_value *v);
 /* Proposer p leads: what it received may be proposed. */
 void checker_led(struct checker *c, uint32_t proposer);
-void checker_delivered(struct checker *c, uint32_t view, paxos_iid iid, const struct paxos_value *v,
-		       paxos_time now);
+/* View delivered v in instance iid of the log of generation. */
+void checker_delivered(struct checker *c, uint32_t view, uint64_t generation, paxos_iid iid,
+		       const struct paxos_value *v, paxos_time now);
 /* A learning acceptor learned v for iid: it must agree with every learner's delivery. */
-void checker_learned(struct checker *c, uint32_t acceptor, paxos_iid iid,
+void checker_learned(struct checker *c, uint32_t acceptor, uint64_t generation, paxos_iid iid,
 		     const struct paxos_value *v, paxos_time now);
+/* The value a learner delivered for iid of the log of generation; NULL while none did. */
+const struct checker_chosen *checker_chosen_in(const struct checker *c, uint64_t generation,
+					       paxos_iid iid);
+/* A learner that delivered nothing yet follows the log of generation without a word: what
+ * earlier logs chose it cannot deliver. */
+void checker_view_heard_log(struct checker *c, uint32_t view, uint64_t generation);
+/* The view's learner said the acceptors began a new log: it delivers from its instance 1. */
+void checker_view_new_log(struct checker *c, uint32_t view, uint64_t generation, paxos_time now);
 /* An acceptor lost its storage (a fault, not a mutant): its promise history starts again. */
 void checker_forget_promises(struct checker *c, uint32_t acceptor);
 /* A learner restarted (a proposer's internal learner): it delivers from instance 1 again. */

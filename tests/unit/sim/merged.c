@@ -53,8 +53,7 @@ static void describe(const struct merged_entry *e, char *buf, size_t cap)
 /* The chosen value of partition p's instance iid, or NULL while no learner delivered it. */
 static const struct checker_chosen *chosen(const struct merged *m, uint32_t p, paxos_iid iid)
 {
-	const struct checker *c = m->logs[p];
-	return iid < c->chosen_cap && c->chosen[iid].known ? &c->chosen[iid] : NULL;
+	return checker_chosen_in(m->logs[p], 0, iid); /* partitions: no new logs */
 }
 
 /* Appends the next whole segments of the specified order while the logs know them. */

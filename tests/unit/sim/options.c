@@ -11,7 +11,7 @@
 
 static const char *const fault_names[SIM_FAULT_KINDS] = {"crash",     "pcrash", "leader", "dual",
 							 "partition", "lose",   "pcut",   "amnesia",
-							 "rolling",   "double"};
+							 "rolling",   "double", "deaf",   "whole"};
 static const char *const mutant_names[] = {"none", "accept-low", "amnesia", "merge-skip"};
 
 const char *sim_violation_name(enum sim_violation v)
@@ -152,7 +152,8 @@ int sim_options_parse(struct sim_options *o, int argc, char **argv, char *err, s
 			if (sim_faults_parse(val, &o->faults) != 0) {
 				snprintf(err, errlen,
 					 "--faults: expected none, all or a list of "
-					 "crash,pcrash,leader,dual,partition,lose,pcut, not \"%s\"",
+					 "crash,pcrash,leader,dual,partition,lose,pcut,amnesia,"
+					 "rolling,double,deaf, not \"%s\"",
 					 val);
 				return -1;
 			}

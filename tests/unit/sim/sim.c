@@ -71,6 +71,7 @@ enum sim_event_kind {
 	SE_DEMOTE, /* target: a proposer that led alongside another; arg: partition, or ALL */
 	SE_HEAL,
 	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
+	SE_PROPOSER_HEARS, /* target: a proposer deaf by SIM_FAULT_DEAF */
 	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
 	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
 	SE_SNAPSHOT,       /* target: a merging learner restarts from a snapshot */
@@ -97,6 +98,7 @@ struct sim_acceptor {
 	paxos_time frozen_until; /* until then: hears and sends nothing */
 	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
+	uint64_t generation; /* of its log, kept beside its storage whatever happens to it */
 	bool restored;       /* whether it held every decision below floor when it crashed */
 	uint64_t writes;     /* its core's readies written since it started */
 	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
@@ -111,6 +113,7 @@ struct sim_proposer {
 	struct paxos_membership *membership; /* its learner's, with --reconfig */
 	bool up;
 	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
+	bool deaf;      /* with its learner: hears nothing, sends as before (SIM_FAULT_DEAF) */
 	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
 	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
 	 * the log's traffic, and its learner asks for nothing, until it takes over. */
@@ -256,9 +259,9 @@ static void truth_advance(struct sim *s)
 	for (;;) {
 		const struct checker *log = &s->part[0].check; /* --reconfig: one partition */
 		paxos_iid next = paxos_membership_applied(s->truth) + 1;
-		if (next >= log->chosen_cap || !log->chosen[next].known)
+		const struct checker_chosen *ch = checker_chosen_in(log, 0, next); /* no new logs */
+		if (!ch)
 			return;
-		const struct checker_chosen *ch = &log->chosen[next];
 		struct paxos_value v = {ch->bytes, ch->len};
 		uint32_t proposers_before = paxos_membership_latest(s->truth)->proposers;
 		if (paxos_membership_apply(s->truth, next, &v) == 1) {
@@ -358,6 +361,11 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		checker_fail(s->check, SIM_V_INTERNAL, "a core emitted to group %d", (int)to);
 		return;
 	}
+	/* An acceptor's state to the proposers is for their election's check-quorum, which the
+	 * oracle stands for here; the proposer core ignores it. Not sent, so that it draws
+	 * nothing from the network's generator: the seeds replay the runs they always did. */
+	if (to == PAXOS_GROUP_PROPOSERS && m->type == PAXOS_MSG_ACCEPTOR_STATE)
+		return;
 	if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].cut)
 		return;
 	if (ep->kind == EP_PROPOSER && s->prop[ep->index].cut)
@@ -427,7 +435,9 @@ static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_valu
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	trace(s, 2, "learner %u delivers %" PRIu64, ep->index, iid);
-	checker_delivered(s->check, ep->index, iid, v, s->now);
+	/* Its step's deliveries are all of the log it delivers now. */
+	checker_delivered(s->check, ep->index, paxos_learner_generation(s->lrn[ep->index].core),
+			  iid, v, s->now);
 	if (s->merging)
 		merged_delivered(&s->merged, ep->index, ep->partition, iid, v, s->now);
 }
@@ -439,9 +449,28 @@ static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	trace(s, 2, "proposer %u's learner delivers %" PRIu64, ep->index, e->iid);
-	checker_delivered(s->check, proposer_view(s, ep->index), e->iid, &e->value, s->now);
+	checker_delivered(s->check, proposer_view(s, ep->index), e->generation, e->iid, &e->value,
+			  s->now);
 	paxos_proposer_delivered_ballot(s->prop[ep->index].core, e->iid, &e->value,
 					e->iid % 2 ? e->ballot : 0, s->now, &ep->emitter);
+}
+
+/* As the node does: the proposer starts its window over in the new log. */
+static void on_internal_new_log(void *arg, const struct paxos_learner_event *e)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	trace(s, 1, "proposer %u's learner moves to log %" PRIu64, ep->index, e->generation);
+	checker_view_new_log(s->check, proposer_view(s, ep->index), e->generation, s->now);
+	paxos_proposer_new_log(s->prop[ep->index].core, s->now, &ep->emitter);
+}
+
+static void on_learner_new_log(void *arg, uint64_t generation)
+{
+	struct endpoint *ep = arg;
+	struct sim *s = ep->sim;
+	trace(s, 1, "learner %u moves to log %" PRIu64, ep->index, generation);
+	checker_view_new_log(s->check, ep->index, generation, s->now);
 }
 
 static void on_internal_closed(void *arg, const struct paxos_learner_event *e)
@@ -458,7 +487,7 @@ typedef void (*learner_event_fn)(void *arg, const struct paxos_learner_event *e)
  * event of the learner's ready handed on in order (closed, delivered; trims are not: their
  * skips do not feed these cores here), then the advance. */
 static void learner_run(struct paxos_learner *l, learner_event_fn closed,
-			learner_event_fn delivered, void *arg)
+			learner_event_fn delivered, learner_event_fn new_log, void *arg)
 {
 	struct paxos_learner_ready rd;
 	if (!paxos_learner_ready(l, &rd))
@@ -469,17 +498,20 @@ static void learner_run(struct paxos_learner *l, learner_event_fn closed,
 			closed(arg, e);
 		else if (e->kind == PAXOS_LEARNER_DELIVERED)
 			delivered(arg, e);
+		else if (e->kind == PAXOS_LEARNER_NEW_LOG && new_log)
+			new_log(arg, e);
 	}
 	paxos_learner_advance(l);
 }
 
 /* One step of such a learner with m, then its ready. */
 static void learner_step(struct sim *s, struct paxos_learner *l, const struct paxos_message *m,
-			 struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered)
+			 struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered,
+			 learner_event_fn new_log)
 {
 	if (paxos_learner_step(l, m, s->now, &ep->emitter) != PAXOS_OK)
 		checker_fail(s->check, SIM_V_INTERNAL, "a learner step was refused");
-	learner_run(l, closed, delivered, ep);
+	learner_run(l, closed, delivered, new_log, ep);
 }
 
 /* With --reconfig every learner has a history of its own, from configuration 1 (*m). It
@@ -511,6 +543,8 @@ static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivere
 	    .deliver_arg = ep,
 	    .closed = closed,
 	    .closed_arg = ep,
+	    .new_log = deliver ? on_learner_new_log : NULL,
+	    .new_log_arg = ep,
 	};
 	struct paxos_learner *l = paxos_learner_new(&o, counters);
 	if (!l)
@@ -646,7 +680,8 @@ static void promote(struct sim *s, uint32_t i)
 			/* May deliver from known on. */
 			if (paxos_learner_step_skip_to(p->learner, known) != PAXOS_OK)
 				checker_fail(s->check, SIM_V_INTERNAL, "a skip was refused");
-			learner_run(p->learner, on_internal_closed, on_internal_deliver, &p->ep);
+			learner_run(p->learner, on_internal_closed, on_internal_deliver,
+				    on_internal_new_log, &p->ep);
 			first = known;
 		}
 	}
@@ -679,13 +714,15 @@ static bool may_lead(const struct sim *s, uint32_t i)
 }
 
 /* A random proposer that is up and satisfies want_leader (UINT32_MAX: none); one to lead
- * (want_leader 0 or -1) is in the proposer set in force. */
+ * (want_leader 0 or -1) is in the proposer set in force, and a new leader (0) is not deaf:
+ * check-quorum keeps a proposer that hears no acceptor out of the election. */
 static uint32_t pick_proposer(struct sim *s, int want_leader)
 {
 	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
 		if (s->prop[i].up && (want_leader < 0 || leads(s, i) == (want_leader != 0)) &&
-		    (want_leader == 1 || leads(s, i) || may_lead(s, i)))
+		    (want_leader == 1 || leads(s, i) || may_lead(s, i)) &&
+		    (want_leader != 0 || !s->prop[i].deaf))
 			cand[n++] = i;
 	return n ? cand[rng_range(&s->rng, 0, n - 1)] : UINT32_MAX;
 }
@@ -735,7 +772,7 @@ static void on_acceptor_closed(void *arg, const struct paxos_learner_event *e)
 	paxos_iid iid = e->iid;
 	const struct paxos_value *v = &e->value;
 	trace(s, 2, "acceptor %u learns %" PRIu64, ep->index, iid);
-	checker_learned(s->check, ep->index, iid, v, s->now);
+	checker_learned(s->check, ep->index, e->generation, iid, v, s->now);
 	if (paxos_acceptor_learned(s->acc[ep->index].core, iid, v) != PAXOS_OK)
 		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u could not learn %" PRIu64,
 			     ep->index, iid);
@@ -751,7 +788,7 @@ static void on_acceptor_deliver(void *arg, const struct paxos_learner_event *e)
 static void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m)
 {
 	struct sim_acceptor *a = &s->acc[i];
-	learner_step(s, a->learner, m, &a->ep, on_acceptor_closed, on_acceptor_deliver);
+	learner_step(s, a->learner, m, &a->ep, on_acceptor_closed, on_acceptor_deliver, NULL);
 }
 
 static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
@@ -764,7 +801,8 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .incarnation = ++s->incarnations,
 					      .amnesiac = amnesiac,
 					      .floor = a->floor,
-					      .fence = a->fence};
+					      .fence = a->fence,
+					      .generation = a->generation};
 	if (s->o.reconfig)
 		recovery_configurations(s, i, &m);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
@@ -788,6 +826,8 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	trace(s, 1, "acceptor %u crashes", i);
 	/* A recovery's floor and fence are kept with the storage (the node writes them beside
 	 * a durable store); one still recovering recovers again. */
+	if (a->core)
+		a->generation = paxos_acceptor_generation(a->core);
 	if (a->core && !paxos_acceptor_recovering(a->core)) {
 		a->floor = paxos_acceptor_floor(a->core);
 		a->fence = paxos_acceptor_fence(a->core);
@@ -997,6 +1037,50 @@ static void uncut_proposer(struct sim *s, uint32_t i)
 	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
 }
 
+/* A leading proposer (or any) goes deaf: what it sends still goes out, heartbeats included.
+ * It keeps leading until its check-quorum step-down; the others elect another meanwhile,
+ * which the oracle does at once here (the deaf one's last heartbeats, still heard, may delay
+ * that in a real cluster: the two lead side by side either way). */
+static void fault_deaf_proposer(struct sim *s)
+{
+	use_random_partition(s);
+	uint32_t hit = s->cur;
+	uint32_t i = pick_proposer(s, 1);
+	if (i == UINT32_MAX)
+		i = pick_proposer(s, -1);
+	if (i == UINT32_MAX || s->prop[i].cut || s->prop[i].deaf)
+		return;
+	uint32_t other = UINT32_MAX;
+	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
+		if (k != i && s->prop[k].up && !s->prop[k].cut && !s->prop[k].deaf &&
+		    may_lead(s, k))
+			other = k;
+	EACH_PARTITION(s, p)
+	{
+		bool led = leads(s, i);
+		if (p == hit || led)
+			trace(s, 1, "proposer %u is deaf%s", i,
+			      led ? " (it leads, and goes on sending)" : "");
+		s->prop[i].deaf = true;
+		if (other != UINT32_MAX && (p == hit || led))
+			promote(s, other);
+	}
+	/* Its step-down for want of a quorum, then its hearing back. */
+	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
+	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_HEARS, i, 0);
+}
+
+static void proposer_hears(struct sim *s, uint32_t i)
+{
+	EACH_PARTITION(s, p)
+	{
+		if (s->prop[i].deaf)
+			trace(s, 1, "proposer %u hears again%s", i,
+			      leads(s, i) ? " and still believes it leads" : "");
+		s->prop[i].deaf = false;
+	}
+}
+
 /* Acceptors without their state in some partition: down and to restart empty, recovering,
  * or recovered but not yet holding every decision below their floor
  * (paxos_acceptor_restored). */
@@ -1140,6 +1224,24 @@ static void double_crash(struct sim *s)
 		}
 }
 
+/* A whole cluster restarted (SIM_FAULT_WHOLE): every acceptor loses its storage (keeping its
+ * generation, as the node keeps it beside the store) and every proposer restarts. */
+static void fault_whole(struct sim *s)
+{
+	trace(s, 1, "the whole cluster restarts");
+	for (uint32_t i = 0; i < s->ids; i++) {
+		if (s->acc[i].up)
+			acceptor_crash(s, i);
+		s->acc[i].lose_state = true;
+		schedule(s, s->now + rng_range(&s->rng, 1000, 20000), SE_ACCEPTOR_RESTART, i, 0);
+	}
+	for (uint32_t i = 0; i < s->o.proposers; i++) {
+		if (s->prop[i].up)
+			proposer_stop(&s->prop[i]);
+		schedule(s, s->now + rng_range(&s->rng, 1000, 20000), SE_PROPOSER_RESTART, i, 0);
+	}
+}
+
 /*
  * When the network heals: a random minority of acceptors is lost for good. An acceptor that
  * lost its storage counts against that minority: it needs answers from acceptors - quorum + 1
@@ -1202,6 +1304,12 @@ static void inject_fault(struct sim *s)
 		case SIM_FAULT_DOUBLE:
 			fault_double(s);
 			break;
+		case SIM_FAULT_DEAF:
+			fault_deaf_proposer(s);
+			break;
+		case SIM_FAULT_WHOLE:
+			fault_whole(s);
+			break;
 		default: /* SIM_FAULT_LOSE acts when the network heals */
 			break;
 		}
@@ -1229,7 +1337,7 @@ static void heal(struct sim *s)
 	EACH_PARTITION(s, p)
 	{
 		for (uint32_t i = 0; i < s->o.proposers; i++)
-			s->prop[i].cut = false;
+			s->prop[i].cut = s->prop[i].deaf = false;
 		for (uint32_t i = 0; i < s->o.proposers; i++)
 			if (!s->prop[i].up) {
 				trace(s, 1, "proposer %u restarts", i);
@@ -1632,13 +1740,13 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 		break;
 	case EP_PROPOSER: {
 		struct sim_proposer *p = &s->prop[i];
-		if (!p->up || p->cut)
+		if (!p->up || p->cut || p->deaf)
 			break;
 		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
 			break; /* neither the log nor the client values */
 		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
 			learner_step(s, p->learner, m, &p->ep, on_internal_closed,
-				     on_internal_deliver);
+				     on_internal_deliver, on_internal_new_log);
 			break;
 		}
 		if (m->type == PAXOS_MSG_CLIENT_VALUE)
@@ -1648,7 +1756,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	}
 	case EP_LEARNER:                           /* the learners group, or a leader's accept */
 		if (i == 0 && s->o.partitions > 1) /* the client's: it watches the leader */
-			learner_step(s, s->lrn[0].core, m, &s->lrn[0].ep, NULL, on_client_deliver);
+			learner_step(s, s->lrn[0].core, m, &s->lrn[0].ep, NULL, on_client_deliver,
+				     NULL);
 		else
 			paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
 		break;
@@ -1679,7 +1788,18 @@ static void tick_partition(struct sim *s)
 static void tick(struct sim *s)
 {
 	EACH_PARTITION(s, p)
-	tick_partition(s);
+	{
+		tick_partition(s);
+		/* Learners that follow a log without having delivered (new ones) */
+		for (uint32_t i = 0; i < s->o.learners; i++)
+			checker_view_heard_log(s->check, i,
+					       paxos_learner_generation(s->lrn[i].core));
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			if (s->prop[i].up && s->prop[i].learner)
+				checker_view_heard_log(
+				    s->check, proposer_view(s, i),
+				    paxos_learner_generation(s->prop[i].learner));
+	}
 }
 
 /* Every value submitted and delivered by every learner (with partitions: by every learner of
@@ -1869,6 +1989,10 @@ static void step(struct sim *s, const struct sim_event *e)
 		if (!s->healed)
 			uncut_proposer(s, e->target);
 		break;
+	case SE_PROPOSER_HEARS:
+		if (!s->healed)
+			proposer_hears(s, e->target);
+		break;
 	case SE_DOUBLE_CRASH:
 		if (!s->healed)
 			double_crash(s);
@@ -1954,9 +2078,10 @@ static bool options_valid(const struct sim_options *o)
 	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
 	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
 	       o->accept_loss <= 100 && o->values >= 1 && o->values <= SIM_MAX_VALUES &&
-	       (o->faults & ~SIM_FAULT_EVERY) == 0 && (unsigned)o->mutant < SIM_MUTANT_COUNT &&
-	       o->partitions >= 1 && o->partitions <= SIM_MAX_PARTITIONS &&
-	       (o->partitions == 1 || !o->reconfig);
+	       (o->faults & ~(SIM_FAULT_EVERY | SIM_FAULT_WHOLE)) == 0 &&
+	       (unsigned)o->mutant < SIM_MUTANT_COUNT && o->partitions >= 1 &&
+	       o->partitions <= SIM_MAX_PARTITIONS && (o->partitions == 1 || !o->reconfig) &&
+	       (!(o->faults & SIM_FAULT_WHOLE) || (o->partitions == 1 && !o->reconfig));
 }
 
 /* The initial events: timers with random phases, the clients' submissions, faults, healing. */
@@ -2097,7 +2222,8 @@ enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
 		s->check->skips = o->skip_idle_us != 0 || o->reconfig || o->partitions > 1;
 		s->check->reconfig = o->reconfig;
 		s->check->integrity =
-		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT)) == 0 &&
+		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT |
+				  SIM_FAULT_WHOLE | SIM_FAULT_DEAF)) == 0 &&
 		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
 	}
 	if (s->merging && ready) {

@@ -52,9 +52,21 @@ enum sim_fault {
 	 * to nobody: the restarted acceptors must not vote where it could matter, so the run
 	 * must stay safe, and liveness is not required. */
 	SIM_FAULT_DOUBLE = 1u << 9,
-	SIM_FAULT_EVERY = (1u << 10) - 1,
+	/* A one-way partition: a leading proposer (with its learner) hears nothing while all it
+	 * sends goes out. Another is promoted, as the others' election does once the deaf one
+	 * steps down for want of an acceptor quorum (check-quorum) and falls silent; it keeps
+	 * leading, and sending, until that step-down a little later. Not in SIM_FAULT_ALL, so
+	 * that the mixes before it keep their seeds' runs. */
+	SIM_FAULT_DEAF = 1u << 10,
+	SIM_FAULT_EVERY = (1u << 11) - 1,
+	/* A whole cluster restarted: every acceptor loses its storage and every proposer
+	 * restarts, all at once. The log is lost; the acceptors begin a new one, and the
+	 * learners that ran through it move to it (they deliver it from instance 1; values the
+	 * old log chose that a learner had not delivered are lost for it). Not in
+	 * SIM_FAULT_EVERY; one partition, no --reconfig. */
+	SIM_FAULT_WHOLE = 1u << 11,
 };
-#define SIM_FAULT_KINDS 10u
+#define SIM_FAULT_KINDS 12u
 
 /* Deliberately broken acceptors, to show that the checker catches unsafe behaviour. */
 enum sim_mutant {
