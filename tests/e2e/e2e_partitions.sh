@@ -11,7 +11,9 @@
 #     its time limit), still gets every value delivered: the new leader announces itself and
 #     the client submits again at once what waited on the dead one;
 #  3. proposer 1 restarts under load: partition 1 comes back to it by the same rule, and the
-#     values proposer 0 queued for it, dropped when it went lean again, are submitted again;
+#     values proposer 0 queued for it, dropped when it went lean again, are submitted again
+#     (its client, again past its time limit with a resubmit, would fail had one been lost;
+#     how many there are depends on the moment: none when proposer 0 queued none);
 #  4. paxos-oracle --partition 1 moves partition 1 alone, and --auto gives it back;
 #  5. a client with --partitions 2 spreads its values over both;
 #  6. one with --spread key sends each key to one partition, and reports each partition;
@@ -138,8 +140,6 @@ eventually 30 grows proposer1b 1 1 0 ||
 drain c4
 drain c5
 clients_served c4 c5
-[ "$(new_leader_resubmits c5)" -gt 0 ] ||
-	fail "the client of partition 1 submitted nothing again when proposer 1 took it back: $(cat "$WORK/c5.log")"
 echo "e2e_partitions: 3. partition 1 returned to proposer 1; both served, $(new_leader_resubmits c5) values submitted again"
 
 # 4. The oracle moves partition 1 alone: to proposer 0, then back to the rule.
