@@ -33,9 +33,9 @@ wait_log acceptor1 "acceptor 1: recovered"
 INCARNATION=$(sed -n 's/.*acceptor 1: started without earlier state (incarnation \([0-9]*\)).*/\1/p' \
 	"$WORK/acceptor1.log")
 [ -n "$INCARNATION" ] || fail "acceptor 1 did not log its incarnation"
-# [magic, version 5, role acceptor, id 1], then [14 hello, id 1, incarnation 777, recovering
-# false, age 2^62 us, echo acceptor 1's incarnation].
-HELLO=$(python3 -c 'import sys; print("94cd5058050001" + "960e01cf%016xc2cf%016xcf%016x" %
+# [magic, version 6, role acceptor, id 1], then [14 hello, id 1, incarnation 777, recovering
+# false, age 2^62 us, echo acceptor 1's incarnation, generation 0].
+HELLO=$(python3 -c 'import sys; print("94cd5058060001" + "970e01cf%016xc2cf%016xcf%016x00" %
 	(777, 1 << 62, int(sys.argv[1])))' "$INCARNATION")
 served=0
 serve() { # serve COUNT: a client gets COUNT values delivered
