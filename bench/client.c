@@ -484,6 +484,21 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(arg, NULL);
 }
 
+/* SIGUSR1: no new value; the client ends, as if --count had been what it submitted, once
+ * those are delivered. A test runs it until a condition holds, not for a count that a fast
+ * or a slow machine would get through too early or too late. */
+static void on_drain(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct client *c = arg;
+	c->count = c->submitted;
+	if (c->delivered == c->count) {
+		c->finished = paxos_now();
+		event_base_loopexit(c->base, NULL);
+	}
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -676,7 +691,8 @@ static void usage(FILE *out)
 		"  -h, --help              this text\n"
 		"      --version           the library's version and wire version\n"
 		"Its learner starts at the current instance: it does not replay the cluster's\n"
-		"history. Exits 0 only when all N values were delivered.\n",
+		"history. Exits 0 only when all N values were delivered. SIGUSR1 makes it submit\n"
+		"no new value and end once those it submitted are delivered.\n",
 		TAG_SIZE);
 }
 
@@ -995,6 +1011,7 @@ int main(int argc, char **argv)
 	event_add(stall_ev, &stall_every);
 	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
 	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
+	struct event *sigusr1 = evsignal_new(c.base, SIGUSR1, on_drain, &c);
 	/* Open loop: a tick per value at low rates, every 100 us at high ones (values due
 	 * between two ticks go out together). */
 	uint64_t tick_us = c.rate ? 1000000u / c.rate : 0;
@@ -1011,6 +1028,7 @@ int main(int argc, char **argv)
 	event_add(deadline_ev, &limit);
 	event_add(sigint, NULL);
 	event_add(sigterm, NULL);
+	event_add(sigusr1, NULL);
 	event_base_dispatch(c.base);
 
 	int status = c.delivered == c.count ? 0 : 1;
@@ -1019,8 +1037,8 @@ int main(int argc, char **argv)
 	report(&c, json);
 	for (uint32_t p = 0; counters && p < c.part_count; p++)
 		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
-	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint,
-			       sigterm,     rate_ev,  c.held_ev,   stall_ev};
+	struct event *evs[] = {resubmit_ev, start_ev,  deadline_ev, sigint,  sigterm,
+			       sigusr1,     rate_ev,   c.held_ev,   stall_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	for (uint32_t p = 0; p < c.part_count; p++)

@@ -42,6 +42,10 @@ fail() {
 	for f in "$WORK"/*.log; do
 		[ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; } >&2
 	done
+	# Partition clients still running (no status yet: see partition_client) stop too.
+	for f in "$WORK"/*.pid; do
+		[ -f "$f" ] && [ ! -f "${f%.pid}.status" ] && kill "$(cat "$f")" 2>/dev/null || true
+	done
 	stop_all
 	# PAXOS_E2E_KEEP=DIR keeps the whole scratch directory of a failed run (logs, outputs).
 	if [ -n "${PAXOS_E2E_KEEP:-}" ]; then
@@ -50,6 +54,47 @@ fail() {
 	fi
 	exit 1
 }
+
+# eventually SECONDS COMMAND...: until COMMAND succeeds, tried every 0.1 s; fails (1) after
+# SECONDS. A test waits for what the protocol promises, not for a time a machine may exceed.
+eventually() {
+	ev_limit=$(($1 * 10))
+	shift
+	ev_i=0
+	until "$@"; do
+		ev_i=$((ev_i + 1))
+		[ "$ev_i" -le "$ev_limit" ] || return 1
+		sleep 0.1
+	done
+}
+
+# counter_values NAME WHAT FIELD: FIELD of every "paxos: counters WHAT:" line of NAME's log,
+# one a line; 0 where a line leaves it out (a line names only the counters above 0).
+counter_values() {
+	awk -v what="paxos: counters $2:" -v f="$3=" 'index($0, what) == 1 {
+		v = 0
+		for (i = 1; i <= NF; i++) if (index($i, f) == 1) v = substr($i, length(f) + 1) + 0
+		print v }' "$WORK/$1.log"
+}
+
+# counter NAME WHAT FIELD: FIELD of the last such line; nothing before NAME printed one.
+counter() { counter_values "$@" | tail -n 1; }
+
+# steady COMMAND...: waits (30 s) until COMMAND, which prints a counter's reports one a line,
+# printed two from now on that agree, and prints that value: the counter stopped moving.
+steady() {
+	sc_seen=$("$@" | wc -l)
+	sc_i=0
+	until "$@" | awk -v skip="$sc_seen" 'NR > skip { n++; prev = last; last = $0 }
+		END { if (n >= 2 && prev == last) print last; exit !(n >= 2 && prev == last) }'; do
+		sc_i=$((sc_i + 1))
+		[ "$sc_i" -le 300 ] || return 1
+		sleep 0.1
+	done
+}
+
+# steady_counter NAME WHAT FIELD: steady for FIELD of NAME's counters of WHAT.
+steady_counter() { steady counter_values "$@"; }
 
 # wait_lines FILE N SECONDS: until FILE has at least N lines
 wait_lines() {
@@ -89,7 +134,27 @@ check_outputs() {
 		fail "delivered values differ from submitted values"
 }
 
-# converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 20 s until every output has the same
+# at_least_once SUBMITTED_LOG OUTPUT...: identical outputs, consecutive instances from 1, every
+# submitted value delivered and no other, some maybe twice (after a resubmit, or a leader that
+# moved: see resubmitted and leader_moved).
+at_least_once() {
+	submitted=$1
+	shift
+	for out in "$@"; do
+		cmp -s "$1" "$out" || fail "learner outputs $1 and $out differ"
+	done
+	consecutive "$1" || fail "instances in $1 are not consecutive from 1"
+	cut -d' ' -f2 "$1" | sort -u >"$WORK/delivered.set"
+	cut -d' ' -f2 "$submitted" | sort -u >"$WORK/submitted.set"
+	cmp -s "$WORK/delivered.set" "$WORK/submitted.set" ||
+		fail "delivered values differ from submitted values"
+}
+
+# resubmitted LOG...: a paxos-client's LOG says it resubmitted values: a value it resubmitted
+# after its timeout (which a loaded machine may exceed) may be delivered twice.
+resubmitted() { awk '$1 == "resubmits" && $2 + 0 > 0 { found = 1 } END { exit !found }' "$@"; }
+
+# converged COUNT SUBMITTED_LOG OUTPUT...: waits up to 60 s until every output has the same
 # number of lines, at least COUNT (files are flushed every 100 ms); stops the cluster; then the
 # outputs must be identical, consecutive from instance 1 and hold every submitted value (a
 # leader change may deliver one twice: at-least-once). Sets LINES to the outputs' length.
@@ -106,7 +171,7 @@ converged() {
 		done
 		[ "$same" -eq 1 ] && [ "$LINES" -ge "$count" ] && break
 		i=$((i + 1))
-		[ "$i" -le 200 ] || fail "learners did not converge ($(wc -l "$@" | head -n -1 | tr -s ' \n' ' '))"
+		[ "$i" -le 600 ] || fail "learners did not converge ($(wc -l "$@" | head -n -1 | tr -s ' \n' ' '))"
 		sleep 0.1
 	done
 	stop_all
@@ -173,22 +238,89 @@ local_members() {
 		"$1" >"$1.members" && mv "$1.members" "$1"
 }
 
+# leader_moved LOG...: a proposer's LOG names a change of leader past instance 1 (one from
+# instance 1, as the proposers start, precedes every value). A heartbeat missed under load may
+# move the leadership, and a value in flight then may be chosen twice (README: at-least-once).
+leader_moved() {
+	awk '/: leader is now [0-9]* \(was [0-9]*\) from instance [0-9]*/ {
+		for (i = 1; i < NF; i++) if ($i == "instance" && $(i + 1) + 0 > 1) found = 1 }
+		END { exit !found }' "$@"
+}
+
+# retry_admin OUT ERR COMMAND...: COMMAND (a paxos-admin change), its output in OUT and ERR,
+# again while it refuses only because too few acceptors answered in time (it counts those
+# heard in the last few acceptor ticks, which a busy machine may delay; 30 s at most). Returns
+# its last status.
+retry_admin() {
+	ra_out=$1
+	ra_err=$2
+	shift 2
+	ra_i=0
+	while :; do
+		ra_rc=0
+		"$@" >"$ra_out" 2>"$ra_err" || ra_rc=$?
+		[ "$ra_rc" -ne 0 ] && grep -q "no live quorum" "$ra_err" && [ "$ra_i" -lt 30 ] ||
+			return "$ra_rc"
+		ra_i=$((ra_i + 1))
+		sleep 1
+	done
+}
+
+# client_bg LOG ARGS...: paxos-client ARGS in the background, its output in LOG and its PID in
+# CLIENT (stopped with the others if the test fails). SIGUSR1 (drain: tests run a client until
+# a condition holds, not for a count a fast machine gets through too early) stays ignored
+# until the client listens for it: an early one is lost, not fatal.
+client_bg() {
+	cb_log=$1
+	shift
+	(
+		trap '' USR1
+		exec "$BUILD/paxos-client" "$@" >"$cb_log" 2>&1
+	) &
+	CLIENT=$!
+	PIDS="$PIDS $CLIENT"
+}
+
+# client_drain: CLIENT (client_bg) submits no new value and ends once its values are delivered;
+# returns its exit status, and forgets it.
+client_drain() {
+	kill -USR1 "$CLIENT" 2>/dev/null || true
+	cd_status=0
+	wait "$CLIENT" || cd_status=$?
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
+	return "$cd_status"
+}
+
 # partition_client NAME PARTITION COUNT [OPTIONS]: paxos-client on $CONF in the background, 16
 # values outstanding, its output in $WORK/NAME.log and its status in $WORK/NAME.status; PARTITION
 # x spreads the values over partitions 0 and 1 round-robin, PARTITION key by key (--spread key,
-# client id 77); OPTIONS (one word list) go to paxos-client as well.
+# client id 77); OPTIONS (one word list) go to paxos-client as well. COUNT "drain" runs it until
+# drain NAME (120 s at most; else 30 s).
 partition_client() {
 	where="--partition $2"
 	[ "$2" != x ] || where="--partitions 2"
 	[ "$2" != key ] || where="--partitions 2 --spread key --keys 64 --id 77"
+	count=$3
+	limit=30
+	[ "$count" != drain ] || { count=10000000; limit=120; }
+	rm -f "$WORK/$1.pid" "$WORK/$1.status"
 	(
 		status=0
 		# shellcheck disable=SC2086
-		"$BUILD/paxos-client" -c "$CONF" $where --count "$3" --outstanding 16 \
-			--size 32 --time-limit 30 ${4:-} >"$WORK/$1.log" 2>&1 || status=$?
+		client_bg "$WORK/$1.log" -c "$CONF" $where --count "$count" --outstanding 16 \
+			--size 32 --time-limit $limit ${4:-}
+		echo "$CLIENT" >"$WORK/$1.pid"
+		wait "$CLIENT" || status=$?
 		echo "$status" >"$WORK/$1.status"
 	) &
 	CLIENTS="${CLIENTS:-} $!"
+}
+
+# drain NAME: partition client NAME submits no new value and ends once its values are
+# delivered (paxos-client's SIGUSR1).
+drain() {
+	eventually 10 test -s "$WORK/$1.pid" || fail "$1 did not start"
+	kill -USR1 "$(cat "$WORK/$1.pid")" 2>/dev/null || true
 }
 
 # clients_served NAME...: waits for the partition clients; each named one delivered all its

@@ -30,12 +30,12 @@ for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 sleep 0.5
 : >"$WORK/submitted"
-"$BUILD/paxos-client" -c "$CONF" --count $COUNT --outstanding 8 --size 16 --resubmit-ms 200 \
-	--time-limit 60 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
-CLIENT=$!
-PIDS="$PIDS $CLIENT"
+# The load lasts until drained after the last fault (COUNT is the scale of the steps).
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --outstanding 8 --size 16 \
+	--resubmit-ms 200 --time-limit 200 --log "$WORK/submitted"
 progress() { # progress NUM DEN WHAT
-	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 20 || fail "no progress $3"
+	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
+	kill -0 "$CLIENT" 2>/dev/null || fail "the client ended $3: $(tail -n 3 "$WORK/client.log")"
 }
 forget() { PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
 # restart_acceptor I NAME: kill -9 acceptor I and start it again as NAME, empty; it must
@@ -47,12 +47,8 @@ restart_acceptor() {
 	forget "$pid"
 	start "$2" paxos-acceptor -c "$CONF" -i "$1"
 	eval "PID_acceptor$1=\$PID_$2"
-	i=0
-	until grep -q "acceptor $1: recovered: votes again above instance" "$WORK/$2.log"; do
-		i=$((i + 1))
-		[ "$i" -le 100 ] || fail "acceptor $1 did not recover after its restart"
-		sleep 0.1
-	done
+	eventually 30 grep -q "acceptor $1: recovered: votes again above instance" "$WORK/$2.log" ||
+		fail "acceptor $1 did not recover after its restart"
 	grep -q "acceptor $1: started without earlier state" "$WORK/$2.log" ||
 		fail "acceptor $1 did not say it started without its state"
 	grep "recovered:" "$WORK/$2.log" | sed 's/^/e2e_amnesia: /'
@@ -63,18 +59,13 @@ restart_acceptor 1 acceptor1b
 
 # A duplicate of the running acceptor 1: the newer one stops, both say so.
 status=0
-timeout 10 "$BUILD/paxos-acceptor" -c "$CONF" -i 1 >"$WORK/duplicate.log" 2>&1 || status=$?
+timeout 30 "$BUILD/paxos-acceptor" -c "$CONF" -i 1 >"$WORK/duplicate.log" 2>&1 || status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] ||
 	fail "a second acceptor 1 did not stop by itself (status $status)"
 grep -q "another acceptor 1 (incarnation [0-9]*) runs since before this one" \
 	"$WORK/duplicate.log" || fail "the second acceptor 1 did not say why it stopped"
-i=0
-until grep -q "another acceptor 1 (incarnation [0-9]*) started while this one runs" \
-	"$WORK/acceptor1b.log"; do
-	i=$((i + 1))
-	[ "$i" -le 50 ] || fail "the running acceptor 1 did not log the duplicate"
-	sleep 0.1
-done
+eventually 30 grep -q "another acceptor 1 (incarnation [0-9]*) started while this one runs" \
+	"$WORK/acceptor1b.log" || fail "the running acceptor 1 did not log the duplicate"
 grep -h "another acceptor" "$WORK/duplicate.log" "$WORK/acceptor1b.log" | sed 's/^/e2e_amnesia: /'
 
 progress 2 6 "after the duplicate"
@@ -84,10 +75,10 @@ progress 3 6 "under proposer 1"
 progress 4 6 "back under proposer 0"
 restart_acceptor 2 acceptor2b
 progress 5 6 "after the second restart"
-wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
-forget "$CLIENT"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
 
-converged $COUNT "$WORK/submitted" "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
+converged "$(wc -l <"$WORK/submitted")" "$WORK/submitted" \
+	"$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
 echo "e2e_amnesia: $LINES values delivered identically by 3 learners (one started at the end)" \
 	"through two acceptor restarts without state, a duplicate and two leader changes"

@@ -30,23 +30,25 @@ for i in 0 1; do start proposer$i paxos-proposer -c "$CONF" -i $i; done
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 sleep 0.5
 
-# Far more values than the test waits for: the load lasts until the client is stopped.
+# Far more values than the test waits for: the load lasts until the client is stopped (the
+# time limit is a budget for a busy machine, which may get only a few thousand values a second
+# through).
 "$BUILD/paxos-client" -c "$CONF" --count 100000000 --outstanding 1 --size 16 \
-	--resubmit-ms 200 --time-limit 50 >"$WORK/client.log" 2>&1 &
+	--resubmit-ms 200 --time-limit 250 >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 PIDS="$PIDS $CLIENT"
 client_running() { kill -0 "$CLIENT" 2>/dev/null; }
 
 # More than a learner window (4096) of instances before the crash and while it is down, so
 # that the restarted learner drops live traffic and must catch up by repeats alone.
-wait_lines "$WORK/learner0.out" 20000 20 || fail "no load: learner 0 delivers nothing"
+wait_lines "$WORK/learner0.out" 20000 90 || fail "no load: learner 0 delivers nothing"
 
 # (a) crash and restart
 kill -9 "$PID_learner1"
 wait "$PID_learner1" 2>/dev/null || true
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_learner1" | tr '\n' ' ')
 at_crash=$(lines "$WORK/learner0.out")
-wait_lines "$WORK/learner0.out" $((at_crash + 20000)) 20 || fail "no load after the crash"
+wait_lines "$WORK/learner0.out" $((at_crash + 20000)) 90 || fail "no load after the crash"
 start learner1b paxos-learner -c "$CONF" -o "$WORK/learner1b.out"
 restarted=$(date +%s%N)
 at_restart=$(lines "$WORK/learner0.out")
@@ -55,7 +57,8 @@ at_restart=$(lines "$WORK/learner0.out")
 sleep 0.3
 start current paxos-learner -c "$WORK/current.conf" -o "$WORK/current.out"
 
-# Caught up under load: the restarted learner gets within 0.2 s of traffic of learner 0.
+# Caught up under load: the restarted learner gets within 5000 lines of learner 0 (0.2 s of
+# traffic here; 60 s: a busy machine serves it slowly).
 i=0
 while :; do
 	client_running || fail "the client stopped before learner 1 caught up"
@@ -64,7 +67,7 @@ while :; do
 	n1=$(lines "$WORK/learner1b.out")
 	[ "$n1" -gt "$at_restart" ] && [ $((n0 - n1)) -lt 5000 ] && break
 	i=$((i + 1))
-	[ "$i" -gt 200 ] && fail "learner 1 did not catch up under load ($n1 lines, learner 0 $n0)"
+	[ "$i" -gt 600 ] && fail "learner 1 did not catch up under load ($n1 lines, learner 0 $n0)"
 	sleep 0.1
 done
 echo "e2e_catchup: the restarted learner caught up under load within" \
@@ -75,17 +78,24 @@ kill -TERM "$CLIENT"
 wait "$CLIENT" 2>/dev/null || true
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$CLIENT" | tr '\n' ' ')
 
-# Quiet now: wait until every learner has delivered up to learner 0's last instance.
-i=0
-while :; do
+# Quiet now: wait until every learner has delivered up to learner 0's last instance, the two
+# from instance 1 as many lines, every file ends with a whole line and none grew since the last
+# look (the files are flushed every 100 ms: the last values of that instance reach them too).
+quiet() {
+	for f in "$WORK/learner0.out" "$WORK/learner1b.out" "$WORK/current.out"; do
+		[ -z "$(tail -c 1 "$f")" ] || return 1
+	done
 	l0=$(last_iid "$WORK/learner0.out")
 	[ -n "$l0" ] && [ "$(last_iid "$WORK/learner1b.out")" = "$l0" ] &&
-		[ "$(last_iid "$WORK/current.out")" = "$l0" ] && break
-	i=$((i + 1))
-	[ "$i" -gt 100 ] && fail "learners did not converge"
-	sleep 0.1
-done
-sleep 0.3 # the last values of that instance reach the files too
+		[ "$(last_iid "$WORK/current.out")" = "$l0" ] &&
+		[ "$(lines "$WORK/learner0.out")" -eq "$(lines "$WORK/learner1b.out")" ] || return 1
+	sizes=$(cat "$WORK/learner0.out" "$WORK/learner1b.out" "$WORK/current.out" | wc -c)
+	[ "$sizes" = "${last_sizes:-}" ] && return 0
+	last_sizes=$sizes
+	sleep 0.2
+	return 1
+}
+eventually 30 quiet || fail "learners did not converge"
 
 # (c) fetching single past instances (paxos_node_fetch, thesis 3.3) while the cluster runs
 for iid in 1 $((l0 / 2)) "$l0"; do

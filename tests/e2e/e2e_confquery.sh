@@ -38,7 +38,8 @@ start proposer1 paxos-proposer -c "$CONF" -i 1
 start learner0 paxos-learner -c "$CONF" -o "$WORK/learner0.out"
 sleep 0.5
 load 3000 client1
-"$BUILD/paxos-admin" -c "$CONF" replace-acceptor 2 3 >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+	"$BUILD/paxos-admin" -c "$CONF" replace-acceptor 2 3 ||
 	fail "paxos-admin replace-acceptor 2 3: $(cat "$WORK/admin.err")"
 echo "e2e_confquery: $(cat "$WORK/admin.out")"
 grep -q "acceptors 0,1,3$" "$WORK/admin.out" || fail "acceptor 2 was not replaced by 3"

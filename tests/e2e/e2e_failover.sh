@@ -40,27 +40,27 @@ check_learners() {
 }
 
 start_cluster "$CONF" "$CONF"
-# One client keeps the cluster loaded through every change. The changes are triggered by
-# its progress: it logs a new value each time one of its values is delivered (learners'
-# files may lag far behind on a busy machine).
+# One client keeps the cluster loaded through every change, until drained after the last.
+# The changes are triggered by its progress (COUNT the scale of its steps): it logs a new
+# value each time one of its values is delivered (learners' files may lag far behind on a
+# busy machine).
 : >"$WORK/submitted"
-"$BUILD/paxos-client" -c "$CONF" --count $COUNT --outstanding 8 --size 16 --resubmit-ms 200 \
-	--time-limit 40 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
-CLIENT=$!
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --outstanding 8 --size 16 \
+	--resubmit-ms 200 --time-limit 120 --log "$WORK/submitted"
 progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
-	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 20 || fail "no progress $3"
+	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 30 || fail "no progress $3"
 }
 
 # (b) forced change to proposer 1 and back to election (proposer 0)
 progress 1 5 "before the forced change"
 "$BUILD/paxos-oracle" -c "$CONF" --leader 1 || fail "paxos-oracle --leader 1 failed"
-progress 2 5 "under proposer 1"
-grep -q "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" ||
+eventually 30 grep -q "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" ||
 	fail "proposer 1 did not log its forced leadership"
+progress 2 5 "under proposer 1"
 "$BUILD/paxos-oracle" -c "$CONF" --auto || fail "paxos-oracle --auto failed"
-progress 3 5 "after returning to election"
-grep -q "proposer 0: leader is now 0 (was 1)" "$WORK/proposer0.log" ||
+eventually 30 grep -q "proposer 0: leader is now 0 (was 1)" "$WORK/proposer0.log" ||
 	fail "proposer 0 did not get the leadership back"
+progress 3 5 "after returning to election"
 
 # (a) the leader crashes. Counted from here: on a loaded machine a late heartbeat may already
 # have made proposer 1 lead for a moment (and give it back) before.
@@ -68,11 +68,12 @@ took_over=$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log" 
 kill -9 "$PID_proposer0"
 wait "$PID_proposer0" 2>/dev/null || true
 PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$PID_proposer0" | tr '\n' ' ')
-wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
-[ "$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log")" -gt "$took_over" ] ||
-	fail "proposer 1 did not take over after the crash"
+took() { [ "$(grep -c "proposer 1: leader is now 1 (was 0)" "$WORK/proposer1.log")" -gt "$1" ]; }
+eventually 30 took "$took_over" || fail "proposer 1 did not take over after the crash"
+progress 4 5 "under proposer 1 after the crash"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
-check_learners $COUNT "forced change, back, crash"
+check_learners "$(wc -l <"$WORK/submitted")" "forced change, back, crash"
 
 # (c) two proposers that both lead
 for i in 0 1; do
@@ -80,7 +81,7 @@ for i in 0 1; do
 		>"$WORK/leader$i.conf"
 done
 start_cluster "$WORK/leader0.conf" "$WORK/leader1.conf"
-grep -q "proposer 1: leader is 1 at start" "$WORK/proposer1.log" ||
+eventually 30 grep -q "proposer 1: leader is 1 at start" "$WORK/proposer1.log" ||
 	fail "proposer 1 does not lead"
 "$BUILD/paxos-client" -c "$CONF" --count 10000 --outstanding 8 --size 16 --resubmit-ms 200 \
 	--time-limit 20 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 ||

@@ -35,14 +35,16 @@ joined() {
 	hex=$(echo "${1%:*}" | awk -F. '{ printf "%02X%02X%02X%02X", $4, $3, $2, $1 }')
 	[ "$(awk -v g="$hex" '$1 == g { n += $2 } END { print n + 0 }' /proc/net/igmp)" -ge "$2" ]
 }
-# Every datagram below must reach every role: wait until all of them listen (the leader leaves
-# the acceptors group: its learner takes its own accepts in process).
+# Every datagram below must reach every role: wait until all of them listen, and the leader,
+# once it leads, left the acceptors group it leaves unread (its learner takes its own accepts
+# in process): the acceptor's and the learner's sockets alone are in it (30 s).
 wait_joined() {
 	i=0
-	until joined "$ACCEPTORS" 2 && joined "$PROPOSERS" 1 && joined "$SUBMIT" 1 &&
-		joined "$LEARNERS" 2; do
+	until joined "$ACCEPTORS" 2 && ! joined "$ACCEPTORS" 3 && joined "$PROPOSERS" 1 &&
+		joined "$SUBMIT" 1 && joined "$LEARNERS" 2 &&
+		grep -q "proposer 0: leader is 0 at start" "$WORK/proposer.log"; do
 		i=$((i + 1))
-		[ $i -le 200 ] || fail "the roles did not join their multicast groups"
+		[ $i -le 600 ] || fail "the roles did not join their multicast groups"
 		sleep 0.05
 	done
 }
@@ -154,7 +156,7 @@ done
 "$BUILD/paxos-client" -c "$CONF" --count 200 --outstanding 16 --size 64 --time-limit 30 \
 	>"$WORK/client.log" 2>&1 || fail "paxos-client did not get 200 values delivered afterwards"
 cat "$WORK/client.log"
-wait_lines "$WORK/learner.out" 200 10 || fail "the learner did not write 200 values"
+wait_lines "$WORK/learner.out" 200 30 || fail "the learner did not write 200 values"
 
 for name in acceptor proposer learner; do
 	eval "pid=\$PID_$name"

@@ -38,7 +38,8 @@ start acceptor3 paxos-acceptor -c "$CONF" -i 3
 sleep 0.5
 round 1
 converge 300 "0 1 2" "$PID_kv0" "$PID_kv1" "$PID_kv2"
-"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+	"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 ||
 	fail "paxos-admin add-acceptor 3: $(cat "$WORK/admin.err")"
 grep -q "acceptors 0,1,2,3$" "$WORK/admin.out" || fail "acceptor 3 was not added"
 echo "round 1: 300 commands, then $(cat "$WORK/admin.out")"
@@ -57,21 +58,13 @@ for dir in acceptor-2 proposer-2; do
 	rm "$WORK/store/$dir/membership"
 done
 replica kv2b 2
-i=0
-until grep -q "configuration 2 from the snapshot" "$WORK/kv2b.log"; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "replica 2 did not take configuration 2 from its snapshot"
-	sleep 0.1
-done
+eventually 30 grep -q "configuration 2 from the snapshot" "$WORK/kv2b.log" ||
+	fail "replica 2 did not take configuration 2 from its snapshot"
 echo "round 2: replica 2 restarted without its membership files:" \
 	"$(grep -m 1 "from the snapshot" "$WORK/kv2b.log")"
 # Written as the replica adds its acceptor, just after it logs the snapshot's configuration.
-i=0
-until grep -q "^configuration 2 " "$WORK/store/acceptor-2/membership" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "replica 2 did not keep the snapshot's configuration beside its acceptor"
-	sleep 0.1
-done
+eventually 30 grep -qs "^configuration 2 " "$WORK/store/acceptor-2/membership" ||
+	fail "replica 2 did not keep the snapshot's configuration beside its acceptor"
 round 3
 converge 900 "0 1 2" "$PID_kv0" "$PID_kv1" "$PID_kv2b"
 echo "round 3: replicas identical on 900 commands, replica 2 restarted from its snapshot" \

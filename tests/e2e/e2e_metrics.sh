@@ -46,7 +46,7 @@ healthy() {
 	i=0
 	until [ "$(get "$1" /health)" = 200 ]; do
 		i=$((i + 1))
-		[ "$i" -le 100 ] || fail "$1 never answered /health with 200"
+		[ "$i" -le 300 ] || fail "$1 never answered /health with 200"
 		sleep 0.1
 	done
 	[ "$(cat "$WORK/$1.body")" = ok ] || fail "$1: /health says '$(cat "$WORK/$1.body")'"
@@ -95,7 +95,7 @@ refused port-in-use 1 "paxos-learner: metrics-listen 127.0.0.1:9501: cannot list
 "$BUILD/paxos-client" -c "$CONF" --count $COUNT --outstanding 32 --size 64 \
 	--resubmit-ms 2000 --time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 ||
 	fail "paxos-client did not get all $COUNT values delivered"
-wait_lines "$WORK/learner.out" $COUNT 20 || fail "the learner wrote fewer than $COUNT values"
+wait_lines "$WORK/learner.out" $COUNT 60 || fail "the learner wrote fewer than $COUNT values"
 
 # Every page parses; names, types and labels as documented; the learner's counters equal its
 # output once it is flushed (every 100 ms); every acceptor has recovered (they start empty).
@@ -162,15 +162,20 @@ for name in names:
         if value(name, "paxos_proposer_quorum", role, id) != 1:
             retry.append(f"{name} hears no acceptor quorum")
             continue
-        assert value(name, "paxos_proposer_leader", role, id) == 0, name
-        assert value(name, "paxos_proposer_leading", role, id) == (id == 0), name
+        # A heartbeat missed under load may move the leadership for a while: asked again.
+        if (value(name, "paxos_proposer_leader", role, id) != 0 or
+                value(name, "paxos_proposer_leading", role, id) != (id == 0)):
+            retry.append(f"{name}: proposer 0 does not lead now")
         assert value(name, "paxos_proposer_pending_values", role, id) >= 0, name
         assert value(name, "paxos_proposer_window_in_use", role, id) >= 0, name
         # Every proposer has a learner of its own.
         value(name, "paxos_learner_delivered_instance", "learner", 0)
     if name == "proposer0":
         assert value(name, "paxos_proposer_ballot", role, id) > 0, name
-        assert value(name, "paxos_values_proposed_total", role, id) >= values, name
+        # Proposer 1 proposes too if it led for a while.
+        proposed = sum(families[n].get(("paxos_values_proposed_total", "proposer", n[-1]), 0)
+                       for n in ("proposer0", "proposer1"))
+        assert proposed >= values, f"proposers proposed {proposed} values, the learner has {values}"
     if role == "learner":
         delivered = value(name, "paxos_values_delivered_total", role, 0)
         if delivered != instances or value(name, "paxos_client_values_delivered_total", role, 0) != values:
@@ -186,7 +191,7 @@ print(f"learner: {int(instances)} instances, {int(values)} values, as counted; "
 EOF
 	[ "$rc" -ne 3 ] || {
 		i=$((i + 1))
-		[ "$i" -le 100 ] || fail "metrics never agreed: $(cat "$WORK/check.log")"
+		[ "$i" -le 300 ] || fail "metrics never agreed: $(cat "$WORK/check.log")"
 		sleep 0.2
 		continue
 	}

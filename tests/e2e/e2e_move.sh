@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A cluster whose acceptors host no learner (learning-acceptors no) changes under load (README,
 # "Changing the cluster"): acceptors 0..3 run, 0..2 are the members at the start
-# (initial-members 3, membership-alpha 256). A client keeps 64 values of 64 bytes outstanding,
-# without resubmits, while
+# (initial-members 3, membership-alpha 256). A client submits 2000 values of 64 bytes a
+# second, resubmitting only after 5 s, until every change below is done, while
 #  - paxos-admin status answers (the acceptors answer configuration requests without a
 #    learner);
 #  - acceptor 3 is added, then removed: the acceptors learn each change from the proposers'
@@ -14,8 +14,8 @@
 #    storage: it recovers, with the answers of 0 and 2, which send to its new address), acceptor
 #    2 stops, and values are chosen by 0 and the moved 1 alone. Bad input is refused: an address
 #    that is none, the address it has already.
-# Every value is delivered once (the client counts 0 duplicates) and both learners write the
-# same file.
+# Every value is delivered once (the client counts 0 duplicates; at least once if a loaded
+# machine held one 5 s, or a leader moved) and both learners write the same file.
 # Usage: e2e_move.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -23,7 +23,6 @@ SRC=$2
 WORK=$(mktemp -d)
 trap 'stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/e2e/cluster.sh"
-COUNT=50000
 BASE=$(base_conf)
 CONF=$WORK/move.conf
 # One leader throughout (see e2e_reconfig.sh): duplicates then count what the changes cause.
@@ -41,14 +40,20 @@ for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.ou
 sleep 0.5
 
 : >"$WORK/submitted"
-"$BUILD/paxos-client" -c "$CONF" --count $COUNT --rate 2000 --size 64 --resubmit-ms 5000 \
-	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
-CLIENT=$!
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --rate 2000 --size 64 \
+	--resubmit-ms 5000 --time-limit 200 --log "$WORK/submitted"
+# once LOG: the client of LOG resubmitted nothing and no leader moved (leader_moved): then it
+# must count no duplicate, and true is returned; else every value at least once will do.
+once() {
+	grep -q "resubmits 0," "$1" && ! leader_moved "$WORK"/proposer*.log || return 1
+	grep -q "resubmits 0, duplicates 0," "$1" ||
+		fail "values were delivered twice: $(grep resubmits "$1")"
+}
 
 admin() { # admin WHAT ARGS...: must succeed; prints its line
 	what=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" "$BUILD/paxos-admin" -c "$CONF" "$@" ||
 		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
 	echo "e2e_move: $what: $(cat "$WORK/admin.out")"
 }
@@ -112,39 +117,45 @@ if is_unicast "$CONF"; then
 	done
 	stop_one acceptor2
 	before=$(wc -l <"$WORK/learner0.out")
-	# A second client, in case the first one's values are all delivered by now. It starts
-	# from the moved acceptor's new line: a process without a membership file learns the
-	# configuration from a quorum of its members, and acceptor 2 is gone.
+	# A second client, from the moved acceptor's new line: a process without a membership
+	# file learns the configuration from a quorum of its members, and acceptor 2 is gone.
 	"$BUILD/paxos-client" -c "$WORK/moved.conf" --count 2000 --outstanding 16 --size 64 \
-		--time-limit 60 --log "$WORK/submitted2" >"$WORK/client2.log" 2>&1 ||
+		--resubmit-ms 5000 --time-limit 60 --log "$WORK/submitted2" \
+		>"$WORK/client2.log" 2>&1 ||
 		fail "no delivery with acceptors 0 and 1 (moved) alone: $(tail -n 3 "$WORK/client2.log")"
 	echo "e2e_move: acceptors 0 and 1 (moved) alone: $before values, then" \
 		"$(wc -l <"$WORK/learner0.out")"
-	grep -q "resubmits 0, duplicates 0," "$WORK/client2.log" ||
-		fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client2.log")"
 else
 	refused 1 "set-address with multicast" set-address 1 127.0.0.1:7291
 fi
 
-wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
-grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
-	fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client.log")"
-[ ! -f "$WORK/submitted2" ] || cat "$WORK/submitted2" >>"$WORK/submitted"
+how=once
+once "$WORK/client.log" || how="at least once"
+if [ -f "$WORK/submitted2" ]; then
+	once "$WORK/client2.log" || how="at least once"
+	cat "$WORK/submitted2" >>"$WORK/submitted"
+fi
 total=$(wc -l <"$WORK/submitted")
 i=0
 until [ "$(wc -l <"$WORK/learner0.out")" -ge "$total" ] &&
 	[ "$(wc -l <"$WORK/learner1.out")" -ge "$total" ]; do
 	i=$((i + 1))
-	[ "$i" -le 300 ] || fail "learners did not deliver every value"
+	[ "$i" -le 600 ] || fail "learners did not deliver every value"
 	sleep 0.1
 done
 stop_all
 cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
 cut -d' ' -f2 "$WORK/learner0.out" | sort >"$WORK/delivered.sorted"
 cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.sorted"
-[ -z "$(uniq -d "$WORK/delivered.sorted")" ] || fail "a value was delivered twice"
-cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
-	fail "delivered values differ from submitted values"
-echo "e2e_move: $total values delivered once, identically by 2 learners, through changes" \
+if [ "$how" = once ]; then
+	[ -z "$(uniq -d "$WORK/delivered.sorted")" ] || fail "a value was delivered twice"
+	cmp -s "$WORK/delivered.sorted" "$WORK/submitted.sorted" ||
+		fail "delivered values differ from submitted values"
+else
+	sort -u "$WORK/delivered.sorted" | cmp -s - "$WORK/submitted.sorted" ||
+		fail "delivered values differ from submitted values"
+fi
+echo "e2e_move: $total values delivered $how, identically by 2 learners, through changes" \
 	"learned by acceptors without a learner$(is_unicast "$CONF" && echo ", acceptor 1 moved")"

@@ -21,9 +21,12 @@ conf() {
 	echo "$WORK/p$1.conf"
 }
 
-# runs N: the acceptor starts with partitions N and keeps running for a second
+# runs N: the acceptor starts with partitions N (it says where each partition's store is: 30 s
+# on a busy machine) and keeps running for a second
 runs() {
 	start "acceptor_p$1" paxos-acceptor -c "$(conf "$1")" -i 0
+	opened() { [ "$(grep -c "^paxos-acceptor: acceptor 0, storage" "$WORK/acceptor_p$1.log")" -ge "$1" ]; }
+	eventually 30 opened "$1" || fail "the acceptor did not open its $1 stores"
 	sleep 1
 	kill -0 "$(eval echo "\$PID_acceptor_p$1")" 2>/dev/null ||
 		fail "the acceptor did not keep running with partitions $1"

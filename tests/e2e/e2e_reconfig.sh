@@ -3,14 +3,16 @@
 # Changing the acceptor set under load (README, "Changing the cluster"), over multicast or
 # unicast with PAXOS_TRANSPORT=unicast (inside a private network namespace): acceptor ids
 # 0..4 run, 0..2 are the members at the start (initial-members 3, membership-alpha 256). A
-# client keeps 64 values of 64 bytes outstanding, without resubmits, while paxos-admin
+# client submits 5000 values of 64 bytes a second, up to 64 outstanding, resubmitting only
+# after 10 s, until the last change and restart are done, while paxos-admin
 #  - grows the set to 5 (adds 3, then 4) and shrinks it back to 3 (removes 4, then 3);
 #  - replaces acceptor 2 by acceptor 3, and acceptor 2 is stopped;
 #  - refuses what it must: an id paxos.conf does not have, a member added again, an acceptor
 #    that does not run;
 #  - restarts proposer 1 and acceptor 3 with the same paxos.conf: they start from the
 #    configuration they kept, not the file's first one; acceptor 2, removed, is refused.
-# Every value is delivered once (the client counts 0 duplicates), both learners write the same
+# Every value is delivered once (the client counts 0 duplicates unless it resubmitted, or a
+# leader moved: at-least-once), both learners write the same
 # file, and a learner started at the end, after acceptor 2 is gone, writes it too. Then, on a
 # new cluster, the leader is killed during a change: the change comes into force all the same.
 # On a third, the proposer set changes under load: proposer 2 added, the leader (0) removed and
@@ -41,9 +43,9 @@ for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.ou
 sleep 0.5
 
 : >"$WORK/submitted"
-"$BUILD/paxos-client" -c "$CONF" --count $COUNT --outstanding 64 --size 64 \
-	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
-CLIENT=$!
+# COUNT is the scale of the steps: the client runs until drained after the last change.
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --rate 5000 --outstanding 64 \
+	--size 64 --resubmit-ms 10000 --time-limit 200 --log "$WORK/submitted"
 # same_outputs COUNT once|twice OUTPUT...: waits until the outputs hold as many lines, COUNT or
 # more (files are flushed every 100 ms), stops the cluster; the outputs must be identical, their instances never go back, and they hold
 # every submitted value: once, or (twice) at least once. Instances that hold a membership
@@ -84,14 +86,27 @@ same_outputs() {
 	fi
 }
 
+# once_unless_moved: ONCE=once while the client resubmitted nothing (it waits 10 s, but a
+# loaded machine may take longer) and the proposers logged no leader change (a heartbeat
+# missed under load may move the leadership, and a value in flight then may be chosen twice);
+# the client's duplicates must then be 0. Else ONCE=twice (at-least-once).
+once_unless_moved() {
+	ONCE=twice
+	grep -q "resubmits 0," "$WORK/client.log" && ! leader_moved "$WORK"/proposer*.log ||
+		return 0
+	grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
+		fail "values were delivered twice: $(grep resubmits "$WORK/client.log")"
+	ONCE=once
+}
 
 progress() { # progress FRACTION_NUM FRACTION_DEN WHAT
 	wait_lines "$WORK/submitted" $((COUNT * $1 / $2)) 60 || fail "no progress $3"
+	kill -0 "$CLIENT" 2>/dev/null || fail "the client ended $3: $(tail -n 3 "$WORK/client.log")"
 }
 admin() { # admin WHAT ARGS...: must succeed; prints its line
 	what=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" "$@" >"$WORK/admin.out" 2>"$WORK/admin.err" ||
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" "$BUILD/paxos-admin" -c "$CONF" "$@" ||
 		fail "paxos-admin $* ($what): $(cat "$WORK/admin.err")"
 	echo "e2e_reconfig: $what: $(cat "$WORK/admin.out")"
 }
@@ -147,15 +162,18 @@ start acceptor2 paxos-acceptor -c "$CONF" -i 2 # one at a time: 2 and 3 share ol
 wait_log acceptor2 "acceptor 2: refused: configuration 6 (acceptors 0,1,3, from instance"
 stop_one acceptor2
 
-wait "$CLIENT" || fail "paxos-client did not get all $COUNT values delivered"
+progress 4 8 "after the restarts"
+client_drain || fail "paxos-client did not get all its values delivered: $(tail -n 3 "$WORK/client.log")"
 grep -E "latency|resubmits" "$WORK/client.log"
-grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
-	fail "values were resubmitted or delivered twice: $(grep resubmits "$WORK/client.log")"
-grep -q "configuration 6 chosen in instance" "$WORK/learner0.log" ||
+once_unless_moved
+eventually 30 grep -q "configuration 6 chosen in instance" "$WORK/learner0.log" ||
 	fail "learner 0 did not log configuration 6"
 start learner2 paxos-learner -c "$CONF" -o "$WORK/learner2.out"
-same_outputs $COUNT once "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
-echo "e2e_reconfig: $COUNT values delivered once, identically by 3 learners (one started" \
+submitted=$(wc -l <"$WORK/submitted")
+same_outputs "$submitted" $ONCE "$WORK/learner0.out" "$WORK/learner1.out" "$WORK/learner2.out"
+how="once"
+[ $ONCE = once ] || how="at least once (the client resubmitted, or a leader moved)"
+echo "e2e_reconfig: $submitted values delivered $how, identically by 3 learners (one started" \
 	"after the changes), through 5 changes of the acceptor set (configuration 6)"
 
 # A new cluster: the leader is killed (SIGKILL) as paxos-admin starts to ask for a change; it
@@ -172,7 +190,8 @@ sleep 0.5
 	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 wait_lines "$WORK/submitted" 2000 60 || fail "no progress before the leader is killed"
-"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 >"$WORK/admin.out" 2>"$WORK/admin.err" &
+retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+	"$BUILD/paxos-admin" -c "$CONF" add-acceptor 3 &
 ADMIN=$!
 sleep 0.3
 kill -9 "$PID_proposer0"
@@ -194,7 +213,8 @@ echo "e2e_reconfig: leader killed during a change: 20000 values delivered identi
 # leader opens no instance from where the change is in force, the next one starts there), so
 # every value is delivered once: the client, resubmitting only after 5 s, counts 0 duplicates
 # (on both transports: a value chosen elsewhere is settled as soon as a follower's learner
-# closes it, so the next leader never proposes it again, issue 24).
+# closes it, so the next leader never proposes it again, issue 24); no more than it
+# resubmitted if a loaded machine held a value 5 s.
 stop_all
 rm -rf "$WORK/store" "$WORK"/learner?.out
 sed -e 's/^proposers .*/proposers 3/' -e 's/^initial-proposers .*/initial-proposers 2/' \
@@ -207,10 +227,9 @@ start proposer1 paxos-proposer -c "$CONF" -i 1
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
 sleep 0.5
 : >"$WORK/submitted"
-# Open loop, 2000 values/s for 25 s: the load lasts through the changes.
-"$BUILD/paxos-client" -c "$CONF" --count 50000 --rate 2000 --size 64 --resubmit-ms 5000 \
-	--time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 &
-CLIENT=$!
+# Open loop, 2000 values/s until drained: the load lasts through the changes.
+client_bg "$WORK/client.log" -c "$CONF" --count 10000000 --rate 2000 --size 64 \
+	--resubmit-ms 5000 --time-limit 200 --log "$WORK/submitted"
 wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before the proposer changes"
 admin "proposers at the start" status
 grep -q "^proposers 0,1$" "$WORK/admin.out" || fail "status does not name proposers 0,1"
@@ -246,16 +265,23 @@ rc=0
 grep -q "proposer 0: refused: configuration 3 (proposers 1,2, from instance" \
 	"$WORK/proposer0-again.log" || fail "proposer 0 was not refused: $(cat "$WORK/proposer0-again.log")"
 echo "e2e_reconfig: removed proposer restarted: $(grep -m 1 refused "$WORK/proposer0-again.log")"
+before=$(wc -l <"$WORK/learner0.out")
 admin "remove proposer 1, the leader again" remove-proposer 1
 grep -q "proposers 2$" "$WORK/admin.out" || fail "proposer 1 was not removed"
 refused 1 "the last proposer removed" remove-proposer 2
-wait "$CLIENT" || fail "paxos-client did not get all values delivered with proposer changes"
+wait_lines "$WORK/learner0.out" $((before + 2000)) 60 ||
+	fail "no delivery after proposer 1 was removed"
+client_drain ||
+	fail "paxos-client did not get all values delivered with proposer changes: $(tail -n 3 "$WORK/client.log")"
 grep -E "resubmits" "$WORK/client.log"
-grep -q "resubmits 0, duplicates 0," "$WORK/client.log" ||
+resubmits=$(sed -n 's/^resubmits \([0-9]*\), duplicates \([0-9]*\),.*/\1/p' "$WORK/client.log")
+duplicates=$(sed -n 's/^resubmits \([0-9]*\), duplicates \([0-9]*\),.*/\2/p' "$WORK/client.log")
+[ -n "$duplicates" ] && [ "$duplicates" -le "$resubmits" ] ||
 	fail "the leader's removal delivered values twice: $(grep resubmits "$WORK/client.log")"
-same_outputs 50000 twice "$WORK/learner0.out" "$WORK/learner1.out"
-echo "e2e_reconfig: proposers 0,1 -> 0,1,2 -> 1,2 -> 2 under load: 50000 values delivered" \
-	"identically by 2 learners ($((LINES - 50000)) delivered twice)"
+submitted=$(wc -l <"$WORK/submitted")
+same_outputs "$submitted" twice "$WORK/learner0.out" "$WORK/learner1.out"
+echo "e2e_reconfig: proposers 0,1 -> 0,1,2 -> 1,2 -> 2 under load: $submitted values delivered" \
+	"identically by 2 learners ($((LINES - submitted)) delivered twice)"
 
 # Unicast only: a new acceptor whose address only the change carries. paxos.conf has no line
 # for acceptor 4 (no member at the start), its own file has; paxos-admin add-acceptor 4
@@ -268,7 +294,7 @@ CONF=$WORK/noaddr.conf
 grep '^acceptor 4 ' "$WORK/reconfig.conf" | cat "$CONF" - >"$WORK/acceptor4.conf"
 address4=$(grep '^acceptor 4 ' "$WORK/reconfig.conf" | cut -d' ' -f3)
 for i in 0 1 2; do start acceptor$i paxos-acceptor -c "$CONF" -i $i; done
-start acceptor4 paxos-acceptor -c "$WORK/acceptor4.conf" -i 4
+start acceptor4 paxos-acceptor -c "$WORK/acceptor4.conf" -i 4 --metrics-listen 127.0.0.1:9544
 start proposer0 paxos-proposer -c "$CONF" -i 0
 start proposer1 paxos-proposer -c "$CONF" -i 1
 for i in 0 1; do start learner$i paxos-learner -c "$CONF" -o "$WORK/learner$i.out"; done
@@ -281,6 +307,19 @@ wait_lines "$WORK/learner0.out" 2000 60 || fail "no progress before acceptor 4 i
 refused 1 "an acceptor paxos.conf has no address for, without one" add-acceptor 4
 admin "add acceptor 4 at $address4" add-acceptor 4 "$address4"
 grep -q "acceptors 0,1,2,4$" "$WORK/admin.out" || fail "acceptor 4 was not added"
+# Acceptor 4 votes only above the instance it recovered at: until its learner holds the
+# decisions up to there (it is restored), instances below close with 0, 1 and 2 alone, and
+# stopping one of them could leave one that no quorum closes. On a busy machine its learner is
+# slow to catch up: wait, as its log asks an operator to.
+wait_log acceptor4 "acceptor 4: recovered: votes again above instance"
+floor4=$(sed -n 's/.*acceptor 4: recovered: votes again above instance \([0-9]*\) .*/\1/p' \
+	"$WORK/acceptor4.log" | tail -n 1)
+restored4() {
+	got=$(curl -s http://127.0.0.1:9544/metrics |
+		awk '$1 ~ /^paxos_learner_delivered_instance[{]/ { print $2 }')
+	[ -n "$got" ] && [ "$got" -ge "$floor4" ]
+}
+eventually 120 restored4 || fail "acceptor 4's learner did not get to instance $floor4"
 # Acceptor 1 stops first: paxos-admin (from the same paxos.conf) then needs acceptor 4's
 # answer for a quorum of configuration 2 (0,1,2,4), and finds its address in the others'.
 stop_one acceptor1

@@ -28,8 +28,8 @@ local_members "$CONF"
 admin() { # admin PARTITION ARGS...: paxos-admin on partition PARTITION, must succeed
 	p=$1
 	shift
-	"$BUILD/paxos-admin" -c "$CONF" --partition "$p" "$@" >"$WORK/admin.out" \
-		2>"$WORK/admin.err" || fail "paxos-admin --partition $p $*: $(cat "$WORK/admin.err")"
+	retry_admin "$WORK/admin.out" "$WORK/admin.err" \
+		"$BUILD/paxos-admin" -c "$CONF" --partition "$p" "$@" || fail "paxos-admin --partition $p $*: $(cat "$WORK/admin.err")"
 	echo "e2e_reconfig_partitions: partition $p: $* -> $(tail -n 1 "$WORK/admin.out")"
 }
 members() { # members PARTITION: the acceptors paxos-admin status shows in force
@@ -79,17 +79,19 @@ i=0
 until [ "$(wc -l <"$WORK/learner0.out")" -ge "$sent" ] &&
 	[ "$(wc -l <"$WORK/learner1.out")" -eq "$(wc -l <"$WORK/learner0.out")" ]; do
 	i=$((i + 1))
-	[ "$i" -le 200 ] || fail "learners hold $(wc -l <"$WORK/learner0.out") and $(wc -l <"$WORK/learner1.out") lines, want $sent"
+	[ "$i" -le 600 ] || fail "learners hold $(wc -l <"$WORK/learner0.out") and $(wc -l <"$WORK/learner1.out") lines, want $sent"
 	sleep 0.1
 done
 for p in 0 1; do
 	for l in 0 1; do awk -v p=$p '$1 == p' "$WORK/learner$l.out" >"$WORK/l$l-p$p"; done
 	cmp -s "$WORK/l0-p$p" "$WORK/l1-p$p" || fail "learners differ on partition $p"
 	dups=$(cut -d' ' -f3 "$WORK/l0-p$p" | sort | uniq -d | wc -l)
-	# A resubmitted value may be chosen twice (at-least-once); the client counts those.
+	# A resubmitted value may be chosen twice (at-least-once); the client counts those. So
+	# may one in flight when a heartbeat missed under load moves a leader (leader_moved).
 	resubmits=$(cat "$WORK"/*-p$p.log | sed -n 's/^resubmits \([0-9]*\),.*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }')
-	[ "$dups" -le "$resubmits" ] || fail "partition $p: $dups values delivered twice, $resubmits resubmits"
+	[ "$dups" -le "$resubmits" ] || leader_moved "$WORK"/proposer*.log ||
+		fail "partition $p: $dups values delivered twice, $resubmits resubmits"
 	echo "e2e_reconfig_partitions: partition $p: $(wc -l <"$WORK/l0-p$p") values, the same at both learners ($dups twice, $resubmits resubmits)"
 done
 echo "e2e_reconfig_partitions: OK"

@@ -39,8 +39,7 @@ wait_lines "$WORK/submitted" $((COUNT / 4)) 60 || fail "the client made no progr
 kill -KILL "$PID_acceptor1"
 wait "$PID_acceptor1" 2>/dev/null || true
 start acceptor1b paxos-acceptor -c "$CONF" -i 1
-sleep 0.2
-grep -q "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log" ||
+eventually 30 grep -q "(recovered: accepted up to instance [1-9]" "$WORK/acceptor1b.log" ||
 	fail "restarted acceptor did not recover its state"
 # Kill acceptor 2 as well: from now on a quorum needs the recovered acceptor.
 wait_lines "$WORK/submitted" $((COUNT / 2)) 60 || fail "no progress after the restart"
@@ -52,12 +51,8 @@ cat "$WORK/client.log"
 # Acceptor 2 lost its disk: started --fresh, it must recover before it votes and keep its
 # floor and fence beside its store; a later restart on that store reads them back.
 start acceptor2b paxos-acceptor -c "$CONF" -i 2 --fresh
-i=0
-until grep -q "acceptor 2: recovered: votes again above instance [1-9]" "$WORK/acceptor2b.log"; do
-	i=$((i + 1))
-	[ "$i" -le 100 ] || fail "the fresh acceptor 2 did not recover"
-	sleep 0.1
-done
+eventually 30 grep -q "acceptor 2: recovered: votes again above instance [1-9]" \
+	"$WORK/acceptor2b.log" || fail "the fresh acceptor 2 did not recover"
 grep -q "acceptor 2: started without earlier state" "$WORK/acceptor2b.log" ||
 	fail "the fresh acceptor 2 did not say it lost its state"
 floor=$(sed -n 's/.*recovered: votes again above instance \([0-9]*\) and ballot \([0-9]*\).*/\1 \2/p' \
@@ -67,19 +62,31 @@ floor=$(sed -n 's/.*recovered: votes again above instance \([0-9]*\) and ballot 
 kill -KILL "$PID_acceptor2b"
 wait "$PID_acceptor2b" 2>/dev/null || true
 start acceptor2c paxos-acceptor -c "$CONF" -i 2
-sleep 0.3
-grep -q "acceptor 2: votes only above instance $(echo "$floor" | cut -d' ' -f1) and ballot" \
+eventually 30 grep -q "acceptor 2: votes only above instance $(echo "$floor" | cut -d' ' -f1) and ballot" \
 	"$WORK/acceptor2c.log" || fail "acceptor 2 restarted on its store forgot its recovery fence"
 echo "e2e_recovery: acceptor 2 restarted --fresh recovered (floor and fence $floor) and kept them"
+# Both learners hold every submitted value before the proposers stop (30 s: a loaded learner
+# may still be catching up).
+cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.set"
+learned_all() {
+	for l in 0 1; do
+		cut -d' ' -f2 "$WORK/learner$l.out" | sort -u >"$WORK/learner$l.set"
+		[ -z "$(comm -23 "$WORK/submitted.set" "$WORK/learner$l.set")" ] || return 1
+	done
+	[ "$(wc -l <"$WORK/learner0.out")" -eq "$(wc -l <"$WORK/learner1.out")" ]
+}
+eventually 30 learned_all || fail "learners did not converge ($(wc -l <"$WORK/learner0.out")" \
+	"and $(wc -l <"$WORK/learner1.out") lines)"
 # A prepare for instance 1 with ballot 2, as proposer 2 (no such proposer runs: the ids of
 # the running ones speak from their own addresses only): the recovered acceptor promised far
-# higher, so its count of rejects sent must grow by exactly one.
-rejects() { # the last rejects_sent the recovered acceptor reported
-	grep "counters acceptor 1" "$WORK/acceptor1b.log" | tail -n 1 |
-		sed -n 's/.*rejects_sent=\([0-9]*\).*/\1/p' | grep . || echo 0
-}
-sleep 0.5
-before=$(rejects)
+# higher, so its count of rejects sent must grow by exactly one. Without proposers nothing
+# else can make it reject (a leader that moved under load would); their last datagrams are
+# counted once two reports agree.
+stop_one proposer0
+stop_one proposer1
+rejects() { counter acceptor1b "acceptor 1" rejects_sent; }
+before=$(steady_counter acceptor1b "acceptor 1" rejects_sent) ||
+	fail "the recovered acceptor's rejects did not settle (last $(rejects))"
 PREPARE=94cd505806010293010102
 if is_unicast "$CONF"; then
 	# To acceptor 1's own address, behind the byte by which the unicast transport tells the
@@ -90,24 +97,19 @@ else
 	TO=$(awk '$1 == "acceptors-group" { print $2 }' "$CONF")
 fi
 "$BUILD/paxos-send" "$TO" "$PREPARE" || fail "paxos-send failed"
-sleep 0.3
-kill -TERM "$PID_acceptor1b"
-wait "$PID_acceptor1b" 2>/dev/null || true
-[ "$(rejects)" -eq $((before + 1)) ] ||
+rejected() { [ "$(rejects)" -gt "$before" ]; }
+eventually 30 rejected ||
 	fail "the recovered acceptor did not reject a ballot below its promise ($before, $(rejects))"
+# Its last counters, printed as it stops, hold no other reject.
+stop_one acceptor1b
+[ "$(rejects)" -eq $((before + 1)) ] ||
+	fail "the recovered acceptor rejected more than the one prepare ($before, $(rejects))"
 
-i=0
-while [ "$(wc -l <"$WORK/learner0.out")" -ne "$(wc -l <"$WORK/learner1.out")" ]; do
-	i=$((i + 1))
-	[ "$i" -gt 100 ] && fail "learners did not converge"
-	sleep 0.1
-done
 stop_all
 cmp -s "$WORK/learner0.out" "$WORK/learner1.out" || fail "learner outputs differ"
 consecutive "$WORK/learner0.out" ||
 	fail "learner instances are not consecutive from 1"
 cut -d' ' -f2 "$WORK/learner0.out" | sort -u >"$WORK/delivered.set"
-cut -d' ' -f2 "$WORK/submitted" | sort -u >"$WORK/submitted.set"
 [ "$(comm -23 "$WORK/submitted.set" "$WORK/delivered.set" | wc -l)" -eq 0 ] ||
 	fail "submitted values were never delivered"
 echo "e2e_recovery: $COUNT values delivered identically by 2 learners across an acceptor" \

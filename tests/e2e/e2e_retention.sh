@@ -30,23 +30,27 @@ start learner0 paxos-learner -c "$CONF" -o "$WORK/learner0.out"
 sleep 0.5
 
 # (a) 5 kB values: one per instance (two do not fit in a datagram). At a rate the learners
-# follow live: one that fell more than the retention behind would skip what was trimmed.
-"$BUILD/paxos-client" -c "$CONF" --count $COUNT --rate 4000 --outstanding 64 --size 5000 \
+# follow live: one that fell more than the retention behind would skip what was trimmed. 1000
+# a second leaves a learner two seconds of slack; at 4000 a machine loaded with other work
+# delivered 2400 a second, and learner 0 fell behind by more than the retention.
+"$BUILD/paxos-client" -c "$CONF" --count $COUNT --rate 1000 --outstanding 64 --size 5000 \
 	--resubmit-ms 500 --time-limit 120 >"$WORK/client1.log" 2>&1 ||
 	fail "the first client did not get its $COUNT values delivered"
 cat "$WORK/client1.log"
-wait_lines "$WORK/learner0.out" $COUNT 20 || fail "learner 0 did not deliver every value"
+wait_lines "$WORK/learner0.out" $COUNT 60 || fail "learner 0 did not deliver every value"
 highest=$(last_iid "$WORK/learner0.out")
 [ "$highest" -gt $((4 * RETENTION)) ] || fail "only $highest instances: too few to test"
-sleep 0.5 # a few acceptor ticks: the last trims
+# 2000 x 5 kB is 10 MB; the learner of a learning acceptor keeps a window of values (up to
+# 32 MB once every slot was used), and the buffers take some more: 50-60 MB. Without the bound
+# the values alone are 100 MB more. A few acceptor ticks make the last trims (30 s: later on a
+# busy machine).
+bounded() { [ "$(rss_kb "$pid")" -lt $((80 * 1024)) ]; }
 for i in 0 1 2; do
 	eval "pid=\$PID_acceptor$i"
+	[ "$RETENTION" -eq 0 ] || eventually 30 bounded || true
 	rss=$(rss_kb "$pid")
 	echo "acceptor $i: $((rss / 1024)) MB resident after $highest instances of 5 kB"
 	[ "$RETENTION" -eq 0 ] && continue
-	# 2000 x 5 kB is 10 MB; the learner of a learning acceptor keeps a window of values
-	# (up to 32 MB once every slot was used), and the buffers take some more: 50-60 MB.
-	# Without the bound the values alone are 100 MB more.
 	[ "$rss" -lt $((80 * 1024)) ] || fail "acceptor $i holds $((rss / 1024)) MB"
 done
 

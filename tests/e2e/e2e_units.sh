@@ -86,7 +86,7 @@ COUNT=500
 	--time-limit 60 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 ||
 	fail "paxos-client did not get $COUNT values delivered by the units' cluster"
 OUT=$STATE/learner-main.out
-wait_lines "$OUT" $COUNT 20 || fail "$OUT has $(wc -l <"$OUT") lines, want $COUNT"
+wait_lines "$OUT" $COUNT 60 || fail "$OUT has $(wc -l <"$OUT") lines, want $COUNT"
 for i in 0 1 2; do
 	[ -d "$STATE/acceptor-$i" ] || fail "acceptor $i keeps no store in $STATE"
 done

@@ -49,7 +49,7 @@ sleep 1
 	--resubmit-ms 1000 --time-limit 120 --log "$WORK/submitted" >"$WORK/client.log" 2>&1 ||
 	fail "paxos-client did not get all $COUNT values delivered"
 cat "$WORK/client.log"
-wait_lines "$WORK/learner.out" $COUNT 30 || fail "the learner did not write $COUNT values"
+wait_lines "$WORK/learner.out" $COUNT 60 || fail "the learner did not write $COUNT values"
 for path in /metrics /health /nowhere; do
 	curl -s -o /dev/null "http://127.0.0.1:9510$path" || fail "the proposer did not serve $path"
 done

@@ -7,7 +7,7 @@ replica() { # replica NAME ID: starts replica ID (acceptor + proposer + learner)
 	start "$1" $KV/kvstore-replica -c "$CONF" -k "$KCONF" -i "$2" -d "$WORK/r$2" \
 		--acceptor --proposer
 	# Its first line comes after it set SIGUSR1 aside for dumps.
-	wait_lines "$WORK/$1.log" 1 10 || fail "replica $2 ($1) did not start"
+	wait_lines "$WORK/$1.log" 1 30 || fail "replica $2 ($1) did not start"
 }
 cli() { # cli ARGS...
 	"$BUILD/$KV/kvstore-cli" -c "$CONF" -k "$KCONF" --timeout 20 "$@"
@@ -50,7 +50,8 @@ round() {
 }
 
 # converge COMMANDS "IDS" PIDS...: until the dumps (SIGUSR1) of replicas IDS, running as
-# PIDS, are the same and count COMMANDS commands applied.
+# PIDS, are the same and count COMMANDS commands applied (60 s: a loaded replica may be slow to
+# catch up).
 converge() {
 	want=$1
 	ids=$2
@@ -69,7 +70,7 @@ converge() {
 		done
 		[ $same = 1 ] && grep -qx "commands $want" "$WORK/state$first" && return 0
 		i=$((i + 1))
-		[ $i -gt 75 ] && fail "replicas did not converge on $want commands" \
+		[ $i -gt 300 ] && fail "replicas did not converge on $want commands" \
 			"($(cat "$WORK"/state* 2>/dev/null | grep '^commands' | tr '\n' ' '))"
 	done
 }
