@@ -1037,8 +1037,8 @@ int main(int argc, char **argv)
 	report(&c, json);
 	for (uint32_t p = 0; counters && p < c.part_count; p++)
 		paxos_node_report_counters(c.parts[p].node); /* bytes received count per value */
-	struct event *evs[] = {resubmit_ev, start_ev,  deadline_ev, sigint,  sigterm,
-			       sigusr1,     rate_ev,   c.held_ev,   stall_ev};
+	struct event *evs[] = {resubmit_ev, start_ev, deadline_ev, sigint,  sigterm,
+			       sigusr1,     rate_ev,  c.held_ev,   stall_ev};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		event_free(evs[i]);
 	for (uint32_t p = 0; p < c.part_count; p++)

@@ -20,7 +20,7 @@ export BENCH_REPEAT
 
 conf=$(bench_conf overload)
 CSV=$OUT/overload.csv
-echo "transport,size_b,loop,outstanding,offered_per_s,values_per_s,ratio,p50_ms,p99_ms,resubmits,duplicates,busiest_us_per_value,all_us_per_value" >"$CSV"
+echo "transport,size_b,loop,outstanding,offered_per_s,values_per_s,ratio,p50_ms,p99_ms,resubmits,duplicates,busiest_us_per_value,all_us_per_value,offered_ratio" >"$CSV"
 
 # point TRANSPORT SIZE LOOP OUTSTANDING OFFERED PEAK CLIENT_OPTIONS...: one CSV row
 point() {
@@ -33,7 +33,7 @@ point() {
 	echo "$p_transport,$p_size,$p_loop,$p_k,$p_offered,$rate,$(awk -v r="$rate" -v p="$p_peak" \
 		'BEGIN { printf "%.2f", r / p }'),$(jfield "$json" p50),$(jfield "$json" p99),$(jfield \
 			"$json" resubmits),$(jfield "$json" duplicates),$(jfield "$json" \
-			busiest_us_per_value),$(jfield "$json" all_us_per_value)" >>"$CSV"
+			busiest_us_per_value),$(jfield "$json" all_us_per_value),0" >>"$CSV"
 	tail -n 1 "$CSV"
 }
 
@@ -49,15 +49,16 @@ for transport in multicast unicast; do
 			rate=$(awk -v p="$peak" -v f=$f 'BEGIN { printf "%d", p * f }')
 			point $transport $size open 1024 "$rate" "$peak" --rate "$rate" --outstanding 1024
 		done
-		awk -F, -v OFS=, -v f="$first" -v p="$peak" 'NR >= f { $7 = sprintf("%.2f", $6 / p) } 1' \
-			"$CSV" >"$TMP/csv" && mv "$TMP/csv" "$CSV"
+		awk -F, -v OFS=, -v f="$first" -v p="$peak" 'NR >= f { $7 = sprintf("%.2f", $6 / p)
+			$14 = sprintf("%.2f", $5 / p) } 1' "$CSV" >"$TMP/csv" && mv "$TMP/csv" "$CSV"
 	done
 done
 
 {
 	bench_md "$CSV"
 	echo
-	echo "ratio: values/s over the best closed-loop values/s of the same transport and size."
+	echo "ratio: values/s over the best closed-loop values/s of the same transport and size;"
+	echo "offered_ratio: the offered rate over that peak."
 	echo "Open loop: --rate offered_per_s with at most 1024 values outstanding; closed loop:"
 	echo "outstanding values. CPU: role processes' user + system time per delivered value (us)."
 	echo "3 acceptors, one proposer, one client, memory storage, $SECONDS_PER_RUN s per run; each"
@@ -73,12 +74,12 @@ set xrange [0:2.2]
 set yrange [0:1.3]
 set title '64 B'
 plot x with lines dt 2 lc rgb '#888888' title 'delivered = offered', \
-     '$CSV' using (\$2 == 64 && strcol(3) eq 'open' && strcol(1) eq 'multicast' ? \$5 / (\$6 / \$7) : 1/0):7 with linespoints lw 2 pt 7 title 'multicast', \
-     '' using (\$2 == 64 && strcol(3) eq 'open' && strcol(1) eq 'unicast' ? \$5 / (\$6 / \$7) : 1/0):7 with linespoints lw 2 pt 5 title 'unicast'
+     '$CSV' using (\$2 == 64 && strcol(3) eq 'open' && strcol(1) eq 'multicast' ? \$14 : 1/0):7 with linespoints lw 2 pt 7 title 'multicast', \
+     '' using (\$2 == 64 && strcol(3) eq 'open' && strcol(1) eq 'unicast' ? \$14 : 1/0):7 with linespoints lw 2 pt 5 title 'unicast'
 set title '1000 B'
 plot x with lines dt 2 lc rgb '#888888' title 'delivered = offered', \
-     '$CSV' using (\$2 == 1000 && strcol(3) eq 'open' && strcol(1) eq 'multicast' ? \$5 / (\$6 / \$7) : 1/0):7 with linespoints lw 2 pt 7 title 'multicast', \
-     '' using (\$2 == 1000 && strcol(3) eq 'open' && strcol(1) eq 'unicast' ? \$5 / (\$6 / \$7) : 1/0):7 with linespoints lw 2 pt 5 title 'unicast'
+     '$CSV' using (\$2 == 1000 && strcol(3) eq 'open' && strcol(1) eq 'multicast' ? \$14 : 1/0):7 with linespoints lw 2 pt 7 title 'multicast', \
+     '' using (\$2 == 1000 && strcol(3) eq 'open' && strcol(1) eq 'unicast' ? \$14 : 1/0):7 with linespoints lw 2 pt 5 title 'unicast'
 unset multiplot
 EOF
 BENCH_PNG_SIZE=1100,480 bench_gnuplot "$OUT/overload.png" "$TMP/plot.gp"
