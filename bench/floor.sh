@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# How far each process is above the machine's floor (issue 25): the CPU time per delivered
+# How far each process is above the machine's floor: the CPU time per delivered
 # value of every process of a Paxos cluster (3 acceptors, proposer 0, one client with 64
 # values outstanding) and of the serializer, beside what the datagrams that process received
 # and sent would cost it if it did nothing but move them. The per-datagram costs come from

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Partitions against one log: 2 proposers and 3 acceptors per partition, each partition with
 # acceptors of its own (partition-acceptors spread: 3 acceptors for 1 partition, 6 for 2, 12
-# for 4; SPREAD=no: 3 acceptors serving every partition, as before issue 23's sets) (memory
+# for 4; SPREAD=no: 3 acceptors serving every partition, as without acceptor sets) (memory
 # storage, multicast, inside a private network namespace); one paxos-client per partition,
 # each with 64 values outstanding, for SECONDS. Rounds interleave the configurations (the
 # machine's noise hits both alike); each line is the median of ROUNDS.

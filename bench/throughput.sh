@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 15's figures, measured side by side: Paxos (3 acceptors, 1 proposer, 1 client) and the
+# Measured side by side: Paxos (3 acceptors, 1 proposer, 1 client) and the
 # serializer under one client, for each workload, ROUNDS rounds (default 3) interleaved (every
 # system runs once per round, in turn), then medians. With BASE_BUILD=DIR, the Paxos of another
 # build (e.g. the previous release) runs too, in the same rounds, from BASE_CONF (default this
