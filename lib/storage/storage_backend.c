@@ -93,8 +93,8 @@ void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_me
 	put_u64(out + 16, meta->highest_accepted);
 }
 
-enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
-					     struct storage_meta *meta)
+static enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
+						    struct storage_meta *meta)
 {
 	/* Magic and version come first in every format, so any version can be named. */
 	if (size < 8 || get_u32(data) != STORAGE_META_MAGIC)

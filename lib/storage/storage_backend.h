@@ -70,8 +70,6 @@ enum storage_meta_status {
 	STORAGE_META_CORRUPT,
 	STORAGE_META_OTHER_VERSION, /* meta->version says which */
 };
-enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
-					     struct storage_meta *meta);
 
 /* Checks a store's metadata record (NULL data: there is none) and says in err, which has
  * room for errlen bytes, why a store cannot be used. Returns true when it can; *create then
