@@ -72,7 +72,3 @@ int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
 	return PAXOS_OK;
 }
 
-int paxos_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	return paxos_node_submit(n, value, len);
-}
