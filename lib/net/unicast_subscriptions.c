@@ -4,8 +4,7 @@
  * acceptor, every proposer) for the learners group with a lease they renew, and members
  * answer with cookies that bind a subscription to its source address (see unicast.c).
  */
-#include <endian.h>
-
+#include "bytes.h"
 #include "unicast_internal.h"
 
 static size_t control_encode(const struct unicast *u, uint8_t *buf, enum frame f, uint32_t word,
@@ -13,10 +12,8 @@ static size_t control_encode(const struct unicast *u, uint8_t *buf, enum frame f
 {
 	buf[0] = (uint8_t)f;
 	buf[1] = CONTROL_VERSION;
-	uint32_t w = htobe32(word);
-	uint64_t c = htobe64(cookie);
-	memcpy(buf + 2, &w, 4);
-	memcpy(buf + 6, &c, 8);
+	paxos_put_be32(buf + 2, word);
+	paxos_put_be64(buf + 6, cookie);
 	if (!u->auth)
 		return CONTROL_BYTES;
 	paxos_auth_seal(u->auth, buf, CONTROL_BYTES);
@@ -33,12 +30,8 @@ static bool control_decode(const struct unicast *u, const uint8_t *buf, size_t l
 		return false;
 	if (payload != CONTROL_BYTES || buf[1] != CONTROL_VERSION)
 		return false;
-	uint32_t w;
-	uint64_t c;
-	memcpy(&w, buf + 2, 4);
-	memcpy(&c, buf + 6, 8);
-	*word = be32toh(w);
-	*cookie = be64toh(c);
+	*word = paxos_get_be32(buf + 2);
+	*cookie = paxos_get_be64(buf + 6);
 	return true;
 }
 
