@@ -41,7 +41,7 @@ check() {
 TMP=$(mktemp)
 trap 'rm -f "$TMP"' EXIT
 
-LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
+LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math|endian)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership)\.h'
 CORE_LOCAL='batch\.h|bytes\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|learner_internal\.h|acceptor_internal\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
