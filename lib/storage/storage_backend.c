@@ -246,6 +246,31 @@ const char *paxos_durability_name(enum paxos_durability mode)
 	return names[mode];
 }
 
+int storage_read_small(int dirfd, const char *dir, const char *name, char *text, size_t cap,
+		       size_t *len, bool *missing, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+			    : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*len = 0;
+	text[0] = '\0';
+	*missing = fd < 0 && errno == ENOENT;
+	if (*missing)
+		return PAXOS_OK;
+	ssize_t n = fd < 0 ? -1 : read(fd, text, cap - 1);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return PAXOS_E_IO;
+	}
+	text[n] = '\0';
+	*len = (size_t)n;
+	return PAXOS_OK;
+}
+
 int storage_replace_in_dir(const char *dir, const char *name, const char *temp, const char *text,
 			   size_t len, char *err, size_t errlen)
 {
