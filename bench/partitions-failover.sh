@@ -106,7 +106,7 @@ MD=$OUT/partitions-failover.md
 	echo
 	echo "Longest latency of a client value (ms, over the run): partition 0 $(median 9)," \
 		"partition 1 $(median 10) (clients resubmit after 3000 ms). Partition 0's p99" \
-		"latency $(median 11) ms: the issue asks that its longest pause after the crash stay" \
+		"latency $(median 11) ms: the target is a longest pause after the crash" \
 		"below twice that."
 	echo
 	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms (interval $interval_ms)," \

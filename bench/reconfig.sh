@@ -14,7 +14,7 @@
 #            before the changes and 2 and 4 stop after them, as an operator would: both loads
 #            run three acceptor processes, which share this machine's cores with the rest.
 # Rounds run one after the other on fresh clusters; the table gives each figure's median. The
-# issue's target for a pause: at most 2 x p99 + one round trip, with the before p50 (a value's
+# target for a pause: at most 2 x p99 + one round trip, with the before p50 (a value's
 # whole way: client, leader, acceptors, learner) as the round trip. The monitor runs at
 # real-time priority (chrt -f 1) when allowed; MONITOR_RT=0 runs it as any process.
 # Writes BUILD_DIR/bench-results/<date>/reconfig.{csv,md} (OUT_DIR to change it).
