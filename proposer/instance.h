@@ -195,7 +195,6 @@ void instance_release(const struct instance_ctx *ctx, struct instance *inst);
  * sent, or a value held while phase 1 is (re)run. */
 bool instance_in_phase2(const struct instance *inst);
 
-
 const char *instance_state_name(enum instance_state s);
 const char *instance_event_name(enum instance_event e);
 

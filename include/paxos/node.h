@@ -283,7 +283,6 @@ PAXOS_API uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, 
 /** Learner: the generation of the log it delivers (0 while it has heard none). */
 PAXOS_API uint64_t paxos_node_generation(const struct paxos_node *n);
 
-
 /** The last error this node reported, as a sentence ("" when none); owned by the node and
  * valid until its next call that fails, or until it is freed. */
 PAXOS_API const char *paxos_node_error(const struct paxos_node *n);
