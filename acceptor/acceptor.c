@@ -10,11 +10,11 @@
  * answer must never get ahead of the state it promises.
  *
  * The ready itself, its records, replies and arena, and its hand-over to the driver are in
- * ready.c; acceptor_internal.h holds what the two share.
+ * ready.c, the one-call drivers in handle.c; state.h holds what they share.
  */
 #include <paxos/acceptor.h>
 
-#include "acceptor_internal.h"
+#include "state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,10 @@
 /*
  * The acceptor's ready (struct paxos_ready): the records and replies a step adds, each record
  * found by its instance in an open-addressing table, the values read from storage copied into
- * an arena; and its hand-over to the driver, which takes it, writes it and advances.
- * paxos_acceptor_handle, paxos_acceptor_handle_batch and paxos_acceptor_tick do all three, for
- * a storage whose commits return durable.
+ * an arena; and its hand-over to the driver, which takes it, writes it and advances
+ * (handle.c does all three in one call).
  */
-#include "acceptor_internal.h"
+#include "state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -233,12 +232,6 @@ int paxos_acceptor_write(struct paxos_storage *st, struct paxos_ready *rd)
 	return rc;
 }
 
-/* Whether message i of the ready may be sent: its record, if it names one, was stored. */
-static bool sendable(const struct paxos_acceptor *a, const struct paxos_ready_message *r)
-{
-	return r->record == PAXOS_READY_NO_RECORD || a->records[r->record].iid != 0;
-}
-
 void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
 {
 	if (!a)
@@ -255,7 +248,7 @@ void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
 		if (a->records[i].iid == 0)
 			c->instances_out_of_window++;
 	for (size_t i = 0; i < a->message_count; i++) {
-		if (!sendable(a, &a->messages[i]))
+		if (!acceptor_sendable(a, &a->messages[i]))
 			continue;
 		switch (a->meta[i].kind) {
 		case REPLY_PROMISE:
@@ -277,59 +270,4 @@ void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
 		}
 	}
 	clear_ready(a);
-}
-
-/* Takes the ready, writes it, and only then emits what may be sent. */
-static int write_and_emit(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	struct paxos_ready rd;
-	paxos_acceptor_ready(a, &rd);
-	int rc = a->stopped ? PAXOS_OK : paxos_acceptor_write(a->st, &rd);
-	if (rc == PAXOS_OK)
-		for (size_t i = 0; i < rd.message_count; i++)
-			if (sendable(a, &rd.messages[i]))
-				paxos_emit(out, rd.messages[i].to, &rd.messages[i].m);
-	paxos_acceptor_advance(a, rc);
-	return rc == PAXOS_OK ? PAXOS_OK : PAXOS_E_STORAGE;
-}
-
-int paxos_acceptor_handle_batch(struct paxos_acceptor *a, const struct paxos_message *msgs,
-				size_t n, const struct paxos_emitter *out)
-{
-	if (!a || (!msgs && n > 0) || !out)
-		return PAXOS_E_INVALID;
-	int rc = acceptor_step_allowed(a);
-	if (rc != PAXOS_OK)
-		return rc;
-	do {
-		size_t chunk = n < PAXOS_ACCEPTOR_MAX_BATCH ? n : PAXOS_ACCEPTOR_MAX_BATCH;
-		rc = paxos_acceptor_step(a, msgs, chunk);
-		int wrc = write_and_emit(a, out); /* a failed step leaves only its hello */
-		if (rc == PAXOS_OK)
-			rc = wrc;
-		if (rc != PAXOS_OK)
-			return rc;
-		msgs += chunk;
-		n -= chunk;
-	} while (n > 0);
-	return PAXOS_OK;
-}
-
-int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos_message *m,
-			  const struct paxos_emitter *out)
-{
-	if (!m)
-		return PAXOS_E_INVALID;
-	return paxos_acceptor_handle_batch(a, m, 1, out);
-}
-
-int paxos_acceptor_tick(struct paxos_acceptor *a, const struct paxos_emitter *out)
-{
-	if (!a || !out)
-		return PAXOS_E_INVALID;
-	int rc = paxos_acceptor_step_tick(a);
-	if (rc == PAXOS_E_INVALID || (rc != PAXOS_OK && !a->stopped))
-		return rc;
-	int wrc = write_and_emit(a, out);
-	return rc != PAXOS_OK ? rc : wrc;
 }

@@ -5,7 +5,7 @@
  * the values a quorum named that never came, and a repair from the leader when the acceptors
  * it hears hold no quorum ballot.
  */
-#include "learner_internal.h"
+#include "window.h"
 
 static paxos_iid min_iid(paxos_iid a, paxos_iid b)
 {
@@ -16,6 +16,27 @@ static bool slot_closed(const struct paxos_learner *l, paxos_iid iid)
 {
 	const struct slot *s = &l->slots[iid % l->opt.window];
 	return s->iid == iid && s->closed;
+}
+
+/* An acceptor that answered with an instance its reports said was trimmed is not believed for
+ * this many hole checks from the ask, asked again or not: a forger would get in between the
+ * learner's repeated question and the acceptors' answers. */
+#define TRIM_REFUTED_CHECKS 8u
+
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now)
+{
+	if (from != l->next)
+		return;
+	if (l->trim_ask == from && now >= l->trim_ask_at &&
+	    now - l->trim_ask_at < TRIM_REFUTED_CHECKS * l->opt.hole_check)
+		return;
+	l->trim_ask = from;
+	l->trim_ask_at = now;
+	l->trim_refuted = 0;
+	l->trim_heard = 0;
+	for (uint32_t a = 0; a < l->opt.acceptors; a++)
+		if (l->acceptor_trim[a] >= from)
+			l->trim_heard |= 1u << a;
 }
 
 /*

@@ -4,7 +4,7 @@
  * counts the answers to its repeat in a slot of its own outside the window, so that fetching
  * stays apart from delivery.
  */
-#include "learner_internal.h"
+#include "window.h"
 
 /* The fetch is freed before done runs, so that done may start another; the value stays in the
  * fetch's buffer during the call (starting a fetch does not touch it). */

@@ -14,12 +14,12 @@
  * an array of events allocated with the learner, its ready (the Ready pattern): the driver
  * hands them on and advances. paxos_learner_handle() is that, with the options' callbacks.
  *
- * Catch-up and hole checks are in catch_up.c, fetches in fetch.c; learner_internal.h holds
- * what they share.
+ * Votes and values per slot are counted in slots.c, catch-up and hole checks are in
+ * catch_up.c, fetches in fetch.c; window.h holds what they share.
  */
 #include <paxos/learner.h>
 
-#include "learner_internal.h"
+#include "window.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,78 +105,6 @@ void paxos_learner_free(struct paxos_learner *l)
 	free(l);
 }
 
-/*
- * Pages in the window's value buffer ahead of the slots as they are first used, 64 kB at a
- * time: its first pass (32 MiB with the defaults) otherwise takes a page fault per 4 kB page,
- * on some virtual machines about 19 us each (docs/BENCHMARKS.md, "CPU per value of the
- * acceptor and the proposer"). Best effort; pages past the mark fault as before.
- */
-static void map_slot(struct paxos_learner *l, const struct slot *s)
-{
-#ifdef MADV_POPULATE_WRITE
-	if (s < l->slots || s >= l->slots + l->opt.window || !l->page_size)
-		return; /* a fetch's slot */
-	size_t end = (size_t)(s->data - l->values) + l->opt.max_value;
-	if (end <= l->values_mapped)
-		return;
-	size_t from = (size_t)(s->data - l->values);
-	if (from < l->values_mapped)
-		from = l->values_mapped;
-	size_t total = (size_t)l->opt.window * l->opt.max_value;
-	size_t to = end + (64u << 10) < total ? end + (64u << 10) : total;
-	uintptr_t a = (uintptr_t)(l->values + from) & ~(uintptr_t)(l->page_size - 1);
-	if (madvise((void *)a, (uintptr_t)(l->values + to) - a, MADV_POPULATE_WRITE) != 0)
-		l->page_size = 0; /* not on this kernel: faults do */
-	l->values_mapped = to;
-#else
-	(void)l;
-	(void)s;
-#endif
-}
-
-void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
-{
-	if (iid)
-		map_slot(l, s);
-	s->iid = iid;
-	s->ballot = 0;
-	s->has_value = false;
-	s->exact = false;
-	s->vouched = false;
-	s->chosen = 0;
-	s->lacking = false;
-	s->asked = false;
-	s->closed = false;
-	s->len = 0;
-	memset(s->votes, 0, l->opt.acceptors * sizeof(*s->votes));
-}
-
-static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
-{
-	s->ballot = ballot;
-	s->has_value = true;
-	s->exact = true;
-	s->len = v->len;
-	if (v->len)
-		memcpy(s->data, v->data, v->len);
-}
-
-/* The acceptors whose votes decide iid and their quorum: every acceptor without a membership,
- * else the members of iid's configuration; 0 while that is not known yet. */
-uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum)
-{
-	const struct paxos_membership *m = l->opt.membership;
-	if (!m) {
-		*quorum = l->quorum;
-		return l->all;
-	}
-	if (!paxos_membership_known(m, iid))
-		return 0;
-	uint32_t members = paxos_membership_members(m, iid);
-	*quorum = paxos_membership_quorum_of(members);
-	return members & l->all;
-}
-
 /* Adds an event to the ready. The bound (event_cap) is never reached; if it were, the event
  * would be lost rather than written past the array. */
 static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kind, paxos_iid iid,
@@ -222,96 +150,6 @@ static void deliver_ready(struct paxos_learner *l)
 		if (l->opt.membership)
 			recheck(l, iid + paxos_membership_alpha(l->opt.membership));
 	}
-}
-
-/*
- * Keeps the value proposed at ballot if it is the highest one heard of. In Paxos every value
- * proposed (accept) or accepted at a ballot at or above a chosen one is the chosen value (a
- * proposer of a higher ballot hears of it from the quorum that accepted it), so the value of
- * the highest ballot serves for any quorum ballot at or below it.
- */
-static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
-		       bool vouched)
-{
-	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
-		slot_store(s, ballot, v);
-		s->vouched = vouched;
-	} else if (vouched && ballot == s->ballot) {
-		s->vouched = true;
-	}
-}
-
-/* b, when the deciders of the slot's instance that report it are a quorum of them; else 0. */
-static paxos_ballot quorum_ballot(const struct paxos_learner *l, const struct slot *s,
-				  paxos_ballot b)
-{
-	uint32_t quorum = 0, same = 0;
-	for (uint32_t rest = learner_deciders(l, s->iid, &quorum); rest; rest &= rest - 1)
-		same += s->votes[__builtin_ctz(rest)] == b;
-	return quorum && same >= quorum ? b : 0;
-}
-
-/*
- * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
- * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
- * only the highest, or 0: the value chosen at b is then the one to deliver.
- */
-static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
-				const struct paxos_accepted *a)
-{
-	paxos_ballot *mine = &s->votes[a->acceptor_id];
-	if (a->ballot <= *mine)
-		return 0; /* a duplicate, or older than what this acceptor reported */
-	*mine = a->ballot;
-	return quorum_ballot(l, s, a->ballot);
-}
-
-/*
- * Whether the slot holds the chosen value: a quorum ballot and a value at or above it, of this
- * log. A leader's accept carries no generation: one of a new log, heard before this learner
- * moved to it, may hold a higher ballot than the old log's quorum, and its value is no
- * choice of the old log. Only once an acceptor of this log reported its ballot does it serve.
- */
-static bool value_known(const struct slot *s)
-{
-	return s->chosen && s->has_value && s->ballot >= s->chosen && s->vouched;
-}
-
-/* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
- * without its value (none is ever sent) counts as a vote. */
-bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
-{
-	if (a->final && !a->valueless) {
-		/* The sender knows this value is the chosen one, whatever ballot we counted. Its
-		 * ballot need not be one the value was proposed at: an acceptor that learns a
-		 * decision without having accepted labels it with its promise (acceptor.c). So
-		 * the value is known to be the one proposed at its label only if an accept at
-		 * that very ballot brought these bytes before (rare path: no per-value cost). */
-		paxos_ballot label = a->ballot > s->ballot ? a->ballot : s->ballot;
-		bool proposed_there =
-		    s->has_value && s->exact && s->ballot == label && s->len == a->value.len &&
-		    (a->value.len == 0 || memcmp(s->data, a->value.data, s->len) == 0);
-		if (s->chosen && !value_known(s)) {
-			/* A quorum accepted at s->chosen, whose value (its accept was lost) is the
-			 * chosen one, so these bytes: proposed there. A new leader's first
-			 * instance is then known as its own (paxos_node_on_new_leader). */
-			label = s->chosen;
-			proposed_there = true;
-		}
-		slot_store(s, label, &a->value);
-		s->exact = proposed_there;
-		s->vouched = true;
-		s->chosen = s->ballot;
-		return true;
-	}
-	if (!a->valueless)
-		take_value(s, a->ballot, &a->value, true);
-	else if (s->has_value && s->ballot == a->ballot)
-		s->vouched = true;
-	paxos_ballot q = record_vote(l, s, a);
-	if (q && (!s->chosen || q < s->chosen))
-		s->chosen = q;
-	return value_known(s);
 }
 
 static void report_closed(struct paxos_learner *l, const struct slot *s)
@@ -418,11 +256,11 @@ static void recheck(struct paxos_learner *l, paxos_iid iid)
 	if (s->iid != iid || s->closed)
 		return;
 	for (uint32_t k = 0; k < l->opt.acceptors; k++) {
-		paxos_ballot q = s->votes[k] ? quorum_ballot(l, s, s->votes[k]) : 0;
+		paxos_ballot q = s->votes[k] ? learner_quorum_ballot(l, s, s->votes[k]) : 0;
 		if (q && (!s->chosen || q < s->chosen))
 			s->chosen = q;
 	}
-	if (value_known(s)) {
+	if (learner_value_known(s)) {
 		s->closed = true;
 		report_closed(l, s);
 	} else if (s->chosen) {
@@ -459,8 +297,8 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 	bool vouched = false;
 	for (uint32_t a = 0; a < l->opt.acceptors && !vouched; a++)
 		vouched = s->votes[a] == acc->ballot;
-	take_value(s, acc->ballot, &acc->value, vouched);
-	if (value_known(s))
+	learner_take_value(s, acc->ballot, &acc->value, vouched);
+	if (learner_value_known(s))
 		slot_closed_now(l, s);
 }
 
@@ -587,27 +425,6 @@ static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 	add_event(l, PAXOS_LEARNER_TRIMMED, from, to, NULL, 0, 0);
 	recheck_window(l);
 	deliver_ready(l);
-}
-
-/* An acceptor that answered with an instance its reports said was trimmed is not believed for
- * this many hole checks from the ask, asked again or not: a forger would get in between the
- * learner's repeated question and the acceptors' answers. */
-#define TRIM_REFUTED_CHECKS 8u
-
-void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now)
-{
-	if (from != l->next)
-		return;
-	if (l->trim_ask == from && now >= l->trim_ask_at &&
-	    now - l->trim_ask_at < TRIM_REFUTED_CHECKS * l->opt.hole_check)
-		return;
-	l->trim_ask = from;
-	l->trim_ask_at = now;
-	l->trim_refuted = 0;
-	l->trim_heard = 0;
-	for (uint32_t a = 0; a < l->opt.acceptors; a++)
-		if (l->acceptor_trim[a] >= from)
-			l->trim_heard |= 1u << a;
 }
 
 /*

@@ -23,7 +23,7 @@
  * cookie, so renewals need no further round trip. One source address holds at most
  * MAX_PER_SOURCE of the MAX_SUBSCRIBERS slots.
  */
-#include "unicast_internal.h"
+#include "unicast_state.h"
 
 static const uint8_t group_frame[PAXOS_GROUP_COUNT] = {PAXOS_GROUP_ACCEPTORS, PAXOS_GROUP_PROPOSERS,
 						       PAXOS_GROUP_LEARNERS, PAXOS_GROUP_SUBMIT};

@@ -5,7 +5,7 @@
  * answer with cookies that bind a subscription to its source address (see unicast.c).
  */
 #include "bytes.h"
-#include "unicast_internal.h"
+#include "unicast_state.h"
 
 static size_t control_encode(const struct unicast *u, uint8_t *buf, enum frame f, uint32_t word,
 			     uint64_t cookie)

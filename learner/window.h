@@ -5,8 +5,8 @@
  * tick's hole checks and asks for what the learner cannot learn by listening. Not a public
  * header.
  */
-#ifndef PAXOS_LEARNER_INTERNAL_H
-#define PAXOS_LEARNER_INTERNAL_H
+#ifndef PAXOS_LEARNER_WINDOW_H
+#define PAXOS_LEARNER_WINDOW_H
 
 #include <paxos/learner.h>
 
@@ -120,15 +120,22 @@ static inline void send_repeat(const struct paxos_emitter *out, paxos_iid from, 
 		paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
-/* learner.c */
-/* A repeat from next went out: trim reports count for skipping from now on. */
-void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now);
+/* slots.c */
 /* Empties s and gives it to iid (0: frees it). */
 void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid);
 /* Takes accepted a into s; returns whether s now holds the chosen value. */
 bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a);
 /* The acceptors whose votes decide iid, and their quorum; 0 while that is not known yet. */
 uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum);
+/* Keeps the value proposed at ballot if it is the highest heard of (vouched: by an acceptor
+ * of this log). */
+void learner_take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
+			bool vouched);
+/* Whether s holds the chosen value. */
+bool learner_value_known(const struct slot *s);
+/* b, when the deciders of s's instance that report it are a quorum of them; else 0. */
+paxos_ballot learner_quorum_ballot(const struct paxos_learner *l, const struct slot *s,
+				   paxos_ballot b);
 
 /* fetch.c: the fetches' part of a step (an accepted, a trim report) and of a tick. */
 void learner_fetch_accepted(struct paxos_learner *l, const struct paxos_accepted *a);
@@ -137,6 +144,8 @@ void learner_fetch_tick(struct paxos_learner *l, paxos_time now, const struct pa
 /* The log the fetches were for is gone: each ends as trimmed. */
 void learner_fetch_drop(struct paxos_learner *l);
 
+/* catch_up.c: a repeat from next went out: trim reports count for skipping from now on. */
+void learner_note_asked(struct paxos_learner *l, paxos_iid from, paxos_time now);
 /* catch_up.c: after an accepted message, the next catch-up request if it is due now. */
 void learner_catch_up_on_accepted(struct paxos_learner *l, paxos_time now,
 				  const struct paxos_emitter *out);

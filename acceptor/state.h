@@ -4,8 +4,8 @@
  * does (the protocol), ready.c keeps the ready those decisions go into (records, replies and
  * the values they point to) and hands it to the driver. Not a public header.
  */
-#ifndef PAXOS_ACCEPTOR_INTERNAL_H
-#define PAXOS_ACCEPTOR_INTERNAL_H
+#ifndef PAXOS_ACCEPTOR_STATE_H
+#define PAXOS_ACCEPTOR_STATE_H
 
 #include <paxos/acceptor.h>
 
@@ -115,6 +115,13 @@ struct paxos_acceptor {
 	bool hello_due;        /* recovering, we heard a peer that has not answered us: say hello */
 	uint32_t hellos_again; /* the peers a hello was repeated for since the last tick */
 };
+
+/* Whether message r of the ready may be sent: its record, if it names one, was stored. */
+static inline bool acceptor_sendable(const struct paxos_acceptor *a,
+				     const struct paxos_ready_message *r)
+{
+	return r->record == PAXOS_READY_NO_RECORD || a->records[r->record].iid != 0;
+}
 
 /* acceptor.c */
 /* Whether a step may start: PAXOS_OK, or the error the step returns. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The unicast transport's state, shared by its socket I/O (unicast.c) and its subscription
  * protocol (unicast_subscriptions.c, which unicast.c calls and which calls nothing back). */
-#ifndef PAXOS_NET_UNICAST_INTERNAL_H
-#define PAXOS_NET_UNICAST_INTERNAL_H
+#ifndef PAXOS_NET_UNICAST_STATE_H
+#define PAXOS_NET_UNICAST_STATE_H
 
 #include <paxos/log.h>
 #include <paxos/transport.h>
