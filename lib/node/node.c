@@ -2,13 +2,13 @@
 /*
  * The libevent adapter's set-up, timers and application interface, and the acceptor's and
  * learner's set-up; the proposer's is node_proposer.c, datagrams in and out are node_io.c.
- * They share node_internal.h.
+ * They share parts.h.
  */
 #include <paxos/epoch.h>
 #include <paxos/storage_backends.h>
 #include <paxos/options.h>
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include "batch.h"
 #include "clock.h"

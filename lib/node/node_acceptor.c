@@ -6,7 +6,7 @@
  * kept, a storage failure is fatal).
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <paxos/storage_backends.h>
 

@@ -6,7 +6,7 @@
  * history to acceptors without one. The history itself is node_membership.c's.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <stdio.h>
 #include <string.h>

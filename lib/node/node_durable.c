@@ -9,7 +9,7 @@
  * finished. Where flushes run: see on_thread.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 /* Asks the storage how far its commits are durable (waiting for all of them with wait), takes
  * its flush counters and sends what became durable. A failed flush stops the node. */

@@ -10,7 +10,7 @@
  * (another takes over), until a later round stores the epoch after all.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 uint64_t node_epoch_tag(struct paxos_node *n)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The node's error sentence and its fatal stop, below everything else of the node. */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * of the round (node_io.c). Nothing else in the node holds a datagram back.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <stdlib.h>
 #include <string.h>

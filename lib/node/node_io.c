@@ -6,7 +6,7 @@
  * is done.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include "clock.h"
 

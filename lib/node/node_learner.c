@@ -7,7 +7,7 @@
  * closed instance as final) and to the application; then it advances. No core calls another.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <paxos/learner.h>
 

@@ -6,7 +6,7 @@
  * paxos_proposer_queue), and it has an effect only once chosen.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include <stdio.h>
 #include <string.h>

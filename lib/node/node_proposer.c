@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <paxos/options.h>
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include "clock.h"
 #include "config_fields.h"

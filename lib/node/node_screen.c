@@ -8,7 +8,7 @@
  * flood of forged datagrams must not become a flood of log lines.
  */
 #include "log_line.h"
-#include "node_internal.h"
+#include "parts.h"
 
 #include "clock.h"
 

@@ -3,7 +3,7 @@
  * What adding any role takes, below the roles' own set-up (node.c, node_proposer.c): joining a
  * group, being a member in the encoders and at the transport, a timer on the loop.
  */
-#include "node_internal.h"
+#include "parts.h"
 
 static struct timeval ms_to_tv(uint32_t ms)
 {

@@ -5,7 +5,7 @@
  * paxos_node_submit() refuses them for a while, and the application hears which of its values
  * the leader dropped, to send them again once the hold ends rather than after a timeout.
  */
-#include "node_internal.h"
+#include "parts.h"
 
 #include "clock.h"
 

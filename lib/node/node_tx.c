@@ -5,7 +5,7 @@
  * buffer returned for the next. Here, below both the
  * datagram path (node_io.c) and the datagrams held until durable (node_durable.c).
  */
-#include "node_internal.h"
+#include "parts.h"
 
 void node_schedule_flush(struct paxos_node *n)
 {

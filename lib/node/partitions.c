@@ -13,7 +13,7 @@
 #include "config_fields.h"
 #include "log_line.h"
 #include "merge.h"
-#include "node_internal.h"
+#include "parts.h"
 
 struct partition_slot {
 	struct paxos_partitions *group;

@@ -2,8 +2,8 @@
 /* The node's parts, shared by the files of lib/node/: node.c (set-up, timers, application
  * interface), node_io.c (datagrams in and out), the roles' node_acceptor.c, node_proposer.c and
  * node_learner.c, and the rest. Not a public header. */
-#ifndef PAXOS_NODE_INTERNAL_H
-#define PAXOS_NODE_INTERNAL_H
+#ifndef PAXOS_NODE_PARTS_H
+#define PAXOS_NODE_PARTS_H
 
 #include <paxos/node.h>
 
