@@ -5,8 +5,8 @@
 #   "#anchor" after it a heading of that file (GitHub's anchors: lower case, punctuation
 #   dropped, blanks as hyphens);
 # - each section named in quotes after a document, anywhere in the tracked text files
-#   (docs/operating.md, "Changing the cluster"; README.md: "Quick start"; a comment or a help
-#   text alike), is the start of a heading of that document.
+#   (docs/operating.md, "Changing the cluster"; README, "Quick start"; a comment or a help
+#   text alike), is the start of a heading of that document (or of a paragraph's bold title).
 # Results of benchmarks (bench/results/) and fuzz inputs are left out. Outside a git checkout
 # nothing says which files are the project's: skipped (77).
 # Usage: doc_links.sh SOURCE_DIR
@@ -61,7 +61,7 @@ failures, links, sections = [], 0, 0
 link = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # a document, then "," or ":" (or "s"), then a quoted section; lines joined first, so that a
 # reference may run on into the next line of a comment
-section = re.compile(r"((?:[\w.-]+/)*[\w-]+\.md)`?(?:,|:|\x27s)\s+\\?\"([^\"\\]+)\\?\"")
+section = re.compile(r"((?:[\w.-]+/)*[\w-]+\.md|\bREADME\b(?!\.))`?(?:,|:|\x27s)\s+\\?\"([^\"\\]+)\\?\"")
 
 for f in files:
     try:
@@ -89,7 +89,7 @@ for f in files:
                                     % (f, number, target, path, anchor))
     joined = re.sub(r"\s*\n\s*(?:#+|\*|//|\"|)\s*", " ", text)
     for name, title in section.findall(joined):
-        path = resolve(name, f)
+        path = resolve("README.md" if name == "README" else name, f)
         if path is None:
             continue  # not a document of this tree
         sections += 1
