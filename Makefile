@@ -60,7 +60,7 @@ packages: $(DEPS_STAMP)
 	@tests/checks/package_check.sh $(if $(DEBS),--keep $(DEBS))
 
 # Every benchmark of docs/BENCHMARKS.md (bench/run-all: about 10 minutes on 2 cores), after
-# installing gnuplot for its plots; results in bench/results/<date>/.
+# installing gnuplot for its plots; results in $(BUILD)/bench-results/<date>/.
 bench: build
 	@scripts/install-deps.sh --bench
 	@bench/run-all $(BUILD)

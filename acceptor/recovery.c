@@ -282,7 +282,7 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 }
 
 /* Our age in hellos: microseconds since the start, as the node says, or else ticks. */
-uint64_t recovery_age(const struct recovery *r)
+static uint64_t recovery_age(const struct recovery *r)
 {
 	return r->age_us ? r->age_us : r->ticks;
 }

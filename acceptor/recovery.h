@@ -86,8 +86,6 @@ void recovery_answer(const struct recovery *r, const struct paxos_acceptor_hello
 		     paxos_iid highest, struct paxos_recover_info *out);
 
 void recovery_emit_hello(const struct recovery *r, const struct paxos_emitter *out);
-/* Our age as hellos carry it (see paxos_acceptor_set_age). */
-uint64_t recovery_age(const struct recovery *r);
 /* Every acceptor tick once joined: the hello, and while recovering the question to the
  * proposers. */
 void recovery_tick(struct recovery *r, const struct paxos_emitter *out);

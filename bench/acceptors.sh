@@ -4,7 +4,7 @@
 # client keeping 30 values of 64 and of 1000 bytes outstanding, non-durable storage, SECONDS
 # per point (default 2). Every acceptor is a process on this machine: beyond the core count
 # they compete for the CPU, as they compete for the network in the thesis.
-# Writes acceptors.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes acceptors.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/acceptors.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -8,7 +8,7 @@
 # plus four deviations, within timeout-floor-ms and timeout-ceiling-ms). Two deployments:
 # non-durable storage, and lmdb with sync (an fsync per commit: longer, more variable round
 # trips).
-# Writes adaptive.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes adaptive.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/adaptive.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

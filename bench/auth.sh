@@ -12,7 +12,7 @@
 # "chacha"); MACS="" leaves the second out. On a loaded machine values/s varies much from run to run (five
 # processes share the cores with others); CPU per value varies less.
 # Usage: [BASE_BUILD=DIR] [AUTH_SIZES="64 1000"] bench/auth.sh BUILD_DIR [ROUNDS] [OUT_DIR]
-# Writes auth.csv and auth.md to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes auth.csv and auth.md to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 . "$SRC/bench/lib.sh"

@@ -8,14 +8,15 @@
 # intervals in a row that deliver less. Also how many values it had to deliver to get there.
 # A learner that cannot catch up faster than the cluster moves on never gets there ("never"
 # within CATCH_LIMIT seconds, default 10). BASE_BUILD=DIR runs that build
-# too, in the same rounds. Writes bench/results/<date>/catchup.md (OUT_DIR to change it).
+# too, in the same rounds. Writes BUILD_DIR/bench-results/<date>/catchup.md (OUT_DIR to change
+# it).
 # Usage: bench/catchup.sh BUILD_DIR [ROUNDS] [LOAD] [OUT_DIR]
 set -eu
 BUILD=$(cd "$1" && pwd)
 ROUNDS=${2:-3}
 LOAD=${3:-6}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${4:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${4:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	mkdir -p "$OUT"
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$ROUNDS" "$LOAD" "$(cd "$OUT" && pwd)"

@@ -14,7 +14,8 @@
 # also run with that build (one without pipelined commits: its configuration has no
 # storage-flush-thread), in the same rounds. PAXOS_SYSTEM=replicas runs the sweep on replicas
 # (bench/cluster-client.sh).
-# Results go to bench/results/<date>/ ($BENCH_OUT: another directory); the tables are printed.
+# Results go to BUILD_DIR/bench-results/<date>/ ($BENCH_OUT: another directory); the tables
+# are printed.
 # Usage: bench/durability.sh BUILD_DIR [SECONDS_PER_RUN] [table|sweep|all]
 set -eu
 BUILD=$(cd "$1" && pwd)
@@ -26,7 +27,7 @@ case $PART in table | sweep | all) ;; *)
 	;;
 esac
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${BENCH_OUT:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${BENCH_OUT:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 mkdir -p "$OUT"
 STORE=$(mktemp -d /var/tmp/paxos-bench.XXXXXX)
 TMP=$STORE

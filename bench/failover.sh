@@ -8,13 +8,13 @@
 #   3 s  paxos-oracle --leader 1   forced change to proposer 1
 #   6 s  paxos-oracle --auto       back to election: proposer 0 leads again
 #   9 s  kill -9 proposer 0        the leader crashes: proposer 1 takes over
-# Writes bench/results/<date>/failover.{csv,png,md} (OUT_DIR to change it) and prints the
-# gaps: the longest pause between two deliveries from each event until the next one.
+# Writes BUILD_DIR/bench-results/<date>/failover.{csv,png,md} (OUT_DIR to change it) and prints
+# the gaps: the longest pause between two deliveries from each event until the next one.
 # Usage: bench/failover.sh BUILD_DIR [OUT_DIR]
 set -eu
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${2:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${2:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	mkdir -p "$OUT"
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$(cd "$OUT" && pwd)"

@@ -10,7 +10,7 @@
 # sent) turn them into its floor per value. CPU per value is user + system time from
 # /proc/PID/stat at the end of the run (the client's from getrusage) over the values
 # delivered. ROUNDS rounds (default 3), Paxos and serializer interleaved in each; medians.
-# Writes floor.{csv,md} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes floor.{csv,md} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/floor.sh BUILD_DIR [ROUNDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

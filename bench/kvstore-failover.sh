@@ -10,12 +10,12 @@
 # BASE_BUILD=DIR runs each round a second time with that build's replica, interleaved (the
 # load client is always BUILD's: it times the puts), to compare before and after a change.
 # HEARTBEAT_TIMEOUT_MS (default 100) and HEARTBEAT_INTERVAL_MS (20) replace paxos.conf's.
-# Writes bench/results/<date>/kvstore-failover.md (OUT_DIR to change it).
+# Writes BUILD_DIR/bench-results/<date>/kvstore-failover.md (OUT_DIR to change it).
 # Usage: bench/kvstore-failover.sh BUILD_DIR [OUT_DIR]
 set -eu
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${2:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${2:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	mkdir -p "$OUT"
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$(cd "$OUT" && pwd)"

@@ -20,8 +20,9 @@
 # nothing, and a fresh replica with the same burn learns and applies that whole log while the
 # cluster is idle: its execution threads set the pace (commands/s, CPU per command).
 # The acceptors and proposer start with "proposers 1", so no acceptor waits for a second one.
-# Writes kvstore-parallel.{csv,md} and kvstore-parallel-catchup.csv to bench/results/<date>/
-# (or OUT_DIR, or $BENCH_OUT). BENCH_DEBUG=1 prints the catching-up replica's log.
+# Writes kvstore-parallel.{csv,md} and kvstore-parallel-catchup.csv to
+# BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT). BENCH_DEBUG=1 prints the
+# catching-up replica's log.
 # Usage: bench/kvstore-parallel.sh BUILD_DIR [BURN_US [SECONDS [ROUNDS [CLIENTS [OUT_DIR]]]]]
 #        (defaults 20 5 3 256)
 set -eu

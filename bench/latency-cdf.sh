@@ -8,7 +8,7 @@
 # when each was due) at half of it for 1 + SECONDS (default 4), writing every latency but
 # those of the first second (warm-up: the cluster has just started); RUNS runs
 # (default 3) per size, as the tail differs much from run to run on a small machine.
-# Writes latency-cdf.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes latency-cdf.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/latency-cdf.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

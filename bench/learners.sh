@@ -5,7 +5,7 @@
 # keeping 30 values of 1000 bytes outstanding (the client learns too), non-durable storage,
 # SECONDS per point (default 2). On a machine with few cores the learners take the CPU from
 # the cluster: the figure shows where this machine saturates.
-# Writes learners.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes learners.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/learners.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

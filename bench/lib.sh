@@ -3,11 +3,11 @@
 # client run, JSON fields, CSV to markdown, gnuplot. Source it with SRC set to the source tree.
 
 # bench_setup BUILD_DIR [OUT_DIR]: sets BUILD, OUT (OUT_DIR, else $BENCH_OUT, else
-# bench/results/<date>), CONFIGS ($OUT/configs, the configuration of every run) and TMP
-# (scratch, removed at exit).
+# BUILD_DIR/bench-results/<date>), CONFIGS ($OUT/configs, the configuration of every run)
+# and TMP (scratch, removed at exit).
 bench_setup() {
 	BUILD=$(cd "$1" && pwd)
-	OUT=${2:-${BENCH_OUT:-$SRC/bench/results/$(date +%Y-%m-%d)}}
+	OUT=${2:-${BENCH_OUT:-$BUILD/bench-results/$(date +%Y-%m-%d)}}
 	mkdir -p "$OUT/configs"
 	OUT=$(cd "$OUT" && pwd)
 	CONFIGS=$OUT/configs

@@ -5,7 +5,7 @@
 # namespace, and a receiving process counts them; both report the CPU time each datagram
 # cost them (a floor for any process that receives and sends a value): every other figure
 # can be read against it.
-# Writes limit.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes limit.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/limit.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

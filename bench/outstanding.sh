@@ -6,7 +6,7 @@
 # run of $BENCH_REPEAT, default 1): values/s, median,
 # 95th and 99th percentile latency. The paper grows the number of clients, each with one
 # value outstanding; one client with K outstanding values offers the same load.
-# Writes outstanding.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes outstanding.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/outstanding.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -8,7 +8,7 @@
 # peak (ratio), with p50/p99 latency, the client's resubmits and duplicates, and the role
 # processes' CPU time per value (the busiest one's, and all of theirs). SECONDS per run
 # (default 3); each point is the run with the median values/s of $BENCH_REPEAT (default 3).
-# Writes overload.{csv,md,png} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes overload.{csv,md,png} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/overload.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

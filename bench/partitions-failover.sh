@@ -11,8 +11,9 @@
 # merged order waits for partition 1's segments). Instances flow on while values wait (an
 # idle leader closes instances with skips), so the clients' longest latency per partition is
 # printed too: the values that waited on the dead leader go again when the client sees the
-# new one (docs/operating.md, "Lean followers"), about heartbeat-timeout-ms, not after --resubmit-ms.
-# Writes bench/results/<date>/partitions-failover.md (OUT_DIR to change it).
+# new one (docs/operating.md, "Lean followers"), about heartbeat-timeout-ms, not after
+# --resubmit-ms.
+# Writes BUILD_DIR/bench-results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
 # PAXOS_TRANSPORT=unicast runs it on the unicast transport (tests/e2e/cluster.sh base_conf).
 # HEARTBEAT_TIMEOUT_MS and HEARTBEAT_INTERVAL_MS replace paxos.conf's: the pause of the killed
@@ -21,7 +22,7 @@
 set -eu
 BUILD=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${2:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${2:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	mkdir -p "$OUT"
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$(cd "$OUT" && pwd)"
@@ -106,7 +107,7 @@ MD=$OUT/partitions-failover.md
 	echo
 	echo "Longest latency of a client value (ms, over the run): partition 0 $(median 9)," \
 		"partition 1 $(median 10) (clients resubmit after 3000 ms). Partition 0's p99" \
-		"latency $(median 11) ms: the issue asks that its longest pause after the crash stay" \
+		"latency $(median 11) ms: the target is a longest pause after the crash" \
 		"below twice that."
 	echo
 	echo "Medians of $ROUNDS rounds; heartbeat-timeout-ms $timeout_ms (interval $interval_ms)," \

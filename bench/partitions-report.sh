@@ -3,9 +3,9 @@
 # The partitions benchmark for bench/run-all: bench/partitions.sh at 64 B and 1000 B with 1, 2
 # and 4 partitions over 2 proposers, 3 acceptors per partition (partition-acceptors spread;
 # SPREAD=no passes through to keep 3 acceptors for all) and 64 outstanding per partition, and
-# once more with learner-merge on. Writes partitions.{csv,md,png} to bench/results/<date>/ (or
-# OUT_DIR, or $BENCH_OUT): measured and projected values/s (1 / the busiest process's CPU per
-# value).
+# once more with learner-merge on. Writes partitions.{csv,md,png} to
+# BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT): measured and projected values/s
+# (1 / the busiest process's CPU per value).
 # Usage: bench/partitions-report.sh BUILD_DIR [SECONDS [ROUNDS [OUT_DIR]]]   (defaults 5 3)
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

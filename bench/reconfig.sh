@@ -14,16 +14,16 @@
 #            before the changes and 2 and 4 stop after them, as an operator would: both loads
 #            run three acceptor processes, which share this machine's cores with the rest.
 # Rounds run one after the other on fresh clusters; the table gives each figure's median. The
-# issue's target for a pause: at most 2 x p99 + one round trip, with the before p50 (a value's
+# target for a pause: at most 2 x p99 + one round trip, with the before p50 (a value's
 # whole way: client, leader, acceptors, learner) as the round trip. The monitor runs at
 # real-time priority (chrt -f 1) when allowed; MONITOR_RT=0 runs it as any process.
-# Writes bench/results/<date>/reconfig.{csv,md} (OUT_DIR to change it).
+# Writes BUILD_DIR/bench-results/<date>/reconfig.{csv,md} (OUT_DIR to change it).
 # Usage: bench/reconfig.sh BUILD_DIR [ROUNDS] [OUT_DIR]
 set -eu
 BUILD=$(cd "$1" && pwd)
 ROUNDS=${2:-3}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${3:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${3:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 if [ "${PAXOS_IN_NETNS:-}" != 1 ]; then
 	mkdir -p "$OUT"
 	exec "$SRC/tests/netns-run.sh" "$0" "$BUILD" "$ROUNDS" "$(cd "$OUT" && pwd)"

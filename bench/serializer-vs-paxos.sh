@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Thesis 4.3 / Table 4.1: Paxos (3 acceptors and a proposer) against the serializer (thesis
 # 4.2), both on non-durable storage, under one client with 30 values outstanding of 20-2000
-# bytes, each for SECONDS (default 10). Writes bench/results/<date>/serializer-vs-paxos.{csv,md,png}
-# and prints the table ($BENCH_OUT: another directory for the results).
+# bytes, each for SECONDS (default 10). Writes serializer-vs-paxos.{csv,md,png} to
+# BUILD_DIR/bench-results/<date>/ and prints the table ($BENCH_OUT: another directory for the
+# results).
 # Nothing trims the stores during a run: each acceptor and the serializer keep every value
 # in memory (about 1 kB each), so keep runs short (10 s needs some 4 GB for the serializer).
 # Usage: bench/serializer-vs-paxos.sh BUILD_DIR [SECONDS]
@@ -11,7 +12,7 @@ set -eu
 BUILD=$(cd "$1" && pwd)
 SECONDS_PER_RUN=${2:-10}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${BENCH_OUT:-$SRC/bench/results/$(date +%Y-%m-%d)}
+OUT=${BENCH_OUT:-$BUILD/bench-results/$(date +%Y-%m-%d)}
 mkdir -p "$OUT"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

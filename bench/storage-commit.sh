@@ -5,7 +5,7 @@
 # host share one disk), 5 new instances of 6000 bytes plus 5 final rewrites per commit, the
 # size of one round of the Table 4.2 workload (30 values of 20-2000 bytes in instances of up to
 # max-datagram). docs/BENCHMARKS.md reads the durability table against it.
-# Writes storage-commit.{csv,md} to bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# Writes storage-commit.{csv,md} to BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/storage-commit.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

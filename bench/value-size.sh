@@ -5,7 +5,7 @@
 # acceptors and a proposer) and the serializer, one client keeping 30 values outstanding,
 # non-durable storage, SECONDS per point (default 2).
 # Writes value-size.{csv,md}, value-size-throughput.png and value-size-latency.png to
-# bench/results/<date>/ (or OUT_DIR, or $BENCH_OUT).
+# BUILD_DIR/bench-results/<date>/ (or OUT_DIR, or $BENCH_OUT).
 # Usage: bench/value-size.sh BUILD_DIR [SECONDS] [OUT_DIR]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -72,7 +72,9 @@ static void rtt_sample(const struct instance_ctx *ctx, const struct instance *in
 	e->srtt = (7 * e->srtt + s) / 8;
 }
 
-uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members)
+/* The quorum of iid's configuration, 0 when iid may get no vote counted (its configuration is
+ * not known); *members: the acceptors whose promises count. */
+static uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members)
 {
 	if (!ctx->membership) {
 		*members = ctx->acceptors >= 32 ? UINT32_MAX : (1u << ctx->acceptors) - 1;
@@ -321,7 +323,7 @@ void instance_settle(const struct instance_ctx *ctx, const struct paxos_value *v
 
 /* C with the chosen value known: a value another proposer got chosen here is settled at once
  * (instance_settle), not only when it is delivered: values above may be assigned before that,
- * and a value still in the list would be chosen twice (issue 24: the learner closes an
+ * and a value still in the list would be chosen twice (the learner may close an
  * instance of the former leader behind a hole). Settling only the copies the list held then
  * is not enough: a client's copy may reach us between the close and the delivery (it was
  * lost on the way, and resubmitted), so the values not in the list leave credits, and the

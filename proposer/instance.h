@@ -195,10 +195,6 @@ void instance_release(const struct instance_ctx *ctx, struct instance *inst);
  * sent, or a value held while phase 1 is (re)run. */
 bool instance_in_phase2(const struct instance *inst);
 
-/* The quorum of iid's configuration, 0 when iid may get no vote counted (its configuration is
- * not known); *members: the acceptors whose promises count. */
-uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members);
-
 const char *instance_state_name(enum instance_state s);
 const char *instance_event_name(enum instance_event e);
 

@@ -383,8 +383,9 @@ static bool config_known(const struct paxos_proposer *p, paxos_iid iid)
 /* Whether iid's configuration names us in its proposer set (always, without one). A leader
  * a change removes opens no instance from where the change is in force: there the next leader
  * starts, so the two never hold values in the same instances, and the values the old leader
- * got chosen below are delivered to the next one before it proposes anything (issue 24: a
- * value proposed by both was chosen twice). Known configurations only (config_known). */
+ * got chosen below are delivered to the next one before it proposes anything (a value both
+ * proposed could otherwise be chosen twice, in two instances). Known configurations only
+ * (config_known). */
 static bool config_names_us(const struct paxos_proposer *p, paxos_iid iid)
 {
 	return !p->o.membership || p->o.id >= 32 ||

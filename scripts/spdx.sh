@@ -4,9 +4,9 @@
 # comment states its license in its first line (its second after a "#!" line):
 #   C sources and headers                      /* SPDX-License-Identifier: BSD-3-Clause */
 #   scripts, CMake, Makefiles, configuration   # SPDX-License-Identifier: BSD-3-Clause
-# Left out: what is generated (bench/results/), the fuzz inputs (tests/fuzz/corpus/,
-# tests/fuzz/regressions/), prose (*.md, LICENSE, debian/changelog, debian/copyright, which
-# names the license itself) and data without comments (debian/source/format, images).
+# Left out: the fuzz inputs (tests/fuzz/corpus/, tests/fuzz/regressions/), prose (*.md,
+# LICENSE, debian/changelog, debian/copyright, which names the license itself) and data
+# without comments (debian/source/format, images).
 # A file that none of the rules below names is reported too: a new kind of file must be
 # sorted into one of them.
 # Usage: spdx.sh --check   lists the files without the line; exits 1 if there is one
@@ -29,7 +29,7 @@ git rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
 # style FILE: "c" or "hash" (the comment the file takes), "none" (exempt) or "unknown"
 style() {
 	case "$1" in
-	bench/results/* | tests/fuzz/corpus/* | tests/fuzz/regressions/*) echo none ;;
+	tests/fuzz/corpus/* | tests/fuzz/regressions/*) echo none ;;
 	*.md | LICENSE | debian/changelog | debian/copyright | debian/source/format) echo none ;;
 	CMakeLists.txt | */CMakeLists.txt | *.cmake | *.cmake.in | *.pc.in) echo hash ;;
 	*.png | *.csv | *.log | *.txt | */.gitkeep) echo none ;;

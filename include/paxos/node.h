@@ -283,10 +283,6 @@ PAXOS_API uint32_t paxos_node_acceptors_withholding(const struct paxos_node *n, 
 /** Learner: the generation of the log it delivers (0 while it has heard none). */
 PAXOS_API uint64_t paxos_node_generation(const struct paxos_node *n);
 
-/** The former name of paxos_node_submit(), kept for programs written against 0.1.
- * @deprecated Use paxos_node_submit(). */
-PAXOS_API int paxos_submit(struct paxos_node *n, const void *value, size_t len);
-
 /** The last error this node reported, as a sentence ("" when none); owned by the node and
  * valid until its next call that fails, or until it is freed. */
 PAXOS_API const char *paxos_node_error(const struct paxos_node *n);

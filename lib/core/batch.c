@@ -1,26 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "batch.h"
+#include "bytes.h"
 
 #include <string.h>
-
-static void put_u32le(uint8_t *p, uint32_t x)
-{
-	p[0] = (uint8_t)x;
-	p[1] = (uint8_t)(x >> 8);
-	p[2] = (uint8_t)(x >> 16);
-	p[3] = (uint8_t)(x >> 24);
-}
-
-static uint32_t get_u32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 uint8_t *paxos_batch_reserve(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_t len)
 {
 	if (*used > cap || paxos_batch_size(len) > cap - *used)
 		return NULL;
-	put_u32le(buf + *used, len);
+	paxos_put_le32(buf + *used, len);
 	uint8_t *dst = buf + *used + PAXOS_BATCH_HEADER;
 	*used += PAXOS_BATCH_HEADER + len;
 	return dst;
@@ -50,7 +38,7 @@ int paxos_batch_next(struct paxos_batch_iter *it, struct paxos_value *v)
 	uint32_t left = it->len - it->off;
 	if (left < PAXOS_BATCH_HEADER)
 		return PAXOS_E_MALFORMED;
-	uint32_t n = get_u32le(it->data + it->off);
+	uint32_t n = paxos_get_le32(it->data + it->off);
 	if (n > left - PAXOS_BATCH_HEADER)
 		return PAXOS_E_MALFORMED;
 	v->data = it->data + it->off + PAXOS_BATCH_HEADER;

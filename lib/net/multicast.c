@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The UDP multicast transport (paxos/transport.h): one sending socket, one receiving socket
- * per joined group (lib/net/transport.c opens them), read with recvmmsg when libevent says a
+ * per joined group (lib/net/udp.c opens them), read with recvmmsg when libevent says a
  * socket is readable (or when the node asks, for a lazy group) and written with sendmmsg.
  */
 #include <paxos/transport.h>

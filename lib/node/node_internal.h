@@ -428,10 +428,6 @@ void node_hold_free(struct paxos_node *n);
 /* "acceptor", "proposer", ...: a header's role. */
 const char *node_role_name(enum paxos_role role);
 
-/* Logs a refusal of something the datagram from sent, rate-limited (NODE_REFUSALS_...). */
-void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Whether m, from a datagram with header from, may go to the cores: false (counted and
  * logged) for a message naming an acceptor the datagram is not from, or an implausible
  * ballot (paxos_msg_plausible). */
@@ -471,9 +467,6 @@ void node_election_run(struct paxos_node *n);
 /* A message on the proposers group: one from an acceptor shows this proposer still hears it
  * (check-quorum, paxos/election.h). */
 void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
-
-/* Reads what waits on the learners group for a lazy learner. */
-void node_drain_learners(struct paxos_node *n);
 
 /* membership-alpha: makes the node's configuration history at the first call: the newest one
  * kept in its directories, else paxos.conf's first configuration. PAXOS_OK, or an error the

@@ -16,6 +16,9 @@
 /* ---- sending ---- */
 
 /* Sends the queued datagrams through the transport, counting what the network took. */
+/* Reads what waits on the learners group for a lazy learner. */
+static void node_drain_learners(struct paxos_node *n);
+
 static void send_queued(struct paxos_node *n)
 {
 	struct node_tx *tx = &n->net.tx;
@@ -403,7 +406,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
  * it reads whatever waits there after each round the acceptor is woken for, and every
  * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
  */
-void node_drain_learners(struct paxos_node *n)
+static void node_drain_learners(struct paxos_node *n)
 {
 	size_t batch = n->net.transport->ops->batch(n->net.transport);
 	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)

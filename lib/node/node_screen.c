@@ -45,7 +45,11 @@ static bool log_budget(struct paxos_node *n)
 	return true;
 }
 
-void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+/* Logs a refusal of something the datagram from sent, rate-limited (NODE_REFUSALS_...). */
+static void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt,
+			 ...) __attribute__((format(printf, 3, 4)));
+static void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt,
+			 ...)
 {
 	if (!log_budget(n))
 		return;

@@ -71,8 +71,3 @@ int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
 	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
 	return PAXOS_OK;
 }
-
-int paxos_submit(struct paxos_node *n, const void *value, size_t len)
-{
-	return paxos_node_submit(n, value, len);
-}

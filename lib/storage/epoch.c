@@ -37,26 +37,13 @@ struct file_store {
 static int read_epoch(struct file_store *f, uint32_t *epoch)
 {
 	char text[32];
-
-	int fd = openat(f->dirfd, EPOCH_FILE, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT) {
-		*epoch = 0;
-		return PAXOS_OK;
-	}
-	if (fd < 0) {
-		paxos_error_format(f->error, sizeof(f->error), "cannot read %s/%s: %s", f->dir,
-				   EPOCH_FILE, strerror(errno));
-		return PAXOS_E_IO;
-	}
-	ssize_t n = read(fd, text, sizeof(text) - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		paxos_error_format(f->error, sizeof(f->error), "cannot read %s/%s: %s", f->dir,
-				   EPOCH_FILE, strerror(e));
-		return PAXOS_E_IO;
-	}
-	text[n] = '\0';
+	size_t n;
+	bool missing;
+	int rc = storage_read_small(f->dirfd, f->dir, EPOCH_FILE, text, sizeof(text), &n, &missing,
+				    f->error, sizeof(f->error));
+	*epoch = 0;
+	if (rc != PAXOS_OK || missing)
+		return rc;
 	size_t digits = strspn(text, "0123456789");
 	bool tail_ok = text[digits] == '\0' || (text[digits] == '\n' && text[digits + 1] == '\0');
 	unsigned long long v = digits > 0 && digits <= 10 ? strtoull(text, NULL, 10) : ULLONG_MAX;

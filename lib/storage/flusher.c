@@ -177,11 +177,6 @@ int storage_flusher_sync(struct storage_flusher *f, bool wait, struct paxos_stor
 	return rc;
 }
 
-bool storage_flusher_running(const struct storage_flusher *f)
-{
-	return f->running != 0;
-}
-
 int storage_flusher_fd(const struct storage_flusher *f)
 {
 	return f->fds[0];

@@ -70,9 +70,6 @@ int storage_flusher_commit(struct storage_flusher *f, uint64_t records, bool bac
  * wait, waits for a running one and flushes the rest on the caller's thread. */
 int storage_flusher_sync(struct storage_flusher *f, bool wait, struct paxos_storage_progress *p);
 
-/* Whether a flush runs: what prepare handed over is the thread's until it is collected. */
-bool storage_flusher_running(const struct storage_flusher *f);
-
 /* paxos_storage_ops.sync_fd */
 int storage_flusher_fd(const struct storage_flusher *f);
 

@@ -106,23 +106,14 @@ int paxos_membership_file_read(const char *dir, uint32_t alpha, struct paxos_mem
 	char path[PAXOS_PATH_MAX + 64], text[TEXT_MAX + 1];
 	*m = NULL;
 	snprintf(path, sizeof(path), "%s/%s", dir, MEMBERSHIP_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)
-		return PAXOS_OK;
-	if (fd < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return PAXOS_E_IO;
-	}
-	ssize_t n = read(fd, text, TEXT_MAX);
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
-		return PAXOS_E_IO;
-	}
+	size_t n;
+	bool missing;
+	int rc = storage_read_small(-1, dir, MEMBERSHIP_FILE, text, sizeof(text), &n, &missing, err,
+				    errlen);
+	if (rc != PAXOS_OK || missing)
+		return rc;
 	if (n == TEXT_MAX)
 		return corrupt(path, "too long", err, errlen);
-	text[n] = '\0';
 	return parse(path, text, alpha, m, err, errlen);
 }
 

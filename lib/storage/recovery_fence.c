@@ -21,24 +21,15 @@ int paxos_recovery_fence_read(const char *dir, paxos_iid *floor, paxos_ballot *f
 	*floor = 0;
 	*fence = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, FENCE_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)
-		return PAXOS_OK;
-	if (fd < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return PAXOS_E_IO;
-	}
-	ssize_t n = read(fd, text, sizeof(text) - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
-		return PAXOS_E_IO;
-	}
-	text[n] = '\0';
+	size_t n;
+	bool missing;
+	int rc =
+	    storage_read_small(-1, dir, FENCE_FILE, text, sizeof(text), &n, &missing, err, errlen);
+	if (rc != PAXOS_OK || missing)
+		return rc;
 	uint64_t f, b;
 	int used = 0;
-	if (sscanf(text, "%" SCNu64 " %" SCNu64 "\n%n", &f, &b, &used) != 2 || used != n) {
+	if (sscanf(text, "%" SCNu64 " %" SCNu64 "\n%n", &f, &b, &used) != 2 || (size_t)used != n) {
 		/* Guessing could let the acceptor vote where its lost earlier life did. */
 		paxos_error_format(err, errlen,
 				   "corrupt %s: expected \"FLOOR FENCE\"; restore it, or start the "
@@ -64,24 +55,15 @@ int paxos_generation_read(const char *dir, uint64_t *generation, char *err, size
 	char path[512], text[32];
 	*generation = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, GENERATION_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)
-		return PAXOS_OK;
-	if (fd < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return PAXOS_E_IO;
-	}
-	ssize_t n = read(fd, text, sizeof(text) - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
-		return PAXOS_E_IO;
-	}
-	text[n] = '\0';
+	size_t n;
+	bool missing;
+	int rc = storage_read_small(-1, dir, GENERATION_FILE, text, sizeof(text), &n, &missing, err,
+				    errlen);
+	if (rc != PAXOS_OK || missing)
+		return rc;
 	uint64_t g;
 	int used = 0;
-	if (sscanf(text, "%" SCNu64 "\n%n", &g, &used) != 1 || used != n) {
+	if (sscanf(text, "%" SCNu64 "\n%n", &g, &used) != 1 || (size_t)used != n) {
 		/* Guessing low could name a new log like one learners delivered already. */
 		paxos_error_format(err, errlen,
 				   "corrupt %s: expected a generation number; restore it, or write "

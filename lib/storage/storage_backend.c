@@ -18,51 +18,28 @@
 
 #include "error.h"
 #include "storage_backend.h"
+#include "bytes.h"
 
 #define STORAGE_META_MAGIC 0x50585354u /* "PXST" */
 
 /* --- layout ----------------------------------------------------------------------------- */
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	put_u32(p, (uint32_t)(v >> 32));
-	put_u32(p + 4, (uint32_t)v);
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
-}
-
 void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid)
 {
-	put_u64(key, iid);
+	paxos_put_be64(key, iid);
 }
 
 paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE])
 {
-	return get_u64(key);
+	return paxos_get_be64(key);
 }
 
 void storage_record_encode(uint8_t *out, const struct paxos_record *rec)
 {
-	put_u64(out, rec->promised);
-	put_u64(out + 8, rec->accepted);
-	put_u32(out + 16, rec->final ? STORAGE_FLAG_FINAL : 0);
-	put_u32(out + 20, rec->value.len);
+	paxos_put_be64(out, rec->promised);
+	paxos_put_be64(out + 8, rec->accepted);
+	paxos_put_be32(out + 16, rec->final ? STORAGE_FLAG_FINAL : 0);
+	paxos_put_be32(out + 20, rec->value.len);
 	if (rec->value.len)
 		memmove(out + STORAGE_HEADER_SIZE, rec->value.data, rec->value.len);
 }
@@ -72,13 +49,13 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 {
 	if (size < STORAGE_HEADER_SIZE)
 		return false;
-	uint32_t flags = get_u32(data + 16);
-	uint32_t len = get_u32(data + 20);
+	uint32_t flags = paxos_get_be32(data + 16);
+	uint32_t len = paxos_get_be32(data + 20);
 	if ((flags & ~STORAGE_FLAG_FINAL) != 0 || len != size - STORAGE_HEADER_SIZE)
 		return false;
 	rec->iid = iid;
-	rec->promised = get_u64(data);
-	rec->accepted = get_u64(data + 8);
+	rec->promised = paxos_get_be64(data);
+	rec->accepted = paxos_get_be64(data + 8);
 	rec->final = (flags & STORAGE_FLAG_FINAL) != 0;
 	rec->value.data = data + STORAGE_HEADER_SIZE;
 	rec->value.len = len;
@@ -87,25 +64,25 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 
 void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta)
 {
-	put_u32(out, STORAGE_META_MAGIC);
-	put_u32(out + 4, STORAGE_FORMAT_VERSION);
-	put_u64(out + 8, meta->trim);
-	put_u64(out + 16, meta->highest_accepted);
+	paxos_put_be32(out, STORAGE_META_MAGIC);
+	paxos_put_be32(out + 4, STORAGE_FORMAT_VERSION);
+	paxos_put_be64(out + 8, meta->trim);
+	paxos_put_be64(out + 16, meta->highest_accepted);
 }
 
-enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
-					     struct storage_meta *meta)
+static enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
+						    struct storage_meta *meta)
 {
 	/* Magic and version come first in every format, so any version can be named. */
-	if (size < 8 || get_u32(data) != STORAGE_META_MAGIC)
+	if (size < 8 || paxos_get_be32(data) != STORAGE_META_MAGIC)
 		return STORAGE_META_CORRUPT;
-	meta->version = get_u32(data + 4);
+	meta->version = paxos_get_be32(data + 4);
 	if (meta->version != STORAGE_FORMAT_VERSION)
 		return STORAGE_META_OTHER_VERSION;
 	if (size != STORAGE_META_SIZE)
 		return STORAGE_META_CORRUPT;
-	meta->trim = get_u64(data + 8);
-	meta->highest_accepted = get_u64(data + 16);
+	meta->trim = paxos_get_be64(data + 8);
+	meta->highest_accepted = paxos_get_be64(data + 16);
 	return STORAGE_META_OK;
 }
 
@@ -267,6 +244,31 @@ const char *paxos_durability_name(enum paxos_durability mode)
 	if ((unsigned)mode >= PAXOS_DURABILITY_COUNT)
 		return "unknown";
 	return names[mode];
+}
+
+int storage_read_small(int dirfd, const char *dir, const char *name, char *text, size_t cap,
+		       size_t *len, bool *missing, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = dirfd >= 0 ? openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+			    : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*len = 0;
+	text[0] = '\0';
+	*missing = fd < 0 && errno == ENOENT;
+	if (*missing)
+		return PAXOS_OK;
+	ssize_t n = fd < 0 ? -1 : read(fd, text, cap - 1);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		paxos_error_format(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return PAXOS_E_IO;
+	}
+	text[n] = '\0';
+	*len = (size_t)n;
+	return PAXOS_OK;
 }
 
 int storage_replace_in_dir(const char *dir, const char *name, const char *temp, const char *text,

@@ -52,6 +52,13 @@ int storage_replace_file(int dirfd, const char *name, const char *temp, const ch
 int storage_replace_in_dir(const char *dir, const char *name, const char *temp, const char *text,
 			   size_t len, char *err, size_t errlen);
 
+/* Reads the whole small file dir/name (opened at dirfd, or by path when dirfd is -1) into
+ * text[cap], NUL-terminated: PAXOS_OK with *len its length, up to cap - 1 (a caller that
+ * must tell a longer file asks one byte more than it accepts), and *missing when there is no
+ * such file; PAXOS_E_IO with the reason in err. */
+int storage_read_small(int dirfd, const char *dir, const char *name, char *text, size_t cap,
+		       size_t *len, bool *missing, char *err, size_t errlen);
+
 void storage_key_encode(uint8_t key[STORAGE_KEY_SIZE], paxos_iid iid);
 paxos_iid storage_key_decode(const uint8_t key[STORAGE_KEY_SIZE]);
 
@@ -70,8 +77,6 @@ enum storage_meta_status {
 	STORAGE_META_CORRUPT,
 	STORAGE_META_OTHER_VERSION, /* meta->version says which */
 };
-enum storage_meta_status storage_meta_decode(const uint8_t *data, size_t size,
-					     struct storage_meta *meta);
 
 /* Checks a store's metadata record (NULL data: there is none) and says in err, which has
  * room for errlen bytes, why a store cannot be used. Returns true when it can; *create then

@@ -193,7 +193,7 @@ static void populate(struct memory_storage *m, size_t end)
  * emptied once no value points into it (trim, overwrite): instances are trimmed in order, so
  * chunks empty in order too, and a few empty ones wait for reuse. No huge pages: where the
  * kernel zeroes a 2 MiB page at its first touch, that fault held the acceptor for
- * milliseconds every 2 MiB of values (docs/BENCHMARKS.md, "Issue 15"), while mapping 64 kB
+ * milliseconds every 2 MiB of values (measured in docs/BENCHMARKS.md), while mapping 64 kB
  * at a time spreads the same work evenly.
  */
 static uint8_t *value_alloc(struct memory_storage *m, size_t need)

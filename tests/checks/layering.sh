@@ -41,9 +41,9 @@ check() {
 TMP=$(mktemp)
 trap 'rm -f "$TMP"' EXIT
 
-LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
+LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math|endian)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership)\.h'
-CORE_LOCAL='batch\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|learner_internal\.h|acceptor_internal\.h'
+CORE_LOCAL='batch\.h|bytes\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|learner_internal\.h|acceptor_internal\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
 # lib/core/config_fields.h, the settings' layout, sits with the core so that every layer above
@@ -57,7 +57,7 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 check storage lib/storage/*.c lib/storage/*.h -- \
 	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|membership_file\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|udp\.h|msgpack\.h|sodium\.h|event2/event\.h"
+	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|udp\.h|unicast_internal\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c lib/config/*.h -- \
 	"$CORE|config_fields\.h|config_keys\.h|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
 

@@ -213,7 +213,7 @@ echo "e2e_reconfig: leader killed during a change: 20000 values delivered identi
 # leader opens no instance from where the change is in force, the next one starts there), so
 # every value is delivered once: the client, resubmitting only after 5 s, counts 0 duplicates
 # (on both transports: a value chosen elsewhere is settled as soon as a follower's learner
-# closes it, so the next leader never proposes it again, issue 24); no more than it
+# closes it, so the next leader never proposes it again); no more than it
 # resubmitted if a loaded machine held a value 5 s.
 stop_all
 rm -rf "$WORK/store" "$WORK"/learner?.out

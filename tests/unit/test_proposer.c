@@ -1309,7 +1309,7 @@ START_TEST(test_delivered_jumps_window)
 }
 END_TEST
 
-/* Issue 24 (simulator seed 4392): a follower's learner closes another leader's instance
+/* Simulator seed 4392: a follower's learner closes another leader's instance
  * behind a hole, holding "a" and "b"; only "a" was queued here (the client's copy of "b" was
  * lost, and its resubmission comes after the close). "b" must not be queued either, or this
  * proposer, leading once the change that removes the old leader is in force, proposes it a

@@ -737,7 +737,7 @@ static void ensure_leader(struct sim *s)
 			demote(s, i);
 			/* A planned hand-over keeps the duplicate check on: the next leader
 			 * proposes what it queued as a follower, which the checker counts
-			 * (checker_received), and no value may be chosen twice (issue 24). */
+			 * (checker_received), and no value may be chosen twice. */
 		}
 	if (leader_count(s) > 0)
 		return;
