@@ -365,8 +365,8 @@ static void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 }
 
 /* With several partitions the new leader of one has no copy of the values that waited on the
- * leader before (README, "Lean followers"): they go again as soon as its first instance is
- * delivered, not after --resubmit-ms. */
+ * leader before (docs/operating.md, "Lean followers"): they go again as soon as its first
+ * instance is delivered, not after --resubmit-ms. */
 static void on_new_leader(void *arg, uint32_t proposer)
 {
 	(void)proposer;

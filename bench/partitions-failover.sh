@@ -11,7 +11,8 @@
 # merged order waits for partition 1's segments). Instances flow on while values wait (an
 # idle leader closes instances with skips), so the clients' longest latency per partition is
 # printed too: the values that waited on the dead leader go again when the client sees the
-# new one (README, "Lean followers"), about heartbeat-timeout-ms, not after --resubmit-ms.
+# new one (docs/operating.md, "Lean followers"), about heartbeat-timeout-ms, not after
+# --resubmit-ms.
 # Writes BUILD_DIR/bench-results/<date>/partitions-failover.md (OUT_DIR to change it).
 # Usage: bench/partitions-failover.sh BUILD_DIR [OUT_DIR]
 # PAXOS_TRANSPORT=unicast runs it on the unicast transport (tests/e2e/cluster.sh base_conf).

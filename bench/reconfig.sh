@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Changing the acceptor set under load (README, "Changing the cluster"), inside a private
+# Changing the acceptor set under load (docs/operating.md, "Changing the cluster"), inside a private
 # network namespace: acceptor ids 0..4, 0..2 the members at the start (initial-members 3,
 # membership-alpha 256), proposers 0 and 1, a closed-loop client keeping 64 values of 64
 # bytes outstanding, and paxos-monitor timestamping deliveries. Per round:

@@ -160,7 +160,8 @@ static void report_closed(struct paxos_learner *l, const struct slot *s)
 
 /* The highest point a quorum of acceptors reported reaching: the quorum-th largest report,
  * among the members of the configuration in force at next (the one the learner decides with
- * now; the configurations of instances above it may differ, see the README). */
+ * now; the configurations of instances above it may differ: docs/operating.md, "Changing the
+ * cluster"). */
 /* How many of members reported at least t. */
 static uint32_t reported(const struct paxos_learner *l, const paxos_iid *reports, uint32_t members,
 			 paxos_iid t)

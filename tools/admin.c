@@ -571,11 +571,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (a.cfg.membership_alpha == 0 && a.op != 0) {
-		fprintf(
-		    stderr,
-		    "%s: %s: membership-alpha is 0: the acceptors and proposers are fixed (README, "
-		    "\"Changing the cluster\")\n",
-		    program, config);
+		fprintf(stderr,
+			"%s: %s: membership-alpha is 0: the acceptors and proposers are fixed "
+			"(docs/operating.md, \"Changing the cluster\")\n",
+			program, config);
 		return 1;
 	}
 	/* Fixed acceptors: their state messages, heard by a learner that follows the head. */

@@ -7,7 +7,7 @@
  *                 text format 0.0.4, labelled role and id
  *   GET /health   200 "ok" while the node works; 503 and the reason, one line, once it
  *                 failed (paxos_node_failed, e.g. its acceptor's storage)
- * Any other path is 404. The README's Metrics section lists the metric names.
+ * Any other path is 404. docs/operating.md, "Metrics", lists the metric names.
  */
 #ifndef PAXOS_METRICS_H
 #define PAXOS_METRICS_H

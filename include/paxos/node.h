@@ -117,7 +117,7 @@ typedef void (*paxos_new_leader_fn)(void *arg, uint32_t proposer);
  * another leadership proposed than the instances it delivered before (another proposer, or
  * the same one restarted, as the instance's ballot says): values this node submitted and has not
  * seen delivered may have waited on a leader that is gone, and with several partitions the new one
- * has no copy of them (README, "Lean followers"; it announces itself with a skip,
+ * has no copy of them (docs/operating.md, "Lean followers"; it announces itself with a skip,
  * paxos_proposer_announce()), so submit them again now, with the same bytes. It may say so
  * more than once at one failover (a value chosen under the old leader can be delivered
  * after one of the new), and a value submitted again may be delivered twice. Needs a

@@ -188,9 +188,9 @@ static void ask_the_unknown(struct paxos_node *n, const struct paxos_membership 
 /*
  * Where the learner of an acceptor that joined by a change starts: an acceptor no
  * configuration named before the one that added it never voted below that one's first
- * instance, and needs no copy of what was chosen there (README, "Changing the cluster"); one
- * not a member yet needs nothing the history it adopted already reflects. Fetching the whole
- * log from the others instead loads them for as long as it takes. Its recovery (a memory
+ * instance, and needs no copy of what was chosen there (docs/operating.md, "Changing the
+ * cluster"); one not a member yet needs nothing the history it adopted already reflects. Fetching
+ * the whole log from the others instead loads them for as long as it takes. Its recovery (a memory
  * store recovers at every start) changes nothing: it holds no decision of an earlier life to
  * restore. 0: from where it is (a member from the first configuration kept, or a node that
  * delivers to an application).

@@ -76,8 +76,8 @@ for bin in "$WORK/kvstore" "$WORK/kvstore-build"; do
 	"$bin/kvstore-cli" --help >/dev/null
 done
 
-# The README's C example ("Using the library") compiles as it is, warnings as errors.
-awk '/^## Using the library/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit }
+# The README's C example ("Linking the library") compiles as it is, warnings as errors.
+awk '/^## Linking the library/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit }
 	c { print }' "$SRC/README.md" >"$WORK/readme.c"
 [ -s "$WORK/readme.c" ] || { echo "FAIL: no C example in README.md"; exit 1; }
 # shellcheck disable=SC2046,SC2086

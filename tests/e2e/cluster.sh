@@ -240,7 +240,8 @@ local_members() {
 
 # leader_moved LOG...: a proposer's LOG names a change of leader past instance 1 (one from
 # instance 1, as the proposers start, precedes every value). A heartbeat missed under load may
-# move the leadership, and a value in flight then may be chosen twice (README: at-least-once).
+# move the leadership, and a value in flight then may be chosen twice (at-least-once:
+# docs/using.md, "Submitting values").
 leader_moved() {
 	awk '/: leader is now [0-9]* \(was [0-9]*\) from instance [0-9]*/ {
 		for (i = 1; i < NF; i++) if ($i == "instance" && $(i + 1) + 0 > 1) found = 1 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Processes started from the ORIGINAL paxos.conf learn the configuration in force from the
-# acceptors (README, "Changing the cluster"), over multicast or unicast with
+# acceptors (docs/operating.md, "Changing the cluster"), over multicast or unicast with
 # PAXOS_TRANSPORT=unicast (inside a private network namespace). Acceptors 0..3 run, 0..2 are
 # the members at the start (initial-members 3, membership-alpha 256, memory-retention 100: the
 # memory acceptors trim as they go). Acceptor 2 is replaced by 3 (configuration 2: acceptors

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's role list on a fresh machine (inside a private network namespace): 3 acceptors
+# The role list (docs/operating.md, "Role binaries") on a fresh machine (inside a private network namespace): 3 acceptors
 # and both proposers of the shipped paxos.conf, memory storage, started together (proposers
 # first), and a client at once. The acceptors recover as a first start without waiting for
 # anyone: the client's 64 values are delivered with no resubmit (it would wait 10 s: a loaded

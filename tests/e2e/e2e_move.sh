@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# A cluster whose acceptors host no learner (learning-acceptors no) changes under load (README,
-# "Changing the cluster"): acceptors 0..3 run, 0..2 are the members at the start
+# A cluster whose acceptors host no learner (learning-acceptors no) changes under load
+# (docs/operating.md, "Changing the cluster"): acceptors 0..3 run, 0..2 are the members at the start
 # (initial-members 3, membership-alpha 256). A client submits 2000 values of 64 bytes a
 # second, resubmitting only after 5 s, until every change below is done, while
 #  - paxos-admin status answers (the acceptors answer configuration requests without a

@@ -413,7 +413,7 @@ mh_admin() {
 	event "$name" "$what: $(cat "$WORK/$name/admin.out")"
 }
 
-# Changing the acceptor set under load (README, "Changing the cluster"): acceptors 0-2 are
+# Changing the acceptor set under load (docs/operating.md, "Changing the cluster"): acceptors 0-2 are
 # the members at the start, 3 (h4), 4 (h5) and 5 (h3) run as spares. Acceptor 2 is replaced
 # by 3, on another host, and stopped; the set grows to 5 (4, then 5, the leader killed during
 # that change) and shrinks back to 3 (0, 1, 3); a learner started after the changes (h4)
@@ -543,7 +543,7 @@ scenario_partitions() {
 	done
 	runs=$(awk '{ print $1 }' "$d/learnerA.out" | uniq | wc -l)
 	[ "$runs" -ge 3 ] || fail "partitions: only $runs runs of one partition in the merged order"
-	# Submission is at-least-once (README): a value may be delivered twice after a resubmit,
+	# Submission is at-least-once (docs/using.md): a value may be delivered twice after a resubmit,
 	# or when the leadership moves while it is in flight (here twice); counted, not failed.
 	twice=$(($(wc -l <"$d/learnerA.out") - $(cat "$d/learnerA-0.set" "$d/learnerA-1.set" | wc -l)))
 	resubmits=$(cat "$d/client0.log" "$d/client1.log" |

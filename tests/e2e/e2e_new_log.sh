@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# A whole memory cluster restarted (inside a private network namespace): the README's role list
+# A whole memory cluster restarted (inside a private network namespace): the role list
 # (3 acceptors, both proposers, the shipped paxos.conf with its storage-path) delivers 2,000
 # values to a client and to a learner; then every acceptor and proposer is stopped with SIGTERM
 # and started again on the same files. Every acceptor lost the log, so they begin a new one:
@@ -71,7 +71,7 @@ new_log() {
 	echo "e2e_new_log: log $1: 2000 values delivered; the learner said \"new log\" first, then delivered it from instance 1 ($(wc -l <"$WORK/log$1.out") values)"
 }
 
-# The restart of the README's cluster: everything at once, on the same files.
+# The restart of the role list's cluster: everything at once, on the same files.
 stop_cluster a
 start_cluster b
 new_log 1 b

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Changing the acceptor set under load (README, "Changing the cluster"), over multicast or
+# Changing the acceptor set under load (docs/operating.md, "Changing the cluster"), over multicast or
 # unicast with PAXOS_TRANSPORT=unicast (inside a private network namespace): acceptor ids
 # 0..4 run, 0..2 are the members at the start (initial-members 3, membership-alpha 256). A
 # client submits 5000 values of 64 bytes a second, up to 64 outstanding, resubmitting only

@@ -301,7 +301,7 @@ END_TEST
  * Partitions, whose followers are lean: the leaders crash, restart and move, and the clients
  * would submit a value again only after 100 s (far past the liveness budget). Every value is
  * still delivered: a new leader announces itself with a skip, and the client submits at once
- * what waited on the leader before (paxos_node_on_new_leader; README, "Lean followers").
+ * what waited on the leader before (paxos_node_on_new_leader; docs/operating.md, "Lean followers").
  */
 START_TEST(test_new_leader_gets_the_waiting_values_at_once)
 {

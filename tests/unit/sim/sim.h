@@ -122,7 +122,7 @@ struct sim_options {
 	/* A value not delivered this long (us) is submitted again; 0: 120 ms. With partitions
 	 * the clients also submit a partition's values again at once when the first instance of
 	 * a new leader of it is delivered (paxos_node_on_new_leader), so that a long timeout
-	 * does not hold them up after a leader failed (README, "Lean followers"). */
+	 * does not hold them up after a leader failed (docs/operating.md, "Lean followers"). */
 	uint32_t resubmit_us;
 	int verbose; /* 0 quiet, 1 faults and failures, 2 every message too */
 };
