@@ -103,34 +103,43 @@ static bool parse_ipv4(const char *text, struct in_addr *out)
 	return strlen(text) < INET_ADDRSTRLEN && inet_pton(AF_INET, text, out) == 1;
 }
 
-static int parse_group(struct config_parse *p, const struct config_key *key, const char *text,
-		       struct paxos_endpoint *out)
+/* ADDRESS:PORT, a dotted IPv4 address (its text in addr_text) and a port from 1 up. */
+static int parse_address_port(struct config_parse *p, const struct config_key *key,
+			      const char *text, char addr_text[INET_ADDRSTRLEN],
+			      struct paxos_endpoint *out)
 {
 	const char *colon = strrchr(text, ':');
-	char addr_text[INET_ADDRSTRLEN];
-	struct in_addr addr;
-	uint32_t port;
-	size_t addr_len;
+	size_t addr_len = colon ? (size_t)(colon - text) : 0;
+	uint32_t port = 0;
 
 	if (!colon || colon == text || colon[1] == '\0')
 		return config_error(p, p->line, key, "'%.*s' is not ADDRESS:PORT", CONFIG_QUOTE_MAX,
 				    text);
-	addr_len = (size_t)(colon - text);
-	if (addr_len >= sizeof(addr_text))
+	if (addr_len >= INET_ADDRSTRLEN)
 		return config_error(p, p->line, key, "'%.*s' is not an IPv4 address",
 				    CONFIG_QUOTE_MAX, text);
 	memcpy(addr_text, text, addr_len);
 	addr_text[addr_len] = '\0';
-	if (!parse_ipv4(addr_text, &addr))
+	if (!parse_ipv4(addr_text, &out->addr))
 		return config_error(p, p->line, key, "'%s' is not an IPv4 address", addr_text);
-	if (!IN_MULTICAST(ntohl(addr.s_addr)))
-		return config_error(p, p->line, key,
-				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
 	int rc = parse_u32(p, key, "port ", colon + 1, 1, 65535, &port);
+	out->port = (uint16_t)port;
+	return rc;
+}
+
+/* A multicast group: ADDRESS:PORT with an address in 224.0.0.0/4. */
+static int parse_group(struct config_parse *p, const struct config_key *key, const char *text,
+		       struct paxos_endpoint *out)
+{
+	char addr_text[INET_ADDRSTRLEN];
+	struct paxos_endpoint e;
+	int rc = parse_address_port(p, key, text, addr_text, &e);
 	if (rc != PAXOS_OK)
 		return rc;
-	out->addr = addr;
-	out->port = (uint16_t)port;
+	if (!IN_MULTICAST(ntohl(e.addr.s_addr)))
+		return config_error(p, p->line, key,
+				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
+	*out = e;
 	return PAXOS_OK;
 }
 
@@ -139,33 +148,18 @@ static int parse_group(struct config_parse *p, const struct config_key *key, con
 static int parse_listen(struct config_parse *p, const struct config_key *key, const char *text,
 			struct paxos_endpoint *out)
 {
-	const char *colon = strrchr(text, ':');
 	char addr_text[INET_ADDRSTRLEN];
-	struct in_addr addr;
-	uint32_t port;
-	size_t addr_len = colon ? (size_t)(colon - text) : 0;
-
-	if (!colon || colon == text || colon[1] == '\0')
-		return config_error(p, p->line, key, "'%.*s' is not ADDRESS:PORT", CONFIG_QUOTE_MAX,
-				    text);
-	if (addr_len >= sizeof(addr_text))
-		return config_error(p, p->line, key, "'%.*s' is not an IPv4 address",
-				    CONFIG_QUOTE_MAX, text);
-	memcpy(addr_text, text, addr_len);
-	addr_text[addr_len] = '\0';
-	if (!parse_ipv4(addr_text, &addr))
-		return config_error(p, p->line, key, "'%s' is not an IPv4 address", addr_text);
-	uint32_t a = ntohl(addr.s_addr);
+	struct paxos_endpoint e;
+	int rc = parse_address_port(p, key, text, addr_text, &e);
+	if (rc != PAXOS_OK)
+		return rc;
+	uint32_t a = ntohl(e.addr.s_addr);
 	if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
 		return config_error(p, p->line, key,
 				    "%s is not an address to listen on (a local address, or "
 				    "0.0.0.0 for all)",
 				    addr_text);
-	int rc = parse_u32(p, key, "port ", colon + 1, 1, 65535, &port);
-	if (rc != PAXOS_OK)
-		return rc;
-	out->addr = addr;
-	out->port = (uint16_t)port;
+	*out = e;
 	return PAXOS_OK;
 }
 
