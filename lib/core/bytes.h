@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Fixed-width integers at any place of a byte buffer, in the byte order a format states. */
+/* Fixed-width integers at any place of a byte buffer, in the byte order a format states:
+ * paxos_put_le32(p, x), paxos_get_le32(p), and so for le64, be32 and be64. */
 #ifndef PAXOS_CORE_BYTES_H
 #define PAXOS_CORE_BYTES_H
 
@@ -7,56 +8,24 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline void paxos_put_le32(uint8_t *p, uint32_t x)
-{
-	x = htole32(x);
-	memcpy(p, &x, sizeof(x));
-}
+#define PAXOS_BYTES(order, bits)                                                                   \
+	static inline void paxos_put_##order##bits(uint8_t *p, uint##bits##_t x)                   \
+	{                                                                                          \
+		x = hto##order##bits(x);                                                           \
+		memcpy(p, &x, sizeof(x));                                                          \
+	}                                                                                          \
+	static inline uint##bits##_t paxos_get_##order##bits(const uint8_t *p)                     \
+	{                                                                                          \
+		uint##bits##_t x;                                                                  \
+		memcpy(&x, p, sizeof(x));                                                          \
+		return order##bits##toh(x);                                                        \
+	}
 
-static inline uint32_t paxos_get_le32(const uint8_t *p)
-{
-	uint32_t x;
-	memcpy(&x, p, sizeof(x));
-	return le32toh(x);
-}
+PAXOS_BYTES(le, 32)
+PAXOS_BYTES(le, 64)
+PAXOS_BYTES(be, 32)
+PAXOS_BYTES(be, 64)
 
-static inline void paxos_put_le64(uint8_t *p, uint64_t x)
-{
-	x = htole64(x);
-	memcpy(p, &x, sizeof(x));
-}
-
-static inline uint64_t paxos_get_le64(const uint8_t *p)
-{
-	uint64_t x;
-	memcpy(&x, p, sizeof(x));
-	return le64toh(x);
-}
-
-static inline void paxos_put_be32(uint8_t *p, uint32_t x)
-{
-	x = htobe32(x);
-	memcpy(p, &x, sizeof(x));
-}
-
-static inline uint32_t paxos_get_be32(const uint8_t *p)
-{
-	uint32_t x;
-	memcpy(&x, p, sizeof(x));
-	return be32toh(x);
-}
-
-static inline void paxos_put_be64(uint8_t *p, uint64_t x)
-{
-	x = htobe64(x);
-	memcpy(p, &x, sizeof(x));
-}
-
-static inline uint64_t paxos_get_be64(const uint8_t *p)
-{
-	uint64_t x;
-	memcpy(&x, p, sizeof(x));
-	return be64toh(x);
-}
+#undef PAXOS_BYTES
 
 #endif
