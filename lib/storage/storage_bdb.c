@@ -582,34 +582,16 @@ static void bdb_destroy(struct paxos_storage *st)
 	free(b);
 }
 
-static const struct paxos_storage_ops bdb_ops = {
-    .name = "bdb",
-    .begin = bdb_begin,
-    .commit = bdb_commit,
-    .get = bdb_get,
-    .put = bdb_put,
-    .trim = bdb_trim,
-    .trim_iid = bdb_trim_iid,
-    .highest_accepted = bdb_highest_accepted,
-    .destroy = bdb_destroy,
-    .error = bdb_error,
-};
+/* What both variants share; the pipelined one adds what a flush thread needs. */
+#define BDB_COMMON_OPS                                                                             \
+	.name = "bdb", .begin = bdb_begin, .commit = bdb_commit, .get = bdb_get, .put = bdb_put,   \
+	.trim = bdb_trim, .trim_iid = bdb_trim_iid, .highest_accepted = bdb_highest_accepted,      \
+	.destroy = bdb_destroy, .error = bdb_error
+
+static const struct paxos_storage_ops bdb_ops = {BDB_COMMON_OPS};
 
 static const struct paxos_storage_ops bdb_pipelined_ops = {
-    .name = "bdb",
-    .begin = bdb_begin,
-    .commit = bdb_commit,
-    .get = bdb_get,
-    .put = bdb_put,
-    .trim = bdb_trim,
-    .trim_iid = bdb_trim_iid,
-    .highest_accepted = bdb_highest_accepted,
-    .destroy = bdb_destroy,
-    .error = bdb_error,
-    .committed = bdb_committed,
-    .sync = bdb_sync,
-    .sync_fd = bdb_sync_fd,
-};
+    BDB_COMMON_OPS, .committed = bdb_committed, .sync = bdb_sync, .sync_fd = bdb_sync_fd};
 
 /* --- opening ---------------------------------------------------------------------------- */
 

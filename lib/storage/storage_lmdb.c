@@ -540,36 +540,17 @@ static void lmdb_destroy(struct paxos_storage *st)
 	free(l);
 }
 
-static const struct paxos_storage_ops lmdb_ops = {
-    .name = "lmdb",
-    .begin = lmdb_begin,
-    .commit = lmdb_commit,
-    .get = lmdb_get,
-    .put = lmdb_put,
-    .trim = lmdb_trim,
-    .trim_iid = lmdb_trim_iid,
-    .highest_accepted = lmdb_highest_accepted,
-    .destroy = lmdb_destroy,
-    .error = lmdb_error,
-    .space = lmdb_space,
-};
+/* What both variants share; the pipelined one adds what a flush thread needs. */
+#define LMDB_COMMON_OPS                                                                            \
+	.name = "lmdb", .begin = lmdb_begin, .commit = lmdb_commit, .get = lmdb_get,               \
+	.put = lmdb_put, .trim = lmdb_trim, .trim_iid = lmdb_trim_iid,                             \
+	.highest_accepted = lmdb_highest_accepted, .destroy = lmdb_destroy, .error = lmdb_error,   \
+	.space = lmdb_space
+
+static const struct paxos_storage_ops lmdb_ops = {LMDB_COMMON_OPS};
 
 static const struct paxos_storage_ops lmdb_pipelined_ops = {
-    .name = "lmdb",
-    .begin = lmdb_begin,
-    .commit = lmdb_commit,
-    .get = lmdb_get,
-    .put = lmdb_put,
-    .trim = lmdb_trim,
-    .trim_iid = lmdb_trim_iid,
-    .highest_accepted = lmdb_highest_accepted,
-    .destroy = lmdb_destroy,
-    .error = lmdb_error,
-    .committed = lmdb_committed,
-    .sync = lmdb_sync,
-    .sync_fd = lmdb_sync_fd,
-    .space = lmdb_space,
-};
+    LMDB_COMMON_OPS, .committed = lmdb_committed, .sync = lmdb_sync, .sync_fd = lmdb_sync_fd};
 
 /* Trim point and highest accepted instance of an existing store. */
 static int recover(struct lmdb_storage *l, MDB_txn *txn)
