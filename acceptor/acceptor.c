@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Acceptor protocol logic (thesis 2.2.2, 3.4): per instance it remembers the highest ballot
- * promised and the last value accepted, and answers repeat requests and trims for the
- * learners. A learning acceptor (thesis 3.7.5) also marks the instances its learner closed as
- * final and from then on only ever answers with the chosen value. The acceptor reads its storage
- * but never writes it: each step adds to a ready (paxos/acceptor.h, struct paxos_ready) the
- * records to write and the replies, each tagged with the write it reports on, and its driver
- * writes the records (one transaction: group commit) before it sends what they back, since an
- * answer must never get ahead of the state it promises.
+ * promised and the last value accepted (thesis 2.2.2: "the acceptor keeps a state record,
+ * consisting of <iid, B, V, VB>"), and answers repeat requests and trims for the learners. A
+ * learning acceptor (thesis 3.7.5) also marks the instances its learner closed as final and from
+ * then on only ever answers with the chosen value. The acceptor reads its storage but never
+ * writes it: each step adds to a ready (paxos/acceptor.h, struct paxos_ready) the records to
+ * write and the replies, each tagged with the write it reports on, and its driver writes the
+ * records before it sends what they back, since an answer must never get ahead of the state it
+ * promises. Thesis 3.4: "Any change to the state must be made permanent before sending the
+ * corresponding acknowledgement." A step takes a whole batch of messages, written in one
+ * transaction (group commit), as thesis 3.7.3 has it: batching "allows the acceptors to process
+ * different requests and update their state in stable storage with a single atomic operation,
+ * requiring a single (larger) disk write."
  *
  * The ready itself, its records, replies and arena, and its hand-over to the driver are in
  * ready.c, the one-call drivers in handle.c; state.h holds what they share.
@@ -101,11 +106,13 @@ static void emit_to_ready(void *ctx, enum paxos_group to, const struct paxos_mes
 }
 
 /*
- * The ballot a reject names, which the proposer must go above: the one promised, or past the
- * recovery fence when that is higher. The fence itself may not be voted for (the acceptor may
- * have promised it before it lost its state), so the reject names fence + 1: the proposer
- * holding exactly the fence (it told recovery its ballot) would take a reject naming its own
- * ballot for a late answer to an older request, ignore it, and wait for its phase 1 timeout.
+ * The ballot a reject names, which the proposer must go above. Thesis 3.4: "rather than just
+ * dropping the request silently, it informs the sender about the currently accepted ballot with
+ * a reject message." That is the one promised, or past the recovery fence when that is higher.
+ * The fence itself may not be voted for (the acceptor may have promised it before it lost its
+ * state), so the reject names fence + 1: the proposer holding exactly the fence (it told
+ * recovery its ballot) would take a reject naming its own ballot for a late answer to an older
+ * request, ignore it, and wait for its phase 1 timeout.
  */
 static paxos_ballot reject_ballot(const struct paxos_acceptor *a, const struct paxos_record *rec)
 {
@@ -139,14 +146,15 @@ static struct paxos_ready_message *hold_accepted(struct paxos_acceptor *a,
 }
 
 /*
- * A prepare for a final instance gets a promise for any ballot, carrying the chosen value
- * with value ballot p->ballot, and the record stays as it is. Safe: the proposer adopts the
+ * A prepare for a final instance gets a promise for any ballot, carrying the chosen value with
+ * value ballot p->ballot, and the record stays as it is. Thesis 3.7.5: "Storing this final value
+ * and refusing to modify it later, does not violate the protocol." Safe: the proposer adopts the
  * value with the highest value ballot among a quorum's promises, and no other acceptor that
- * promises p->ballot can report more than p->ballot; one reporting exactly p->ballot holds
- * what this proposer already proposed at p->ballot, which Paxos makes the chosen value when
- * p->ballot is above the lowest ballot c it was chosen at. Below c the quorum that accepted c
- * refuses p->ballot for good (promised c or final), so whatever the proposer picks can never
- * be chosen. Not storing the promise is safe too: a final record never accepts anything.
+ * promises p->ballot can report more than p->ballot; one reporting exactly p->ballot holds what
+ * this proposer already proposed at p->ballot, which Paxos makes the chosen value when p->ballot
+ * is above the lowest ballot c it was chosen at. Below c the quorum that accepted c refuses
+ * p->ballot for good (promised c or final), so whatever the proposer picks can never be chosen.
+ * Not storing the promise is safe too: a final record never accepts anything.
  */
 static int promise_final(struct paxos_acceptor *a, const struct paxos_prepare *p,
 			 const struct paxos_record *rec, struct value_ref *v)
@@ -213,6 +221,11 @@ static int answer_withheld(struct paxos_acceptor *a)
 	return PAXOS_OK;
 }
 
+/*
+ * Phase 1b. Thesis 2.2.2: "Unless the ballot B in the acceptor record for instance i contains
+ * a number higher than b, the acceptor grants the request. It sets B = b and answers with a
+ * promise message, consisting of <i, b, V, VB>". A prepare it does not grant gets a reject.
+ */
 static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *p)
 {
 	if (!live_instance(a, p->iid))
@@ -260,6 +273,15 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 	return PAXOS_OK;
 }
 
+/*
+ * Phase 2b. Thesis 2.2.2: "Unless the ballot B in the acceptor record for instance i contains
+ * a number higher than b, the acceptor grants the request. It sets B = b, V = v, VB = b and
+ * answers with a learn message, consisting of <i, b, v>." The learn message (accepted) here
+ * leaves v out: the learners heard the leader's accept, and (i, b) names its value, so each
+ * value crosses the network once rather than once per acceptor. An accept it does not grant gets
+ * a reject too, where thesis 3.4 rejects only prepares: a proposer whose phase 2 lost to a
+ * higher ballot then moves on without waiting for its timeout.
+ */
 static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *acc)
 {
 	if (!live_instance(a, acc->iid) || (acc->value.len > 0 && !acc->value.data))
@@ -381,8 +403,12 @@ void paxos_acceptor_decided(struct paxos_acceptor *a, paxos_iid iid)
 	a->decided_known = true;
 }
 
-/* A trim drops instances for good: an undecided one trimmed by a quorum can never be learned,
- * so it goes no further than the instances known decided (paxos_acceptor_decided). */
+/*
+ * Thesis 3.4.1: on snapshot(i) "each acceptor knows that it can safely drop informations about
+ * instances up to i, truncating their database." A trim drops instances for good: an undecided
+ * one trimmed by a quorum can never be learned, so unlike the thesis' snapshot it goes no
+ * further than the instances known decided (paxos_acceptor_decided).
+ */
 static int handle_trim(struct paxos_acceptor *a, const struct paxos_trim *t)
 {
 	paxos_iid to = t->iid, limit = paxos_acceptor_trim_limit(a);
@@ -608,6 +634,8 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 	}
 	paxos_iid highest = highest_accepted(a);
 	apply_retention(a, highest);
+	/* Thesis 2.2.2: "The acceptor should periodically repeat the state of the highest
+	 * instance for which some value was accepted." */
 	if (highest > trim_iid(a)) {
 		struct paxos_record rec;
 		struct value_ref v;
@@ -639,10 +667,11 @@ int paxos_acceptor_step_tick(struct paxos_acceptor *a)
 }
 
 /*
- * Thesis 3.7.5: "this update does not need an immediate commit". The mark goes into the
- * ready, written with the next step's changes, so learning costs no commit (no fsync) of its
- * own. A crash before that loses the mark, which is harmless: the record is then an ordinary
- * one again; so is a mark dropped when the ready has no room for it.
+ * Thesis 3.7.5: "This update to the state in the acceptor does not require an immediate commit
+ * to stable storage." The mark goes into the ready, written with the next step's changes, so
+ * learning costs no commit (no fsync) of its own. A crash before that loses the mark, which is
+ * harmless: the record is then an ordinary one again; so is a mark dropped when the ready has no
+ * room for it.
  */
 int paxos_acceptor_learned(struct paxos_acceptor *a, paxos_iid iid, const struct paxos_value *v)
 {

@@ -210,6 +210,12 @@ int recovery_join(struct recovery *r, const struct paxos_acceptor_membership *m)
 }
 
 /*
+ * Thesis 3.7.6: "An acceptor that crashes either recovers its state entirely, or it is not
+ * allowed to re-enter the system." Here one that lost its state re-enters once its peers and the
+ * proposers told it how far its earlier life may have voted (floor and fence), and votes only
+ * where no vote of that life can be contradicted, so that volatile acceptors survive restarts
+ * one at a time.
+ *
  * At or below the floor an earlier life may have accepted a value that a quorum chose, so no
  * promise is given there: a promise would report nothing where that value should be seen.
  * An accept above the fence is taken there all the same. Its proposer ran phase 1 with a

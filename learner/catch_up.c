@@ -3,7 +3,8 @@
  * Hole checks and catch-up: the learner's tick, and what it asks for the instances it cannot
  * close by listening: the next range from next on when it is behind or stalled (thesis 4.6.1),
  * the values a quorum named that never came, and a repair from the leader when the acceptors
- * it hears hold no quorum ballot.
+ * it hears hold no quorum ballot. Thesis 3.3: "The learner periodically checks for holes and
+ * asks the acceptors to retransmit their decision for the corresponding instances."
  */
 #include "window.h"
 
@@ -63,10 +64,11 @@ static bool asked_recently(const struct paxos_learner *l, paxos_time now)
 }
 
 /*
- * Thesis 4.6.1: a lagging learner must not flood the acceptors. One request is outstanding
- * at a time: the next goes as soon as the previous range is delivered (so the acceptors'
- * answers pace it, however busy they are), or after a hole check if part of the answer was
- * lost.
+ * Thesis 4.6.1: a lagging learner must not flood the acceptors ("The learner starts asking
+ * retransmissions, producing more traffic. The acceptors have to answer and produce even more
+ * traffic."). One request is outstanding at a time: the next goes as soon as the previous range
+ * is delivered (so the acceptors' answers pace it, however busy they are), or after a hole check
+ * if part of the answer was lost.
  */
 static bool may_catch_up(const struct paxos_learner *l, paxos_time now)
 {

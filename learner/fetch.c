@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fetching single past instances on request (thesis 3.3, paxos_learner_fetch): each fetch
- * counts the answers to its repeat in a slot of its own outside the window, so that fetching
- * stays apart from delivery.
+ * Fetching single past instances on request (paxos_learner_fetch). Thesis 3.3: "Another
+ * ability an application may need from the learner is to fetch the value for some specific
+ * instance closed in the past. This can be easily achieved using retransmission requests."
+ * Each fetch counts the answers to its repeat in a slot of its own outside the window, so that
+ * fetching stays apart from delivery.
  */
 #include "window.h"
 

@@ -10,6 +10,10 @@
  * application is told (thesis 3.4.1). It also fetches single past instances on request (thesis
  * 3.3), counting the answers in a small table of its own, apart from delivery.
  *
+ * Thesis 2.2.1: "Whenever the learner realizes that a majority of acceptors has been reached
+ * for an instance, it knows that the value for that instance is permanently and unambiguously
+ * chosen." The votes are counted in slots.c.
+ *
  * What a step decides (closed, delivered, trimmed) is not told through callbacks but added to
  * an array of events allocated with the learner, its ready (the Ready pattern): the driver
  * hands them on and advances. paxos_learner_handle() is that, with the options' callbacks.
@@ -124,9 +128,14 @@ static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kin
 
 static void recheck(struct paxos_learner *l, paxos_iid iid);
 
-/* Delivers every closed instance from next on, into the ready. The slot is released and next
- * advanced at once; the value bytes stay in the slot's buffer until a later step reuses it,
- * which is after paxos_learner_advance. */
+/*
+ * Delivers every closed instance from next on, into the ready. Thesis 2.2.1: "Knowing the chosen
+ * value for an instance is therefore not sufficient for delivering it: all instances from 1 to
+ * the current iid must have been delivered already." Thesis 3.3: "Once an instance is delivered,
+ * the current instance number is incremented and the learner can completely forget about the
+ * associated value". The slot is released and next advanced at once; the value bytes stay in the
+ * slot's buffer until a later step reuses it, which is after paxos_learner_advance.
+ */
 static void deliver_ready(struct paxos_learner *l)
 {
 	for (;;) {
@@ -363,10 +372,12 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 	if (!accepted_valid(l, a))
 		return;
 	if (!l->started) {
-		/* FROM_CURRENT: delivery begins at the first instance heard of that is not below
-		 * what the acceptors report they reached: not at a repeat of history that another
-		 * learner asked for (or a leader's repair of it), which would start it in the past,
-		 * maybe where no acceptor holds anything any more. */
+		/* FROM_CURRENT (thesis 3.3: "A learner should have an alternative startup
+		 * method, which starts delivering from the present instance rather than starting
+		 * from number 1."): delivery begins at the first instance heard of that is not
+		 * below what the acceptors report they reached: not at a repeat of history that
+		 * another learner asked for (or a leader's repair of it), which would start it
+		 * in the past, maybe where no acceptor holds anything any more. */
 		if (!l->hint_known || a->iid < l->current_hint)
 			return;
 		l->started = true;

@@ -110,7 +110,9 @@ paxos_ballot learner_quorum_ballot(const struct paxos_learner *l, const struct s
 /*
  * Counts a non-final vote: each acceptor's latest ballot replaces its earlier one (its record
  * holds only the latest). Returns a ballot b a quorum of acceptors now reports, any b, not
- * only the highest, or 0: the value chosen at b is then the one to deliver.
+ * only the highest, or 0: the value chosen at b is then the one to deliver. Thesis 2.4: "As
+ * soon as the learners realize that a majority of acceptors granted the same request (same
+ * ballot), they can deliver v."
  */
 static paxos_ballot record_vote(struct paxos_learner *l, struct slot *s,
 				const struct paxos_accepted *a)
@@ -134,7 +136,9 @@ bool learner_value_known(const struct slot *s)
 }
 
 /* Takes accepted a into s; returns whether s now holds the chosen value. A final answer
- * without its value (none is ever sent) counts as a vote. */
+ * without its value (none is ever sent) counts as a vote. A final one with its value closes
+ * s at once. Thesis 3.7.5: "When receiving such an answer, a learner does not need to wait for
+ * a majority, it can deliver immediately that value." */
 bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct paxos_accepted *a)
 {
 	if (a->final && !a->valueless) {

@@ -104,7 +104,9 @@ struct paxos_learner {
 	size_t event_count, event_cap;
 };
 
-/* The window's slot for iid (which may hold another instance). */
+/* The window's slot for iid (which may hold another instance). Thesis 3.5.4 maps instances
+ * to a preallocated array by iid modulo its size: "A similar strategy is used to implement
+ * the learner." */
 static inline struct slot *slot_of(struct paxos_learner *l, paxos_iid iid)
 {
 	return &l->slots[iid % l->opt.window];

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ballot numbers (thesis 3.5.2, generalised to proposer incarnations). With
- * n = PAXOS_MAX_PROPOSERS, proposer p's ballots are seq * n + p, so ballot mod n names the
- * owner and no two proposers share one. seq = epoch * 2^32 + round: every incarnation
- * (epoch, persisted by the node and raised at each start) begins at round 1, above the
- * rounds of the incarnations before it, so a restarted proposer does not reuse its ballots.
- * b++ is one round (b + n); INCREMENTSKIP is Algorithm 1 on seq.
+ * Ballot numbers. Thesis 3.5.2: "Two distinct proposers never generate the same ballot for
+ * the same instance." and "Proposer p's first ballot number for each instance is created as
+ * an integer n + p". With n = PAXOS_MAX_PROPOSERS, proposer p's ballots are seq * n + p, so
+ * ballot mod n names the owner and no two proposers share one. seq = epoch * 2^32 + round:
+ * every incarnation (epoch, persisted by the node and raised at each start) begins at round 1,
+ * above the rounds of the incarnations before it. This departs from the thesis, whose first
+ * ballot is always n + p: a restarted proposer must not reuse its ballots, since a reused
+ * ballot could be paired with a second value. b++ is one round (b + n); INCREMENTSKIP is
+ * Algorithm 1 on seq.
  *
  * A skip past another proposer's ballot can land in a later epoch's range; the proposer core
  * then takes that epoch and returns it in its ready (see ballot_epoch and struct
@@ -41,7 +44,8 @@ static inline paxos_ballot ballot_first(uint32_t proposer_id, uint32_t epoch)
 	return seq * PAXOS_MAX_PROPOSERS + proposer_id;
 }
 
-/* b++. A ballot that would leave the ballot space stays where it is: the proposer then has
+/* b++, one round up. Thesis 3.5.2: "Incrementing ballot b is straightforward", b++ being
+ * b + n. A ballot that would leave the ballot space stays where it is: the proposer then has
  * no new ballot (and does not reuse one). */
 static inline paxos_ballot ballot_increment(paxos_ballot b)
 {
@@ -52,13 +56,16 @@ static inline paxos_ballot ballot_increment(paxos_ballot b)
 
 /*
  * INCREMENTSKIP(b, b'), thesis Algorithm 1 on sequence numbers: the next ballot of proposer
- * p that beats both b and the ballot b' an acceptor told us to beat.
+ * p that beats both b and the ballot b' an acceptor told us to beat. Thesis 3.5.2: "When
+ * receiving a reject message containing the current ballot "to beat" b', the proposer can
+ * specifically generate the next one rather than just incrementing the current b".
  *
  *   my_seq = (b - p) / n; b'_seq = (b' - b' mod n) / n;
  *   use_seq = max(my_seq, b'_seq) + 1; return use_seq * n + p
  *
- * E.g. p = 3: INCREMENTSKIP(103, 507) = 6 * 100 + 3 = 603. Returns b when the result would
- * leave the ballot space.
+ * E.g. p = 3: INCREMENTSKIP(103, 507) = 6 * 100 + 3 = 603. The division by n departs from the
+ * algorithm as printed, whose "use_seq += 1" on undivided numbers would return 504, a ballot
+ * of proposer 4. Returns b when the result would leave the ballot space.
  */
 static inline paxos_ballot ballot_increment_skip(paxos_ballot b, paxos_ballot beat,
 						 uint32_t proposer_id)

@@ -3,6 +3,11 @@
  * The election core: when each proposer was last heard, and who leads because of it. The
  * leader is re-evaluated whenever something it depends on changes (a heartbeat, an oracle
  * order, a tick that may expire a proposer), and the owner hears of every change.
+ *
+ * Thesis 2.2.3: "Proposers relies on an external leader election service, which should
+ * nominate a coordinator (or leader) among them. Even a weak failure detector is sufficient
+ * for this task." Heartbeats are that detector; a lost heartbeat may make two proposers lead
+ * for a while, which costs progress (their ballots keep beating each other), never safety.
  */
 #include <paxos/election.h>
 

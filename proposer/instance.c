@@ -40,6 +40,11 @@ void instance_reset(struct instance *inst, paxos_iid iid)
  * arrive, forever: so each timeout of an instance doubles its next wait (up to the ceiling). */
 #define MAX_BACKOFF_SHIFT 10
 
+/* Thesis 3.5.3 on the phase 1 and phase 2 timeouts: "There is no magic number to pick those
+ * values, since they depend almost entirely on (i) the disk latency of acceptors and (ii) the
+ * network latency." and "one could use those counter to dynamically increase or reduce the
+ * timeout intervals at runtime". The adaptive timeouts measure the round trips instead of
+ * counting timeouts: a measure follows the latency at once, a count only after it failed. */
 paxos_time instance_timeout(const struct instance_ctx *ctx, const struct instance *inst, int phase)
 {
 	paxos_time t = phase == 1 ? ctx->phase1_timeout : ctx->phase2_timeout;
@@ -73,7 +78,8 @@ static void rtt_sample(const struct instance_ctx *ctx, const struct instance *in
 }
 
 /* The quorum of iid's configuration, 0 when iid may get no vote counted (its configuration is
- * not known); *members: the acceptors whose promises count. */
+ * not known); *members: the acceptors whose promises count. Thesis 2.3.1: the leader waits for
+ * "a majority (i.e., floor(n/2) + 1 where n is the number of acceptors) of promises". */
 static uint32_t instance_quorum(const struct instance_ctx *ctx, paxos_iid iid, uint32_t *members)
 {
 	if (!ctx->membership) {
@@ -159,6 +165,9 @@ static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
 	inst->v2_len = 0;
 }
 
+/* Phase 1a. Thesis 2.3.1: "the proposer sends a prepare message to the acceptors consisting
+ * of <i, b>, where i is the instance number and b a ballot. It should also set a timeout for
+ * this instance at some point in the future." */
 static void send_prepare(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
 			 const struct paxos_emitter *out)
 {
@@ -170,7 +179,9 @@ static void send_prepare(const struct instance_ctx *ctx, struct instance *inst, 
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
-/* Back to phase 1 with ballot b, keeping v2/cv (TO1, TO2, REJECT). */
+/* Back to phase 1 with ballot b, keeping v2/cv (TO1, TO2, REJECT). Thesis 3.5, TO1: "The
+ * proposer increments the ballot, sends the prepare requests, clears the promises and sets
+ * the timeout." */
 static void restart_phase1(const struct instance_ctx *ctx, struct instance *inst, paxos_ballot b,
 			   paxos_time now, const struct paxos_emitter *out)
 {
@@ -205,7 +216,8 @@ static bool may_use(const struct instance_ctx *ctx, const struct instance *inst,
 }
 
 /* TO1, TO2, REJECT: phase 1 again with b, or, without a usable ballot, wait for the next
- * timeout in the same state. */
+ * timeout in the same state. The waiting departs from Fig. 3.1, where a timeout always moves
+ * on: an exhausted ballot space or an epoch not yet durable leaves no ballot to move on with. */
 static void retry_with(const struct instance_ctx *ctx, struct instance *inst, paxos_ballot b,
 		       paxos_time now, const struct paxos_emitter *out)
 {
@@ -216,8 +228,11 @@ static void retry_with(const struct instance_ctx *ctx, struct instance *inst, pa
 		    now + instance_timeout(ctx, inst, inst->state == INSTANCE_P2_PENDING ? 2 : 1);
 }
 
-/* S. An instance released by a former leadership keeps its last ballot and continues above
- * it: reusing a ballot could pair it with a second value. */
+/* S. Thesis 3.5: "the proposer executes phase 1 for the first time in this instance,
+ * numbered I. It generates its first ballot." An instance released by a former leadership
+ * keeps its last ballot and continues above it: reusing a ballot could pair it with a second
+ * value. One started after a reject starts above the ballot it named (to_beat), where the
+ * thesis would start at the first ballot and be rejected once per instance. */
 static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
 		     const struct paxos_emitter *out)
 {
@@ -229,6 +244,8 @@ static void on_start(const struct instance_ctx *ctx, struct instance *inst, paxo
 		restart_phase1(ctx, inst, b, now, out);
 }
 
+/* Thesis 3.5, P: "The ballot number must match the one stored, otherwise the message is
+ * dropped." So must the instance, and the acceptor must be one whose vote counts here. */
 static bool promise_counts(const struct instance_ctx *ctx, const struct instance *inst,
 			   const struct paxos_promise *p)
 {
@@ -238,6 +255,9 @@ static bool promise_counts(const struct instance_ctx *ctx, const struct instance
 	       p->value.len <= ctx->max_value && (p->value.len == 0 || p->value.data);
 }
 
+/* P. Thesis 3.5: "if p_a contains a value, and the corresponding value ballot is higher than
+ * vb, then v1 is set to the value in the promise and vb to its value ballot. If the size of
+ * pset is now equal to the majority of acceptors, one of R0 or R1 is triggered." */
 static enum instance_state on_promise(const struct instance_ctx *ctx, struct instance *inst,
 				      const struct paxos_promise *p, paxos_time now,
 				      const struct paxos_emitter *out)
@@ -283,7 +303,12 @@ static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_valu
 	return claimed ? values : 0;
 }
 
-/* R1: the value with the highest value ballot must be proposed (the four cases of 3.5). */
+/* R1: the value with the highest value ballot must be proposed (the four cases of 3.5).
+ * Thesis 2.3.2: "The coordinator is forced to select the value V with the highest associated
+ * ballot VB and execute phase 2 with it." For v1 != v2 with cv, thesis 3.5: "push back v2 to
+ * the head of the pending list [...] The client value will be sent in another instance."
+ * Taking v1's client values off our pending list (claim_v1) goes beyond the thesis: every
+ * proposer queues every client value here, and a copy left there would be chosen twice. */
 static void adopt_v1(const struct instance_ctx *ctx, struct instance *inst)
 {
 	struct paxos_value v1 = {inst->v1, inst->v1_len};
@@ -371,8 +396,6 @@ static void claim_closed(const struct instance_ctx *ctx, struct instance *inst,
 	inst->values = 0;
 }
 
-/* A: packs waiting client values into one frame, as many as fit, batch_limit and the
- * proposer allow (thesis 3.7.4). Whatever waits goes now: nothing waits for a batch to fill. */
 /* A with no client value waiting but a skip wanted: the instance carries the skip frame, as
  * an adopted value would (cv false: nothing goes back to the pending list if it loses). */
 static bool assign_skip(const struct instance_ctx *ctx, struct instance *inst, bool wanted)
@@ -410,6 +433,10 @@ static bool assign_command(const struct instance_ctx *ctx, struct instance *inst
 	return true;
 }
 
+/* A: packs waiting client values into one frame, as many as fit, batch_limit and the
+ * proposer allow. Thesis 3.7.4: "This is done by popping different values from the pending
+ * list and sending them as one composite value." Whatever waits goes now: nothing waits for a
+ * batch to fill. */
 static bool assign_client_value(const struct instance_ctx *ctx, struct instance *inst)
 {
 	if (ctx->values_from && inst->iid < *ctx->values_from)
@@ -443,6 +470,8 @@ static bool assign_client_value(const struct instance_ctx *ctx, struct instance 
 	return true;
 }
 
+/* E. Thesis 3.5: "the proposer executes phase 2 with ballot b and value v2. [...] A timeout
+ * is set." */
 static void send_accept(const struct instance_ctx *ctx, struct instance *inst, paxos_time now,
 			const struct paxos_emitter *out)
 {
@@ -465,7 +494,9 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
-/* D: the delivered value v settles our client value; then the slot is free again. */
+/* D: the delivered value v settles our client value; then the slot is free again. Thesis 3.5,
+ * for v' != v2 with cv: "push back v2 to the head of the pending list, since we could not
+ * deliver it in this instance." */
 static void on_delivered(const struct instance_ctx *ctx, struct instance *inst,
 			 const struct paxos_value *v, paxos_ballot ballot)
 {
@@ -505,6 +536,9 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 			return on_promise(ctx, inst, arg->promise, now, out);
 		break;
 	case EV_R0:
+		/* Thesis 3.5, R0: "If v2 is null, the proposer assigns to it the next element
+		 * from the pending list of client values and sets cv to true. Then A is
+		 * executed." */
 		if (s == INSTANCE_P1_PENDING) {
 			phase1_done(inst);
 			return instance_step(ctx, inst, EV_A, NULL, now, out);
@@ -519,6 +553,8 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 		}
 		break;
 	case EV_NV:
+		/* Thesis 3.5, NV: "This instance is not used until a value is submitted by some
+		 * client." */
 		break; /* P1_READY without a value stays so until A finds one */
 	case EV_A:
 		if (s != INSTANCE_P1_READY)
@@ -531,6 +567,7 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 			send_accept(ctx, inst, now, out);
 		break;
 	case EV_C:
+		/* Thesis 3.5, C: "This instance can be ignored until it is delivered (D5)." */
 		if (s == INSTANCE_P2_PENDING)
 			rtt_sample(ctx, inst, 2, now);
 		if (s != INSTANCE_CLOSED && arg && arg->value)
@@ -544,6 +581,9 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 		}
 		break;
 	case EV_TO2:
+		/* Thesis 3.5, TO2: "the timer for phase 2 expired. It is necessary to restart
+		 * from phase 1." (3.7.1: "the proposer is forced by the protocol to go through
+		 * phase 1 again.") */
 		if (s == INSTANCE_P2_PENDING) {
 			ctx->counters->phase2_timeouts++;
 			inst->timeouts++;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One instance of the proposer as the explicit finite state machine of thesis Fig. 3.1
- * (section 3.5). The proposer (proposer.c) only turns messages, ticks and learner callbacks
- * into events; every protocol decision about one instance is in instance_step().
+ * (section 3.5). Thesis 3.5: "An approach that we found extremely useful in this task is to
+ * model the life of any instance as a finite-state machine." The proposer (proposer.c) only
+ * turns messages, ticks and learner callbacks into events; every protocol decision about one
+ * instance is in instance_step().
  */
 #ifndef PAXOS_PROPOSER_INSTANCE_H
 #define PAXOS_PROPOSER_INSTANCE_H
@@ -25,10 +27,13 @@ enum instance_state {
 /*
  * The events of Fig. 3.1. R0, R1, A, NV and E are normally fired by instance_step itself
  * (P reaching a quorum fires R0 or R1, which lead to A/NV and E); they can also be fired
- * directly, which the table-driven test does.
+ * directly, which the table-driven test does. Thesis 3.5: "This finite-state machine approach
+ * allows to create a test suite to verify that the proposer takes the appropriate action for
+ * every <state, event> that can happen."
  *
- * D stands for the figure's D0..D5: one delivery arrow out of each state, all handled by
- * the same rule (thesis 3.5, "independently of the current state"), so it is one event.
+ * D stands for the figure's D0..D5: one delivery arrow out of each state, all handled by the
+ * same rule (thesis 3.5: "Independently of the current state, the event is handled with the
+ * following rule"), so it is one event.
  *
  * REPAIR is not in the figure either. A learner asks for it when the acceptors it hears hold
  * no quorum ballot for the instance: someone accepted values there, so a P1_READY record
@@ -37,10 +42,12 @@ enum instance_state {
  * (phases in flight finish or time out by themselves; decided instances are repaired apart,
  * see repair.h).
  *
- * REJECT is not in the figure. Thesis 3.5.2 says a reject carries the ballot to beat and the
- * proposer jumps past it with INCREMENTSKIP. It behaves like TO1/TO2 (back to P1_PENDING,
- * keep v2/cv, prepare again) except for the new ballot and the staleness check, so it is
- * its own event rather than a TO with a special argument.
+ * REJECT is not in the figure. Thesis 3.4: the acceptor "informs the sender about the
+ * currently accepted ballot with a reject message. This allows the proposer to skip a few
+ * ballots ahead when generating the next request." The proposer jumps past it with
+ * INCREMENTSKIP (3.5.2). It behaves like TO1/TO2 (back to P1_PENDING, keep v2/cv, prepare
+ * again) except for the new ballot and the staleness check, so it is its own event rather
+ * than a TO with a special argument.
  */
 enum instance_event {
 	EV_S,      /* start phase 1 for the first time */
@@ -59,8 +66,10 @@ enum instance_event {
 	INSTANCE_EVENT_COUNT
 };
 
-/* The record <i, S, b, pset, v1, vb, v2, cv> plus the timer deadline. v1 is null exactly
- * when vb == 0; v2 is null when !has_v2 (a value may be empty). */
+/* The record <i, S, b, pset, v1, vb, v2, cv> plus the timer deadline. Thesis 3.5: "v1 is the
+ * value found after a successful phase 1, vb is the corresponding ballot, v2 is the value to
+ * use for phase 2". v1 is null exactly when vb == 0; v2 is null when !has_v2 (a value may be
+ * empty). */
 struct instance {
 	paxos_iid iid;
 	enum instance_state state;

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The proposer's bounded pending list of client values (thesis 3.5.1), used as a deque:
- * clients add at the back, up to `limit` values; values the proposer must propose again go
- * back to the front. Room for `capacity` >= limit values is preallocated so that giving back
- * the values the instances hold never fails (see proposer.c).
+ * The proposer's bounded pending list of client values. Thesis 3.5.1: "A more general solution is
+ * to limit the maximum pending list size. Values that don't fit are simply ignored." Used as a
+ * deque: clients add at the back, up to `limit` values; values the proposer must propose again go
+ * back to the front (thesis 3.5: "push back v2 to the head of the pending list"). Room for
+ * `capacity` >= limit values is preallocated so that giving back the values the instances hold
+ * never fails (see proposer.c).
  *
- * A value may also leave from the middle: when another proposer got it delivered (after a
- * leader change every proposer holds the clients' values, thesis 4.7), keeping it would
- * make the next leader propose it again. So values live in fixed buffers that never move, an
- * index hashed by content finds one in O(1), and the order is a ring of buffer numbers in
- * which a removed entry is marked and skipped; the ring is twice the capacity and is
- * compacted when full, which costs O(1) per removal amortized. Of several equal values, the
- * one nearest the front is removed.
+ * A value may also leave from the middle: when another proposer got it delivered (after a leader
+ * change every proposer holds the clients' values, as thesis 4.7 suggests to shorten the switch),
+ * keeping it would make the next leader propose it again. So values live in fixed buffers that
+ * never move, an index hashed by content finds one in O(1), and the order is a ring of buffer
+ * numbers in which a removed entry is marked and skipped; the ring is twice the capacity and is
+ * compacted when full, which costs O(1) per removal amortized. Of several equal values, the one
+ * nearest the front is removed.
  *
  * A steady leader removes only from the front: it needs neither the index nor the hashes,
  * which were a tenth of its CPU per 64 B value. So both are made on demand: a value's hash

@@ -4,6 +4,12 @@
  * array (3.5.4), phase 1 pre-executed for the whole window (3.7.1), at most `concurrency`
  * instances in phase 2 and client values assigned lowest instance first (3.7.2). The
  * functions here only turn inputs into instance events; instance.c decides.
+ *
+ * Thesis 3.5: "Its state consists of a window of instances. The lower bound for this window is
+ * the lowest instance not yet closed". Here it is the lowest not yet delivered (first), as in
+ * 3.5.4, so that a closed instance behind a hole keeps its record until its delivery (D).
+ * Thesis 3.5.4: "Instances in the window are found with a direct memory access in the array
+ * at position iid (mod 100)." (slot_of, with the window for 100).
  */
 #include <paxos/proposer.h>
 
@@ -152,9 +158,13 @@ static bool took_over(struct paxos_proposer *p)
 /*
  * 3.7.2: client values may go to inst only when every live instance below it has a value or
  * is closed (else a hole could block delivery), and fewer than `concurrency` instances are in
- * phase 2. Flow control (4.6.1): not while max_backlog instances wait closed but undelivered
- * behind a hole of our own learner (it lost messages and is asking for repeats, like the
- * other learners probably are), and no more values than in_flight_max in the window. Only
+ * phase 2. Thesis 3.7.2: "the leader should not assign a value from the pending list to
+ * instance i unless all instances from the lowest not delivered up to i - 1 already have a
+ * value assigned. Otherwise the network may get "stuck"". Flow control (thesis 4.6.1: "force
+ * the leader to slow down whenever some learner is lagging behind"): not while max_backlog
+ * instances wait closed but undelivered behind a hole of our own learner (it lost messages and
+ * is asking for repeats, like the other learners probably are), and no more values than
+ * in_flight_max in the window. Only
  * instances we sent phase 2 for count: instances closed by (forged or stray) final accepteds
  * that no proposer of ours ran cannot hold new values back for ever.
  * Returns how many values inst may take. inst itself is out of the totals while it steps
@@ -392,11 +402,13 @@ static bool config_names_us(const struct paxos_proposer *p, paxos_iid iid)
 	       (paxos_membership_proposers(p->o.membership, iid) & (1u << p->o.id)) != 0;
 }
 
-/* Pre-execute phase 1 (S) for every live instance not started yet, in order, up to the first
- * whose configuration is not known yet (the next deliveries start the rest) or, with a change
- * that removes us, the first it governs. A leader whose first instance is of a set without
- * it (one restarted and catching up from below its addition) is held back by nothing: it
- * stops only where a set that names it ends. */
+/* Pre-execute phase 1 (S) for every live instance not started yet. Thesis 3.7.1: "nothing
+ * prevents from executing phase 1 "in advance", that is, without waiting the next value from
+ * the client". In order, up to the first whose configuration is not known yet (the next
+ * deliveries start the rest) or, with a change that removes us, the first it governs. A
+ * leader whose first instance is of a set without it (one restarted and catching up from
+ * below its addition) is held back by nothing: it stops only where a set that names it ends.
+ */
 static void start_window(struct paxos_proposer *p, paxos_time now, const struct paxos_emitter *out)
 {
 	p->config_wait = false;
@@ -635,7 +647,9 @@ void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,
 		return;
 	assign_pending(p, now, out);
 	/* Still waiting although phase 2 has room: phase 1 is not done for the instance it
-	 * needs (3.5.3, 3.7.1: the pre-execution window is too small). */
+	 * needs. Thesis 3.5.3 counts the "Number of times the leader cannot execute phase 2 for a
+	 * new instance because phase 1 is not completed yet." (3.7.1: the pre-execution window
+	 * is too small). */
 	if (pending_count(&p->pending) > 0 && p->in_phase2 < p->congestion.window)
 		p->counters->phase2_waited_phase1++;
 }
@@ -897,10 +911,11 @@ void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
 	if (iid < p->first || iid == UINT64_MAX)
 		return;
 	/* A delivered value we did not propose from our list may still wait in it: every
-	 * proposer queues every client value, and a leader that lost its leadership got its
-	 * values back. Proposing it again would only deliver it twice (thesis 4.7). A value we
-	 * adopted is settled too: the copies the list held when we adopted it left then, but
-	 * another may have come since. */
+	 * proposer queues every client value (thesis 4.7: "keep track of submitted,
+	 * not-yet-delivered values in proposers that are not the current leader"), and a leader
+	 * that lost its leadership got its values back. Proposing it again would only deliver it
+	 * twice. A value we adopted is settled too: the copies the list held when we adopted it
+	 * left then, but another may have come since. */
 	bool settle = v && (v->len == 0 || v->data) && !settled_in(p, iid, v, ballot);
 	slide(p, iid + 1, iid, v, ballot, now, out);
 	if (p->command.in && p->command.in <= iid)
@@ -924,6 +939,9 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	if (!p->leader)
 		return;
 	repairs_tick(&p->repairs, now, out);
+	/* Thesis 3.5: "When timeouts occur, L should take appropriate action, namely retrying
+	 * with a higher ballot for phase 1 timeouts, and restarting from phase 1 for phase 2
+	 * timeouts." */
 	for (paxos_iid iid = p->first; iid - p->first < p->o.window; iid++) {
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_P1_PENDING && now >= inst->deadline)

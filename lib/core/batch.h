@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Value batching (thesis 3.7.4): an instance value is a frame of one or more client values,
+ * Value batching. Thesis 3.7.4: "To digest client values faster, the leader can use a single
+ * instance to broadcast different values." and "the learners unpack the batch and deliver the
+ * originally submitted values." An instance value is a frame of one or more client values,
  * each as [u32 little-endian length][bytes]. The leader packs pending values into one frame;
  * learners unpack it and deliver each value with its position. With batching off the frame
  * holds one value, so learners always unframe. Reading is bounds-checked: a malformed frame

@@ -2,7 +2,10 @@
 /*
  * Wire format. A datagram is a sequence of msgpack objects: first the header array
  * [magic, version, sender role, sender id], then one array per message [type, fields...].
- * Several messages share a datagram, so batching needs no other format. With an
+ * Several messages share a datagram, so batching needs no other format. Thesis 3.7.3: "In each
+ * packet there is room for multiple PAXOS messages batched together." Messages of any type
+ * share one when they have one sender and one group, as the thesis allows ("different kinds of
+ * messages can be batched too if they have the same recipients"). With an
  * auth-key-file the datagram then ends with a tag over all of it (lib/auth.h), added after
  * encoding and checked and cut off before decoding: this codec never sees it.
  */

@@ -399,11 +399,11 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 }
 
 /*
- * Thesis 3.7.5: a learning acceptor's learning "does not need an immediate commit", nor
- * an immediate read. Woken for every accepted message, the acceptors would take the CPU
- * from the roles on the path of a value (three accepted datagrams per instance, each to
- * every acceptor); so a learner that serves only its acceptor is not woken by its socket:
- * it reads whatever waits there after each round the acceptor is woken for, and every
+ * Thesis 3.7.5: a learning acceptor's learning "does not require an immediate commit to stable
+ * storage", nor an immediate read. Woken for every accepted message, the acceptors would take
+ * the CPU from the roles on the path of a value (three accepted datagrams per instance, each to
+ * every acceptor); so a learner that serves only its acceptor is not woken by its socket: it
+ * reads whatever waits there after each round the acceptor is woken for, and every
  * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
  */
 static void node_drain_learners(struct paxos_node *n)

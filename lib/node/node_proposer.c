@@ -225,9 +225,11 @@ static void announce(struct paxos_node *n)
 }
 
 /*
- * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not
- * delivered and pre-executes its window there; acceptors' rejects make it jump past the old
- * leader's ballots at once. The values it proposes are the ones every proposer queued, once
+ * Thesis 4.7: a new leader starts phase 1 at the lowest instance its learner has not delivered
+ * and pre-executes its window there ("begins pre-executing phase 1 for some instances, starting
+ * from the lowest one not yet delivered"); acceptors' rejects make it jump past the old leader's
+ * ballots at once ("the bootstrap time for the new leader depends solely on the number of
+ * instances to pre-execute"). The values it proposes are the ones every proposer queued, once
  * phase 1 finished across its window (proposer.c took_over, handover_at). A demoted proposer
  * stops at once and keeps its values for a later leadership.
  */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Volatile acceptor storage (thesis "ND"): records live in a ring of slots, instance iid at
- * iid mod capacity, spanning trim + 1 onwards, so get and put are O(1) and trimming costs
- * only the instances dropped (an acceptor with a retention bound trims at every tick). Values
- * live in big chunks filled front to back (see value_alloc), so a new instance costs no malloc.
+ * Volatile acceptor storage. Thesis 3.7.6: "The storage can be made volatile and thus much
+ * faster.", provided "a majority of acceptors does not crash simultaneously" (or an up-to-date
+ * learning acceptor survives); acceptor/recovery.c lets one that restarts empty vote again.
+ * Records live in a ring of slots, instance iid at iid mod capacity, spanning trim + 1 onwards,
+ * so get and put are O(1) and trimming costs only the instances dropped (an acceptor with a
+ * retention bound trims at every tick). Values live in big chunks filled front to back (see
+ * value_alloc), so a new instance costs no malloc.
  */
 #include <paxos/storage_backends.h>
 #include <paxos/storage.h>

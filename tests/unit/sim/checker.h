@@ -3,16 +3,24 @@
  * The invariant checker. Every delivery (an instance value: a frame of client values, each
  * checked on its own for validity and duplicates) of every learner (the proposers' internal ones
  * too) and every acceptor state change is reported here as it happens, so a violation is caught at
- * the step that causes it:
- *   agreement  - all learners deliver the same bytes for an instance;
- *   validity   - a delivered value is one a client submitted;
+ * the step that causes it. Most restate the broadcast's conditions of thesis chapter 1:
+ *   agreement  - all learners deliver the same bytes for an instance ("Uniform Agreement: if a
+ *                process ADelivers v, then all correct processes eventually deliver v.");
+ *   validity   - a delivered value is one a client submitted ("Uniform Integrity: [...] only
+ *                if v previously submitted by some process");
  *   duplicates - while no leader fails, no learner delivers a value more often than one
  *                proposer that led received it (as leader or, before it led, as a follower
  *                that queued it: thesis 4.7); a planned hand-over (a removed leader) keeps
- *                this; a leader's failure may deliver a value twice (at-least-once, 3.4);
+ *                this; a leader's failure may deliver a value twice (at-least-once: thesis
+ *                3.2.2 lets a client keep "trying to submit a value until it is delivered,
+ *                risking to deliver it twice"), where Uniform Integrity says "at most once";
  *   order      - each learner delivers instances 1, 2, 3, ... without gaps or repeats, and
- *                starts again at 1 only in a new log (a higher generation) it was told of;
- *   promises   - an acceptor's promise for an instance never goes down, restarts included.
+ *                starts again at 1 only in a new log (a higher generation) it was told of
+ *                ("Uniform Total Order: if a process delivers value v before delivering value
+ *                v', then all processes deliver v before v'.");
+ *   promises   - an acceptor's promise for an instance never goes down, restarts included
+ *                (thesis 2.2.2: "acceptors are not allowed to lose any information in case
+ *                of a crash").
  */
 #ifndef PAXOS_SIM_CHECKER_H
 #define PAXOS_SIM_CHECKER_H
