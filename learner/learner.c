@@ -20,6 +20,7 @@
 #include <paxos/learner.h>
 
 #include "learner_internal.h"
+#include "paxos_assert.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -153,6 +154,7 @@ void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 
 static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
 {
+	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
 	s->ballot = ballot;
 	s->has_value = true;
 	s->exact = true;
@@ -233,6 +235,7 @@ static void deliver_ready(struct paxos_learner *l)
 static void take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
 		       bool vouched)
 {
+	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
 	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
 		slot_store(s, ballot, v);
 		s->vouched = vouched;
