@@ -20,6 +20,7 @@
 #include <paxos/acceptor.h>
 
 #include "state.h"
+#include "paxos_assert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		hold_reject(a, acc->iid, reject_ballot(a, &rec));
 		return PAXOS_OK;
 	}
+	PAXOS_ASSERT(acc->ballot >= rec.promised, "an accept below the promise is refused");
 	rec.promised = acc->ballot;
 	rec.accepted = acc->ballot;
 	rec.value = acc->value; /* the step's, valid until advance */

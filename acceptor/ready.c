@@ -6,6 +6,7 @@
  * (handle.c does all three in one call).
  */
 #include "state.h"
+#include "paxos_assert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,9 @@ bool acceptor_store(struct paxos_acceptor *a, const struct paxos_record *rec,
 		    const struct value_ref *v)
 {
 	long k = find_record(a, rec->iid);
+	PAXOS_ASSERT(rec->accepted <= rec->promised, "nothing is accepted above the promise");
+	PAXOS_ASSERT(k < 0 || rec->promised >= a->records[k].promised, "a promise never goes down");
+	PAXOS_ASSERT(k < 0 || rec->final || !a->records[k].final, "a final record stays final");
 	if (k < 0) {
 		if (a->record_count == RECORDS_MAX)
 			return false;

@@ -24,6 +24,7 @@
 #include <paxos/learner.h>
 
 #include "window.h"
+#include "paxos_assert.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * A learner's slots (one instance each, in the window or a fetch's): the acceptors' votes
  * counted, the value of the highest ballot kept, and whether that is the chosen one.
  */
+#include "paxos_assert.h"
 #include "window.h"
 
 #include <string.h>
@@ -56,6 +57,7 @@ void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 
 static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
 {
+	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
 	s->ballot = ballot;
 	s->has_value = true;
 	s->exact = true;
@@ -89,6 +91,7 @@ uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t
 void learner_take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
 			bool vouched)
 {
+	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
 	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
 		slot_store(s, ballot, v);
 		s->vouched = vouched;

@@ -5,6 +5,7 @@
 
 #include "ballot.h"
 #include "batch.h"
+#include "paxos_assert.h"
 #include "settled.h"
 
 void instance_init(struct instance *inst, uint8_t *v1_buf, uint8_t *v2_buf)
@@ -172,6 +173,8 @@ static void send_prepare(const struct instance_ctx *ctx, struct instance *inst, 
 			 const struct paxos_emitter *out)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_PREPARE};
+	PAXOS_ASSERT(inst->ballot % PAXOS_MAX_PROPOSERS == ctx->proposer_id,
+		     "a proposer prepares only with its own ballots");
 	m.u.prepare.iid = inst->iid;
 	m.u.prepare.ballot = inst->ballot;
 	inst->sent_at = now;
@@ -476,6 +479,8 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 			const struct paxos_emitter *out)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	PAXOS_ASSERT(inst->ballot % PAXOS_MAX_PROPOSERS == ctx->proposer_id,
+		     "a proposer proposes only with its own ballots");
 	m.u.accept.iid = inst->iid;
 	m.u.accept.ballot = inst->ballot;
 	m.u.accept.value.data = inst->v2;
@@ -518,6 +523,8 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 				  paxos_time now, const struct paxos_emitter *out)
 {
 	enum instance_state s = inst->state;
+	bool had_v2 = inst->has_v2;
+	uint32_t v2_len = inst->v2_len;
 
 	switch (ev) {
 	case EV_S:
@@ -612,6 +619,10 @@ enum instance_state instance_step(const struct instance_ctx *ctx, struct instanc
 	default:
 		break;
 	}
+	PAXOS_ASSERT(s != INSTANCE_CLOSED || ev == EV_D ||
+			 (inst->state == INSTANCE_CLOSED && inst->has_v2 == had_v2 &&
+			  inst->v2_len == v2_len),
+		     "a closed instance keeps its value until it is delivered");
 	return inst->state;
 }
 

@@ -20,6 +20,7 @@
 #include "batch.h"
 #include "congestion.h"
 #include "instance.h"
+#include "paxos_assert.h"
 #include "pending.h"
 #include "repair.h"
 #include "settled.h"
@@ -324,9 +325,13 @@ static enum instance_state fire(struct paxos_proposer *p, struct instance *inst,
 				paxos_time now, const struct paxos_emitter *out)
 {
 	enum instance_state before = inst->state;
+	PAXOS_ASSERT(live(p, inst->iid) && slot_of(p, inst->iid) == inst,
+		     "only an instance of the window steps, in its own slot");
 	account(p, inst, -1);
 	enum instance_state s = instance_step(&p->ctx, inst, ev, arg, now, out);
 	account(p, inst, 1);
+	PAXOS_ASSERT(p->in_phase2 <= p->o.window && p->closed <= p->o.window,
+		     "the window's totals count its own instances");
 	if (before == INSTANCE_P2_PENDING)
 		congestion_note(p, ev, now);
 	return s;
@@ -463,6 +468,7 @@ static void slide(struct paxos_proposer *p, paxos_iid new_first, paxos_iid deliv
 		  const struct paxos_value *v, paxos_ballot ballot, paxos_time now,
 		  const struct paxos_emitter *out)
 {
+	PAXOS_ASSERT(new_first > p->first, "the window only moves up (a new log starts it again)");
 	paxos_iid old_first = p->first;
 	paxos_iid old_end = old_first + p->o.window;
 	paxos_iid leave_end = new_first < old_end ? new_first : old_end;

@@ -13,21 +13,418 @@
 
 #include <string.h>
 
-/* Fields per message array, the type included; indexed by type. */
-static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
-    [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
-    [PAXOS_MSG_ACCEPTED] = 7,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
-    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 2,
-    [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
-    [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
-    [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
-    [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
-};
+/*
+ * The wire schema: every message once. WIRE_MESSAGES names each type, the member of
+ * paxos_message.u that holds it and a check of the whole message; WIRE_<TYPE> lists that
+ * message's fields in wire order, after the type, one F(kind, field) a line. The field
+ * counts, the encoder's checks, packing, decoding and the size bounds all expand from these.
+ *
+ * Adding a field is one line F(kind, field) in its message's list, where it goes on the wire
+ * (and the field in its struct, paxos/message.h); then PAXOS_WIRE_VERSION (codec.h), the
+ * field in tests/unit/test_codec.c and the fuzz corpus again (tests/fuzz/README.md). Adding a
+ * message is its list and one line in WIRE_MESSAGES.
+ *
+ * Kinds, each packed, read and checked by the WIRE_*_<kind> macros below:
+ *   U64, U32      an unsigned integer of that width
+ *   ACCEPTOR      a uint32 below PAXOS_MAX_ACCEPTORS
+ *   PROPOSER      a uint32 below PAXOS_MAX_PROPOSERS
+ *   BOOL          true or false
+ *   VALUE         bytes (bin), decoded in place
+ *   VALUE_OR_NIL  bytes, or nil when the struct's valueless is set
+ */
+#define WIRE_PREPARE(F)                                                                            \
+	F(U64, iid)                                                                                \
+	F(U64, ballot)                                                                             \
+	/* end */
+#define WIRE_PROMISE(F)                                                                            \
+	F(U64, iid)                                                                                \
+	F(U64, ballot)                                                                             \
+	F(U64, value_ballot)                                                                       \
+	F(VALUE, value)                                                                            \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	/* end */
+#define WIRE_ACCEPT(F)                                                                             \
+	F(U64, iid)                                                                                \
+	F(U64, ballot)                                                                             \
+	F(VALUE, value)                                                                            \
+	/* end */
+#define WIRE_ACCEPTED(F)                                                                           \
+	F(U64, iid)                                                                                \
+	F(U64, ballot)                                                                             \
+	F(VALUE_OR_NIL, value)                                                                     \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(BOOL, final)                                                                             \
+	F(U64, generation)                                                                         \
+	/* end */
+#define WIRE_REJECT(F)                                                                             \
+	F(U64, iid)                                                                                \
+	F(U64, ballot)                                                                             \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	/* end */
+#define WIRE_REPEAT(F)                                                                             \
+	F(U64, from)                                                                               \
+	F(U64, to)                                                                                 \
+	/* end */
+#define WIRE_TRIM(F)                                                                               \
+	F(U64, iid)                                                                                \
+	/* end */
+#define WIRE_ACCEPTOR_STATE(F)                                                                     \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, highest_accepted)                                                                   \
+	F(U64, trim_iid)                                                                           \
+	F(U64, generation)                                                                         \
+	F(BOOL, recovering)                                                                        \
+	/* end */
+#define WIRE_CLIENT_VALUE(F)                                                                       \
+	F(VALUE, value)                                                                            \
+	/* end */
+#define WIRE_TRIMMED(F)                                                                            \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, iid)                                                                                \
+	F(U64, generation)                                                                         \
+	/* end */
+#define WIRE_HEARTBEAT(F)                                                                          \
+	F(PROPOSER, proposer_id)                                                                   \
+	F(U64, next_iid)                                                                           \
+	/* end */
+#define WIRE_LEADER(F)                                                                             \
+	F(U32, leader_id)                                                                          \
+	/* end */
+#define WIRE_REPAIR(F)                                                                             \
+	F(U64, from)                                                                               \
+	F(U64, to)                                                                                 \
+	/* end */
+#define WIRE_ACCEPTOR_HELLO(F)                                                                     \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, incarnation)                                                                        \
+	F(BOOL, recovering)                                                                        \
+	F(U64, age)                                                                                \
+	F(U64, echo)                                                                               \
+	F(U64, generation)                                                                         \
+	/* end */
+#define WIRE_RECOVER_ASK(F)                                                                        \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, incarnation)                                                                        \
+	/* end */
+#define WIRE_RECOVER_INFO(F)                                                                       \
+	F(U32, role)                                                                               \
+	F(U32, sender_id)                                                                          \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, incarnation)                                                                        \
+	F(U64, highest_iid)                                                                        \
+	F(U64, highest_ballot)                                                                     \
+	F(U64, generation)                                                                         \
+	F(BOOL, founder)                                                                           \
+	/* end */
+#define WIRE_CONFIG_ASK(F)                                                                         \
+	F(U64, nonce)                                                                              \
+	/* end */
+#define WIRE_CONFIG_INFO(F)                                                                        \
+	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, nonce)                                                                              \
+	F(BOOL, settled)                                                                           \
+	F(VALUE, history)                                                                          \
+	/* end */
+#define WIRE_CONFIG_PUSH(F)                                                                        \
+	F(PROPOSER, proposer_id)                                                                   \
+	F(BOOL, settled)                                                                           \
+	F(VALUE, history)                                                                          \
+	/* end */
+#define WIRE_REFUSED(F)                                                                            \
+	F(PROPOSER, proposer_id)                                                                   \
+	F(U32, dropped)                                                                            \
+	F(VALUE, hashes)                                                                           \
+	/* end */
+
+/* M(TYPE, member, check): PAXOS_MSG_<TYPE>, its fields WIRE_<TYPE>, paxos_message.u.<member>,
+ * and check(const struct paxos_<member> *), what the fields' kinds do not say. */
+#define WIRE_MESSAGES(M)                                                                           \
+	M(PREPARE, prepare, no_check)                                                              \
+	M(PROMISE, promise, no_check)                                                              \
+	M(ACCEPT, accept, no_check)                                                                \
+	M(ACCEPTED, accepted, no_check)                                                            \
+	M(REJECT, reject, no_check)                                                                \
+	M(REPEAT, repeat, repeat_ok)                                                               \
+	M(TRIM, trim, no_check)                                                                    \
+	M(ACCEPTOR_STATE, acceptor_state, no_check)                                                \
+	M(CLIENT_VALUE, client_value, no_check)                                                    \
+	M(TRIMMED, trimmed, no_check)                                                              \
+	M(HEARTBEAT, heartbeat, no_check)                                                          \
+	M(LEADER, leader, leader_ok)                                                               \
+	M(REPAIR, repair, repair_ok)                                                               \
+	M(ACCEPTOR_HELLO, acceptor_hello, no_check)                                                \
+	M(RECOVER_ASK, recover_ask, no_check)                                                      \
+	M(RECOVER_INFO, recover_info, recover_info_ok)                                             \
+	M(CONFIG_ASK, config_ask, no_check)                                                        \
+	M(CONFIG_INFO, config_info, config_info_ok)                                                \
+	M(CONFIG_PUSH, config_push, config_push_ok)                                                \
+	M(REFUSED, refused, refused_ok)                                                            \
+	/* end */
+
+/* ---- what the fields' kinds mean ---- */
+
+/* Packing: WIRE_PACK_<kind>(pk, s, field) writes s->field. The helpers take pointers, so that
+ * a kind that does not match its field's type is a compiler warning. */
+static void pack_u64(msgpack_packer *pk, const uint64_t *v)
+{
+	msgpack_pack_uint64(pk, *v);
+}
+
+static void pack_u32(msgpack_packer *pk, const uint32_t *v)
+{
+	msgpack_pack_uint32(pk, *v);
+}
+
+static void pack_bool(msgpack_packer *pk, const bool *b)
+{
+	if (*b)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
+}
+
+static void pack_value(msgpack_packer *pk, const struct paxos_value *v)
+{
+	msgpack_pack_bin(pk, v->len);
+	if (v->len)
+		msgpack_pack_bin_body(pk, v->data, v->len);
+}
+
+static void pack_value_or_nil(msgpack_packer *pk, const struct paxos_value *v, bool nil)
+{
+	if (nil)
+		msgpack_pack_nil(pk);
+	else
+		pack_value(pk, v);
+}
+
+#define WIRE_PACK_U64(pk, s, f) pack_u64(pk, &(s)->f)
+#define WIRE_PACK_U32(pk, s, f) pack_u32(pk, &(s)->f)
+#define WIRE_PACK_ACCEPTOR(pk, s, f) pack_u32(pk, &(s)->f)
+#define WIRE_PACK_PROPOSER(pk, s, f) pack_u32(pk, &(s)->f)
+#define WIRE_PACK_BOOL(pk, s, f) pack_bool(pk, &(s)->f)
+#define WIRE_PACK_VALUE(pk, s, f) pack_value(pk, &(s)->f)
+#define WIRE_PACK_VALUE_OR_NIL(pk, s, f) pack_value_or_nil(pk, &(s)->f, (s)->valueless)
+
+/* Reading: WIRE_GET_<kind>(o, s, field) takes object o into s->field if its type is right;
+ * ranges are WIRE_OK's. */
+static bool get_u64(const msgpack_object *o, uint64_t *out)
+{
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return false;
+	*out = o->via.u64;
+	return true;
+}
+
+static bool get_u32(const msgpack_object *o, uint32_t *out)
+{
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > UINT32_MAX)
+		return false;
+	*out = (uint32_t)o->via.u64;
+	return true;
+}
+
+static bool get_bool(const msgpack_object *o, bool *out)
+{
+	if (o->type != MSGPACK_OBJECT_BOOLEAN)
+		return false;
+	*out = o->via.boolean;
+	return true;
+}
+
+/* Zero copy: the value points into buf. msgpack-c already points bin objects into the
+ * input; checking it costs nothing and keeps the promise explicit. */
+static bool get_value(const msgpack_object *o, const uint8_t *buf, size_t len,
+		      struct paxos_value *out)
+{
+	if (o->type != MSGPACK_OBJECT_BIN)
+		return false;
+	uintptr_t start = (uintptr_t)buf, p = (uintptr_t)o->via.bin.ptr;
+	size_t n = o->via.bin.size;
+	if (p < start || p - start > len || n > len - (p - start))
+		return false;
+	out->data = (const uint8_t *)o->via.bin.ptr;
+	out->len = (uint32_t)n;
+	return true;
+}
+
+static bool get_value_or_nil(const msgpack_object *o, const uint8_t *buf, size_t len,
+			     struct paxos_value *out, bool *nil)
+{
+	*nil = o->type == MSGPACK_OBJECT_NIL;
+	if (*nil) {
+		*out = (struct paxos_value){NULL, 0};
+		return true;
+	}
+	return get_value(o, buf, len, out);
+}
+
+#define WIRE_GET_U64(o, s, f) get_u64(o, &(s)->f)
+#define WIRE_GET_U32(o, s, f) get_u32(o, &(s)->f)
+#define WIRE_GET_ACCEPTOR(o, s, f) get_u32(o, &(s)->f)
+#define WIRE_GET_PROPOSER(o, s, f) get_u32(o, &(s)->f)
+#define WIRE_GET_BOOL(o, s, f) get_bool(o, &(s)->f)
+#define WIRE_GET_VALUE(o, s, f) get_value(o, buf, len, &(s)->f)
+#define WIRE_GET_VALUE_OR_NIL(o, s, f) get_value_or_nil(o, buf, len, &(s)->f, &(s)->valueless)
+
+/* Checking: WIRE_OK_<kind>(s, field), whether s->field may go on the wire. The encoder and
+ * the decoder both ask, so the encoder never builds a datagram the decoder would reject. */
+static bool value_ok(const struct paxos_value *v)
+{
+	return v->len == 0 || v->data != NULL;
+}
+
+#define WIRE_OK_U64(s, f) true
+#define WIRE_OK_U32(s, f) true
+#define WIRE_OK_ACCEPTOR(s, f) ((s)->f < PAXOS_MAX_ACCEPTORS)
+#define WIRE_OK_PROPOSER(s, f) ((s)->f < PAXOS_MAX_PROPOSERS)
+#define WIRE_OK_BOOL(s, f) true
+#define WIRE_OK_VALUE(s, f) value_ok(&(s)->f)
+#define WIRE_OK_VALUE_OR_NIL(s, f) ((s)->valueless || value_ok(&(s)->f))
+
+/* Sizing: WIRE_MAX_<kind>, the most bytes a field takes, a value's bytes left out. */
+#define WIRE_MAX_U64 9u
+#define WIRE_MAX_U32 5u
+#define WIRE_MAX_ACCEPTOR 5u
+#define WIRE_MAX_PROPOSER 5u
+#define WIRE_MAX_BOOL 1u
+#define WIRE_MAX_VALUE 5u
+#define WIRE_MAX_VALUE_OR_NIL 5u
+
+/* ---- what the messages' checks mean ---- */
+
+static bool no_check(const void *s)
+{
+	(void)s;
+	return true;
+}
+
+static bool repeat_ok(const struct paxos_repeat *r)
+{
+	return r->from <= r->to;
+}
+
+static bool repair_ok(const struct paxos_repair *r)
+{
+	return r->from <= r->to;
+}
+
+static bool leader_ok(const struct paxos_leader *l)
+{
+	return l->leader_id < PAXOS_MAX_PROPOSERS || l->leader_id == PAXOS_LEADER_AUTO;
+}
+
+static bool recover_info_ok(const struct paxos_recover_info *r)
+{
+	return (r->role == PAXOS_ROLE_ACCEPTOR && r->sender_id < PAXOS_MAX_ACCEPTORS) ||
+	       (r->role == PAXOS_ROLE_PROPOSER && r->sender_id < PAXOS_MAX_PROPOSERS);
+}
+
+/* A history within bounds: the decoder takes no more (paxos_membership_decode_history
+ * checks the rest where it is used). */
+static bool history_ok(const struct paxos_value *history)
+{
+	return history->len > 0 && history->len <= PAXOS_MEMBERSHIP_ENCODED_MAX;
+}
+
+static bool config_info_ok(const struct paxos_config_info *c)
+{
+	return history_ok(&c->history);
+}
+
+static bool config_push_ok(const struct paxos_config_push *c)
+{
+	return history_ok(&c->history);
+}
+
+static bool refused_ok(const struct paxos_refused *r)
+{
+	return r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
+}
+
+/* ---- what the schema expands to ---- */
 
 #define HEADER_FIELDS 4u
+/* The header's most bytes: array, magic, version, role, sender id. */
+#define HEADER_MAX (1u + 3u + 1u + 1u + WIRE_MAX_U32)
 
-/* The widest array we ever decode; bounds what msgpack allocates per object. */
-#define MAX_FIELDS 9u
+#define WIRE_ONE(kind, field) +1u
+#define WIRE_FIELD_COUNT(T) (1u WIRE_##T(WIRE_ONE)) /* the type included */
+
+#define WIRE_PACK_FIELD(kind, field) WIRE_PACK_##kind(pk, s, field);
+#define WIRE_GET_FIELD(kind, field) &&WIRE_GET_##kind(o++, s, field)
+#define WIRE_OK_FIELD(kind, field) &&WIRE_OK_##kind(s, field)
+#define WIRE_MAX_FIELD(kind, field) +WIRE_MAX_##kind
+
+/* Per message: whether it may go on the wire, its packing, its decoding from the fields
+ * f[0..count) of its array (f[0] is the type, already read). */
+#define WIRE_FUNCTIONS(T, member, check)                                                           \
+	static bool ok_##member(const struct paxos_message *m)                                     \
+	{                                                                                          \
+		const struct paxos_##member *s = &m->u.member;                                     \
+		return true WIRE_##T(WIRE_OK_FIELD) && check(s);                                   \
+	}                                                                                          \
+	static void pack_##member(msgpack_packer *pk, const struct paxos_message *m)               \
+	{                                                                                          \
+		const struct paxos_##member *s = &m->u.member;                                     \
+		msgpack_pack_array(pk, WIRE_FIELD_COUNT(T));                                       \
+		msgpack_pack_uint32(pk, (uint32_t)PAXOS_MSG_##T);                                  \
+		WIRE_##T(WIRE_PACK_FIELD)                                                          \
+	}                                                                                          \
+	static bool decode_##member(const msgpack_object *f, const uint8_t *buf, size_t len,       \
+				    struct paxos_message *m)                                       \
+	{                                                                                          \
+		struct paxos_##member *s = &m->u.member;                                           \
+		const msgpack_object *o = f + 1;                                                   \
+		(void)buf;                                                                         \
+		(void)len;                                                                         \
+		return true WIRE_##T(WIRE_GET_FIELD) && ok_##member(m);                            \
+	}
+WIRE_MESSAGES(WIRE_FUNCTIONS)
+
+struct wire_message {
+	uint32_t fields; /* in its array, the type included; 0: no such type */
+	bool (*ok)(const struct paxos_message *m);
+	void (*pack)(msgpack_packer *pk, const struct paxos_message *m);
+	bool (*decode)(const msgpack_object *f, const uint8_t *buf, size_t len,
+		       struct paxos_message *m);
+};
+
+#define WIRE_ENTRY(T, member, check)                                                               \
+	[PAXOS_MSG_##T] = {WIRE_FIELD_COUNT(T), ok_##member, pack_##member, decode_##member},
+static const struct wire_message wire[PAXOS_MSG_TYPE_MAX + 1] = {WIRE_MESSAGES(WIRE_ENTRY)};
+
+#define WIRE_COUNT_MESSAGE(T, member, check) +1
+_Static_assert((0 WIRE_MESSAGES(WIRE_COUNT_MESSAGE)) == PAXOS_MSG_TYPE_MAX,
+	       "WIRE_MESSAGES lists every message type");
+
+/* The widest array we ever decode, as the size of a union with an array of each width; bounds
+ * what msgpack allocates per object. */
+#define WIRE_WIDTH(T, member, check) char member[WIRE_FIELD_COUNT(T)];
+union wire_widths {
+	WIRE_MESSAGES(WIRE_WIDTH)
+	char header[HEADER_FIELDS];
+};
+#define MAX_FIELDS ((uint32_t)sizeof(union wire_widths))
+_Static_assert(MAX_FIELDS <= 15, "every array is a fixarray");
+_Static_assert(MAX_FIELDS * sizeof(msgpack_object) <= MSGPACK_ZONE_CHUNK_SIZE,
+	       "one array fits in the decoder zone's first chunk");
+
+/* PAXOS_WIRE_OVERHEAD holds the header and any message that carries a value but the value's
+ * bytes: array and type, then the fields at their widest. */
+#define WIRE_CARRIES_U64 0
+#define WIRE_CARRIES_U32 0
+#define WIRE_CARRIES_ACCEPTOR 0
+#define WIRE_CARRIES_PROPOSER 0
+#define WIRE_CARRIES_BOOL 0
+#define WIRE_CARRIES_VALUE 1
+#define WIRE_CARRIES_VALUE_OR_NIL 1
+#define WIRE_CARRIES_FIELD(kind, field) || WIRE_CARRIES_##kind
+#define WIRE_FITS(T, member, check)                                                                \
+	_Static_assert(!(0 WIRE_##T(WIRE_CARRIES_FIELD)) ||                                        \
+			   HEADER_MAX + 2u WIRE_##T(WIRE_MAX_FIELD) <= PAXOS_WIRE_OVERHEAD,        \
+		       #T " fits in PAXOS_WIRE_OVERHEAD");
+WIRE_MESSAGES(WIRE_FITS)
 
 /* ---- encoding ---- */
 
@@ -46,224 +443,11 @@ static int append(void *data, const char *bytes, size_t n)
 	return 0;
 }
 
-static void pack_bool(msgpack_packer *pk, bool b)
-{
-	if (b)
-		msgpack_pack_true(pk);
-	else
-		msgpack_pack_false(pk);
-}
-
-static void pack_value(msgpack_packer *pk, const struct paxos_value *v)
-{
-	msgpack_pack_bin(pk, v->len);
-	if (v->len)
-		msgpack_pack_bin_body(pk, v->data, v->len);
-}
-
-static bool value_ok(const struct paxos_value *v)
-{
-	return v->len == 0 || v->data != NULL;
-}
-
-static bool recover_info_ok(const struct paxos_recover_info *r)
-{
-	return r->acceptor_id < PAXOS_MAX_ACCEPTORS &&
-	       ((r->role == PAXOS_ROLE_ACCEPTOR && r->sender_id < PAXOS_MAX_ACCEPTORS) ||
-		(r->role == PAXOS_ROLE_PROPOSER && r->sender_id < PAXOS_MAX_PROPOSERS));
-}
-
-/* A history within bounds: the decoder takes no more (paxos_membership_decode_history
- * checks the rest where it is used). */
-static bool config_info_ok(const struct paxos_config_info *c)
-{
-	return c->acceptor_id < PAXOS_MAX_ACCEPTORS && c->history.len > 0 &&
-	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
-}
-
-static bool config_push_ok(const struct paxos_config_push *c)
-{
-	return c->proposer_id < PAXOS_MAX_PROPOSERS && c->history.len > 0 &&
-	       c->history.len <= PAXOS_MEMBERSHIP_ENCODED_MAX && value_ok(&c->history);
-}
-
-static bool refused_ok(const struct paxos_refused *r)
-{
-	return r->proposer_id < PAXOS_MAX_PROPOSERS && value_ok(&r->hashes) &&
-	       r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
-}
-
-/* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
+/* Whether the decoder would accept m. */
 static bool message_ok(const struct paxos_message *m)
 {
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-	case PAXOS_MSG_TRIM:
-		return true;
-	case PAXOS_MSG_PROMISE:
-		return value_ok(&m->u.promise.value) &&
-		       m->u.promise.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_ACCEPT:
-		return value_ok(&m->u.accept.value);
-	case PAXOS_MSG_ACCEPTED:
-		return (m->u.accepted.valueless || value_ok(&m->u.accepted.value)) &&
-		       m->u.accepted.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_REJECT:
-		return m->u.reject.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_REPEAT:
-		return m->u.repeat.from <= m->u.repeat.to;
-	case PAXOS_MSG_REPAIR:
-		return m->u.repair.from <= m->u.repair.to;
-	case PAXOS_MSG_ACCEPTOR_HELLO:
-		return m->u.acceptor_hello.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_RECOVER_ASK:
-		return m->u.recover_ask.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_RECOVER_INFO:
-		return recover_info_ok(&m->u.recover_info);
-	case PAXOS_MSG_CONFIG_ASK:
-		return true;
-	case PAXOS_MSG_CONFIG_INFO:
-		return config_info_ok(&m->u.config_info);
-	case PAXOS_MSG_CONFIG_PUSH:
-		return config_push_ok(&m->u.config_push);
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		return m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_CLIENT_VALUE:
-		return value_ok(&m->u.client_value.value);
-	case PAXOS_MSG_TRIMMED:
-		return m->u.trimmed.acceptor_id < PAXOS_MAX_ACCEPTORS;
-	case PAXOS_MSG_HEARTBEAT:
-		return m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS;
-	case PAXOS_MSG_REFUSED:
-		return refused_ok(&m->u.refused);
-	case PAXOS_MSG_LEADER:
-		return m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
-		       m->u.leader.leader_id == PAXOS_LEADER_AUTO;
-	}
-	return false;
-}
-
-static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
-{
-	msgpack_pack_array(pk, field_count[m->type]);
-	msgpack_pack_uint32(pk, (uint32_t)m->type);
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		msgpack_pack_uint64(pk, m->u.prepare.iid);
-		msgpack_pack_uint64(pk, m->u.prepare.ballot);
-		break;
-	case PAXOS_MSG_PROMISE:
-		msgpack_pack_uint64(pk, m->u.promise.iid);
-		msgpack_pack_uint64(pk, m->u.promise.ballot);
-		msgpack_pack_uint64(pk, m->u.promise.value_ballot);
-		pack_value(pk, &m->u.promise.value);
-		msgpack_pack_uint32(pk, m->u.promise.acceptor_id);
-		break;
-	case PAXOS_MSG_ACCEPT:
-		msgpack_pack_uint64(pk, m->u.accept.iid);
-		msgpack_pack_uint64(pk, m->u.accept.ballot);
-		pack_value(pk, &m->u.accept.value);
-		break;
-	case PAXOS_MSG_ACCEPTED:
-		msgpack_pack_uint64(pk, m->u.accepted.iid);
-		msgpack_pack_uint64(pk, m->u.accepted.ballot);
-		if (m->u.accepted.valueless)
-			msgpack_pack_nil(pk);
-		else
-			pack_value(pk, &m->u.accepted.value);
-		msgpack_pack_uint32(pk, m->u.accepted.acceptor_id);
-		pack_bool(pk, m->u.accepted.final);
-		msgpack_pack_uint64(pk, m->u.accepted.generation);
-		break;
-	case PAXOS_MSG_REJECT:
-		msgpack_pack_uint64(pk, m->u.reject.iid);
-		msgpack_pack_uint64(pk, m->u.reject.ballot);
-		msgpack_pack_uint32(pk, m->u.reject.acceptor_id);
-		break;
-	case PAXOS_MSG_REPEAT:
-		msgpack_pack_uint64(pk, m->u.repeat.from);
-		msgpack_pack_uint64(pk, m->u.repeat.to);
-		break;
-	case PAXOS_MSG_REPAIR:
-		msgpack_pack_uint64(pk, m->u.repair.from);
-		msgpack_pack_uint64(pk, m->u.repair.to);
-		break;
-	case PAXOS_MSG_ACCEPTOR_HELLO:
-		msgpack_pack_uint32(pk, m->u.acceptor_hello.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.acceptor_hello.incarnation);
-		if (m->u.acceptor_hello.recovering)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
-		msgpack_pack_uint64(pk, m->u.acceptor_hello.age);
-		msgpack_pack_uint64(pk, m->u.acceptor_hello.echo);
-		msgpack_pack_uint64(pk, m->u.acceptor_hello.generation);
-		break;
-	case PAXOS_MSG_RECOVER_ASK:
-		msgpack_pack_uint32(pk, m->u.recover_ask.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.recover_ask.incarnation);
-		break;
-	case PAXOS_MSG_RECOVER_INFO:
-		msgpack_pack_uint32(pk, m->u.recover_info.role);
-		msgpack_pack_uint32(pk, m->u.recover_info.sender_id);
-		msgpack_pack_uint32(pk, m->u.recover_info.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.recover_info.incarnation);
-		msgpack_pack_uint64(pk, m->u.recover_info.highest_iid);
-		msgpack_pack_uint64(pk, m->u.recover_info.highest_ballot);
-		msgpack_pack_uint64(pk, m->u.recover_info.generation);
-		pack_bool(pk, m->u.recover_info.founder);
-		break;
-	case PAXOS_MSG_TRIM:
-		msgpack_pack_uint64(pk, m->u.trim.iid);
-		break;
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		msgpack_pack_uint32(pk, m->u.acceptor_state.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.acceptor_state.highest_accepted);
-		msgpack_pack_uint64(pk, m->u.acceptor_state.trim_iid);
-		msgpack_pack_uint64(pk, m->u.acceptor_state.generation);
-		pack_bool(pk, m->u.acceptor_state.recovering);
-		break;
-	case PAXOS_MSG_CLIENT_VALUE:
-		pack_value(pk, &m->u.client_value.value);
-		break;
-	case PAXOS_MSG_TRIMMED:
-		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.trimmed.iid);
-		msgpack_pack_uint64(pk, m->u.trimmed.generation);
-		break;
-	case PAXOS_MSG_HEARTBEAT:
-		msgpack_pack_uint32(pk, m->u.heartbeat.proposer_id);
-		msgpack_pack_uint64(pk, m->u.heartbeat.next_iid);
-		break;
-	case PAXOS_MSG_LEADER:
-		msgpack_pack_uint32(pk, m->u.leader.leader_id);
-		break;
-	case PAXOS_MSG_REFUSED:
-		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
-		msgpack_pack_uint32(pk, m->u.refused.dropped);
-		pack_value(pk, &m->u.refused.hashes);
-		break;
-	case PAXOS_MSG_CONFIG_ASK:
-		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
-		break;
-	case PAXOS_MSG_CONFIG_INFO:
-		msgpack_pack_uint32(pk, m->u.config_info.acceptor_id);
-		msgpack_pack_uint64(pk, m->u.config_info.nonce);
-		if (m->u.config_info.settled)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
-		pack_value(pk, &m->u.config_info.history);
-		break;
-	case PAXOS_MSG_CONFIG_PUSH:
-		msgpack_pack_uint32(pk, m->u.config_push.proposer_id);
-		if (m->u.config_push.settled)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
-		pack_value(pk, &m->u.config_push.history);
-		break;
-	}
+	return (unsigned)m->type <= PAXOS_MSG_TYPE_MAX && wire[m->type].ok != NULL &&
+	       wire[m->type].ok(m);
 }
 
 void paxos_encoder_init(struct paxos_encoder *e, uint8_t *buf, size_t cap,
@@ -308,7 +492,7 @@ int paxos_encoder_add(struct paxos_encoder *e, const struct paxos_message *m)
 	e->overflow = false;
 	/* Rebind in case the encoder struct was moved since init. */
 	msgpack_packer_init(&e->pk, e, append);
-	pack_message(&e->pk, m);
+	wire[m->type].pack(&e->pk, m);
 	if (e->overflow) {
 		e->len = before;
 		e->overflow = false;
@@ -332,43 +516,62 @@ void paxos_decoder_destroy(struct paxos_decoder *d)
 	msgpack_unpacked_destroy(&d->unpacked);
 }
 
+/* For the type bytes 0xc0..0xdf: the bytes before a scalar's body (type byte, length field,
+ * an ext's type; fixext and fixed-width numbers count whole) and the width of the big-endian
+ * length field after the type byte. head 0: not a scalar (0xc1, arrays, maps). */
+static const struct {
+	uint8_t head, len_bytes;
+} scalar_heads[0x20] = {
+    [0xc0 - 0xc0] = {1, 0},  /* nil */
+    [0xc2 - 0xc0] = {1, 0},  /* false */
+    [0xc3 - 0xc0] = {1, 0},  /* true */
+    [0xc4 - 0xc0] = {2, 1},  /* bin 8 */
+    [0xc5 - 0xc0] = {3, 2},  /* bin 16 */
+    [0xc6 - 0xc0] = {5, 4},  /* bin 32 */
+    [0xc7 - 0xc0] = {3, 1},  /* ext 8: length, type, data */
+    [0xc8 - 0xc0] = {4, 2},  /* ext 16 */
+    [0xc9 - 0xc0] = {6, 4},  /* ext 32 */
+    [0xca - 0xc0] = {5, 0},  /* float 32 */
+    [0xcb - 0xc0] = {9, 0},  /* float 64 */
+    [0xcc - 0xc0] = {2, 0},  /* uint 8 */
+    [0xcd - 0xc0] = {3, 0},  /* uint 16 */
+    [0xce - 0xc0] = {5, 0},  /* uint 32 */
+    [0xcf - 0xc0] = {9, 0},  /* uint 64 */
+    [0xd0 - 0xc0] = {2, 0},  /* int 8 */
+    [0xd1 - 0xc0] = {3, 0},  /* int 16 */
+    [0xd2 - 0xc0] = {5, 0},  /* int 32 */
+    [0xd3 - 0xc0] = {9, 0},  /* int 64 */
+    [0xd4 - 0xc0] = {3, 0},  /* fixext 1: type, ext type, data */
+    [0xd5 - 0xc0] = {4, 0},  /* fixext 2 */
+    [0xd6 - 0xc0] = {6, 0},  /* fixext 4 */
+    [0xd7 - 0xc0] = {10, 0}, /* fixext 8 */
+    [0xd8 - 0xc0] = {18, 0}, /* fixext 16 */
+    [0xd9 - 0xc0] = {2, 1},  /* str 8 */
+    [0xda - 0xc0] = {3, 2},  /* str 16 */
+    [0xdb - 0xc0] = {5, 4},  /* str 32 */
+};
+
 /* Bytes a msgpack scalar starting at p occupies, or 0 if it is a container, an invalid
  * byte, or runs past avail. */
 static size_t scalar_size(const uint8_t *p, size_t avail)
 {
-	size_t head;          /* bytes before the body: type byte, length field, ext type */
-	size_t len_bytes = 0; /* width of the big-endian length field after the type byte */
-	size_t body = 0;
+	size_t head, len_bytes = 0, body = 0;
 
 	if (avail == 0)
 		return 0;
 	uint8_t b = p[0];
-	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-		return 1; /* fixints, nil, bools */
-	if (b >= 0xa0 && b <= 0xbf) {
+	if (b <= 0x7f || b >= 0xe0)
+		return 1; /* fixints */
+	if (b < 0xa0)
+		return 0; /* fixmaps, fixarrays */
+	if (b <= 0xbf) {
 		head = 1; /* fixstr */
 		body = b & 0x1fu;
 	} else {
-		/* clang-format off */
-		switch (b) {
-		case 0xcc: case 0xd0: head = 2; break;            /* 8-bit ints */
-		case 0xcd: case 0xd1: head = 3; break;            /* 16-bit ints */
-		case 0xca: case 0xce: case 0xd2: head = 5; break; /* float 32, 32-bit ints */
-		case 0xcb: case 0xcf: case 0xd3: head = 9; break; /* float 64, 64-bit ints */
-		case 0xd4: head = 3; break;                       /* fixext 1..16 */
-		case 0xd5: head = 4; break;
-		case 0xd6: head = 6; break;
-		case 0xd7: head = 10; break;
-		case 0xd8: head = 18; break;
-		case 0xc4: case 0xd9: head = 2; len_bytes = 1; break; /* bin 8, str 8 */
-		case 0xc5: case 0xda: head = 3; len_bytes = 2; break;
-		case 0xc6: case 0xdb: head = 5; len_bytes = 4; break;
-		case 0xc7: head = 3; len_bytes = 1; break; /* ext 8: length, type, data */
-		case 0xc8: head = 4; len_bytes = 2; break;
-		case 0xc9: head = 6; len_bytes = 4; break;
-		default: return 0; /* maps, arrays, 0xc1 */
-		}
-		/* clang-format on */
+		head = scalar_heads[b - 0xc0].head;
+		len_bytes = scalar_heads[b - 0xc0].len_bytes;
+		if (head == 0)
+			return 0;
 	}
 	if (avail < head)
 		return 0;
@@ -433,51 +636,6 @@ static const msgpack_object *next_array(struct paxos_decoder *d, const uint8_t *
 	return &d->unpacked.data;
 }
 
-static bool get_u64(const msgpack_object *o, uint64_t *out)
-{
-	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-		return false;
-	*out = o->via.u64;
-	return true;
-}
-
-static bool get_u32(const msgpack_object *o, uint32_t *out)
-{
-	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > UINT32_MAX)
-		return false;
-	*out = (uint32_t)o->via.u64;
-	return true;
-}
-
-static bool get_acceptor_id(const msgpack_object *o, uint32_t *out)
-{
-	return get_u32(o, out) && *out < PAXOS_MAX_ACCEPTORS;
-}
-
-static bool get_bool(const msgpack_object *o, bool *out)
-{
-	if (o->type != MSGPACK_OBJECT_BOOLEAN)
-		return false;
-	*out = o->via.boolean;
-	return true;
-}
-
-/* Zero copy: the value points into buf. msgpack-c already points bin objects into the
- * input; checking it costs nothing and keeps the promise explicit. */
-static bool get_value(const msgpack_object *o, const uint8_t *buf, size_t len,
-		      struct paxos_value *out)
-{
-	if (o->type != MSGPACK_OBJECT_BIN)
-		return false;
-	uintptr_t start = (uintptr_t)buf, p = (uintptr_t)o->via.bin.ptr;
-	size_t n = o->via.bin.size;
-	if (p < start || p - start > len || n > len - (p - start))
-		return false;
-	out->data = (const uint8_t *)o->via.bin.ptr;
-	out->len = (uint32_t)n;
-	return true;
-}
-
 bool paxos_wire_version(const uint8_t *buf, size_t len, uint32_t *version)
 {
 	/* [magic, version, ...]: an array, the magic as a uint16, the version a positive fixint,
@@ -488,18 +646,6 @@ bool paxos_wire_version(const uint8_t *buf, size_t len, uint32_t *version)
 		return false;
 	*version = buf[4];
 	return true;
-}
-
-/* An accepted message's value, or nil for one that leaves it out (valueless). */
-static bool get_accepted_value(const msgpack_object *o, const uint8_t *buf, size_t len,
-			       struct paxos_accepted *a)
-{
-	a->valueless = o->type == MSGPACK_OBJECT_NIL;
-	if (a->valueless) {
-		a->value = (struct paxos_value){NULL, 0};
-		return true;
-	}
-	return get_value(o, buf, len, &a->value);
 }
 
 static bool decode_header(const msgpack_object *o, struct paxos_header *h)
@@ -527,99 +673,11 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 
 	if (o->via.array.size < 1 || !get_u32(&f[0], &type))
 		return false;
-	if (type < PAXOS_MSG_PREPARE || type > PAXOS_MSG_TYPE_MAX ||
-	    o->via.array.size != field_count[type])
+	if (type > PAXOS_MSG_TYPE_MAX || wire[type].fields == 0 ||
+	    o->via.array.size != wire[type].fields)
 		return false;
 	m->type = (enum paxos_msg_type)type;
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		return get_u64(&f[1], &m->u.prepare.iid) && get_u64(&f[2], &m->u.prepare.ballot);
-	case PAXOS_MSG_PROMISE:
-		return get_u64(&f[1], &m->u.promise.iid) && get_u64(&f[2], &m->u.promise.ballot) &&
-		       get_u64(&f[3], &m->u.promise.value_ballot) &&
-		       get_value(&f[4], buf, len, &m->u.promise.value) &&
-		       get_acceptor_id(&f[5], &m->u.promise.acceptor_id);
-	case PAXOS_MSG_ACCEPT:
-		return get_u64(&f[1], &m->u.accept.iid) && get_u64(&f[2], &m->u.accept.ballot) &&
-		       get_value(&f[3], buf, len, &m->u.accept.value);
-	case PAXOS_MSG_ACCEPTED:
-		return get_u64(&f[1], &m->u.accepted.iid) &&
-		       get_u64(&f[2], &m->u.accepted.ballot) &&
-		       get_accepted_value(&f[3], buf, len, &m->u.accepted) &&
-		       get_acceptor_id(&f[4], &m->u.accepted.acceptor_id) &&
-		       get_bool(&f[5], &m->u.accepted.final) &&
-		       get_u64(&f[6], &m->u.accepted.generation);
-	case PAXOS_MSG_REJECT:
-		return get_u64(&f[1], &m->u.reject.iid) && get_u64(&f[2], &m->u.reject.ballot) &&
-		       get_acceptor_id(&f[3], &m->u.reject.acceptor_id);
-	case PAXOS_MSG_REPEAT:
-		return get_u64(&f[1], &m->u.repeat.from) && get_u64(&f[2], &m->u.repeat.to) &&
-		       m->u.repeat.from <= m->u.repeat.to;
-	case PAXOS_MSG_REPAIR:
-		return get_u64(&f[1], &m->u.repair.from) && get_u64(&f[2], &m->u.repair.to) &&
-		       m->u.repair.from <= m->u.repair.to;
-	case PAXOS_MSG_ACCEPTOR_HELLO:
-		return get_acceptor_id(&f[1], &m->u.acceptor_hello.acceptor_id) &&
-		       get_u64(&f[2], &m->u.acceptor_hello.incarnation) &&
-		       get_bool(&f[3], &m->u.acceptor_hello.recovering) &&
-		       get_u64(&f[4], &m->u.acceptor_hello.age) &&
-		       get_u64(&f[5], &m->u.acceptor_hello.echo) &&
-		       get_u64(&f[6], &m->u.acceptor_hello.generation);
-	case PAXOS_MSG_RECOVER_ASK:
-		return get_acceptor_id(&f[1], &m->u.recover_ask.acceptor_id) &&
-		       get_u64(&f[2], &m->u.recover_ask.incarnation);
-	case PAXOS_MSG_RECOVER_INFO:
-		return get_u32(&f[1], &m->u.recover_info.role) &&
-		       get_u32(&f[2], &m->u.recover_info.sender_id) &&
-		       get_acceptor_id(&f[3], &m->u.recover_info.acceptor_id) &&
-		       get_u64(&f[4], &m->u.recover_info.incarnation) &&
-		       get_u64(&f[5], &m->u.recover_info.highest_iid) &&
-		       get_u64(&f[6], &m->u.recover_info.highest_ballot) &&
-		       get_u64(&f[7], &m->u.recover_info.generation) &&
-		       get_bool(&f[8], &m->u.recover_info.founder) &&
-		       recover_info_ok(&m->u.recover_info);
-	case PAXOS_MSG_TRIM:
-		return get_u64(&f[1], &m->u.trim.iid);
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		return get_acceptor_id(&f[1], &m->u.acceptor_state.acceptor_id) &&
-		       get_u64(&f[2], &m->u.acceptor_state.highest_accepted) &&
-		       get_u64(&f[3], &m->u.acceptor_state.trim_iid) &&
-		       get_u64(&f[4], &m->u.acceptor_state.generation) &&
-		       get_bool(&f[5], &m->u.acceptor_state.recovering);
-	case PAXOS_MSG_CLIENT_VALUE:
-		return get_value(&f[1], buf, len, &m->u.client_value.value);
-	case PAXOS_MSG_TRIMMED:
-		return get_acceptor_id(&f[1], &m->u.trimmed.acceptor_id) &&
-		       get_u64(&f[2], &m->u.trimmed.iid) &&
-		       get_u64(&f[3], &m->u.trimmed.generation);
-	case PAXOS_MSG_HEARTBEAT:
-		return get_u32(&f[1], &m->u.heartbeat.proposer_id) &&
-		       m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS &&
-		       get_u64(&f[2], &m->u.heartbeat.next_iid);
-	case PAXOS_MSG_LEADER:
-		return get_u32(&f[1], &m->u.leader.leader_id) &&
-		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
-			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
-	case PAXOS_MSG_REFUSED:
-		return get_u32(&f[1], &m->u.refused.proposer_id) &&
-		       get_u32(&f[2], &m->u.refused.dropped) &&
-		       get_value(&f[3], buf, len, &m->u.refused.hashes) &&
-		       refused_ok(&m->u.refused);
-	case PAXOS_MSG_CONFIG_ASK:
-		return get_u64(&f[1], &m->u.config_ask.nonce);
-	case PAXOS_MSG_CONFIG_INFO:
-		return get_acceptor_id(&f[1], &m->u.config_info.acceptor_id) &&
-		       get_u64(&f[2], &m->u.config_info.nonce) &&
-		       get_bool(&f[3], &m->u.config_info.settled) &&
-		       get_value(&f[4], buf, len, &m->u.config_info.history) &&
-		       config_info_ok(&m->u.config_info);
-	case PAXOS_MSG_CONFIG_PUSH:
-		return get_u32(&f[1], &m->u.config_push.proposer_id) &&
-		       get_bool(&f[2], &m->u.config_push.settled) &&
-		       get_value(&f[3], buf, len, &m->u.config_push.history) &&
-		       config_push_ok(&m->u.config_push);
-	}
-	return false;
+	return wire[type].decode(f, buf, len, m);
 }
 
 int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct paxos_header *h,

@@ -10,6 +10,7 @@
  */
 #include "log_line.h"
 #include "parts.h"
+#include "paxos_assert.h"
 
 /* Asks the storage how far its commits are durable (waiting for all of them with wait), takes
  * its flush counters and sends what became durable. A failed flush stops the node. */
@@ -28,6 +29,7 @@ static void sync_storage(struct paxos_node *n, bool wait)
 			  n->acceptor.serializer ? "serializer storage" : "acceptor storage");
 		return;
 	}
+	PAXOS_ASSERT(p.durable >= n->commits.durable, "a durable commit stays durable");
 	n->commits.durable = p.durable;
 	struct paxos_counters *c = &n->role_counters[PAXOS_ROLE_ACCEPTOR];
 	c->storage_flushes = p.flushes;

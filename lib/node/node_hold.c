@@ -10,6 +10,7 @@
  */
 #include "log_line.h"
 #include "parts.h"
+#include "paxos_assert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,8 @@ bool node_hold(struct paxos_node *n, enum paxos_group to, const uint8_t *data, s
 	n->hold.ring[(n->hold.head + n->hold.count) % n->hold.cap] =
 	    (struct held_datagram){needs, to, buf, len, messages};
 	n->hold.count++;
+	PAXOS_ASSERT(n->hold.count + n->hold.free_count <= n->hold.cap,
+		     "buffers never outnumber the ring's cap");
 	return true;
 }
 
@@ -78,6 +81,8 @@ void node_hold_release(struct paxos_node *n)
 		while (k < TX_QUEUE && n->hold.count > 0 &&
 		       needs_met(n, n->hold.ring[n->hold.head].needs)) {
 			struct held_datagram *h = &n->hold.ring[n->hold.head];
+			PAXOS_ASSERT(needs_met(n, h->needs),
+				     "a held datagram leaves only once what it reports is durable");
 			batch[k] =
 			    (struct paxos_tx_datagram){.to = h->to, .data = h->data, .len = h->len};
 			messages[k++] = h->messages;
