@@ -21,7 +21,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
-    [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
+    [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,        [PAXOS_MSG_CHANGE] = 4,
 };
 
 #define HEADER_FIELDS 4u
@@ -93,6 +93,13 @@ static bool refused_ok(const struct paxos_refused *r)
 	       r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
 }
 
+static bool change_ok(const struct paxos_change *c)
+{
+	return value_ok(&c->command) && c->command.len >= PAXOS_MEMBERSHIP_COMMAND_LEN &&
+	       c->command.len <= PAXOS_MEMBERSHIP_COMMAND_MAX && value_ok(&c->mac) &&
+	       c->mac.len == PAXOS_CHANGE_MAC_BYTES;
+}
+
 /* Whether the decoder would accept m; the encoder never builds a datagram it would reject. */
 static bool message_ok(const struct paxos_message *m)
 {
@@ -136,6 +143,8 @@ static bool message_ok(const struct paxos_message *m)
 		return m->u.heartbeat.proposer_id < PAXOS_MAX_PROPOSERS;
 	case PAXOS_MSG_REFUSED:
 		return refused_ok(&m->u.refused);
+	case PAXOS_MSG_CHANGE:
+		return change_ok(&m->u.change);
 	case PAXOS_MSG_LEADER:
 		return m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 		       m->u.leader.leader_id == PAXOS_LEADER_AUTO;
@@ -242,6 +251,11 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
 		msgpack_pack_uint32(pk, m->u.refused.dropped);
 		pack_value(pk, &m->u.refused.hashes);
+		break;
+	case PAXOS_MSG_CHANGE:
+		pack_value(pk, &m->u.change.command);
+		msgpack_pack_uint32(pk, m->u.change.flags);
+		pack_value(pk, &m->u.change.mac);
 		break;
 	case PAXOS_MSG_CONFIG_ASK:
 		msgpack_pack_uint64(pk, m->u.config_ask.nonce);
@@ -605,6 +619,10 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u32(&f[2], &m->u.refused.dropped) &&
 		       get_value(&f[3], buf, len, &m->u.refused.hashes) &&
 		       refused_ok(&m->u.refused);
+	case PAXOS_MSG_CHANGE:
+		return get_value(&f[1], buf, len, &m->u.change.command) &&
+		       get_u32(&f[2], &m->u.change.flags) &&
+		       get_value(&f[3], buf, len, &m->u.change.mac) && change_ok(&m->u.change);
 	case PAXOS_MSG_CONFIG_ASK:
 		return get_u64(&f[1], &m->u.config_ask.nonce);
 	case PAXOS_MSG_CONFIG_INFO:
