@@ -269,7 +269,8 @@ PAXOS_API int paxos_membership_vouched(const struct paxos_membership *const *ans
  * @p m's applied when it is the further one (a learner that skipped ahead, see
  * paxos_membership_skip_to(), knows the configurations up to there). Returns 1 when
  * taken, 0 when @p m goes as far already, PAXOS_E_INVALID when they do not agree
- * (paxos_membership_agrees()). Learners and proposers reading @p m see the new history at
+ * (paxos_membership_agrees()) or @p from names ids paxos_membership_limit_ids() does not
+ * allow @p m. Learners and proposers reading @p m see the new history at
  * once. */
 PAXOS_API int paxos_membership_adopt(struct paxos_membership *m,
 				     const struct paxos_membership *from);

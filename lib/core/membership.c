@@ -502,6 +502,12 @@ int paxos_membership_adopt(struct paxos_membership *m, const struct paxos_member
 {
 	if (!paxos_membership_agrees(from, m))
 		return PAXOS_E_INVALID;
+	/* Ids m may not name are refused in a history as in a command. */
+	for (uint32_t k = 0; k < from->count; k++)
+		if ((from->c[k].members & ~m->acceptor_ids) ||
+		    (from->c[k].proposers != UINT32_MAX &&
+		     (from->c[k].proposers & ~m->proposer_ids)))
+			return PAXOS_E_INVALID;
 	uint32_t mine = paxos_membership_latest(m)->id, theirs = paxos_membership_latest(from)->id;
 	if (theirs < mine || (theirs == mine && from->applied <= m->applied))
 		return 0;

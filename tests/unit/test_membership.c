@@ -426,6 +426,13 @@ START_TEST(test_client_value_is_no_command)
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 2, 1u << 31, buf);
 	ck_assert_int_eq(paxos_membership_apply(m, 4, &forged), 0);
 	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	/* Nor is a history that made such a configuration adopted (a push, an answer). */
+	other = paxos_membership_new(0x7, 8);
+	ck_assert_int_eq(paxos_membership_apply(other, 3, &fine), 1);
+	ck_assert_int_eq(paxos_membership_apply(other, 5, &forged), 1);
+	ck_assert_int_eq(paxos_membership_adopt(m, other), PAXOS_E_INVALID);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	paxos_membership_free(other);
 	paxos_membership_free(m);
 }
 END_TEST
