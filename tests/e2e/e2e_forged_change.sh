@@ -88,7 +88,7 @@ grep -q "^proposers 0,1$" "$WORK/admin.out" || fail "the proposer set changed"
 for p in 1 0; do
 	stop_one proposer$p
 	start proposer$p paxos-proposer -c "$CONF" -i $p
-	wait_log proposer$p "paxos: proposer $p: "
+	wait_log proposer$p "paxos: proposer $p: leader is"
 done
 before=$(wc -l <"$WORK/learner0.out")
 wait_lines "$WORK/learner0.out" $((before + 500)) 60 || fail "no delivery after the restarts"
