@@ -280,7 +280,9 @@ PAXOS_API int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
 
 /** The acceptors whose state messages (sent every acceptor-repeat-ms to the learners group)
  * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
- * id. Unauthenticated clusters: anyone can send one. */
+ * id. Unicast: only from the address the node has for the acceptor (paxos.conf's, or the
+ * one the log or paxos_node_set_acceptor_address() gave), so a moved acceptor's old process
+ * does not count. Unauthenticated clusters: anyone can send one. */
 PAXOS_API uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms);
 
 /** Of paxos_node_acceptors_heard(@p within_ms), the acceptors whose last state message said
