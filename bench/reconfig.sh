@@ -38,8 +38,10 @@ sed -e "s|^storage-path .*|storage-path $WORK/store|" -e 's/^acceptors .*/accept
 	-e 's/^membership-alpha .*/membership-alpha 256/' \
 	-e 's/^initial-members .*/initial-members 3/' \
 	-e 's/^heartbeat-timeout-ms .*/heartbeat-timeout-ms 3000/' \
-	-e 's/^counters-interval-ms .*/counters-interval-ms 0/' "$SRC/paxos.conf" >"$CONF"
+	-e 's/^counters-interval-ms .*/counters-interval-ms 0/' \
+	-e "s|^#admin-key-file .*|admin-key-file $WORK/admin.key|" "$SRC/paxos.conf" >"$CONF"
 grep -q '^initial-members' "$CONF" || echo "initial-members 3" >>"$CONF"
+"$BUILD/paxos-keygen" --force "$WORK/admin.key" >/dev/null
 CSV=$OUT/reconfig.csv
 echo "round,phase,values_per_s,p50_ms,p99_ms,longest_pause_ms" >"$CSV"
 

@@ -577,22 +577,14 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
-static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind, uint32_t from,
-		       uint32_t set, const struct paxos_value *raw);
-
+/* A client value is data, whatever its bytes: a change comes only through
+ * paxos_proposer_change() (the node takes it from a PAXOS_MSG_CHANGE with the operators' MAC). A
+ * value is framed in its instance (lib/core/batch.h), so a learner never reads one as a
+ * command either. */
 int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
-	if (paxos_membership_is_command(v)) {
-		/* A change asked for by a client (paxos-admin), made against the configuration it
-		 * named: never an ordinary value, and refused when outdated. */
-		enum paxos_membership_kind kind;
-		uint32_t from, set;
-		if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
-			return PAXOS_E_INVALID;
-		return change_from(p, kind, from, set, v);
-	}
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
 	/* Hashed once, and only when a credit may match it: a leader's list seldom asks. */
@@ -866,6 +858,19 @@ static int change_from(struct paxos_proposer *p, enum paxos_membership_kind kind
 	}
 	p->command.wanted = true;
 	return PAXOS_OK;
+}
+
+int paxos_proposer_change(struct paxos_proposer *p, const struct paxos_value *command,
+			  paxos_time now, const struct paxos_emitter *out)
+{
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	if (!command || paxos_membership_decode_of(command, &kind, &from, &set) != PAXOS_OK)
+		return PAXOS_E_INVALID;
+	int rc = change_from(p, kind, from, set, command);
+	if (rc == PAXOS_OK)
+		assign_pending(p, now, out);
+	return rc;
 }
 
 int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members, paxos_time now,

@@ -5,8 +5,10 @@
  * (paxos_node_query_membership: the newest a quorum of its own members vouch for), without
  * delivering the log, and hears which acceptors run from their state messages. "status" prints
  * them; a change is checked (known id, no change in progress, a live quorum of the new
- * acceptor set, a proposer left), asked for through the proposers, and waited for until it is
- * chosen and in force.
+ * acceptor set, a proposer left), sent to the proposers with a MAC under admin-key-file (they
+ * check it again before they propose it), and waited for until it is chosen and in force.
+ * An acceptor answers when its state messages come from the address the configuration gives
+ * it: a moved acceptor's old process does not.
  */
 #include <paxos/config.h>
 #include <paxos/log.h>
@@ -50,8 +52,11 @@ static void usage(FILE *out)
 	    "  -c, --config FILE   cluster configuration (paxos.conf)\n"
 	    "  -p, --partition P   the partition (default 0)\n"
 	    "  -t, --timeout-ms T  give up after T ms (default 30000)\n"
+	    "  -f, --force         make the change even when it leaves no live quorum of\n"
+	    "                      acceptors that answer, or no live proposer\n"
 	    "  -h, --help          this text\n"
 	    "      --version       the library's version and wire version\n"
+	    "A change needs admin-key-file in paxos.conf (the proposers hold the same key).\n"
 	    "A change exits 0 once it is in force and prints the instance it is in force from;\n"
 	    "1 with the reason when it cannot be made; 2 for bad arguments.\n");
 }
@@ -70,6 +75,7 @@ struct admin {
 	struct paxos_endpoint address;
 	uint32_t from_id, members, members_before;
 	bool asked;
+	bool force;         /* --force: no check of who answers */
 	bool told_withheld; /* said why the cluster does not answer */
 	int status;         /* exit status once done, -1 until then */
 };
@@ -235,7 +241,7 @@ static bool move_allowed(struct admin *a, const struct paxos_configuration *c)
 	}
 	uint32_t quorum = paxos_membership_quorum_of(c->members);
 	uint32_t answering = (uint32_t)__builtin_popcount(c->members & ~bit & live(a));
-	if (answering < quorum) {
+	if (answering < quorum && !a->force) {
 		fprintf(stderr,
 			"%s: moving acceptor %u would leave no live quorum while it moves: %u of "
 			"the other acceptors answer, configuration %u needs %u\n",
@@ -280,14 +286,14 @@ static bool change_allowed(struct admin *a)
 		return false;
 	}
 	uint32_t up = live(a);
-	if (added & ~up) {
+	if ((added & ~up) && !a->force) {
 		fprintf(stderr, "%s: acceptor %d does not answer: start it first\n", program,
 			__builtin_ctz(added & ~up));
 		return false;
 	}
 	uint32_t quorum = paxos_membership_quorum_of(target);
 	uint32_t answering = (uint32_t)__builtin_popcount(target & up);
-	if (answering < quorum) {
+	if (answering < quorum && !a->force) {
 		fprintf(stderr,
 			"%s: the new acceptor set would have no live quorum: %u of its members "
 			"answer, it needs %u\n",
@@ -352,9 +358,11 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	if (now - a->started > a->timeout) {
 		fprintf(stderr, "%s: %s after %llu ms\n", program,
-			!a->asked ? "the cluster did not answer (no acceptor state heard, or no "
-				    "quorum of the acceptors answered with the configuration)"
-				  : "the change was not chosen and in force",
+			!a->asked
+			    ? "the cluster did not answer (no acceptor state heard, or no "
+			      "quorum of the acceptors answered with the configuration)"
+			    : "the change was not chosen and in force (a proposer that refused "
+			      "it says why in its log)",
 			(unsigned long long)(a->timeout / 1000));
 		finish(a, 1);
 		return;
@@ -526,13 +534,15 @@ int main(int argc, char **argv)
 	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
 						{"partition", required_argument, NULL, 'p'},
 						{"timeout-ms", required_argument, NULL, 't'},
+						{"force", no_argument, NULL, 'f'},
 						{"help", no_argument, NULL, 'h'},
 						{"version", no_argument, NULL, 'V'},
 						{NULL, 0, NULL, 0}};
 	const char *config = NULL, *partition_text = "0";
 	uint32_t timeout_ms = 30000;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "+c:p:t:h", options, NULL)) != -1) {
+	bool force = false;
+	while ((opt = getopt_long(argc, argv, "+c:p:t:fh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			config = optarg;
@@ -543,6 +553,9 @@ int main(int argc, char **argv)
 		case 't':
 			if (paxos_runner_id(program, "--timeout-ms", optarg, 86400001, &timeout_ms))
 				return 2;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -580,6 +593,14 @@ int main(int argc, char **argv)
 	/* Fixed acceptors: their state messages, heard by a learner that follows the head. */
 	if (a.cfg.membership_alpha == 0)
 		a.cfg.learner_start = PAXOS_START_FROM_CURRENT;
+	a.force = force;
+	if (a.op == 1 && !a.cfg.admin_key_file[0]) {
+		fprintf(stderr,
+			"%s: %s: a change needs admin-key-file, the operators' key, which the "
+			"proposers hold too (docs/operating.md, \"Changing the cluster\")\n",
+			program, config);
+		return 1;
+	}
 	if (a.op == 1 && a.kind == PAXOS_MEMBERSHIP_ADDRESS &&
 	    a.cfg.transport != PAXOS_TRANSPORT_UNICAST) {
 		fprintf(stderr,
@@ -594,6 +615,8 @@ int main(int argc, char **argv)
 	char err[512] = "cannot create an event loop";
 	a.base = event_base_new();
 	a.node = a.base ? paxos_node_new(a.base, &a.cfg, err, sizeof(err)) : NULL;
+	if (a.node && a.force)
+		paxos_node_force_changes(a.node, true);
 	if (!a.node || (a.cfg.membership_alpha
 			    ? paxos_node_query_membership(a.node)
 			    : paxos_node_add_learner(a.node, ignore_value, NULL)) != PAXOS_OK) {

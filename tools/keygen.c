@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * paxos-keygen: writes a fresh random key for auth-key-file (paxos.conf), mode 0600. Every
- * member of a cluster uses a copy of the same file.
+ * paxos-keygen: writes a fresh random key for auth-key-file or admin-key-file (paxos.conf),
+ * mode 0600. Every holder of a key uses a copy of the same file.
  */
 #include "auth.h"
 
@@ -17,7 +17,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: paxos-keygen [--force] FILE\n"
-		"Writes a random %u-byte key for auth-key-file to FILE, mode 0600.\n"
+		"Writes a random %u-byte key for auth-key-file or admin-key-file to FILE,\n"
+		"mode 0600.\n"
 		"  -f, --force  replace FILE if it exists (default: refuse)\n"
 		"  -h, --help   this text\n"
 		"      --version  the library's version and wire version\n",

@@ -101,12 +101,26 @@ PAXOS_API bool paxos_membership_pending(const struct paxos_membership *m);
  * Instance @p iid was delivered with value @p v, in instance order: applies it when it is a
  * membership command made against the newest configuration (a new configuration from iid +
  * alpha on, with the acceptors or the proposers the command names and the other set as
- * before; an acceptor set equal to the newest is ignored, a proposer set is not). Instances at or
- * below applied are ignored; a gap below iid counts as skipped (see paxos_membership_skip_to()).
- * Returns 1 when a configuration was added, 0 otherwise.
+ * before; an acceptor set equal to the newest is ignored, a proposer set is not). A command naming
+ * ids outside paxos_membership_limit_ids() is ignored. Instances at or below applied are ignored; a
+ * gap below iid counts as skipped (see paxos_membership_skip_to()). Returns 1 when a configuration
+ * was added, 0 otherwise.
  */
 PAXOS_API int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid,
 				     const struct paxos_value *v);
+
+/** The ids a command may name: @p acceptors and @p proposers, one bit per id (paxos.conf's
+ * ids; UINT32_MAX, the default: any). paxos_membership_apply() ignores a command whose set
+ * names another id, so that a bad command chosen anyway (proposed without the checks a node
+ * makes) changes nothing. Every process of a cluster must limit to the same ids. Kept when the
+ * history is replaced with paxos_membership_adopt(). */
+PAXOS_API void paxos_membership_limit_ids(struct paxos_membership *m, uint32_t acceptors,
+					  uint32_t proposers);
+
+/** Whether command @p v names only ids paxos_membership_limit_ids() allows (true for a value
+ * that is no command). */
+PAXOS_API bool paxos_membership_names_known_ids(const struct paxos_membership *m,
+						const struct paxos_value *v);
 
 /** Instances up to @p iid will not be delivered here (a learner that starts later or skips
  * trimmed instances): they count as applied, with no command among them. A command among them
@@ -255,7 +269,8 @@ PAXOS_API int paxos_membership_vouched(const struct paxos_membership *const *ans
  * @p m's applied when it is the further one (a learner that skipped ahead, see
  * paxos_membership_skip_to(), knows the configurations up to there). Returns 1 when
  * taken, 0 when @p m goes as far already, PAXOS_E_INVALID when they do not agree
- * (paxos_membership_agrees()). Learners and proposers reading @p m see the new history at
+ * (paxos_membership_agrees()) or @p from names ids paxos_membership_limit_ids() does not
+ * allow @p m. Learners and proposers reading @p m see the new history at
  * once. */
 PAXOS_API int paxos_membership_adopt(struct paxos_membership *m,
 				     const struct paxos_membership *from);

@@ -37,7 +37,8 @@ enum paxos_msg_type {
 	PAXOS_MSG_CONFIG_PUSH =
 	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
 	PAXOS_MSG_REFUSED = 20, /**< leader -> learners: its pending list is full */
-	PAXOS_MSG_TYPE_MAX = 20 /**< the highest type */
+	PAXOS_MSG_CHANGE = 21,  /**< paxos-admin -> proposers (submit group): a membership change */
+	PAXOS_MSG_TYPE_MAX = 21 /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -140,6 +141,24 @@ struct paxos_refused {
 	uint32_t dropped;          /**< values it dropped since it last said so */
 	struct paxos_value hashes; /**< up to PAXOS_REFUSED_HASHES_MAX of their hashes, 8 bytes
 				      each, little-endian (fewer than dropped: the rest unnamed) */
+};
+
+/** Bytes of the MAC a paxos_change carries. */
+#define PAXOS_CHANGE_MAC_BYTES 32u
+/** paxos_change.flags: the proposers propose the change without checking that it leaves a
+ * live quorum and a live proposer (paxos-admin --force). */
+#define PAXOS_CHANGE_FORCE 1u
+
+/**
+ * A membership change asked of the proposers (membership-alpha): never a client value. A
+ * proposer takes it only when mac is the MAC of the command, the flags and its partition under
+ * the admin key (paxos.conf admin-key-file), which paxos-admin and the proposers hold and no
+ * client does, and checks it before it proposes it.
+ */
+struct paxos_change {
+	struct paxos_value command; /**< paxos/membership.h's command bytes */
+	uint32_t flags;             /**< PAXOS_CHANGE_FORCE or 0 */
+	struct paxos_value mac;     /**< PAXOS_CHANGE_MAC_BYTES */
 };
 
 /** A proposer is alive (leader election, paxos/election.h). */
@@ -253,6 +272,7 @@ struct paxos_message {
 		struct paxos_config_info config_info;
 		struct paxos_config_push config_push;
 		struct paxos_refused refused;
+		struct paxos_change change;
 	} u; /**< the message, in the member named like its type */
 };
 

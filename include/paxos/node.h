@@ -218,14 +218,22 @@ PAXOS_API bool paxos_node_membership_settled(const struct paxos_node *n);
 /**
  * With membership-alpha: asks the cluster to make @p members (one bit per acceptor id) the
  * acceptor set, as a membership command made against the newest configuration this node
- * learned, sent to the proposers like paxos_node_submit() (unreliable: watch
- * paxos_node_membership() and ask again). The leader proposes it; it is in force
+ * learned, sent to the proposers as a PAXOS_MSG_CHANGE with a MAC under paxos.conf's
+ * admin-key-file, never as a client value (unreliable: watch paxos_node_membership() and ask
+ * again). Every proposer checks the MAC and that the change leaves a quorum of members that
+ * answer (unless paxos_node_force_changes()); the leader proposes it; it is in force
  * membership-alpha instances after the instance it is chosen in. Returns PAXOS_OK;
  * PAXOS_E_INVALID without membership-alpha or a learner (or a query) here, for no members, an id
  * not below acceptors or the members in force; PAXOS_E_FULL while a change is chosen and not in
- * force. Whether the new set has a live quorum is the caller's to check (paxos-admin does).
+ * force; PAXOS_E_CONFIG without a readable admin-key-file.
  */
 PAXOS_API int paxos_node_change_membership(struct paxos_node *n, uint32_t members);
+
+/** The changes this node asks for from now on (paxos_node_change_membership() and the others)
+ * carry @p force: the proposers propose them without checking that they leave a quorum of
+ * acceptors that answer and a live proposer (paxos-admin --force). They still refuse ids
+ * paxos.conf does not have. Returns PAXOS_OK, or PAXOS_E_INVALID for a NULL node. */
+PAXOS_API int paxos_node_force_changes(struct paxos_node *n, bool force);
 
 /**
  * With membership-alpha: as paxos_node_change_membership(), for the proposers that may lead:
@@ -272,7 +280,9 @@ PAXOS_API int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
 
 /** The acceptors whose state messages (sent every acceptor-repeat-ms to the learners group)
  * this node, when it has a learner, heard in the last @p within_ms milliseconds: one bit per
- * id. Unauthenticated clusters: anyone can send one. */
+ * id. Unicast: only from the address the node has for the acceptor (paxos.conf's, or the
+ * one the log or paxos_node_set_acceptor_address() gave), so a moved acceptor's old process
+ * does not count. Unauthenticated clusters: anyone can send one. */
 PAXOS_API uint32_t paxos_node_acceptors_heard(const struct paxos_node *n, uint32_t within_ms);
 
 /** Of paxos_node_acceptors_heard(@p within_ms), the acceptors whose last state message said

@@ -113,10 +113,9 @@ PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos
 				    paxos_time now, const struct paxos_emitter *out);
 
 /** The two halves of paxos_proposer_submit: queue takes a value without giving it to an
- * instance yet (same returns as submit; a membership command is a request to change the
- * acceptor set instead, see paxos_proposer_change_membership(), refused unless made against
- * the newest configuration); assign gives queued values to the instances ready
- * for them. A node queues every client value of one read and then assigns once, so values
+ * instance yet (same returns as submit; every value is data, whatever its bytes: a change of
+ * the sets comes through paxos_proposer_change()); assign gives queued values to the instances
+ * ready for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
 PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
 /** The second half of paxos_proposer_submit(): gives queued values to the instances ready for
@@ -162,6 +161,13 @@ PAXOS_API void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now,
  */
 PAXOS_API int paxos_proposer_change_membership(struct paxos_proposer *p, uint32_t members,
 					       paxos_time now, const struct paxos_emitter *out);
+
+/** As paxos_proposer_change_membership(), for a command made elsewhere (paxos/membership.h's
+ * paxos_membership_command_of(), _at(), _address()), which must name the newest configuration:
+ * PAXOS_E_INVALID also for bytes that are no command. The caller decides who may ask: a node
+ * takes a command only from a PAXOS_MSG_CHANGE with the operators' MAC, checked. */
+PAXOS_API int paxos_proposer_change(struct paxos_proposer *p, const struct paxos_value *command,
+				    paxos_time now, const struct paxos_emitter *out);
 
 /** As paxos_proposer_change_membership(), for the proposer set: @p proposers (one bit per
  * proposer id) may lead from alpha instances after the command's own on. PAXOS_E_INVALID

@@ -94,6 +94,8 @@ const struct config_key config_keys[] = {
     /* Not set: datagrams are not authenticated. The file is read when a node starts. */
     {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
     {"auth-mac", KEY_ENUM, FIELD(auth_mac), 0, 0, "auto", auth_mac_names},
+    /* Not set: no membership change is accepted (membership-alpha). */
+    {"admin-key-file", KEY_FILE, FIELD(admin_key_file), 0, 0, NULL, NULL},
 };
 
 #define MODE(m) (1u << PAXOS_DURABILITY_##m)

@@ -85,6 +85,10 @@ struct paxos_config {
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
 	char auth_key_file[PAXOS_PATH_MAX + 1];
 	enum paxos_auth_mac auth_mac; /* how this node tags its datagrams */
+	/* membership-alpha: the key a membership change is authenticated with (paxos-admin and
+	 * the proposers hold it, lib/net/admin_mac.h). Empty: no change is accepted. Read when
+	 * a proposer starts or a change is sent, not by the parser. */
+	char admin_key_file[PAXOS_PATH_MAX + 1];
 };
 
 #endif

@@ -16,6 +16,8 @@ struct paxos_membership {
 	/* Acceptors' unicast addresses the commands carried (port 0: none). */
 	uint32_t addr[PAXOS_MAX_ACCEPTORS];
 	uint16_t port[PAXOS_MAX_ACCEPTORS];
+	/* The ids a command may name (paxos_membership_limit_ids); UINT32_MAX: any. */
+	uint32_t acceptor_ids, proposer_ids;
 };
 
 /* The kind of paxos_membership_command_at(): an acceptor set with one member's address. */
@@ -54,6 +56,7 @@ struct paxos_membership *paxos_membership_create(uint32_t members, uint32_t prop
 		return NULL;
 	m->alpha = alpha;
 	m->count = 1;
+	m->acceptor_ids = m->proposer_ids = UINT32_MAX;
 	m->c[0] = (struct paxos_configuration){
 	    .first = 1, .id = 1, .members = members, .proposers = proposers};
 	return m;
@@ -221,6 +224,21 @@ int paxos_membership_decode(const struct paxos_value *v, uint32_t *from_id, uint
 	return PAXOS_OK;
 }
 
+void paxos_membership_limit_ids(struct paxos_membership *m, uint32_t acceptors, uint32_t proposers)
+{
+	m->acceptor_ids = acceptors;
+	m->proposer_ids = proposers;
+}
+
+bool paxos_membership_names_known_ids(const struct paxos_membership *m, const struct paxos_value *v)
+{
+	enum paxos_membership_kind kind;
+	uint32_t from, set;
+	if (paxos_membership_decode_of(v, &kind, &from, &set) != PAXOS_OK)
+		return true;
+	return !(set & ~(kind == PAXOS_MEMBERSHIP_PROPOSERS ? m->proposer_ids : m->acceptor_ids));
+}
+
 void paxos_membership_skip_to(struct paxos_membership *m, paxos_iid iid)
 {
 	if (iid > m->applied)
@@ -255,7 +273,8 @@ int paxos_membership_apply(struct paxos_membership *m, paxos_iid iid, const stru
 	    (kind == PAXOS_MEMBERSHIP_ACCEPTORS && set == latest->members) ||
 	    (kind == PAXOS_MEMBERSHIP_ADDRESS &&
 	     (set != latest->members || !has_address || !(set & (1u << id)))) ||
-	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha)
+	    latest->id == UINT32_MAX || iid > UINT64_MAX - m->alpha ||
+	    !paxos_membership_names_known_ids(m, v))
 		return 0;
 	next.first = iid + m->alpha;
 	next.id = latest->id + 1;
@@ -304,6 +323,7 @@ struct paxos_membership *paxos_membership_restore(const struct paxos_configurati
 	m->alpha = alpha;
 	m->applied = applied;
 	m->count = count;
+	m->acceptor_ids = m->proposer_ids = UINT32_MAX;
 	memcpy(m->c, c, count * sizeof(*c));
 	return m;
 }
@@ -482,6 +502,12 @@ int paxos_membership_adopt(struct paxos_membership *m, const struct paxos_member
 {
 	if (!paxos_membership_agrees(from, m))
 		return PAXOS_E_INVALID;
+	/* Ids m may not name are refused in a history as in a command. */
+	for (uint32_t k = 0; k < from->count; k++)
+		if ((from->c[k].members & ~m->acceptor_ids) ||
+		    (from->c[k].proposers != UINT32_MAX &&
+		     (from->c[k].proposers & ~m->proposer_ids)))
+			return PAXOS_E_INVALID;
 	uint32_t mine = paxos_membership_latest(m)->id, theirs = paxos_membership_latest(from)->id;
 	if (theirs < mine || (theirs == mine && from->applied <= m->applied))
 		return 0;
@@ -490,7 +516,10 @@ int paxos_membership_adopt(struct paxos_membership *m, const struct paxos_member
 	memcpy(addr, m->addr, sizeof(addr));
 	memcpy(port, m->port, sizeof(port));
 	paxos_iid applied = m->applied;
+	uint32_t acceptor_ids = m->acceptor_ids, proposer_ids = m->proposer_ids;
 	*m = *from;
+	m->acceptor_ids = acceptor_ids;
+	m->proposer_ids = proposer_ids;
 	/* Never back: a learner that started at the current instance skipped to there, and
 	 * would otherwise wait for ever for a configuration of instances the answer's applied
 	 * + alpha does not reach, which only its own deliveries, stuck on them, could bring. */

@@ -77,6 +77,8 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "config_push";
 	case PAXOS_MSG_REFUSED:
 		return "refused";
+	case PAXOS_MSG_CHANGE:
+		return "change";
 	}
 	return "unknown";
 }
@@ -107,6 +109,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_REFUSED:
 		return PAXOS_GROUP_LEARNERS;
 	case PAXOS_MSG_CLIENT_VALUE:
+	case PAXOS_MSG_CHANGE:
 		return PAXOS_GROUP_SUBMIT;
 	}
 	return PAXOS_GROUP_COUNT;

@@ -135,6 +135,11 @@
 	F(U32, dropped)                                                                            \
 	F(VALUE, hashes)                                                                           \
 	/* end */
+#define WIRE_CHANGE(F)                                                                             \
+	F(VALUE, command)                                                                          \
+	F(U32, flags)                                                                              \
+	F(VALUE, mac)                                                                              \
+	/* end */
 
 /* M(TYPE, member, check): PAXOS_MSG_<TYPE>, its fields WIRE_<TYPE>, paxos_message.u.<member>,
  * and check(const struct paxos_<member> *), what the fields' kinds do not say. */
@@ -159,6 +164,7 @@
 	M(CONFIG_INFO, config_info, config_info_ok)                                                \
 	M(CONFIG_PUSH, config_push, config_push_ok)                                                \
 	M(REFUSED, refused, refused_ok)                                                            \
+	M(CHANGE, change, change_ok)                                                               \
 	/* end */
 
 /* ---- what the fields' kinds mean ---- */
@@ -340,6 +346,12 @@ static bool config_push_ok(const struct paxos_config_push *c)
 static bool refused_ok(const struct paxos_refused *r)
 {
 	return r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
+}
+
+static bool change_ok(const struct paxos_change *c)
+{
+	return c->command.len >= PAXOS_MEMBERSHIP_COMMAND_LEN &&
+	       c->command.len <= PAXOS_MEMBERSHIP_COMMAND_MAX && c->mac.len == PAXOS_CHANGE_MAC_BYTES;
 }
 
 /* ---- what the schema expands to ---- */

@@ -152,6 +152,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	for (size_t i = 0; i < TX_QUEUE; i++)
 		n->net.tx.free[n->net.tx.free_count++] = n->net.tx.buf + dg * (ENCODERS + i);
+	node_acceptor_homes(n);
 	node_host(n, PAXOS_ROLE_CLIENT, 0);
 	if (cfg->counters_interval_ms &&
 	    node_add_timer(n, &n->timers.report, cfg->counters_interval_ms, on_report) !=
@@ -195,6 +196,7 @@ void paxos_node_free(struct paxos_node *n)
 	free(n->net.tx.buf);
 	free(n->net.rx.msgs);
 	paxos_auth_free(n->net.auth);
+	node_admin_wipe(n);
 	free(n);
 }
 

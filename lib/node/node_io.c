@@ -140,8 +140,12 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	/* What reaches the proposer's own group counts, not what its learner hears elsewhere:
 	 * a proposer whose promises and rejects cannot reach it leads no better for that. The
 	 * acceptors' periodic state comes here for this alone. */
-	if (g == PAXOS_GROUP_PROPOSERS)
+	uint32_t acceptor;
+	if (g == PAXOS_GROUP_PROPOSERS) {
 		node_election_heard(n, m, now);
+		if (!n->net.rx.away && paxos_msg_acceptor(m, &acceptor))
+			n->proposer.acceptor_heard[acceptor] = now;
+	}
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
@@ -167,7 +171,9 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		/* fall through */
 	case PAXOS_GROUP_SUBMIT:
-		if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
+		if (m->type == PAXOS_MSG_CHANGE) {
+			node_admin_on_change(n, &m->u.change, now);
+		} else if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
 			paxos_proposer_queue(n->proposer.core, &m->u.client_value.value);
 			n->proposer.assign_due = true;
@@ -185,7 +191,9 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			node_submit_refused(n, &m->u.refused, now);
 			break;
 		}
-		if (m->type == PAXOS_MSG_ACCEPTOR_STATE &&
+		/* Who answers: at the address the node has for it, not a moved acceptor's old
+		 * process (paxos_node_acceptors_heard). */
+		if (m->type == PAXOS_MSG_ACCEPTOR_STATE && !n->net.rx.away &&
 		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS) {
 			uint32_t bit = 1u << m->u.acceptor_state.acceptor_id;
 			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
@@ -349,6 +357,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		n->net.counters.messages_received += count;
 		n->net.rx.header = h;
 		node_screen_origin(n, &h, &d[i], now);
+		node_acceptor_heard_from(n, &h, d[i].origin, now);
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
 				if (node_screen(n, &h, &msgs[k]))
@@ -386,6 +395,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	acceptor_batch(n, &batched, now);
 	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	n->net.rx.impostor = false;
+	n->net.rx.away = false;
 	if (n->proposer.assign_due) {
 		n->proposer.assign_due = false;
 		paxos_proposer_assign(n->proposer.core, now,

@@ -2,8 +2,8 @@
 /*
  * membership-alpha: the node's configuration history (paxos/membership.h), which its learner
  * applies and its proposer and acceptor read, and the requests to change it. A request is a
- * membership command sent to the proposers like a client value; the leader proposes it (see
- * paxos_proposer_queue), and it has an effect only once chosen.
+ * membership command sent to the proposers with the operators' MAC (node_admin.c); the leader
+ * proposes it once checked, and it has an effect only once chosen.
  */
 #include "log_line.h"
 #include "parts.h"
@@ -94,6 +94,7 @@ void node_membership_give_addresses(struct paxos_node *n)
 			continue;
 		n->mship.given_addr[id] = addr;
 		n->mship.given_port[id] = port;
+		node_acceptor_home(n, id, &e);
 		n->net.origins.acceptors[id] = (struct origin){0, 0};
 	}
 }
@@ -287,6 +288,11 @@ int node_membership_init(struct paxos_node *n)
 			return PAXOS_E_NOMEM;
 		}
 	}
+	/* A command naming ids this file lacks changes nothing here (nor anywhere: the files
+	 * name the same ids), so no configuration a restart would refuse is ever made. */
+	paxos_membership_limit_ids(
+	    n->membership, n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1,
+	    node_proposer_ids(n));
 	n->mship.ready = true;
 	node_membership_give_addresses(n);
 	node_membership_count_latest(n);
@@ -448,7 +454,16 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 			   "proposers %s from instance %llu",
 			   c->id, (unsigned long long)iid, text, lead,
 			   (unsigned long long)c->first);
-	else
+	else if (!paxos_membership_names_known_ids(n->membership, v)) {
+		node_members_text(set, text, sizeof(text));
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: refused: instance %llu: a membership change naming %s %s, ids "
+			   "paxos.conf does not have (%u acceptors, %u proposers): ignored, "
+			   "configuration %u stays the newest",
+			   (unsigned long long)iid,
+			   kind == PAXOS_MEMBERSHIP_PROPOSERS ? "proposers" : "acceptors", text,
+			   n->cfg.acceptors, n->cfg.proposers, c->id);
+	} else
 		paxos_logf(PAXOS_LOG_INFO,
 			   "paxos: instance %llu: a membership change made against configuration "
 			   "%u is outdated (configuration %u is the newest): ignored",
@@ -545,7 +560,7 @@ int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	paxos_membership_command(c->id, members, cmd);
-	return paxos_node_submit(n, cmd, sizeof(cmd));
+	return node_admin_send(n, cmd, sizeof(cmd));
 }
 
 int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
@@ -576,7 +591,7 @@ int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
-	return paxos_node_submit(n, cmd, sizeof(cmd));
+	return node_admin_send(n, cmd, sizeof(cmd));
 }
 
 int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
@@ -589,7 +604,10 @@ int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
 				  "an acceptor id below acceptors and a port");
 		return PAXOS_E_INVALID;
 	}
-	return n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, e);
+	int rc = n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, e);
+	if (rc == PAXOS_OK)
+		node_acceptor_home(n, id, e);
+	return rc;
 }
 
 int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
@@ -630,7 +648,7 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
-	return paxos_node_submit(n, cmd, sizeof(cmd));
+	return node_admin_send(n, cmd, sizeof(cmd));
 }
 
 int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
@@ -689,5 +707,5 @@ int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
 	}
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
-	return paxos_node_submit(n, cmd, sizeof(cmd));
+	return node_admin_send(n, cmd, sizeof(cmd));
 }

@@ -363,6 +363,8 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		rc = node_ensure_learner(n);
 	if (rc == PAXOS_OK)
 		rc = node_membership_proposer_start(n, id);
+	if (rc == PAXOS_OK)
+		rc = node_admin_start(n);
 	if (rc != PAXOS_OK)
 		return rc;
 	struct paxos_proposer_options o;

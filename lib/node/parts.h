@@ -220,6 +220,10 @@ struct node_rx {
 	/* It came from another address than the one believed for its sender (node_screen.c: all
 	 * but its hellos are dropped). */
 	bool impostor;
+	/* It comes from an acceptor, but not from the address the node has for it
+	 * (node_acceptor_home): a moved acceptor's old process, say. Handled, but it does not
+	 * count as that acceptor answering. */
+	bool away;
 	struct paxos_header repeat_from; /* the last repeat request's sender */
 };
 
@@ -255,6 +259,19 @@ struct node_proposer {
 		paxos_ballot ballot;
 	} * own_deferred;
 	uint32_t own_deferred_head, own_deferred_count, own_deferred_cap;
+	/* When each acceptor was last heard at its address on the proposers group: who answers,
+	 * for the checks of a membership change (node_admin.c). */
+	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS];
+};
+
+/* Membership changes (node_admin.c): the operators' key (admin-key-file), read when first
+ * needed, and whether this node's changes carry PAXOS_CHANGE_FORCE. */
+struct node_admin {
+	uint8_t key[32];
+	bool key_read;
+	bool force;
+	paxos_time refusals_since; /* refusals are logged a few a second at most */
+	uint32_t refusals_logged;
 };
 
 /* The node's learner (node_learner.c): the core, where its results go, and when a lazy one
@@ -281,6 +298,12 @@ struct node_net {
 	struct node_rx rx;
 	/* The address believed for each member id (node_screen.c). */
 	struct origin_table origins;
+	/* Unicast: the origin (paxos_rx_datagram.origin) of each acceptor's address, the one it
+	 * answers from (node_acceptor_home); 0: any (multicast, or an address the node does not
+	 * know). */
+	uint64_t acceptor_home[PAXOS_MAX_ACCEPTORS];
+	/* Where and when each acceptor id was last heard from, at home or not. */
+	struct origin acceptor_last[PAXOS_MAX_ACCEPTORS];
 	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
 	struct paxos_counters counters;
 };
@@ -325,6 +348,7 @@ struct paxos_node {
 	struct node_proposer proposer;
 	struct node_learner learner;
 	struct node_submit submit;
+	struct node_admin admin;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -509,6 +533,23 @@ void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m
 bool node_membership_votes(const struct paxos_node *n, const struct paxos_message *m);
 /* A membership command was delivered in iid: logged, never handed to the application. */
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v);
+
+/* Membership changes from the operators (node_admin.c). */
+/* Acceptor id answers from e from now on (unicast; a no-op for multicast). */
+void node_acceptor_home(struct paxos_node *n, uint32_t id, const struct paxos_endpoint *e);
+/* The acceptors' addresses of paxos.conf as their homes. */
+void node_acceptor_homes(struct paxos_node *n);
+/* A datagram from header from and origin: sets net.rx.away, notes where the acceptor spoke. */
+void node_acceptor_heard_from(struct paxos_node *n, const struct paxos_header *from,
+			      uint64_t origin, paxos_time now);
+/* A proposer starts: reads the admin key when paxos.conf names one (an error stops it). */
+int node_admin_start(struct paxos_node *n);
+/* Sends command to the proposers as a PAXOS_MSG_CHANGE under the admin key. */
+int node_admin_send(struct paxos_node *n, const uint8_t *command, uint32_t len);
+/* A PAXOS_MSG_CHANGE reached the node's proposer: checked, then proposed or refused. */
+void node_admin_on_change(struct paxos_node *n, const struct paxos_change *c, paxos_time now);
+/* Wipes the admin key (the node is freed). */
+void node_admin_wipe(struct paxos_node *n);
 
 /* Shared by node_membership.c (the history) and node_confquery.c (configuration requests). */
 /* "0,1,3": the ids of a member set. */

@@ -57,7 +57,7 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 check storage lib/storage/*.c lib/storage/*.h -- \
 	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|membership_file\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|udp\.h|unicast_state\.h|msgpack\.h|sodium\.h|event2/event\.h"
+	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|admin_mac\.h|udp\.h|unicast_state\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c lib/config/*.h -- \
 	"$CORE|config_fields\.h|config_keys\.h|parsing\.h|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
 

@@ -191,12 +191,18 @@ converged() {
 # a new cluster wait, rightly, for the state of a cluster that ran before), or for unicast
 # $WORK/unicast.conf, the same plus the transport, member and lease lines of
 # $SRC/paxos-unicast.conf (the same local cluster). Tests derive their configurations from it
-# with sed, as from paxos.conf.
+# with sed, as from paxos.conf. Both name $WORK/admin.key, a fresh key, as admin-key-file: what
+# paxos-admin and the proposers need for a membership change.
 UNICAST_KEYS='^(transport|acceptor|proposer|subscription-lease-ms)[[:blank:]]'
 base_conf() {
+	"$BUILD/paxos-keygen" --force "$WORK/admin.key" >/dev/null || {
+		echo "FAIL: cannot write $WORK/admin.key" >&2
+		return 1
+	}
 	case ${PAXOS_TRANSPORT:-multicast} in
 	multicast)
-		sed -e "s|^storage-path .*|storage-path $WORK/store|" "$SRC/paxos.conf" \
+		sed -e "s|^storage-path .*|storage-path $WORK/store|" \
+			-e "s|^#admin-key-file .*|admin-key-file $WORK/admin.key|" "$SRC/paxos.conf" \
 			>"$WORK/multicast.conf" || {
 			echo "FAIL: cannot write $WORK/multicast.conf" >&2
 			return 1
@@ -205,7 +211,8 @@ base_conf() {
 		;;
 	unicast)
 		# A key may appear only once: paxos.conf's own lines of these keys give way.
-		sed -e "s|^storage-path .*|storage-path $WORK/store|" "$SRC/paxos.conf" |
+		sed -e "s|^storage-path .*|storage-path $WORK/store|" \
+			-e "s|^#admin-key-file .*|admin-key-file $WORK/admin.key|" "$SRC/paxos.conf" |
 			grep -Ev "$UNICAST_KEYS" >"$WORK/unicast.conf" &&
 			grep -E "$UNICAST_KEYS" "$SRC/paxos-unicast.conf" >>"$WORK/unicast.conf" &&
 			grep -q '^transport[[:blank:]]\{1,\}unicast' "$WORK/unicast.conf" || {

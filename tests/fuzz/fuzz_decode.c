@@ -113,6 +113,10 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		return a->u.config_push.proposer_id == b->u.config_push.proposer_id &&
 		       a->u.config_push.settled == b->u.config_push.settled &&
 		       same_value(&a->u.config_push.history, &b->u.config_push.history);
+	case PAXOS_MSG_CHANGE:
+		return same_value(&a->u.change.command, &b->u.change.command) &&
+		       a->u.change.flags == b->u.change.flags &&
+		       same_value(&a->u.change.mac, &b->u.change.mac);
 	}
 	return false;
 }

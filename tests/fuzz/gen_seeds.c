@@ -13,6 +13,7 @@ static const uint8_t payload[] = "a client value";
 static const struct paxos_value value = {payload, sizeof(payload) - 1};
 static const struct paxos_value empty = {NULL, 0};
 static const uint8_t hashes[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint8_t mac[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 static int write_datagram(const char *dir, const char *name, enum paxos_role role,
 			  const struct paxos_message *m, size_t count)
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
 	     .u.recover_info = {PAXOS_ROLE_ACCEPTOR, 2, 1, 1700000000000001ull, 900, 4294967398ull,
 				3, true}},
 	    {.type = PAXOS_MSG_REFUSED, .u.refused = {1, 12, {hashes, sizeof(hashes)}}},
+	    {.type = PAXOS_MSG_CHANGE,
+	     .u.change = {{hashes, sizeof(hashes)}, PAXOS_CHANGE_FORCE, {mac, sizeof(mac)}}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_RECOVER_ASK] = PAXOS_ROLE_ACCEPTOR,
 	    [PAXOS_MSG_RECOVER_INFO] = PAXOS_ROLE_PROPOSER,
 	    [PAXOS_MSG_REFUSED] = PAXOS_ROLE_PROPOSER,
+	    [PAXOS_MSG_CHANGE] = PAXOS_ROLE_CLIENT,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

@@ -3,8 +3,13 @@
 
 #include <paxos/storage.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "config_fields.h"
 
 static struct paxos_value keep(struct recorder *r, struct paxos_value v)
 {
@@ -144,4 +149,25 @@ struct paxos_storage *failing_storage_new(const char *error)
 	f->base.ops = &failing_ops;
 	f->error = error;
 	return &f->base;
+}
+
+/* The admin key of this test process (membership changes): written once, removed at exit. */
+static char admin_key_path[64];
+
+static void remove_admin_key(void)
+{
+	unlink(admin_key_path);
+}
+
+void support_admin_key(struct paxos_config *cfg)
+{
+	if (!admin_key_path[0]) {
+		char err[256];
+		snprintf(admin_key_path, sizeof(admin_key_path), "/tmp/paxos-test-admin-%ld.key",
+			 (long)getpid());
+		if (paxos_auth_write_key(admin_key_path, true, err, sizeof(err)) != PAXOS_OK)
+			abort();
+		atexit(remove_admin_key);
+	}
+	snprintf(cfg->admin_key_file, sizeof(cfg->admin_key_file), "%s", admin_key_path);
 }

@@ -18,6 +18,11 @@ struct recorder {
 	size_t arena_used;
 };
 
+struct paxos_config;
+/* Sets cfg's admin-key-file to a key written for this test process (removed at exit): what
+ * a node needs to ask for membership changes. */
+void support_admin_key(struct paxos_config *cfg);
+
 struct recorder *recorder_new(void);
 void recorder_free(struct recorder *r);
 void recorder_clear(struct recorder *r);

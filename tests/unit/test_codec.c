@@ -143,6 +143,11 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_int_eq(a->u.config_push.settled, b->u.config_push.settled);
 		ck_assert(value_eq(&a->u.config_push.history, &b->u.config_push.history));
 		break;
+	case PAXOS_MSG_CHANGE:
+		ck_assert(value_eq(&a->u.change.command, &b->u.change.command));
+		ck_assert_uint_eq(a->u.change.flags, b->u.change.flags);
+		ck_assert(value_eq(&a->u.change.mac, &b->u.change.mac));
+		break;
 	}
 	const struct paxos_value *va = paxos_msg_value(a), *vb = paxos_msg_value(b);
 	if (va)
@@ -234,6 +239,8 @@ static size_t sample_messages(struct paxos_message *m)
 					.u.config_info = {3, 0x1234567890ull, true, pv(40)}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_CONFIG_PUSH, .u.config_push = {1, true, pv(40)}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REFUSED, .u.refused = {1, 300, pv(16)}};
+	m[i++] = (struct paxos_message){
+	    PAXOS_MSG_CHANGE, .u.change = {pv(16), PAXOS_CHANGE_FORCE, pv(PAXOS_CHANGE_MAC_BYTES)}};
 	return i;
 }
 
@@ -431,7 +438,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
+								3, 2, 3, 7, 3, 9, 2, 5, 4, 4, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -562,6 +569,13 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_bin(pk, m->u.refused.hashes.len);
 		msgpack_pack_bin_body(pk, m->u.refused.hashes.data, m->u.refused.hashes.len);
 		return;
+	case PAXOS_MSG_CHANGE:
+		msgpack_pack_bin(pk, m->u.change.command.len);
+		msgpack_pack_bin_body(pk, m->u.change.command.data, m->u.change.command.len);
+		msgpack_pack_uint32(pk, m->u.change.flags);
+		msgpack_pack_bin(pk, m->u.change.mac.len);
+		msgpack_pack_bin_body(pk, m->u.change.mac.data, m->u.change.mac.len);
+		return;
 	}
 }
 
@@ -570,7 +584,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 START_TEST(test_bytes_match_msgpack)
 {
 	static uint8_t buf[BIG_BUF], big[70000];
-	struct paxos_message m[40];
+	struct paxos_message m[48];
 	size_t count = sample_messages(m);
 	const uint64_t widths[] = {0,     127,   128,         255,        256,
 				   65535, 65536, 0xffffffffu, 1ull << 32, UINT64_MAX};
@@ -1093,7 +1107,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
+								3, 2, 3, 7, 3, 9, 2, 5, 4, 4, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1112,6 +1126,11 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3);
 				if (t == PAXOS_MSG_REFUSED && i == 3)
 					msgpack_pack_bin_with_body(&c.pk, "8 bytes.", 8);
+				else if (t == PAXOS_MSG_CHANGE && i == 1)
+					msgpack_pack_bin_with_body(&c.pk, "a command of 16 b", 16);
+				else if (t == PAXOS_MSG_CHANGE && i == 3)
+					msgpack_pack_bin_with_body(
+					    &c.pk, "a MAC of thirty-two bytes, that.", 32);
 				else if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
@@ -1581,7 +1600,8 @@ START_TEST(test_status_strings)
 			       "reject",       "repeat",         "trim",        "acceptor_state",
 			       "client_value", "trimmed",        "heartbeat",   "leader",
 			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
-			       "config_ask",   "config_info",    "config_push", "refused"};
+			       "config_ask",   "config_info",    "config_push", "refused",
+			       "change"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

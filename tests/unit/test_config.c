@@ -249,7 +249,7 @@ START_TEST(test_shipped_file_sets_every_key)
 	 * durability (per backend), auth-key-file (no authentication), metrics-listen (no
 	 * server). */
 	static const char *const commented[] = {"#durability ", "#auth-key-file ",
-						"#metrics-listen "};
+						"#metrics-listen ", "#admin-key-file "};
 	for (size_t k = 0; k < sizeof(commented) / sizeof(*commented); k++) {
 		FILE *f = fopen(path, "r");
 		ck_assert_ptr_nonnull(f);

@@ -16,6 +16,7 @@
 #include "config_fields.h"
 #include "membership_file.h"
 #include "stub_transport.h"
+#include "support.h"
 
 #define ALPHA 8u
 
@@ -662,8 +663,8 @@ static void note_move(void *arg, const struct paxos_header *h, const struct paxo
 	(void)h;
 	enum paxos_membership_kind kind;
 	uint32_t from, set;
-	if (m->type == PAXOS_MSG_CLIENT_VALUE &&
-	    paxos_membership_decode_of(&m->u.client_value.value, &kind, &from, &set) == PAXOS_OK &&
+	if (m->type == PAXOS_MSG_CHANGE &&
+	    paxos_membership_decode_of(&m->u.change.command, &kind, &from, &set) == PAXOS_OK &&
 	    kind == PAXOS_MEMBERSHIP_ADDRESS)
 		*(int *)arg += 1;
 }
@@ -676,6 +677,7 @@ static struct paxos_node *moving_node(struct stub *s, struct event_base *base)
 	cfg.proposers = 1;
 	cfg.membership_alpha = ALPHA;
 	cfg.proposer_window = ALPHA;
+	support_admin_key(&cfg);
 	for (uint32_t a = 0; a < 3; a++) {
 		inet_pton(AF_INET, "127.0.0.1", &cfg.acceptor_address[a].addr);
 		cfg.acceptor_address[a].port = (uint16_t)(7200 + a);

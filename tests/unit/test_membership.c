@@ -24,6 +24,15 @@ static struct paxos_value command(uint32_t from, uint32_t members, uint8_t *buf)
 	return (struct paxos_value){buf, PAXOS_MEMBERSHIP_COMMAND_LEN};
 }
 
+/* A change asked of proposer p (what a node does with a PAXOS_MSG_CHANGE it checked). */
+static int change(struct paxos_proposer *p, const struct paxos_value *v)
+{
+	struct recorder *r = recorder_new();
+	int rc = paxos_proposer_change(p, v, 1, &r->emitter);
+	recorder_free(r);
+	return rc;
+}
+
 START_TEST(test_history)
 {
 	ck_assert_ptr_null(paxos_membership_new(0, 4));
@@ -353,11 +362,11 @@ START_TEST(test_proposer_takes_requests)
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	struct paxos_value stale = command(4, 0xb, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &stale), PAXOS_E_INVALID);
+	ck_assert_int_eq(change(p, &stale), PAXOS_E_INVALID);
 	struct paxos_value beyond = command(1, 0x27, buf); /* id 5: acceptors is 5 */
-	ck_assert_int_eq(paxos_proposer_queue(p, &beyond), PAXOS_E_INVALID);
+	ck_assert_int_eq(change(p, &beyond), PAXOS_E_INVALID);
 	struct paxos_value ok = command(1, 0xb, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &ok), PAXOS_OK);
+	ck_assert_int_eq(change(p, &ok), PAXOS_OK);
 	ck_assert(paxos_proposer_change_pending(p));
 	ck_assert_uint_eq(paxos_proposer_pending(p), 0); /* no client value */
 	/* Another leader's change is chosen in instance 1: ours is outdated and dropped. */
@@ -369,6 +378,61 @@ START_TEST(test_proposer_takes_requests)
 	ck_assert(!paxos_proposer_change_pending(p));
 	recorder_free(r);
 	paxos_proposer_free(p);
+	paxos_membership_free(m);
+}
+END_TEST
+
+/* A client value is data whatever its bytes: one that looks like a membership command is
+ * queued as a value (framed in its instance, so no learner reads it as a command) and asks
+ * for no change. */
+START_TEST(test_client_value_is_no_command)
+{
+	struct paxos_membership *m = paxos_membership_new(0x7, 8);
+	struct paxos_counters c = {0};
+	struct paxos_proposer_options o = {.id = 0,
+					   .epoch = 1,
+					   .acceptors = 5,
+					   .window = 4,
+					   .concurrency = 4,
+					   .pending_size = 16,
+					   .max_value = 256,
+					   .phase1_timeout = 100000,
+					   .phase2_timeout = 100000,
+					   .membership = m};
+	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 1u << 31, buf);
+	struct paxos_value forged = {buf, sizeof(buf)};
+	ck_assert_int_eq(paxos_proposer_queue(p, &forged), PAXOS_OK);
+	ck_assert(!paxos_proposer_change_pending(p));
+	ck_assert_uint_eq(paxos_proposer_pending(p), 1);
+	paxos_proposer_free(p);
+	/* A command chosen anyway that names ids paxos.conf lacks changes nothing. */
+	paxos_membership_limit_ids(m, 0x1f, 0x3);
+	ck_assert(!paxos_membership_names_known_ids(m, &forged));
+	ck_assert_int_eq(paxos_membership_apply(m, 1, &forged), 0);
+	struct paxos_value beyond = command(1, 0x60, buf); /* acceptors 5 and 6 */
+	ck_assert_int_eq(paxos_membership_apply(m, 2, &beyond), 0);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 1);
+	uint8_t fine_buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value fine = command(1, 0x18, fine_buf); /* 3 and 4: in the file */
+	ck_assert(paxos_membership_names_known_ids(m, &fine));
+	/* The limits stay when another history (the acceptors' answer) is adopted. */
+	struct paxos_membership *other = paxos_membership_new(0x7, 8);
+	ck_assert_int_eq(paxos_membership_apply(other, 3, &fine), 1);
+	ck_assert_int_eq(paxos_membership_adopt(m, other), 1);
+	paxos_membership_free(other);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 2, 1u << 31, buf);
+	ck_assert_int_eq(paxos_membership_apply(m, 4, &forged), 0);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	/* Nor is a history that made such a configuration adopted (a push, an answer). */
+	other = paxos_membership_new(0x7, 8);
+	ck_assert_int_eq(paxos_membership_apply(other, 3, &fine), 1);
+	ck_assert_int_eq(paxos_membership_apply(other, 5, &forged), 1);
+	ck_assert_int_eq(paxos_membership_adopt(m, other), PAXOS_E_INVALID);
+	ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
+	paxos_membership_free(other);
 	paxos_membership_free(m);
 }
 END_TEST
@@ -457,7 +521,7 @@ START_TEST(test_proposer_set_changes)
 	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x2, 1, &rec->emitter), PAXOS_E_FULL);
 	paxos_membership_skip_to(m, 18);
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 3, 0x2, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &add), PAXOS_E_INVALID); /* stale: 4 is newest */
+	ck_assert_int_eq(change(p, &add), PAXOS_E_INVALID); /* stale: 4 is newest */
 	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x2, 1, &rec->emitter), PAXOS_OK);
 	ck_assert(paxos_proposer_change_pending(p));
 	ck_assert_int_eq(paxos_proposer_change_membership(p, 0x7, 1, &rec->emitter),
@@ -523,7 +587,7 @@ START_TEST(test_command_with_address)
 					   .membership = m};
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	paxos_membership_command_at(2, 0x1f, 4, addr, 7205, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
+	ck_assert_int_eq(change(p, &v), PAXOS_OK);
 	struct recorder *r = recorder_new();
 	paxos_proposer_set_leader(p, true, 7, 1, &r->emitter);
 	/* A new leader proposes once phase 1 finished for every instance it started. */
@@ -636,11 +700,11 @@ START_TEST(test_command_moves_a_member)
 					   .membership = m};
 	struct paxos_proposer *p = paxos_proposer_new(&o, &cnt);
 	paxos_membership_command_address(3, 0xf, 2, addr, 7302, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_E_INVALID); /* not the members */
+	ck_assert_int_eq(change(p, &v), PAXOS_E_INVALID); /* not the members */
 	paxos_membership_command_address(2, 0x7, 2, addr, 7302, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_E_INVALID); /* outdated */
+	ck_assert_int_eq(change(p, &v), PAXOS_E_INVALID); /* outdated */
 	paxos_membership_command_address(3, 0x7, 2, addr, 7302, buf);
-	ck_assert_int_eq(paxos_proposer_queue(p, &v), PAXOS_OK);
+	ck_assert_int_eq(change(p, &v), PAXOS_OK);
 	ck_assert(paxos_proposer_change_pending(p));
 	paxos_proposer_free(p);
 	paxos_membership_free(m);
@@ -747,6 +811,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_learner_starts_later);
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
 	tcase_add_test(t, test_proposer_takes_requests);
+	tcase_add_test(t, test_client_value_is_no_command);
 	tcase_add_test(t, test_recovery_covers_every_configuration);
 	tcase_add_test(t, test_proposer_set_changes);
 	tcase_add_test(t, test_command_with_address);

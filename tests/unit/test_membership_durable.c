@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "admin_mac.h"
 #include "codec.h"
 #include "config_fields.h"
 #include "membership_file.h"
@@ -561,6 +562,98 @@ END_TEST
 
 /* A history the application kept with its snapshot: the node starts from it, keeps it in its
  * directory, and a newer one kept there wins over an older one given. */
+/* A PAXOS_MSG_CHANGE of command @p cmd with @p flags, its MAC under @p key, to the submit
+ * group. */
+static void change_to(struct stub *s, const uint8_t *key, uint32_t flags, const uint8_t *cmd,
+		      uint32_t len)
+{
+	uint8_t mac[PAXOS_CHANGE_MAC_BYTES], buf[2048];
+	struct paxos_message m = {.type = PAXOS_MSG_CHANGE};
+	m.u.change.command = (struct paxos_value){cmd, len};
+	m.u.change.flags = flags;
+	paxos_admin_mac(key, 0, flags, &m.u.change.command, mac);
+	m.u.change.mac = (struct paxos_value){mac, sizeof(mac)};
+	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &h);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_SUBMIT, &d, 1);
+}
+
+/* Acceptor @p id's state message to the proposers group: it answers. */
+static void state_of(struct stub *s, uint32_t id)
+{
+	uint8_t buf[256];
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state.acceptor_id = id;
+	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, id};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &h);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_PROPOSERS, &d, 1);
+}
+
+/* A proposer takes a change only as a PAXOS_MSG_CHANGE with the operators' MAC, and checks it
+ * before it proposes it: ids paxos.conf has (even forced), and unless forced a new acceptor
+ * set with a quorum of members that answer, a proposer set with a live member. A client value
+ * with a command's bytes is data. */
+START_TEST(test_proposer_checks_changes)
+{
+	make_base();
+	struct paxos_config cfg;
+	config_for(&cfg);
+	cfg.proposers = 2;
+	cfg.heartbeat_timeout_ms = 1; /* proposer 1, never heard, is not alive after 1 ms */
+	support_admin_key(&cfg);
+	uint8_t key[PAXOS_ADMIN_KEY_BYTES], wrong[PAXOS_ADMIN_KEY_BYTES] = {0};
+	char err[512];
+	ck_assert_int_eq(paxos_admin_key_read(cfg.admin_key_file, key, err, sizeof(err)), PAXOS_OK);
+	struct event_base *base = event_base_new();
+	paxos_set_log(keep_line, NULL);
+	struct stub *s = calloc(1, sizeof(*s));
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer(n, 0), PAXOS_OK);
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
+
+	nlines = 0;
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, 1, 0x3, cmd);
+	change_to(s, wrong, 0, cmd, sizeof(cmd));
+	ck_assert(logged("proposer 0: refused a membership change: its MAC is not the operators'"));
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, 1, 0x18, cmd); /* 3 and 4 */
+	change_to(s, key, 0, cmd, sizeof(cmd));
+	ck_assert(logged("refused a membership change: acceptor 3 does not answer here"));
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, 1, 0x3, cmd); /* 2 removed */
+	change_to(s, key, 0, cmd, sizeof(cmd));
+	ck_assert(logged("refused a membership change: acceptors 0,1 would have no live quorum: 0 "
+			 "of them answer here (none), it needs 2"));
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 1u << 31, cmd);
+	change_to(s, key, PAXOS_CHANGE_FORCE, cmd, sizeof(cmd));
+	ck_assert(logged("refused a membership change: it names proposers 31, but paxos.conf has "
+			 "only 2 proposer ids"));
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 0x2, cmd);
+	usleep(5000);
+	change_to(s, key, 0, cmd, sizeof(cmd));
+	ck_assert(logged("refused a membership change: proposers 1: none of them is heard alive "
+			 "here"));
+
+	/* Acceptors 0 and 1 answer: the set {0,1} has its quorum, and is taken. */
+	nlines = 0;
+	state_of(s, 0);
+	state_of(s, 1);
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_ACCEPTORS, 1, 0x3, cmd);
+	change_to(s, key, 0, cmd, sizeof(cmd));
+	ck_assert_msg(!logged("refused"), "%s", lines[0]);
+	paxos_node_free(n);
+	free(s);
+	paxos_set_log(NULL, NULL);
+	event_base_free(base);
+	remove_base();
+}
+END_TEST
+
 /* A proposer a change removed refuses to start, saying why; one never added yet starts and
  * leads nothing; a member leads. The history is the one kept with the epoch. */
 START_TEST(test_removed_proposer_refused)
@@ -570,6 +663,7 @@ START_TEST(test_removed_proposer_refused)
 	config_for(&cfg);
 	cfg.proposers = 3;
 	cfg.initial_proposers = 2;
+	support_admin_key(&cfg);
 	char dir[128], err[512];
 	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	struct paxos_value remove1 = {buf, sizeof(buf)};
@@ -689,6 +783,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_removed_votes_refused);
 	tcase_add_test(t, test_history_from_snapshot);
 	tcase_add_test(t, test_removed_proposer_refused);
+	tcase_add_test(t, test_proposer_checks_changes);
 	suite_add_tcase(s, t);
 	return s;
 }
