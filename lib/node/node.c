@@ -68,20 +68,6 @@ static void on_report(evutil_socket_t fd, short what, void *arg)
 	paxos_node_report_counters(arg);
 }
 
-/* The proposer's and learner's timers are checked at a quarter of the shortest timeout. */
-static uint32_t tick_ms(const struct paxos_config *c)
-{
-	uint32_t ms = c->phase1_timeout_ms;
-	if (c->phase2_timeout_ms < ms)
-		ms = c->phase2_timeout_ms;
-	if (c->hole_check_ms < ms)
-		ms = c->hole_check_ms;
-	if (c->learner_merge && c->merge_skip_ms < ms)
-		ms = c->merge_skip_ms; /* an idle leader's skips (paxos_proposer_tick) */
-	ms /= 4;
-	return ms ? ms : 1;
-}
-
 /* ---- set-up ---- */
 
 struct paxos_node *paxos_node_new(struct event_base *base, const struct paxos_config *cfg,
@@ -101,6 +87,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	n->timers.on_tick = on_tick;
 	if (cfg->partitions > 1)
 		snprintf(n->partition_label, sizeof(n->partition_label), " partition %u",
 			 cfg->partition);
@@ -200,33 +187,6 @@ void paxos_node_free(struct paxos_node *n)
 	free(n);
 }
 
-/* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
-static bool learner_lazy(const struct paxos_node *n)
-{
-	return n->acceptor.core && n->learner.core && !n->learner.app.deliver && !n->proposer.core;
-}
-
-/* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
-int node_set_learner_reading(struct paxos_node *n)
-{
-	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
-		return PAXOS_OK;
-	if (learner_lazy(n) && !n->timers.learn) {
-		n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS, true);
-		return node_add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
-	}
-	if (!learner_lazy(n) && n->timers.learn) {
-		event_free(n->timers.learn);
-		n->timers.learn = NULL;
-		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS,
-						    false) != PAXOS_OK) {
-			node_set_error(n, "cannot add a socket to the event loop");
-			return PAXOS_E_NOMEM;
-		}
-	}
-	return PAXOS_OK;
-}
-
 int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_storage *st)
 {
 	if (n->acceptor.serializer) {
@@ -316,38 +276,6 @@ int paxos_node_add_serializer(struct paxos_node *n, struct paxos_storage *st)
 	if (rc == PAXOS_OK)
 		rc = node_add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms,
 				    on_acceptor_tick);
-	return rc;
-}
-
-/* One learner per node serves both the application and the proposer. */
-int node_ensure_learner(struct paxos_node *n)
-{
-	if (n->learner.core)
-		return PAXOS_OK;
-	struct paxos_learner_options o;
-	paxos_learner_options_from_config(&o, &n->cfg);
-	/* No callbacks: the node takes its readies (node_learner.c). */
-	o.start_iid = n->learner.app.learner_start;
-	int rc = node_membership_init(n);
-	if (rc != PAXOS_OK)
-		return rc;
-	o.membership = n->membership;
-	node_host(n, PAXOS_ROLE_LEARNER, 0);
-	n->learner.core = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
-	if (!n->learner.core) {
-		node_set_error(n, "out of memory");
-		return PAXOS_E_NOMEM;
-	}
-	if (n->acceptor.core) /* from now on trims go no further than it delivered */
-		paxos_acceptor_decided(n->acceptor.core,
-				       paxos_learner_next_iid(n->learner.core) - 1);
-	rc = node_join(n, PAXOS_GROUP_LEARNERS);
-	/* The leader's accepts carry the values the accepted messages name: a learner hears them
-	 * (an acceptor's learner gets them from its acceptor's group). */
-	if (rc == PAXOS_OK && !n->acceptor.core && !n->acceptor.serializer)
-		rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
-	if (rc == PAXOS_OK)
-		rc = node_add_timer(n, &n->timers.tick, tick_ms(&n->cfg), on_tick);
 	return rc;
 }
 

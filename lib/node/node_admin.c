@@ -23,29 +23,6 @@
 
 _Static_assert(sizeof(((struct node_admin *)0)->key) == PAXOS_ADMIN_KEY_BYTES, "admin key");
 
-/* The number a UDP transport gives a sender at this address (lib/net/udp.h,
- * paxos_udp_origin): the address in host order, then the port. 0 for an address that says
- * nothing (0.0.0.0, a socket bound to any address, or port 0). */
-static uint64_t origin_of(const struct paxos_endpoint *e)
-{
-	const uint8_t *b = (const uint8_t *)&e->addr.s_addr;
-	uint64_t host = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
-	return host && e->port ? host << 16 | e->port : 0;
-}
-
-void node_acceptor_home(struct paxos_node *n, uint32_t id, const struct paxos_endpoint *e)
-{
-	if (id >= PAXOS_MAX_ACCEPTORS || !n->net.transport->ops->set_address)
-		return;
-	uint64_t home = origin_of(e);
-	if (home == n->net.acceptor_home[id])
-		return;
-	n->net.acceptor_home[id] = home;
-	/* What was heard from its old address says nothing about the new one. */
-	n->learner.acceptor_heard[id] = 0;
-	n->proposer.acceptor_heard[id] = 0;
-}
-
 void node_acceptor_homes(struct paxos_node *n)
 {
 	for (uint32_t id = 0; id < n->cfg.acceptors && id < PAXOS_MAX_ACCEPTORS; id++)
@@ -84,7 +61,7 @@ static bool heard_at(const struct paxos_node *n, uint32_t id, const struct paxos
 {
 	paxos_time window = ((paxos_time)3 * n->cfg.acceptor_repeat_ms + 100) * 1000;
 	const struct origin *o = &n->net.acceptor_last[id];
-	return o->heard && o->address == origin_of(e) &&
+	return o->heard && o->address == node_origin_of(e) &&
 	       (now <= o->heard || now - o->heard <= window);
 }
 
@@ -272,4 +249,183 @@ void node_admin_on_change(struct paxos_node *n, const struct paxos_change *c, pa
 	 * progress: the core says so, and paxos-admin asks again. */
 	paxos_proposer_change(n->proposer.core, &c->command, now,
 			      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+}
+
+int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_membership: needs membership-alpha and a "
+				  "learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
+	if (members == 0 || (members & ~ids) || members == c->members) {
+		node_set_error(n,
+			       "paxos_node_change_membership: members 0x%x: none, an id not below "
+			       "acceptors (%u), or the members of configuration %u already",
+			       members, n->cfg.acceptors, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(
+		    n,
+		    "paxos_node_change_membership: configuration %u is chosen but not in "
+		    "force before instance %llu",
+		    c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	paxos_membership_command(c->id, members, cmd);
+	return node_admin_send(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_proposers: needs membership-alpha and a "
+				  "learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = node_proposer_ids(n);
+	if (proposers == 0 || (proposers & ~ids) || proposers == (c->proposers & ids)) {
+		node_set_error(n,
+			       "paxos_node_change_proposers: proposers 0x%x: none, an id not below "
+			       "proposers (%u), or the proposers of configuration %u already",
+			       proposers, n->cfg.proposers, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(n,
+			       "paxos_node_change_proposers: configuration %u is chosen but not in "
+			       "force before instance %llu",
+			       c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
+	return node_admin_send(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !n->net.transport->ops->set_address) {
+		node_set_error(n, "paxos_node_set_acceptor_address: needs the unicast transport, "
+				  "an acceptor id below acceptors and a port");
+		return PAXOS_E_INVALID;
+	}
+	int rc = n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, e);
+	if (rc == PAXOS_OK)
+		node_acceptor_home(n, id, e);
+	return rc;
+}
+
+int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
+				    const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!e || !e->port || id >= n->cfg.acceptors || !(members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: acceptor %u must be one of the "
+			       "members, below acceptors, with a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	/* The same checks as paxos_node_change_membership, then the command with the address. */
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
+				  "learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
+	if ((members & ~ids) || members == c->members) {
+		node_set_error(n,
+			       "paxos_node_change_membership_at: members 0x%x: an id not below "
+			       "acceptors (%u), or the members of configuration %u already",
+			       members, n->cfg.acceptors, c->id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(
+		    n,
+		    "paxos_node_change_membership_at: configuration %u is chosen but not in "
+		    "force before instance %llu",
+		    c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
+	return node_admin_send(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
+				       const struct paxos_endpoint *e)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!n->net.transport->ops->set_address) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs the unicast transport "
+				  "(multicast hears an acceptor wherever it runs)");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_membership *m = n->membership;
+	if (!m) {
+		node_set_error(n, "paxos_node_change_acceptor_address: needs membership-alpha and "
+				  "a learner or a query on this node");
+		return PAXOS_E_INVALID;
+	}
+	const struct paxos_configuration *c = paxos_membership_latest(m);
+	char text[128];
+	node_members_text(c->members, text, sizeof(text));
+	if (id >= n->cfg.acceptors || id >= 32 || !(c->members & (1u << id))) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is no member: "
+			       "configuration %u has acceptors %s",
+			       id, c->id, text);
+		return PAXOS_E_INVALID;
+	}
+	if (!e || !e->port || e->addr.s_addr == 0 || e->addr.s_addr == UINT32_MAX) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u: an address "
+			       "needs a host and a port",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	uint32_t addr;
+	uint16_t port;
+	bool known = paxos_membership_address(m, id, &addr, &port);
+	if (!known) {
+		addr = n->cfg.acceptor_address[id].addr.s_addr;
+		port = n->cfg.acceptor_address[id].port;
+	}
+	if (addr == e->addr.s_addr && port == e->port) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: acceptor %u is at that address "
+			       "already",
+			       id);
+		return PAXOS_E_INVALID;
+	}
+	if (paxos_membership_pending(m)) {
+		node_set_error(n,
+			       "paxos_node_change_acceptor_address: configuration %u is chosen but "
+			       "not in force before instance %llu",
+			       c->id, (unsigned long long)c->first);
+		return PAXOS_E_FULL;
+	}
+	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
+	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
+	return node_admin_send(n, cmd, sizeof(cmd));
 }

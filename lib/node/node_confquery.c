@@ -77,26 +77,6 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 	node_emit(&n->net.out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
 
-void node_membership_push(struct paxos_node *n, paxos_time now)
-{
-	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
-	if (!n->membership || !n->proposer.core || !n->learner.core || n->cfg.learning_acceptors ||
-	    n->failed)
-		return;
-	/* The encoder copies the bytes at once: the answers' buffer serves. */
-	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
-					     sizeof(n->query.answer_buf));
-	if (!len)
-		return;
-	n->query.push_last = now;
-	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
-	m.u.config_push =
-	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
-				       .settled = n->mship.settled,
-				       .history = {n->query.answer_buf, (uint32_t)len}};
-	node_emit(&n->net.out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
-}
-
 void node_membership_on_push(struct paxos_node *n, const struct paxos_message *m)
 {
 	const struct paxos_config_push *c = &m->u.config_push;

@@ -15,68 +15,6 @@
 
 /* ---- sending ---- */
 
-/* Sends the queued datagrams through the transport, counting what the network took. */
-/* Reads what waits on the learners group for a lazy learner. */
-static void node_drain_learners(struct paxos_node *n);
-
-static void send_queued(struct paxos_node *n)
-{
-	struct node_tx *tx = &n->net.tx;
-	node_send(n, tx->queue, tx->messages, tx->count, tx->free, &tx->free_count);
-	tx->count = 0;
-}
-
-/* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable
- * (node_hold.c); the encoder starts a new one. */
-static void seal(struct paxos_node *n, struct role_out *o, enum paxos_group g)
-{
-	struct paxos_encoder *e = &o->enc[g];
-	if (e->count == 0)
-		return;
-	size_t len = e->len;
-	if (n->net.auth) {
-		/* The encoder left the room: payload_cap. */
-		paxos_auth_seal(n->net.auth, e->buf, len);
-		len += PAXOS_AUTH_TAG_BYTES;
-	}
-	struct node_needs needs = o->needs[g];
-	o->needs[g] = (struct node_needs){0, 0};
-	/* The serializer (in the acceptor's place) commits before it emits: its last commit. */
-	if (n->acceptor.serializer && n->commits.ev && o->role == PAXOS_ROLE_ACCEPTOR)
-		needs.commit = n->storage->ops->committed(n->storage);
-	if (node_hold(n, g, e->buf, len, e->count, needs)) {
-		paxos_encoder_init(e, e->buf, n->net.payload_cap, &o->header);
-		return;
-	}
-	if (n->net.tx.count == TX_QUEUE)
-		send_queued(n);
-	uint32_t i = n->net.tx.count++;
-	n->net.tx.queue[i] = (struct paxos_tx_datagram){.to = g, .data = e->buf, .len = len};
-	n->net.tx.messages[i] = e->count;
-	/* Free buffers: TX_QUEUE - tx_count before this one was queued, so at least one. */
-	paxos_encoder_init(e, n->net.tx.free[--n->net.tx.free_count], n->net.payload_cap,
-			   &o->header);
-}
-
-/* The round's end: every encoder sealed, the round's datagrams sent together; the proposer's
- * new epoch stored (never from inside a core's step) when datagrams wait for it, which then
- * leave; while it cannot be stored they are dropped: to the others this proposer has crashed
- * (another takes over), and Paxos sends them again once a later round stores it. */
-void node_flush_all(struct paxos_node *n)
-{
-	n->flush_scheduled = false;
-	for (int r = 0; r < PAXOS_ROLE_COUNT; r++)
-		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			seal(n, &n->net.out[r], (enum paxos_group)g);
-	send_queued(n);
-	if (node_epoch_pending(n) && node_hold_awaits_epoch(n)) {
-		if (node_epoch_store(n))
-			node_hold_release(n);
-		else
-			node_hold_drop_epoch(n); /* logged once by the store */
-	}
-}
-
 void node_on_flush(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -93,43 +31,6 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 		n->learner.learn_due = false;
 		node_drain_learners(n);
 	}
-}
-
-void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
-{
-	struct role_out *o = ctx;
-	struct paxos_node *n = o->node;
-	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
-		seal(n, o, to);
-		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {
-			/* Cannot happen for values within max_value. */
-			n->net.counters.send_errors++;
-			return;
-		}
-	}
-	/* An acceptor message reports the commit its ready names; a proposer message depends on
-	 * the epoch its core is in as it is emitted. */
-	struct node_needs *w = &o->needs[to];
-	if (o->role == PAXOS_ROLE_ACCEPTOR && n->commits.emit_needs > w->commit)
-		w->commit = n->commits.emit_needs;
-	if (o->role == PAXOS_ROLE_PROPOSER) {
-		uint32_t epoch = node_epoch_tag(n);
-		if (epoch > w->epoch)
-			w->epoch = epoch;
-	}
-	/* A leader's learner hears its own accepts here (node_proposer.c, own_accepts); what they
-	 * close is run after the flush, not inside the proposer's step that emits them. */
-	if (n->proposer.own_accepts && o->role == PAXOS_ROLE_PROPOSER &&
-	    m->type == PAXOS_MSG_ACCEPT) {
-		if (paxos_learner_step(n->learner.core, m, paxos_now(),
-				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) == PAXOS_OK) {
-			n->proposer.own_learned = true;
-			n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
-		} else {
-			node_own_accept_defer(n, &m->u.accept);
-		}
-	}
-	node_schedule_flush(n);
 }
 
 /* ---- receiving ---- */
@@ -247,7 +148,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now
 	}
 	if (*batched && node_durable_threaded(n)) {
 		for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
-			seal(n, &n->net.out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
+			node_seal(n, &n->net.out[PAXOS_ROLE_ACCEPTOR], (enum paxos_group)g);
 		node_durable_backlog(n);
 	}
 	if (*batched)
@@ -406,27 +307,4 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		n->learner.learn_due = true;
 		node_schedule_flush(n);
 	}
-}
-
-/*
- * Thesis 3.7.5: a learning acceptor's learning "does not require an immediate commit to stable
- * storage", nor an immediate read. Woken for every accepted message, the acceptors would take
- * the CPU from the roles on the path of a value (three accepted datagrams per instance, each to
- * every acceptor); so a learner that serves only its acceptor is not woken by its socket: it
- * reads whatever waits there after each round the acceptor is woken for, and every
- * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
- */
-static void node_drain_learners(struct paxos_node *n)
-{
-	size_t batch = n->net.transport->ops->batch(n->net.transport);
-	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_LEARNERS) < batch)
-			return;
-}
-
-void node_on_learn_tick(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	node_drain_learners(arg);
 }

@@ -10,6 +10,7 @@
 #include "parts.h"
 
 #include <paxos/learner.h>
+#include <paxos/options.h>
 
 #include "batch.h"
 #include "clock.h"
@@ -173,14 +174,38 @@ static void run_ready(struct paxos_node *n)
 	paxos_learner_advance(n->learner.core);
 }
 
+/* Hands the learner the oldest deferred own accept the proposer still holds. Returns false
+ * when none is left. The learner's ready must have been advanced. */
+static bool own_accept_replay(struct paxos_node *n)
+{
+	struct node_proposer *np = &n->proposer;
+	while (np->own_deferred_head < np->own_deferred_count) {
+		struct own_accept a = np->own_deferred[np->own_deferred_head++];
+		if (np->own_deferred_head == np->own_deferred_count)
+			np->own_deferred_head = np->own_deferred_count = 0;
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+		m.u.accept.iid = a.iid;
+		m.u.accept.ballot = a.ballot;
+		if (!np->own_accepts ||
+		    !paxos_proposer_accept_value(np->core, a.iid, a.ballot, &m.u.accept.value))
+			continue; /* retried, released or no longer leading: nothing to learn */
+		if (paxos_learner_step(n->learner.core, &m, paxos_now(),
+				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) != PAXOS_OK)
+			return false;
+		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
+		return true;
+	}
+	return false;
+}
+
 /* A leader's closed instances free phase 2 slots, and the accepts its proposer emits for them
- * meanwhile reach the learner only now (node_own_accept_replay): under load nearly all of them,
+ * meanwhile reach the learner only now (own_accept_replay): under load nearly all of them,
  * and a learner without them would ask the acceptors to repeat every value to every learner. */
 void node_learner_run(struct paxos_node *n)
 {
 	do
 		run_ready(n);
-	while (node_own_accept_replay(n));
+	while (own_accept_replay(n));
 }
 
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
@@ -188,4 +213,100 @@ void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time 
 	if (paxos_learner_step(n->learner.core, m, now, &n->net.out[PAXOS_ROLE_LEARNER].emitter) ==
 	    PAXOS_OK)
 		node_learner_run(n);
+}
+
+/* The proposer's and learner's timers are checked at a quarter of the shortest timeout. */
+static uint32_t tick_ms(const struct paxos_config *c)
+{
+	uint32_t ms = c->phase1_timeout_ms;
+	if (c->phase2_timeout_ms < ms)
+		ms = c->phase2_timeout_ms;
+	if (c->hole_check_ms < ms)
+		ms = c->hole_check_ms;
+	if (c->learner_merge && c->merge_skip_ms < ms)
+		ms = c->merge_skip_ms; /* an idle leader's skips (paxos_proposer_tick) */
+	ms /= 4;
+	return ms ? ms : 1;
+}
+
+/* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
+static bool learner_lazy(const struct paxos_node *n)
+{
+	return n->acceptor.core && n->learner.core && !n->learner.app.deliver && !n->proposer.core;
+}
+
+/* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
+int node_set_learner_reading(struct paxos_node *n)
+{
+	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
+		return PAXOS_OK;
+	if (learner_lazy(n) && !n->timers.learn) {
+		n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS, true);
+		return node_add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
+	}
+	if (!learner_lazy(n) && n->timers.learn) {
+		event_free(n->timers.learn);
+		n->timers.learn = NULL;
+		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS,
+						    false) != PAXOS_OK) {
+			node_set_error(n, "cannot add a socket to the event loop");
+			return PAXOS_E_NOMEM;
+		}
+	}
+	return PAXOS_OK;
+}
+
+/* One learner per node serves both the application and the proposer. */
+int node_ensure_learner(struct paxos_node *n)
+{
+	if (n->learner.core)
+		return PAXOS_OK;
+	struct paxos_learner_options o;
+	paxos_learner_options_from_config(&o, &n->cfg);
+	/* No callbacks: the node takes its readies (node_learner.c). */
+	o.start_iid = n->learner.app.learner_start;
+	int rc = node_membership_init(n);
+	if (rc != PAXOS_OK)
+		return rc;
+	o.membership = n->membership;
+	node_host(n, PAXOS_ROLE_LEARNER, 0);
+	n->learner.core = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
+	if (!n->learner.core) {
+		node_set_error(n, "out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	if (n->acceptor.core) /* from now on trims go no further than it delivered */
+		paxos_acceptor_decided(n->acceptor.core,
+				       paxos_learner_next_iid(n->learner.core) - 1);
+	rc = node_join(n, PAXOS_GROUP_LEARNERS);
+	/* The leader's accepts carry the values the accepted messages name: a learner hears them
+	 * (an acceptor's learner gets them from its acceptor's group). */
+	if (rc == PAXOS_OK && !n->acceptor.core && !n->acceptor.serializer)
+		rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
+	if (rc == PAXOS_OK)
+		rc = node_add_timer(n, &n->timers.tick, tick_ms(&n->cfg), n->timers.on_tick);
+	return rc;
+}
+
+/*
+ * Thesis 3.7.5: a learning acceptor's learning "does not require an immediate commit to stable
+ * storage", nor an immediate read. Woken for every accepted message, the acceptors would take
+ * the CPU from the roles on the path of a value (three accepted datagrams per instance, each to
+ * every acceptor); so a learner that serves only its acceptor is not woken by its socket: it
+ * reads whatever waits there after each round the acceptor is woken for, and every
+ * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
+ */
+void node_drain_learners(struct paxos_node *n)
+{
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
+		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_LEARNERS) < batch)
+			return;
+}
+
+void node_on_learn_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	node_drain_learners(arg);
 }

@@ -74,6 +74,29 @@ static int read_kept(struct paxos_node *n, struct paxos_membership **best, const
 	return PAXOS_OK;
 }
 
+/* The number a UDP transport gives a sender at this address (lib/net/udp.h,
+ * paxos_udp_origin): the address in host order, then the port. 0 for an address that says
+ * nothing (0.0.0.0, a socket bound to any address, or port 0). */
+uint64_t node_origin_of(const struct paxos_endpoint *e)
+{
+	const uint8_t *b = (const uint8_t *)&e->addr.s_addr;
+	uint64_t host = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+	return host && e->port ? host << 16 | e->port : 0;
+}
+
+void node_acceptor_home(struct paxos_node *n, uint32_t id, const struct paxos_endpoint *e)
+{
+	if (id >= PAXOS_MAX_ACCEPTORS || !n->net.transport->ops->set_address)
+		return;
+	uint64_t home = node_origin_of(e);
+	if (home == n->net.acceptor_home[id])
+		return;
+	n->net.acceptor_home[id] = home;
+	/* What was heard from its old address says nothing about the new one. */
+	n->learner.acceptor_heard[id] = 0;
+	n->proposer.acceptor_heard[id] = 0;
+}
+
 /* The acceptors' addresses the log carried, given to the transport (unicast): kept ones at
  * the start, new ones as their commands are applied. A member the log moved is believed at
  * its new address at once (the log says it speaks from there), not after its old one's
@@ -171,14 +194,14 @@ void node_membership_election(struct paxos_node *n, paxos_iid next)
 	/* Check-quorum asks for a quorum of the acceptors in force. */
 	paxos_election_set_acceptors(n->proposer.election,
 				     paxos_membership_members(n->membership, next), paxos_now());
-	node_election_run(n);
+	n->proposer.election_run(n);
 	uint32_t set = paxos_membership_proposers(n->membership, next) & node_proposer_ids(n);
 	uint32_t before = paxos_election_members(n->proposer.election) & node_proposer_ids(n);
 	uint32_t given = node_membership_election_set(n, next);
 	if (given == paxos_election_members(n->proposer.election))
 		return;
 	paxos_election_set_members(n->proposer.election, given, paxos_now());
-	node_election_run(n);
+	n->proposer.election_run(n);
 	bool was_gated = n->mship.gated;
 	n->mship.gated = given != set;
 	if (n->mship.gated || was_gated)
@@ -531,181 +554,22 @@ const struct paxos_membership *paxos_node_membership(const struct paxos_node *n)
 	return n ? n->membership : NULL;
 }
 
-int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
+void node_membership_push(struct paxos_node *n, paxos_time now)
 {
-	if (!n)
-		return PAXOS_E_INVALID;
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_membership: needs membership-alpha and a "
-				  "learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
-	if (members == 0 || (members & ~ids) || members == c->members) {
-		node_set_error(n,
-			       "paxos_node_change_membership: members 0x%x: none, an id not below "
-			       "acceptors (%u), or the members of configuration %u already",
-			       members, n->cfg.acceptors, c->id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(
-		    n,
-		    "paxos_node_change_membership: configuration %u is chosen but not in "
-		    "force before instance %llu",
-		    c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
-	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	paxos_membership_command(c->id, members, cmd);
-	return node_admin_send(n, cmd, sizeof(cmd));
-}
-
-int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
-{
-	if (!n)
-		return PAXOS_E_INVALID;
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_proposers: needs membership-alpha and a "
-				  "learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = node_proposer_ids(n);
-	if (proposers == 0 || (proposers & ~ids) || proposers == (c->proposers & ids)) {
-		node_set_error(n,
-			       "paxos_node_change_proposers: proposers 0x%x: none, an id not below "
-			       "proposers (%u), or the proposers of configuration %u already",
-			       proposers, n->cfg.proposers, c->id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(n,
-			       "paxos_node_change_proposers: configuration %u is chosen but not in "
-			       "force before instance %llu",
-			       c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
-	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
-	return node_admin_send(n, cmd, sizeof(cmd));
-}
-
-int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
-				    const struct paxos_endpoint *e)
-{
-	if (!n)
-		return PAXOS_E_INVALID;
-	if (!e || !e->port || id >= n->cfg.acceptors || !n->net.transport->ops->set_address) {
-		node_set_error(n, "paxos_node_set_acceptor_address: needs the unicast transport, "
-				  "an acceptor id below acceptors and a port");
-		return PAXOS_E_INVALID;
-	}
-	int rc = n->net.transport->ops->set_address(n->net.transport, PAXOS_ROLE_ACCEPTOR, id, e);
-	if (rc == PAXOS_OK)
-		node_acceptor_home(n, id, e);
-	return rc;
-}
-
-int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint32_t id,
-				    const struct paxos_endpoint *e)
-{
-	if (!n)
-		return PAXOS_E_INVALID;
-	if (!e || !e->port || id >= n->cfg.acceptors || !(members & (1u << id))) {
-		node_set_error(n,
-			       "paxos_node_change_membership_at: acceptor %u must be one of the "
-			       "members, below acceptors, with a port",
-			       id);
-		return PAXOS_E_INVALID;
-	}
-	/* The same checks as paxos_node_change_membership, then the command with the address. */
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
-				  "learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
-	if ((members & ~ids) || members == c->members) {
-		node_set_error(n,
-			       "paxos_node_change_membership_at: members 0x%x: an id not below "
-			       "acceptors (%u), or the members of configuration %u already",
-			       members, n->cfg.acceptors, c->id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(
-		    n,
-		    "paxos_node_change_membership_at: configuration %u is chosen but not in "
-		    "force before instance %llu",
-		    c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
-	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
-	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
-	return node_admin_send(n, cmd, sizeof(cmd));
-}
-
-int paxos_node_change_acceptor_address(struct paxos_node *n, uint32_t id,
-				       const struct paxos_endpoint *e)
-{
-	if (!n)
-		return PAXOS_E_INVALID;
-	if (!n->net.transport->ops->set_address) {
-		node_set_error(n, "paxos_node_change_acceptor_address: needs the unicast transport "
-				  "(multicast hears an acceptor wherever it runs)");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_acceptor_address: needs membership-alpha and "
-				  "a learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	char text[128];
-	node_members_text(c->members, text, sizeof(text));
-	if (id >= n->cfg.acceptors || id >= 32 || !(c->members & (1u << id))) {
-		node_set_error(n,
-			       "paxos_node_change_acceptor_address: acceptor %u is no member: "
-			       "configuration %u has acceptors %s",
-			       id, c->id, text);
-		return PAXOS_E_INVALID;
-	}
-	if (!e || !e->port || e->addr.s_addr == 0 || e->addr.s_addr == UINT32_MAX) {
-		node_set_error(n,
-			       "paxos_node_change_acceptor_address: acceptor %u: an address "
-			       "needs a host and a port",
-			       id);
-		return PAXOS_E_INVALID;
-	}
-	uint32_t addr;
-	uint16_t port;
-	bool known = paxos_membership_address(m, id, &addr, &port);
-	if (!known) {
-		addr = n->cfg.acceptor_address[id].addr.s_addr;
-		port = n->cfg.acceptor_address[id].port;
-	}
-	if (addr == e->addr.s_addr && port == e->port) {
-		node_set_error(n,
-			       "paxos_node_change_acceptor_address: acceptor %u is at that address "
-			       "already",
-			       id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(n,
-			       "paxos_node_change_acceptor_address: configuration %u is chosen but "
-			       "not in force before instance %llu",
-			       c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
-	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
-	paxos_membership_command_address(c->id, c->members, id, e->addr.s_addr, e->port, cmd);
-	return node_admin_send(n, cmd, sizeof(cmd));
+	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
+	if (!n->membership || !n->proposer.core || !n->learner.core || n->cfg.learning_acceptors ||
+	    n->failed)
+		return;
+	/* The encoder copies the bytes at once: the answers' buffer serves. */
+	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
+					     sizeof(n->query.answer_buf));
+	if (!len)
+		return;
+	n->query.push_last = now;
+	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
+	m.u.config_push =
+	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
+				       .settled = n->mship.settled,
+				       .history = {n->query.answer_buf, (uint32_t)len}};
+	node_emit(&n->net.out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
 }

@@ -94,40 +94,6 @@ void node_own_accepts(struct paxos_node *n, bool leading)
 	n->proposer.own_accepts = leading;
 }
 
-/* An own accept the learner could not take (its ready is being run): it takes it after. One
- * that finds no room is left to the learner's repeats, as a lost 2a is. */
-void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a)
-{
-	struct node_proposer *np = &n->proposer;
-	if (np->own_deferred_count < np->own_deferred_cap)
-		np->own_deferred[np->own_deferred_count++] =
-		    (struct own_accept){.iid = a->iid, .ballot = a->ballot};
-}
-
-/* Hands the learner the oldest deferred own accept the proposer still holds. Returns false
- * when none is left. The learner's ready must have been advanced. */
-bool node_own_accept_replay(struct paxos_node *n)
-{
-	struct node_proposer *np = &n->proposer;
-	while (np->own_deferred_head < np->own_deferred_count) {
-		struct own_accept a = np->own_deferred[np->own_deferred_head++];
-		if (np->own_deferred_head == np->own_deferred_count)
-			np->own_deferred_head = np->own_deferred_count = 0;
-		struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
-		m.u.accept.iid = a.iid;
-		m.u.accept.ballot = a.ballot;
-		if (!np->own_accepts ||
-		    !paxos_proposer_accept_value(np->core, a.iid, a.ballot, &m.u.accept.value))
-			continue; /* retried, released or no longer leading: nothing to learn */
-		if (paxos_learner_step(n->learner.core, &m, paxos_now(),
-				       &n->net.out[PAXOS_ROLE_LEARNER].emitter) != PAXOS_OK)
-			return false;
-		n->role_counters[PAXOS_ROLE_LEARNER].own_accepts_learned++;
-		return true;
-	}
-	return false;
-}
-
 /*
  * Lean followers. With several partitions each proposer process hosts a node per partition and
  * leads only some; a follower that queued every client value (to propose it after a failover)
@@ -399,6 +365,7 @@ int paxos_node_add_proposer_with(struct paxos_node *n, uint32_t id, struct paxos
 		node_set_error(n, "out of memory");
 		return PAXOS_E_NOMEM;
 	}
+	n->proposer.election_run = node_election_run;
 
 	uint32_t leader = n->proposer.leader_seen = paxos_election_leader(n->proposer.election);
 	paxos_iid first = first_undelivered(n);

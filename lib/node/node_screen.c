@@ -15,14 +15,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static const char *const sender_roles[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
-							   "client"};
-
-const char *node_role_name(enum paxos_role role)
-{
-	return (unsigned)role < PAXOS_ROLE_COUNT ? sender_roles[role] : "unknown";
-}
-
 /* Whether one more line fits this period's budget (NODE_REFUSALS_PER_PERIOD); the lines
  * left out are counted and summed up when the next period starts. */
 static bool log_budget(struct paxos_node *n)

@@ -231,6 +231,8 @@ struct node_rx {
  * reads. */
 struct node_timers {
 	struct event *flush, *tick, *acceptor, *report, *election, *learn;
+	/* The learner's and proposer's tick (node.c), added with the learner (node_learner.c). */
+	event_callback_fn on_tick;
 };
 
 /* The node's proposer (node_proposer.c, node_epoch.c, node_io.c): the core, the election that says
@@ -240,6 +242,9 @@ struct node_proposer {
 	struct paxos_election *election;
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
+	/* node_election_run, set with the election: what changes its inputs from below the
+	 * proposer (a configuration applied, node_membership.c) runs it through this. */
+	void (*election_run)(struct paxos_node *n);
 	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
 	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
@@ -364,6 +369,9 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
 
 /* Sends every datagram filled so far. */
 void node_flush_all(struct paxos_node *n);
+/* Queues the datagram o's encoder for g holds, or holds it until what it reports is durable
+ * (node_hold.c); the encoder starts a new one. */
+void node_seal(struct paxos_node *n, struct role_out *o, enum paxos_group g);
 
 /* Stops the node after a fatal error (acceptor storage): breaks its event loop. The message,
  * printed and kept for paxos_node_error(), ends with the storage backend's reason. */
@@ -399,8 +407,6 @@ int node_set_learner_reading(struct paxos_node *n);
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
 void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, paxos_time now);
-void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
-bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
@@ -412,6 +418,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
+/* Reads what waits on the learners group for a lazy learner (node_learner.c). */
+void node_drain_learners(struct paxos_node *n);
 
 /* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
  * acceptor's datagrams wait for durability. threaded: flushes run on the storage's thread
@@ -450,7 +458,12 @@ void node_hold_drop_all(struct paxos_node *n);
 void node_hold_free(struct paxos_node *n);
 
 /* "acceptor", "proposer", ...: a header's role. */
-const char *node_role_name(enum paxos_role role);
+static inline const char *node_role_name(enum paxos_role role)
+{
+	static const char *const names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
+							    "client"};
+	return (unsigned)role < PAXOS_ROLE_COUNT ? names[role] : "unknown";
+}
 
 /* Whether m, from a datagram with header from, may go to the cores: false (counted and
  * logged) for a message naming an acceptor the datagram is not from, or an implausible
@@ -537,6 +550,8 @@ void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct
 /* Membership changes from the operators (node_admin.c). */
 /* Acceptor id answers from e from now on (unicast; a no-op for multicast). */
 void node_acceptor_home(struct paxos_node *n, uint32_t id, const struct paxos_endpoint *e);
+/* The number a UDP transport gives a sender at address e (0: e says nothing). */
+uint64_t node_origin_of(const struct paxos_endpoint *e);
 /* The acceptors' addresses of paxos.conf as their homes. */
 void node_acceptor_homes(struct paxos_node *n);
 /* A datagram from header from and origin: sets net.rx.away, notes where the acceptor spoke. */
