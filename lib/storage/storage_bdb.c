@@ -566,15 +566,19 @@ static void bdb_destroy(struct paxos_storage *st)
 	/* A failed store writes nothing more: after a failed write (a full disk) the log may end
 	 * in a torn record, and pages written now could hold changes the log lost, which
 	 * recovery cannot undo. The next open recovers from what the log made durable, as after a
-	 * crash. Marking the environment panicked makes the closes release it without writing. */
-	if (b->env_open && b->failed)
-		b->env->set_flags(b->env, DB_PANIC_ENVIRONMENT, 1);
+	 * crash. So the database closes without writing its cached pages, and the environment,
+	 * whose close would write them, is marked panicked: its close then writes nothing, at the
+	 * cost of the memory it holds, which stays allocated until the process exits. */
 	if (b->db)
 		clean = b->db->close(b->db, b->failed ? DB_NOSYNC : 0) == 0 && clean;
 	/* The pages carry positions in a log that dies with this environment; the next one
 	 * starts its log afresh and would take them for a log that went missing. */
-	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG)
+	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG && !b->failed)
 		clean = b->env->lsn_reset(b->env, BDB_FILE, 0) == 0 && clean;
+	if (b->env_open && b->failed) {
+		b->env->set_flags(b->env, DB_PANIC_ENVIRONMENT, 1);
+		clean = false;
+	}
 	if (b->env)
 		clean = b->env->close(b->env, 0) == 0 && clean;
 	if (b->marker && clean) {
