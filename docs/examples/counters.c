@@ -19,7 +19,7 @@ static void print_learner_counters(const struct paxos_node *node)
 			printf("%s=%" PRIu64 "\n", paxos_counter_name(i),
 			       paxos_counter_value(c, i));
 	uint64_t delivered;
-	if (paxos_counter_get(c, "values_delivered", &delivered) == PAXOS_OK)
+	if (paxos_counter_get(c, "instances_delivered", &delivered) == PAXOS_OK)
 		printf("delivered %" PRIu64 " instances, next is %" PRIu64 "\n", delivered,
 		       (uint64_t)paxos_node_next_iid(node));
 }

@@ -69,9 +69,9 @@
 	X(repeats_deferred, "repeat instances left unanswered: the tick's repeat budget is spent") \
 	X(epochs_raised, "proposer epoch raised to beat a later incarnation's ballot")             \
 	X(epoch_drops, "proposer datagrams dropped: their epoch was not durable yet")              \
-	X(values_delivered, "instances delivered (each a batch of client values)")                 \
+	X(instances_delivered, "instances delivered: batches of client values, skips, commands")   \
 	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
-	X(client_values_delivered, "client values unpacked from instances for the application")    \
+	X(values_delivered, "client values delivered to the application")                          \
 	X(skips_delivered, "instances delivered that held a skip, no client value")                \
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \

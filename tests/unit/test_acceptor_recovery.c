@@ -565,7 +565,7 @@ START_TEST(whole_restart_agrees_on_one_generation)
 	paxos_learner_handle(t.learner, &a2, 0, NULL); /* learners hear the leader's accepts */
 	trio_route(&t);
 	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
-	ck_assert_uint_eq(t.lc.values_delivered, 2);
+	ck_assert_uint_eq(t.lc.instances_delivered, 2);
 	for (uint32_t i = 0; i < TRIO; i++) {
 		paxos_acceptor_free(t.a[i]);
 		paxos_storage_destroy(t.st[i]);

@@ -297,8 +297,19 @@ static void own_accepts_run(const char *options, uint32_t burst)
 		      theirs.n);
 	ck_assert(mine.ordered && theirs.ordered);
 	const struct paxos_counters *lc = paxos_node_counters(leader, PAXOS_ROLE_LEARNER);
-	ck_assert_uint_ge(lc->own_accepts_learned, lc->values_delivered);
+	ck_assert_uint_ge(lc->own_accepts_learned, lc->instances_delivered);
 	ck_assert_uint_eq(lc->repeats_requested, 0);
+	/* values_delivered counts what the application got, instances_delivered the instances
+	 * (batches) the values came in. */
+	uint64_t values = 0, instances = 0;
+	ck_assert_int_eq(paxos_counter_get(lc, "values_delivered", &values), PAXOS_OK);
+	ck_assert_int_eq(paxos_counter_get(lc, "instances_delivered", &instances), PAXOS_OK);
+	ck_assert_uint_eq(values, 200);
+	ck_assert_uint_ge(instances, 1);
+	ck_assert_uint_le(instances, 200);
+	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->values_delivered, 200);
+	if (!strstr(options, "value-batch-limit")) /* bursts submitted between loop runs batch */
+		ck_assert_uint_lt(instances, values);
 	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->own_accepts_learned, 0);
 	paxos_node_free(other);
 	paxos_node_free(leader);
