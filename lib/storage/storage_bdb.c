@@ -67,9 +67,9 @@ struct bdb_storage {
 	struct paxos_storage base; /* first, so the storage pointer is the container */
 	DB_ENV *env;
 	DB *db;
-	bool env_open; /* DB_ENV->open succeeded */
-	bool db_open;  /* DB->open succeeded */
-	DB_TXN *txn;   /* the current batch's changes, NULL until its first change */
+	bool db_open; /* DB->open succeeded */
+	bool serving; /* opened: paxos_storage_bdb_new returned it */
+	DB_TXN *txn;  /* the current batch's changes, NULL until its first change */
 	bool in_batch;
 	bool failed; /* a failure dropped a batch: refuse everything from now on */
 	enum paxos_durability mode;
@@ -568,14 +568,15 @@ static void bdb_destroy(struct paxos_storage *st)
 	 * recovery cannot undo. The next open recovers from what the log made durable, as after a
 	 * crash. So the database closes without writing its cached pages, and the environment,
 	 * whose close would write them, is marked panicked: its close then writes nothing, at the
-	 * cost of the memory it holds, which stays allocated until the process exits. */
+	 * cost of the memory it holds, which stays allocated until the process exits. A store
+	 * refused at open (corrupt, another format) wrote nothing: it closes as usual. */
 	if (b->db)
 		clean = b->db->close(b->db, b->failed ? DB_NOSYNC : 0) == 0 && clean;
 	/* The pages carry positions in a log that dies with this environment; the next one
 	 * starts its log afresh and would take them for a log that went missing. */
 	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG && !b->failed)
 		clean = b->env->lsn_reset(b->env, BDB_FILE, 0) == 0 && clean;
-	if (b->env_open && b->failed) {
+	if (b->serving && b->failed) {
 		b->env->set_flags(b->env, DB_PANIC_ENVIRONMENT, 1);
 		clean = false;
 	}
@@ -835,7 +836,6 @@ static int open_db(struct bdb_storage *b)
 		return fail(b, rc, "not writable");
 	if (rc != 0)
 		return fail(b, rc, "cannot open the environment");
-	b->env_open = true;
 	rc = db_create(&b->db, b->env, 0);
 	if (rc != 0) {
 		b->db = NULL;
@@ -926,5 +926,6 @@ struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durabili
 			return NULL;
 		}
 	}
+	b->serving = true;
 	return &b->base;
 }
