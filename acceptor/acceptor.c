@@ -121,10 +121,13 @@ static paxos_ballot reject_ballot(const struct paxos_acceptor *a, const struct p
 	return rec->promised > fence ? rec->promised : fence + 1;
 }
 
-static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised)
+/* A reject naming promised; fence: the ballot was at or below the recovery fence (counted
+ * apart: after a recovery, the first round's rejects are the handshake, not contention). */
+static void hold_reject(struct paxos_acceptor *a, paxos_iid iid, paxos_ballot promised, bool fence)
 {
 	struct paxos_ready_message *r =
-	    acceptor_hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS, REPLY_REJECT, iid);
+	    acceptor_hold(a, PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS,
+			  fence ? REPLY_FENCE_REJECT : REPLY_REJECT, iid);
 	r->m.u.reject.iid = iid;
 	r->m.u.reject.ballot = promised;
 	r->m.u.reject.acceptor_id = a->id;
@@ -248,7 +251,7 @@ static int handle_prepare(struct paxos_acceptor *a, const struct paxos_prepare *
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || p->ballot < rec.promised) {
-		hold_reject(a, p->iid, reject_ballot(a, &rec));
+		hold_reject(a, p->iid, reject_ballot(a, &rec), vote == REJECT_BELOW_FENCE);
 		return PAXOS_OK;
 	}
 	/* Copied out of the store: the record and the promise outlive the driver's writes. */
@@ -302,7 +305,7 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 		return PAXOS_OK;
 	}
 	if (vote == REJECT_BELOW_FENCE || acc->ballot < rec.promised) {
-		hold_reject(a, acc->iid, reject_ballot(a, &rec));
+		hold_reject(a, acc->iid, reject_ballot(a, &rec), vote == REJECT_BELOW_FENCE);
 		return PAXOS_OK;
 	}
 	PAXOS_ASSERT(acc->ballot >= rec.promised, "an accept below the promise is refused");

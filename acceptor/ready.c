@@ -261,6 +261,9 @@ void paxos_acceptor_advance(struct paxos_acceptor *a, int write_status)
 		case REPLY_REJECT:
 			c->rejects_sent++;
 			break;
+		case REPLY_FENCE_REJECT:
+			c->fence_rejects++;
+			break;
 		case REPLY_ACCEPTED:
 			c->accepteds_sent++;
 			break;

@@ -41,6 +41,7 @@
 enum reply_kind {
 	REPLY_PROMISE,
 	REPLY_REJECT,
+	REPLY_FENCE_REJECT, /* a reject at or below the recovery fence (fence_rejects) */
 	REPLY_ACCEPTED,
 	REPLY_REPEATED,
 	REPLY_TRIMMED,

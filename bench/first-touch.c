@@ -77,14 +77,27 @@ static size_t run(enum mode m, size_t size, const char *src, double *cpu, double
 	return n; /* the chunks stay mapped: freeing them would hand the pages back for reuse */
 }
 
+/* The usage on OUT; returns the exit status: 0 for --help (stdout), 2 for a wrong command line. */
+static int usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "Usage: paxos-bench-first-touch [SIZE [MODE]]\n"
+	    "What copying SIZE-byte values (1..%u, default 1000) into memory new to the process\n"
+	    "costs, per value: MODE fault, populate, map or reuse (default: each in turn).\n"
+	    "  -h, --help   this text\n",
+	    CHUNK / 4);
+	return out == stdout ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
-	long size = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
-	if (size < 1 || size > (long)(CHUNK / 4)) {
-		fprintf(stderr, "usage: paxos-bench-first-touch [SIZE]  (1..%u bytes)\n",
-			CHUNK / 4);
-		return 2;
-	}
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
+		return usage(stdout);
+	char *end = NULL;
+	long size = argc > 1 ? strtol(argv[1], &end, 10) : 1000;
+	if ((end && *end) || size < 1 || size > (long)(CHUNK / 4) || argc > 3)
+		return usage(stderr);
 	char *src = malloc((size_t)size);
 	if (!src)
 		return 1;

@@ -160,12 +160,28 @@ static double measure(const struct candidate *c, size_t len, int passes)
 	return best;
 }
 
+/* The usage on OUT; returns the exit status: 0 for --help (stdout), 2 for a wrong command line. */
+static int usage(FILE *out)
+{
+	fprintf(out, "Usage: paxos-bench-mac [PASSES]\n"
+		     "What tagging one datagram costs with each candidate construction for\n"
+		     "auth-key-file, by datagram size: the best of PASSES passes (default 20).\n"
+		     "  -h, --help   this text\n");
+	return out == stdout ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
-	int passes = argc > 1 ? atoi(argv[1]) : 20;
-	if (passes < 1 || sodium_init() < 0) {
-		fprintf(stderr, "usage: bench-mac [PASSES >= 1] (libsodium must start)\n");
-		return 2;
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
+		return usage(stdout);
+	char *end = NULL;
+	long given = argc > 1 ? strtol(argv[1], &end, 10) : 20;
+	if ((end && *end) || given < 1 || given > 1000000 || argc > 2)
+		return usage(stderr);
+	int passes = (int)given;
+	if (sodium_init() < 0) {
+		fprintf(stderr, "paxos-bench-mac: libsodium does not start\n");
+		return 1;
 	}
 	randombytes_buf(key, sizeof(key));
 	randombytes_buf(nonce, sizeof(nonce));

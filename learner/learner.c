@@ -148,7 +148,7 @@ static void deliver_ready(struct paxos_learner *l)
 		paxos_ballot ballot = s->exact ? s->ballot : 0;
 		learner_slot_reset(l, s, 0);
 		l->next++;
-		l->counters->values_delivered++;
+		l->counters->instances_delivered++;
 		l->counters->bytes_delivered += v.len;
 		l->instance_bytes_x8 = l->instance_bytes_x8
 					   ? l->instance_bytes_x8 + v.len - l->instance_bytes_x8 / 8

@@ -472,6 +472,14 @@ int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **arg
 			return 2;
 		}
 	}
+	/* Say what is wrong before the usage, which is longer than a screen's glance. */
+	if (!config)
+		fprintf(stderr, "%s: missing -c FILE (the cluster's paxos.conf)\n", spec->program);
+	else if (has_id && !id_text)
+		fprintf(stderr, "%s: missing -i ID (which member of paxos.conf this process is)\n",
+			spec->program);
+	else if (optind != argc)
+		fprintf(stderr, "%s: unexpected argument '%s'\n", spec->program, argv[optind]);
 	if (!config || (has_id && !id_text) || optind != argc) {
 		runner_usage(spec, stderr);
 		return 2;

@@ -5,6 +5,7 @@
 #include <event2/event.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 /// [counters]
 /* Every counter of the learner that is not zero, by index: works with any later library. */
@@ -18,7 +19,7 @@ static void print_learner_counters(const struct paxos_node *node)
 			printf("%s=%" PRIu64 "\n", paxos_counter_name(i),
 			       paxos_counter_value(c, i));
 	uint64_t delivered;
-	if (paxos_counter_get(c, "values_delivered", &delivered) == PAXOS_OK)
+	if (paxos_counter_get(c, "instances_delivered", &delivered) == PAXOS_OK)
 		printf("delivered %" PRIu64 " instances, next is %" PRIu64 "\n", delivered,
 		       (uint64_t)paxos_node_next_iid(node));
 }
@@ -29,8 +30,13 @@ static void ignore(void *arg, paxos_iid iid, uint32_t position, const struct pax
 	(void)arg, (void)iid, (void)position, (void)v;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf("Usage: %s\nPrints the counters of a learner that was just added.\n",
+		       argv[0]);
+		return 0;
+	}
 	char err[256];
 	struct paxos_config *cfg = paxos_config_new();
 	struct event_base *base = event_base_new();

@@ -27,6 +27,12 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf(
+		    "Usage: %s [paxos.conf]\nSubmits \"hello\" and stops once it is delivered.\n",
+		    argv[0]);
+		return 0;
+	}
 	/// [lifecycle]
 	char err[256];
 	paxos_set_log(paxos_log_stderr, NULL);         /* before any node: leader changes, errors */

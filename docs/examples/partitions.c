@@ -5,6 +5,7 @@
 
 #include <event2/event.h>
 #include <stdio.h>
+#include <string.h>
 
 struct app {
 	struct event_base *base;
@@ -27,6 +28,13 @@ static void deliver(void *arg, uint32_t partition, paxos_iid iid, uint32_t posit
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		printf(
+		    "Usage: %s [paxos.conf]\nSubmits a value to each partition and stops once all "
+		    "are delivered.\n",
+		    argv[0]);
+		return 0;
+	}
 	char err[256];
 	paxos_set_log(paxos_log_stderr, NULL);
 	struct paxos_config *cfg = paxos_config_new();

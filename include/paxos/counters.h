@@ -48,7 +48,7 @@
 	X(leader_changes, "leadership changes seen by this proposer")                              \
 	X(quorum_losses, "times this proposer heard no acceptor quorum and stood out of election") \
 	X(rejects_received, "rejects received")                                                    \
-	X(rejects_sent, "rejects sent")                                                            \
+	X(rejects_sent, "rejects sent: a higher ballot was promised")                              \
 	X(promises_sent, "promises sent")                                                          \
 	X(accepteds_sent, "accepted messages sent")                                                \
 	X(storage_commits, "storage transactions committed with changes (group commits)")          \
@@ -60,6 +60,7 @@
 	X(instances_repaired, "decided instances run again by the leader for a stalled learner")   \
 	X(votes_withheld, "prepares and accepts not answered: acceptor recovering lost state")     \
 	X(recoveries, "times this acceptor recovered from lost state and voted again")             \
+	X(fence_rejects, "rejects sent after a recovery: ballots at or below its fence")           \
 	X(new_logs_begun, "new logs this acceptor began: every acceptor had lost the log")         \
 	X(duplicate_acceptors, "hellos from another acceptor with this id (a newer one stops)")    \
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
@@ -69,9 +70,9 @@
 	X(repeats_deferred, "repeat instances left unanswered: the tick's repeat budget is spent") \
 	X(epochs_raised, "proposer epoch raised to beat a later incarnation's ballot")             \
 	X(epoch_drops, "proposer datagrams dropped: their epoch was not durable yet")              \
-	X(values_delivered, "instances delivered (each a batch of client values)")                 \
+	X(instances_delivered, "instances delivered: batches of client values, skips, commands")   \
 	X(bytes_delivered, "instance value bytes delivered, framing included")                     \
-	X(client_values_delivered, "client values unpacked from instances for the application")    \
+	X(values_delivered, "client values delivered to the application")                          \
 	X(skips_delivered, "instances delivered that held a skip, no client value")                \
 	X(malformed_batches, "delivered instances whose value is no valid batch (skipped)")        \
 	X(instances_out_of_window, "messages for instances beyond the window")                     \

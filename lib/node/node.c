@@ -365,6 +365,29 @@ const struct paxos_counters *paxos_node_transport_counters(const struct paxos_no
 	return &n->net.counters;
 }
 
+/* A role's counters for the report, into line: those of recovering lost state apart. An
+ * acceptor that starts without its earlier state (memory storage, --fresh, a new store)
+ * withholds its votes until the others answered, then rejects what came at or below the fence
+ * it learned: the handshake of every such start, which plain counts would make read as
+ * faults. */
+static void format_role_counters(const struct paxos_counters *c, char *line, size_t cap)
+{
+	struct paxos_counters rest = *c, recovery = {0};
+	recovery.votes_withheld = c->votes_withheld;
+	recovery.fence_rejects = c->fence_rejects;
+	recovery.recoveries = c->recoveries;
+	rest.votes_withheld = rest.fence_rejects = rest.recoveries = 0;
+	size_t n = paxos_counters_format(&rest, line, cap);
+	if (!recovery.votes_withheld && !recovery.fence_rejects && !recovery.recoveries)
+		return;
+	if (n >= cap)
+		return;
+	int m = snprintf(line + n, cap - n, "%s%s: ", n ? "; " : "",
+			 "recovery of lost state (expected after a start without it, no fault)");
+	if (m > 0 && (size_t)m < cap - n)
+		paxos_counters_format(&recovery, line + n + (size_t)m, cap - n - (size_t)m);
+}
+
 void paxos_node_report_counters(const struct paxos_node *n)
 {
 	char line[4096]; /* every counter as JSON, at 20 digits each */
@@ -382,7 +405,7 @@ void paxos_node_report_counters(const struct paxos_node *n)
 	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
 		if (!n->hosted[r] || r == PAXOS_ROLE_CLIENT)
 			continue;
-		paxos_counters_format(&n->role_counters[r], line, sizeof(line));
+		format_role_counters(&n->role_counters[r], line, sizeof(line));
 		const struct paxos_counters *c = &n->role_counters[r];
 		char derived[96] = "";
 		if (c->instances_proposed) /* value batching at work (thesis 3.7.4) */

@@ -37,7 +37,7 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	struct paxos_value one;
 	paxos_batch_iter_init(&it, v);
 	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
-		c->client_values_delivered++;
+		c->values_delivered++;
 		n->learner.app.deliver(n->learner.app.deliver_arg, iid, position, &one);
 	}
 }

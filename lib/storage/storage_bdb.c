@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flusher.h"
@@ -67,6 +68,7 @@ struct bdb_storage {
 	DB_ENV *env;
 	DB *db;
 	bool db_open; /* DB->open succeeded */
+	bool serving; /* opened: paxos_storage_bdb_new returned it */
 	DB_TXN *txn;  /* the current batch's changes, NULL until its first change */
 	bool in_batch;
 	bool failed; /* a failure dropped a batch: refuse everything from now on */
@@ -561,12 +563,23 @@ static void bdb_destroy(struct paxos_storage *st)
 	}
 	if (b->db && !b->failed && b->mode != PAXOS_DURABILITY_INMEMORY_LOG)
 		b->env->txn_checkpoint(b->env, 0, 0, 0); /* a short recovery next time */
+	/* A failed store writes nothing more: after a failed write (a full disk) the log may end
+	 * in a torn record, and pages written now could hold changes the log lost, which
+	 * recovery cannot undo. The next open recovers from what the log made durable, as after a
+	 * crash. So the database closes without writing its cached pages, and the environment,
+	 * whose close would write them, is marked panicked: its close then writes nothing, at the
+	 * cost of the memory it holds, which stays allocated until the process exits. A store
+	 * refused at open (corrupt, another format) wrote nothing: it closes as usual. */
 	if (b->db)
-		clean = b->db->close(b->db, 0) == 0 && clean; /* writes the cached pages */
+		clean = b->db->close(b->db, b->failed ? DB_NOSYNC : 0) == 0 && clean;
 	/* The pages carry positions in a log that dies with this environment; the next one
 	 * starts its log afresh and would take them for a log that went missing. */
-	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG)
+	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG && !b->failed)
 		clean = b->env->lsn_reset(b->env, BDB_FILE, 0) == 0 && clean;
+	if (b->serving && b->failed) {
+		b->env->set_flags(b->env, DB_PANIC_ENVIRONMENT, 1);
+		clean = false;
+	}
 	if (b->env)
 		clean = b->env->close(b->env, 0) == 0 && clean;
 	if (b->marker && clean) {
@@ -731,7 +744,35 @@ static int configure_env(struct bdb_storage *b)
 	return rc == 0 ? PAXOS_OK : fail(b, rc, "cannot configure the environment");
 }
 
-static int open_db(struct bdb_storage *b)
+/* A page write the disk had no room for (ENOSPC) may leave the file ending in part of a page
+ * it was extended by. Recovery then refuses the file ("file size not a multiple of the
+ * pagesize") and the store would never open again. That part was never a whole page, so no
+ * commit relies on it: the log holds every change to it. Cut it off; recovery writes the page
+ * again from the log. The page size is the file's own (its metadata page, native order). */
+static int drop_torn_page(struct bdb_storage *b)
+{
+	char path[sizeof(b->dir) + 32];
+	snprintf(path, sizeof(path), "%s/%s", b->dir, BDB_FILE);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PAXOS_OK : fail(b, errno, "cannot open %s", path);
+	uint32_t meta[6]; /* LSN (2), page number, magic, version, page size */
+	struct stat st;
+	int rc = PAXOS_OK;
+	if (fstat(fd, &st) == 0 && pread(fd, meta, sizeof(meta), 0) == (ssize_t)sizeof(meta) &&
+	    meta[3] == DB_BTREEMAGIC && meta[5] >= 512 && meta[5] <= 65536 &&
+	    st.st_size % meta[5] != 0) {
+		off_t whole = st.st_size - st.st_size % meta[5];
+		if (ftruncate(fd, whole) != 0 || fsync(fd) != 0)
+			rc = fail(b, errno, "cannot cut the torn page off the end of %s", path);
+	}
+	close(fd);
+	return rc;
+}
+
+/* Opens the environment, running recovery (recover: DB_RECOVER or DB_RECOVER_FATAL); returns
+ * BDB's status, b->env set either way. */
+static int open_env(struct bdb_storage *b, u_int32_t recover)
 {
 	int rc = db_env_create(&b->env, 0);
 	if (rc != 0) {
@@ -741,14 +782,38 @@ static int open_db(struct bdb_storage *b)
 	b->env->app_private = b;
 	b->env->set_errcall(b->env, on_bdb_error);
 	rc = configure_env(b);
-	if (rc == PAXOS_OK && b->mode == PAXOS_DURABILITY_INMEMORY_LOG)
-		rc = check_marker(b);
 	if (rc != PAXOS_OK)
 		return rc;
 	/* Private: the regions live in this process, so a crash leaves no stale ones. */
 	u_int32_t flags = DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | DB_INIT_LOCK | DB_INIT_MPOOL |
-			  DB_RECOVER | DB_PRIVATE | (b->pipelined ? DB_THREAD : 0);
-	rc = b->env->open(b->env, b->dir, flags, 0600);
+			  recover | DB_PRIVATE | (b->pipelined ? DB_THREAD : 0);
+	return b->env->open(b->env, b->dir, flags, 0600);
+}
+
+static int open_db(struct bdb_storage *b)
+{
+	int rc = PAXOS_OK;
+	if (b->mode == PAXOS_DURABILITY_INMEMORY_LOG)
+		rc = check_marker(b);
+	if (rc == PAXOS_OK)
+		rc = drop_torn_page(b);
+	if (rc == PAXOS_OK)
+		rc = open_env(b, DB_RECOVER);
+	if (b->failed)
+		return PAXOS_E_STORAGE;
+	/* Normal recovery starts at the last checkpoint and gives up on a log it cannot follow
+	 * from there (after a full disk, say); catastrophic recovery reads every log file left.
+	 * What the log made durable is all a store holds, so it is the one way to get it back. */
+	if (rc == DB_RUNRECOVERY && b->mode != PAXOS_DURABILITY_INMEMORY_LOG) {
+		b->env->close(b->env, 0);
+		b->env = NULL;
+		pthread_mutex_lock(&b->detail_lock);
+		b->detail[0] = '\0';
+		pthread_mutex_unlock(&b->detail_lock);
+		rc = open_env(b, DB_RECOVER_FATAL);
+		if (b->failed)
+			return PAXOS_E_STORAGE;
+	}
 	if (rc == EACCES || rc == EROFS)
 		return fail(b, rc, "not writable");
 	if (rc != 0)
@@ -843,5 +908,6 @@ struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durabili
 			return NULL;
 		}
 	}
+	b->serving = true;
 	return &b->base;
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "flusher.h"
@@ -79,6 +80,13 @@ static void end_read(struct lmdb_storage *l)
 	}
 }
 
+/* Whether the file system holding dir has less room left than a write of a few pages needs. */
+static bool disk_full(const char *dir)
+{
+	struct statvfs fs;
+	return statvfs(dir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < (1u << 20);
+}
+
 /* The sentence for a failure of what with LMDB status rc (0: none), into buf. Reads only what
  * is fixed once the store is open, so the flush thread uses it too. */
 static void describe(const struct lmdb_storage *l, int rc, const char *what, char *buf, size_t cap)
@@ -88,6 +96,10 @@ static void describe(const struct lmdb_storage *l, int rc, const char *what, cha
 			 "lmdb %s: %s: %s: the store is full: it reached lmdb-map-size (%llu "
 			 "bytes); raise lmdb-map-size or trim more often",
 			 l->dir, what, mdb_strerror(rc), (unsigned long long)l->map_size);
+	else if (rc != 0 && (rc == EIO || rc == ENOSPC) && disk_full(l->dir))
+		/* LMDB reports a write the disk had no room for as EIO: name the cause. */
+		snprintf(buf, cap, "lmdb %s: %s: %s: the file system holding it is full (%s)",
+			 l->dir, what, mdb_strerror(rc), strerror(ENOSPC));
 	else if (rc != 0)
 		snprintf(buf, cap, "lmdb %s: %s: %s", l->dir, what, mdb_strerror(rc));
 	else

@@ -3,8 +3,10 @@
 # Builds programs against an installed libpaxos, as its users do, and runs them: a small
 # program with pkg-config and with CMake's find_package(paxos), sample/kvstore copied out of
 # the tree with its Makefile and its CMakeLists.txt, and the README's C example. The small
-# program also loads the installed paxos.conf, which must keep its state in /var/lib/paxos
-# (the systemd units' state directory).
+# program makes its own libevent loop, as any program handing the node its event_base does,
+# naming nothing but libpaxos (pkg-config's Requires, the package's interface links bring
+# libevent); it also loads the installed paxos.conf, which must keep its state in
+# /var/lib/paxos (the systemd units' state directory).
 # Usage: build_consumers.sh SOURCE_DIR CONFIG [PREFIX]
 # PREFIX: a cmake --install prefix; without it, the system's copy (the Debian packages).
 set -eu
@@ -21,12 +23,17 @@ if [ -n "$PREFIX" ]; then
 fi
 
 cat >"$WORK/app.c" <<'C'
+#include <event2/event.h>
 #include <paxos/paxos.h>
 #include <stdio.h>
 #include <string.h>
 int main(int argc, char **argv)
 {
 	char err[256], path[300] = "";
+	struct event_base *base = event_base_new();
+	if (!base)
+		return 1;
+	event_base_free(base);
 	struct paxos_config *cfg = paxos_config_new();
 	if (!cfg)
 		return 1;
@@ -45,6 +52,9 @@ int main(int argc, char **argv)
 	return status;
 }
 C
+# The API takes libevent's event_base: libpaxos.pc requires libevent.
+pkg-config --print-requires libpaxos | grep -qx 'libevent' ||
+	{ echo "FAIL: libpaxos.pc does not require libevent"; exit 1; }
 # shellcheck disable=SC2046,SC2086
 cc -o "$WORK/app-pc" "$WORK/app.c" $(pkg-config --cflags --libs libpaxos) $RPATH
 "$WORK/app-pc" "$CONFIG" || { echo "FAIL: $CONFIG (pkg-config build)"; exit 1; }
@@ -57,12 +67,14 @@ project(app C)
 find_package(paxos REQUIRED)
 add_executable(app app.c)
 target_link_libraries(app PRIVATE paxos::paxos)
-# The static library too: its dependencies come with the package.
+# libevent comes with paxos::paxos (the program calls event_base_new); the static library's
+# own dependencies come with the package too.
 add_executable(app-static app.c)
 target_link_libraries(app-static PRIVATE paxos::paxos_static)
 CM
 cmake -S "$WORK/cm" -B "$WORK/cm/build" ${PREFIX:+-DCMAKE_PREFIX_PATH="$PREFIX"} >/dev/null
-cmake --build "$WORK/cm/build" >/dev/null
+cmake --build "$WORK/cm/build" >/dev/null ||
+	{ echo "FAIL: a program linking paxos::paxos and calling libevent does not build"; exit 1; }
 "$WORK/cm/build/app" "$CONFIG" || { echo "FAIL: $CONFIG (find_package build)"; exit 1; }
 "$WORK/cm/build/app-static" "$CONFIG" || { echo "FAIL: $CONFIG (find_package static build)"; exit 1; }
 

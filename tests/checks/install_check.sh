@@ -29,6 +29,12 @@ if ls "$BUILD"/man/*.1 >/dev/null 2>&1; then
 			{ echo "FAIL: no manual page for $(basename "$bin")"; exit 1; }
 	done
 fi
+# The API's section 3 pages, when Doxygen made them (man paxos_node_new).
+if [ -d "$BUILD/man/man3" ]; then
+	for f in paxos_node_new.3paxos node.h.3paxos; do
+		[ -e "$PREFIX/share/man/man3/$f" ] || { echo "FAIL: share/man/man3/$f not installed"; exit 1; }
+	done
+fi
 # The installed paxos.conf is the shipped one but for storage-path (and the header line that
 # says so).
 settings=$(diff "$SRC/paxos.conf" "$PREFIX/etc/paxos/paxos.conf" | grep '^[<>] [^#]' | wc -l)

@@ -4,8 +4,8 @@
 # tree (it writes the .debs beside the tree it builds, so never into the parent of the source
 # tree), free of lintian errors, installed with apt; then the binaries run from /usr/bin without
 # an RPATH, /etc/paxos/paxos.conf is a conffile, the paxos user exists, systemd-analyze verify
-# accepts the installed units, man finds the pages, and programs build against libpaxos-dev
-# (tests/checks/build_consumers.sh); finally the packages are purged and leave nothing behind.
+# accepts the installed units, man finds the pages (the API's in section 3), and programs build
+# against libpaxos-dev (tests/checks/build_consumers.sh); finally the packages are purged and leave nothing behind.
 # Usage: package_check.sh [--keep DIR]   (--keep: copy the .debs to DIR)
 # Needs root or sudo: it installs packages (scripts/install-deps.sh --packaging) and removes the
 # ones it built. It refuses to run when they are installed already.
@@ -84,8 +84,9 @@ dpkg-query -W -f='${Conffiles}\n' paxos-tools | grep -q '^ /etc/paxos/paxos.conf
 getent passwd paxos >/dev/null || fail "the package created no paxos user"
 if [ -f /usr/share/man/man5/paxos.conf.5.gz ] && command -v man >/dev/null 2>&1; then
 	# Images that drop /usr/share/man (path-exclude in dpkg.cfg.d) skip this.
-	man -w paxos.conf >/dev/null && man -w paxos-acceptor >/dev/null ||
-		fail "man does not find paxos.conf(5) and paxos-acceptor(1)"
+	man -w paxos.conf >/dev/null && man -w paxos-acceptor >/dev/null &&
+		man -w paxos_node_new >/dev/null ||
+		fail "man does not find paxos.conf(5), paxos-acceptor(1) and paxos_node_new(3)"
 	check_man=yes
 else
 	check_man=no

@@ -144,7 +144,7 @@ for name in names:
     id = int(name[len(role):] or 0)
     for r, i in ((role, id), ("transport", 0)):
         value(name, "paxos_datagrams_received_total", r, i)
-        value(name, "paxos_values_delivered_total", r, i)
+        value(name, "paxos_instances_delivered_total", r, i)
     assert value(name, "paxos_datagrams_received_total", "transport", 0) > 0, name
     if role != "acceptor":
         value(name, "paxos_phase1_timeout_seconds", role, id)
@@ -177,8 +177,8 @@ for name in names:
                        for n in ("proposer0", "proposer1"))
         assert proposed >= values, f"proposers proposed {proposed} values, the learner has {values}"
     if role == "learner":
-        delivered = value(name, "paxos_values_delivered_total", role, 0)
-        if delivered != instances or value(name, "paxos_client_values_delivered_total", role, 0) != values:
+        delivered = value(name, "paxos_instances_delivered_total", role, 0)
+        if delivered != instances or value(name, "paxos_values_delivered_total", role, 0) != values:
             retry.append(f"learner: counters say {delivered} instances, its output {instances}")
         else:
             assert value(name, "paxos_learner_delivered_instance", role, 0) == last, name
@@ -205,7 +205,7 @@ for n in $NAMES; do
 	code=$(get "$n" /nowhere)
 	[ "$code" = 404 ] || fail "$n: GET /nowhere is $code, not 404"
 done
-grep -q "^# TYPE paxos_values_delivered_total counter$" "$WORK/learner.metrics" ||
-	fail "the learner's page lacks the TYPE line of values_delivered"
+grep -q "^# TYPE paxos_instances_delivered_total counter$" "$WORK/learner.metrics" ||
+	fail "the learner's page lacks the TYPE line of instances_delivered"
 stop_all
 echo "e2e_metrics: 6 roles served /metrics (parsed), /health 200, 404 elsewhere; bad listen addresses refused"

@@ -59,7 +59,7 @@ proposed() { # proposed PROPOSER PARTITION [LOG]: values it proposed for that pa
 	echo "${n:-0}"
 }
 learned() { # learned PROPOSER PARTITION: instances its learner delivered of that partition
-	n=$(counter "proposer$1" "partition $2 learner $1" values_delivered)
+	n=$(counter "proposer$1" "partition $2 learner $1" instances_delivered)
 	echo "${n:-0}"
 }
 # took PROPOSER PARTITION: PROPOSER led PARTITION for a while, past the rule: a heartbeat

@@ -24,10 +24,20 @@
 
 static uint8_t datagram[MAX_DATAGRAM];
 
-static int usage(void)
+/* The usage on OUT; returns the exit status: 0 for --help (stdout), 2 for a wrong command line. */
+static int usage(FILE *out)
 {
-	fprintf(stderr, "usage: paxos-send [-i ADDR] [-t TTL] [-p N] ADDRESS:PORT HEX|@FILE\n");
-	return 2;
+	fprintf(
+	    out,
+	    "Usage: paxos-send [-i ADDR] [-t TTL] [-p N] ADDRESS:PORT HEX|@FILE\n"
+	    "Sends one UDP datagram of arbitrary bytes to a multicast group or a unicast address.\n"
+	    "  HEX          the datagram as hex digits (spaces allowed; \"\" sends an empty one)\n"
+	    "  @FILE        the datagram is the content of FILE\n"
+	    "  -i ADDR      multicast interface (default 127.0.0.1)\n"
+	    "  -t TTL       multicast TTL, 0..255 (default 0: the datagram stays on the host)\n"
+	    "  -p N         append N zero bytes\n"
+	    "  -h, --help   this text\n");
+	return out == stdout ? 0 : 2;
 }
 
 static int hex_digit(char c)
@@ -102,17 +112,21 @@ int main(int argc, char **argv)
 	int opt;
 
 	inet_pton(AF_INET, "127.0.0.1", &iface);
-	while ((opt = getopt(argc, argv, "i:t:p:")) != -1) {
+	static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	while ((opt = getopt_long(argc, argv, "i:t:p:h", options, NULL)) != -1) {
+		if (opt == 'h')
+			return usage(stdout);
 		if (opt == 'i' && inet_pton(AF_INET, optarg, &iface) == 1)
 			continue;
 		if (opt == 't' && (ttl = strtoul(optarg, NULL, 10)) <= 255)
 			continue;
 		if (opt == 'p' && (pad = strtoul(optarg, NULL, 10)) <= MAX_DATAGRAM)
 			continue;
-		return usage();
+		return usage(stderr);
 	}
 	if (argc - optind != 2)
-		return usage();
+		return usage(stderr);
 	struct sockaddr_in dest;
 	if (parse_endpoint(argv[optind], &dest) != 0) {
 		fprintf(stderr, "paxos-send: '%s' is not ADDRESS:PORT\n", argv[optind]);

@@ -55,26 +55,36 @@ static const char *unbacked(int found, const struct paxos_record *r, char kind,
 	return NULL;
 }
 
-static int usage(void)
+/* The usage on OUT; returns the exit status: 0 for --help (stdout), 2 for a wrong command line. */
+static int usage(FILE *out)
 {
-	fprintf(stderr, "usage: paxos-store-check -c CONFIG -i ID WITNESS_FILE\n");
-	return 2;
+	fprintf(out,
+		"Usage: paxos-store-check -c CONFIG -i ID WITNESS_FILE\n"
+		"Checks a stopped acceptor's store against what paxos-witness saw it acknowledge.\n"
+		"  -c CONFIG    the cluster's paxos.conf (storage backend and path)\n"
+		"  -i ID        the acceptor whose store to check\n"
+		"  -h, --help   this text\n");
+	return out == stdout ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *config = NULL, *id_text = NULL;
 	int opt;
-	while ((opt = getopt(argc, argv, "c:i:")) != -1) {
+	static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	while ((opt = getopt_long(argc, argv, "c:i:h", options, NULL)) != -1) {
+		if (opt == 'h')
+			return usage(stdout);
 		if (opt == 'c')
 			config = optarg;
 		else if (opt == 'i')
 			id_text = optarg;
 		else
-			return usage();
+			return usage(stderr);
 	}
 	if (!config || !id_text || optind != argc - 1)
-		return usage();
+		return usage(stderr);
 	unsigned id = (unsigned)strtoul(id_text, NULL, 10);
 	char err[1024];
 	struct paxos_config *cfg = paxos_config_new();

@@ -100,10 +100,18 @@ static void on_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram
 	fflush(w->out); /* the test reads the file while this runs */
 }
 
-static int usage(void)
+/* The usage on OUT; returns the exit status: 0 for --help (stdout), 2 for a wrong command line. */
+static int usage(FILE *out)
 {
-	fprintf(stderr, "usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]\n");
-	return 2;
+	fprintf(
+	    out,
+	    "Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]\n"
+	    "Writes down every promise and accepted message the acceptors send, until SIGTERM.\n"
+	    "  -c CONFIG    the cluster's paxos.conf\n"
+	    "  -o FILE      one line per message: ACCEPTOR P|A IID BALLOT ... HASH\n"
+	    "  -H ID:FILE   keep the first datagram holding acceptor ID's hello in FILE\n"
+	    "  -h, --help   this text\n");
+	return out == stdout ? 0 : 2;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -118,7 +126,11 @@ int main(int argc, char **argv)
 	const char *config = NULL, *output = NULL, *hello_file = NULL;
 	unsigned hello_id = 0;
 	int opt, used = 0;
-	while ((opt = getopt(argc, argv, "c:o:H:")) != -1) {
+	static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+						{NULL, 0, NULL, 0}};
+	while ((opt = getopt_long(argc, argv, "c:o:H:h", options, NULL)) != -1) {
+		if (opt == 'h')
+			return usage(stdout);
 		if (opt == 'c')
 			config = optarg;
 		else if (opt == 'o')
@@ -127,10 +139,10 @@ int main(int argc, char **argv)
 			 optarg[used])
 			hello_file = optarg + used;
 		else
-			return usage();
+			return usage(stderr);
 	}
 	if (!config || !output || optind != argc)
-		return usage();
+		return usage(stderr);
 	char err[512];
 	struct paxos_config *cfg = paxos_config_new();
 	if (!cfg || paxos_config_load(cfg, config, err, sizeof(err)) != PAXOS_OK) {

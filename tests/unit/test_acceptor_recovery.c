@@ -114,6 +114,14 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 	ck_assert_int_eq(accept_text(40, 902, "repaired"), PAXOS_OK);
 	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.ballot, 902);
 	ck_assert_uint_eq(stored(40).accepted, 902);
+	recorder_clear(out);
+	/* The rejects at or below the fence are counted apart from those of a higher promise. */
+	ck_assert_uint_eq(counters.fence_rejects, 3);
+	ck_assert_uint_eq(counters.rejects_sent, 0);
+	ck_assert_int_eq(prepare(46, 850), PAXOS_OK); /* above the fence, below the promise */
+	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 901);
+	ck_assert_uint_eq(counters.rejects_sent, 1);
+	ck_assert_uint_eq(counters.fence_rejects, 3);
 }
 END_TEST
 
@@ -565,7 +573,7 @@ START_TEST(whole_restart_agrees_on_one_generation)
 	paxos_learner_handle(t.learner, &a2, 0, NULL); /* learners hear the leader's accepts */
 	trio_route(&t);
 	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 2);
-	ck_assert_uint_eq(t.lc.values_delivered, 2);
+	ck_assert_uint_eq(t.lc.instances_delivered, 2);
 	for (uint32_t i = 0; i < TRIO; i++) {
 		paxos_acceptor_free(t.a[i]);
 		paxos_storage_destroy(t.st[i]);

@@ -23,11 +23,11 @@ START_TEST(test_format_only_non_zero_in_list_order)
 	struct paxos_counters c;
 	char buf[256];
 	memset(&c, 0, sizeof(c));
-	c.values_delivered = 7;
+	c.instances_delivered = 7;
 	c.datagrams_sent = 5;
 	c.instances_out_of_window = UINT64_MAX;
 	size_t n = paxos_counters_format(&c, buf, sizeof(buf));
-	const char *want = "datagrams_sent=5 values_delivered=7 "
+	const char *want = "datagrams_sent=5 instances_delivered=7 "
 			   "instances_out_of_window=18446744073709551615";
 	ck_assert_str_eq(buf, want);
 	ck_assert_uint_eq(n, strlen(want));
@@ -126,7 +126,7 @@ START_TEST(test_truncation)
 	memset(&c, 0, sizeof(c));
 	c.datagrams_received = 1000;
 	c.messages_sent = 2000;
-	c.values_delivered = 3000;
+	c.instances_delivered = 3000;
 	size_t full_len = paxos_counters_format(&c, full, sizeof(full));
 	ck_assert_uint_eq(full_len, strlen(full));
 	for (size_t cap = 1; cap <= full_len + 2; cap++) {

@@ -24,11 +24,11 @@ static size_t count_lines(const char *text, const char *prefix)
 START_TEST(test_families_grouped_in_first_order)
 {
 	const struct paxos_sample s[] = {
-	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
+	    {"instances_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
 	     false, false, 0},
 	    {"proposer_ballot", "ballot now", PAXOS_METRIC_GAUGE, "proposer", 1, 201, false, false,
 	     0},
-	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "acceptor", 2, 7,
+	    {"instances_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "acceptor", 2, 7,
 	     false, false, 0},
 	    {"phase1_timeout_seconds", "phase 1 timeout", PAXOS_METRIC_GAUGE, "proposer", 1, 20000,
 	     true, false, 0},
@@ -36,10 +36,10 @@ START_TEST(test_families_grouped_in_first_order)
 	char buf[2048];
 	size_t len = paxos_exposition(s, 4, buf, sizeof(buf));
 	ck_assert_str_eq(buf,
-			 "# HELP paxos_values_delivered_total instances delivered\n"
-			 "# TYPE paxos_values_delivered_total counter\n"
-			 "paxos_values_delivered_total{role=\"learner\",id=\"0\"} 42\n"
-			 "paxos_values_delivered_total{role=\"acceptor\",id=\"2\"} 7\n"
+			 "# HELP paxos_instances_delivered_total instances delivered\n"
+			 "# TYPE paxos_instances_delivered_total counter\n"
+			 "paxos_instances_delivered_total{role=\"learner\",id=\"0\"} 42\n"
+			 "paxos_instances_delivered_total{role=\"acceptor\",id=\"2\"} 7\n"
 			 "# HELP paxos_proposer_ballot ballot now\n"
 			 "# TYPE paxos_proposer_ballot gauge\n"
 			 "paxos_proposer_ballot{role=\"proposer\",id=\"1\"} 201\n"
@@ -77,25 +77,25 @@ END_TEST
 START_TEST(test_partition_label)
 {
 	const struct paxos_sample s[] = {
-	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
+	    {"instances_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
 	     false, true, 0},
-	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 7,
+	    {"instances_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 7,
 	     false, true, 1},
 	};
 	char buf[1024];
 	paxos_exposition(s, 2, buf, sizeof(buf));
 	ck_assert_str_eq(
-	    buf, "# HELP paxos_values_delivered_total instances delivered\n"
-		 "# TYPE paxos_values_delivered_total counter\n"
-		 "paxos_values_delivered_total{role=\"learner\",id=\"0\",partition=\"0\"} 42\n"
-		 "paxos_values_delivered_total{role=\"learner\",id=\"0\",partition=\"1\"} 7\n");
+	    buf, "# HELP paxos_instances_delivered_total instances delivered\n"
+		 "# TYPE paxos_instances_delivered_total counter\n"
+		 "paxos_instances_delivered_total{role=\"learner\",id=\"0\",partition=\"0\"} 42\n"
+		 "paxos_instances_delivered_total{role=\"learner\",id=\"0\",partition=\"1\"} 7\n");
 }
 END_TEST
 
 START_TEST(test_truncation_measures_the_whole_text)
 {
 	const struct paxos_sample s[] = {
-	    {"values_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
+	    {"instances_delivered", "instances delivered", PAXOS_METRIC_COUNTER, "learner", 0, 42,
 	     false, false, 0},
 	};
 	char full[512], small[20];
@@ -168,10 +168,10 @@ START_TEST(test_every_counter)
 	ck_assert_uint_eq(count_lines(text, "# HELP "), n);
 	ck_assert_uint_eq(count_lines(text, "# TYPE "), n);
 	ck_assert_uint_eq(count_lines(text, "paxos_"), 2 * n);
-	ck_assert_uint_eq(count_lines(text, "# TYPE paxos_values_delivered_total counter"), 1);
-	ck_assert_ptr_nonnull(strstr(text,
-				     "# TYPE paxos_values_delivered_total counter\n"
-				     "paxos_values_delivered_total{role=\"acceptor\",id=\"3\"} "));
+	ck_assert_uint_eq(count_lines(text, "# TYPE paxos_instances_delivered_total counter"), 1);
+	ck_assert_ptr_nonnull(
+	    strstr(text, "# TYPE paxos_instances_delivered_total counter\n"
+			 "paxos_instances_delivered_total{role=\"acceptor\",id=\"3\"} "));
 	ck_assert_ptr_nonnull(
 	    strstr(text, "# TYPE paxos_phase1_timeout_seconds gauge\n"
 			 "paxos_phase1_timeout_seconds{role=\"acceptor\",id=\"3\"} 0.020000\n"

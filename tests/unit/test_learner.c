@@ -378,7 +378,7 @@ START_TEST(test_quorum_of_distinct_acceptors)
 	ck_assert_uint_eq(f->sink->delivered_iid[0], 1);
 	ck_assert_str_eq(f->sink->delivered_value[0], "a");
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 2);
-	ck_assert_uint_eq(f->counters.values_delivered, 1);
+	ck_assert_uint_eq(f->counters.instances_delivered, 1);
 	ck_assert_uint_eq(f->counters.bytes_delivered, 1);
 	/* The third acceptor arriving late changes nothing. */
 	send_accepted(f, 1, 101, 1, "a");
@@ -525,7 +525,7 @@ START_TEST(test_delivers_in_order_exactly_once)
 	}
 	ck_assert_uint_eq(f->sink->delivered, 3);
 	ck_assert_uint_eq(f->sink->closed, 3);
-	ck_assert_uint_eq(f->counters.values_delivered, 3);
+	ck_assert_uint_eq(f->counters.instances_delivered, 3);
 	ck_assert_uint_eq(f->counters.bytes_delivered, 3);
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 4);
 	fixture_free(f);
@@ -1609,7 +1609,7 @@ START_TEST(test_randomized_recovery)
 		send_vote(f, &stream[pos]);
 	ck_assert_uint_eq(paxos_learner_next_iid(f->l), RANDOM_INSTANCES + 1);
 	ck_assert_uint_eq(f->sink->delivered, RANDOM_INSTANCES);
-	ck_assert_uint_eq(f->counters.values_delivered, RANDOM_INSTANCES);
+	ck_assert_uint_eq(f->counters.instances_delivered, RANDOM_INSTANCES);
 	ck_assert_uint_ge(f->sink->closed, RANDOM_INSTANCES); /* again while behind a hole */
 	for (size_t i = 0; i < RANDOM_INSTANCES; i++) {
 		char text[32];

@@ -111,11 +111,11 @@ START_TEST(test_metrics_of_the_hosted_roles)
 	ck_assert_int_eq(r->code, 200);
 	ck_assert_str_eq(r->type, "text/plain; version=0.0.4; charset=utf-8");
 	const char *want[] = {
-	    "# HELP paxos_values_delivered_total instances delivered (each a batch of client "
-	    "values)\n# TYPE paxos_values_delivered_total counter\n",
-	    "\npaxos_values_delivered_total{role=\"acceptor\",id=\"1\"} 0\n",
-	    "\npaxos_values_delivered_total{role=\"learner\",id=\"0\"} 0\n",
-	    "\npaxos_values_delivered_total{role=\"transport\",id=\"0\"} 0\n",
+	    "# HELP paxos_instances_delivered_total instances delivered: batches of client values, "
+	    "skips, commands\n# TYPE paxos_instances_delivered_total counter\n",
+	    "\npaxos_instances_delivered_total{role=\"acceptor\",id=\"1\"} 0\n",
+	    "\npaxos_instances_delivered_total{role=\"learner\",id=\"0\"} 0\n",
+	    "\npaxos_instances_delivered_total{role=\"transport\",id=\"0\"} 0\n",
 	    "\n# TYPE paxos_phase1_timeout_seconds gauge\n",
 	    "\n# TYPE paxos_acceptor_recovering gauge\n"
 	    "paxos_acceptor_recovering{role=\"acceptor\",id=\"1\"} 1\n",
