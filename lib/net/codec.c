@@ -18,7 +18,7 @@ static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
     [PAXOS_MSG_ACCEPTED] = 7,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
     [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 2,
-    [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 2,
+    [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 3,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
     [PAXOS_MSG_CONFIG_PUSH] = 4,  [PAXOS_MSG_REFUSED] = 4,
@@ -237,6 +237,7 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		msgpack_pack_uint64(pk, m->u.leader.sent_at);
 		break;
 	case PAXOS_MSG_REFUSED:
 		msgpack_pack_uint32(pk, m->u.refused.proposer_id);
@@ -598,6 +599,7 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[2], &m->u.heartbeat.next_iid);
 	case PAXOS_MSG_LEADER:
 		return get_u32(&f[1], &m->u.leader.leader_id) &&
+		       get_u64(&f[2], &m->u.leader.sent_at) &&
 		       (m->u.leader.leader_id < PAXOS_MAX_PROPOSERS ||
 			m->u.leader.leader_id == PAXOS_LEADER_AUTO);
 	case PAXOS_MSG_REFUSED:

@@ -239,6 +239,7 @@ struct node_proposer {
 	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
 	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
+	uint64_t order_sent;  /* sent_at of the latest oracle order taken (node_order_fresh) */
 	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
 	 * not lead, reading neither the clients' values nor the log until it takes over. */
 	bool lean;
@@ -471,6 +472,8 @@ void node_election_run(struct paxos_node *n);
 /* A message on the proposers group: one from an acceptor shows this proposer still hears it
  * (check-quorum, paxos/election.h). */
 void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+/* Whether an oracle's order is fresh enough to hand to the election (said when not). */
+bool node_order_fresh(struct paxos_node *n, const struct paxos_leader *order);
 
 /* Reads what waits on the learners group for a lazy learner. */
 void node_drain_learners(struct paxos_node *n);

@@ -153,6 +153,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	case PAXOS_GROUP_PROPOSERS:
 		if (n->proposer.election &&
 		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
+			if (m->type == PAXOS_MSG_LEADER && !node_order_fresh(n, &m->u.leader))
+				break;
 			paxos_election_handle(n->proposer.election, m, now);
 			node_election_run(n);
 			break;

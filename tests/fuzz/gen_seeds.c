@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_CLIENT_VALUE, .u.client_value = {value}},
 	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100, 2}},
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
-	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO}},
+	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO, 1700000000000001ull}},
 	    {.type = PAXOS_MSG_REPAIR, .u.repair = {40, 52}},
 	    {.type = PAXOS_MSG_ACCEPTOR_HELLO,
 	     .u.acceptor_hello = {1, 1700000000000001ull, true, 12, 9000000000000000001ull, 2}},

@@ -96,6 +96,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		break;
 	case PAXOS_MSG_LEADER:
 		ck_assert_uint_eq(a->u.leader.leader_id, b->u.leader.leader_id);
+		ck_assert_uint_eq(a->u.leader.sent_at, b->u.leader.sent_at);
 		break;
 	case PAXOS_MSG_REPAIR:
 		ck_assert_uint_eq(a->u.repair.from, b->u.repair.from);
@@ -220,7 +221,7 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(20)}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40, 1ull << 40}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1, 1700000000123456ull}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_ACCEPTOR_HELLO,
@@ -431,7 +432,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
+								3, 3, 3, 7, 3, 9, 2, 5, 4, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	msgpack_pack_array(pk, fields[m->type]);
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
@@ -499,6 +500,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		return;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		msgpack_pack_uint64(pk, m->u.leader.sent_at);
 		return;
 	case PAXOS_MSG_REPAIR:
 		msgpack_pack_uint64(pk, m->u.repair.from);
@@ -1093,7 +1095,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4};
+								3, 3, 3, 7, 3, 9, 2, 5, 4, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
