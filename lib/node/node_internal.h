@@ -297,6 +297,12 @@ struct node_submit {
 	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
 };
 
+/* Trim requests without a key (node_trim.c): the latest each acceptor's node asked for. */
+struct node_trims {
+	paxos_iid asked[PAXOS_MAX_ACCEPTORS];
+	bool unkeyed_said; /* this node's own trims cannot count: said once */
+};
+
 struct paxos_node {
 	/* The loop and its round */
 	struct event_base *base;
@@ -326,6 +332,7 @@ struct paxos_node {
 	struct node_proposer proposer;
 	struct node_learner learner;
 	struct node_submit submit;
+	struct node_trims trims;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -472,6 +479,10 @@ void node_election_run(struct paxos_node *n);
 /* A message on the proposers group: one from an acceptor shows this proposer still hears it
  * (check-quorum, paxos/election.h). */
 void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+/* A trim that reached the acceptors group (node_trim.c): whether it is taken, and if so cut to
+ * what a quorum of the acceptors' nodes asked for when there is no key; refusals said. */
+bool node_trim_screen(struct paxos_node *n, const struct paxos_header *from,
+		      struct paxos_message *m);
 /* Whether an oracle's order is fresh enough to hand to the election (said when not). */
 bool node_order_fresh(struct paxos_node *n, const struct paxos_leader *order);
 

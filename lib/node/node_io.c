@@ -357,7 +357,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		/* Keep only messages for this group; the datagrams stay valid until the next
 		 * read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++) {
-			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
+			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]) ||
+			    !node_trim_screen(n, &h, &msgs[k]))
 				continue;
 			if (msgs[k].type == PAXOS_MSG_CONFIG_ASK) {
 				node_membership_on_ask(n, &msgs[k], now);

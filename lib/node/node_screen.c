@@ -62,14 +62,8 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header *from,
 				 const struct paxos_message *m)
 {
-	if (m->type == PAXOS_MSG_TRIM) {
-		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor.core);
-		if (m->u.trim.iid > limit)
-			node_refused(n, from,
-				     "trim to %llu cut to %llu: later instances are not known "
-				     "decided",
-				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
-	} else if (m->type == PAXOS_MSG_REPEAT) {
+	/* Trims: node_trim.c, which may change them first. */
+	if (m->type == PAXOS_MSG_REPEAT) {
 		n->net.rx.repeat_from = *from;
 		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
 			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",
