@@ -116,6 +116,11 @@ struct paxos_acceptor_state {
 /** A value a client submits to the proposers (one paxos_node_submit()). */
 struct paxos_client_value {
 	struct paxos_value value; /**< the client's bytes */
+	/** The submission: drawn by the submitting node, unique to this paxos_node_submit() (a
+	 * resubmission of the same call's bytes would carry it again); 0: none given. Proposers
+	 * tell a late copy of a value delivered already from another submission of the same
+	 * bytes by it, never by the bytes. */
+	uint64_t id;
 };
 
 /** Instances up to and including iid were trimmed by this acceptor: they cannot be repeated. */

@@ -17,7 +17,7 @@
 static const uint32_t field_count[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = 3,      [PAXOS_MSG_PROMISE] = 6,        [PAXOS_MSG_ACCEPT] = 4,
     [PAXOS_MSG_ACCEPTED] = 7,     [PAXOS_MSG_REJECT] = 4,         [PAXOS_MSG_REPEAT] = 3,
-    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 2,
+    [PAXOS_MSG_TRIM] = 2,         [PAXOS_MSG_ACCEPTOR_STATE] = 6, [PAXOS_MSG_CLIENT_VALUE] = 3,
     [PAXOS_MSG_TRIMMED] = 4,      [PAXOS_MSG_HEARTBEAT] = 3,      [PAXOS_MSG_LEADER] = 3,
     [PAXOS_MSG_REPAIR] = 3,       [PAXOS_MSG_ACCEPTOR_HELLO] = 7, [PAXOS_MSG_RECOVER_ASK] = 3,
     [PAXOS_MSG_RECOVER_INFO] = 9, [PAXOS_MSG_CONFIG_ASK] = 2,     [PAXOS_MSG_CONFIG_INFO] = 5,
@@ -143,9 +143,15 @@ static bool message_ok(const struct paxos_message *m)
 	return false;
 }
 
+/* A client value without a submission id leaves its last field out. */
+static uint32_t fields_of(const struct paxos_message *m)
+{
+	return field_count[m->type] - (m->type == PAXOS_MSG_CLIENT_VALUE && !m->u.client_value.id);
+}
+
 static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 {
-	msgpack_pack_array(pk, field_count[m->type]);
+	msgpack_pack_array(pk, fields_of(m));
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
@@ -225,6 +231,8 @@ static void pack_message(msgpack_packer *pk, const struct paxos_message *m)
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
 		pack_value(pk, &m->u.client_value.value);
+		if (m->u.client_value.id)
+			msgpack_pack_uint64(pk, m->u.client_value.id);
 		break;
 	case PAXOS_MSG_TRIMMED:
 		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
@@ -528,8 +536,10 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 
 	if (o->via.array.size < 1 || !get_u32(&f[0], &type))
 		return false;
+	/* A client value may leave its submission id out. */
 	if (type < PAXOS_MSG_PREPARE || type > PAXOS_MSG_TYPE_MAX ||
-	    o->via.array.size != field_count[type])
+	    (o->via.array.size != field_count[type] &&
+	     (type != PAXOS_MSG_CLIENT_VALUE || o->via.array.size != field_count[type] - 1)))
 		return false;
 	m->type = (enum paxos_msg_type)type;
 	switch (m->type) {
@@ -588,7 +598,9 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 		       get_u64(&f[4], &m->u.acceptor_state.generation) &&
 		       get_bool(&f[5], &m->u.acceptor_state.recovering);
 	case PAXOS_MSG_CLIENT_VALUE:
-		return get_value(&f[1], buf, len, &m->u.client_value.value);
+		m->u.client_value.id = 0;
+		return get_value(&f[1], buf, len, &m->u.client_value.value) &&
+		       (o->via.array.size < 3 || get_u64(&f[2], &m->u.client_value.id));
 	case PAXOS_MSG_TRIMMED:
 		return get_acceptor_id(&f[1], &m->u.trimmed.acceptor_id) &&
 		       get_u64(&f[2], &m->u.trimmed.iid) &&

@@ -101,6 +101,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	}
 	n->base = base;
 	n->cfg = *cfg;
+	node_submit_init(n);
 	if (cfg->partitions > 1)
 		snprintf(n->partition_label, sizeof(n->partition_label), " partition %u",
 			 cfg->partition);

@@ -295,6 +295,7 @@ struct node_submit {
 	paxos_refused_fn refused;
 	void *refused_arg;
 	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
+	uint64_t last_id; /* the last submission id given: counts up from a random start */
 };
 
 /* Trim requests without a key (node_trim.c): the latest each acceptor's node asked for. */
@@ -383,6 +384,8 @@ int node_set_learner_reading(struct paxos_node *n);
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
 void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, paxos_time now);
+/* Draws where this node's submission ids start. */
+void node_submit_init(struct paxos_node *n);
 void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
 bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);

@@ -168,7 +168,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	case PAXOS_GROUP_SUBMIT:
 		if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
-			paxos_proposer_queue(n->proposer.core, &m->u.client_value.value);
+			paxos_proposer_queue_value(n->proposer.core, &m->u.client_value);
 			n->proposer.assign_due = true;
 		} else if (n->proposer.core) {
 			paxos_proposer_handle(n->proposer.core, m, now,

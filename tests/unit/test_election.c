@@ -939,18 +939,25 @@ START_TEST(test_follower_drops_values_delivered_by_the_leader)
 	ck_assert_uint_eq(C->next, 5);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
 	ck_assert_uint_eq(C->counters[1].values_settled, 3);
-	/* The client's datagram reaches the follower only after the value was delivered: it
-	 * is not queued (else the follower would propose it again once it leads). */
-	struct paxos_value late = value_of("e");
-	paxos_proposer_submit(C->p[0], &late, C->now, &C->out[0]);
+	/* The client's datagram reaches the follower only after the value was delivered: that
+	 * copy of its submission is not queued (else the follower would propose it again once
+	 * it leads). */
+	struct paxos_client_value late = {value_of("e"), 42};
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[0], &late), PAXOS_OK);
+	paxos_proposer_assign(C->p[0], C->now, &C->out[0]);
 	run(NET_MAX);
 	ck_assert_uint_eq(C->next, 6);
-	ck_assert_int_eq(paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]), PAXOS_OK);
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &late), PAXOS_OK);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
 	ck_assert_uint_eq(C->counters[1].values_settled, 4);
-	/* A second, later copy (a resubmission) is queued: one delivery, one credit. */
-	paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]);
+	/* A second, later copy is queued: one delivery, one credit. So is another submission of
+	 * the same bytes, and one that names no submission. */
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &late), PAXOS_OK);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 1);
+	struct paxos_client_value other = {value_of("e"), 43};
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &other), PAXOS_OK);
+	ck_assert_int_eq(paxos_proposer_submit(C->p[1], &late.value, C->now, &C->out[1]), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 3);
 }
 END_TEST
 
