@@ -110,10 +110,12 @@ int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
 		node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
 		return PAXOS_OK;
 	}
-	/* As its acceptor, from its address; its own acceptor counts the request at once. */
+	/* As its acceptor, from its address. Its own acceptor counts the request now, and trims
+	 * when a request reaches it (its own, looped back, or another's): never from inside the
+	 * application's callback, which may run in the middle of the node's round. */
 	node_emit(&n->net.out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_ACCEPTORS, &m);
-	struct paxos_header self = {PAXOS_ROLE_ACCEPTOR, n->role_id[PAXOS_ROLE_ACCEPTOR]};
-	if (!n->failed && node_trim_screen(n, &self, &m))
-		node_acceptor_run(n, paxos_acceptor_step(n->acceptor.core, &m, 1));
+	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (id < PAXOS_MAX_ACCEPTORS)
+		n->trims.asked[id] = iid;
 	return PAXOS_OK;
 }
