@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {3, 300}},
 	    {.type = PAXOS_MSG_TRIM, .u.trim = {100}},
 	    {.type = PAXOS_MSG_ACCEPTOR_STATE, .u.acceptor_state = {2, 5000, 100, 2, true}},
-	    {.type = PAXOS_MSG_CLIENT_VALUE, .u.client_value = {value}},
+	    {.type = PAXOS_MSG_CLIENT_VALUE, .u.client_value = {value, 0x1122334455667788ull}},
 	    {.type = PAXOS_MSG_TRIMMED, .u.trimmed = {1, 100, 2}},
 	    {.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 42}},
 	    {.type = PAXOS_MSG_LEADER, .u.leader = {PAXOS_LEADER_AUTO, 1700000000000001ull}},
