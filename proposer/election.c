@@ -23,6 +23,7 @@ struct paxos_election {
 	paxos_time next_heartbeat;
 	bool forced;
 	uint32_t forced_leader;
+	bool ordered; /* forced by an oracle's order, which holds while its leader is heard */
 	uint32_t leader;
 	uint32_t members; /* who may lead: ids below 32 by their bit, the others always */
 	/* Check-quorum: when each acceptor was last heard, the set in force, and whether a
@@ -99,8 +100,21 @@ static void judge(struct paxos_election *e, paxos_time now)
 		e->eligible = quorum_heard(e, now);
 }
 
+/* An oracle's order names a leader that was alive; once that one is no longer heard (crashed,
+ * or out for want of a quorum), the order has nobody left to follow: it is dropped and the
+ * rule elects again, rather than every proposer following a dead leader until told
+ * otherwise (a replayed or forged order would otherwise stop the cluster). */
+static void expire_order(struct paxos_election *e, paxos_time now)
+{
+	if (e->forced && e->ordered && !paxos_election_alive(e, e->forced_leader, now)) {
+		e->forced = false;
+		e->ordered = false;
+	}
+}
+
 static void update(struct paxos_election *e, paxos_time now)
 {
+	expire_order(e, now);
 	uint32_t leader = elect(e, now);
 	if (leader == e->leader)
 		return;
@@ -164,10 +178,13 @@ void paxos_election_handle(struct paxos_election *e, const struct paxos_message 
 		uint32_t id = m->u.leader.leader_id;
 		if (id == PAXOS_LEADER_AUTO) {
 			e->forced = false;
-		} else if (id < e->o.proposers) {
+			e->ordered = false;
+		} else if (id < e->o.proposers && paxos_election_alive(e, id, now)) {
 			e->forced = true;
 			e->forced_leader = id;
+			e->ordered = true;
 		} else {
+			/* Out of range, or a proposer not heard: nobody to follow. */
 			return;
 		}
 	} else {

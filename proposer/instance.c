@@ -124,9 +124,9 @@ bool instance_holds(const struct instance *inst, const struct paxos_value *v, pa
 	return same_value(inst->v2, inst->v2_len, v);
 }
 
-static void requeue_one(const struct instance_ctx *ctx, const struct paxos_value *v)
+static void requeue_one(const struct instance_ctx *ctx, const struct paxos_value *v, uint64_t id)
 {
-	if (pending_push_front(ctx->pending, v->data, v->len) == PAXOS_OK)
+	if (pending_push_front_id(ctx->pending, v->data, v->len, id) == PAXOS_OK)
 		ctx->counters->values_requeued++;
 	else
 		ctx->counters->pending_dropped++;
@@ -156,7 +156,7 @@ static void requeue_v2(const struct instance_ctx *ctx, struct instance *inst)
 					   inst->v2_len - ctx->scratch[n]};
 		paxos_batch_iter_init(&it, &rest);
 		if (paxos_batch_next(&it, &v) == 1)
-			requeue_one(ctx, &v);
+			requeue_one(ctx, &v, it.id);
 	}
 	inst->has_v2 = false;
 	inst->v2_ballot = 0;
@@ -296,8 +296,8 @@ static uint32_t claim_v1(const struct instance_ctx *ctx, const struct paxos_valu
 	paxos_batch_iter_init(&it, v1);
 	while (paxos_batch_next(&it, &one) == 1) {
 		values++;
-		if (pending_remove_hashed(ctx->pending, one.data, one.len,
-					  pending_hash(one.data, one.len))) {
+		if (pending_remove_id(ctx->pending, one.data, one.len, it.id,
+				      pending_key(one.data, one.len, it.id))) {
 			claimed = true;
 			if (removed)
 				(*removed)++;
@@ -341,11 +341,14 @@ void instance_settle(const struct instance_ctx *ctx, const struct paxos_value *v
 	struct paxos_value one;
 	paxos_batch_iter_init(&it, v);
 	while (paxos_batch_next(&it, &one) == 1) {
-		uint64_t hash = pending_hash(one.data, one.len); /* once per value */
-		if (pending_remove_hashed(ctx->pending, one.data, one.len, hash))
+		/* The copy of this submission leaves the list; a value that names none takes an
+		 * equal one that names none either. Only a submission can leave a credit: two
+		 * submitters' equal bytes are two values, and one never settles the other. */
+		uint64_t key = pending_key(one.data, one.len, it.id); /* once per value */
+		if (pending_remove_id(ctx->pending, one.data, one.len, it.id, key))
 			ctx->counters->values_settled++;
-		else if (ctx->settled)
-			settled_add(ctx->settled, hash);
+		else if (ctx->settled && it.id)
+			settled_add(ctx->settled, key);
 	}
 }
 
@@ -457,7 +460,14 @@ static bool assign_client_value(const struct instance_ctx *ctx, struct instance 
 	uint32_t used = 0, n = 0;
 	while (n < room && pending_count(ctx->pending) > 0) {
 		struct paxos_value front = pending_at(ctx->pending, 0);
-		uint8_t *dst = paxos_batch_reserve(inst->v2, ctx->max_value, &used, front.len);
+		uint64_t id = pending_front_id(ctx->pending);
+		/* A value goes with its submission id, or into the next frame: without it, the
+		 * other proposers could not tell its copies from other submissions. */
+		if (id && n > 0 &&
+		    paxos_batch_size(front.len) + PAXOS_BATCH_ID_BYTES > ctx->max_value - used)
+			break;
+		uint8_t *dst =
+		    paxos_batch_reserve_id(inst->v2, ctx->max_value, &used, front.len, id);
 		uint32_t len;
 		if (!dst || !pending_pop_front(ctx->pending, dst, &len))
 			break;

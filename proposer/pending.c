@@ -48,6 +48,15 @@ uint64_t pending_hash(const uint8_t *data, uint32_t len)
 	return h == PENDING_NO_HASH ? 1 : h;
 }
 
+uint64_t pending_key(const uint8_t *data, uint32_t len, uint64_t id)
+{
+	uint64_t h = pending_hash(data, len);
+	if (id == 0)
+		return h;
+	h = mix(h, id) * 0x9e3779b97f4a7c15ull;
+	return h == PENDING_NO_HASH ? 1 : h;
+}
+
 /* The hash index: a power of two >= 2 * capacity. */
 static uint32_t index_size_for(uint32_t capacity)
 {
@@ -61,7 +70,8 @@ uint64_t pending_memory(uint32_t capacity, uint32_t max_value)
 {
 	struct pending *q = NULL; /* for the sizes of the arrays' elements only */
 	uint64_t per_value = (uint64_t)max_value + sizeof(*q->len) + sizeof(*q->hash) +
-			     sizeof(*q->where) + sizeof(*q->free_bufs) + 2 * sizeof(*q->order);
+			     sizeof(*q->sid) + sizeof(*q->where) + sizeof(*q->free_bufs) +
+			     2 * sizeof(*q->order);
 	return capacity * per_value + (uint64_t)index_size_for(capacity) * sizeof(*q->index);
 }
 
@@ -74,11 +84,12 @@ int pending_init(struct pending *q, uint32_t limit, uint32_t capacity, uint32_t 
 	q->data = malloc((size_t)capacity * max_value);
 	q->len = calloc(capacity, sizeof(*q->len));
 	q->hash = calloc(capacity, sizeof(*q->hash));
+	q->sid = calloc(capacity, sizeof(*q->sid));
 	q->where = calloc(capacity, sizeof(*q->where));
 	q->free_bufs = malloc((size_t)capacity * sizeof(*q->free_bufs));
 	q->order = malloc((size_t)2 * capacity * sizeof(*q->order));
 	q->index = calloc(index_size, sizeof(*q->index));
-	if (!q->data || !q->len || !q->hash || !q->where || !q->free_bufs || !q->order ||
+	if (!q->data || !q->len || !q->hash || !q->sid || !q->where || !q->free_bufs || !q->order ||
 	    !q->index) {
 		pending_destroy(q);
 		return PAXOS_E_NOMEM;
@@ -99,6 +110,7 @@ void pending_destroy(struct pending *q)
 	free(q->data);
 	free(q->len);
 	free(q->hash);
+	free(q->sid);
 	free(q->where);
 	free(q->free_bufs);
 	free(q->order);
@@ -116,7 +128,7 @@ static uint8_t *buffer(const struct pending *q, uint32_t b)
 static void index_insert(struct pending *q, uint32_t b)
 {
 	if (q->hash[b] == PENDING_NO_HASH)
-		q->hash[b] = pending_hash(buffer(q, b), q->len[b]);
+		q->hash[b] = pending_key(buffer(q, b), q->len[b], q->sid[b]);
 	uint32_t i = (uint32_t)q->hash[b] & q->index_mask;
 	while (q->index[i])
 		i = (i + 1) & q->index_mask;
@@ -146,14 +158,15 @@ static uint32_t offset_of(const struct pending *q, uint32_t b)
 	return (q->where[b] + q->order_cap - q->head) % q->order_cap;
 }
 
-/* The copy of the value nearest the front (copies are equal, but order is not), or
- * PENDING_GONE. */
-static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_t len, uint64_t h)
+/* The copy of the value of submission id nearest the front (copies are equal, but order is
+ * not), or PENDING_GONE. */
+static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_t len, uint64_t id,
+			   uint64_t h)
 {
 	uint32_t found = PENDING_GONE;
 	for (uint32_t i = (uint32_t)h & q->index_mask; q->index[i]; i = (i + 1) & q->index_mask) {
 		uint32_t b = q->index[i] - 1;
-		if (q->hash[b] == h && q->len[b] == len &&
+		if (q->hash[b] == h && q->sid[b] == id && q->len[b] == len &&
 		    (len == 0 || memcmp(buffer(q, b), data, len) == 0) &&
 		    (found == PENDING_GONE || offset_of(q, b) < offset_of(q, found)))
 			found = b;
@@ -163,12 +176,14 @@ static uint32_t index_find(const struct pending *q, const uint8_t *data, uint32_
 
 /* ---- buffers ---- */
 
-static uint32_t take_buffer(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash)
+static uint32_t take_buffer(struct pending *q, const uint8_t *data, uint32_t len, uint64_t id,
+			    uint64_t hash)
 {
 	uint32_t b = q->free_bufs[--q->free_count];
 	if (len)
 		memcpy(buffer(q, b), data, len);
 	q->len[b] = len;
+	q->sid[b] = id;
 	q->hash[b] = hash;
 	if (q->indexed) {
 		index_insert(q, b);
@@ -240,12 +255,18 @@ int pending_push_back(struct pending *q, const uint8_t *data, uint32_t len)
 
 int pending_push_back_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash)
 {
+	return pending_push_back_id(q, data, len, 0, hash);
+}
+
+int pending_push_back_id(struct pending *q, const uint8_t *data, uint32_t len, uint64_t id,
+			 uint64_t key)
+{
 	if (len > q->max_value)
 		return PAXOS_E_TOO_BIG;
 	if (q->count >= q->limit)
 		return PAXOS_E_FULL;
 	make_room(q);
-	place(q, position(q, q->used), take_buffer(q, data, len, hash));
+	place(q, position(q, q->used), take_buffer(q, data, len, id, key));
 	q->used++;
 	q->count++;
 	return PAXOS_OK;
@@ -253,16 +274,26 @@ int pending_push_back_hashed(struct pending *q, const uint8_t *data, uint32_t le
 
 int pending_push_front(struct pending *q, const uint8_t *data, uint32_t len)
 {
+	return pending_push_front_id(q, data, len, 0);
+}
+
+int pending_push_front_id(struct pending *q, const uint8_t *data, uint32_t len, uint64_t id)
+{
 	if (len > q->max_value)
 		return PAXOS_E_TOO_BIG;
 	if (q->count >= q->capacity)
 		return PAXOS_E_FULL;
 	make_room(q);
 	q->head = q->head == 0 ? q->order_cap - 1 : q->head - 1;
-	place(q, q->head, take_buffer(q, data, len, PENDING_NO_HASH));
+	place(q, q->head, take_buffer(q, data, len, id, PENDING_NO_HASH));
 	q->used++;
 	q->count++;
 	return PAXOS_OK;
+}
+
+uint64_t pending_front_id(const struct pending *q)
+{
+	return q->count ? q->sid[q->order[q->head]] : 0; /* trim() keeps the front a value */
 }
 
 bool pending_pop_front(struct pending *q, uint8_t *dst, uint32_t *len)
@@ -315,10 +346,16 @@ static void ensure_index(struct pending *q)
 
 bool pending_remove_hashed(struct pending *q, const uint8_t *data, uint32_t len, uint64_t hash)
 {
+	return pending_remove_id(q, data, len, 0, hash);
+}
+
+bool pending_remove_id(struct pending *q, const uint8_t *data, uint32_t len, uint64_t id,
+		       uint64_t key)
+{
 	if (q->count == 0 || len > q->max_value || (len && !data))
 		return false;
 	ensure_index(q);
-	uint32_t b = index_find(q, data, len, hash);
+	uint32_t b = index_find(q, data, len, id, key);
 	if (b == PENDING_GONE)
 		return false;
 	q->order[q->where[b]] = PENDING_GONE;

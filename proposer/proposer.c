@@ -577,34 +577,53 @@ bool paxos_proposer_is_leader(const struct paxos_proposer *p)
 	return p->leader;
 }
 
-/* A client value is data, whatever its bytes: a change comes only through
- * paxos_proposer_change() (the node takes it from a PAXOS_MSG_CHANGE with the operators' MAC). A
- * value is framed in its instance (lib/core/batch.h), so a learner never reads one as a
- * command either. */
-int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
+/*
+ * Submissions. Every proposer queues every client value, and drops its copy once the value is
+ * delivered (instance_settle), or does not queue a copy that arrives after (settled.h). A copy
+ * is known by its submission: the id the submitting node drew for that paxos_node_submit(),
+ * carried in the client value and in the frame the leader packs it into. Matching by the
+ * bytes instead made two submitters' equal values one (the second dropped as if delivered),
+ * and let anyone who can submit drop another's value with bytes of the same hash. A value
+ * that names no submission (a client that gives none) is never dropped as delivered before
+ * it arrived; a copy queued already still leaves on an equal delivered value that names none.
+ * A client value is data, whatever its bytes: a change comes only through
+ * paxos_proposer_change() (the node takes it from a PAXOS_MSG_CHANGE with the operators' MAC),
+ * and a value is framed in its instance (lib/core/batch.h), so a learner never reads one as a
+ * command either.
+ */
+static int queue_submission(struct paxos_proposer *p, const struct paxos_value *v, uint64_t id)
 {
 	if (!v || (v->len && !v->data))
 		return PAXOS_E_INVALID;
 	if (v->len > p->pending.max_value)
 		return PAXOS_E_TOO_BIG;
-	/* Hashed once, and only when a credit may match it: a leader's list seldom asks. */
-	uint64_t hash = PENDING_NO_HASH;
-	if (p->settled.count) {
-		hash = pending_hash(v->data, v->len);
-		if (settled_take(&p->settled, hash)) {
+	/* Keyed once, and only when a credit may match it: a leader's list seldom asks. */
+	uint64_t key = PENDING_NO_HASH;
+	if (id && p->settled.count) {
+		key = pending_key(v->data, v->len, id);
+		if (settled_take(&p->settled, key)) {
 			p->counters->values_settled++; /* delivered already: it would repeat */
 			return PAXOS_OK;
 		}
 	}
-	int rc = pending_push_back_hashed(&p->pending, v->data, v->len, hash);
+	int rc = pending_push_back_id(&p->pending, v->data, v->len, id, key);
 	if (rc == PAXOS_E_FULL) {
 		p->counters->pending_dropped++;
 		p->unrefused++;
 		if (p->leader && p->refused_named < REFUSED_HASHES)
-			p->refused_hash[p->refused_named++] =
-			    hash != PENDING_NO_HASH ? hash : pending_hash(v->data, v->len);
+			p->refused_hash[p->refused_named++] = pending_hash(v->data, v->len);
 	}
 	return rc;
+}
+
+int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v)
+{
+	return queue_submission(p, v, 0);
+}
+
+int paxos_proposer_queue_value(struct paxos_proposer *p, const struct paxos_client_value *cv)
+{
+	return cv ? queue_submission(p, &cv->value, cv->id) : PAXOS_E_INVALID;
 }
 
 /* Flow control: a leader that drops client values tells their submitters which ones, so that
@@ -773,9 +792,14 @@ void paxos_proposer_handle(struct paxos_proposer *p, const struct paxos_message 
 		on_instance_message(p, m->u.reject.iid, EV_REJECT, &arg, now, out);
 		break;
 	}
-	case PAXOS_MSG_CLIENT_VALUE:
-		paxos_proposer_submit(p, &m->u.client_value.value, now, out);
+	case PAXOS_MSG_CLIENT_VALUE: {
+		int rc = paxos_proposer_queue_value(p, &m->u.client_value);
+		if (rc == PAXOS_OK)
+			paxos_proposer_assign(p, now, out);
+		else if (rc == PAXOS_E_FULL)
+			refuse(p, out);
 		break;
+	}
 	case PAXOS_MSG_REPAIR:
 		repair(p, &m->u.repair, now, out);
 		break;

@@ -4,10 +4,12 @@
  * queues every client value and drops it from its pending list once it is delivered; but a
  * client's datagram may reach a follower after the leader's value was already delivered
  * there, and queueing it then would make the follower, once leader, propose it again. So a
- * delivery that finds no copy in the list leaves a credit here, and the next equal value
- * that arrives takes the credit instead of being queued. Credits are 64-bit content hashes,
- * the most recent `size` of them; older ones are forgotten (their value was lost on the way
- * to us, or comes so late that a duplicate is the lesser evil).
+ * delivery that finds no copy in the list leaves a credit here, and the next copy of that
+ * submission that arrives takes the credit instead of being queued. A credit is a value's
+ * key (pending_key: its bytes and its submission id), so another submission of the same
+ * bytes (two clients' "INCR x") is queued and proposed: only values that name their
+ * submission leave credits. The most recent `size` are kept; older ones are forgotten (their
+ * value was lost on the way to us, or comes so late that a duplicate is the lesser evil).
  */
 #ifndef PAXOS_PROPOSER_SETTLED_H
 #define PAXOS_PROPOSER_SETTLED_H
@@ -30,10 +32,10 @@ uint64_t settled_memory(uint32_t size);
 int settled_init(struct settled *s, uint32_t size);
 void settled_destroy(struct settled *s);
 
-/* A value with this content hash was delivered without having been queued. */
-void settled_add(struct settled *s, uint64_t hash);
+/* A value with this key was delivered without having been queued. */
+void settled_add(struct settled *s, uint64_t key);
 
-/* Takes one credit for this hash; false if there is none. */
-bool settled_take(struct settled *s, uint64_t hash);
+/* Takes one credit for this key; false if there is none. */
+bool settled_take(struct settled *s, uint64_t key);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * paxos-oracle: the leader oracle of thesis 4.7. It tells every proposer who leads (or to go
  * back to electing the lowest-id live proposer) and exits. UDP may lose a datagram, so the
- * order is sent several times; proposers obey each copy the same way.
+ * order is sent several times; proposers obey each copy the same way. Each copy carries the
+ * time it is sent: a proposer takes only a fresh order (paxos_leader.sent_at).
  */
 #include <paxos/config.h>
 #include <paxos/message.h>
@@ -61,6 +62,33 @@ static void sleep_ms(unsigned long ms)
 	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+/* Microseconds since the Unix epoch: what the proposers compare with their own clocks. */
+static uint64_t wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* One copy of the order, stamped now and tagged when a key is on, into buf. */
+static int encode_order(struct paxos_message *m, uint8_t *buf, uint32_t cap,
+			struct paxos_auth *auth, size_t *len)
+{
+	struct paxos_encoder enc;
+	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	m->u.leader.sent_at = wall_now();
+	paxos_encoder_init(&enc, buf, cap, &h);
+	int rc = paxos_encoder_add(&enc, m);
+	if (rc != PAXOS_OK)
+		return rc;
+	*len = enc.len;
+	if (auth) {
+		paxos_auth_seal(auth, buf, *len);
+		*len += PAXOS_AUTH_TAG_BYTES;
+	}
+	return PAXOS_OK;
 }
 
 int main(int argc, char **argv)
@@ -158,22 +186,15 @@ int main(int argc, char **argv)
 			       : "out of memory");
 		goto out;
 	}
-	struct paxos_encoder enc;
-	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
-	paxos_encoder_init(&enc, buf, payload_cap, &h);
-	if (paxos_encoder_add(&enc, &m) != PAXOS_OK) {
-		fprintf(stderr, "paxos-oracle: cannot encode the order\n");
-		goto out;
-	}
-	size_t len = enc.len;
-	if (auth) {
-		paxos_auth_seal(auth, buf, len);
-		len += PAXOS_AUTH_TAG_BYTES;
-	}
 	unsigned long sent = 0;
 	for (unsigned long k = 0; k < repeat; k++) {
 		if (k && interval)
 			sleep_ms(interval);
+		size_t len;
+		if (encode_order(&m, buf, payload_cap, auth, &len) != PAXOS_OK) {
+			fprintf(stderr, "paxos-oracle: cannot encode the order\n");
+			goto out;
+		}
 		struct paxos_tx_datagram d = {.to = PAXOS_GROUP_PROPOSERS, .data = buf, .len = len};
 		net->ops->send(net, &d, 1);
 		sent += d.sent;

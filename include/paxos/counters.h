@@ -27,6 +27,7 @@
 	X(auth_failures, "datagrams dropped: no valid tag (auth-key-file), forged or other key")   \
 	X(implausible_ballots, "messages dropped: a ballot beyond PAXOS_PLAUSIBLE_EPOCHS")         \
 	X(forged_senders, "messages dropped: they name an acceptor that did not send them")        \
+	X(stale_orders, "leader orders dropped: sent too long ago, in the future, or superseded")  \
 	X(send_errors, "datagrams the socket refused")                                             \
 	X(phase1_timeouts, "phase 1 timeouts (TO1)")                                               \
 	X(phase2_timeouts, "phase 2 timeouts (TO2)")                                               \
@@ -66,6 +67,7 @@
 	X(repeats_answered, "instances sent again (acceptor)")                                     \
 	X(instances_trimmed, "trim requests applied")                                              \
 	X(trims_clamped, "trim requests cut down to the instances known decided")                  \
+	X(trims_refused, "trim requests dropped: no key and no quorum of acceptor nodes asked")    \
 	X(repeats_capped, "repeat requests cut down to learner-repeat-batch instances")            \
 	X(repeats_deferred, "repeat instances left unanswered: the tick's repeat budget is spent") \
 	X(epochs_raised, "proposer epoch raised to beat a later incarnation's ballot")             \

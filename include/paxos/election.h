@@ -38,8 +38,9 @@ struct paxos_election_options {
 	uint32_t members;
 	/** Check-quorum: a proposer that has heard from no quorum of the acceptor set in force
 	 * for this long (microseconds) is out: it leads nothing, sends no heartbeats (so the
-	 * others expire it) and counts itself dead, until it hears a quorum within it again. The
-	 * oracle's order (or manual election) still stands: nobody would take over from it.
+	 * others expire it) and counts itself dead, until it hears a quorum within it again.
+	 * Manual election still stands (nobody would take over from it); an oracle's order
+	 * naming it ends, as when it crashes.
 	 * 0: off, a proposer always counts itself alive. */
 	paxos_time quorum_timeout;
 	/** The acceptors at first, one bit per id (paxos_election_set_acceptors()); 0: none
@@ -61,7 +62,10 @@ PAXOS_API void paxos_election_free(struct paxos_election *e);
 
 /** A message sent to the proposers group: heartbeats, oracle orders and promises (which show
  * the owner of their ballot alive) are used, anything else (and anything out of range) is
- * ignored. */
+ * ignored. An oracle's order naming a proposer that is not alive (paxos_election_alive) is
+ * ignored, and one that was followed is dropped once the proposer it names is no longer
+ * alive: the rule elects again. Whether an order is fresh (paxos_leader.sent_at) is the
+ * caller's to check (the node does). */
 PAXOS_API void paxos_election_handle(struct paxos_election *e, const struct paxos_message *m,
 				     paxos_time now);
 
@@ -110,7 +114,8 @@ PAXOS_API bool paxos_election_is_leader(const struct paxos_election *e);
 
 /** Whether the oracle (or the manual configuration) fixes the leader right now. An order for
  * a proposer outside the set in force (paxos_election_set_members) stays, but is not
- * followed while the set leaves it out: the members elect meanwhile. */
+ * followed while the set leaves it out: the members elect meanwhile. The oracle's order ends
+ * when the proposer it names is no longer alive; the manual configuration's does not. */
 PAXOS_API bool paxos_election_forced(const struct paxos_election *e);
 
 /** Whether proposer id counts as alive at time now (this proposer does while it is

@@ -117,6 +117,11 @@ struct paxos_acceptor_state {
 /** A value a client submits to the proposers (one paxos_node_submit()). */
 struct paxos_client_value {
 	struct paxos_value value; /**< the client's bytes */
+	/** The submission: drawn by the submitting node, unique to this paxos_node_submit() (a
+	 * resubmission of the same call's bytes would carry it again); 0: none given. Proposers
+	 * tell a late copy of a value delivered already from another submission of the same
+	 * bytes by it, never by the bytes. */
+	uint64_t id;
 };
 
 /** Instances up to and including iid were trimmed by this acceptor: they cannot be repeated. */
@@ -243,10 +248,18 @@ struct paxos_config_push {
 
 /** paxos_leader.leader_id that ends the oracle's override: the proposers elect again. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
-/** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. */
+/** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. An
+ * order holds only while the proposer it names is heard (paxos/election.h), and a node takes
+ * it only while it is fresh: sent_at within PAXOS_LEADER_ORDER_WINDOW_US of its own clock, and
+ * no older than the last order it took. */
 struct paxos_leader {
 	uint32_t leader_id; /**< the proposer to lead, or PAXOS_LEADER_AUTO */
+	uint64_t sent_at;   /**< when the oracle sent it: microseconds since the Unix epoch */
 };
+
+/** How far (microseconds) an order's sent_at may be from the receiver's clock, either way:
+ * the oracle's copies and clock skew between hosts fit; a capture replayed later does not. */
+#define PAXOS_LEADER_ORDER_WINDOW_US 2000000u
 
 /** A decoded protocol message: its type and the member of u that type names. */
 struct paxos_message {

@@ -108,7 +108,9 @@ PAXOS_API bool paxos_proposer_is_leader(const struct paxos_proposer *p);
 /** A client value arrived (the value is copied). Returns PAXOS_OK, PAXOS_E_FULL when the
  * pending list is full (the value is dropped and counted), PAXOS_E_TOO_BIG. Every proposer,
  * leader or not, queues client values; a value seen delivered (and not proposed by us) leaves
- * the queue, or is not queued when it arrives after its delivery (values_settled). */
+ * the queue (values_settled). A value submitted here names no submission
+ * (paxos_proposer_queue_value() takes one that does), so it is queued even when an equal one
+ * was delivered before it arrived: that may be another submitter's. */
 PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos_value *v,
 				    paxos_time now, const struct paxos_emitter *out);
 
@@ -118,6 +120,11 @@ PAXOS_API int paxos_proposer_submit(struct paxos_proposer *p, const struct paxos
  * ready for them. A node queues every client value of one read and then assigns once, so values
  * that arrive together share instances (thesis 3.7.4) and none waits for a timer. */
 PAXOS_API int paxos_proposer_queue(struct paxos_proposer *p, const struct paxos_value *v);
+/** paxos_proposer_queue() for a client value that may name its submission
+ * (paxos_client_value.id): its copies are told from other submissions of equal bytes by it.
+ * paxos_proposer_handle() takes PAXOS_MSG_CLIENT_VALUE this way. */
+PAXOS_API int paxos_proposer_queue_value(struct paxos_proposer *p,
+					 const struct paxos_client_value *cv);
 /** The second half of paxos_proposer_submit(): gives queued values to the instances ready for
  * them (see paxos_proposer_queue()). */
 PAXOS_API void paxos_proposer_assign(struct paxos_proposer *p, paxos_time now,

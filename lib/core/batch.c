@@ -14,6 +14,18 @@ uint8_t *paxos_batch_reserve(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_
 	return dst;
 }
 
+uint8_t *paxos_batch_reserve_id(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_t len,
+				uint64_t id)
+{
+	if (id == 0 || *used > cap || paxos_batch_size(len) + PAXOS_BATCH_ID_BYTES > cap - *used)
+		return paxos_batch_reserve(buf, cap, used, len);
+	paxos_put_le32(buf + *used, len | PAXOS_BATCH_ID_FLAG);
+	paxos_put_le64(buf + *used + PAXOS_BATCH_HEADER, id);
+	uint8_t *dst = buf + *used + PAXOS_BATCH_HEADER + PAXOS_BATCH_ID_BYTES;
+	*used += PAXOS_BATCH_HEADER + PAXOS_BATCH_ID_BYTES + len;
+	return dst;
+}
+
 int paxos_batch_append(uint8_t *buf, uint32_t cap, uint32_t *used, const struct paxos_value *v)
 {
 	uint8_t *dst = paxos_batch_reserve(buf, cap, used, v->len);
@@ -29,6 +41,7 @@ void paxos_batch_iter_init(struct paxos_batch_iter *it, const struct paxos_value
 	it->data = frame && frame->len ? frame->data : NULL;
 	it->len = it->data ? frame->len : 0;
 	it->off = 0;
+	it->id = 0;
 }
 
 int paxos_batch_next(struct paxos_batch_iter *it, struct paxos_value *v)
@@ -38,12 +51,20 @@ int paxos_batch_next(struct paxos_batch_iter *it, struct paxos_value *v)
 	uint32_t left = it->len - it->off;
 	if (left < PAXOS_BATCH_HEADER)
 		return PAXOS_E_MALFORMED;
-	uint32_t n = paxos_get_le32(it->data + it->off);
-	if (n > left - PAXOS_BATCH_HEADER)
+	uint32_t n = paxos_get_le32(it->data + it->off), skip = PAXOS_BATCH_HEADER;
+	it->id = 0;
+	if (n & PAXOS_BATCH_ID_FLAG) {
+		n &= ~PAXOS_BATCH_ID_FLAG;
+		skip += PAXOS_BATCH_ID_BYTES;
+		if (left < skip)
+			return PAXOS_E_MALFORMED;
+		it->id = paxos_get_le64(it->data + it->off + PAXOS_BATCH_HEADER);
+	}
+	if (n > left - skip)
 		return PAXOS_E_MALFORMED;
-	v->data = it->data + it->off + PAXOS_BATCH_HEADER;
+	v->data = it->data + it->off + skip;
 	v->len = n;
-	it->off += PAXOS_BATCH_HEADER + n;
+	it->off += skip + n;
 	return 1;
 }
 

@@ -3,10 +3,12 @@
  * Value batching. Thesis 3.7.4: "To digest client values faster, the leader can use a single
  * instance to broadcast different values." and "the learners unpack the batch and deliver the
  * originally submitted values." An instance value is a frame of one or more client values,
- * each as [u32 little-endian length][bytes]. The leader packs pending values into one frame;
- * learners unpack it and deliver each value with its position. With batching off the frame
- * holds one value, so learners always unframe. Reading is bounds-checked: a malformed frame
- * is reported, never read beyond its end.
+ * each as [u32 little-endian length][bytes], or, for a value that names its submission,
+ * [u32 length | PAXOS_BATCH_ID_FLAG][u64 little-endian submission id][bytes]: the id tells
+ * two submissions of equal bytes apart (proposer.c, "Submissions"). The leader packs pending
+ * values into one frame; learners unpack it and deliver each value with its position. With
+ * batching off the frame holds one value, so learners always unframe. Reading is
+ * bounds-checked: a malformed frame is reported, never read beyond its end.
  */
 #ifndef PAXOS_BATCH_H
 #define PAXOS_BATCH_H
@@ -16,10 +18,19 @@
 /* Bytes in front of each value in a frame. */
 #define PAXOS_BATCH_HEADER 4u
 
+/* The length word's flag for a value that carries its submission id, and the id's size. */
+#define PAXOS_BATCH_ID_FLAG 0x80000000u
+#define PAXOS_BATCH_ID_BYTES 8u
+
 /* Room in the frame buf (cap bytes, *used filled) for a value of len bytes: writes its
  * header, advances *used past header and value, and returns where the len bytes go; NULL
  * (nothing written) when it does not fit. */
 uint8_t *paxos_batch_reserve(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_t len);
+
+/* The same for a value with submission id (0: none, as paxos_batch_reserve): the id goes in
+ * front of it when it fits with it, else the value goes without. */
+uint8_t *paxos_batch_reserve_id(uint8_t *buf, uint32_t cap, uint32_t *used, uint32_t len,
+				uint64_t id);
 
 /* Appends a copy of v: PAXOS_OK, or PAXOS_E_FULL when it does not fit (nothing written). */
 int paxos_batch_append(uint8_t *buf, uint32_t cap, uint32_t *used, const struct paxos_value *v);
@@ -29,6 +40,7 @@ struct paxos_batch_iter {
 	const uint8_t *data;
 	uint32_t len;
 	uint32_t off;
+	uint64_t id; /* the submission id of the value paxos_batch_next returned last; 0: none */
 };
 
 void paxos_batch_iter_init(struct paxos_batch_iter *it, const struct paxos_value *frame);

@@ -31,6 +31,8 @@
  *   BOOL          true or false
  *   VALUE         bytes (bin), decoded in place
  *   VALUE_OR_NIL  bytes, or nil when the struct's valueless is set
+ *   OPT_U64       an unsigned integer, left off the wire when 0: last fields only (an older
+ *                 sender's message without it decodes, as 0)
  */
 #define WIRE_PREPARE(F)                                                                            \
 	F(U64, iid)                                                                                \
@@ -77,6 +79,7 @@
 	/* end */
 #define WIRE_CLIENT_VALUE(F)                                                                       \
 	F(VALUE, value)                                                                            \
+	F(OPT_U64, id)                                                                             \
 	/* end */
 #define WIRE_TRIMMED(F)                                                                            \
 	F(ACCEPTOR, acceptor_id)                                                                   \
@@ -89,6 +92,7 @@
 	/* end */
 #define WIRE_LEADER(F)                                                                             \
 	F(U32, leader_id)                                                                          \
+	F(U64, sent_at)                                                                            \
 	/* end */
 #define WIRE_REPAIR(F)                                                                             \
 	F(U64, from)                                                                               \
@@ -211,6 +215,11 @@ static void pack_value_or_nil(msgpack_packer *pk, const struct paxos_value *v, b
 #define WIRE_PACK_BOOL(pk, s, f) pack_bool(pk, &(s)->f)
 #define WIRE_PACK_VALUE(pk, s, f) pack_value(pk, &(s)->f)
 #define WIRE_PACK_VALUE_OR_NIL(pk, s, f) pack_value_or_nil(pk, &(s)->f, (s)->valueless)
+#define WIRE_PACK_OPT_U64(pk, s, f)                                                                \
+	do {                                                                                       \
+		if ((s)->f)                                                                        \
+			pack_u64(pk, &(s)->f);                                                     \
+	} while (0)
 
 /* Reading: WIRE_GET_<kind>(o, s, field) takes object o into s->field if its type is right;
  * ranges are WIRE_OK's. */
@@ -265,7 +274,18 @@ static bool get_value_or_nil(const msgpack_object *o, const uint8_t *buf, size_t
 	return get_value(o, buf, len, out);
 }
 
+/* An optional field past the array's end reads as 0. */
+static bool get_opt_u64(const msgpack_object *o, const msgpack_object *end, uint64_t *out)
+{
+	if (o >= end) {
+		*out = 0;
+		return true;
+	}
+	return get_u64(o, out);
+}
+
 #define WIRE_GET_U64(o, s, f) get_u64(o, &(s)->f)
+#define WIRE_GET_OPT_U64(o, s, f) get_opt_u64(o, end, &(s)->f)
 #define WIRE_GET_U32(o, s, f) get_u32(o, &(s)->f)
 #define WIRE_GET_ACCEPTOR(o, s, f) get_u32(o, &(s)->f)
 #define WIRE_GET_PROPOSER(o, s, f) get_u32(o, &(s)->f)
@@ -281,6 +301,7 @@ static bool value_ok(const struct paxos_value *v)
 }
 
 #define WIRE_OK_U64(s, f) true
+#define WIRE_OK_OPT_U64(s, f) true
 #define WIRE_OK_U32(s, f) true
 #define WIRE_OK_ACCEPTOR(s, f) ((s)->f < PAXOS_MAX_ACCEPTORS)
 #define WIRE_OK_PROPOSER(s, f) ((s)->f < PAXOS_MAX_PROPOSERS)
@@ -290,6 +311,7 @@ static bool value_ok(const struct paxos_value *v)
 
 /* Sizing: WIRE_MAX_<kind>, the most bytes a field takes, a value's bytes left out. */
 #define WIRE_MAX_U64 9u
+#define WIRE_MAX_OPT_U64 9u
 #define WIRE_MAX_U32 5u
 #define WIRE_MAX_ACCEPTOR 5u
 #define WIRE_MAX_PROPOSER 5u
@@ -351,7 +373,8 @@ static bool refused_ok(const struct paxos_refused *r)
 static bool change_ok(const struct paxos_change *c)
 {
 	return c->command.len >= PAXOS_MEMBERSHIP_COMMAND_LEN &&
-	       c->command.len <= PAXOS_MEMBERSHIP_COMMAND_MAX && c->mac.len == PAXOS_CHANGE_MAC_BYTES;
+	       c->command.len <= PAXOS_MEMBERSHIP_COMMAND_MAX &&
+	       c->mac.len == PAXOS_CHANGE_MAC_BYTES;
 }
 
 /* ---- what the schema expands to ---- */
@@ -362,6 +385,26 @@ static bool change_ok(const struct paxos_change *c)
 
 #define WIRE_ONE(kind, field) +1u
 #define WIRE_FIELD_COUNT(T) (1u WIRE_##T(WIRE_ONE)) /* the type included */
+/* Optional fields: how many a message has, and how many of s's are left off the wire. */
+#define WIRE_IS_OPTIONAL_U64 0u
+#define WIRE_IS_OPTIONAL_U32 0u
+#define WIRE_IS_OPTIONAL_ACCEPTOR 0u
+#define WIRE_IS_OPTIONAL_PROPOSER 0u
+#define WIRE_IS_OPTIONAL_BOOL 0u
+#define WIRE_IS_OPTIONAL_VALUE 0u
+#define WIRE_IS_OPTIONAL_VALUE_OR_NIL 0u
+#define WIRE_IS_OPTIONAL_OPT_U64 1u
+#define WIRE_OPTIONAL(kind, field) +WIRE_IS_OPTIONAL_##kind
+#define WIRE_OPTIONAL_COUNT(T) (0u WIRE_##T(WIRE_OPTIONAL))
+#define WIRE_ABSENT_U64(s, f) 0u
+#define WIRE_ABSENT_U32(s, f) 0u
+#define WIRE_ABSENT_ACCEPTOR(s, f) 0u
+#define WIRE_ABSENT_PROPOSER(s, f) 0u
+#define WIRE_ABSENT_BOOL(s, f) 0u
+#define WIRE_ABSENT_VALUE(s, f) 0u
+#define WIRE_ABSENT_VALUE_OR_NIL(s, f) 0u
+#define WIRE_ABSENT_OPT_U64(s, f) ((s)->f == 0 ? 1u : 0u)
+#define WIRE_ABSENT(kind, field) +WIRE_ABSENT_##kind(s, field)
 
 #define WIRE_PACK_FIELD(kind, field) WIRE_PACK_##kind(pk, s, field);
 #define WIRE_GET_FIELD(kind, field) &&WIRE_GET_##kind(o++, s, field)
@@ -379,31 +422,34 @@ static bool change_ok(const struct paxos_change *c)
 	static void pack_##member(msgpack_packer *pk, const struct paxos_message *m)               \
 	{                                                                                          \
 		const struct paxos_##member *s = &m->u.member;                                     \
-		msgpack_pack_array(pk, WIRE_FIELD_COUNT(T));                                       \
+		msgpack_pack_array(pk, WIRE_FIELD_COUNT(T) - (0u WIRE_##T(WIRE_ABSENT)));          \
 		msgpack_pack_uint32(pk, (uint32_t)PAXOS_MSG_##T);                                  \
 		WIRE_##T(WIRE_PACK_FIELD)                                                          \
 	}                                                                                          \
-	static bool decode_##member(const msgpack_object *f, const uint8_t *buf, size_t len,       \
-				    struct paxos_message *m)                                       \
+	static bool decode_##member(const msgpack_object *f, uint32_t count, const uint8_t *buf,   \
+				    size_t len, struct paxos_message *m)                           \
 	{                                                                                          \
 		struct paxos_##member *s = &m->u.member;                                           \
-		const msgpack_object *o = f + 1;                                                   \
+		const msgpack_object *o = f + 1, *end = f + count;                                 \
 		(void)buf;                                                                         \
 		(void)len;                                                                         \
+		(void)end;                                                                         \
 		return true WIRE_##T(WIRE_GET_FIELD) && ok_##member(m);                            \
 	}
 WIRE_MESSAGES(WIRE_FUNCTIONS)
 
 struct wire_message {
-	uint32_t fields; /* in its array, the type included; 0: no such type */
+	uint32_t fields;   /* in its array, the type included; 0: no such type */
+	uint32_t optional; /* of them, the last ones a sender may leave off */
 	bool (*ok)(const struct paxos_message *m);
 	void (*pack)(msgpack_packer *pk, const struct paxos_message *m);
-	bool (*decode)(const msgpack_object *f, const uint8_t *buf, size_t len,
+	bool (*decode)(const msgpack_object *f, uint32_t count, const uint8_t *buf, size_t len,
 		       struct paxos_message *m);
 };
 
 #define WIRE_ENTRY(T, member, check)                                                               \
-	[PAXOS_MSG_##T] = {WIRE_FIELD_COUNT(T), ok_##member, pack_##member, decode_##member},
+	[PAXOS_MSG_##T] = {WIRE_FIELD_COUNT(T), WIRE_OPTIONAL_COUNT(T), ok_##member,               \
+			   pack_##member, decode_##member},
 static const struct wire_message wire[PAXOS_MSG_TYPE_MAX + 1] = {WIRE_MESSAGES(WIRE_ENTRY)};
 
 #define WIRE_COUNT_MESSAGE(T, member, check) +1
@@ -425,6 +471,7 @@ _Static_assert(MAX_FIELDS * sizeof(msgpack_object) <= MSGPACK_ZONE_CHUNK_SIZE,
 /* PAXOS_WIRE_OVERHEAD holds the header and any message that carries a value but the value's
  * bytes: array and type, then the fields at their widest. */
 #define WIRE_CARRIES_U64 0
+#define WIRE_CARRIES_OPT_U64 0
 #define WIRE_CARRIES_U32 0
 #define WIRE_CARRIES_ACCEPTOR 0
 #define WIRE_CARRIES_PROPOSER 0
@@ -686,10 +733,11 @@ static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t l
 	if (o->via.array.size < 1 || !get_u32(&f[0], &type))
 		return false;
 	if (type > PAXOS_MSG_TYPE_MAX || wire[type].fields == 0 ||
-	    o->via.array.size != wire[type].fields)
+	    o->via.array.size > wire[type].fields ||
+	    o->via.array.size < wire[type].fields - wire[type].optional)
 		return false;
 	m->type = (enum paxos_msg_type)type;
-	return wire[type].decode(f, buf, len, m);
+	return wire[type].decode(f, o->via.array.size, buf, len, m);
 }
 
 int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct paxos_header *h,

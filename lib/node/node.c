@@ -88,6 +88,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	n->base = base;
 	n->cfg = *cfg;
 	n->timers.on_tick = on_tick;
+	node_submit_init(n);
 	if (cfg->partitions > 1)
 		snprintf(n->partition_label, sizeof(n->partition_label), " partition %u",
 			 cfg->partition);
@@ -319,17 +320,6 @@ void paxos_node_on_new_leader(struct paxos_node *n, paxos_new_leader_fn new_lead
 {
 	n->learner.app.new_leader = new_leader;
 	n->learner.app.new_leader_arg = arg;
-}
-
-int paxos_node_trim(struct paxos_node *n, paxos_iid iid)
-{
-	if (iid == 0) {
-		node_set_error(n, "paxos_node_trim: instances start at 1");
-		return PAXOS_E_INVALID;
-	}
-	struct paxos_message m = {.type = PAXOS_MSG_TRIM, .u.trim = {iid}};
-	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_ACCEPTORS, &m);
-	return PAXOS_OK;
 }
 
 int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered_fn deliver, void *arg)

@@ -61,6 +61,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	case PAXOS_GROUP_PROPOSERS:
 		if (n->proposer.election &&
 		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
+			if (m->type == PAXOS_MSG_LEADER && !node_order_fresh(n, &m->u.leader))
+				break;
 			paxos_election_handle(n->proposer.election, m, now);
 			node_election_run(n);
 			break;
@@ -76,7 +78,7 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			node_admin_on_change(n, &m->u.change, now);
 		} else if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
 			/* Assigned once the whole read is in (node_on_readable): value batching. */
-			paxos_proposer_queue(n->proposer.core, &m->u.client_value.value);
+			paxos_proposer_queue_value(n->proposer.core, &m->u.client_value);
 			n->proposer.assign_due = true;
 		} else if (n->proposer.core) {
 			paxos_proposer_handle(n->proposer.core, m, now,
@@ -268,7 +270,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 		/* Keep only messages for this group; the datagrams stay valid until the next
 		 * read, so the batch may point into all of them. */
 		for (size_t k = 0; k < count; k++) {
-			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]))
+			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]) ||
+			    !node_trim_screen(n, &h, &msgs[k]))
 				continue;
 			if (msgs[k].type == PAXOS_MSG_CONFIG_ASK) {
 				node_membership_on_ask(n, &msgs[k], now);

@@ -5,6 +5,7 @@
  * leader's learner taking its own accepts. The other roles' set-up is node.c's.
  */
 #include <paxos/epoch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <paxos/options.h>
 #include "log_line.h"
@@ -270,6 +271,39 @@ void node_election_heard(struct paxos_node *n, const struct paxos_message *m, pa
 	paxos_election_heard_acceptor(n->proposer.election, id, now);
 	if (out)
 		node_election_run(n);
+}
+
+/* An oracle's order is taken only while fresh: stamped within PAXOS_LEADER_ORDER_WINDOW_US of
+ * this host's clock, and no older than the last one taken (its copies share nothing but the
+ * order, so a later one never loses to an earlier copy). A datagram captured and sent again
+ * later, tagged or not, is refused, and so is an older order replayed after a newer one. */
+bool node_order_fresh(struct paxos_node *n, const struct paxos_leader *order)
+{
+	uint64_t wall = paxos_wall_now(), sent = order->sent_at;
+	const char *why = NULL;
+	if (sent + PAXOS_LEADER_ORDER_WINDOW_US < wall)
+		why = "sent too long ago";
+	else if (sent > wall + PAXOS_LEADER_ORDER_WINDOW_US)
+		why = "sent from the future";
+	else if (sent < n->proposer.order_sent)
+		why = "older than the order taken last";
+	if (why) {
+		n->net.counters.stale_orders++;
+		char whom[32];
+		snprintf(whom, sizeof(whom),
+			 order->leader_id == PAXOS_LEADER_AUTO ? "back to election"
+							       : "for proposer %u",
+			 order->leader_id);
+		node_refused(n, &n->net.rx.header,
+			     "leader order %s stamped %s%llu ms from this host's clock: %s (the "
+			     "oracle's and the proposers' clocks must agree within %u ms)",
+			     whom, sent > wall ? "+" : "-",
+			     (unsigned long long)((sent > wall ? sent - wall : wall - sent) / 1000),
+			     why, PAXOS_LEADER_ORDER_WINDOW_US / 1000);
+		return false;
+	}
+	n->proposer.order_sent = sent;
+	return true;
 }
 
 /* Whether a proposer with this id cannot join the node (the reason recorded). */

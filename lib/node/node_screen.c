@@ -37,11 +37,7 @@ static bool log_budget(struct paxos_node *n)
 	return true;
 }
 
-/* Logs a refusal of something the datagram from sent, rate-limited (NODE_REFUSALS_...). */
-static void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt,
-			 ...) __attribute__((format(printf, 3, 4)));
-static void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt,
-			 ...)
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
 {
 	if (!log_budget(n))
 		return;
@@ -58,14 +54,8 @@ static void node_refused(struct paxos_node *n, const struct paxos_header *from, 
 static void note_acceptor_limits(struct paxos_node *n, const struct paxos_header *from,
 				 const struct paxos_message *m)
 {
-	if (m->type == PAXOS_MSG_TRIM) {
-		paxos_iid limit = paxos_acceptor_trim_limit(n->acceptor.core);
-		if (m->u.trim.iid > limit)
-			node_refused(n, from,
-				     "trim to %llu cut to %llu: later instances are not known "
-				     "decided",
-				     (unsigned long long)m->u.trim.iid, (unsigned long long)limit);
-	} else if (m->type == PAXOS_MSG_REPEAT) {
+	/* Trims: node_trim.c, which may change them first. */
+	if (m->type == PAXOS_MSG_REPEAT) {
 		n->net.rx.repeat_from = *from;
 		if (m->u.repeat.to - m->u.repeat.from >= n->cfg.repeat_batch)
 			node_refused(n, from, "repeat of instances %llu..%llu cut to %u instances",

@@ -7,7 +7,10 @@
  */
 #include "parts.h"
 
+#include "batch.h"
 #include "clock.h"
+
+#include <sys/random.h>
 
 /* A hold after a refusal: the first short (a leader drains a few hundred values a
  * millisecond), doubled when values sent right after a hold are refused again, up to the
@@ -36,6 +39,19 @@ void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, pa
 		s->hashes[i] = h;
 	}
 	s->refused(s->refused_arg, s->hashes, count);
+}
+
+/* Submission ids count up from a random start, so that two nodes' (or two starts') ids do not
+ * meet in any run of realistic length; without an entropy source, from the clock. */
+void node_submit_init(struct paxos_node *n)
+{
+	uint64_t x;
+	if (getrandom(&x, sizeof(x), 0) != (ssize_t)sizeof(x)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	n->submit.last_id = x;
 }
 
 void paxos_node_on_refused(struct paxos_node *n, paxos_refused_fn refused, void *arg)
@@ -68,6 +84,14 @@ int paxos_node_submit(struct paxos_node *n, const void *value, size_t len)
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value.data = value;
 	m.u.client_value.value.len = (uint32_t)len;
+	/* Its submission, so that the proposers tell it from another of the same bytes; a value
+	 * within PAXOS_BATCH_ID_BYTES of the largest has no room for it in a frame and goes
+	 * without (then nothing drops it as delivered before it arrived). */
+	if (len + PAXOS_BATCH_ID_BYTES <= n->max_value) {
+		m.u.client_value.id = ++n->submit.last_id;
+		if (m.u.client_value.id == 0)
+			m.u.client_value.id = ++n->submit.last_id;
+	}
 	node_emit(&n->net.out[PAXOS_ROLE_CLIENT], PAXOS_GROUP_SUBMIT, &m);
 	return PAXOS_OK;
 }

@@ -248,6 +248,7 @@ struct node_proposer {
 	bool out_seen;        /* out for want of an acceptor quorum, as last acted on */
 	paxos_time out_since; /* when it went out */
 	bool assign_due;      /* client values queued in the proposer during this read */
+	uint64_t order_sent;  /* sent_at of the latest oracle order taken (node_order_fresh) */
 	/* A lean follower (node_proposer.c, "Lean followers"): a proposer of a partition it does
 	 * not lead, reading neither the clients' values nor the log until it takes over. */
 	bool lean;
@@ -322,6 +323,13 @@ struct node_submit {
 	paxos_refused_fn refused;
 	void *refused_arg;
 	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
+	uint64_t last_id; /* the last submission id given: counts up from a random start */
+};
+
+/* Trim requests without a key (node_trim.c): the latest each acceptor's node asked for. */
+struct node_trims {
+	paxos_iid asked[PAXOS_MAX_ACCEPTORS];
+	bool unkeyed_said; /* this node's own trims cannot count: said once */
 };
 
 struct paxos_node {
@@ -354,6 +362,7 @@ struct paxos_node {
 	struct node_learner learner;
 	struct node_submit submit;
 	struct node_admin admin;
+	struct node_trims trims;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -407,6 +416,8 @@ int node_set_learner_reading(struct paxos_node *n);
  * it). */
 void node_own_accepts(struct paxos_node *n, bool leading);
 void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, paxos_time now);
+/* Draws where this node's submission ids start. */
+void node_submit_init(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
@@ -457,6 +468,11 @@ void node_hold_drop_epoch(struct paxos_node *n);
 void node_hold_drop_all(struct paxos_node *n);
 void node_hold_free(struct paxos_node *n);
 
+/* Logs a refusal of something the datagram from sent, rate-limited (NODE_REFUSALS_...;
+ * node_screen.c). */
+void node_refused(struct paxos_node *n, const struct paxos_header *from, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* "acceptor", "proposer", ...: a header's role. */
 static inline const char *node_role_name(enum paxos_role role)
 {
@@ -504,6 +520,12 @@ void node_election_run(struct paxos_node *n);
 /* A message on the proposers group: one from an acceptor shows this proposer still hears it
  * (check-quorum, paxos/election.h). */
 void node_election_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+/* A trim that reached the acceptors group (node_trim.c): whether it is taken, and if so cut to
+ * what a quorum of the acceptors' nodes asked for when there is no key; refusals said. */
+bool node_trim_screen(struct paxos_node *n, const struct paxos_header *from,
+		      struct paxos_message *m);
+/* Whether an oracle's order is fresh enough to hand to the election (said when not). */
+bool node_order_fresh(struct paxos_node *n, const struct paxos_leader *order);
 
 /* membership-alpha: makes the node's configuration history at the first call: the newest one
  * kept in its directories, else paxos.conf's first configuration. PAXOS_OK, or an error the

@@ -10,9 +10,10 @@
  * until SIGTERM or SIGINT.
  *
  * With -H ID:FILE it also keeps, as it came (tag included), the first datagram of acceptor ID
- * that holds an acceptor hello, in FILE: tests replay it (paxos-send @FILE).
+ * that holds an acceptor hello, in FILE, and with -L FILE the first oracle order that names a
+ * proposer (paxos-oracle --leader): tests replay them (paxos-send @FILE).
  *
- * Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]
+ * Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE] [-L FILE]
  */
 #include <paxos/paxos.h>
 
@@ -29,6 +30,7 @@ struct witness {
 	FILE *out;
 	const char *hello_file; /* -H: where to keep acceptor hello_id's first hello */
 	uint32_t hello_id;
+	const char *order_file; /* -L: where to keep the first order naming a leader */
 	struct paxos_decoder decoder;
 	struct paxos_message msgs[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
 };
@@ -41,9 +43,21 @@ static unsigned long long fnv1a(const struct paxos_value *v)
 	return h;
 }
 
-/* Keeps d in w->hello_file if it is the first hello of acceptor w->hello_id (a keyed
- * datagram ends with its tag, which the decoder is not shown). */
-static void keep_hello(struct witness *w, const struct paxos_rx_datagram *d)
+/* Whether msgs[0..count) hold a message of this type (for a leader order: naming one). */
+static bool holds(const struct paxos_message *msgs, size_t count, enum paxos_msg_type type)
+{
+	for (size_t k = 0; k < count; k++)
+		if (msgs[k].type == type &&
+		    (type != PAXOS_MSG_LEADER || msgs[k].u.leader.leader_id != PAXOS_LEADER_AUTO))
+			return true;
+	return false;
+}
+
+/* Keeps d in *file, and forgets *file, if d comes from (role, id) (any id for a client) and
+ * holds a message of this type (a keyed datagram ends with its tag, which the decoder is not
+ * shown). */
+static void keep_first(struct witness *w, const struct paxos_rx_datagram *d, const char **file,
+		       enum paxos_role role, uint32_t id, enum paxos_msg_type type)
 {
 	static const size_t tag_lengths[] = {0, PAXOS_AUTH_TAG_BYTES};
 	for (size_t t = 0; t < 2 && !d->truncated && d->len > tag_lengths[t]; t++) {
@@ -51,17 +65,16 @@ static void keep_hello(struct witness *w, const struct paxos_rx_datagram *d)
 		size_t count = 0;
 		if (paxos_decode(&w->decoder, d->data, d->len - tag_lengths[t], &h, w->msgs,
 				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK ||
-		    h.role != PAXOS_ROLE_ACCEPTOR || h.sender_id != w->hello_id)
+		    h.role != role || (role != PAXOS_ROLE_CLIENT && h.sender_id != id))
 			continue;
-		for (size_t k = 0; k < count; k++)
-			if (w->msgs[k].type == PAXOS_MSG_ACCEPTOR_HELLO) {
-				FILE *f = fopen(w->hello_file, "wb");
-				if (f && fwrite(d->data, 1, d->len, f) == d->len && fclose(f) == 0)
-					w->hello_file = NULL; /* once */
-				else if (f)
-					fclose(f);
-				return;
-			}
+		if (!holds(w->msgs, count, type))
+			return;
+		FILE *f = fopen(*file, "wb");
+		if (f && fwrite(d->data, 1, d->len, f) == d->len && fclose(f) == 0)
+			*file = NULL; /* once */
+		else if (f)
+			fclose(f);
+		return;
 	}
 }
 
@@ -71,9 +84,13 @@ static void on_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram
 	for (size_t i = 0; i < n; i++) {
 		if (g == PAXOS_GROUP_ACCEPTORS) {
 			if (w->hello_file)
-				keep_hello(w, &d[i]);
+				keep_first(w, &d[i], &w->hello_file, PAXOS_ROLE_ACCEPTOR,
+					   w->hello_id, PAXOS_MSG_ACCEPTOR_HELLO);
 			continue;
 		}
+		if (g == PAXOS_GROUP_PROPOSERS && w->order_file)
+			keep_first(w, &d[i], &w->order_file, PAXOS_ROLE_CLIENT, 0,
+				   PAXOS_MSG_LEADER);
 		struct paxos_header h;
 		size_t count = 0;
 		if (d[i].truncated ||
@@ -105,11 +122,12 @@ static int usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE]\n"
+	    "Usage: paxos-witness -c CONFIG -o FILE [-H ID:FILE] [-L FILE]\n"
 	    "Writes down every promise and accepted message the acceptors send, until SIGTERM.\n"
 	    "  -c CONFIG    the cluster's paxos.conf\n"
 	    "  -o FILE      one line per message: ACCEPTOR P|A IID BALLOT ... HASH\n"
 	    "  -H ID:FILE   keep the first datagram holding acceptor ID's hello in FILE\n"
+	    "  -L FILE      keep the first leader order (an oracle's datagram) in FILE\n"
 	    "  -h, --help   this text\n");
 	return out == stdout ? 0 : 2;
 }
@@ -123,12 +141,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *config = NULL, *output = NULL, *hello_file = NULL;
+	const char *config = NULL, *output = NULL, *hello_file = NULL, *order_file = NULL;
 	unsigned hello_id = 0;
 	int opt, used = 0;
 	static const struct option options[] = {{"help", no_argument, NULL, 'h'},
 						{NULL, 0, NULL, 0}};
-	while ((opt = getopt_long(argc, argv, "c:o:H:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:o:H:L:h", options, NULL)) != -1) {
 		if (opt == 'h')
 			return usage(stdout);
 		if (opt == 'c')
@@ -138,6 +156,8 @@ int main(int argc, char **argv)
 		else if (opt == 'H' && sscanf(optarg, "%u:%n", &hello_id, &used) == 1 && used > 0 &&
 			 optarg[used])
 			hello_file = optarg + used;
+		else if (opt == 'L')
+			order_file = optarg;
 		else
 			return usage(stderr);
 	}
@@ -149,7 +169,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paxos-witness: %s\n", cfg ? err : "out of memory");
 		return 1;
 	}
-	struct witness w = {.hello_file = hello_file, .hello_id = hello_id};
+	struct witness w = {
+	    .hello_file = hello_file, .hello_id = hello_id, .order_file = order_file};
 	w.out = fopen(output, "w");
 	if (!w.out) {
 		perror(output);

@@ -114,6 +114,54 @@ START_TEST(test_malformed)
 END_TEST
 
 /* Every truncation of a good frame is either a shorter good frame or reported. */
+/* Values that name their submission carry its id in front of their bytes; readers see the
+ * bytes as ever, and the id beside them. A value without room for its id goes without. */
+START_TEST(test_submission_ids)
+{
+	uint8_t buf[64];
+	uint32_t used = 0;
+	uint8_t *dst = paxos_batch_reserve_id(buf, sizeof(buf), &used, 3, 0x0102030405060708ull);
+	ck_assert_ptr_nonnull(dst);
+	memcpy(dst, "abc", 3);
+	dst = paxos_batch_reserve_id(buf, sizeof(buf), &used, 2, 0); /* names none */
+	ck_assert_ptr_nonnull(dst);
+	memcpy(dst, "de", 2);
+	ck_assert_uint_eq(used, 4 + 8 + 3 + 4 + 2);
+	/* 64 - 21 = 43 bytes left: 39 fit with a header, not with an id as well. */
+	dst = paxos_batch_reserve_id(buf, sizeof(buf), &used, 39, 77);
+	ck_assert_ptr_nonnull(dst);
+	memset(dst, 'f', 39);
+	ck_assert_uint_eq(used, sizeof(buf));
+
+	struct paxos_value frame = {buf, used}, v;
+	struct paxos_batch_iter it;
+	paxos_batch_iter_init(&it, &frame);
+	ck_assert_int_eq(paxos_batch_next(&it, &v), 1);
+	ck_assert_uint_eq(v.len, 3);
+	ck_assert(memcmp(v.data, "abc", 3) == 0);
+	ck_assert_uint_eq(it.id, 0x0102030405060708ull);
+	ck_assert_int_eq(paxos_batch_next(&it, &v), 1);
+	ck_assert_uint_eq(v.len, 2);
+	ck_assert_uint_eq(it.id, 0);
+	ck_assert_int_eq(paxos_batch_next(&it, &v), 1);
+	ck_assert_uint_eq(v.len, 39);
+	ck_assert_uint_eq(it.id, 0);
+	ck_assert_int_eq(paxos_batch_next(&it, &v), 0);
+	uint32_t count;
+	ck_assert_int_eq(paxos_batch_count(&frame, &count), PAXOS_OK);
+	ck_assert_uint_eq(count, 3);
+	/* Cut inside the id: malformed, never read beyond the end. */
+	for (uint32_t len = 5; len < 4 + 8 + 3; len++) {
+		struct paxos_value cut = {buf, len};
+		ck_assert_int_eq(paxos_batch_count(&cut, &count), PAXOS_E_MALFORMED);
+	}
+	/* The skip frame is still no frame of values. */
+	paxos_batch_write_skip(buf);
+	struct paxos_value skip = {buf, PAXOS_BATCH_SKIP_LEN};
+	ck_assert_int_eq(paxos_batch_count(&skip, &count), PAXOS_E_MALFORMED);
+}
+END_TEST
+
 START_TEST(test_every_truncation)
 {
 	uint8_t buf[64];
@@ -152,6 +200,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_append_bounded);
 	tcase_add_test(t, test_malformed);
 	tcase_add_test(t, test_every_truncation);
+	tcase_add_test(t, test_submission_ids);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -84,6 +84,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_int_eq(a->u.acceptor_state.recovering, b->u.acceptor_state.recovering);
 		break;
 	case PAXOS_MSG_CLIENT_VALUE:
+		ck_assert_uint_eq(a->u.client_value.id, b->u.client_value.id);
 		break;
 	case PAXOS_MSG_TRIMMED:
 		ck_assert_uint_eq(a->u.trimmed.acceptor_id, b->u.trimmed.acceptor_id);
@@ -96,6 +97,7 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		break;
 	case PAXOS_MSG_LEADER:
 		ck_assert_uint_eq(a->u.leader.leader_id, b->u.leader.leader_id);
+		ck_assert_uint_eq(a->u.leader.sent_at, b->u.leader.sent_at);
 		break;
 	case PAXOS_MSG_REPAIR:
 		ck_assert_uint_eq(a->u.repair.from, b->u.repair.from);
@@ -222,10 +224,11 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIM, .u.trim = {2}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE,
 					.u.acceptor_state = {4, 12, 2, 300, true}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE, .u.client_value = {pv(20)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CLIENT_VALUE,
+					.u.client_value = {pv(20), (1ull << 62) + 5}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_TRIMMED, .u.trimmed = {2, 40, 1ull << 40}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_HEARTBEAT, .u.heartbeat = {1, 77}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_LEADER, .u.leader = {1, 1700000000123456ull}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REPAIR, .u.repair = {7, 9}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_ACCEPTOR_HELLO,
@@ -438,9 +441,11 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4, 4};
+								3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
-	msgpack_pack_array(pk, fields[m->type]);
+	/* A client value without a submission id leaves it out. */
+	msgpack_pack_array(pk, fields[m->type] +
+				   (m->type == PAXOS_MSG_CLIENT_VALUE && m->u.client_value.id));
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
@@ -494,6 +499,8 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		return;
 	case PAXOS_MSG_CLIENT_VALUE:
 		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		if (m->u.client_value.id)
+			msgpack_pack_uint64(pk, m->u.client_value.id);
 		return;
 	case PAXOS_MSG_TRIMMED:
 		msgpack_pack_uint32(pk, m->u.trimmed.acceptor_id);
@@ -506,6 +513,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		return;
 	case PAXOS_MSG_LEADER:
 		msgpack_pack_uint32(pk, m->u.leader.leader_id);
+		msgpack_pack_uint64(pk, m->u.leader.sent_at);
 		return;
 	case PAXOS_MSG_REPAIR:
 		msgpack_pack_uint64(pk, m->u.repair.from);
@@ -800,7 +808,7 @@ START_TEST(test_overhead_bound)
 		    {PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, v, A, true}},
 		    {PAXOS_MSG_PROMISE, .u.promise = {I, B, B, v, A}},
 		    {PAXOS_MSG_ACCEPT, .u.accept = {I, B, v}},
-		    {PAXOS_MSG_CLIENT_VALUE, .u.client_value = {v}},
+		    {PAXOS_MSG_CLIENT_VALUE, .u.client_value = {v, UINT64_MAX}},
 		};
 		uint8_t *buf = malloc(cap);
 		for (size_t i = 0; i < 4; i++) {
@@ -1107,7 +1115,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 2, 3, 7, 3, 9, 2, 5, 4, 4, 4};
+								3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1143,7 +1151,9 @@ START_TEST(test_wrong_field_count)
 				else
 					msgpack_pack_uint32(&c.pk, 1);
 			}
-			craft_expect(&c, delta == 0 ? PAXOS_OK : PAXOS_E_MALFORMED);
+			/* A client value may name its submission in a third field. */
+			bool ok = delta == 0 || (t == PAXOS_MSG_CLIENT_VALUE && delta == 1);
+			craft_expect(&c, ok ? PAXOS_OK : PAXOS_E_MALFORMED);
 		}
 	}
 }

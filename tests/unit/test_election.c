@@ -246,9 +246,10 @@ START_TEST(test_oracle_overrides_and_back_to_auto)
 	ck_assert_uint_eq(paxos_election_leader(e), 2);
 	ck_assert_uint_eq(changes[0].leader, 2);
 	ck_assert_uint_eq(changes[0].previous, 0);
-	/* Forced: 0's heartbeats and 2's silence change nothing. */
+	/* Forced: 0's heartbeats change nothing while 2 is heard. */
 	for (paxos_time t = MS; t < 3 * TIMEOUT; t += INTERVAL) {
 		heartbeat(e, 0, t);
+		heartbeat(e, 2, t);
 		tick(e, t);
 	}
 	ck_assert_uint_eq(paxos_election_leader(e), 2);
@@ -285,6 +286,42 @@ START_TEST(test_oracle_overrides_and_back_to_auto)
 	ck_assert_uint_eq(nchanges, 7);
 	ck_assert_uint_eq(changes[6].leader, 0);
 	ck_assert_uint_eq(changes[6].previous, 2);
+	paxos_election_free(e);
+}
+END_TEST
+
+/* An oracle's order holds only while the proposer it names is heard: one naming a proposer
+ * not heard is ignored, and one followed ends when its leader falls silent (crashed: the
+ * election resumes rather than following it for good, whoever sent or replayed the order). */
+START_TEST(test_order_ends_with_its_leader)
+{
+	struct paxos_election *e = election(0, 3, 0);
+	paxos_time t = MS;
+	oracle(e, 1, t);
+	ck_assert(paxos_election_forced(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
+	for (; t < 3 * TIMEOUT; t += INTERVAL) {
+		heartbeat(e, 1, t);
+		heartbeat(e, 2, t);
+		tick(e, t);
+	}
+	ck_assert_uint_eq(paxos_election_leader(e), 1); /* heard: the order holds */
+	paxos_time last = t;
+	for (; t <= last + TIMEOUT + INTERVAL; t += INTERVAL) {
+		heartbeat(e, 2, t);
+		tick(e, t);
+	}
+	ck_assert(!paxos_election_forced(e));
+	ck_assert(paxos_election_is_leader(e)); /* 1 silent: 0 is the lowest live one */
+	/* Replayed while 1 is still silent: nobody to follow. */
+	oracle(e, 1, t);
+	ck_assert(!paxos_election_forced(e));
+	ck_assert(paxos_election_is_leader(e));
+	/* 1 back: a new order is followed again. */
+	heartbeat(e, 1, t);
+	oracle(e, 1, t);
+	ck_assert(paxos_election_forced(e));
+	ck_assert_uint_eq(paxos_election_leader(e), 1);
 	paxos_election_free(e);
 }
 END_TEST
@@ -552,12 +589,15 @@ START_TEST(test_out_never_leads)
 	ck_assert(paxos_election_is_leader(e));
 	paxos_election_free(e);
 
-	/* The oracle's order still wins: manual election has nobody to take over. */
+	/* An oracle's order naming a proposer that went out ends with it, as with its crash:
+	 * the others stop hearing its heartbeats and elect among themselves. */
 	e = checking(1, 2, 0);
 	oracle(e, 1, 0);
+	ck_assert(paxos_election_is_leader(e));
 	tick(e, QUORUM_TIMEOUT + 1);
 	ck_assert(!paxos_election_eligible(e));
-	ck_assert(paxos_election_is_leader(e));
+	ck_assert(!paxos_election_is_leader(e));
+	ck_assert(!paxos_election_forced(e));
 	paxos_election_free(e);
 }
 END_TEST
@@ -899,18 +939,25 @@ START_TEST(test_follower_drops_values_delivered_by_the_leader)
 	ck_assert_uint_eq(C->next, 5);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
 	ck_assert_uint_eq(C->counters[1].values_settled, 3);
-	/* The client's datagram reaches the follower only after the value was delivered: it
-	 * is not queued (else the follower would propose it again once it leads). */
-	struct paxos_value late = value_of("e");
-	paxos_proposer_submit(C->p[0], &late, C->now, &C->out[0]);
+	/* The client's datagram reaches the follower only after the value was delivered: that
+	 * copy of its submission is not queued (else the follower would propose it again once
+	 * it leads). */
+	struct paxos_client_value late = {value_of("e"), 42};
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[0], &late), PAXOS_OK);
+	paxos_proposer_assign(C->p[0], C->now, &C->out[0]);
 	run(NET_MAX);
 	ck_assert_uint_eq(C->next, 6);
-	ck_assert_int_eq(paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]), PAXOS_OK);
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &late), PAXOS_OK);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 0);
 	ck_assert_uint_eq(C->counters[1].values_settled, 4);
-	/* A second, later copy (a resubmission) is queued: one delivery, one credit. */
-	paxos_proposer_submit(C->p[1], &late, C->now, &C->out[1]);
+	/* A second, later copy is queued: one delivery, one credit. So is another submission of
+	 * the same bytes, and one that names no submission. */
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &late), PAXOS_OK);
 	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 1);
+	struct paxos_client_value other = {value_of("e"), 43};
+	ck_assert_int_eq(paxos_proposer_queue_value(C->p[1], &other), PAXOS_OK);
+	ck_assert_int_eq(paxos_proposer_submit(C->p[1], &late.value, C->now, &C->out[1]), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(C->p[1]), 3);
 }
 END_TEST
 
@@ -1027,6 +1074,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_self_always_alive);
 	tcase_add_test(t, test_oracle_overrides_and_back_to_auto);
 	tcase_add_test(t, test_manual_mode_starts_forced);
+	tcase_add_test(t, test_order_ends_with_its_leader);
 	tcase_add_test(t, test_invalid_options);
 	tcase_add_test(t, test_other_messages_ignored);
 	tcase_add_test(t, test_promise_shows_its_ballot_owner_alive);

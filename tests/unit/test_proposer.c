@@ -333,6 +333,26 @@ static int submit(struct sim *s, const char *v)
 	return paxos_proposer_submit(s->p, &val, s->now, &s->out);
 }
 
+/* A client value naming its submission, as a node submits it. */
+static int submit_id(struct sim *s, const char *v, uint64_t id)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value = value_of(v);
+	m.u.client_value.id = id;
+	int rc = paxos_proposer_queue_value(s->p, &m.u.client_value);
+	paxos_proposer_assign(s->p, s->now, &s->out);
+	return rc;
+}
+
+/* Appends client value v of submission id to the frame buf (VMAX bytes, *used filled). */
+static void frame_add(uint8_t *buf, uint32_t *used, const char *v, uint64_t id)
+{
+	struct paxos_value one = value_of(v);
+	uint8_t *dst = paxos_batch_reserve_id(buf, VMAX, used, one.len, id);
+	ck_assert_ptr_nonnull(dst);
+	memcpy(dst, one.data, one.len);
+}
+
 static void lead(struct sim *s)
 {
 	paxos_proposer_set_leader(s->p, true, 1, s->now, &s->out);
@@ -1317,18 +1337,17 @@ END_TEST
 START_TEST(test_value_closed_elsewhere_is_settled_at_once)
 {
 	struct sim *s = sim_new(4, 2, 8);
-	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
-	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	ck_assert_int_eq(submit_id(s, "a", 1), PAXOS_OK);
+	ck_assert_int_eq(submit_id(s, "c", 3), PAXOS_OK);
 	ck_assert_uint_eq(paxos_proposer_pending(s->p), 2);
 	uint8_t buf[VMAX];
 	uint32_t used = 0;
-	struct paxos_value a = value_of("a"), b = value_of("b");
-	ck_assert_int_eq(paxos_batch_append(buf, sizeof(buf), &used, &a), PAXOS_OK);
-	ck_assert_int_eq(paxos_batch_append(buf, sizeof(buf), &used, &b), PAXOS_OK);
+	frame_add(buf, &used, "a", 1);
+	frame_add(buf, &used, "b", 2);
 	struct paxos_value ab = {buf, used};
 	paxos_proposer_closed(s->p, 2, &ab, s->now, &s->out);
 	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1); /* "c" */
-	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);         /* the late copy: settled */
+	ck_assert_int_eq(submit_id(s, "b", 2), PAXOS_OK);   /* the late copy: settled */
 	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
 	ck_assert_uint_eq(s->counters.values_settled, 2);
 	/* The deliveries settle nothing more: a copy of "a" or "b" arriving now is a
@@ -1345,6 +1364,55 @@ START_TEST(test_value_closed_elsewhere_is_settled_at_once)
 	ck_assert_uint_eq(s->ndelivered, 1);
 	ck_assert_str_eq(s->delivered[0], "c");
 	ck_assert_uint_eq(paxos_proposer_pending(s->p), 0);
+	sim_free(s);
+}
+END_TEST
+
+/* Two clients submit the same bytes ("INCR x"): two values, both delivered. One client's
+ * copy never reached this follower, and its value was delivered; the other's arrives after.
+ * It is not that value's late copy, so it is queued and proposed once this proposer leads.
+ * Only a late copy of the delivered submission itself is dropped. */
+START_TEST(test_equal_values_of_two_submitters)
+{
+	/* Values that name no submission: never dropped as delivered before they arrived. */
+	struct sim *s = sim_new(4, 2, 8);
+	struct paxos_value x = frame1("INCR x");
+	paxos_proposer_delivered(s->p, 1, &x, s->now, &s->out);
+	ck_assert_int_eq(submit(s, "INCR x"), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_uint_eq(s->counters.values_settled, 0);
+	s->next_deliver = 2;
+	paxos_proposer_set_leader(s->p, true, 2, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "INCR x");
+	sim_free(s);
+
+	/* Submissions 7 and 8 of the same bytes: 7 delivered before it reached us, 8 queued; a
+	 * late copy of 7 is dropped, 8 is proposed. */
+	s = sim_new(4, 2, 8);
+	uint8_t buf[VMAX];
+	uint32_t used = 0;
+	frame_add(buf, &used, "INCR x", 7);
+	struct paxos_value x7 = {buf, used};
+	paxos_proposer_delivered(s->p, 1, &x7, s->now, &s->out);
+	ck_assert_int_eq(submit_id(s, "INCR x", 8), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_int_eq(submit_id(s, "INCR x", 7), PAXOS_OK);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	ck_assert_uint_eq(s->counters.values_settled, 1);
+	/* A delivery of 8 would take 8's copy, not another submission's. */
+	ck_assert_int_eq(submit_id(s, "INCR x", 9), PAXOS_OK);
+	used = 0;
+	frame_add(buf, &used, "INCR x", 8);
+	struct paxos_value x8 = {buf, used};
+	paxos_proposer_delivered(s->p, 2, &x8, s->now, &s->out);
+	ck_assert_uint_eq(paxos_proposer_pending(s->p), 1);
+	s->next_deliver = 3;
+	paxos_proposer_set_leader(s->p, true, 3, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 1);
+	ck_assert_str_eq(s->delivered[0], "INCR x");
 	sim_free(s);
 }
 END_TEST
@@ -1714,6 +1782,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_delivered_jumps_window);
 	tcase_add_test(t, test_jump_requeues_client_values);
 	tcase_add_test(t, test_value_closed_elsewhere_is_settled_at_once);
+	tcase_add_test(t, test_equal_values_of_two_submitters);
 	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);

@@ -1542,6 +1542,7 @@ static void submit(struct sim *s, uint32_t id)
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value.data = buf;
 	m.u.client_value.value.len = value_encode(id, buf);
+	m.u.client_value.id = (uint64_t)id + 1; /* a resubmission is the same submission */
 	if (s->check->submitted[id] == 0)
 		s->submitted_distinct++;
 	checker_submitted(s->check, id);
