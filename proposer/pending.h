@@ -10,10 +10,10 @@
  * A value may also leave from the middle: when another proposer got it delivered (after a leader
  * change every proposer holds the clients' values, as thesis 4.7 suggests to shorten the switch),
  * keeping it would make the next leader propose it again. So values live in fixed buffers that
- * never move, an index hashed by content and submission id finds one in O(1), and the order is a ring of buffer
- * numbers in which a removed entry is marked and skipped; the ring is twice the capacity and is
- * compacted when full, which costs O(1) per removal amortized. Of several equal values, the one
- * nearest the front is removed.
+ * never move, an index hashed by content and submission id finds one in O(1), and the order is a
+ * ring of buffer numbers in which a removed entry is marked and skipped; the ring is twice the
+ * capacity and is compacted when full, which costs O(1) per removal amortized. Of several equal
+ * values, the one nearest the front is removed.
  *
  * A steady leader removes only from the front: it needs neither the index nor the hashes,
  * which were a tenth of its CPU per 64 B value. So both are made on demand: a value's hash
