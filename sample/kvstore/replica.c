@@ -5,7 +5,9 @@
  * libevent loop and libpaxos node for that partition's log (a learner, and with --acceptor and
  * --proposer the acceptor and proposer with this id), its own store shard and snapshots. Each
  * applies its partition's delivered commands in instance order, multicasts each result on the
- * reply group, takes snapshots and tells its acceptors how far they may trim. The main thread
+ * reply group, takes snapshots and tells its acceptors how far they may trim. The clients
+ * submit through libpaxos sessions: the node applies each (client, sequence number) once and
+ * in order, its session table goes into every snapshot. The main thread
  * only waits for signals and passes them on. With one partition this is one such thread and
  * the files are those of an unpartitioned store.
  */
@@ -57,11 +59,15 @@ struct shard {
 	paxos_iid trim_iid;      /* the highest trim this shard asked for */
 	uint64_t since_snapshot; /* commands applied since */
 	uint64_t ignored;        /* delivered values that are not kvstore commands */
+	uint64_t plain_commands; /* client commands not sent through a session: ignored */
 	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
 	/* The configuration history the loaded snapshot carried (paxos_membership_encode), given
 	 * to the node before its roles; NULL: none. */
 	uint8_t *membership;
 	size_t membership_len;
+	/* The session table the loaded snapshot carried (paxos_session_table_export). */
+	uint8_t *sessions;
+	size_t sessions_len;
 	int exit_code;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 };
@@ -126,11 +132,19 @@ static void snapshot(struct shard *s)
 	const struct paxos_membership *m = paxos_node_membership(s->node);
 	uint8_t history[PAXOS_MEMBERSHIP_ENCODED_MAX];
 	size_t history_len = m ? paxos_membership_encode(m, history, sizeof(history)) : 0;
-	if (kv_store_save(s->store, s->dir, s->last_iid, history, history_len, err, sizeof(err)) !=
-	    0) {
-		fprintf(stderr, "%s: snapshot failed: %s\n", s->name, err);
+	/* The session table as of the end of last_iid, with the state it guards. */
+	const struct paxos_session_table *t = paxos_node_session_table(s->node);
+	size_t table_len = paxos_session_table_export_size(t);
+	uint8_t *table = malloc(table_len);
+	if (!table || paxos_session_table_export(t, table, table_len, &table_len) != PAXOS_OK ||
+	    kv_store_save(s->store, s->dir, s->last_iid, history, history_len, table, table_len,
+			  err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: snapshot failed: %s\n", s->name,
+			table ? err : "out of memory");
+		free(table);
 		return;
 	}
+	free(table);
 	s->snapshot_iid = s->last_iid;
 	s->since_snapshot = 0;
 	fprintf(stderr, "%s: snapshot at instance %llu (%zu keys, %llu commands)\n", s->name,
@@ -169,16 +183,17 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 	struct shard *s = arg;
 	if (s->exit_code)
 		return;
-	/* A new instance: the previous one is complete, so a snapshot can cover it. */
-	if (iid != s->last_iid) {
-		if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
-			snapshot(s);
-		s->last_iid = iid;
-	}
 	struct kv_command c;
 	struct kv_reply reply;
 	if (kv_command_decode(v->data, v->len, &c) != 0) {
 		s->ignored++; /* not ours (or an empty value): every replica skips it alike */
+		return;
+	}
+	/* A client command comes through a session, which names its client and sequence number
+	 * and has been applied once; a snapshot announcement is a replica's plain value. */
+	bool session = paxos_node_delivery_session(s->node, &c.client, &c.seq);
+	if (session == (c.op == KV_SNAPSHOT)) {
+		s->plain_commands++;
 		return;
 	}
 	switch (kv_store_apply(s->store, &c, iid, &reply)) {
@@ -188,13 +203,9 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 		s->since_snapshot++;
 		send_reply(s, &reply);
 		break;
-	case KV_DUPLICATE:
-		send_reply(s, &reply);
-		break;
 	case KV_ANNOUNCED:
 		trim(s);
 		break;
-	case KV_STALE:
 	case KV_INVALID:
 		break;
 	case KV_NOMEM:
@@ -203,6 +214,18 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 		stop(s, 1);
 		break;
 	}
+}
+
+/* The end of an instance: the store and the session table are as of its end, so a snapshot
+ * taken now covers it. */
+static void instance_end(void *arg, paxos_iid iid)
+{
+	struct shard *s = arg;
+	if (s->exit_code)
+		return;
+	s->last_iid = iid;
+	if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
+		snapshot(s);
 }
 
 /* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
@@ -239,7 +262,11 @@ static void dump(struct shard *s)
 	FILE *f = fopen(tmp, "w");
 	int rc = !f;
 	if (f) {
-		fprintf(f, "# instance %llu\n", (unsigned long long)s->last_iid);
+		uint64_t duplicates = 0;
+		paxos_session_table_stats(paxos_node_session_table(s->node), NULL, &duplicates,
+					  NULL);
+		fprintf(f, "# instance %llu\nduplicates %llu\n", (unsigned long long)s->last_iid,
+			(unsigned long long)duplicates);
 		rc = kv_store_dump(s->store, f);
 		rc |= fclose(f);
 	}
@@ -275,8 +302,9 @@ static int load_state(struct shard *s)
 		return -1;
 	}
 	uint32_t replicas = s->r->kcfg.replicas;
-	s->store = kv_store_load(s->dir, replicas, &s->snapshot_iid, &s->membership,
-				 &s->membership_len, err, sizeof(err));
+	s->store =
+	    kv_store_load(s->dir, replicas, &s->snapshot_iid, &s->membership, &s->membership_len,
+			  &s->sessions, &s->sessions_len, err, sizeof(err));
 	if (!s->store && err[0]) {
 		fprintf(stderr, "%s: %s\n", s->name, err);
 		return -1;
@@ -293,7 +321,6 @@ static int load_state(struct shard *s)
 			s->dir);
 	else
 		return -1;
-	kv_store_set_client_expiry(s->store, s->r->kcfg.client_expiry);
 	kv_store_set_partition(s->store, s->partition, s->r->partitions);
 	s->last_iid = s->snapshot_iid;
 	return 0;
@@ -368,6 +395,27 @@ static int give_membership(struct shard *s)
 	return rc == PAXOS_OK ? 0 : -1;
 }
 
+/* Sessions on the node, with the table the snapshot carried: the commands it applied before
+ * the snapshot's end are known, and copies of them still in the log are dropped. */
+static int give_sessions(struct shard *s)
+{
+	struct paxos_node *n = s->node;
+	if (paxos_node_enable_sessions(n, s->r->kcfg.session_clients) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(n));
+		return -1;
+	}
+	int rc = s->sessions ? paxos_session_table_import(paxos_node_session_table(n), s->sessions,
+							  s->sessions_len)
+			     : PAXOS_OK;
+	free(s->sessions);
+	s->sessions = NULL;
+	if (rc != PAXOS_OK)
+		fprintf(stderr, "%s: %s/snapshot: its session table cannot be read (%s)%s\n",
+			s->name, s->dir, paxos_strerror(rc),
+			rc == PAXOS_E_FULL ? ": it holds more clients than session-clients" : "");
+	return rc == PAXOS_OK ? 0 : -1;
+}
+
 static int open_shard(struct shard *s)
 {
 	char err[512];
@@ -389,6 +437,9 @@ static int open_shard(struct shard *s)
 	}
 	if (s->membership && give_membership(s) != 0)
 		return -1;
+	if (give_sessions(s) != 0)
+		return -1;
+	paxos_node_on_instance_end(s->node, instance_end, s);
 	if (host_roles(s) != 0)
 		return -1;
 	uint32_t ms = s->r->kcfg.resubmit_ms;
@@ -411,12 +462,18 @@ static void *run_shard(void *arg)
 		fprintf(stderr, "%s: stopped at instance %llu: %llu commands applied, %zu keys\n",
 			s->name, (unsigned long long)s->last_iid,
 			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store));
+		if (s->plain_commands)
+			fprintf(stderr,
+				"%s: %llu client commands came without a session and were "
+				"ignored\n",
+				s->name, (unsigned long long)s->plain_commands);
 		paxos_node_report_counters(s->node);
 	} else {
 		s->exit_code = 1;
 	}
 	if (s->control_ev)
 		event_free(s->control_ev);
+	free(s->sessions);
 	if (s->timer)
 		event_free(s->timer);
 	paxos_node_free(s->node);
