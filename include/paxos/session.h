@@ -131,4 +131,23 @@ PAXOS_API uint64_t paxos_session_client(const struct paxos_session *s);
 /** Submissions in flight (not completed). */
 PAXOS_API uint32_t paxos_session_in_flight(const struct paxos_session *s);
 
+/** Called once when a barrier (paxos_node_barrier()) is passed: status PAXOS_OK and the
+ * instance the learner has delivered up to, or PAXOS_E_TIMEOUT (iid 0). */
+typedef void (*paxos_barrier_fn)(void *arg, int status, paxos_iid iid);
+
+/**
+ * Read barrier: calls @p done(@p arg, PAXOS_OK, iid) once the node's learner has delivered every
+ * value chosen before the call, so that state built from the deliveries may answer reads.
+ * How: a NOOP value is submitted through the node's own session (made at the first call) and,
+ * once the learner saw it chosen in instance j, the barrier waits until the learner delivered up
+ * to the higher of j and the highest instance it has heard of by then. A value chosen before the
+ * call is below j under one leader; after a leader change the new leader may place the barrier
+ * in a hole below values the old one had chosen, which the learner has heard of unless every
+ * message about them to it was lost. It costs one ordered value, no extra round trip.
+ * Completes with PAXOS_E_TIMEOUT after the session's default timeout. Returns PAXOS_OK,
+ * PAXOS_E_INVALID (no learner, @p done NULL), PAXOS_E_FULL (too many barriers waiting, or the
+ * leader is full) or PAXOS_E_NOMEM; paxos_node_error() says why.
+ */
+PAXOS_API int paxos_node_barrier(struct paxos_node *n, paxos_barrier_fn done, void *arg);
+
 #endif

@@ -21,8 +21,8 @@
 #define PAXOS_SESSION_VERSION 1u
 /** Most bytes a session header takes: magic (2), version, flags, three varints of 10. */
 #define PAXOS_SESSION_HEADER_MAX 34u
-/** Flag: the value carries nothing for the application. It takes its place in the client's
- * order and is never delivered. */
+/** Flag: the value carries nothing for the application (a barrier, paxos_node_barrier()). It
+ * takes its place in the client's order and is never delivered. */
 #define PAXOS_SESSION_NOOP 0x01u
 
 /** What a session header says. */

@@ -297,8 +297,21 @@ struct node_submit {
 	uint64_t hashes[PAXOS_REFUSED_HASHES_MAX];
 };
 
+/* Barriers waiting at once on a node (paxos_node_barrier). */
+#define NODE_BARRIERS 64
+
+/* A read barrier (node_session.c): its NOOP value was seen chosen once chosen is set; it
+ * fires at the end of the instance target. */
+struct node_barrier {
+	struct paxos_node *node;
+	paxos_barrier_fn done; /* NULL: free */
+	void *arg;
+	paxos_iid target;
+	bool chosen;
+};
+
 /* Client sessions (node_session.c): the learner's dedupe table, the session value being
- * delivered and the sessions submitting on this node. */
+ * delivered, the sessions submitting on this node and the read barriers. */
 struct node_sessions {
 	struct paxos_session_table *table; /* NULL: sessions not enabled */
 	bool delivering;
@@ -306,6 +319,9 @@ struct node_sessions {
 	paxos_instance_end_fn instance_delivered;
 	void *instance_delivered_arg;
 	struct paxos_session *list;
+	struct paxos_session *own; /* the barriers' */
+	struct node_barrier barriers[NODE_BARRIERS];
+	uint32_t barriers_waiting;
 };
 
 struct paxos_node {
@@ -547,7 +563,7 @@ int node_membership_keep(struct paxos_node *n, uint32_t first_dir);
 /* Sessions (node_session.c). enable: makes the table (any time; the public call refuses once
  * a learner runs). value: a delivered value of instance iid; false for a plain value, true
  * for a session value, applied (delivered to the application) or dropped by the table.
- * instance_end: after each delivered instance (the application's callback).
+ * instance_end: after each delivered instance (the application's callback, barriers).
  * new_leader and refused: the sessions send again now, or once the hold ends. free: every
  * session and the table. submit: paxos_session_submit with flags. */
 int node_sessions_enable(struct paxos_node *n, uint32_t max_clients);

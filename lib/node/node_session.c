@@ -4,7 +4,8 @@
  * value goes through the node's table (lib/core/session.c), and only a value it applies
  * reaches the application, header stripped. On the submitter's side, a session keeps its
  * values in flight in a ring, in sequence order, sends them again until the node's learner
- * sees them chosen, and completes each once.
+ * sees them chosen, and completes each once. The read barrier is a NOOP value of the node's
+ * own session.
  */
 #include "node_internal.h"
 
@@ -210,10 +211,75 @@ bool node_session_value(struct paxos_node *n, paxos_iid iid, uint32_t position,
 	return true;
 }
 
+/* ---- barriers ---- */
+
+static void barrier_fire(struct paxos_node *n, struct node_barrier *b, int status, paxos_iid iid)
+{
+	paxos_barrier_fn done = b->done;
+	void *arg = b->arg;
+	*b = (struct node_barrier){0};
+	n->sessions.barriers_waiting--;
+	done(arg, status, iid);
+}
+
+static void barrier_chosen(void *arg, uint64_t seq, int status, paxos_iid iid)
+{
+	(void)seq;
+	struct node_barrier *b = arg;
+	struct paxos_node *n = b->node;
+	if (status != PAXOS_OK) {
+		barrier_fire(n, b, status, 0);
+		return;
+	}
+	paxos_iid seen = paxos_learner_highest_seen(n->learner.core);
+	b->target = seen > iid ? seen : iid;
+	b->chosen = true; /* fired at the end of an instance (node_sessions_instance_end) */
+}
+
 void node_sessions_instance_end(struct paxos_node *n, paxos_iid iid)
 {
 	if (n->sessions.instance_delivered)
 		n->sessions.instance_delivered(n->sessions.instance_delivered_arg, iid);
+	for (uint32_t i = 0; n->sessions.barriers_waiting && i < NODE_BARRIERS; i++) {
+		struct node_barrier *b = &n->sessions.barriers[i];
+		if (b->done && b->chosen && b->target <= iid)
+			barrier_fire(n, b, PAXOS_OK, iid);
+	}
+}
+
+int paxos_node_barrier(struct paxos_node *n, paxos_barrier_fn done, void *arg)
+{
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!done || !n->learner.core) {
+		node_set_error(n, "paxos_node_barrier: %s",
+			       done ? "needs a learner on the node" : "no callback");
+		return PAXOS_E_INVALID;
+	}
+	if (!n->sessions.own) {
+		struct paxos_session_options o;
+		paxos_session_options_default(&o);
+		o.window = NODE_BARRIERS;
+		if (!(n->sessions.own = paxos_session_new(n, &o)))
+			return PAXOS_E_NOMEM;
+	}
+	struct node_barrier *b = NULL;
+	for (uint32_t i = 0; i < NODE_BARRIERS && !b; i++)
+		if (!n->sessions.barriers[i].done)
+			b = &n->sessions.barriers[i];
+	if (!b) {
+		node_set_error(n, "paxos_node_barrier: %u barriers wait already", NODE_BARRIERS);
+		return PAXOS_E_FULL;
+	}
+	*b = (struct node_barrier){.node = n, .done = done, .arg = arg};
+	int rc = node_session_submit(n->sessions.own, NULL, 0, PAXOS_SESSION_NOOP, barrier_chosen,
+				     b, NULL);
+	if (rc != PAXOS_OK) {
+		*b = (struct node_barrier){0};
+		return rc;
+	}
+	n->sessions.barriers_waiting++;
+	return PAXOS_OK;
 }
 
 /* ---- the submitter's side ---- */
@@ -320,6 +386,8 @@ void paxos_session_free(struct paxos_session *s)
 		p = &(*p)->next_on_node;
 	if (*p)
 		*p = s->next_on_node;
+	if (s->n->sessions.own == s)
+		s->n->sessions.own = NULL;
 	session_destroy(s);
 }
 
@@ -330,6 +398,7 @@ void node_sessions_free(struct paxos_node *n)
 		n->sessions.list = s->next_on_node;
 		session_destroy(s);
 	}
+	n->sessions.own = NULL;
 	paxos_session_table_free(n->sessions.table);
 	n->sessions.table = NULL;
 }

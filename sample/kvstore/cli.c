@@ -6,7 +6,11 @@
  * apply it once; the first reply for it, from any replica, is its result. With paxos.conf
  * "partitions N", a command goes to the partition of its key (shard.h), through a node (and
  * session) for that partition's log; a copy between keys of two partitions is refused here.
+ * With --local-reads R, a get goes to replica R alone, which answers from its own table
+ * behind a read barrier (paxos_node_barrier): no command in the log, but it sees every write
+ * chosen before it asked.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -39,12 +43,13 @@ struct cli {
 	struct paxos_node *nodes[64];       /* per partition, made when first needed */
 	struct paxos_session *sessions[64]; /* and its session */
 	uint32_t partition;                 /* the current command's */
-	struct event *reply_ev, *timer;
-	int reply_fd;
-	uint64_t client, seq; /* this client's id and its commands so far */
+	struct event *reply_ev, *timer, *read_ev;
+	int reply_fd, read_fd;
+	uint64_t client, seq; /* local reads: this client's id and the read's number */
 	uint64_t session_seq; /* the current command's number in its session (0: none yet) */
 	bool chosen;          /* the session saw the current command chosen */
 	paxos_iid chosen_iid; /* in this instance */
+	int local_reads;      /* --local-reads: the replica gets go to; -1: none */
 	bool twice;           /* --twice: every command is sent twice */
 	bool where;           /* --partition-of: print the keys' partitions, submit nothing */
 	double timeout;       /* seconds a command may stay unanswered */
@@ -132,8 +137,25 @@ static void on_done(void *arg, uint64_t seq, int status, paxos_iid iid)
 	c->chosen_iid = iid;
 }
 
+/* A get with --local-reads: to the replica's read port, again each resubmit-ms. */
+static void send_local_read(struct cli *c)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_addr = kv_multicast_interface(c->pcfg),
+				 .sin_port = htons((uint16_t)(c->kcfg.read_port + c->local_reads +
+							      c->kcfg.replicas * c->partition))};
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	if (sendto(c->read_fd, c->cmd, c->cmd_len, 0, (const struct sockaddr *)&to, sizeof(to)) < 0)
+		fprintf(stderr, PROGRAM ": local read: %s\n", strerror(errno));
+	arm(c, c->kcfg.resubmit_ms);
+}
+
 static void submit(struct cli *c)
 {
+	if (c->local_reads >= 0 && c->op == KV_GET) {
+		send_local_read(c);
+		return;
+	}
 	struct paxos_session *s = session_for(c, c->partition);
 	if (!s) {
 		c->cmd_len = 0; /* nothing in flight: main does not wait */
@@ -270,6 +292,7 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	struct cli *c = arg;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 	ssize_t n;
+	bool local = fd == c->read_fd;
 	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
 		struct kv_reply r;
 		if (kv_reply_decode(buf, (size_t)n, &r) != 0)
@@ -284,9 +307,10 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		/* Every client on the host hears every reply: keep ours, for the current command
-		 * (its session's client id and sequence number). */
-		bool ours = s && c->session_seq && r.client == paxos_session_client(s) &&
-			    r.seq == c->session_seq;
+		 * (a local read's names this client and the read; a command's, its session). */
+		bool ours = local ? r.client == c->client && r.seq == c->seq
+				  : s && c->session_seq && r.client == paxos_session_client(s) &&
+					r.seq == c->session_seq;
 		if (!ours || !c->cmd_len)
 			continue;
 		c->cmd_len = 0;
@@ -318,7 +342,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		finish(c, EXIT_TIMEOUT);
 		return;
 	}
-	if (c->chosen && c->op == KV_GET)
+	if (c->local_reads >= 0 && c->op == KV_GET)
+		send_local_read(c); /* a read changes nothing: asked again */
+	else if (c->chosen && c->op == KV_GET)
 		submit(c); /* its replies were lost: a get may run again, as a new command */
 	else if (!c->session_seq)
 		submit(c); /* refused as the leader was full: now */
@@ -344,6 +370,9 @@ static void usage(FILE *out)
 	    "                       order, each after the previous one's reply\n"
 	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
 	    "      --twice          submit every command twice (shows exactly-once)\n"
+	    "      --local-reads R  send each get to replica R, which answers from its own\n"
+	    "                       table behind a read barrier (sees every write chosen\n"
+	    "                       before it), not through the log\n"
 	    "      --partition-of KEY...  print the partition of each KEY, one a line, and\n"
 	    "                       exit (nothing is submitted)\n"
 	    "  -h, --help           this text\n"
@@ -360,18 +389,16 @@ static void print_version(void)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"kvstore", required_argument, NULL, 'k'},
-						{"file", required_argument, NULL, 'f'},
-						{"timeout", required_argument, NULL, 'T'},
-						{"twice", no_argument, NULL, '2'},
-						{"partition-of", no_argument, NULL, 'W'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
+	    {"file", required_argument, NULL, 'f'},   {"timeout", required_argument, NULL, 'T'},
+	    {"twice", no_argument, NULL, '2'},        {"local-reads", required_argument, NULL, 'L'},
+	    {"partition-of", no_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *file = NULL;
 	char err[512], *end;
 	int opt;
+	c->local_reads = -1;
 	c->timeout = 10;
 	/* '+': options end at the command, so values may start with '-'. */
 	while ((opt = getopt_long(argc, argv, "+c:k:f:h", options, NULL)) != -1) {
@@ -383,7 +410,14 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			file = optarg;
 		else if (opt == '2')
 			c->twice = true;
-		else if (opt == 'W')
+		else if (opt == 'L') {
+			long r = strtol(optarg, &end, 10);
+			if (end == optarg || *end || r < 0 || r > 99) {
+				fprintf(stderr, PROGRAM ": --local-reads wants a replica id\n");
+				return -1;
+			}
+			c->local_reads = (int)r;
+		} else if (opt == 'W')
 			c->where = true;
 		else if (opt == 'T') {
 			c->timeout = strtod(optarg, &end);
@@ -477,12 +511,21 @@ int main(int argc, char **argv)
 	c.timer = event_new(c.base, -1, 0, on_timer, &c);
 	if (!c.reply_ev || !c.timer || event_add(c.reply_ev, NULL) != 0)
 		return 1;
+	/* Local reads are answered to the socket they came from. */
+	c.read_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	c.read_ev = c.read_fd >= 0
+			? event_new(c.base, c.read_fd, EV_READ | EV_PERSIST, on_reply, &c)
+			: NULL;
+	if (!c.read_ev || event_add(c.read_ev, NULL) != 0)
+		return 1;
 	next_command(&c);
 	if (c.cmd_len)
 		event_base_dispatch(c.base);
 	event_free(c.reply_ev);
+	event_free(c.read_ev);
 	event_free(c.timer);
 	close(c.reply_fd);
+	close(c.read_fd);
 	for (uint32_t p = 0; p < c.partitions; p++)
 		paxos_node_free(c.nodes[p]); /* its session too; sends what is still buffered */
 	event_base_free(c.base);

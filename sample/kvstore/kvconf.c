@@ -18,6 +18,7 @@ void kv_config_defaults(struct kv_config *c)
 	c->trim = KV_TRIM_ALL;
 	c->resubmit_ms = 500;
 	c->session_clients = 4096;
+	c->read_port = 7110;
 }
 
 static int parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
@@ -70,6 +71,13 @@ static const char *parse_line(struct kv_config *c, const char *key, const char *
 		return parse_u32(value, 1, 1u << 24, &c->session_clients)
 			   ? "session-clients must be 1..16777216"
 			   : NULL;
+	if (strcmp(key, "read-port") == 0) {
+		uint32_t port;
+		if (parse_u32(value, 1, 65535, &port))
+			return "read-port must be 1..65535";
+		c->read_port = (uint16_t)port;
+		return NULL;
+	}
 	if (strcmp(key, "trim") == 0) {
 		static const char *const names[] = {"all", "own", "off"};
 		for (int i = 0; i < 3; i++)

@@ -21,6 +21,8 @@ struct kv_config {
 	enum kv_trim trim;
 	uint32_t resubmit_ms;     /* clients' sessions resubmit a command unseen this long */
 	uint32_t session_clients; /* clients the replicas' session tables keep */
+	uint16_t read_port;       /* replica i of partition p serves local reads here + i +
+				     replicas * p, on the multicast interface's address */
 };
 
 void kv_config_defaults(struct kv_config *c);

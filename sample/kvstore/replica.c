@@ -7,7 +7,9 @@
  * applies its partition's delivered commands in instance order, multicasts each result on the
  * reply group, takes snapshots and tells its acceptors how far they may trim. The clients
  * submit through libpaxos sessions: the node applies each (client, sequence number) once and
- * in order, its session table goes into every snapshot. The main thread
+ * in order, its session table goes into every snapshot. With --local-reads (kvstore-cli) a
+ * replica answers a get from its own table behind a read barrier (paxos_node_barrier), on
+ * its read port (kvstore.conf read-port). The main thread
  * only waits for signals and passes them on. With one partition this is one such thread and
  * the files are those of an unpartitioned store.
  */
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +41,20 @@
 #define PROGRAM "kvstore-replica"
 
 struct replica;
+struct shard;
+
+/* Local reads waiting for their barrier: at most as many as the node's barriers. */
+#define READS_WAITING 64
+
+/* A get to answer from the local table once the barrier passed. */
+struct local_read {
+	struct shard *s;
+	bool used;
+	struct sockaddr_in from;
+	uint64_t client, seq;
+	uint16_t key_len;
+	uint8_t key[KV_MAX_FIELD];
+};
 
 /* One partition of the store: everything here belongs to its thread. */
 struct shard {
@@ -49,8 +66,8 @@ struct shard {
 	struct event_base *base;
 	struct paxos_node *node;
 	struct kv_store *store;
-	struct event *timer, *control_ev;
-	int reply_fd;
+	struct event *timer, *control_ev, *read_ev;
+	int reply_fd, read_fd;
 	int control[2]; /* the main thread writes 'd' (dump) or 's' (stop) */
 	pthread_t thread;
 	bool started;            /* thread is running (or ran): join it */
@@ -60,6 +77,7 @@ struct shard {
 	uint64_t since_snapshot; /* commands applied since */
 	uint64_t ignored;        /* delivered values that are not kvstore commands */
 	uint64_t plain_commands; /* client commands not sent through a session: ignored */
+	uint64_t reads;          /* local reads answered */
 	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
 	/* The configuration history the loaded snapshot carried (paxos_membership_encode), given
 	 * to the node before its roles; NULL: none. */
@@ -68,6 +86,7 @@ struct shard {
 	/* The session table the loaded snapshot carried (paxos_session_table_export). */
 	uint8_t *sessions;
 	size_t sessions_len;
+	struct local_read *reads_waiting; /* READS_WAITING of them */
 	int exit_code;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 };
@@ -226,6 +245,83 @@ static void instance_end(void *arg, paxos_iid iid)
 	s->last_iid = iid;
 	if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
 		snapshot(s);
+}
+
+/* The barrier of a local read passed: every command chosen before the read came is applied
+ * here, so the local table answers as the log would. */
+static void read_ready(void *arg, int status, paxos_iid iid)
+{
+	struct local_read *q = arg;
+	struct shard *s = q->s;
+	q->used = false;
+	if (status != PAXOS_OK)
+		return; /* the client asks again */
+	struct kv_bytes key = {q->key, q->key_len}, value = {NULL, 0};
+	int found = kv_store_get(s->store, &key, &value);
+	struct kv_reply r = {.status = found > 0    ? KV_OK
+				       : found == 0 ? KV_NOT_FOUND
+						    : KV_WRONG_PARTITION,
+			     .client = q->client,
+			     .seq = q->seq,
+			     .iid = iid,
+			     .replica = s->r->id,
+			     .value = value};
+	size_t len = kv_reply_encode(&r, s->buf, sizeof(s->buf));
+	if (len)
+		sendto(s->read_fd, s->buf, len, 0, (const struct sockaddr *)&q->from,
+		       sizeof(q->from));
+	s->reads++;
+}
+
+/* A get on the read port: answered behind a barrier. */
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct shard *s = arg;
+	uint8_t buf[KV_COMMAND_HEADER + 2 + KV_MAX_FIELD];
+	struct sockaddr_in from;
+	socklen_t from_len = sizeof(from);
+	ssize_t n;
+	while ((n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &from_len)) >= 0) {
+		struct kv_command c;
+		if (kv_command_decode(buf, (size_t)n, &c) != 0 || c.op != KV_GET)
+			continue;
+		struct local_read *q = NULL;
+		for (int i = 0; i < READS_WAITING && !q; i++)
+			if (!s->reads_waiting[i].used)
+				q = &s->reads_waiting[i];
+		if (!q)
+			continue; /* busy: the client asks again */
+		*q = (struct local_read){.s = s,
+					 .used = true,
+					 .from = from,
+					 .client = c.client,
+					 .seq = c.seq,
+					 .key_len = c.arg[0].len};
+		memcpy(q->key, c.arg[0].data, c.arg[0].len);
+		if (paxos_node_barrier(s->node, read_ready, q) != PAXOS_OK)
+			q->used = false;
+		from_len = sizeof(from);
+	}
+}
+
+/* The read port of this shard (kvstore.conf read-port); -1 after saying why. */
+static int open_reads(struct shard *s)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr = kv_multicast_interface(s->pcfg),
+				.sin_port = htons((uint16_t)(s->r->kcfg.read_port + s->r->id +
+							     s->r->kcfg.replicas * s->partition))};
+	s->reads_waiting = calloc(READS_WAITING, sizeof(*s->reads_waiting));
+	s->read_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!s->reads_waiting || s->read_fd < 0 ||
+	    bind(s->read_fd, (const struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "%s: read port %s:%u: %s\n", s->name, inet_ntoa(a.sin_addr),
+			(unsigned)ntohs(a.sin_port), strerror(errno));
+		return -1;
+	}
+	s->read_ev = event_new(s->base, s->read_fd, EV_READ | EV_PERSIST, on_read, s);
+	return s->read_ev && event_add(s->read_ev, NULL) == 0 ? 0 : -1;
 }
 
 /* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
@@ -437,7 +533,7 @@ static int open_shard(struct shard *s)
 	}
 	if (s->membership && give_membership(s) != 0)
 		return -1;
-	if (give_sessions(s) != 0)
+	if (give_sessions(s) != 0 || open_reads(s) != 0)
 		return -1;
 	paxos_node_on_instance_end(s->node, instance_end, s);
 	if (host_roles(s) != 0)
@@ -459,9 +555,12 @@ static void *run_shard(void *arg)
 		event_base_dispatch(s->base);
 		if (paxos_node_failed(s->node))
 			s->exit_code = 1;
-		fprintf(stderr, "%s: stopped at instance %llu: %llu commands applied, %zu keys\n",
+		fprintf(stderr,
+			"%s: stopped at instance %llu: %llu commands applied, %zu keys, %llu local "
+			"reads\n",
 			s->name, (unsigned long long)s->last_iid,
-			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store));
+			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store),
+			(unsigned long long)s->reads);
 		if (s->plain_commands)
 			fprintf(stderr,
 				"%s: %llu client commands came without a session and were "
@@ -473,6 +572,11 @@ static void *run_shard(void *arg)
 	}
 	if (s->control_ev)
 		event_free(s->control_ev);
+	if (s->read_ev)
+		event_free(s->read_ev);
+	if (s->read_fd >= 0)
+		close(s->read_fd);
+	free(s->reads_waiting);
 	free(s->sessions);
 	if (s->timer)
 		event_free(s->timer);
@@ -672,7 +776,7 @@ static int make_shards(struct replica *r)
 		struct shard *s = &r->shards[p];
 		s->r = r;
 		s->partition = p;
-		s->reply_fd = s->control[0] = s->control[1] = -1;
+		s->reply_fd = s->read_fd = s->control[0] = s->control[1] = -1;
 		if (r->partitions == 1) {
 			snprintf(s->name, sizeof(s->name), PROGRAM " %u", r->id);
 			snprintf(s->dir, sizeof(s->dir), "%s", r->dir);

@@ -141,6 +141,17 @@ enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, u
 	return KV_APPLIED;
 }
 
+int kv_store_get(const struct kv_store *s, const struct kv_bytes *key, struct kv_bytes *value)
+{
+	if (kv_key_partition(key->data, key->len, s->partitions) != s->partition)
+		return -1;
+	const struct kv_entry *e = kv_map_get(s->data, key->data, key->len);
+	if (!e)
+		return 0;
+	*value = (struct kv_bytes){e->value, (uint16_t)e->value_len};
+	return 1;
+}
+
 uint64_t kv_store_announced(const struct kv_store *s, uint32_t replica)
 {
 	return replica < s->replicas ? s->announced[replica] : 0;

@@ -37,6 +37,10 @@ void kv_store_set_partition(struct kv_store *s, uint32_t partition, uint32_t par
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,
 			       struct kv_reply *reply);
 
+/* A local read of key: 1 with its value in *value (valid until the next change), 0 when it
+ * is missing, -1 when it belongs to another partition. */
+int kv_store_get(const struct kv_store *s, const struct kv_bytes *key, struct kv_bytes *value);
+
 /* The highest snapshot instance replica announced (0: none). */
 uint64_t kv_store_announced(const struct kv_store *s, uint32_t replica);
 /* The lowest of them: every replica has a snapshot covering the instances up to here. */

@@ -265,6 +265,8 @@ START_TEST(store_refuses_other_partitions)
 	kv_store_set_partition(s, 0, 2);
 	ck_assert_int_eq(run(s, command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r), KV_APPLIED);
 	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
+	struct kv_bytes key = {(const uint8_t *)"a", 1}, value;
+	ck_assert_int_eq(kv_store_get(s, &key, &value), -1);
 	ck_assert_uint_eq(kv_store_keys(s), 0);
 	ck_assert_int_eq(run(s, command(KV_PUT, 1, 2, "b", "y", NULL), 3, &r), KV_APPLIED);
 	ck_assert_int_eq(r.status, KV_OK);
@@ -295,8 +297,8 @@ START_TEST(burn_is_deterministic)
 END_TEST
 
 /* The store applies what it is given (the sessions drop copies before it): the reply names
- * the command's client, sequence number and instance. */
-START_TEST(store_replies)
+ * the command's client, sequence number and instance; a local read sees the same table. */
+START_TEST(store_replies_and_local_reads)
 {
 	struct kv_store *s = kv_store_new(3);
 	struct kv_reply r;
@@ -305,6 +307,10 @@ START_TEST(store_replies)
 	ck_assert(r.status == KV_OK && r.client == 5 && r.seq == 2 && r.iid == 11);
 	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 12, &r), KV_APPLIED);
 	ck_assert(r.status == KV_CAS_FAILED && bytes_equal(r.value, "v2"));
+	struct kv_bytes key = {(const uint8_t *)"k", 1}, missing = {(const uint8_t *)"m", 1}, v;
+	ck_assert_int_eq(kv_store_get(s, &key, &v), 1);
+	ck_assert(bytes_equal(v, "v2"));
+	ck_assert_int_eq(kv_store_get(s, &missing, &v), 0);
 	ck_assert_uint_eq(kv_store_commands(s), 3);
 	kv_store_free(s);
 }
@@ -457,7 +463,7 @@ START_TEST(config_parses_and_refuses)
 	ck_assert_int_eq(load_text(&c,
 				   "# comment\nreply-group 239.1.2.3:9000\nreplicas 5\n"
 				   "snapshot-every 0  # never\ntrim own\nresubmit-ms 20\n"
-				   "session-clients 10\n",
+				   "session-clients 10\nread-port 9100\n",
 				   err, sizeof(err)),
 			 0);
 	ck_assert_uint_eq(c.replicas, 5);
@@ -465,6 +471,7 @@ START_TEST(config_parses_and_refuses)
 	ck_assert_int_eq(c.trim, KV_TRIM_OWN);
 	ck_assert_uint_eq(c.resubmit_ms, 20);
 	ck_assert_uint_eq(c.session_clients, 10);
+	ck_assert_uint_eq(c.read_port, 9100);
 	ck_assert_uint_eq(ntohs(c.reply_group.sin_port), 9000);
 	static const char *const bad[] = {"replicas 0\n",
 					  "replicas 101\n",
@@ -474,6 +481,7 @@ START_TEST(config_parses_and_refuses)
 					  "resubmit-ms -1\n",
 					  "session-clients 0\n",
 					  "session-clients many\n",
+					  "read-port 70000\n",
 					  "colour blue\n",
 					  "replicas 3 4\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -499,7 +507,7 @@ int main(void)
 	tcase_add_test(tc, store_copy);
 	tcase_add_test(tc, store_refuses_other_partitions);
 	tcase_add_test(tc, burn_is_deterministic);
-	tcase_add_test(tc, store_replies);
+	tcase_add_test(tc, store_replies_and_local_reads);
 	tcase_add_test(tc, store_snapshot_announcements);
 	tcase_add_test(tc, store_snapshot_round_trip);
 	tcase_add_test(tc, config_parses_and_refuses);
