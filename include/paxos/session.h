@@ -145,10 +145,10 @@ typedef void (*paxos_barrier_fn)(void *arg, int status, paxos_iid iid);
  * in a hole below values the old one had chosen, which the learner has heard of unless every
  * message about them to it was lost. It costs one ordered value, no extra round trip.
  * Completes with PAXOS_E_TIMEOUT after the session's default timeout. Returns PAXOS_OK,
- * PAXOS_E_INVALID (no learner, @p done NULL), PAXOS_E_FULL (too many barriers waiting, or the
- * leader is full) or PAXOS_E_NOMEM; paxos_node_error() says why. paxos_node_free() drops the
- * barriers still waiting without calling them. Every learner of the log must enable sessions:
- * the NOOP value is a session value.
+ * PAXOS_E_INVALID (no learner, @p done NULL, learner-merge), PAXOS_E_FULL (too many barriers
+ * waiting, or the leader is full) or PAXOS_E_NOMEM; paxos_node_error() says why.
+ * paxos_node_free() drops the barriers still waiting without calling them. Every learner of
+ * the log must enable sessions: the NOOP value is a session value.
  */
 PAXOS_API int paxos_node_barrier(struct paxos_node *n, paxos_barrier_fn done, void *arg);
 

@@ -256,12 +256,16 @@ int paxos_node_barrier(struct paxos_node *n, paxos_barrier_fn done, void *arg)
 			       done ? "needs a learner on the node" : "no callback");
 		return PAXOS_E_INVALID;
 	}
+	if (n->cfg.learner_merge) {
+		node_set_error(n, "paxos_node_barrier: sessions do not work with learner-merge");
+		return PAXOS_E_INVALID;
+	}
 	if (!n->sessions.own) {
 		struct paxos_session_options o;
 		paxos_session_options_default(&o);
 		o.window = NODE_BARRIERS;
 		if (!(n->sessions.own = paxos_session_new(n, &o)))
-			return PAXOS_E_NOMEM;
+			return PAXOS_E_NOMEM; /* the rest was checked: memory */
 	}
 	struct node_barrier *b = NULL;
 	for (uint32_t i = 0; i < NODE_BARRIERS && !b; i++)
