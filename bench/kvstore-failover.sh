@@ -5,8 +5,9 @@
 # it never reads the puts submitted there), one kvstore replica (a learner), and kvstore-load
 # with CLIENTS closed-loop clients (default 20) for 6 s, inside a private network namespace.
 # At 2.5 s proposer 1, the leader of partition 1, is killed (kill -9). Prints per partition
-# kvstore-load's slowest put, its puts submitted again after resubmit-ms (resubmits) and on a
-# replica's new-leader notice (told), medians of ROUNDS (default 3) rounds on fresh processes.
+# kvstore-load's slowest put, its puts held back (a full leader or session window) and sent
+# later (resubmits) and those sent again on a replica's new-leader notice (told), medians of
+# ROUNDS (default 3) rounds on fresh processes.
 # BASE_BUILD=DIR runs each round a second time with that build's replica, interleaved (the
 # load client is always BUILD's: it times the puts), to compare before and after a change.
 # HEARTBEAT_TIMEOUT_MS (default 100) and HEARTBEAT_INTERVAL_MS (20) replace paxos.conf's.

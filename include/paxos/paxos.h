@@ -17,6 +17,7 @@
 #include <paxos/metrics.h>
 #include <paxos/node.h>
 #include <paxos/partitions.h>
+#include <paxos/session.h>
 #include <paxos/storage_backends.h>
 #include <paxos/transport.h>
 #include <paxos/types.h>

@@ -165,6 +165,7 @@ void paxos_node_free(struct paxos_node *n)
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
+	node_sessions_free(n);
 	if (n->net.transport)
 		n->net.transport->ops->destroy(n->net.transport);
 	paxos_acceptor_free(n->acceptor.core);

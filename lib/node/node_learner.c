@@ -37,8 +37,11 @@ static void deliver_batch(struct paxos_node *n, paxos_iid iid, const struct paxo
 	struct paxos_value one;
 	paxos_batch_iter_init(&it, v);
 	for (uint32_t position = 0; paxos_batch_next(&it, &one) == 1; position++) {
+		if (n->sessions.table && node_session_value(n, iid, position, &one))
+			continue;
 		c->values_delivered++;
-		n->learner.app.deliver(n->learner.app.deliver_arg, iid, position, &one);
+		if (n->learner.app.deliver)
+			n->learner.app.deliver(n->learner.app.deliver_arg, iid, position, &one);
 	}
 }
 
@@ -50,7 +53,10 @@ static void watch_leadership(struct paxos_node *n, paxos_iid iid, paxos_ballot b
 {
 	bool changed = leadership_changed(&n->learner.app.leadership, ballot);
 	paxos_iid head = paxos_learner_highest_seen(n->learner.core);
-	if (changed && n->learner.app.new_leader && head <= iid + n->cfg.proposer_window)
+	if (!changed || head > iid + n->cfg.proposer_window)
+		return;
+	node_sessions_new_leader(n);
+	if (n->learner.app.new_leader)
 		n->learner.app.new_leader(n->learner.app.new_leader_arg,
 					  n->learner.app.leadership.proposer);
 }
@@ -76,8 +82,9 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 						&n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	if (n->proposer.core && n->membership)
 		node_membership_election(n, iid + 1);
-	if (n->learner.app.deliver)
+	if (n->learner.app.deliver || n->sessions.table)
 		deliver_batch(n, iid, v);
+	node_sessions_instance_end(n, iid);
 	if (n->learner.app.instance_done)
 		n->learner.app.instance_done(n->learner.app.instance_done_arg, iid,
 					     paxos_batch_is_skip(v));

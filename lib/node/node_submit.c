@@ -28,6 +28,7 @@ void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, pa
 		s->hold *= 2; /* what went after the last hold was refused too */
 	if (now + s->hold > s->held_until)
 		s->held_until = now + s->hold;
+	node_sessions_refused(n);
 	if (!s->refused)
 		return;
 	size_t count = r->hashes.len / 8;

@@ -12,6 +12,7 @@
 #include <paxos/epoch.h>
 #include <paxos/proposer.h>
 #include <paxos/serializer.h>
+#include <paxos/session.h>
 #include <paxos/transport.h>
 
 #include "auth_key.h"
@@ -332,6 +333,33 @@ struct node_trims {
 	bool unkeyed_said; /* this node's own trims cannot count: said once */
 };
 
+/* Barriers waiting at once on a node (paxos_node_barrier). */
+#define NODE_BARRIERS 64
+
+/* A read barrier (node_session.c): its NOOP value was seen chosen once chosen is set; it
+ * fires at the end of the instance target. */
+struct node_barrier {
+	struct paxos_node *node;
+	paxos_barrier_fn done; /* NULL: free */
+	void *arg;
+	paxos_iid target;
+	bool chosen;
+};
+
+/* Client sessions (node_session.c): the learner's dedupe table, the session value being
+ * delivered, the sessions submitting on this node and the read barriers. */
+struct node_sessions {
+	struct paxos_session_table *table; /* NULL: sessions not enabled */
+	bool delivering;
+	uint64_t client, seq;
+	paxos_instance_end_fn instance_delivered;
+	void *instance_delivered_arg;
+	struct paxos_session *list;
+	struct paxos_session *own; /* the barriers' */
+	struct node_barrier barriers[NODE_BARRIERS];
+	uint32_t barriers_waiting;
+};
+
 struct paxos_node {
 	/* The loop and its round */
 	struct event_base *base;
@@ -363,6 +391,7 @@ struct paxos_node {
 	struct node_submit submit;
 	struct node_admin admin;
 	struct node_trims trims;
+	struct node_sessions sessions;
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
@@ -601,5 +630,21 @@ void node_membership_count_latest(struct paxos_node *n);
 void node_membership_say_if_removed(struct paxos_node *n, bool at_start);
 /* Writes the history to the node's directories from first_dir on; an error stops the node. */
 int node_membership_keep(struct paxos_node *n, uint32_t first_dir);
+
+/* Sessions (node_session.c). enable: makes the table (any time; the public call refuses once
+ * a learner runs). value: a delivered value of instance iid; false for a plain value, true
+ * for a session value, applied (delivered to the application) or dropped by the table.
+ * instance_end: after each delivered instance (the application's callback, barriers).
+ * new_leader and refused: the sessions send again now, or once the hold ends. free: every
+ * session and the table. submit: paxos_session_submit with flags. */
+int node_sessions_enable(struct paxos_node *n, uint32_t max_clients);
+bool node_session_value(struct paxos_node *n, paxos_iid iid, uint32_t position,
+			const struct paxos_value *v);
+void node_sessions_instance_end(struct paxos_node *n, paxos_iid iid);
+void node_sessions_new_leader(struct paxos_node *n);
+void node_sessions_refused(struct paxos_node *n);
+void node_sessions_free(struct paxos_node *n);
+int node_session_submit(struct paxos_session *s, const void *value, size_t len, uint8_t flags,
+			paxos_session_done_fn done, void *arg, uint64_t *seq);
 
 #endif

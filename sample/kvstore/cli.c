@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kvstore-cli: runs commands against the replicated store. Each command is submitted through
- * the client API (paxos_node_submit) with this client's id and the next sequence number; the
- * first reply for it, from any replica, is its result. A command not answered within
- * resubmit-ms is submitted again with the same number: the replicas apply it once; so is one
- * whose partition the replicas say has a new leader (command.h), at once. With
- * paxos.conf "partitions N", a command goes to the partition of its key (shard.h), through a
- * node for that partition's log; a copy between keys of two partitions is refused here.
+ * kvstore-cli: runs commands against the replicated store. Each command is submitted through a
+ * libpaxos client session (paxos/session.h), which numbers it, sends it again until the
+ * client's own learner sees it chosen (at once when a leader changes) and has the replicas
+ * apply it once; the first reply for it, from any replica, is its result. With paxos.conf
+ * "partitions N", a command goes to the partition of its key (shard.h), through a node (and
+ * session) for that partition's log; a copy between keys of two partitions is refused here.
+ * With --local-reads R, a get goes to replica R alone, which answers from its own table
+ * behind a read barrier (paxos_node_barrier): no command in the log, but it sees every write
+ * chosen before it asked.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -37,12 +40,17 @@ struct cli {
 	struct kv_config kcfg;
 	struct event_base *base;
 	uint32_t partitions;
-	struct paxos_node *nodes[64]; /* per partition, made when first needed */
-	uint32_t partition;           /* the current command's */
-	struct event *reply_ev, *timer;
-	int reply_fd;
-	uint64_t client, seq;
-	int copies;           /* submissions per command (--twice: 2) */
+	struct paxos_node *nodes[64];       /* per partition, made when first needed */
+	struct paxos_session *sessions[64]; /* and its session */
+	uint32_t partition;                 /* the current command's */
+	struct event *reply_ev, *timer, *read_ev;
+	int reply_fd, read_fd;
+	uint64_t client, seq; /* local reads: this client's id and the read's number */
+	uint64_t session_seq; /* the current command's number in its session (0: none yet) */
+	bool chosen;          /* the session saw the current command chosen */
+	paxos_iid chosen_iid; /* in this instance */
+	int local_reads;      /* --local-reads: the replica gets go to; -1: none */
+	bool twice;           /* --twice: every command is sent twice */
 	bool where;           /* --partition-of: print the keys' partitions, submit nothing */
 	double timeout;       /* seconds a command may stay unanswered */
 	struct timespec sent; /* when the current command was first submitted */
@@ -71,37 +79,106 @@ static double since(const struct timespec *t)
 	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-/* The node that submits to partition p; NULL after saying why. */
-static struct paxos_node *node_for(struct cli *c, uint32_t p)
+/* The client's learner sees the log only to complete its session's submissions. */
+static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
-	if (c->nodes[p])
-		return c->nodes[p];
-	char err[512];
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* The session that submits to partition p, on a node with a learner that starts at the
+ * current instance (it need not replay the log); NULL after saying why. */
+static struct paxos_session *session_for(struct cli *c, uint32_t p)
+{
+	if (c->sessions[p])
+		return c->sessions[p];
+	char err[512] = "out of memory";
 	struct paxos_config *part = paxos_config_new();
-	if (part && paxos_config_partition(c->pcfg, p, part) == PAXOS_OK)
+	if (part && paxos_config_partition(c->pcfg, p, part) == PAXOS_OK &&
+	    paxos_config_set(part, "learner-start", "current", err, sizeof(err)) == PAXOS_OK)
 		c->nodes[p] = paxos_node_new(c->base, part, err, sizeof(err));
-	else
-		snprintf(err, sizeof(err), "out of memory");
 	paxos_config_free(part);
-	if (!c->nodes[p])
+	struct paxos_session_options o;
+	paxos_session_options_default(&o);
+	o.window = 4; /* one command at a time, and those its learner has not seen chosen yet */
+	o.resubmit_ms = c->kcfg.resubmit_ms;
+	o.timeout_ms = (uint32_t)(c->timeout * 1000);
+	if (c->nodes[p] && (paxos_node_add_learner(c->nodes[p], ignore_value, NULL) != PAXOS_OK ||
+			    !(c->sessions[p] = paxos_session_new(c->nodes[p], &o))))
+		snprintf(err, sizeof(err), "%s", paxos_node_error(c->nodes[p]));
+	if (!c->sessions[p])
 		fprintf(stderr, PROGRAM ": partition %u: %s\n", p, err);
-	return c->nodes[p];
+	return c->sessions[p];
+}
+
+static void arm(struct cli *c, uint32_t ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_add(c->timer, &tv);
+}
+
+/* The session's word on the current command: chosen (its reply follows), or not within the
+ * timeout. */
+static void on_done(void *arg, uint64_t seq, int status, paxos_iid iid)
+{
+	struct cli *c = arg;
+	if (!c->cmd_len || seq != c->session_seq)
+		return;
+	if (status != PAXOS_OK) {
+		fprintf(stderr, PROGRAM ": no reply within %.1f s: are the replicas running?\n",
+			c->timeout);
+		c->cmd_len = 0;
+		finish(c, EXIT_TIMEOUT);
+		return;
+	}
+	c->chosen = true;
+	c->chosen_iid = iid;
+}
+
+/* A get with --local-reads: to the replica's read port, again each resubmit-ms. */
+static void send_local_read(struct cli *c)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_addr = kv_multicast_interface(c->pcfg),
+				 .sin_port = htons((uint16_t)(c->kcfg.read_port + c->local_reads +
+							      c->kcfg.replicas * c->partition))};
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	if (sendto(c->read_fd, c->cmd, c->cmd_len, 0, (const struct sockaddr *)&to, sizeof(to)) < 0)
+		fprintf(stderr, PROGRAM ": local read: %s\n", strerror(errno));
+	arm(c, c->kcfg.resubmit_ms);
 }
 
 static void submit(struct cli *c)
 {
-	struct paxos_node *n = node_for(c, c->partition);
-	if (!n) {
+	if (c->local_reads >= 0 && c->op == KV_GET) {
+		send_local_read(c);
+		return;
+	}
+	struct paxos_session *s = session_for(c, c->partition);
+	if (!s) {
 		c->cmd_len = 0; /* nothing in flight: main does not wait */
 		finish(c, 1);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	for (int i = 0; i < c->copies; i++)
-		if (paxos_node_submit(n, c->cmd, c->cmd_len) != PAXOS_OK)
-			fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(n));
-	struct timeval tv = {c->kcfg.resubmit_ms / 1000, (c->kcfg.resubmit_ms % 1000) * 1000};
-	event_add(c->timer, &tv);
+	c->chosen = false;
+	int rc = paxos_session_submit(s, c->cmd, c->cmd_len, on_done, c, &c->session_seq);
+	if (rc == PAXOS_E_FULL) {
+		c->session_seq = 0;
+		arm(c, 10); /* the leader is full: again shortly */
+		return;
+	}
+	if (rc != PAXOS_OK) {
+		fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(c->nodes[c->partition]));
+		c->cmd_len = 0;
+		finish(c, 1);
+		return;
+	}
+	if (c->twice)
+		paxos_session_resend(s);
+	arm(c, c->kcfg.resubmit_ms);
 }
 
 /* Encodes "op key [value [value]]" as the next command; 0, or -1 after saying why. */
@@ -192,6 +269,7 @@ static void next_command(struct cli *c)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &c->sent);
+	c->session_seq = 0;
 	submit(c);
 }
 
@@ -214,20 +292,26 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	struct cli *c = arg;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 	ssize_t n;
+	bool local = fd == c->read_fd;
 	while ((n = recv(fd, buf, sizeof(buf), 0)) >= 0) {
 		struct kv_reply r;
 		if (kv_reply_decode(buf, (size_t)n, &r) != 0)
 			continue;
-		/* The current command's partition has a new leader, which may lack it. */
+		struct paxos_session *s = c->sessions[c->partition];
+		/* The current command's partition has a new leader, which may lack it: the
+		 * session sends it again (its learner may see the change later). */
 		if (r.status == KV_NEW_LEADER) {
-			if (c->cmd_len && r.seq == c->partition &&
+			if (c->cmd_len && c->session_seq && s && r.seq == c->partition &&
 			    since(&c->last) >= KV_NOTICE_GUARD_S)
-				submit(c);
+				paxos_session_resend(s);
 			continue;
 		}
-		/* Every client on the host hears every reply: keep ours, for the current command.
-		 */
-		if (r.client != c->client || r.seq != c->seq || !c->cmd_len)
+		/* Every client on the host hears every reply: keep ours, for the current command
+		 * (a local read's names this client and the read; a command's, its session). */
+		bool ours = local ? r.client == c->client && r.seq == c->seq
+				  : s && c->session_seq && r.client == paxos_session_client(s) &&
+					r.seq == c->session_seq;
+		if (!ours || !c->cmd_len)
 			continue;
 		c->cmd_len = 0;
 		event_del(c->timer);
@@ -243,13 +327,29 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct cli *c = arg;
+	if (!c->cmd_len)
+		return;
 	if (since(&c->sent) >= c->timeout) {
-		fprintf(stderr, PROGRAM ": no reply within %.1f s: are the replicas running?\n",
-			c->timeout);
+		if (c->chosen)
+			fprintf(stderr,
+				PROGRAM ": chosen in instance %llu, but no replica's reply came "
+					"within %.1f s\n",
+				(unsigned long long)c->chosen_iid, c->timeout);
+		else
+			fprintf(stderr,
+				PROGRAM ": no reply within %.1f s: are the replicas running?\n",
+				c->timeout);
 		finish(c, EXIT_TIMEOUT);
 		return;
 	}
-	submit(c); /* same client id and sequence number: applied at most once */
+	if (c->local_reads >= 0 && c->op == KV_GET)
+		send_local_read(c); /* a read changes nothing: asked again */
+	else if (c->chosen && c->op == KV_GET)
+		submit(c); /* its replies were lost: a get may run again, as a new command */
+	else if (!c->session_seq)
+		submit(c); /* refused as the leader was full: now */
+	else
+		arm(c, c->kcfg.resubmit_ms); /* the session sends it again itself */
 }
 
 static void usage(FILE *out)
@@ -270,6 +370,9 @@ static void usage(FILE *out)
 	    "                       order, each after the previous one's reply\n"
 	    "      --timeout SEC    give up on a command unanswered this long (default 10)\n"
 	    "      --twice          submit every command twice (shows exactly-once)\n"
+	    "      --local-reads R  send each get to replica R, which answers from its own\n"
+	    "                       table behind a read barrier (sees every write chosen\n"
+	    "                       before it), not through the log\n"
 	    "      --partition-of KEY...  print the partition of each KEY, one a line, and\n"
 	    "                       exit (nothing is submitted)\n"
 	    "  -h, --help           this text\n"
@@ -286,19 +389,16 @@ static void print_version(void)
 
 static int parse_args(struct cli *c, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"kvstore", required_argument, NULL, 'k'},
-						{"file", required_argument, NULL, 'f'},
-						{"timeout", required_argument, NULL, 'T'},
-						{"twice", no_argument, NULL, '2'},
-						{"partition-of", no_argument, NULL, 'W'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'}, {"kvstore", required_argument, NULL, 'k'},
+	    {"file", required_argument, NULL, 'f'},   {"timeout", required_argument, NULL, 'T'},
+	    {"twice", no_argument, NULL, '2'},        {"local-reads", required_argument, NULL, 'L'},
+	    {"partition-of", no_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	const char *pconf = NULL, *kconf = NULL, *file = NULL;
 	char err[512], *end;
 	int opt;
-	c->copies = 1;
+	c->local_reads = -1;
 	c->timeout = 10;
 	/* '+': options end at the command, so values may start with '-'. */
 	while ((opt = getopt_long(argc, argv, "+c:k:f:h", options, NULL)) != -1) {
@@ -309,8 +409,15 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		else if (opt == 'f')
 			file = optarg;
 		else if (opt == '2')
-			c->copies = 2;
-		else if (opt == 'W')
+			c->twice = true;
+		else if (opt == 'L') {
+			long r = strtol(optarg, &end, 10);
+			if (end == optarg || *end || r < 0 || r > 99) {
+				fprintf(stderr, PROGRAM ": --local-reads wants a replica id\n");
+				return -1;
+			}
+			c->local_reads = (int)r;
+		} else if (opt == 'W')
 			c->where = true;
 		else if (opt == 'T') {
 			c->timeout = strtod(optarg, &end);
@@ -397,18 +504,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROGRAM ": reply group: %s\n", err);
 		return 1;
 	}
+	/* A reply lost once the command was chosen is not sent again: room for bursts. */
+	int rcvbuf = 4 << 20;
+	setsockopt(c.reply_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	c.reply_ev = event_new(c.base, c.reply_fd, EV_READ | EV_PERSIST, on_reply, &c);
 	c.timer = event_new(c.base, -1, 0, on_timer, &c);
 	if (!c.reply_ev || !c.timer || event_add(c.reply_ev, NULL) != 0)
+		return 1;
+	/* Local reads are answered to the socket they came from. */
+	c.read_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	c.read_ev = c.read_fd >= 0
+			? event_new(c.base, c.read_fd, EV_READ | EV_PERSIST, on_reply, &c)
+			: NULL;
+	if (!c.read_ev || event_add(c.read_ev, NULL) != 0)
 		return 1;
 	next_command(&c);
 	if (c.cmd_len)
 		event_base_dispatch(c.base);
 	event_free(c.reply_ev);
+	event_free(c.read_ev);
 	event_free(c.timer);
 	close(c.reply_fd);
+	close(c.read_fd);
 	for (uint32_t p = 0; p < c.partitions; p++)
-		paxos_node_free(c.nodes[p]); /* sends what is still buffered */
+		paxos_node_free(c.nodes[p]); /* its session too; sends what is still buffered */
 	event_base_free(c.base);
 	paxos_config_free(c.pcfg);
 	if (c.script && c.script != stdin)

@@ -17,7 +17,8 @@ void kv_config_defaults(struct kv_config *c)
 	c->snapshot_every = 1000;
 	c->trim = KV_TRIM_ALL;
 	c->resubmit_ms = 500;
-	c->client_expiry = 1000000;
+	c->session_clients = 4096;
+	c->read_port = 7110;
 }
 
 static int parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
@@ -66,10 +67,17 @@ static const char *parse_line(struct kv_config *c, const char *key, const char *
 		return parse_u32(value, 1, 600000, &c->resubmit_ms)
 			   ? "resubmit-ms must be 1..600000"
 			   : NULL;
-	if (strcmp(key, "client-expiry") == 0)
-		return parse_u32(value, 0, 4000000000u, &c->client_expiry)
-			   ? "client-expiry must be 0..4000000000"
+	if (strcmp(key, "session-clients") == 0)
+		return parse_u32(value, 1, 1u << 24, &c->session_clients)
+			   ? "session-clients must be 1..16777216"
 			   : NULL;
+	if (strcmp(key, "read-port") == 0) {
+		uint32_t port;
+		if (parse_u32(value, 1, 65535, &port))
+			return "read-port must be 1..65535";
+		c->read_port = (uint16_t)port;
+		return NULL;
+	}
 	if (strcmp(key, "trim") == 0) {
 		static const char *const names[] = {"all", "own", "off"};
 		for (int i = 0; i < 3; i++)

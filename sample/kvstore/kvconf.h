@@ -19,8 +19,10 @@ struct kv_config {
 	uint32_t replicas;              /* replica ids 0..replicas-1 */
 	uint32_t snapshot_every;        /* commands applied between snapshots; 0: none */
 	enum kv_trim trim;
-	uint32_t resubmit_ms;   /* clients resubmit a command unanswered this long */
-	uint32_t client_expiry; /* instances a client's last command is remembered; 0: always */
+	uint32_t resubmit_ms;     /* clients' sessions resubmit a command unseen this long */
+	uint32_t session_clients; /* clients the replicas' session tables keep */
+	uint16_t read_port;       /* replica i of partition p serves local reads here + i +
+				     replicas * p, on the multicast interface's address */
 };
 
 void kv_config_defaults(struct kv_config *c);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kvstore-load: a benchmark aid. Many closed-loop clients in one process, each with its own
- * client id and one put in flight, submitted to its key's partition; a client submits its
- * next put when the reply to the last one came. One process and one reply socket hear every
- * reply once, where as many kvstore-cli processes would each hear all of them. A put goes again
- * after resubmit-ms, or at once when the replicas say its partition has a new leader. Prints
- * the puts answered and their rate, in all and per partition, the puts submitted again (on a
- * timeout: resubmits; on a notice: told), and each partition's slowest put.
+ * kvstore-load: a benchmark aid. Many closed-loop clients in one process, each with one put in
+ * flight, submitted to its key's partition through a libpaxos session of its own there
+ * (paxos/session.h); a client submits its next put when the reply to the last one came. One
+ * process and one reply socket hear every reply once, where as many kvstore-cli processes
+ * would each hear all of them. The session sends a put again until the process's learner sees
+ * it chosen, at once on a leader change (the replicas' notice too). At the end no new put is
+ * submitted until every submission completed (10 s at most). Prints the puts answered and
+ * their rate, in all and per partition, the puts sent again on a notice (told), each
+ * partition's slowest put, then the submissions, their completions (chosen or timed out) and
+ * any completed twice or out of order: each must complete once.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +36,15 @@
 #define MAX_COMMAND 2048
 
 struct client {
-	uint64_t seq;
+	uint64_t seq;       /* puts made, for the keys */
+	uint64_t put_seq;   /* the put in flight: its number in its partition's session */
 	uint32_t partition; /* of the put in flight */
-	double first;       /* when it was first submitted */
-	double sent;        /* when it was last submitted */
+	bool waiting;       /* a put is in flight (not answered) */
+	bool held;          /* its submission was refused (the leader is full): again at a tick */
+	struct paxos_session **sessions; /* per partition, made when first needed */
+	uint64_t *completed;             /* per partition: the last sequence number completed */
+	double first;                    /* when it was first submitted */
+	double sent;                     /* when it was last submitted */
 	size_t len;
 	uint8_t cmd[MAX_COMMAND];
 };
@@ -49,10 +58,13 @@ struct load {
 	struct client *clients;
 	uint32_t nclients, size, keys;
 	uint64_t first_id; /* client i has id first_id + i */
-	double seconds, start;
+	double seconds, start, end;
 	uint64_t done, resubmits, per_partition[64];
-	uint64_t told;         /* puts submitted again on a new-leader notice */
-	double slowest_ms[64]; /* per partition, the longest a put waited for its answer */
+	uint64_t submitted, completed, timed_out, twice; /* sessions' submissions, completions */
+	bool draining;
+	uint64_t told;              /* puts submitted again on a new-leader notice */
+	double slowest_ms[64];      /* per partition, the longest a put waited for its answer */
+	struct done_arg *done_args; /* per client and partition */
 	char value[MAX_COMMAND];
 };
 
@@ -63,13 +75,66 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void submit(struct load *l, struct client *c)
+/* Client ids: first_id + 64 * client + partition, one session each. */
+static void on_done(void *arg, uint64_t seq, int status, paxos_iid iid);
+
+struct done_arg {
+	struct load *l;
+	uint32_t client, partition;
+};
+
+static struct paxos_session *session_of(struct load *l, uint32_t i, uint32_t p)
 {
+	struct client *c = &l->clients[i];
+	if (c->sessions[p])
+		return c->sessions[p];
+	struct paxos_session_options o;
+	paxos_session_options_default(&o);
+	o.client = l->first_id + 64 * (uint64_t)i + p;
+	o.window = 4; /* the next put may go before the learner saw the last one chosen */
+	o.resubmit_ms = l->kcfg.resubmit_ms;
+	c->sessions[p] = paxos_session_new(l->nodes[p], &o);
+	if (!c->sessions[p])
+		fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(l->nodes[p]));
+	return c->sessions[p];
+}
+
+static void submit(struct load *l, uint32_t i)
+{
+	struct client *c = &l->clients[i];
+	struct paxos_session *s = session_of(l, i, c->partition);
 	c->sent = now();
-	int rc = paxos_node_submit(l->nodes[c->partition], c->cmd, c->len);
-	/* A full leader (PAXOS_E_FULL): the put goes again after resubmit-ms, as a lost one. */
-	if (rc != PAXOS_OK && rc != PAXOS_E_FULL)
+	c->held = false;
+	if (!s)
+		return;
+	int rc = paxos_session_submit(s, c->cmd, c->len, on_done,
+				      &l->done_args[(size_t)i * l->partitions + c->partition],
+				      &c->put_seq);
+	if (rc == PAXOS_OK) {
+		l->submitted++;
+		return;
+	}
+	/* A full leader or window (PAXOS_E_FULL): again at the next tick. */
+	c->held = true;
+	if (rc != PAXOS_E_FULL)
 		fprintf(stderr, PROGRAM ": %s\n", paxos_node_error(l->nodes[c->partition]));
+}
+
+static void on_done(void *arg, uint64_t seq, int status, paxos_iid iid)
+{
+	(void)iid;
+	struct done_arg *d = arg;
+	struct load *l = d->l;
+	uint64_t *last = &l->clients[d->client].completed[d->partition];
+	if (seq != *last + 1)
+		l->twice++; /* completed twice, or out of order: never */
+	if (seq > *last)
+		*last = seq;
+	l->completed++;
+	if (status != PAXOS_OK)
+		l->timed_out++;
+	if (l->draining && l->completed >= l->submitted)
+		event_base_loopbreak(l->base);
 }
 
 /* Client i's next put: one of its `keys` keys, in turn. */
@@ -79,12 +144,13 @@ static void next(struct load *l, uint32_t i)
 	char key[48];
 	int klen =
 	    snprintf(key, sizeof(key), "k%u-%llu", i, (unsigned long long)(c->seq % l->keys));
-	struct kv_command cmd = {.op = KV_PUT, .client = l->first_id + i, .seq = ++c->seq};
+	struct kv_command cmd = {.op = KV_PUT, .seq = ++c->seq}; /* the session names it */
 	cmd.arg[0] = (struct kv_bytes){(const uint8_t *)key, (uint16_t)klen};
 	cmd.arg[1] = (struct kv_bytes){(const uint8_t *)l->value, (uint16_t)l->size};
 	c->partition = kv_key_partition(cmd.arg[0].data, cmd.arg[0].len, l->partitions);
 	c->len = kv_command_encode(&cmd, c->cmd, sizeof(c->cmd));
-	submit(l, c);
+	c->waiting = true;
+	submit(l, i);
 	c->first = c->sent;
 }
 
@@ -95,9 +161,11 @@ static void resubmit_partition(struct load *l, uint64_t p)
 	double t = now();
 	for (uint32_t i = 0; i < l->nclients; i++) {
 		struct client *c = &l->clients[i];
-		if (c->partition == p && t - c->sent >= KV_NOTICE_GUARD_S) {
+		if (c->partition == p && c->sessions[p] && t - c->sent >= KV_NOTICE_GUARD_S &&
+		    paxos_session_in_flight(c->sessions[p])) {
 			l->told++;
-			submit(l, c);
+			c->sent = t;
+			paxos_session_resend(c->sessions[p]);
 		}
 	}
 }
@@ -116,12 +184,14 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 			resubmit_partition(l, r.seq);
 			continue;
 		}
-		if (r.client - l->first_id >= l->nclients)
+		if (r.client - l->first_id >= 64 * (uint64_t)l->nclients)
 			continue;
-		uint32_t i = (uint32_t)(r.client - l->first_id);
+		uint32_t i = (uint32_t)((r.client - l->first_id) / 64);
 		struct client *c = &l->clients[i];
-		if (r.seq != c->seq)
+		if (!c->waiting || c->held || (r.client - l->first_id) % 64 != c->partition ||
+		    r.seq != c->put_seq)
 			continue; /* another replica's answer to a put already answered */
+		c->waiting = false;
 		if (r.status != KV_OK)
 			fprintf(stderr, PROGRAM ": client %u: %s\n", i, kv_status_name(r.status));
 		l->done++;
@@ -129,7 +199,8 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 		double waited_ms = (now() - c->first) * 1e3;
 		if (waited_ms > l->slowest_ms[c->partition])
 			l->slowest_ms[c->partition] = waited_ms;
-		next(l, i);
+		if (!l->draining)
+			next(l, i);
 	}
 }
 
@@ -139,15 +210,31 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct load *l = arg;
 	double t = now();
-	if (t - l->start >= l->seconds) {
+	if (!l->draining && t - l->start >= l->seconds) {
+		l->draining = true; /* no new put; the submissions made complete */
+		l->end = t;
+	}
+	if (l->draining && (l->completed >= l->submitted || t - l->end >= 10)) {
 		event_base_loopbreak(l->base);
 		return;
 	}
 	for (uint32_t i = 0; i < l->nclients; i++)
-		if (t - l->clients[i].sent >= l->kcfg.resubmit_ms / 1000.0) {
+		if (l->clients[i].held && !l->draining) {
 			l->resubmits++;
-			submit(l, &l->clients[i]);
+			submit(l, i);
 		}
+}
+
+/* SIGTERM or SIGINT: the end, as if the seconds were over. */
+static void on_stop(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct load *l = arg;
+	if (!l->draining) {
+		l->draining = true;
+		l->end = now();
+	}
 }
 
 static int parse_u32(const char *what, const char *text, uint32_t min, uint32_t max, uint32_t *out)
@@ -170,8 +257,10 @@ static void usage(FILE *out)
 		"[--size B] [--keys K]\n"
 		"Benchmark aid: N closed-loop clients (default 64), each with one put of a B-byte\n"
 		"value (default 16) in flight on one of its K keys (default 16), for S seconds\n"
-		"(default 5). Prints: clients, seconds, puts answered, puts/s, resubmissions, and\n"
-		"the puts answered per partition.\n");
+		"(default 5; SIGTERM ends them early). Prints: clients, seconds, puts answered, "
+		"puts/s, puts held back by\n"
+		"a full leader and submitted again, the puts answered per partition, and the\n"
+		"sessions' submissions and completions.\n");
 }
 
 static int parse_args(struct load *l, int argc, char **argv)
@@ -237,19 +326,45 @@ static int parse_args(struct load *l, int argc, char **argv)
 	return 0;
 }
 
+/* The learner sees the log only to complete the sessions' submissions. */
+static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+/* A node per partition, with a learner that starts at the current instance. */
 static int open_nodes(struct load *l)
 {
-	char err[512];
+	char err[512] = "out of memory";
 	struct paxos_config *part = paxos_config_new();
 	int rc = part ? 0 : -1;
 	for (uint32_t p = 0; rc == 0 && p < l->partitions; p++) {
 		if (paxos_config_partition(l->pcfg, p, part) != PAXOS_OK ||
+		    paxos_config_set(part, "learner-start", "current", err, sizeof(err)) !=
+			PAXOS_OK ||
 		    !(l->nodes[p] = paxos_node_new(l->base, part, err, sizeof(err)))) {
 			fprintf(stderr, PROGRAM ": partition %u: %s\n", p, err);
+			rc = -1;
+		} else if (paxos_node_add_learner(l->nodes[p], ignore_value, NULL) != PAXOS_OK) {
+			fprintf(stderr, PROGRAM ": partition %u: %s\n", p,
+				paxos_node_error(l->nodes[p]));
 			rc = -1;
 		}
 	}
 	paxos_config_free(part);
+	for (uint32_t i = 0; rc == 0 && i < l->nclients; i++) {
+		struct client *c = &l->clients[i];
+		c->sessions = calloc(l->partitions, sizeof(*c->sessions));
+		c->completed = calloc(l->partitions, sizeof(*c->completed));
+		if (!c->sessions || !c->completed)
+			rc = -1;
+		for (uint32_t p = 0; rc == 0 && p < l->partitions; p++)
+			l->done_args[(size_t)i * l->partitions + p] =
+			    (struct done_arg){.l = l, .client = i, .partition = p};
+	}
 	return rc;
 }
 
@@ -264,9 +379,10 @@ int main(int argc, char **argv)
 		l.first_id = (uint64_t)getpid() << 32;
 	l.first_id &= ~(1ull << 63); /* no wrap past the last client */
 	l.clients = calloc(l.nclients, sizeof(*l.clients));
+	l.done_args = calloc((size_t)l.nclients * l.partitions, sizeof(*l.done_args));
 	l.base = event_base_new();
 	paxos_set_log(paxos_log_stderr, NULL);
-	if (!l.clients || !l.base || open_nodes(&l) != 0)
+	if (!l.clients || !l.done_args || !l.base || open_nodes(&l) != 0)
 		return 1;
 	int fd =
 	    kv_net_receiver(&l.kcfg.reply_group, kv_multicast_interface(l.pcfg), err, sizeof(err));
@@ -278,14 +394,18 @@ int main(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	struct event *reply_ev = event_new(l.base, fd, EV_READ | EV_PERSIST, on_reply, &l);
 	struct event *tick = event_new(l.base, -1, EV_PERSIST, on_tick, &l);
+	struct event *term = evsignal_new(l.base, SIGTERM, on_stop, &l);
+	struct event *intr = evsignal_new(l.base, SIGINT, on_stop, &l);
 	struct timeval every = {0, 100000};
-	if (!reply_ev || !tick || event_add(reply_ev, NULL) != 0 || event_add(tick, &every) != 0)
+	if (!reply_ev || !tick || !term || !intr || event_add(reply_ev, NULL) != 0 ||
+	    event_add(tick, &every) != 0 || event_add(term, NULL) != 0 ||
+	    event_add(intr, NULL) != 0)
 		return 1;
 	l.start = now();
 	for (uint32_t i = 0; i < l.nclients; i++)
 		next(&l, i);
 	event_base_dispatch(l.base);
-	double elapsed = now() - l.start;
+	double elapsed = (l.end ? l.end : now()) - l.start;
 	printf("clients %u seconds %.2f puts %llu per_s %.0f resubmits %llu told %llu", l.nclients,
 	       elapsed, (unsigned long long)l.done, (double)l.done / elapsed,
 	       (unsigned long long)l.resubmits, (unsigned long long)l.told);
@@ -293,14 +413,23 @@ int main(int argc, char **argv)
 		printf(" partition%u %llu", p, (unsigned long long)l.per_partition[p]);
 	for (uint32_t p = 0; p < l.partitions; p++)
 		printf(" slowest_ms%u %.1f", p, l.slowest_ms[p]);
-	printf("\n");
+	printf(" submitted %llu completed %llu timed_out %llu completed_twice %llu\n",
+	       (unsigned long long)l.submitted, (unsigned long long)l.completed,
+	       (unsigned long long)l.timed_out, (unsigned long long)l.twice);
 	event_free(reply_ev);
 	event_free(tick);
+	event_free(term);
+	event_free(intr);
 	close(fd);
 	for (uint32_t p = 0; p < l.partitions; p++)
-		paxos_node_free(l.nodes[p]);
+		paxos_node_free(l.nodes[p]); /* and the sessions on it */
 	event_base_free(l.base);
 	paxos_config_free(l.pcfg);
+	for (uint32_t i = 0; i < l.nclients; i++) {
+		free(l.clients[i].sessions);
+		free(l.clients[i].completed);
+	}
+	free(l.done_args);
 	free(l.clients);
 	return l.done ? 0 : 1;
 }

@@ -5,7 +5,11 @@
  * libevent loop and libpaxos node for that partition's log (a learner, and with --acceptor and
  * --proposer the acceptor and proposer with this id), its own store shard and snapshots. Each
  * applies its partition's delivered commands in instance order, multicasts each result on the
- * reply group, takes snapshots and tells its acceptors how far they may trim. The main thread
+ * reply group, takes snapshots and tells its acceptors how far they may trim. The clients
+ * submit through libpaxos sessions: the node applies each (client, sequence number) once and
+ * in order, its session table goes into every snapshot. With --local-reads (kvstore-cli) a
+ * replica answers a get from its own table behind a read barrier (paxos_node_barrier), on
+ * its read port (kvstore.conf read-port). The main thread
  * only waits for signals and passes them on. With one partition this is one such thread and
  * the files are those of an unpartitioned store.
  */
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +41,20 @@
 #define PROGRAM "kvstore-replica"
 
 struct replica;
+struct shard;
+
+/* Local reads waiting for their barrier: at most as many as the node's barriers. */
+#define READS_WAITING 64
+
+/* A get to answer from the local table once the barrier passed. */
+struct local_read {
+	struct shard *s;
+	bool used;
+	struct sockaddr_in from;
+	uint64_t client, seq;
+	uint16_t key_len;
+	uint8_t key[KV_MAX_FIELD];
+};
 
 /* One partition of the store: everything here belongs to its thread. */
 struct shard {
@@ -47,8 +66,8 @@ struct shard {
 	struct event_base *base;
 	struct paxos_node *node;
 	struct kv_store *store;
-	struct event *timer, *control_ev;
-	int reply_fd;
+	struct event *timer, *control_ev, *read_ev;
+	int reply_fd, read_fd;
 	int control[2]; /* the main thread writes 'd' (dump) or 's' (stop) */
 	pthread_t thread;
 	bool started;            /* thread is running (or ran): join it */
@@ -57,11 +76,17 @@ struct shard {
 	paxos_iid trim_iid;      /* the highest trim this shard asked for */
 	uint64_t since_snapshot; /* commands applied since */
 	uint64_t ignored;        /* delivered values that are not kvstore commands */
+	uint64_t plain_commands; /* client commands not sent through a session: ignored */
+	uint64_t reads;          /* local reads answered */
 	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
 	/* The configuration history the loaded snapshot carried (paxos_membership_encode), given
 	 * to the node before its roles; NULL: none. */
 	uint8_t *membership;
 	size_t membership_len;
+	/* The session table the loaded snapshot carried (paxos_session_table_export). */
+	uint8_t *sessions;
+	size_t sessions_len;
+	struct local_read *reads_waiting; /* READS_WAITING of them */
 	int exit_code;
 	uint8_t buf[KV_REPLY_HEADER + KV_MAX_FIELD];
 };
@@ -126,11 +151,19 @@ static void snapshot(struct shard *s)
 	const struct paxos_membership *m = paxos_node_membership(s->node);
 	uint8_t history[PAXOS_MEMBERSHIP_ENCODED_MAX];
 	size_t history_len = m ? paxos_membership_encode(m, history, sizeof(history)) : 0;
-	if (kv_store_save(s->store, s->dir, s->last_iid, history, history_len, err, sizeof(err)) !=
-	    0) {
-		fprintf(stderr, "%s: snapshot failed: %s\n", s->name, err);
+	/* The session table as of the end of last_iid, with the state it guards. */
+	const struct paxos_session_table *t = paxos_node_session_table(s->node);
+	size_t table_len = paxos_session_table_export_size(t);
+	uint8_t *table = malloc(table_len);
+	if (!table || paxos_session_table_export(t, table, table_len, &table_len) != PAXOS_OK ||
+	    kv_store_save(s->store, s->dir, s->last_iid, history, history_len, table, table_len,
+			  err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: snapshot failed: %s\n", s->name,
+			table ? err : "out of memory");
+		free(table);
 		return;
 	}
+	free(table);
 	s->snapshot_iid = s->last_iid;
 	s->since_snapshot = 0;
 	fprintf(stderr, "%s: snapshot at instance %llu (%zu keys, %llu commands)\n", s->name,
@@ -169,16 +202,17 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 	struct shard *s = arg;
 	if (s->exit_code)
 		return;
-	/* A new instance: the previous one is complete, so a snapshot can cover it. */
-	if (iid != s->last_iid) {
-		if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
-			snapshot(s);
-		s->last_iid = iid;
-	}
 	struct kv_command c;
 	struct kv_reply reply;
 	if (kv_command_decode(v->data, v->len, &c) != 0) {
 		s->ignored++; /* not ours (or an empty value): every replica skips it alike */
+		return;
+	}
+	/* A client command comes through a session, which names its client and sequence number
+	 * and has been applied once; a snapshot announcement is a replica's plain value. */
+	bool session = paxos_node_delivery_session(s->node, &c.client, &c.seq);
+	if (session == (c.op == KV_SNAPSHOT)) {
+		s->plain_commands++;
 		return;
 	}
 	switch (kv_store_apply(s->store, &c, iid, &reply)) {
@@ -188,13 +222,9 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 		s->since_snapshot++;
 		send_reply(s, &reply);
 		break;
-	case KV_DUPLICATE:
-		send_reply(s, &reply);
-		break;
 	case KV_ANNOUNCED:
 		trim(s);
 		break;
-	case KV_STALE:
 	case KV_INVALID:
 		break;
 	case KV_NOMEM:
@@ -203,6 +233,95 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 		stop(s, 1);
 		break;
 	}
+}
+
+/* The end of an instance: the store and the session table are as of its end, so a snapshot
+ * taken now covers it. */
+static void instance_end(void *arg, paxos_iid iid)
+{
+	struct shard *s = arg;
+	if (s->exit_code)
+		return;
+	s->last_iid = iid;
+	if (s->r->kcfg.snapshot_every && s->since_snapshot >= s->r->kcfg.snapshot_every)
+		snapshot(s);
+}
+
+/* The barrier of a local read passed: every command chosen before the read came is applied
+ * here, so the local table answers as the log would. */
+static void read_ready(void *arg, int status, paxos_iid iid)
+{
+	struct local_read *q = arg;
+	struct shard *s = q->s;
+	q->used = false;
+	if (status != PAXOS_OK)
+		return; /* the client asks again */
+	struct kv_bytes key = {q->key, q->key_len}, value = {NULL, 0};
+	int found = kv_store_get(s->store, &key, &value);
+	struct kv_reply r = {.status = found > 0    ? KV_OK
+				       : found == 0 ? KV_NOT_FOUND
+						    : KV_WRONG_PARTITION,
+			     .client = q->client,
+			     .seq = q->seq,
+			     .iid = iid,
+			     .replica = s->r->id,
+			     .value = value};
+	size_t len = kv_reply_encode(&r, s->buf, sizeof(s->buf));
+	if (len)
+		sendto(s->read_fd, s->buf, len, 0, (const struct sockaddr *)&q->from,
+		       sizeof(q->from));
+	s->reads++;
+}
+
+/* A get on the read port: answered behind a barrier. */
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct shard *s = arg;
+	uint8_t buf[KV_COMMAND_HEADER + 2 + KV_MAX_FIELD];
+	struct sockaddr_in from;
+	socklen_t from_len = sizeof(from);
+	ssize_t n;
+	while ((n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &from_len)) >= 0) {
+		struct kv_command c;
+		if (kv_command_decode(buf, (size_t)n, &c) != 0 || c.op != KV_GET)
+			continue;
+		struct local_read *q = NULL;
+		for (int i = 0; i < READS_WAITING && !q; i++)
+			if (!s->reads_waiting[i].used)
+				q = &s->reads_waiting[i];
+		if (!q)
+			continue; /* busy: the client asks again */
+		*q = (struct local_read){.s = s,
+					 .used = true,
+					 .from = from,
+					 .client = c.client,
+					 .seq = c.seq,
+					 .key_len = c.arg[0].len};
+		memcpy(q->key, c.arg[0].data, c.arg[0].len);
+		if (paxos_node_barrier(s->node, read_ready, q) != PAXOS_OK)
+			q->used = false;
+		from_len = sizeof(from);
+	}
+}
+
+/* The read port of this shard (kvstore.conf read-port); -1 after saying why. */
+static int open_reads(struct shard *s)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr = kv_multicast_interface(s->pcfg),
+				.sin_port = htons((uint16_t)(s->r->kcfg.read_port + s->r->id +
+							     s->r->kcfg.replicas * s->partition))};
+	s->reads_waiting = calloc(READS_WAITING, sizeof(*s->reads_waiting));
+	s->read_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!s->reads_waiting || s->read_fd < 0 ||
+	    bind(s->read_fd, (const struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "%s: read port %s:%u: %s\n", s->name, inet_ntoa(a.sin_addr),
+			(unsigned)ntohs(a.sin_port), strerror(errno));
+		return -1;
+	}
+	s->read_ev = event_new(s->base, s->read_fd, EV_READ | EV_PERSIST, on_read, s);
+	return s->read_ev && event_add(s->read_ev, NULL) == 0 ? 0 : -1;
 }
 
 /* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
@@ -239,7 +358,11 @@ static void dump(struct shard *s)
 	FILE *f = fopen(tmp, "w");
 	int rc = !f;
 	if (f) {
-		fprintf(f, "# instance %llu\n", (unsigned long long)s->last_iid);
+		uint64_t duplicates = 0;
+		paxos_session_table_stats(paxos_node_session_table(s->node), NULL, &duplicates,
+					  NULL);
+		fprintf(f, "# instance %llu\nduplicates %llu\n", (unsigned long long)s->last_iid,
+			(unsigned long long)duplicates);
 		rc = kv_store_dump(s->store, f);
 		rc |= fclose(f);
 	}
@@ -275,8 +398,9 @@ static int load_state(struct shard *s)
 		return -1;
 	}
 	uint32_t replicas = s->r->kcfg.replicas;
-	s->store = kv_store_load(s->dir, replicas, &s->snapshot_iid, &s->membership,
-				 &s->membership_len, err, sizeof(err));
+	s->store =
+	    kv_store_load(s->dir, replicas, &s->snapshot_iid, &s->membership, &s->membership_len,
+			  &s->sessions, &s->sessions_len, err, sizeof(err));
 	if (!s->store && err[0]) {
 		fprintf(stderr, "%s: %s\n", s->name, err);
 		return -1;
@@ -293,7 +417,6 @@ static int load_state(struct shard *s)
 			s->dir);
 	else
 		return -1;
-	kv_store_set_client_expiry(s->store, s->r->kcfg.client_expiry);
 	kv_store_set_partition(s->store, s->partition, s->r->partitions);
 	s->last_iid = s->snapshot_iid;
 	return 0;
@@ -368,6 +491,27 @@ static int give_membership(struct shard *s)
 	return rc == PAXOS_OK ? 0 : -1;
 }
 
+/* Sessions on the node, with the table the snapshot carried: the commands it applied before
+ * the snapshot's end are known, and copies of them still in the log are dropped. */
+static int give_sessions(struct shard *s)
+{
+	struct paxos_node *n = s->node;
+	if (paxos_node_enable_sessions(n, s->r->kcfg.session_clients) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(n));
+		return -1;
+	}
+	int rc = s->sessions ? paxos_session_table_import(paxos_node_session_table(n), s->sessions,
+							  s->sessions_len)
+			     : PAXOS_OK;
+	free(s->sessions);
+	s->sessions = NULL;
+	if (rc != PAXOS_OK)
+		fprintf(stderr, "%s: %s/snapshot: its session table cannot be read (%s)%s\n",
+			s->name, s->dir, paxos_strerror(rc),
+			rc == PAXOS_E_FULL ? ": it holds more clients than session-clients" : "");
+	return rc == PAXOS_OK ? 0 : -1;
+}
+
 static int open_shard(struct shard *s)
 {
 	char err[512];
@@ -389,6 +533,9 @@ static int open_shard(struct shard *s)
 	}
 	if (s->membership && give_membership(s) != 0)
 		return -1;
+	if (give_sessions(s) != 0 || open_reads(s) != 0)
+		return -1;
+	paxos_node_on_instance_end(s->node, instance_end, s);
 	if (host_roles(s) != 0)
 		return -1;
 	uint32_t ms = s->r->kcfg.resubmit_ms;
@@ -408,15 +555,29 @@ static void *run_shard(void *arg)
 		event_base_dispatch(s->base);
 		if (paxos_node_failed(s->node))
 			s->exit_code = 1;
-		fprintf(stderr, "%s: stopped at instance %llu: %llu commands applied, %zu keys\n",
+		fprintf(stderr,
+			"%s: stopped at instance %llu: %llu commands applied, %zu keys, %llu local "
+			"reads\n",
 			s->name, (unsigned long long)s->last_iid,
-			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store));
+			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store),
+			(unsigned long long)s->reads);
+		if (s->plain_commands)
+			fprintf(stderr,
+				"%s: %llu client commands came without a session and were "
+				"ignored\n",
+				s->name, (unsigned long long)s->plain_commands);
 		paxos_node_report_counters(s->node);
 	} else {
 		s->exit_code = 1;
 	}
 	if (s->control_ev)
 		event_free(s->control_ev);
+	if (s->read_ev)
+		event_free(s->read_ev);
+	if (s->read_fd >= 0)
+		close(s->read_fd);
+	free(s->reads_waiting);
+	free(s->sessions);
 	if (s->timer)
 		event_free(s->timer);
 	paxos_node_free(s->node);
@@ -615,7 +776,7 @@ static int make_shards(struct replica *r)
 		struct shard *s = &r->shards[p];
 		s->r = r;
 		s->partition = p;
-		s->reply_fd = s->control[0] = s->control[1] = -1;
+		s->reply_fd = s->read_fd = s->control[0] = s->control[1] = -1;
 		if (r->partitions == 1) {
 			snprintf(s->name, sizeof(s->name), PROGRAM " %u", r->id);
 			snprintf(s->dir, sizeof(s->dir), "%s", r->dir);

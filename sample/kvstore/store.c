@@ -14,19 +14,14 @@
 
 struct kv_store {
 	struct kv_map *data;
-	/* client id (8 bytes) -> its last command: seq(8) iid(8) status(1) result */
-	struct kv_map *clients;
 	uint32_t replicas;
 	uint64_t *announced; /* per replica */
-	uint64_t commands, duplicates;
-	uint64_t client_expiry;         /* instances; 0: client records are kept for ever */
+	uint64_t commands;
 	uint32_t partition, partitions; /* the shard this store holds (0 of 1: all keys) */
 };
 
-#define CLIENT_RECORD 17 /* bytes before the cached result */
-/* Expired client records are looked for once per this many commands: a whole-table pass,
- * at the same command on every replica, so every replica drops the same records. */
-#define CLIENT_SCAN_EVERY 1024
+/* Client records of snapshots written before the library's sessions: skipped on load. */
+#define OLD_CLIENT_RECORD 17
 
 static void be_put(uint8_t *p, uint64_t v, int bytes)
 {
@@ -50,9 +45,8 @@ struct kv_store *kv_store_new(uint32_t replicas)
 	s->replicas = replicas;
 	s->partitions = 1;
 	s->data = kv_map_new();
-	s->clients = kv_map_new();
 	s->announced = calloc(replicas ? replicas : 1, sizeof(*s->announced));
-	if (!s->data || !s->clients || !s->announced) {
+	if (!s->data || !s->announced) {
 		kv_store_free(s);
 		return NULL;
 	}
@@ -64,7 +58,6 @@ void kv_store_free(struct kv_store *s)
 	if (!s)
 		return;
 	kv_map_free(s->data);
-	kv_map_free(s->clients);
 	free(s->announced);
 	free(s);
 }
@@ -122,50 +115,10 @@ static int execute(struct kv_store *s, const struct kv_command *c, enum kv_statu
 	return -1;
 }
 
-/* Fills reply from a client record (client id, seq, iid, status, result). */
-static void reply_from_record(const struct kv_entry *rec, uint64_t client, struct kv_reply *r)
-{
-	r->client = client;
-	r->seq = be_get(rec->value, 8);
-	r->iid = be_get(rec->value + 8, 8);
-	r->status = (enum kv_status)rec->value[16];
-	r->value = (struct kv_bytes){rec->value + CLIENT_RECORD,
-				     (uint16_t)(rec->value_len - CLIENT_RECORD)};
-}
-
-void kv_store_set_client_expiry(struct kv_store *s, uint64_t instances)
-{
-	s->client_expiry = instances;
-}
-
 void kv_store_set_partition(struct kv_store *s, uint32_t partition, uint32_t partitions)
 {
 	s->partition = partition;
 	s->partitions = partitions ? partitions : 1;
-}
-
-/* Drops the records of clients whose last command is more than client_expiry instances
- * before iid. Returns -1 when out of memory (nothing dropped then). */
-static int expire_clients(struct kv_store *s, uint64_t iid)
-{
-	size_t n = kv_map_size(s->clients);
-	const struct kv_entry **all = kv_map_sorted(s->clients);
-	if (!all)
-		return n ? -1 : 0;
-	uint8_t(*old)[8] = malloc(n * sizeof(*old));
-	if (!old) {
-		free(all);
-		return -1;
-	}
-	size_t found = 0;
-	for (size_t i = 0; i < n; i++)
-		if (be_get(all[i]->value + 8, 8) + s->client_expiry < iid)
-			memcpy(old[found++], all[i]->key, 8);
-	free(all);
-	for (size_t i = 0; i < found; i++)
-		kv_map_delete(s->clients, old[i], 8);
-	free(old);
-	return 0;
 }
 
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,
@@ -178,41 +131,25 @@ enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, u
 			s->announced[c->client] = c->seq;
 		return KV_ANNOUNCED;
 	}
-	uint8_t id[8];
-	be_put(id, c->client, 8);
-	const struct kv_entry *rec = kv_map_get(s->clients, id, sizeof(id));
-	if (rec && c->seq <= be_get(rec->value, 8)) {
-		/* Seen already: a resubmission, or a copy a proposer re-proposed. */
-		s->duplicates++;
-		if (c->seq < be_get(rec->value, 8))
-			return KV_STALE;
-		reply_from_record(rec, c->client, reply);
-		return KV_DUPLICATE;
-	}
 	enum kv_status status;
 	struct kv_bytes result;
 	if (execute(s, c, &status, &result) != 0)
 		return KV_NOMEM;
-	/* Remember the outcome, so a resubmission gets the same answer without a second run. */
-	size_t len = CLIENT_RECORD + result.len;
-	uint8_t stack[CLIENT_RECORD + 256], *record = len <= sizeof(stack) ? stack : malloc(len);
-	if (!record)
-		return KV_NOMEM;
-	be_put(record, c->seq, 8);
-	be_put(record + 8, iid, 8);
-	record[16] = (uint8_t)status;
-	if (result.len)
-		memcpy(record + CLIENT_RECORD, result.data, result.len);
-	int rc = kv_map_put(s->clients, id, sizeof(id), record, len);
-	if (record != stack)
-		free(record);
-	if (rc != 0)
-		return KV_NOMEM;
 	s->commands++;
-	if (s->client_expiry && s->commands % CLIENT_SCAN_EVERY == 0 && expire_clients(s, iid) != 0)
-		return KV_NOMEM;
-	reply_from_record(kv_map_get(s->clients, id, sizeof(id)), c->client, reply);
+	*reply = (struct kv_reply){
+	    .status = status, .client = c->client, .seq = c->seq, .iid = iid, .value = result};
 	return KV_APPLIED;
+}
+
+int kv_store_get(const struct kv_store *s, const struct kv_bytes *key, struct kv_bytes *value)
+{
+	if (kv_key_partition(key->data, key->len, s->partitions) != s->partition)
+		return -1;
+	const struct kv_entry *e = kv_map_get(s->data, key->data, key->len);
+	if (!e)
+		return 0;
+	*value = (struct kv_bytes){e->value, (uint16_t)e->value_len};
+	return 1;
 }
 
 uint64_t kv_store_announced(const struct kv_store *s, uint32_t replica)
@@ -240,13 +177,17 @@ size_t kv_store_keys(const struct kv_store *s)
 }
 
 /* ---- snapshots ----
- * "KVSNAP2\n" iid(8) replicas(4) commands(8) duplicates(8) announced(8 each)
- * membership_len(4) membership, then the client table and the data table, each as count(8)
- * and per entry key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything
- * before it. "KVSNAP1\n" (before the membership) has no membership_len nor membership. */
+ * "KVSNAP3\n" iid(8) replicas(4) commands(8) 0(8) announced(8 each) membership_len(4)
+ * membership sessions_len(4) sessions, then the data table as count(8) and per entry
+ * key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything before it.
+ * "KVSNAP2\n" has no sessions but a table of the clients' last commands before the data
+ * table (the same form), skipped on load; "KVSNAP1\n" has no membership either. */
 
-#define SNAP_MAGIC "KVSNAP2\n"
+#define SNAP_MAGIC "KVSNAP3\n"
+#define SNAP_MAGIC_2 "KVSNAP2\n"
 #define SNAP_MAGIC_1 "KVSNAP1\n"
+/* The most bytes of session table a snapshot takes (36 + 24 per client: 16M clients). */
+#define SNAP_SESSIONS_MAX (400u << 20)
 /* The most bytes of membership a snapshot takes (paxos_membership_encode writes less). */
 #define SNAP_MEMBERSHIP_MAX 4096u
 
@@ -298,10 +239,15 @@ static int sync_dir(const char *dir)
 }
 
 int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid,
-		  const uint8_t *membership, size_t membership_len, char *err, size_t errlen)
+		  const uint8_t *membership, size_t membership_len, const uint8_t *sessions,
+		  size_t sessions_len, char *err, size_t errlen)
 {
 	if (membership_len > SNAP_MEMBERSHIP_MAX || (membership_len && !membership)) {
 		snprintf(err, errlen, "%s: a membership of %zu bytes", dir, membership_len);
+		return -1;
+	}
+	if (sessions_len > SNAP_SESSIONS_MAX || (sessions_len && !sessions)) {
+		snprintf(err, errlen, "%s: a session table of %zu bytes", dir, sessions_len);
 		return -1;
 	}
 	char tmp[PATH_MAX], path[PATH_MAX];
@@ -319,12 +265,14 @@ int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid,
 	w_uint(&w, iid, 8);
 	w_uint(&w, s->replicas, 4);
 	w_uint(&w, s->commands, 8);
-	w_uint(&w, s->duplicates, 8);
+	w_uint(&w, 0, 8);
 	for (uint32_t r = 0; r < s->replicas; r++)
 		w_uint(&w, s->announced[r], 8);
 	w_uint(&w, membership_len, 4);
 	w_bytes(&w, membership, membership_len);
-	int rc = w_map(&w, s->clients) | w_map(&w, s->data);
+	w_uint(&w, sessions_len, 4);
+	w_bytes(&w, sessions, sessions_len);
+	int rc = w_map(&w, s->data);
 	uint64_t hash = w.hash;
 	w_uint(&w, hash, 8);
 	/* Durable before it replaces the old snapshot: fflush, fsync, rename, fsync the dir. */
@@ -410,14 +358,27 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* A copy of n bytes at p into *out (NULL for none); -1 when out of memory. */
+static int copy_out(const uint8_t *p, size_t n, uint8_t **out, size_t *out_len)
+{
+	*out = NULL;
+	*out_len = n;
+	if (!n)
+		return 0;
+	if (!(*out = malloc(n)))
+		return -1;
+	memcpy(*out, p, n);
+	return 0;
+}
+
 struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid,
-			       uint8_t **membership, size_t *membership_len, char *err,
-			       size_t errlen)
+			       uint8_t **membership, size_t *membership_len, uint8_t **sessions,
+			       size_t *sessions_len, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	err[0] = 0;
-	*membership = NULL;
-	*membership_len = 0;
+	*membership = *sessions = NULL;
+	*membership_len = *sessions_len = 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/snapshot", dir) >= sizeof(path)) {
 		snprintf(err, errlen, "%s: path too long", dir);
 		return NULL;
@@ -436,7 +397,8 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 		hash = (hash ^ buf[i]) * 1099511628211ull;
 	const uint8_t *magic = r_bytes(&r, 8);
 	bool format1 = magic && memcmp(magic, SNAP_MAGIC_1, 8) == 0;
-	if (!magic || (!format1 && memcmp(magic, SNAP_MAGIC, 8) != 0) ||
+	bool format2 = magic && memcmp(magic, SNAP_MAGIC_2, 8) == 0;
+	if (!magic || (!format1 && !format2 && memcmp(magic, SNAP_MAGIC, 8) != 0) ||
 	    be_get(buf + len - 8, 8) != hash) {
 		snprintf(err, errlen, "%s: not a snapshot, or damaged", path);
 		goto fail;
@@ -449,7 +411,7 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 		goto fail;
 	}
 	s->commands = r_uint(&r, 8);
-	s->duplicates = r_uint(&r, 8);
+	r_uint(&r, 8); /* duplicates, counted by the store before the library's sessions */
 	for (uint32_t i = 0; i < replicas; i++)
 		s->announced[i] = r_uint(&r, 8);
 	size_t mlen = format1 ? 0 : (size_t)r_uint(&r, 4);
@@ -458,12 +420,24 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 		snprintf(err, errlen, "%s: damaged", path);
 		goto fail;
 	}
-	if (mlen && !(*membership = malloc(mlen)))
+	if (copy_out(m, mlen, membership, membership_len) != 0)
 		goto fail;
-	if (mlen)
-		memcpy(*membership, m, mlen);
-	*membership_len = mlen;
-	if (r_map(&r, s->clients, CLIENT_RECORD) != 0 || r_map(&r, s->data, 0) != 0 || r.left) {
+	size_t slen = format1 || format2 ? 0 : (size_t)r_uint(&r, 4);
+	const uint8_t *st = r_bytes(&r, slen);
+	if (r.bad || slen > SNAP_SESSIONS_MAX) {
+		snprintf(err, errlen, "%s: damaged", path);
+		goto fail;
+	}
+	if (copy_out(st, slen, sessions, sessions_len) != 0)
+		goto fail;
+	if (format1 || format2) { /* the clients' last commands: the sessions keep that now */
+		struct kv_map *old = kv_map_new();
+		int rc = old ? r_map(&r, old, OLD_CLIENT_RECORD) : -1;
+		kv_map_free(old);
+		if (rc != 0)
+			r.bad = 1;
+	}
+	if (r.bad || r_map(&r, s->data, 0) != 0 || r.left) {
 		snprintf(err, errlen, "%s: damaged", path);
 		goto fail;
 	}
@@ -473,8 +447,9 @@ fail:
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");
 	free(*membership);
-	*membership = NULL;
-	*membership_len = 0;
+	free(*sessions);
+	*membership = *sessions = NULL;
+	*membership_len = *sessions_len = 0;
 	kv_store_free(s);
 	free(buf);
 	return NULL;
@@ -495,8 +470,7 @@ int kv_store_dump(const struct kv_store *s, FILE *out)
 	const struct kv_entry **all = kv_map_sorted(s->data);
 	if (!all)
 		return -1;
-	fprintf(out, "commands %llu\nduplicates %llu\n", (unsigned long long)s->commands,
-		(unsigned long long)s->duplicates);
+	fprintf(out, "commands %llu\n", (unsigned long long)s->commands);
 	for (size_t i = 0; i < kv_map_size(s->data); i++) {
 		dump_bytes(out, all[i]->key, all[i]->key_len);
 		fputc(' ', out);

@@ -256,8 +256,8 @@ START_TEST(store_copy)
 }
 END_TEST
 
-/* A shard refuses keys of other partitions, recorded like any result: a resubmission gets
- * the same refusal, and nothing changed. ("a" is in partition 1 of 2, "b" and "c" in 0.) */
+/* A shard refuses keys of other partitions, answered like any result, and nothing changed.
+ * ("a" is in partition 1 of 2, "b" and "c" in 0.) */
 START_TEST(store_refuses_other_partitions)
 {
 	struct kv_store *s = kv_store_new(3);
@@ -265,8 +265,8 @@ START_TEST(store_refuses_other_partitions)
 	kv_store_set_partition(s, 0, 2);
 	ck_assert_int_eq(run(s, command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r), KV_APPLIED);
 	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
-	ck_assert_int_eq(run(s, command(KV_PUT, 1, 1, "a", "x", NULL), 2, &r), KV_DUPLICATE);
-	ck_assert_int_eq(r.status, KV_WRONG_PARTITION);
+	struct kv_bytes key = {(const uint8_t *)"a", 1}, value;
+	ck_assert_int_eq(kv_store_get(s, &key, &value), -1);
 	ck_assert_uint_eq(kv_store_keys(s), 0);
 	ck_assert_int_eq(run(s, command(KV_PUT, 1, 2, "b", "y", NULL), 3, &r), KV_APPLIED);
 	ck_assert_int_eq(r.status, KV_OK);
@@ -296,23 +296,21 @@ START_TEST(burn_is_deterministic)
 }
 END_TEST
 
-START_TEST(store_applies_each_command_once)
+/* The store applies what it is given (the sessions drop copies before it): the reply names
+ * the command's client, sequence number and instance; a local read sees the same table. */
+START_TEST(store_replies_and_local_reads)
 {
 	struct kv_store *s = kv_store_new(3);
 	struct kv_reply r;
 	run(s, command(KV_PUT, 5, 1, "k", "v1", NULL), 10, &r);
 	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 11, &r), KV_APPLIED);
-	ck_assert_int_eq(r.status, KV_OK);
-	/* The same cas again (a resubmission): not run again, the first result comes back. */
-	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 12, &r), KV_DUPLICATE);
-	ck_assert_int_eq(r.status, KV_OK);
-	ck_assert_uint_eq(r.seq, 2);
-	ck_assert_uint_eq(r.iid, 11);
-	/* An older one is dropped without a reply. */
-	ck_assert_int_eq(run(s, command(KV_PUT, 5, 1, "k", "old", NULL), 13, &r), KV_STALE);
-	/* Another client's sequence numbers are its own. */
-	ck_assert_int_eq(run(s, command(KV_GET, 6, 1, "k", NULL, NULL), 14, &r), KV_APPLIED);
-	ck_assert(r.status == KV_OK && bytes_equal(r.value, "v2"));
+	ck_assert(r.status == KV_OK && r.client == 5 && r.seq == 2 && r.iid == 11);
+	ck_assert_int_eq(run(s, command(KV_CAS, 5, 2, "k", "v1", "v2"), 12, &r), KV_APPLIED);
+	ck_assert(r.status == KV_CAS_FAILED && bytes_equal(r.value, "v2"));
+	struct kv_bytes key = {(const uint8_t *)"k", 1}, missing = {(const uint8_t *)"m", 1}, v;
+	ck_assert_int_eq(kv_store_get(s, &key, &v), 1);
+	ck_assert(bytes_equal(v, "v2"));
+	ck_assert_int_eq(kv_store_get(s, &missing, &v), 0);
 	ck_assert_uint_eq(kv_store_commands(s), 3);
 	kv_store_free(s);
 }
@@ -348,44 +346,6 @@ static char *dump_text(const struct kv_store *s)
 	return text_buf;
 }
 
-/* Client records older than the expiry are dropped at the same command on every replica;
- * with expiry 0 they are kept for ever. */
-START_TEST(store_client_records_expire)
-{
-	struct kv_store *kept = kv_store_new(3), *expiring = kv_store_new(3);
-	struct kv_store *twin = kv_store_new(3);
-	kv_store_set_client_expiry(expiring, 100);
-	kv_store_set_client_expiry(twin, 100);
-	struct kv_reply r;
-	struct kv_store *all[] = {kept, expiring, twin};
-	for (int k = 0; k < 3; k++)
-		ck_assert_int_eq(run(all[k], command(KV_PUT, 1, 1, "a", "x", NULL), 1, &r),
-				 KV_APPLIED);
-	/* 2047 commands of client 2 in instances 2..2048: two scans, the second past the expiry
-	 * of client 1's record (instance 1), the first (at instance 1024) too. */
-	for (uint64_t i = 2; i <= 2048; i++)
-		for (int k = 0; k < 3; k++)
-			ck_assert_int_eq(run(all[k], command(KV_GET, 2, i, "a", NULL, NULL), i, &r),
-					 KV_APPLIED);
-	/* Client 1 resubmits its first command: still known where nothing expires ... */
-	ck_assert_int_eq(run(kept, command(KV_PUT, 1, 1, "a", "x", NULL), 2049, &r), KV_DUPLICATE);
-	/* ... forgotten, so applied again, where records expire: on both replicas alike. */
-	for (int k = 1; k < 3; k++)
-		ck_assert_int_eq(run(all[k], command(KV_PUT, 1, 1, "a", "x", NULL), 2049, &r),
-				 KV_APPLIED);
-	/* Client 2's record is recent: kept. */
-	for (int k = 1; k < 3; k++)
-		ck_assert_int_eq(run(all[k], command(KV_GET, 2, 2048, "a", NULL, NULL), 2050, &r),
-				 KV_DUPLICATE);
-	char *a = dump_text(expiring), *b = dump_text(twin);
-	ck_assert_str_eq(a, b);
-	free(a);
-	free(b);
-	for (int k = 0; k < 3; k++)
-		kv_store_free(all[k]);
-}
-END_TEST
-
 START_TEST(store_snapshot_round_trip)
 {
 	char dir[] = "/tmp/kvstore-test-XXXXXX", path[64], err[256];
@@ -393,9 +353,10 @@ START_TEST(store_snapshot_round_trip)
 	struct kv_store *s = kv_store_new(2), *t;
 	struct kv_reply r;
 	uint64_t iid = 0;
-	uint8_t *mem = NULL;
-	size_t mem_len = 0;
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
+	uint8_t *mem = NULL, *ses = NULL;
+	size_t mem_len = 0, ses_len = 0;
+	ck_assert_ptr_null(
+	    kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err)));
 	ck_assert_str_eq(err, ""); /* no snapshot is not an error */
 	for (int i = 0; i < 500; i++) {
 		char k[16], v[16];
@@ -405,21 +366,25 @@ START_TEST(store_snapshot_round_trip)
 		    (uint64_t)i + 1, &r);
 	}
 	run(s, command(KV_SNAPSHOT, 1, 321, NULL, NULL, NULL), 501, &r);
-	ck_assert_int_eq(kv_store_save(s, dir, 501, NULL, 0, err, sizeof(err)), 0);
-	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err));
+	ck_assert_int_eq(
+	    kv_store_save(s, dir, 501, NULL, 0, (const uint8_t *)"SESSIONS", 8, err, sizeof(err)),
+	    0);
+	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err));
 	ck_assert_msg(t != NULL, "%s", err);
 	ck_assert_uint_eq(iid, 501);
 	char *a = dump_text(s), *b = dump_text(t);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(kv_store_announced(t, 1), 321);
-	/* The client table came along: a resubmission is still recognised. */
-	ck_assert_int_eq(run(t, command(KV_PUT, 499 % 3, 500, "key499", "again", NULL), 502, &r),
-			 KV_DUPLICATE);
+	/* The session table rides along, as bytes the store does not read. */
+	ck_assert_uint_eq(ses_len, 8);
+	ck_assert_mem_eq(ses, "SESSIONS", 8);
+	free(ses);
 	free(a);
 	free(b);
 	kv_store_free(t);
 
-	ck_assert_ptr_null(kv_store_load(dir, 3, &iid, &mem, &mem_len, err, sizeof(err)));
+	ck_assert_ptr_null(
+	    kv_store_load(dir, 3, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "another number of replicas"));
 	/* A damaged byte anywhere is caught. */
 	snprintf(path, sizeof(path), "%s/snapshot", dir);
@@ -429,10 +394,12 @@ START_TEST(store_snapshot_round_trip)
 	fseek(f, 100, SEEK_SET);
 	fputc(c ^ 1, f);
 	fclose(f);
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
+	ck_assert_ptr_null(
+	    kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "damaged"));
 	ck_assert_int_eq(truncate(path, 5), 0);
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
+	ck_assert_ptr_null(
+	    kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err)));
 	ck_assert_str_ne(err, "");
 	unlink(path);
 
@@ -440,12 +407,14 @@ START_TEST(store_snapshot_round_trip)
 	uint8_t history[300];
 	for (size_t i = 0; i < sizeof(history); i++)
 		history[i] = (uint8_t)(i * 7);
-	ck_assert_int_eq(kv_store_save(s, dir, 777, history, sizeof(history), err, sizeof(err)), 0);
-	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err));
+	ck_assert_int_eq(
+	    kv_store_save(s, dir, 777, history, sizeof(history), NULL, 0, err, sizeof(err)), 0);
+	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err));
 	ck_assert_msg(t != NULL, "%s", err);
 	ck_assert_uint_eq(iid, 777);
 	ck_assert_uint_eq(mem_len, sizeof(history));
 	ck_assert_mem_eq(mem, history, sizeof(history));
+	ck_assert_ptr_null(ses);
 	a = dump_text(s);
 	b = dump_text(t);
 	ck_assert_str_eq(a, b);
@@ -460,12 +429,14 @@ START_TEST(store_snapshot_round_trip)
 	fseek(f, -1, SEEK_CUR);
 	fputc(c ^ 1, f);
 	fclose(f);
-	ck_assert_ptr_null(kv_store_load(dir, 2, &iid, &mem, &mem_len, err, sizeof(err)));
+	ck_assert_ptr_null(
+	    kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err)));
 	ck_assert_ptr_null(mem);
 	ck_assert_ptr_nonnull(strstr(err, "damaged"));
 	/* Too long a history is refused before anything is written. */
 	static uint8_t huge[5000];
-	ck_assert_int_ne(kv_store_save(s, dir, 778, huge, sizeof(huge), err, sizeof(err)), 0);
+	ck_assert_int_ne(kv_store_save(s, dir, 778, huge, sizeof(huge), NULL, 0, err, sizeof(err)),
+			 0);
 	unlink(path);
 	rmdir(dir);
 	kv_store_free(s);
@@ -492,14 +463,15 @@ START_TEST(config_parses_and_refuses)
 	ck_assert_int_eq(load_text(&c,
 				   "# comment\nreply-group 239.1.2.3:9000\nreplicas 5\n"
 				   "snapshot-every 0  # never\ntrim own\nresubmit-ms 20\n"
-				   "client-expiry 0\n",
+				   "session-clients 10\nread-port 9100\n",
 				   err, sizeof(err)),
 			 0);
 	ck_assert_uint_eq(c.replicas, 5);
 	ck_assert_uint_eq(c.snapshot_every, 0);
 	ck_assert_int_eq(c.trim, KV_TRIM_OWN);
 	ck_assert_uint_eq(c.resubmit_ms, 20);
-	ck_assert_uint_eq(c.client_expiry, 0);
+	ck_assert_uint_eq(c.session_clients, 10);
+	ck_assert_uint_eq(c.read_port, 9100);
 	ck_assert_uint_eq(ntohs(c.reply_group.sin_port), 9000);
 	static const char *const bad[] = {"replicas 0\n",
 					  "replicas 101\n",
@@ -507,8 +479,9 @@ START_TEST(config_parses_and_refuses)
 					  "reply-group 10.0.0.1:7000\n",
 					  "reply-group 239.1.1.1\n",
 					  "resubmit-ms -1\n",
-					  "client-expiry 5000000000\n",
-					  "client-expiry soon\n",
+					  "session-clients 0\n",
+					  "session-clients many\n",
+					  "read-port 70000\n",
 					  "colour blue\n",
 					  "replicas 3 4\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -534,9 +507,8 @@ int main(void)
 	tcase_add_test(tc, store_copy);
 	tcase_add_test(tc, store_refuses_other_partitions);
 	tcase_add_test(tc, burn_is_deterministic);
-	tcase_add_test(tc, store_applies_each_command_once);
+	tcase_add_test(tc, store_replies_and_local_reads);
 	tcase_add_test(tc, store_snapshot_announcements);
-	tcase_add_test(tc, store_client_records_expire);
 	tcase_add_test(tc, store_snapshot_round_trip);
 	tcase_add_test(tc, config_parses_and_refuses);
 	suite_add_tcase(s, tc);

@@ -42,7 +42,7 @@ TMP=$(mktemp)
 trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math|endian)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
-CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership)\.h'
+CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership|session_table)\.h'
 CORE_LOCAL='paxos_assert\.h|batch\.h|bytes\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|window\.h|state\.h|slots\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
@@ -53,7 +53,7 @@ check core acceptor/*.c acceptor/*.h learner/*.c learner/*.h proposer/*.c propos
 check core-headers include/paxos/types.h include/paxos/message.h include/paxos/counters.h \
 	include/paxos/acceptor.h include/paxos/learner.h include/paxos/proposer.h \
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h \
-	include/paxos/membership.h -- "$CORE"
+	include/paxos/membership.h include/paxos/session_table.h -- "$CORE"
 check storage lib/storage/*.c lib/storage/*.h -- \
 	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|membership_file\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
