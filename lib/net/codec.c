@@ -135,6 +135,27 @@
 	F(U32, dropped)                                                                            \
 	F(VALUE, hashes)                                                                           \
 	/* end */
+#define WIRE_SNAPSHOT_ASK(F)                                                                       \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, server)                                                                             \
+	F(U64, offset)                                                                             \
+	/* end */
+#define WIRE_SNAPSHOT_OFFER(F)                                                                     \
+	F(U64, server)                                                                             \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, total)                                                                              \
+	F(U64, checksum)                                                                           \
+	/* end */
+#define WIRE_SNAPSHOT_CHUNK(F)                                                                     \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, total)                                                                              \
+	F(U64, checksum)                                                                           \
+	F(U64, offset)                                                                             \
+	F(VALUE, bytes)                                                                            \
+	/* end */
 
 /* M(TYPE, member, check): PAXOS_MSG_<TYPE>, its fields WIRE_<TYPE>, paxos_message.u.<member>,
  * and check(const struct paxos_<member> *), what the fields' kinds do not say. */
@@ -159,6 +180,9 @@
 	M(CONFIG_INFO, config_info, config_info_ok)                                                \
 	M(CONFIG_PUSH, config_push, config_push_ok)                                                \
 	M(REFUSED, refused, refused_ok)                                                            \
+	M(SNAPSHOT_ASK, snapshot_ask, no_check)                                                    \
+	M(SNAPSHOT_OFFER, snapshot_offer, snapshot_offer_ok)                                       \
+	M(SNAPSHOT_CHUNK, snapshot_chunk, snapshot_chunk_ok)                                       \
 	/* end */
 
 /* ---- what the fields' kinds mean ---- */
@@ -340,6 +364,17 @@ static bool config_push_ok(const struct paxos_config_push *c)
 static bool refused_ok(const struct paxos_refused *r)
 {
 	return r->hashes.len % 8 == 0 && r->hashes.len <= 8 * PAXOS_REFUSED_HASHES_MAX;
+}
+
+static bool snapshot_offer_ok(const struct paxos_snapshot_offer *o)
+{
+	return o->server != 0;
+}
+
+/* The bytes lie within the snapshot. */
+static bool snapshot_chunk_ok(const struct paxos_snapshot_chunk *c)
+{
+	return c->offset <= c->total && c->bytes.len <= c->total - c->offset;
 }
 
 /* ---- what the schema expands to ---- */
