@@ -8,6 +8,7 @@
  */
 #include "log_line.h"
 #include "parts.h"
+#include "snapshot.h"
 
 #include <paxos/learner.h>
 
@@ -92,6 +93,15 @@ void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid,
 
 static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 {
+	if (paxos_learner_held(n->learner.core, NULL)) {
+		/* The application installs snapshots: the learner waits for one from a peer. */
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: learner: instances %llu..%llu were trimmed before they were "
+			   "learned: waiting for a snapshot",
+			   (unsigned long long)from, (unsigned long long)to);
+		node_snapshot_wanted(n, to);
+		return;
+	}
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
 		   "learned",

@@ -325,6 +325,7 @@ struct paxos_node {
 	struct node_proposer proposer;
 	struct node_learner learner;
 	struct node_submit submit;
+	struct node_snapshot *snapshot; /* snapshot transfer (node_snapshot.c); NULL: unused */
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */
