@@ -32,6 +32,7 @@
 #include "net.h"
 #include "reply_conf.h"
 #include "store.h"
+#include "transfer.h"
 
 #define PROGRAM "kvstore-replica"
 
@@ -136,6 +137,10 @@ static void snapshot(struct shard *s)
 	fprintf(stderr, "%s: snapshot at instance %llu (%zu keys, %llu commands)\n", s->name,
 		(unsigned long long)s->snapshot_iid, kv_store_keys(s->store),
 		(unsigned long long)kv_store_commands(s->store));
+	/* Offered before the trim it allows: a replica that finds those instances trimmed
+	 * fetches it. */
+	if (kv_transfer_offer(s->node, s->dir, s->snapshot_iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
 	if (s->r->kcfg.trim == KV_TRIM_ALL)
 		announce(s);
 	else
@@ -205,8 +210,38 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 	}
 }
 
+/* The acceptors dropped instances this shard never applied, and another replica's snapshot
+ * covers them: it becomes this shard's state (and its DIR/snapshot), and applying goes on
+ * after it. */
+static int install_snapshot(void *arg, paxos_iid iid, const void *bytes, size_t len)
+{
+	struct shard *s = arg;
+	char err[PATH_MAX + 256];
+	struct kv_store *store =
+	    kv_transfer_install(s->dir, s->r->kcfg.replicas, iid, bytes, len, err, sizeof(err));
+	if (!store) {
+		fprintf(stderr, "%s: cannot install the snapshot a peer sent: %s\n", s->name, err);
+		return PAXOS_E_INVALID;
+	}
+	kv_store_set_client_expiry(store, s->r->kcfg.client_expiry);
+	kv_store_set_partition(store, s->partition, s->r->partitions);
+	kv_store_free(s->store);
+	s->store = store;
+	s->last_iid = s->snapshot_iid = iid;
+	s->since_snapshot = 0;
+	fprintf(stderr,
+		"%s: installed a peer's snapshot: instances up to %llu, %zu keys, %llu commands; "
+		"learning from instance %llu\n",
+		s->name, (unsigned long long)iid, kv_store_keys(store),
+		(unsigned long long)kv_store_commands(store), (unsigned long long)iid + 1);
+	if (kv_transfer_offer(s->node, s->dir, iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
+	return PAXOS_OK;
+}
+
 /* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
- * skipping them would silently diverge from the other replicas. */
+ * skipping them would silently diverge from the other replicas. Not called while snapshots
+ * are installed from peers (install_snapshot): kept for a node that cannot. */
 static void trimmed(void *arg, paxos_iid from, paxos_iid to)
 {
 	struct shard *s = arg;
@@ -309,6 +344,10 @@ static int host_roles(struct shard *s)
 		goto fail;
 	paxos_node_on_trimmed(n, trimmed, s);
 	paxos_node_on_new_leader(n, new_leader, s);
+	if (paxos_node_on_install_snapshot(n, install_snapshot, s) != PAXOS_OK)
+		goto fail;
+	if (s->snapshot_iid && kv_transfer_offer(n, s->dir, s->snapshot_iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
 	/* The acceptor serves this partition if partition-acceptors says so, under its number
 	 * in the partition's set. */
 	uint32_t acceptor;
