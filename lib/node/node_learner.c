@@ -96,8 +96,8 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 	if (paxos_learner_held(n->learner.core, NULL)) {
 		/* The application installs snapshots: the learner waits for one from a peer. */
 		paxos_logf(PAXOS_LOG_WARNING,
-			   "paxos: learner: instances %llu..%llu were trimmed before they were "
-			   "learned: waiting for a snapshot",
+			   "paxos: learner: instances %llu..%llu are trimmed and were not learned "
+			   "here: asking the other nodes for a snapshot that covers them",
 			   (unsigned long long)from, (unsigned long long)to);
 		node_snapshot_wanted(n, to);
 		return;

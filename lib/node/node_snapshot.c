@@ -206,15 +206,9 @@ void node_snapshot_wanted(struct paxos_node *n, paxos_iid to)
 	struct node_snapshot *s = state(n);
 	if (!s || to <= s->want)
 		return;
-	bool first = s->want == 0;
+	if (s->want == 0)
+		s->logged_at = paxos_now(); /* the learner's line said it */
 	s->want = to;
-	if (first) {
-		paxos_logf(PAXOS_LOG_WARNING,
-			   "paxos: learner%s: asking the other nodes for a snapshot covering "
-			   "instance %llu (paxos_node_on_install_snapshot)",
-			   n->partition_label, (unsigned long long)to);
-		s->logged_at = paxos_now();
-	}
 	if (!s->server || s->rx_iid < to)
 		start_over(n, s, paxos_now());
 }
