@@ -239,21 +239,6 @@ static int install_snapshot(void *arg, paxos_iid iid, const void *bytes, size_t 
 	return PAXOS_OK;
 }
 
-/* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
- * skipping them would silently diverge from the other replicas. Not called while snapshots
- * are installed from peers (install_snapshot): kept for a node that cannot. */
-static void trimmed(void *arg, paxos_iid from, paxos_iid to)
-{
-	struct shard *s = arg;
-	fprintf(stderr,
-		"%s: instances %llu..%llu were trimmed before this replica applied them; it "
-		"cannot catch up from the acceptors. Copy the DIR/snapshot of a replica whose "
-		"snapshot covers instance %llu or more into %s, and restart this one.\n",
-		s->name, (unsigned long long)from, (unsigned long long)to, (unsigned long long)to,
-		s->dir);
-	stop(s, 3);
-}
-
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -334,7 +319,7 @@ static int load_state(struct shard *s)
 	return 0;
 }
 
-/* The roles, in the order the node wants: learner start and trimmed callback first. */
+/* The roles, in the order the node wants: learner start and snapshot installer first. */
 static int host_roles(struct shard *s)
 {
 	char err[PATH_MAX + 256];
@@ -342,7 +327,6 @@ static int host_roles(struct shard *s)
 	uint32_t id = s->r->id;
 	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
 		goto fail;
-	paxos_node_on_trimmed(n, trimmed, s);
 	paxos_node_on_new_leader(n, new_leader, s);
 	if (paxos_node_on_install_snapshot(n, install_snapshot, s) != PAXOS_OK)
 		goto fail;
@@ -717,7 +701,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	tell_all(m->r, 's');
 }
 
-/* A shard ended: once one stops (an error, or trimmed past it), the replica stops whole. */
+/* A shard ended: once one stops (an error), the replica stops whole. */
 static void on_done(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
