@@ -7,6 +7,7 @@
 # 1024, so that a snapshot takes many chunks and several windows. Under load, an empty replica
 # 2 (a learner only, nothing in its directory) starts: it finds its first instances trimmed,
 # fetches a peer's snapshot, installs it, goes on from the log and reaches the same state.
+# The cluster shares an auth-key-file.
 # Usage: e2e_snapshot.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -23,6 +24,9 @@ sed -e "s|^storage .*|storage lmdb|" -e "s|^storage-path .*|storage-path $WORK/s
 	-e "s|^max-datagram .*|max-datagram 1024|" \
 	-e "s|^counters-interval-ms .*|counters-interval-ms 200|" "$BASE" >"$CONF"
 local_members "$CONF" || fail "cannot write the member addresses"
+# With a key: the transfer's datagrams are sealed and checked like every other.
+"$BUILD/paxos-keygen" "$WORK/cluster.key" 2>/dev/null || fail "paxos-keygen failed"
+echo "auth-key-file $WORK/cluster.key" >>"$CONF"
 sed -e "s|^snapshot-every .*|snapshot-every 50|" -e "s|^trim .*|trim own|" \
 	"$SRC/$KV/kvstore.conf" >"$KCONF"
 grep -q "^max-datagram 1024" "$CONF" && grep -q "^trim own" "$KCONF" ||
