@@ -55,6 +55,7 @@ struct node_snapshot {
 	uint8_t *buf;
 	uint32_t since_ask; /* chunks taken since the last ask */
 	paxos_time asked_at, heard_at, logged_at;
+	paxos_time refused_logged_at; /* when a snapshot too large was last said refused */
 };
 
 static struct node_snapshot *state(struct paxos_node *n)
@@ -221,6 +222,10 @@ void node_snapshot_on_offer(struct paxos_node *n, const struct paxos_message *m,
 		return;
 	if (o->total > n->cfg.snapshot_max_bytes) {
 		n->role_counters[PAXOS_ROLE_LEARNER].snapshots_refused++;
+		if (s->refused_logged_at && now >= s->refused_logged_at &&
+		    now - s->refused_logged_at < NODE_SNAPSHOT_LOG_US)
+			return; /* offered again at every ask: said every few seconds */
+		s->refused_logged_at = now;
 		paxos_logf(PAXOS_LOG_ERROR,
 			   "paxos: learner%s: refused a snapshot of %llu bytes (instances up to "
 			   "%llu): larger than snapshot-max-bytes (%llu); raise it in paxos.conf",
@@ -283,6 +288,14 @@ static void install_fetched(struct paxos_node *n, struct node_snapshot *s, paxos
 		   "%llu; learning from %llu",
 		   n->partition_label, (unsigned long long)s->total, (unsigned long long)iid,
 		   (unsigned long long)iid + 1);
+	if (n->membership)
+		paxos_logf(
+		    PAXOS_LOG_WARNING,
+		    "paxos: learner%s: membership changes chosen up to instance %llu, if any, "
+		    "are not known here: configuration %u is taken to govern from instance "
+		    "%llu; keep the history in a directory (paxos_node_keep_membership)",
+		    n->partition_label, (unsigned long long)iid,
+		    paxos_membership_latest(n->membership)->id, (unsigned long long)iid + 1);
 	free(s->buf);
 	s->buf = NULL;
 	s->want = s->server = 0;
