@@ -171,8 +171,10 @@ PAXOS_API int paxos_node_on_install_snapshot(struct paxos_node *n,
 /**
  * Offers the application's state after instances 1..@p iid, @p len bytes at @p bytes, to
  * learners that fetch one (paxos_node_on_install_snapshot()). The node keeps a copy, which
- * replaces the one offered before and is freed with the node; the bytes are the
- * application's own format, opaque to the node. Offer each snapshot the application takes,
+ * replaces the one offered before (and a provider, paxos_node_on_snapshot_request()) and is
+ * freed with the node; the bytes are the
+ * application's own format, opaque to the node (paxos_node_on_snapshot_request() lends them
+ * instead of copying). Offer each snapshot the application takes,
  * before it trims the log past it (paxos_node_trim()): a learner asks for one covering the
  * instances trimmed. Counted in snapshots_sent. Returns PAXOS_OK, PAXOS_E_INVALID (@p iid 0,
  * NULL bytes with a length), PAXOS_E_TOO_BIG (over snapshot-max-bytes) or PAXOS_E_NOMEM;
@@ -180,6 +182,28 @@ PAXOS_API int paxos_node_on_install_snapshot(struct paxos_node *n,
  */
 PAXOS_API int paxos_node_offer_snapshot(struct paxos_node *n, paxos_iid iid, const void *bytes,
 					size_t len);
+
+/**
+ * Called when a learner asks this node for a snapshot, and again for each window of chunks it
+ * fetches: set *@p iid, *@p bytes and *@p len to the application's newest snapshot (its
+ * state after instances 1..iid) and return PAXOS_OK, or return anything else when there is
+ * none. The bytes are lent, not copied: they must stay valid and unchanged until the next
+ * call or until the node is freed (the node keeps their checksum while the same pointer,
+ * length and instance come back). @p arg is what paxos_node_on_snapshot_request() was given.
+ */
+typedef int (*paxos_snapshot_request_fn)(void *arg, paxos_iid *iid, const void **bytes,
+					 size_t *len);
+
+/**
+ * Serves snapshots from @p provide(@p arg, ...) rather than from a copy
+ * (paxos_node_offer_snapshot()), for states too large to copy at each snapshot: the node asks
+ * the application for its newest snapshot whenever a peer fetches one
+ * (paxos_node_on_install_snapshot()). It drops the copy offered before, and a later
+ * paxos_node_offer_snapshot() ends it; NULL @p provide serves nothing. A snapshot over
+ * snapshot-max-bytes is not served (a line in the log). Returns PAXOS_OK or PAXOS_E_NOMEM.
+ */
+PAXOS_API int paxos_node_on_snapshot_request(struct paxos_node *n,
+					     paxos_snapshot_request_fn provide, void *arg);
 
 /** snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to @p iid.
  * Unreliable like paxos_node_submit(); repeat it now and then. Returns PAXOS_OK or

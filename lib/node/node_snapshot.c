@@ -37,11 +37,16 @@
 #include <sys/random.h>
 
 struct node_snapshot {
-	/* What this node serves: the application's offer (bytes NULL: none). */
+	/* What this node serves (bytes NULL: none): the copy the application offered, or the
+	 * bytes its provider lent at the last ask, and their checksum, taken again only when
+	 * the provider names other bytes. */
 	uint64_t token;
 	paxos_iid iid;
-	uint8_t *bytes;
+	uint8_t *copy;
+	const uint8_t *bytes;
 	uint64_t len, checksum;
+	paxos_snapshot_request_fn provide;
+	void *provide_arg;
 	/* The application's installer. */
 	paxos_install_snapshot_fn install;
 	void *install_arg;
@@ -103,7 +108,9 @@ int paxos_node_offer_snapshot(struct paxos_node *n, paxos_iid iid, const void *b
 	}
 	if (len)
 		memcpy(copy, bytes, len);
-	free(s->bytes);
+	free(s->copy);
+	s->provide = NULL; /* the last of the two calls says how the node serves */
+	s->copy = copy;
 	s->bytes = copy;
 	s->len = len;
 	s->iid = iid;
@@ -111,6 +118,53 @@ int paxos_node_offer_snapshot(struct paxos_node *n, paxos_iid iid, const void *b
 	if (!s->token)
 		s->token = random_u64();
 	return PAXOS_OK;
+}
+
+int paxos_node_on_snapshot_request(struct paxos_node *n, paxos_snapshot_request_fn provide,
+				   void *arg)
+{
+	struct node_snapshot *s = state(n);
+	if (!s) {
+		node_set_error(n, "paxos_node_on_snapshot_request: out of memory");
+		return PAXOS_E_NOMEM;
+	}
+	free(s->copy);
+	s->copy = NULL;
+	s->bytes = NULL;
+	s->len = s->iid = 0;
+	s->provide = provide;
+	s->provide_arg = arg;
+	if (!s->token)
+		s->token = random_u64();
+	return PAXOS_OK;
+}
+
+/* The snapshot served now: the provider's newest, else the copy offered; false for none. */
+static bool serving(struct paxos_node *n, struct node_snapshot *s)
+{
+	if (!s->provide)
+		return s->bytes != NULL;
+	paxos_iid iid = 0;
+	const void *bytes = NULL;
+	size_t len = 0;
+	if (s->provide(s->provide_arg, &iid, &bytes, &len) != PAXOS_OK || iid == 0 ||
+	    (!bytes && len))
+		return false;
+	if (len > n->cfg.snapshot_max_bytes) {
+		paxos_logf(PAXOS_LOG_ERROR,
+			   "paxos: a snapshot of %zu bytes (instances up to %llu) is larger than "
+			   "snapshot-max-bytes (%llu): not served",
+			   len, (unsigned long long)iid,
+			   (unsigned long long)n->cfg.snapshot_max_bytes);
+		return false;
+	}
+	if (bytes != s->bytes || len != s->len || iid != s->iid) {
+		s->bytes = bytes ? bytes : (const uint8_t *)"";
+		s->len = len;
+		s->iid = iid;
+		s->checksum = paxos_value_hash(s->bytes, len);
+	}
+	return true;
 }
 
 static void send_offer(struct paxos_node *n, struct node_snapshot *s, uint64_t nonce)
@@ -151,7 +205,7 @@ void node_snapshot_on_ask(struct paxos_node *n, const struct paxos_message *m)
 {
 	const struct paxos_snapshot_ask *a = &m->u.snapshot_ask;
 	struct node_snapshot *s = n->snapshot;
-	if (!s || !s->bytes || n->failed)
+	if (!s || n->failed || !serving(n, s))
 		return;
 	if (a->server == 0) {
 		if (s->iid >= a->iid && (!s->want || a->nonce != s->nonce))
@@ -381,7 +435,7 @@ void node_snapshot_free(struct paxos_node *n)
 {
 	if (!n->snapshot)
 		return;
-	free(n->snapshot->bytes);
+	free(n->snapshot->copy);
 	free(n->snapshot->buf);
 	free(n->snapshot);
 	n->snapshot = NULL;

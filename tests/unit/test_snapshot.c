@@ -206,6 +206,47 @@ START_TEST(test_snapshot_fetched_and_installed)
 }
 END_TEST
 
+/* A provider lends its bytes at each ask instead of a copy. */
+static uint8_t lent[3000];
+static size_t provided;
+
+static int provide(void *arg, paxos_iid *iid, const void **bytes, size_t *len)
+{
+	(void)arg;
+	provided++;
+	*iid = 150;
+	*bytes = lent;
+	*len = sizeof(lent);
+	return PAXOS_OK;
+}
+
+START_TEST(test_snapshot_from_a_provider)
+{
+	struct side server, asker;
+	side_open(&server, false);
+	side_open(&asker, true);
+	for (size_t i = 0; i < sizeof(lent); i++)
+		lent[i] = (uint8_t)(i % 253);
+	ck_assert_int_eq(paxos_node_on_snapshot_request(server.node, provide, NULL), PAXOS_OK);
+	trim_below(&asker, 160, 100);
+	for (int round = 0; round < 20 && !asker.installs; round++) {
+		carry(&asker, &server, (size_t)-1);
+		carry(&server, &asker, (size_t)-1);
+		if (!asker.installs)
+			usleep(110000);
+		event_base_loop(base, EVLOOP_NONBLOCK);
+	}
+	ck_assert_uint_eq(asker.installs, 1);
+	ck_assert_uint_eq(asker.installed_iid, 150);
+	ck_assert_uint_eq(asker.installed_len, sizeof(lent));
+	ck_assert(memcmp(asker.installed, lent, sizeof(lent)) == 0);
+	ck_assert_uint_ge(provided, 2); /* the offer, then the chunks */
+	ck_assert_uint_eq(paxos_node_next_iid(asker.node), 151);
+	side_close(&server);
+	side_close(&asker);
+}
+END_TEST
+
 /* A snapshot over snapshot-max-bytes is refused, by the server and by the asker; one the
  * application refuses is fetched again. */
 START_TEST(test_snapshot_bounds_and_refusals)
@@ -273,6 +314,7 @@ Suite *test_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_snapshot_fetched_and_installed);
 	tcase_add_test(tc, test_snapshot_bounds_and_refusals);
+	tcase_add_test(tc, test_snapshot_from_a_provider);
 	suite_add_tcase(s, tc);
 	return s;
 }
