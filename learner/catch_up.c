@@ -203,6 +203,8 @@ void paxos_learner_tick(struct paxos_learner *l, paxos_time now, const struct pa
 		learner_fetch_tick(l, now, out);
 	if (l->lacking)
 		ask_values(l, now, out);
+	if (l->held)
+		return; /* waiting for a snapshot: nothing from next on can be asked for */
 	if (!l->checked_once || now < l->last_check) {
 		l->checked_once = true;
 		l->last_check = now;

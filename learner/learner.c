@@ -139,6 +139,8 @@ static void recheck(struct paxos_learner *l, paxos_iid iid);
  */
 static void deliver_ready(struct paxos_learner *l)
 {
+	if (l->held)
+		return; /* next is trimmed: only a snapshot moves it */
 	for (;;) {
 		struct slot *s = slot_of(l, l->next);
 		if (s->iid != l->next || !s->closed)
@@ -332,6 +334,7 @@ static void begin_generation(struct paxos_learner *l, uint64_t generation)
 		return;
 	learner_fetch_drop(l);
 	l->started = true;
+	l->held = false;
 	l->next = l->began_at = 1;
 	l->highest_seen = 0;
 	memset(l->acceptor_highest, 0, sizeof(l->acceptor_highest));
@@ -426,6 +429,15 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 static void skip_trimmed(struct paxos_learner *l, paxos_iid to)
 {
 	paxos_iid from = l->next;
+	if (l->opt.hold_trimmed) {
+		/* Said once; a later trim only raises what the snapshot must cover. */
+		if (!l->held)
+			add_event(l, PAXOS_LEARNER_TRIMMED, from, to, NULL, 0, 0);
+		if (!l->held || to > l->held_to)
+			l->held_to = to;
+		l->held = true;
+		return;
+	}
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0 && l->slots[i].iid <= to)
 			learner_slot_reset(l, &l->slots[i], 0);
@@ -633,6 +645,8 @@ int paxos_learner_step_skip_to(struct paxos_learner *l, paxos_iid first)
 		l->started = true;
 		l->next = first > l->next ? first : l->next;
 	}
+	if (l->held && first > l->held_to)
+		l->held = false;
 	if (first <= l->next)
 		return PAXOS_OK;
 	for (uint32_t i = 0; i < l->opt.window; i++)
@@ -658,6 +672,13 @@ void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
 {
 	return l->next;
+}
+
+bool paxos_learner_held(const struct paxos_learner *l, paxos_iid *to)
+{
+	if (l->held && to)
+		*to = l->held_to;
+	return l->held;
 }
 
 paxos_iid paxos_learner_highest_seen(const struct paxos_learner *l)

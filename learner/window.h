@@ -94,6 +94,10 @@ struct paxos_learner {
 	paxos_iid trim_ask;
 	paxos_time trim_ask_at;
 	uint32_t trim_heard, trim_refuted;
+	/* hold_trimmed: next is trimmed up to held_to, and the learner waits there for a
+	 * snapshot (paxos_learner_step_skip_to) instead of skipping. */
+	bool held;
+	paxos_iid held_to;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
 	uint8_t *fetch_values;

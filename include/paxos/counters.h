@@ -80,6 +80,9 @@
 	X(instances_out_of_window, "messages for instances beyond the window")                     \
 	X(instances_skipped_trimmed, "instances skipped: trimmed before they were learned")        \
 	X(instances_skipped_known, "instances skipped: chosen elsewhere, taken over past them")    \
+	X(snapshots_sent, "snapshots sent to a lagging learner, to the last chunk")                \
+	X(snapshots_installed, "snapshots fetched from a peer and installed by the application")   \
+	X(snapshots_refused, "snapshots refused: too big, damaged, or refused by the application") \
 	X(new_logs, "times this learner moved to a new log (generation) and restarted at 1")       \
 	X(own_accepts_learned, "accepts a leader's learner took in process, not from the network") \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \

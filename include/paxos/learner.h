@@ -99,6 +99,12 @@ struct paxos_learner_options {
 	void *trimmed_arg;        /**< trimmed's first argument, not owned */
 	paxos_new_log_fn new_log; /**< told of a new log; may be NULL: it begins all the same */
 	void *new_log_arg;        /**< new_log's first argument, not owned */
+	/** false: instances trimmed before they were learned are skipped (TRIMMED, and delivery
+	 * goes on after them). true: the learner holds at them instead: one TRIMMED event, then
+	 * it delivers nothing and asks for nothing from next on (paxos_learner_held()) until its
+	 * driver installs a snapshot covering them and moves it past with
+	 * paxos_learner_step_skip_to(). */
+	bool hold_trimmed;
 	/** NULL: the acceptors are ids 0 .. acceptors - 1, for good. Else the configuration
 	 * history (paxos/membership.h), not owned: the learner applies every value it delivers
 	 * to it (before the deliver callback), decides each instance with the members and
@@ -225,13 +231,19 @@ PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_
 /** The lowest instance not yet delivered. */
 PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
 
-/** Makes @p first the next instance to deliver, when it is above the next one now: the
+/** Makes @p first the next instance to deliver, when it is above the next one now (and ends a
+ * hold at trimmed instances below @p first, paxos_learner_held()): the
  * instances below it are known chosen elsewhere (a leader's heartbeat said it delivered
  * them) and are neither delivered nor asked for here; counted in instances_skipped_known.
  * For a learner that serves only its proposer (a lean follower taking over, lib/node).
  * Instances closed above it are delivered at once, through the callbacks as
  * paxos_learner_handle() does (paxos_learner_step_skip_to() puts them in a ready instead). */
 PAXOS_API void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first);
+
+/** Whether the learner holds at trimmed instances (paxos_learner_options.hold_trimmed): its
+ * next instance is trimmed, and a snapshot covering at least *@p to (set when true; @p to may
+ * be NULL) must be installed before it delivers again. A new log ends the hold. */
+PAXOS_API bool paxos_learner_held(const struct paxos_learner *l, paxos_iid *to);
 
 /** The generation of the log it delivers: the highest one a quorum of acceptors reported
  * (0 while none did). */

@@ -37,8 +37,11 @@ enum paxos_msg_type {
 	PAXOS_MSG_CONFIG_PUSH =
 	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
 	PAXOS_MSG_REFUSED = 20, /**< leader -> learners: its pending list is full */
-	PAXOS_MSG_CHANGE = 21,  /**< paxos-admin -> proposers (submit group): a membership change */
-	PAXOS_MSG_TYPE_MAX = 21 /**< the highest type */
+	PAXOS_MSG_CHANGE = 21,         /**< paxos-admin -> proposers (submit group): a membership change */
+	PAXOS_MSG_SNAPSHOT_ASK = 22,   /**< lagging learner -> acceptors group: a snapshot? */
+	PAXOS_MSG_SNAPSHOT_OFFER = 23, /**< node with a snapshot -> learners: I have one */
+	PAXOS_MSG_SNAPSHOT_CHUNK = 24, /**< its server -> learners: some of its bytes */
+	PAXOS_MSG_TYPE_MAX = 24        /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -246,6 +249,42 @@ struct paxos_config_push {
 	struct paxos_value history; /**< paxos_membership_encode()'s bytes */
 };
 
+/**
+ * Snapshot transfer (paxos_node_offer_snapshot(), paxos_node_on_install_snapshot()): a learner
+ * whose next instance is trimmed asks for a snapshot covering at least iid (server 0: who has
+ * one?), then asks the server it took, by the token of its offer, for the bytes from offset
+ * on. Sent to the acceptors group, which every learner can reach (on unicast, the acceptors).
+ */
+struct paxos_snapshot_ask {
+	uint64_t nonce;  /**< the asker's transfer, echoed in offers and chunks */
+	paxos_iid iid;   /**< server 0: the least instance a snapshot must cover; else the
+			    instance of the server's offer */
+	uint64_t server; /**< 0: any node with a snapshot answers with an offer; else the token of
+			    the one to send chunks */
+	uint64_t offset; /**< the first byte wanted (server not 0) */
+};
+
+/** A node's answer to a paxos_snapshot_ask from any server: the snapshot it offers. */
+struct paxos_snapshot_offer {
+	uint64_t server;   /**< its token, drawn at its start (never 0) */
+	uint64_t nonce;    /**< the ask's */
+	paxos_iid iid;     /**< the snapshot covers instances up to this one */
+	uint64_t total;    /**< its length in bytes */
+	uint64_t checksum; /**< paxos_value_hash() of its bytes */
+};
+
+/** Bytes offset.. of a snapshot, sent to the learners group for the asker of nonce. iid,
+ * total and checksum name the snapshot: a server that offers a newer one meanwhile sends
+ * that, and the asker starts over. */
+struct paxos_snapshot_chunk {
+	uint64_t nonce;           /**< the ask's */
+	paxos_iid iid;            /**< the snapshot covers instances up to this one */
+	uint64_t total;           /**< its length in bytes */
+	uint64_t checksum;        /**< paxos_value_hash() of all its bytes */
+	uint64_t offset;          /**< where bytes go in it */
+	struct paxos_value bytes; /**< the bytes, at most total - offset */
+};
+
 /** paxos_leader.leader_id that ends the oracle's override: the proposers elect again. */
 #define PAXOS_LEADER_AUTO UINT32_MAX
 /** Oracle: proposer leader_id leads from now on; PAXOS_LEADER_AUTO returns to election. An
@@ -286,6 +325,9 @@ struct paxos_message {
 		struct paxos_config_push config_push;
 		struct paxos_refused refused;
 		struct paxos_change change;
+		struct paxos_snapshot_ask snapshot_ask;
+		struct paxos_snapshot_offer snapshot_offer;
+		struct paxos_snapshot_chunk snapshot_chunk;
 	} u; /**< the message, in the member named like its type */
 };
 

@@ -139,6 +139,72 @@ typedef void (*paxos_refused_fn)(void *arg, const uint64_t *hashes, size_t count
  * learner). */
 PAXOS_API void paxos_node_on_refused(struct paxos_node *n, paxos_refused_fn refused, void *arg);
 
+/**
+ * Called on a node whose learner found its next instance trimmed, with a snapshot a peer
+ * offered (paxos_node_offer_snapshot()): @p len bytes at @p bytes, valid during the call
+ * only, the peer application's state after instances 1..@p iid. Return PAXOS_OK once this
+ * application's state is the snapshot's: delivery goes on at @p iid + 1, from the log. Any
+ * other status refuses it (logged, counted in snapshots_refused): the node fetches one again.
+ * @p arg is what paxos_node_on_install_snapshot() was given. It runs on the event loop thread
+ * and must not free the node.
+ */
+typedef int (*paxos_install_snapshot_fn)(void *arg, paxos_iid iid, const void *bytes, size_t len);
+
+/**
+ * Snapshot transfer (InstallSnapshot in etcd/raft): when the node's learner finds its next
+ * instance trimmed by a quorum of acceptors (a new replica, or one stopped for long), it does
+ * not skip the instances (paxos_node_on_trimmed() is not called for them) but holds there and
+ * fetches a snapshot that covers them from a peer whose application offered one
+ * (paxos_node_offer_snapshot()), in chunks of a datagram each, then calls @p install(@p arg,
+ * ...) with it and goes on after it. It delivers nothing until a snapshot is installed; a
+ * silent peer is replaced by another after two seconds, and while no peer offers a snapshot
+ * it asks again every 100 ms and says so in the log every 5 s. A snapshot larger than
+ * paxos.conf's snapshot-max-bytes is refused with a line in the log. On multicast any node
+ * with a learner serves the snapshot it offered; on unicast, where a learner reaches only the
+ * acceptors, the nodes that host an acceptor do. With auth-key-file every datagram of it is
+ * authenticated. Counted in snapshots_installed and snapshots_refused. Call it before adding
+ * a learner or a proposer: PAXOS_E_INVALID after, PAXOS_E_NOMEM.
+ */
+PAXOS_API int paxos_node_on_install_snapshot(struct paxos_node *n,
+					     paxos_install_snapshot_fn install, void *arg);
+
+/**
+ * Offers the application's state after instances 1..@p iid, @p len bytes at @p bytes, to
+ * learners that fetch one (paxos_node_on_install_snapshot()). The node keeps a copy, which
+ * replaces the one offered before (and a provider, paxos_node_on_snapshot_request()) and is
+ * freed with the node; the bytes are the
+ * application's own format, opaque to the node (paxos_node_on_snapshot_request() lends them
+ * instead of copying). Offer each snapshot the application takes,
+ * before it trims the log past it (paxos_node_trim()): a learner asks for one covering the
+ * instances trimmed. Counted in snapshots_sent. Returns PAXOS_OK, PAXOS_E_INVALID (@p iid 0,
+ * NULL bytes with a length), PAXOS_E_TOO_BIG (over snapshot-max-bytes) or PAXOS_E_NOMEM;
+ * paxos_node_error() says why.
+ */
+PAXOS_API int paxos_node_offer_snapshot(struct paxos_node *n, paxos_iid iid, const void *bytes,
+					size_t len);
+
+/**
+ * Called when a learner asks this node for a snapshot, and again for each window of chunks it
+ * fetches: set *@p iid, *@p bytes and *@p len to the application's newest snapshot (its
+ * state after instances 1..iid) and return PAXOS_OK, or return anything else when there is
+ * none. The bytes are lent, not copied: they must stay valid and unchanged until the next
+ * call or until the node is freed (the node keeps their checksum while the same pointer,
+ * length and instance come back). @p arg is what paxos_node_on_snapshot_request() was given.
+ */
+typedef int (*paxos_snapshot_request_fn)(void *arg, paxos_iid *iid, const void **bytes,
+					 size_t *len);
+
+/**
+ * Serves snapshots from @p provide(@p arg, ...) rather than from a copy
+ * (paxos_node_offer_snapshot()), for states too large to copy at each snapshot: the node asks
+ * the application for its newest snapshot whenever a peer fetches one
+ * (paxos_node_on_install_snapshot()). It drops the copy offered before, and a later
+ * paxos_node_offer_snapshot() ends it; NULL @p provide serves nothing. A snapshot over
+ * snapshot-max-bytes is not served (a line in the log). Returns PAXOS_OK or PAXOS_E_NOMEM.
+ */
+PAXOS_API int paxos_node_on_snapshot_request(struct paxos_node *n,
+					     paxos_snapshot_request_fn provide, void *arg);
+
 /** snapshot(i), thesis 3.4.1: tell the acceptors they may drop every instance up to @p iid.
  * Unreliable like paxos_node_submit(); repeat it now and then. Returns PAXOS_OK or
  * PAXOS_E_INVALID (@p iid 0). */

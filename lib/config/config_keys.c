@@ -91,6 +91,7 @@ const struct config_key config_keys[] = {
     {"memory-retention", KEY_U32, FIELD(memory_retention), 0, PAXOS_MEMORY_MAX_RETENTION, "1000000",
      NULL},
     {"learning-acceptors", KEY_BOOL, FIELD(learning_acceptors), 0, 0, "yes", NULL},
+    {"snapshot-max-bytes", KEY_U64, FIELD(snapshot_max_bytes), 0, UINT32_MAX, "268435456", NULL},
     /* Not set: datagrams are not authenticated. The file is read when a node starts. */
     {"auth-key-file", KEY_FILE, FIELD(auth_key_file), 0, 0, NULL, NULL},
     {"auth-mac", KEY_ENUM, FIELD(auth_mac), 0, 0, "auto", auth_mac_names},

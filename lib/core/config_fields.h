@@ -77,8 +77,9 @@ struct paxos_config {
 	char storage_path[PAXOS_PATH_MAX + 1]; /* acceptor i uses DIR/acceptor-i/ */
 	enum paxos_durability durability;      /* valid for storage once parsed */
 	uint64_t lmdb_map_size;                /* bytes */
-	uint32_t memory_retention; /* memory acceptors keep this many instances; 0: all */
-	bool storage_fresh;        /* wipe the acceptor's store at start */
+	uint32_t memory_retention;   /* memory acceptors keep this many instances; 0: all */
+	uint64_t snapshot_max_bytes; /* the largest snapshot a learner fetches or offers */
+	bool storage_fresh;          /* wipe the acceptor's store at start */
 	enum paxos_flush_thread storage_flush_thread; /* where pipelined commits flush */
 	bool learning_acceptors; /* acceptors also learn and keep decisions final (3.7.5) */
 	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,

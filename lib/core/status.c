@@ -79,6 +79,12 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "refused";
 	case PAXOS_MSG_CHANGE:
 		return "change";
+	case PAXOS_MSG_SNAPSHOT_ASK:
+		return "snapshot_ask";
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+		return "snapshot_offer";
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
+		return "snapshot_chunk";
 	}
 	return "unknown";
 }
@@ -94,6 +100,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_RECOVER_INFO:
 	case PAXOS_MSG_CONFIG_ASK:
 	case PAXOS_MSG_CONFIG_PUSH:
+	case PAXOS_MSG_SNAPSHOT_ASK:
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
@@ -107,6 +114,8 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_TRIMMED:
 	case PAXOS_MSG_CONFIG_INFO:
 	case PAXOS_MSG_REFUSED:
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
 		return PAXOS_GROUP_LEARNERS;
 	case PAXOS_MSG_CLIENT_VALUE:
 	case PAXOS_MSG_CHANGE:

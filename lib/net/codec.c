@@ -139,6 +139,27 @@
 	F(U32, dropped)                                                                            \
 	F(VALUE, hashes)                                                                           \
 	/* end */
+#define WIRE_SNAPSHOT_ASK(F)                                                                       \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, server)                                                                             \
+	F(U64, offset)                                                                             \
+	/* end */
+#define WIRE_SNAPSHOT_OFFER(F)                                                                     \
+	F(U64, server)                                                                             \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, total)                                                                              \
+	F(U64, checksum)                                                                           \
+	/* end */
+#define WIRE_SNAPSHOT_CHUNK(F)                                                                     \
+	F(U64, nonce)                                                                              \
+	F(U64, iid)                                                                                \
+	F(U64, total)                                                                              \
+	F(U64, checksum)                                                                           \
+	F(U64, offset)                                                                             \
+	F(VALUE, bytes)                                                                            \
+	/* end */
 #define WIRE_CHANGE(F)                                                                             \
 	F(VALUE, command)                                                                          \
 	F(U32, flags)                                                                              \
@@ -169,6 +190,9 @@
 	M(CONFIG_PUSH, config_push, config_push_ok)                                                \
 	M(REFUSED, refused, refused_ok)                                                            \
 	M(CHANGE, change, change_ok)                                                               \
+	M(SNAPSHOT_ASK, snapshot_ask, no_check)                                                    \
+	M(SNAPSHOT_OFFER, snapshot_offer, snapshot_offer_ok)                                       \
+	M(SNAPSHOT_CHUNK, snapshot_chunk, snapshot_chunk_ok)                                       \
 	/* end */
 
 /* ---- what the fields' kinds mean ---- */
@@ -375,6 +399,17 @@ static bool change_ok(const struct paxos_change *c)
 	return c->command.len >= PAXOS_MEMBERSHIP_COMMAND_LEN &&
 	       c->command.len <= PAXOS_MEMBERSHIP_COMMAND_MAX &&
 	       c->mac.len == PAXOS_CHANGE_MAC_BYTES;
+}
+
+static bool snapshot_offer_ok(const struct paxos_snapshot_offer *o)
+{
+	return o->server != 0;
+}
+
+/* The bytes lie within the snapshot. */
+static bool snapshot_chunk_ok(const struct paxos_snapshot_chunk *c)
+{
+	return c->offset <= c->total && c->bytes.len <= c->total - c->offset;
 }
 
 /* ---- what the schema expands to ---- */

@@ -9,6 +9,7 @@
 #include <paxos/options.h>
 #include "log_line.h"
 #include "parts.h"
+#include "snapshot.h"
 
 #include "batch.h"
 #include "clock.h"
@@ -36,6 +37,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	/* A lean follower asks for nothing it does not read. */
 	if (n->learner.core && !n->proposer.lean)
 		paxos_learner_tick(n->learner.core, now, &n->net.out[PAXOS_ROLE_LEARNER].emitter);
+	node_snapshot_tick(n, now);
 	if (n->proposer.core)
 		paxos_proposer_tick(n->proposer.core, now,
 				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
@@ -176,6 +178,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_epoch_store_destroy(n->proposer.epoch.store);
 	paxos_election_free(n->proposer.election);
 	paxos_learner_free(n->learner.core);
+	node_snapshot_free(n);
 	node_membership_free_answers(n);
 	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->net.rx.decoder);

@@ -7,6 +7,7 @@
  */
 #include "log_line.h"
 #include "parts.h"
+#include "snapshot.h"
 
 #include "clock.h"
 
@@ -53,6 +54,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 	case PAXOS_GROUP_ACCEPTORS:
 		if (m->type == PAXOS_MSG_CONFIG_ASK)
 			node_membership_on_ask(n, m, now);
+		else if (m->type == PAXOS_MSG_SNAPSHOT_ASK)
+			node_snapshot_on_ask(n, m);
 		else if (m->type == PAXOS_MSG_CONFIG_PUSH)
 			node_membership_on_push(n, m);
 		else if (n->acceptor.core && !n->failed)
@@ -92,6 +95,14 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 		}
 		if (m->type == PAXOS_MSG_REFUSED) {
 			node_submit_refused(n, &m->u.refused, now);
+			break;
+		}
+		if (m->type == PAXOS_MSG_SNAPSHOT_OFFER) {
+			node_snapshot_on_offer(n, m, now);
+			break;
+		}
+		if (m->type == PAXOS_MSG_SNAPSHOT_CHUNK) {
+			node_snapshot_on_chunk(n, m, now);
 			break;
 		}
 		/* Who answers: at the address the node has for it, not a moved acceptor's old
@@ -279,6 +290,10 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			}
 			if (msgs[k].type == PAXOS_MSG_CONFIG_PUSH) {
 				node_membership_on_push(n, &msgs[k]);
+				continue;
+			}
+			if (msgs[k].type == PAXOS_MSG_SNAPSHOT_ASK) {
+				node_snapshot_on_ask(n, &msgs[k]);
 				continue;
 			}
 			/* A removed acceptor votes no more where its votes count nowhere; its

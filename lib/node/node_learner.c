@@ -8,6 +8,8 @@
  */
 #include "log_line.h"
 #include "parts.h"
+#include "snapshot.h"
+#include "snapshot.h"
 
 #include <paxos/learner.h>
 #include <paxos/options.h>
@@ -100,6 +102,15 @@ void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid,
 
 static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 {
+	if (paxos_learner_held(n->learner.core, NULL)) {
+		/* The application installs snapshots: the learner waits for one from a peer. */
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: learner: instances %llu..%llu are trimmed and were not learned "
+			   "here: asking the other nodes for a snapshot that covers them",
+			   (unsigned long long)from, (unsigned long long)to);
+		node_snapshot_wanted(n, to);
+		return;
+	}
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
 		   "learned",
@@ -272,6 +283,7 @@ int node_ensure_learner(struct paxos_node *n)
 	paxos_learner_options_from_config(&o, &n->cfg);
 	/* No callbacks: the node takes its readies (node_learner.c). */
 	o.start_iid = n->learner.app.learner_start;
+	o.hold_trimmed = node_snapshot_holds(n);
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;

@@ -392,6 +392,7 @@ struct paxos_node {
 	struct node_admin admin;
 	struct node_trims trims;
 	struct node_sessions sessions;
+	struct node_snapshot *snapshot; /* snapshot transfer (node_snapshot.c); NULL: unused */
 
 	int failed;
 	/* Room for a storage backend's sentence (up to 1 kB) behind what failed. */

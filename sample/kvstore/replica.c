@@ -37,6 +37,7 @@
 #include "net.h"
 #include "reply_conf.h"
 #include "store.h"
+#include "transfer.h"
 
 #define PROGRAM "kvstore-replica"
 
@@ -169,6 +170,10 @@ static void snapshot(struct shard *s)
 	fprintf(stderr, "%s: snapshot at instance %llu (%zu keys, %llu commands)\n", s->name,
 		(unsigned long long)s->snapshot_iid, kv_store_keys(s->store),
 		(unsigned long long)kv_store_commands(s->store));
+	/* Offered before the trim it allows: a replica that finds those instances trimmed
+	 * fetches it. */
+	if (kv_transfer_offer(s->node, s->dir, s->snapshot_iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
 	if (s->r->kcfg.trim == KV_TRIM_ALL)
 		announce(s);
 	else
@@ -324,18 +329,48 @@ static int open_reads(struct shard *s)
 	return s->read_ev && event_add(s->read_ev, NULL) == 0 ? 0 : -1;
 }
 
-/* The acceptors dropped instances this shard never applied: its log cannot be replayed, and
- * skipping them would silently diverge from the other replicas. */
-static void trimmed(void *arg, paxos_iid from, paxos_iid to)
+/* The acceptors dropped instances this shard never applied, and another replica's snapshot
+ * covers them: it becomes this shard's state (and its DIR/snapshot), and applying goes on
+ * after it. */
+static int install_snapshot(void *arg, paxos_iid iid, const void *bytes, size_t len)
 {
 	struct shard *s = arg;
+	char err[PATH_MAX + 256];
+	uint8_t *sessions = NULL;
+	size_t sessions_len = 0;
+	struct kv_store *store = kv_transfer_install(s->dir, s->r->kcfg.replicas, iid, bytes, len,
+						     &sessions, &sessions_len, err, sizeof(err));
+	if (!store) {
+		fprintf(stderr, "%s: cannot install the snapshot a peer sent: %s\n", s->name, err);
+		return PAXOS_E_INVALID;
+	}
+	/* The commands the snapshot applied are the session table's: copies still in the log
+	 * after it are dropped as they would be at the peer. */
+	int rc = sessions ? paxos_session_table_import(paxos_node_session_table(s->node), sessions,
+						       sessions_len)
+			  : PAXOS_OK;
+	free(sessions);
+	if (rc != PAXOS_OK) {
+		fprintf(stderr,
+			"%s: the snapshot a peer sent has a session table this replica "
+			"cannot take (%s)\n",
+			s->name, paxos_strerror(rc));
+		kv_store_free(store);
+		return PAXOS_E_INVALID;
+	}
+	kv_store_set_partition(store, s->partition, s->r->partitions);
+	kv_store_free(s->store);
+	s->store = store;
+	s->last_iid = s->snapshot_iid = iid;
+	s->since_snapshot = 0;
 	fprintf(stderr,
-		"%s: instances %llu..%llu were trimmed before this replica applied them; it "
-		"cannot catch up from the acceptors. Copy the DIR/snapshot of a replica whose "
-		"snapshot covers instance %llu or more into %s, and restart this one.\n",
-		s->name, (unsigned long long)from, (unsigned long long)to, (unsigned long long)to,
-		s->dir);
-	stop(s, 3);
+		"%s: installed a peer's snapshot: instances up to %llu, %zu keys, %llu commands; "
+		"learning from instance %llu\n",
+		s->name, (unsigned long long)iid, kv_store_keys(store),
+		(unsigned long long)kv_store_commands(store), (unsigned long long)iid + 1);
+	if (kv_transfer_offer(s->node, s->dir, iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
+	return PAXOS_OK;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -422,7 +457,7 @@ static int load_state(struct shard *s)
 	return 0;
 }
 
-/* The roles, in the order the node wants: learner start and trimmed callback first. */
+/* The roles, in the order the node wants: learner start and snapshot installer first. */
 static int host_roles(struct shard *s)
 {
 	char err[PATH_MAX + 256];
@@ -430,8 +465,11 @@ static int host_roles(struct shard *s)
 	uint32_t id = s->r->id;
 	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
 		goto fail;
-	paxos_node_on_trimmed(n, trimmed, s);
 	paxos_node_on_new_leader(n, new_leader, s);
+	if (paxos_node_on_install_snapshot(n, install_snapshot, s) != PAXOS_OK)
+		goto fail;
+	if (s->snapshot_iid && kv_transfer_offer(n, s->dir, s->snapshot_iid, err, sizeof(err)) != 0)
+		fprintf(stderr, "%s: cannot offer the snapshot: %s\n", s->name, err);
 	/* The acceptor serves this partition if partition-acceptors says so, under its number
 	 * in the partition's set. */
 	uint32_t acceptor;
@@ -839,7 +877,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	tell_all(m->r, 's');
 }
 
-/* A shard ended: once one stops (an error, or trimmed past it), the replica stops whole. */
+/* A shard ended: once one stops (an error), the replica stops whole. */
 static void on_done(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;

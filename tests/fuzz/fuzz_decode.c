@@ -109,6 +109,24 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		return a->u.refused.proposer_id == b->u.refused.proposer_id &&
 		       a->u.refused.dropped == b->u.refused.dropped &&
 		       same_value(&a->u.refused.hashes, &b->u.refused.hashes);
+	case PAXOS_MSG_SNAPSHOT_ASK:
+		return a->u.snapshot_ask.nonce == b->u.snapshot_ask.nonce &&
+		       a->u.snapshot_ask.iid == b->u.snapshot_ask.iid &&
+		       a->u.snapshot_ask.server == b->u.snapshot_ask.server &&
+		       a->u.snapshot_ask.offset == b->u.snapshot_ask.offset;
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+		return a->u.snapshot_offer.server == b->u.snapshot_offer.server &&
+		       a->u.snapshot_offer.nonce == b->u.snapshot_offer.nonce &&
+		       a->u.snapshot_offer.iid == b->u.snapshot_offer.iid &&
+		       a->u.snapshot_offer.total == b->u.snapshot_offer.total &&
+		       a->u.snapshot_offer.checksum == b->u.snapshot_offer.checksum;
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
+		return a->u.snapshot_chunk.nonce == b->u.snapshot_chunk.nonce &&
+		       a->u.snapshot_chunk.iid == b->u.snapshot_chunk.iid &&
+		       a->u.snapshot_chunk.total == b->u.snapshot_chunk.total &&
+		       a->u.snapshot_chunk.checksum == b->u.snapshot_chunk.checksum &&
+		       a->u.snapshot_chunk.offset == b->u.snapshot_chunk.offset &&
+		       same_value(&a->u.snapshot_chunk.bytes, &b->u.snapshot_chunk.bytes);
 	case PAXOS_MSG_CONFIG_PUSH:
 		return a->u.config_push.proposer_id == b->u.config_push.proposer_id &&
 		       a->u.config_push.settled == b->u.config_push.settled &&

@@ -67,6 +67,10 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_REFUSED, .u.refused = {1, 12, {hashes, sizeof(hashes)}}},
 	    {.type = PAXOS_MSG_CHANGE,
 	     .u.change = {{hashes, sizeof(hashes)}, PAXOS_CHANGE_FORCE, {mac, sizeof(mac)}}},
+	    {.type = PAXOS_MSG_SNAPSHOT_ASK, .u.snapshot_ask = {77, 100, 0, 0}},
+	    {.type = PAXOS_MSG_SNAPSHOT_OFFER, .u.snapshot_offer = {9, 77, 120, 5000, 1234567}},
+	    {.type = PAXOS_MSG_SNAPSHOT_CHUNK,
+	     .u.snapshot_chunk = {77, 120, 5000, 1234567, 4000, value}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -87,6 +91,9 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_RECOVER_INFO] = PAXOS_ROLE_PROPOSER,
 	    [PAXOS_MSG_REFUSED] = PAXOS_ROLE_PROPOSER,
 	    [PAXOS_MSG_CHANGE] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_SNAPSHOT_ASK] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_SNAPSHOT_OFFER] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_SNAPSHOT_CHUNK] = PAXOS_ROLE_CLIENT,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

@@ -140,6 +140,27 @@ static void assert_msg_eq(const struct paxos_message *a, const struct paxos_mess
 		ck_assert_uint_eq(a->u.refused.dropped, b->u.refused.dropped);
 		ck_assert(value_eq(&a->u.refused.hashes, &b->u.refused.hashes));
 		break;
+	case PAXOS_MSG_SNAPSHOT_ASK:
+		ck_assert_uint_eq(a->u.snapshot_ask.nonce, b->u.snapshot_ask.nonce);
+		ck_assert_uint_eq(a->u.snapshot_ask.iid, b->u.snapshot_ask.iid);
+		ck_assert_uint_eq(a->u.snapshot_ask.server, b->u.snapshot_ask.server);
+		ck_assert_uint_eq(a->u.snapshot_ask.offset, b->u.snapshot_ask.offset);
+		break;
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+		ck_assert_uint_eq(a->u.snapshot_offer.server, b->u.snapshot_offer.server);
+		ck_assert_uint_eq(a->u.snapshot_offer.nonce, b->u.snapshot_offer.nonce);
+		ck_assert_uint_eq(a->u.snapshot_offer.iid, b->u.snapshot_offer.iid);
+		ck_assert_uint_eq(a->u.snapshot_offer.total, b->u.snapshot_offer.total);
+		ck_assert_uint_eq(a->u.snapshot_offer.checksum, b->u.snapshot_offer.checksum);
+		break;
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
+		ck_assert_uint_eq(a->u.snapshot_chunk.nonce, b->u.snapshot_chunk.nonce);
+		ck_assert_uint_eq(a->u.snapshot_chunk.iid, b->u.snapshot_chunk.iid);
+		ck_assert_uint_eq(a->u.snapshot_chunk.total, b->u.snapshot_chunk.total);
+		ck_assert_uint_eq(a->u.snapshot_chunk.checksum, b->u.snapshot_chunk.checksum);
+		ck_assert_uint_eq(a->u.snapshot_chunk.offset, b->u.snapshot_chunk.offset);
+		ck_assert(value_eq(&a->u.snapshot_chunk.bytes, &b->u.snapshot_chunk.bytes));
+		break;
 	case PAXOS_MSG_CONFIG_PUSH:
 		ck_assert_uint_eq(a->u.config_push.proposer_id, b->u.config_push.proposer_id);
 		ck_assert_int_eq(a->u.config_push.settled, b->u.config_push.settled);
@@ -244,6 +265,14 @@ static size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){PAXOS_MSG_REFUSED, .u.refused = {1, 300, pv(16)}};
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_CHANGE, .u.change = {pv(16), PAXOS_CHANGE_FORCE, pv(PAXOS_CHANGE_MAC_BYTES)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_SNAPSHOT_ASK,
+					.u.snapshot_ask = {0x1234567890ull, 4000, 0, 0}};
+	m[i++] = (struct paxos_message){
+	    PAXOS_MSG_SNAPSHOT_OFFER,
+	    .u.snapshot_offer = {0xfedcba9876543210ull, 0x1234567890ull, 4000, 70000, 1ull << 63}};
+	m[i++] = (struct paxos_message){
+	    PAXOS_MSG_SNAPSHOT_CHUNK,
+	    .u.snapshot_chunk = {0x1234567890ull, 4000, 70000, 1ull << 63, 8100, pv(30)}};
 	return i;
 }
 
@@ -440,8 +469,8 @@ END_TEST
 /* msgpack-c's packing of m, field by field: the wire format the hand-written encoder keeps. */
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4, 3, 3,
+								3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
 	const struct paxos_value *v = paxos_msg_value(m);
 	/* A client value without a submission id leaves it out. */
 	msgpack_pack_array(pk, fields[m->type] +
@@ -583,6 +612,29 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint32(pk, m->u.change.flags);
 		msgpack_pack_bin(pk, m->u.change.mac.len);
 		msgpack_pack_bin_body(pk, m->u.change.mac.data, m->u.change.mac.len);
+		return;
+	case PAXOS_MSG_SNAPSHOT_ASK:
+		msgpack_pack_uint64(pk, m->u.snapshot_ask.nonce);
+		msgpack_pack_uint64(pk, m->u.snapshot_ask.iid);
+		msgpack_pack_uint64(pk, m->u.snapshot_ask.server);
+		msgpack_pack_uint64(pk, m->u.snapshot_ask.offset);
+		return;
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+		msgpack_pack_uint64(pk, m->u.snapshot_offer.server);
+		msgpack_pack_uint64(pk, m->u.snapshot_offer.nonce);
+		msgpack_pack_uint64(pk, m->u.snapshot_offer.iid);
+		msgpack_pack_uint64(pk, m->u.snapshot_offer.total);
+		msgpack_pack_uint64(pk, m->u.snapshot_offer.checksum);
+		return;
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
+		msgpack_pack_uint64(pk, m->u.snapshot_chunk.nonce);
+		msgpack_pack_uint64(pk, m->u.snapshot_chunk.iid);
+		msgpack_pack_uint64(pk, m->u.snapshot_chunk.total);
+		msgpack_pack_uint64(pk, m->u.snapshot_chunk.checksum);
+		msgpack_pack_uint64(pk, m->u.snapshot_chunk.offset);
+		msgpack_pack_bin(pk, m->u.snapshot_chunk.bytes.len);
+		msgpack_pack_bin_body(pk, m->u.snapshot_chunk.bytes.data,
+				      m->u.snapshot_chunk.bytes.len);
 		return;
 	}
 }
@@ -1114,8 +1166,8 @@ END_TEST
 /* Pack a well-formed field list for type t, then decode with one field too few or too many. */
 START_TEST(test_wrong_field_count)
 {
-	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4,
-								3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4};
+	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4, 3, 3,
+								3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -1131,7 +1183,8 @@ START_TEST(test_wrong_field_count)
 					   (t == PAXOS_MSG_ACCEPTED && i == 3) ||
 					   (t == PAXOS_MSG_CLIENT_VALUE && i == 1) ||
 					   (t == PAXOS_MSG_CONFIG_INFO && i == 4) ||
-					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3);
+					   (t == PAXOS_MSG_CONFIG_PUSH && i == 3) ||
+					   (t == PAXOS_MSG_SNAPSHOT_CHUNK && i == 6);
 				if (t == PAXOS_MSG_REFUSED && i == 3)
 					msgpack_pack_bin_with_body(&c.pk, "8 bytes.", 8);
 				else if (t == PAXOS_MSG_CHANGE && i == 1)
@@ -1139,6 +1192,8 @@ START_TEST(test_wrong_field_count)
 				else if (t == PAXOS_MSG_CHANGE && i == 3)
 					msgpack_pack_bin_with_body(
 					    &c.pk, "a MAC of thirty-two bytes, that.", 32);
+				else if (t == PAXOS_MSG_SNAPSHOT_CHUNK && i == 5)
+					msgpack_pack_uint32(&c.pk, 0); /* offset: 1 byte of 1 */
 				else if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
 				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
@@ -1216,6 +1271,28 @@ static int accepted_with(uint32_t i, enum bad_field b)
 	}
 	return craft_decode(&c, &n);
 }
+
+/* A chunk's bytes lie within its snapshot; an offer names its server. */
+START_TEST(test_snapshot_bounds)
+{
+	static uint8_t buf[4096];
+	struct paxos_encoder e;
+	struct paxos_message m = {PAXOS_MSG_SNAPSHOT_CHUNK,
+				  .u.snapshot_chunk = {1, 10, 100, 7, 90, pv(10)}};
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	m.u.snapshot_chunk.offset = 91;
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_INVALID);
+	m.u.snapshot_chunk.offset = 101;
+	m.u.snapshot_chunk.bytes = pv(0);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_INVALID);
+	m = (struct paxos_message){PAXOS_MSG_SNAPSHOT_OFFER,
+				   .u.snapshot_offer = {0, 1, 10, 100, 7}};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_INVALID);
+	m.u.snapshot_offer.server = 5;
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+}
+END_TEST
 
 START_TEST(test_bad_field_values)
 {
@@ -1606,12 +1683,12 @@ START_TEST(test_status_strings)
 	}
 	ck_assert_str_eq(paxos_strerror(PAXOS_E_MALFORMED), "malformed datagram");
 
-	const char *names[] = {"prepare",      "promise",        "accept",      "accepted",
-			       "reject",       "repeat",         "trim",        "acceptor_state",
-			       "client_value", "trimmed",        "heartbeat",   "leader",
-			       "repair",       "acceptor_hello", "recover_ask", "recover_info",
-			       "config_ask",   "config_info",    "config_push", "refused",
-			       "change"};
+	const char *names[] = {"prepare",      "promise",        "accept",        "accepted",
+			       "reject",       "repeat",         "trim",          "acceptor_state",
+			       "client_value", "trimmed",        "heartbeat",     "leader",
+			       "repair",       "acceptor_hello", "recover_ask",   "recover_info",
+			       "config_ask",   "config_info",    "config_push",   "refused",
+			       "change",       "snapshot_ask",   "snapshot_offer", "snapshot_chunk"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");
@@ -1626,6 +1703,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("roundtrip");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip_each_type);
+	tcase_add_test(tc, test_snapshot_bounds);
 	tcase_add_test(tc, test_roundtrip_empty_values);
 	tcase_add_test(tc, test_roundtrip_valueless_accepted);
 	tcase_add_test(tc, test_wire_version_of_a_datagram);

@@ -1122,6 +1122,53 @@ END_TEST
 
 /* --- trimmed instances (thesis 3.4.1, 3.6.2) --- */
 
+/* hold_trimmed: the learner says TRIMMED once and waits at next for a snapshot: nothing is
+ * delivered or asked for until paxos_learner_skip_to() moves it past what is trimmed. */
+START_TEST(test_trimmed_held_for_a_snapshot)
+{
+	struct fixture *f = fixture_default();
+	paxos_learner_free(f->l);
+	f->opt.hold_trimmed = true;
+	f->l = paxos_learner_new(&f->opt, &f->counters);
+	f->sink->learner = f->l;
+	close_instance(f, 2, "b");
+	close_instance(f, 5, "e");
+	close_instance(f, 6, "f");
+	send_trimmed(f, 0, 3);
+	send_trimmed(f, 2, 3);
+	later(f);
+	send_trimmed(f, 2, 3);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert_uint_eq(f->sink->trimmed_from[0], 1);
+	ck_assert_uint_eq(f->sink->trimmed_to[0], 3);
+	paxos_iid to = 0;
+	ck_assert(paxos_learner_held(f->l, &to));
+	ck_assert_uint_eq(to, 3);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 1);
+	ck_assert_uint_eq(f->counters.instances_skipped_trimmed, 0);
+	/* Trimmed further: what the snapshot must cover grows, without another event. */
+	send_trimmed(f, 0, 4);
+	send_trimmed(f, 2, 4);
+	ck_assert_uint_eq(f->sink->trimmed, 1);
+	ck_assert(paxos_learner_held(f->l, &to));
+	ck_assert_uint_eq(to, 4);
+	/* Waiting asks for nothing. */
+	size_t asked = repeats(f);
+	tick(f, f->now + 10000);
+	tick(f, f->now + 20000);
+	ck_assert_uint_eq(repeats(f), asked);
+	ck_assert_uint_eq(f->sink->delivered, 0);
+	/* A snapshot of 1..4 installed: delivery goes on at 5. */
+	paxos_learner_skip_to(f->l, 5);
+	ck_assert(!paxos_learner_held(f->l, NULL));
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	ck_assert_uint_eq(f->sink->delivered_iid[0], 5);
+	ck_assert_uint_eq(f->sink->delivered_iid[1], 6);
+	ck_assert_uint_eq(paxos_learner_next_iid(f->l), 7);
+	fixture_free(f);
+}
+END_TEST
+
 /* Lost once fewer than a quorum of acceptors still hold it (3 acceptors: 2 trimmed). Only the
  * missing instances are skipped; what is closed above the trim point is delivered after. */
 START_TEST(test_trimmed_skips_missing_instances)
@@ -2288,6 +2335,7 @@ Suite *test_suite(void)
 
 	TCase *trimmed = tcase_create("trimmed");
 	tcase_add_test(trimmed, test_trimmed_skips_missing_instances);
+	tcase_add_test(trimmed, test_trimmed_held_for_a_snapshot);
 	tcase_add_test(trimmed, test_forged_trim_reports_are_refuted);
 	tcase_add_test(trimmed, test_trimmed_delivers_what_it_has_first);
 	tcase_add_test(trimmed, test_acceptor_state_trim_skips);
