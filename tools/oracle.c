@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	struct paxos_encoder enc;
-	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	struct paxos_header h = {.role = PAXOS_ROLE_CLIENT, .sender_id = 0};
 	paxos_encoder_init(&enc, buf, payload_cap, &h);
 	if (paxos_encoder_add(&enc, &m) != PAXOS_OK) {
 		fprintf(stderr, "paxos-oracle: cannot encode the order\n");

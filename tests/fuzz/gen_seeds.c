@@ -18,7 +18,7 @@ static int write_datagram(const char *dir, const char *name, enum paxos_role rol
 			  const struct paxos_message *m, size_t count)
 {
 	static uint8_t buf[8192];
-	struct paxos_header h = {role, 1};
+	struct paxos_header h = {.role = role, .sender_id = 1};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	for (size_t i = 0; i < count; i++)

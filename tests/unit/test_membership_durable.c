@@ -439,7 +439,7 @@ END_TEST
 static void vote(struct stub *s, uint32_t a, paxos_iid iid, const struct paxos_value *v, bool final)
 {
 	uint8_t buf[256];
-	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, a};
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = a};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
