@@ -95,6 +95,26 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+void node_speak(struct paxos_node *n, uint32_t version, enum paxos_wire_speech speech)
+{
+	n->net.wire.spoken = version;
+	n->net.wire.speech = speech;
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
+		if (!n->hosted[r])
+			continue;
+		struct role_out *o = &n->net.out[r];
+		o->header.version = version;
+		o->header.speech = speech;
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+			/* What was packed leaves as it was; the next datagram speaks version. */
+			seal(n, o, (enum paxos_group)g);
+			paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->net.payload_cap,
+					   &o->header);
+		}
+	}
+	node_schedule_flush(n);
+}
+
 void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 {
 	struct role_out *o = ctx;
@@ -347,6 +367,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			continue;
 		}
 		n->net.counters.messages_received += count;
+		if (h.version != PAXOS_WIRE_VERSION)
+			node_version_heard(n, &h, &d[i], msgs, count, now);
 		n->net.rx.header = h;
 		node_screen_origin(n, &h, &d[i], now);
 		if (!to_acceptor) {
@@ -386,6 +408,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	acceptor_batch(n, &batched, now);
 	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	n->net.rx.impostor = false;
+	node_version_choose(n, now);
 	if (n->proposer.assign_due) {
 		n->proposer.assign_due = false;
 		paxos_proposer_assign(n->proposer.core, now,
