@@ -14,6 +14,8 @@
 # The release before is built from git (its tag, or, in a clone without tags, its commit
 # below) in BUILD_DIR/previous-release/COMMIT, once: its role binaries and client only.
 # Without git history (a source tarball) the test is skipped; in a clone it always runs.
+# PAXOS_UPGRADE_AUTH=yes: every process shares an auth-key-file, and none may drop a datagram
+# of the other release for its tag.
 # Usage: e2e_rolling_upgrade.sh BUILD_DIR SOURCE_DIR
 set -eu
 BUILD=$1
@@ -21,6 +23,11 @@ SRC=$2
 PREVIOUS_TAG=v0.2.0
 PREVIOUS_COMMIT=6f012b23feea0cdd292c4fd43eef696b6391d622
 WORK=$(mktemp -d)
+# On the way out, failed or not: the clients of the release before stop too (old_clients).
+stop_old_clients() {
+	touch "$WORK/stop-old-clients"
+	[ -s "$WORK/old-client.pid" ] && kill "$(cat "$WORK/old-client.pid")" 2>/dev/null || true
+}
 trap 'stop_old_clients; stop_all; rm -rf "$WORK"' EXIT
 . "$SRC/tests/e2e/cluster.sh"
 NAME=e2e_rolling_upgrade
@@ -64,6 +71,10 @@ CONF=$(SRC=$BUILD/$PREV/src base_conf)
 sed -i -e "s|^storage .*|storage lmdb|" -e "s|^counters-interval-ms .*|counters-interval-ms 0|" \
 	"$CONF"
 grep -q "^storage *lmdb" "$CONF" || fail "cannot set storage lmdb"
+if [ "${PAXOS_UPGRADE_AUTH:-no}" = yes ]; then
+	"$BUILD/paxos-keygen" "$WORK/cluster.key" 2>/dev/null || fail "paxos-keygen failed"
+	echo "auth-key-file $WORK/cluster.key" >>"$CONF"
+fi
 
 # progress FILE WHEN: FILE (a learner's output, maybe not written yet) grows by 200 values
 # within 60 s.
@@ -93,12 +104,6 @@ old_clients() {
 		echo $! >"$WORK/old-client.pid"
 		wait $! || echo "$k" >>"$WORK/old-clients.failed"
 	done
-}
-
-# On the way out, failed or not: the clients of the release before stop too.
-stop_old_clients() {
-	touch "$WORK/stop-old-clients"
-	[ -s "$WORK/old-client.pid" ] && kill "$(cat "$WORK/old-client.pid")" 2>/dev/null || true
 }
 
 for i in 0 1 2; do start acceptor$i "$OLD/paxos-acceptor" -c "$CONF" -i $i; done
@@ -155,6 +160,10 @@ if [ -n "$(cut -d' ' -f2 "$WORK/learner0n.out" | sort | uniq -d)" ]; then
 	resubmitted "$WORK"/old-client*.log "$WORK/client.log" ||
 		leader_moved "$WORK"/proposer*.log ||
 		fail "a value was delivered twice with no resubmit and no leader change"
+fi
+if [ "${PAXOS_UPGRADE_AUTH:-no}" = yes ]; then
+	! grep -l "without a valid tag" "$WORK"/*.log ||
+		fail "a process dropped datagrams of the other release for their tags"
 fi
 # The older learners delivered the same log, as far as each went.
 for i in 0 1; do
