@@ -15,7 +15,8 @@
  * two holds.
  *
  * The cost on the path of a value: a comparison per datagram read; the rest runs only for a
- * datagram of the older version, and the choice once per read and per tick.
+ * datagram of the older version, and the choice once per read and per tick (the learner's,
+ * the acceptor's and the election's).
  */
 #include "log_line.h"
 #include "parts.h"
