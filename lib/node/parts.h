@@ -392,8 +392,6 @@ void node_own_accept_defer(struct paxos_node *n, const struct paxos_accept *a);
 bool node_own_accept_replay(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
-/* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
- * learner of a learning acceptor is due. */
 /* node_version.c: a datagram of an older wire version was decoded (its missing fields made
  * the node's own); the version spoken chosen again, at most once per read and per tick. */
 void node_version_heard(struct paxos_node *n, const struct paxos_header *h,
@@ -402,6 +400,8 @@ void node_version_heard(struct paxos_node *n, const struct paxos_header *h,
 void node_version_choose(struct paxos_node *n, paxos_time now);
 /* node_io.c: every encoder speaks version (with speech) from the next message on. */
 void node_speak(struct paxos_node *n, uint32_t version, enum paxos_wire_speech speech);
+/* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
+ * learner of a learning acceptor is due. */
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t count);
 
 /* Calls done(arg, iid, skip) after each instance n's learner delivers (see instance_done);
