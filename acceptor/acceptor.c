@@ -585,6 +585,11 @@ uint64_t paxos_acceptor_generation(const struct paxos_acceptor *a)
 	return a->recovery.generation;
 }
 
+void paxos_acceptor_set_old_peers(struct paxos_acceptor *a, bool live)
+{
+	a->recovery.old_peers = live;
+}
+
 enum paxos_acceptor_log paxos_acceptor_began_log(const struct paxos_acceptor *a)
 {
 	return (enum paxos_acceptor_log)a->recovery.new_log;

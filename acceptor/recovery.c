@@ -122,7 +122,7 @@ static bool proposers_done(const struct recovery *r)
  * may still arrive, and the fence must cover it. */
 static bool log_lost(const struct recovery *r)
 {
-	if (r->m.configurations[0] || r->acceptors_answered != 0 ||
+	if (r->m.configurations[0] || r->old_peers || r->acceptors_answered != 0 ||
 	    (r->peers_recovering & others(r)) != others(r) || !proposers_done(r))
 		return false;
 	for (uint32_t i = 0; i < r->m.proposers; i++)

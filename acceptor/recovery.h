@@ -49,6 +49,7 @@ struct recovery {
 	uint64_t gen_answered; /* the most of the acceptors' answers (0: none) */
 	uint64_t founder_gen;  /* a log whose answer said we founded it (0: none) */
 	int new_log;           /* enum paxos_acceptor_log: how this life came to its log */
+	bool old_peers; /* nodes of an older wire version are live: they cannot serve a new log */
 	/* Per acceptor id: the incarnation of its last hello that said it recovers (0: none),
 	 * and of those recovering when this acceptor began its log, the founders. */
 	uint64_t recovering_as[PAXOS_MAX_ACCEPTORS];

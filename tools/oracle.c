@@ -77,7 +77,7 @@ static int encode_order(struct paxos_message *m, uint8_t *buf, uint32_t cap,
 			struct paxos_auth *auth, size_t *len)
 {
 	struct paxos_encoder enc;
-	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	struct paxos_header h = {.role = PAXOS_ROLE_CLIENT, .sender_id = 0};
 	m->u.leader.sent_at = wall_now();
 	paxos_encoder_init(&enc, buf, cap, &h);
 	int rc = paxos_encoder_add(&enc, m);

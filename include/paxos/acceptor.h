@@ -265,6 +265,10 @@ enum paxos_acceptor_log {
 /** How its recovery came to its log (a first start, or a new one after every acceptor lost
  * the old one, or joined). */
 PAXOS_API enum paxos_acceptor_log paxos_acceptor_began_log(const struct paxos_acceptor *a);
+/** Whether nodes of an older wire version are live (the node says so as it hears them): while
+ * they are, no new log begins (PAXOS_ACCEPTOR_LOG_LOST), as their messages carry no
+ * generation; a recovering acceptor whose peers all lost the log waits. */
+PAXOS_API void paxos_acceptor_set_old_peers(struct paxos_acceptor *a, bool live);
 /** Once it recovered: the highest ballot reported; it votes for nothing at or below it. */
 PAXOS_API paxos_ballot paxos_acceptor_fence(const struct paxos_acceptor *a);
 

@@ -37,7 +37,7 @@ enum paxos_msg_type {
 	PAXOS_MSG_CONFIG_PUSH =
 	    19,                 /**< proposer -> acceptors: its history (learning-acceptors no) */
 	PAXOS_MSG_REFUSED = 20, /**< leader -> learners: its pending list is full */
-	PAXOS_MSG_CHANGE = 21,         /**< paxos-admin -> proposers (submit group): a membership change */
+	PAXOS_MSG_CHANGE = 21,  /**< paxos-admin -> proposers (submit group): a membership change */
 	PAXOS_MSG_SNAPSHOT_ASK = 22,   /**< lagging learner -> acceptors group: a snapshot? */
 	PAXOS_MSG_SNAPSHOT_OFFER = 23, /**< node with a snapshot -> learners: I have one */
 	PAXOS_MSG_SNAPSHOT_CHUNK = 24, /**< its server -> learners: some of its bytes */

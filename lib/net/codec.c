@@ -15,14 +15,22 @@
 
 /*
  * The wire schema: every message once. WIRE_MESSAGES names each type, the member of
- * paxos_message.u that holds it and a check of the whole message; WIRE_<TYPE> lists that
- * message's fields in wire order, after the type, one F(kind, field) a line. The field
- * counts, the encoder's checks, packing, decoding and the size bounds all expand from these.
+ * paxos_message.u that holds it, a check of the whole message and the wire version it came
+ * with; WIRE_<TYPE> lists that message's fields in wire order, after the type, one
+ * F(kind, field, since) a line. The field counts, the encoder's checks, packing, decoding and
+ * the size bounds all expand from these.
  *
- * Adding a field is one line F(kind, field) in its message's list, where it goes on the wire
- * (and the field in its struct, paxos/message.h); then PAXOS_WIRE_VERSION (codec.h), the
- * field in tests/unit/test_codec.c and the fuzz corpus again (tests/fuzz/README.md). Adding a
- * message is its list and one line in WIRE_MESSAGES.
+ * since is the first wire version with the field (or message); 5 for all that version 5
+ * already had, the oldest this codec speaks (PAXOS_WIRE_VERSION_MIN). A datagram of an older
+ * version than ours lacks the newer fields (they are last in each list: a version only
+ * appends), which read as 0; encoding for one (paxos_encoder.version) leaves them out, and
+ * leaves out the messages it lacks.
+ *
+ * Adding a field is one line F(kind, field, since) at the end of its message's list, since
+ * the new PAXOS_WIRE_VERSION (codec.h), and the field in its struct (paxos/message.h); then
+ * the field in tests/unit/test_codec.c and the fuzz corpus again (tests/fuzz/README.md).
+ * Adding a message is its list and one line in WIRE_MESSAGES. A new version makes the oldest
+ * spoken PAXOS_WIRE_VERSION - 1 (docs/operating.md, "Upgrades").
  *
  * Kinds, each packed, read and checked by the WIRE_*_<kind> macros below:
  *   U64, U32      an unsigned integer of that width
@@ -31,168 +39,168 @@
  *   BOOL          true or false
  *   VALUE         bytes (bin), decoded in place
  *   VALUE_OR_NIL  bytes, or nil when the struct's valueless is set
- *   OPT_U64       an unsigned integer, left off the wire when 0: last fields only (an older
- *                 sender's message without it decodes, as 0)
+ *   OPT_U64       an unsigned integer, left off the wire when 0: last fields only (a sender's
+ *                 message without it decodes, as 0)
  */
 #define WIRE_PREPARE(F)                                                                            \
-	F(U64, iid)                                                                                \
-	F(U64, ballot)                                                                             \
+	F(U64, iid, 5)                                                                             \
+	F(U64, ballot, 5)                                                                          \
 	/* end */
 #define WIRE_PROMISE(F)                                                                            \
-	F(U64, iid)                                                                                \
-	F(U64, ballot)                                                                             \
-	F(U64, value_ballot)                                                                       \
-	F(VALUE, value)                                                                            \
-	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, iid, 5)                                                                             \
+	F(U64, ballot, 5)                                                                          \
+	F(U64, value_ballot, 5)                                                                    \
+	F(VALUE, value, 5)                                                                         \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
 	/* end */
 #define WIRE_ACCEPT(F)                                                                             \
-	F(U64, iid)                                                                                \
-	F(U64, ballot)                                                                             \
-	F(VALUE, value)                                                                            \
+	F(U64, iid, 5)                                                                             \
+	F(U64, ballot, 5)                                                                          \
+	F(VALUE, value, 5)                                                                         \
 	/* end */
 #define WIRE_ACCEPTED(F)                                                                           \
-	F(U64, iid)                                                                                \
-	F(U64, ballot)                                                                             \
-	F(VALUE_OR_NIL, value)                                                                     \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(BOOL, final)                                                                             \
-	F(U64, generation)                                                                         \
+	F(U64, iid, 5)                                                                             \
+	F(U64, ballot, 5)                                                                          \
+	F(VALUE_OR_NIL, value, 5)                                                                  \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(BOOL, final, 5)                                                                          \
+	F(U64, generation, 6)                                                                      \
 	/* end */
 #define WIRE_REJECT(F)                                                                             \
-	F(U64, iid)                                                                                \
-	F(U64, ballot)                                                                             \
-	F(ACCEPTOR, acceptor_id)                                                                   \
+	F(U64, iid, 5)                                                                             \
+	F(U64, ballot, 5)                                                                          \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
 	/* end */
 #define WIRE_REPEAT(F)                                                                             \
-	F(U64, from)                                                                               \
-	F(U64, to)                                                                                 \
+	F(U64, from, 5)                                                                            \
+	F(U64, to, 5)                                                                              \
 	/* end */
 #define WIRE_TRIM(F)                                                                               \
-	F(U64, iid)                                                                                \
+	F(U64, iid, 5)                                                                             \
 	/* end */
 #define WIRE_ACCEPTOR_STATE(F)                                                                     \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, highest_accepted)                                                                   \
-	F(U64, trim_iid)                                                                           \
-	F(U64, generation)                                                                         \
-	F(BOOL, recovering)                                                                        \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, highest_accepted, 5)                                                                \
+	F(U64, trim_iid, 5)                                                                        \
+	F(U64, generation, 6)                                                                      \
+	F(BOOL, recovering, 6)                                                                     \
 	/* end */
 #define WIRE_CLIENT_VALUE(F)                                                                       \
-	F(VALUE, value)                                                                            \
-	F(OPT_U64, id)                                                                             \
+	F(VALUE, value, 5)                                                                         \
+	F(OPT_U64, id, 6)                                                                          \
 	/* end */
 #define WIRE_TRIMMED(F)                                                                            \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, iid)                                                                                \
-	F(U64, generation)                                                                         \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, iid, 5)                                                                             \
+	F(U64, generation, 6)                                                                      \
 	/* end */
 #define WIRE_HEARTBEAT(F)                                                                          \
-	F(PROPOSER, proposer_id)                                                                   \
-	F(U64, next_iid)                                                                           \
+	F(PROPOSER, proposer_id, 5)                                                                \
+	F(U64, next_iid, 5)                                                                        \
 	/* end */
 #define WIRE_LEADER(F)                                                                             \
-	F(U32, leader_id)                                                                          \
-	F(U64, sent_at)                                                                            \
+	F(U32, leader_id, 5)                                                                       \
+	F(U64, sent_at, 6)                                                                         \
 	/* end */
 #define WIRE_REPAIR(F)                                                                             \
-	F(U64, from)                                                                               \
-	F(U64, to)                                                                                 \
+	F(U64, from, 5)                                                                            \
+	F(U64, to, 5)                                                                              \
 	/* end */
 #define WIRE_ACCEPTOR_HELLO(F)                                                                     \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, incarnation)                                                                        \
-	F(BOOL, recovering)                                                                        \
-	F(U64, age)                                                                                \
-	F(U64, echo)                                                                               \
-	F(U64, generation)                                                                         \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, incarnation, 5)                                                                     \
+	F(BOOL, recovering, 5)                                                                     \
+	F(U64, age, 5)                                                                             \
+	F(U64, echo, 5)                                                                            \
+	F(U64, generation, 6)                                                                      \
 	/* end */
 #define WIRE_RECOVER_ASK(F)                                                                        \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, incarnation)                                                                        \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, incarnation, 5)                                                                     \
 	/* end */
 #define WIRE_RECOVER_INFO(F)                                                                       \
-	F(U32, role)                                                                               \
-	F(U32, sender_id)                                                                          \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, incarnation)                                                                        \
-	F(U64, highest_iid)                                                                        \
-	F(U64, highest_ballot)                                                                     \
-	F(U64, generation)                                                                         \
-	F(BOOL, founder)                                                                           \
+	F(U32, role, 5)                                                                            \
+	F(U32, sender_id, 5)                                                                       \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, incarnation, 5)                                                                     \
+	F(U64, highest_iid, 5)                                                                     \
+	F(U64, highest_ballot, 5)                                                                  \
+	F(U64, generation, 6)                                                                      \
+	F(BOOL, founder, 6)                                                                        \
 	/* end */
 #define WIRE_CONFIG_ASK(F)                                                                         \
-	F(U64, nonce)                                                                              \
+	F(U64, nonce, 5)                                                                           \
 	/* end */
 #define WIRE_CONFIG_INFO(F)                                                                        \
-	F(ACCEPTOR, acceptor_id)                                                                   \
-	F(U64, nonce)                                                                              \
-	F(BOOL, settled)                                                                           \
-	F(VALUE, history)                                                                          \
+	F(ACCEPTOR, acceptor_id, 5)                                                                \
+	F(U64, nonce, 5)                                                                           \
+	F(BOOL, settled, 5)                                                                        \
+	F(VALUE, history, 5)                                                                       \
 	/* end */
 #define WIRE_CONFIG_PUSH(F)                                                                        \
-	F(PROPOSER, proposer_id)                                                                   \
-	F(BOOL, settled)                                                                           \
-	F(VALUE, history)                                                                          \
+	F(PROPOSER, proposer_id, 5)                                                                \
+	F(BOOL, settled, 5)                                                                        \
+	F(VALUE, history, 5)                                                                       \
 	/* end */
 #define WIRE_REFUSED(F)                                                                            \
-	F(PROPOSER, proposer_id)                                                                   \
-	F(U32, dropped)                                                                            \
-	F(VALUE, hashes)                                                                           \
-	/* end */
-#define WIRE_SNAPSHOT_ASK(F)                                                                       \
-	F(U64, nonce)                                                                              \
-	F(U64, iid)                                                                                \
-	F(U64, server)                                                                             \
-	F(U64, offset)                                                                             \
-	/* end */
-#define WIRE_SNAPSHOT_OFFER(F)                                                                     \
-	F(U64, server)                                                                             \
-	F(U64, nonce)                                                                              \
-	F(U64, iid)                                                                                \
-	F(U64, total)                                                                              \
-	F(U64, checksum)                                                                           \
-	/* end */
-#define WIRE_SNAPSHOT_CHUNK(F)                                                                     \
-	F(U64, nonce)                                                                              \
-	F(U64, iid)                                                                                \
-	F(U64, total)                                                                              \
-	F(U64, checksum)                                                                           \
-	F(U64, offset)                                                                             \
-	F(VALUE, bytes)                                                                            \
+	F(PROPOSER, proposer_id, 5)                                                                \
+	F(U32, dropped, 5)                                                                         \
+	F(VALUE, hashes, 5)                                                                        \
 	/* end */
 #define WIRE_CHANGE(F)                                                                             \
-	F(VALUE, command)                                                                          \
-	F(U32, flags)                                                                              \
-	F(VALUE, mac)                                                                              \
+	F(VALUE, command, 6)                                                                       \
+	F(U32, flags, 6)                                                                           \
+	F(VALUE, mac, 6)                                                                           \
+	/* end */
+#define WIRE_SNAPSHOT_ASK(F)                                                                       \
+	F(U64, nonce, 6)                                                                           \
+	F(U64, iid, 6)                                                                             \
+	F(U64, server, 6)                                                                          \
+	F(U64, offset, 6)                                                                          \
+	/* end */
+#define WIRE_SNAPSHOT_OFFER(F)                                                                     \
+	F(U64, server, 6)                                                                          \
+	F(U64, nonce, 6)                                                                           \
+	F(U64, iid, 6)                                                                             \
+	F(U64, total, 6)                                                                           \
+	F(U64, checksum, 6)                                                                        \
+	/* end */
+#define WIRE_SNAPSHOT_CHUNK(F)                                                                     \
+	F(U64, nonce, 6)                                                                           \
+	F(U64, iid, 6)                                                                             \
+	F(U64, total, 6)                                                                           \
+	F(U64, checksum, 6)                                                                        \
+	F(U64, offset, 6)                                                                          \
+	F(VALUE, bytes, 6)                                                                         \
 	/* end */
 
 /* M(TYPE, member, check): PAXOS_MSG_<TYPE>, its fields WIRE_<TYPE>, paxos_message.u.<member>,
  * and check(const struct paxos_<member> *), what the fields' kinds do not say. */
 #define WIRE_MESSAGES(M)                                                                           \
-	M(PREPARE, prepare, no_check)                                                              \
-	M(PROMISE, promise, no_check)                                                              \
-	M(ACCEPT, accept, no_check)                                                                \
-	M(ACCEPTED, accepted, no_check)                                                            \
-	M(REJECT, reject, no_check)                                                                \
-	M(REPEAT, repeat, repeat_ok)                                                               \
-	M(TRIM, trim, no_check)                                                                    \
-	M(ACCEPTOR_STATE, acceptor_state, no_check)                                                \
-	M(CLIENT_VALUE, client_value, no_check)                                                    \
-	M(TRIMMED, trimmed, no_check)                                                              \
-	M(HEARTBEAT, heartbeat, no_check)                                                          \
-	M(LEADER, leader, leader_ok)                                                               \
-	M(REPAIR, repair, repair_ok)                                                               \
-	M(ACCEPTOR_HELLO, acceptor_hello, no_check)                                                \
-	M(RECOVER_ASK, recover_ask, no_check)                                                      \
-	M(RECOVER_INFO, recover_info, recover_info_ok)                                             \
-	M(CONFIG_ASK, config_ask, no_check)                                                        \
-	M(CONFIG_INFO, config_info, config_info_ok)                                                \
-	M(CONFIG_PUSH, config_push, config_push_ok)                                                \
-	M(REFUSED, refused, refused_ok)                                                            \
-	M(CHANGE, change, change_ok)                                                               \
-	M(SNAPSHOT_ASK, snapshot_ask, no_check)                                                    \
-	M(SNAPSHOT_OFFER, snapshot_offer, snapshot_offer_ok)                                       \
-	M(SNAPSHOT_CHUNK, snapshot_chunk, snapshot_chunk_ok)                                       \
+	M(PREPARE, prepare, no_check, 5)                                                           \
+	M(PROMISE, promise, no_check, 5)                                                           \
+	M(ACCEPT, accept, no_check, 5)                                                             \
+	M(ACCEPTED, accepted, no_check, 5)                                                         \
+	M(REJECT, reject, no_check, 5)                                                             \
+	M(REPEAT, repeat, repeat_ok, 5)                                                            \
+	M(TRIM, trim, no_check, 5)                                                                 \
+	M(ACCEPTOR_STATE, acceptor_state, no_check, 5)                                             \
+	M(CLIENT_VALUE, client_value, no_check, 5)                                                 \
+	M(TRIMMED, trimmed, no_check, 5)                                                           \
+	M(HEARTBEAT, heartbeat, no_check, 5)                                                       \
+	M(LEADER, leader, leader_ok, 5)                                                            \
+	M(REPAIR, repair, repair_ok, 5)                                                            \
+	M(ACCEPTOR_HELLO, acceptor_hello, no_check, 5)                                             \
+	M(RECOVER_ASK, recover_ask, no_check, 5)                                                   \
+	M(RECOVER_INFO, recover_info, recover_info_ok, 5)                                          \
+	M(CONFIG_ASK, config_ask, no_check, 5)                                                     \
+	M(CONFIG_INFO, config_info, config_info_ok, 5)                                             \
+	M(CONFIG_PUSH, config_push, config_push_ok, 5)                                             \
+	M(REFUSED, refused, refused_ok, 5)                                                         \
+	M(CHANGE, change, change_ok, 6)                                                            \
+	M(SNAPSHOT_ASK, snapshot_ask, no_check, 6)                                                 \
+	M(SNAPSHOT_OFFER, snapshot_offer, snapshot_offer_ok, 6)                                    \
+	M(SNAPSHOT_CHUNK, snapshot_chunk, snapshot_chunk_ok, 6)                                    \
 	/* end */
 
 /* ---- what the fields' kinds mean ---- */
@@ -415,12 +423,16 @@ static bool snapshot_chunk_ok(const struct paxos_snapshot_chunk *c)
 /* ---- what the schema expands to ---- */
 
 #define HEADER_FIELDS 4u
-/* The header's most bytes: array, magic, version, role, sender id. */
-#define HEADER_MAX (1u + 3u + 1u + 1u + WIRE_MAX_U32)
+/* The header's most bytes: array, magic, version (spoken down: a uint16), role, sender id. */
+#define HEADER_MAX (1u + 3u + 3u + 1u + WIRE_MAX_U32)
 
-#define WIRE_ONE(kind, field) +1u
+#define WIRE_ONE(kind, field, since) +1u
 #define WIRE_FIELD_COUNT(T) (1u WIRE_##T(WIRE_ONE)) /* the type included */
-/* Optional fields: how many a message has, and how many of s's are left off the wire. */
+/* The count in a datagram of wire version `version` (a variable where it is used). */
+#define WIRE_ONE_AT(kind, field, since) +((since) <= version)
+#define WIRE_FIELD_COUNT_AT(T) (1u WIRE_##T(WIRE_ONE_AT))
+/* Optional fields (OPT_): how many of a message's the version has, and how many of s's are
+ * left off the wire. */
 #define WIRE_IS_OPTIONAL_U64 0u
 #define WIRE_IS_OPTIONAL_U32 0u
 #define WIRE_IS_OPTIONAL_ACCEPTOR 0u
@@ -429,8 +441,8 @@ static bool snapshot_chunk_ok(const struct paxos_snapshot_chunk *c)
 #define WIRE_IS_OPTIONAL_VALUE 0u
 #define WIRE_IS_OPTIONAL_VALUE_OR_NIL 0u
 #define WIRE_IS_OPTIONAL_OPT_U64 1u
-#define WIRE_OPTIONAL(kind, field) +WIRE_IS_OPTIONAL_##kind
-#define WIRE_OPTIONAL_COUNT(T) (0u WIRE_##T(WIRE_OPTIONAL))
+#define WIRE_OPTIONAL_AT(kind, field, since) +((since) <= version ? WIRE_IS_OPTIONAL_##kind : 0u)
+#define WIRE_OPTIONAL_COUNT_AT(T) (0u WIRE_##T(WIRE_OPTIONAL_AT))
 #define WIRE_ABSENT_U64(s, f) 0u
 #define WIRE_ABSENT_U32(s, f) 0u
 #define WIRE_ABSENT_ACCEPTOR(s, f) 0u
@@ -439,61 +451,73 @@ static bool snapshot_chunk_ok(const struct paxos_snapshot_chunk *c)
 #define WIRE_ABSENT_VALUE(s, f) 0u
 #define WIRE_ABSENT_VALUE_OR_NIL(s, f) 0u
 #define WIRE_ABSENT_OPT_U64(s, f) ((s)->f == 0 ? 1u : 0u)
-#define WIRE_ABSENT(kind, field) +WIRE_ABSENT_##kind(s, field)
+#define WIRE_ABSENT_AT(kind, field, since) +((since) <= version ? WIRE_ABSENT_##kind(s, field) : 0u)
 
-#define WIRE_PACK_FIELD(kind, field) WIRE_PACK_##kind(pk, s, field);
-#define WIRE_GET_FIELD(kind, field) &&WIRE_GET_##kind(o++, s, field)
-#define WIRE_OK_FIELD(kind, field) &&WIRE_OK_##kind(s, field)
-#define WIRE_MAX_FIELD(kind, field) +WIRE_MAX_##kind
+#define WIRE_PACK_FIELD(kind, field, since)                                                        \
+	if ((since) <= version)                                                                    \
+		WIRE_PACK_##kind(pk, s, field);
+/* A field the datagram's version lacks reads as 0. */
+#define WIRE_GET_FIELD(kind, field, since)                                                         \
+	&&((since) <= version ? WIRE_GET_##kind(o++, s, field)                                     \
+			      : (memset(&(s)->field, 0, sizeof((s)->field)), true))
+#define WIRE_OK_FIELD(kind, field, since) &&WIRE_OK_##kind(s, field)
+#define WIRE_MAX_FIELD(kind, field, since) +WIRE_MAX_##kind
 
-/* Per message: whether it may go on the wire, its packing, its decoding from the fields
- * f[0..count) of its array (f[0] is the type, already read). */
-#define WIRE_FUNCTIONS(T, member, check)                                                           \
+/* Per message: whether it may go on the wire, its packing in wire version `version`, its
+ * decoding from the fields f[0..count) of its array (f[0] is the type, already read), of a
+ * datagram of that version. */
+#define WIRE_FUNCTIONS(T, member, check, since)                                                    \
 	static bool ok_##member(const struct paxos_message *m)                                     \
 	{                                                                                          \
 		const struct paxos_##member *s = &m->u.member;                                     \
 		return true WIRE_##T(WIRE_OK_FIELD) && check(s);                                   \
 	}                                                                                          \
-	static void pack_##member(msgpack_packer *pk, const struct paxos_message *m)               \
+	static void pack_##member(msgpack_packer *pk, const struct paxos_message *m,               \
+				  uint32_t version)                                                \
 	{                                                                                          \
 		const struct paxos_##member *s = &m->u.member;                                     \
-		msgpack_pack_array(pk, WIRE_FIELD_COUNT(T) - (0u WIRE_##T(WIRE_ABSENT)));          \
+		msgpack_pack_array(pk, WIRE_FIELD_COUNT_AT(T) - (0u WIRE_##T(WIRE_ABSENT_AT)));    \
 		msgpack_pack_uint32(pk, (uint32_t)PAXOS_MSG_##T);                                  \
 		WIRE_##T(WIRE_PACK_FIELD)                                                          \
 	}                                                                                          \
 	static bool decode_##member(const msgpack_object *f, uint32_t count, const uint8_t *buf,   \
-				    size_t len, struct paxos_message *m)                           \
+				    size_t len, uint32_t version, struct paxos_message *m)         \
 	{                                                                                          \
 		struct paxos_##member *s = &m->u.member;                                           \
 		const msgpack_object *o = f + 1, *end = f + count;                                 \
 		(void)buf;                                                                         \
 		(void)len;                                                                         \
 		(void)end;                                                                         \
-		return true WIRE_##T(WIRE_GET_FIELD) && ok_##member(m);                            \
+		return count <= WIRE_FIELD_COUNT_AT(T) &&                                          \
+		       count + WIRE_OPTIONAL_COUNT_AT(T) >= WIRE_FIELD_COUNT_AT(T)                 \
+								WIRE_##T(WIRE_GET_FIELD) &&        \
+		       ok_##member(m);                                                             \
 	}
 WIRE_MESSAGES(WIRE_FUNCTIONS)
 
 struct wire_message {
-	uint32_t fields;   /* in its array, the type included; 0: no such type */
-	uint32_t optional; /* of them, the last ones a sender may leave off */
+	uint32_t since; /* the first wire version with it; 0: no such type */
 	bool (*ok)(const struct paxos_message *m);
-	void (*pack)(msgpack_packer *pk, const struct paxos_message *m);
+	void (*pack)(msgpack_packer *pk, const struct paxos_message *m, uint32_t version);
 	bool (*decode)(const msgpack_object *f, uint32_t count, const uint8_t *buf, size_t len,
-		       struct paxos_message *m);
+		       uint32_t version, struct paxos_message *m);
 };
 
-#define WIRE_ENTRY(T, member, check)                                                               \
-	[PAXOS_MSG_##T] = {WIRE_FIELD_COUNT(T), WIRE_OPTIONAL_COUNT(T), ok_##member,               \
-			   pack_##member, decode_##member},
+#define WIRE_ENTRY(T, member, check, since)                                                        \
+	[PAXOS_MSG_##T] = {since, ok_##member, pack_##member, decode_##member},
 static const struct wire_message wire[PAXOS_MSG_TYPE_MAX + 1] = {WIRE_MESSAGES(WIRE_ENTRY)};
 
-#define WIRE_COUNT_MESSAGE(T, member, check) +1
+#define WIRE_COUNT_MESSAGE(T, member, check, since) +1
+#define WIRE_SINCE_OK(T, member, check, since)                                                     \
+	_Static_assert((since) >= PAXOS_WIRE_VERSION_MIN && (since) <= PAXOS_WIRE_VERSION,         \
+		       #T " comes with a version this codec speaks");
+WIRE_MESSAGES(WIRE_SINCE_OK)
 _Static_assert((0 WIRE_MESSAGES(WIRE_COUNT_MESSAGE)) == PAXOS_MSG_TYPE_MAX,
 	       "WIRE_MESSAGES lists every message type");
 
 /* The widest array we ever decode, as the size of a union with an array of each width; bounds
  * what msgpack allocates per object. */
-#define WIRE_WIDTH(T, member, check) char member[WIRE_FIELD_COUNT(T)];
+#define WIRE_WIDTH(T, member, check, since) char member[WIRE_FIELD_COUNT(T)];
 union wire_widths {
 	WIRE_MESSAGES(WIRE_WIDTH)
 	char header[HEADER_FIELDS];
@@ -513,10 +537,13 @@ _Static_assert(MAX_FIELDS * sizeof(msgpack_object) <= MSGPACK_ZONE_CHUNK_SIZE,
 #define WIRE_CARRIES_BOOL 0
 #define WIRE_CARRIES_VALUE 1
 #define WIRE_CARRIES_VALUE_OR_NIL 1
-#define WIRE_CARRIES_FIELD(kind, field) || WIRE_CARRIES_##kind
-#define WIRE_FITS(T, member, check)                                                                \
+#define WIRE_CARRIES_FIELD(kind, field, since) || WIRE_CARRIES_##kind
+#define WIRE_FITS(T, member, check, since)                                                         \
 	_Static_assert(!(0 WIRE_##T(WIRE_CARRIES_FIELD)) ||                                        \
-			   HEADER_MAX + 2u WIRE_##T(WIRE_MAX_FIELD) <= PAXOS_WIRE_OVERHEAD,        \
+			   HEADER_MAX + 2u WIRE_##T(WIRE_MAX_FIELD) <=                             \
+			       PAXOS_WIRE_OVERHEAD + (PAXOS_MSG_##T == PAXOS_MSG_SNAPSHOT_CHUNK    \
+							  ? PAXOS_SNAPSHOT_CHUNK_EXTRA             \
+							  : 0u),                                   \
 		       #T " fits in PAXOS_WIRE_OVERHEAD");
 WIRE_MESSAGES(WIRE_FITS)
 
@@ -552,11 +579,22 @@ void paxos_encoder_init(struct paxos_encoder *e, uint8_t *buf, size_t cap,
 	e->len = 0;
 	e->count = 0;
 	e->overflow = false;
+	e->version = h->version >= PAXOS_WIRE_VERSION_MIN && h->version < PAXOS_WIRE_VERSION
+			 ? h->version
+			 : PAXOS_WIRE_VERSION;
 	msgpack_packer_init(&e->pk, e, append);
 
 	msgpack_pack_array(&e->pk, HEADER_FIELDS);
 	msgpack_pack_uint32(&e->pk, PAXOS_WIRE_MAGIC);
-	msgpack_pack_uint32(&e->pk, PAXOS_WIRE_VERSION);
+	/* The version as codec.h's paxos_wire_speech says; msgpack_pack_uint32 writes the
+	 * smallest form. */
+	uint8_t v = (uint8_t)e->version;
+	if (e->version == PAXOS_WIRE_VERSION || h->speech == PAXOS_WIRE_NATIVE)
+		msgpack_pack_uint32(&e->pk, e->version);
+	else if (h->speech == PAXOS_WIRE_DOWN)
+		append(e, (const char[]){(char)0xcc, (char)v}, 2);
+	else
+		append(e, (const char[]){(char)0xcd, 0, (char)v}, 3);
 	msgpack_pack_uint32(&e->pk, (uint32_t)h->role);
 	msgpack_pack_uint32(&e->pk, h->sender_id);
 	if (e->overflow) {
@@ -576,7 +614,7 @@ void paxos_encoder_reset(struct paxos_encoder *e)
 
 int paxos_encoder_add(struct paxos_encoder *e, const struct paxos_message *m)
 {
-	if (!message_ok(m))
+	if (!message_ok(m) || wire[m->type].since > e->version)
 		return PAXOS_E_INVALID;
 	/* The decoder rejects datagrams with more messages, so they do not "fit" either. */
 	if (e->count >= PAXOS_MAX_MESSAGES_PER_DATAGRAM)
@@ -586,7 +624,7 @@ int paxos_encoder_add(struct paxos_encoder *e, const struct paxos_message *m)
 	e->overflow = false;
 	/* Rebind in case the encoder struct was moved since init. */
 	msgpack_packer_init(&e->pk, e, append);
-	wire[m->type].pack(&e->pk, m);
+	wire[m->type].pack(&e->pk, m, e->version);
 	if (e->overflow) {
 		e->len = before;
 		e->overflow = false;
@@ -742,7 +780,23 @@ bool paxos_wire_version(const uint8_t *buf, size_t len, uint32_t *version)
 	return true;
 }
 
-static bool decode_header(const msgpack_object *o, struct paxos_header *h)
+/* How the header at buf (a whole array of scalars, already decoded) writes its version: the
+ * type byte after the array's and the magic's. */
+static enum paxos_wire_speech header_speech(const uint8_t *buf, size_t len)
+{
+	if (len < 2 || buf[0] < 0x90 || buf[0] > 0x9f)
+		return PAXOS_WIRE_NATIVE;
+	size_t magic = scalar_size(buf + 1, len - 1);
+	if (magic == 0 || 1 + magic >= len)
+		return PAXOS_WIRE_NATIVE;
+	uint8_t b = buf[1 + magic];
+	return b == 0xcc   ? PAXOS_WIRE_DOWN
+	       : b == 0xcd ? PAXOS_WIRE_DOWN_RELAYED
+			   : PAXOS_WIRE_NATIVE;
+}
+
+static bool decode_header(const msgpack_object *o, const uint8_t *buf, size_t len,
+			  struct paxos_header *h)
 {
 	const msgpack_object *f = o->via.array.ptr;
 	uint32_t magic, version, role;
@@ -751,28 +805,29 @@ static bool decode_header(const msgpack_object *o, struct paxos_header *h)
 		return false;
 	if (!get_u32(&f[0], &magic) || magic != PAXOS_WIRE_MAGIC)
 		return false;
-	if (!get_u32(&f[1], &version) || version != PAXOS_WIRE_VERSION)
+	if (!get_u32(&f[1], &version) || version < PAXOS_WIRE_VERSION_MIN ||
+	    version > PAXOS_WIRE_VERSION)
 		return false;
 	if (!get_u32(&f[2], &role) || role >= PAXOS_ROLE_COUNT)
 		return false;
 	h->role = (enum paxos_role)role;
+	h->version = version;
+	h->speech = version == PAXOS_WIRE_VERSION ? PAXOS_WIRE_NATIVE : header_speech(buf, len);
 	return get_u32(&f[3], &h->sender_id);
 }
 
 static bool decode_message(const msgpack_object *o, const uint8_t *buf, size_t len,
-			   struct paxos_message *m)
+			   uint32_t version, struct paxos_message *m)
 {
 	const msgpack_object *f = o->via.array.ptr;
 	uint32_t type;
 
 	if (o->via.array.size < 1 || !get_u32(&f[0], &type))
 		return false;
-	if (type > PAXOS_MSG_TYPE_MAX || wire[type].fields == 0 ||
-	    o->via.array.size > wire[type].fields ||
-	    o->via.array.size < wire[type].fields - wire[type].optional)
+	if (type > PAXOS_MSG_TYPE_MAX || wire[type].since == 0 || wire[type].since > version)
 		return false;
 	m->type = (enum paxos_msg_type)type;
-	return wire[type].decode(f, o->via.array.size, buf, len, m);
+	return wire[type].decode(f, o->via.array.size, buf, len, version, m);
 }
 
 int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct paxos_header *h,
@@ -793,13 +848,13 @@ int paxos_decode(struct paxos_decoder *d, const uint8_t *buf, size_t len, struct
 		max = PAXOS_MAX_MESSAGES_PER_DATAGRAM;
 
 	o = next_array(d, buf, len, &off);
-	if (o == NULL || !decode_header(o, &header))
+	if (o == NULL || !decode_header(o, buf, off, &header))
 		return PAXOS_E_MALFORMED;
 	while (off < len) {
 		if (count == max)
 			return PAXOS_E_MALFORMED;
 		o = next_array(d, buf, len, &off);
-		if (o == NULL || !decode_message(o, buf, len, &msgs[count]))
+		if (o == NULL || !decode_message(o, buf, len, header.version, &msgs[count]))
 			return PAXOS_E_MALFORMED;
 		count++;
 	}

@@ -42,6 +42,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		paxos_proposer_tick(n->proposer.core, now,
 				    &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	node_membership_tick(n, now);
+	node_version_choose(n, now);
 }
 
 static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
@@ -50,6 +51,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	struct paxos_node *n = arg;
 	if (n->acceptor.core && !n->failed) {
+		node_version_choose(n, paxos_now());
 		paxos_acceptor_set_age(n->acceptor.core, paxos_now() - n->acceptor.started);
 		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor.core));
 		node_acceptor_waiting(n);
@@ -104,6 +106,7 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 		quiet_ms = ORIGIN_SILENCE_MAX_MS;
 	n->net.origins.silence = (paxos_time)quiet_ms * 1000;
 	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* no datagram is being handled */
+	n->net.wire.spoken = PAXOS_WIRE_VERSION;
 	n->max_value = paxos_config_max_value(cfg);
 	n->net.payload_cap = cfg->max_datagram;
 	/* Before any socket: a key that cannot be used stops the node before it sends. */

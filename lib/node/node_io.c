@@ -198,22 +198,24 @@ static void auth_failed(struct paxos_node *n, enum paxos_group g, const struct p
 	n->net.screen.auth_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
-/* A datagram of another wire version: a node of an older or newer libpaxos. Counted as
- * malformed, and said plainly, at most one line every AUTH_LOG_INTERVAL_US: the two cannot
- * work together. */
+/* A datagram of a wire version this node does not read: a node of a libpaxos release further
+ * from this one than the one before. Counted as malformed, and said plainly, at most one line
+ * every AUTH_LOG_INTERVAL_US: the two cannot work together. One of the versions it reads was
+ * malformed, not foreign. */
 static void other_version(struct paxos_node *n, const struct paxos_rx_datagram *d, size_t len,
 			  paxos_time now)
 {
 	uint32_t version;
-	if (!paxos_wire_version(d->data, len, &version) || version == PAXOS_WIRE_VERSION ||
+	if (!paxos_wire_version(d->data, len, &version) ||
+	    (version >= PAXOS_WIRE_VERSION_MIN && version <= PAXOS_WIRE_VERSION) ||
 	    now < n->net.screen.version_log_due)
 		return;
 	char from[64];
 	n->net.transport->ops->sender_name(n->net.transport, d->from, from, sizeof(from));
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: dropped a datagram of wire version %u from %s: this node speaks version "
-		   "%u; nodes of different libpaxos versions cannot work together",
-		   version, from, PAXOS_WIRE_VERSION);
+		   "%u and the release before's %u; releases further apart cannot work together",
+		   version, from, PAXOS_WIRE_VERSION, PAXOS_WIRE_VERSION_MIN);
 	n->net.screen.version_log_due = now + AUTH_LOG_INTERVAL_US;
 }
 
@@ -269,6 +271,8 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 			continue;
 		}
 		n->net.counters.messages_received += count;
+		if (h.version != PAXOS_WIRE_VERSION)
+			node_version_heard(n, &h, &d[i], msgs, count, now);
 		n->net.rx.header = h;
 		node_screen_origin(n, &h, &d[i], now);
 		node_acceptor_heard_from(n, &h, d[i].origin, now);
@@ -315,6 +319,7 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
 	n->net.rx.impostor = false;
 	n->net.rx.away = false;
+	node_version_choose(n, now);
 	if (n->proposer.assign_due) {
 		n->proposer.assign_due = false;
 		paxos_proposer_assign(n->proposer.core, now,

@@ -97,6 +97,26 @@ void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 	node_schedule_flush(n);
 }
 
+void node_speak(struct paxos_node *n, uint32_t version, enum paxos_wire_speech speech)
+{
+	n->net.wire.spoken = version;
+	n->net.wire.speech = speech;
+	for (int r = 0; r < PAXOS_ROLE_COUNT; r++) {
+		if (!n->hosted[r])
+			continue;
+		struct role_out *o = &n->net.out[r];
+		o->header.version = version;
+		o->header.speech = speech;
+		for (int g = 0; g < PAXOS_GROUP_COUNT; g++) {
+			/* What was packed leaves as it was; the next datagram speaks version. */
+			node_seal(n, o, (enum paxos_group)g);
+			paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->net.payload_cap,
+					   &o->header);
+		}
+	}
+	node_schedule_flush(n);
+}
+
 /* The round's end: every encoder sealed, the round's datagrams sent together; the proposer's
  * new epoch stored (never from inside a core's step) when datagrams wait for it, which then
  * leave; while it cannot be stored they are dropped: to the others this proposer has crashed

@@ -42,6 +42,7 @@ static void on_election_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
+	node_version_choose(n, paxos_now());
 	if (n->proposer.election) {
 		quorum_read(n);
 		paxos_iid next = first_undelivered(n);

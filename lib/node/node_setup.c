@@ -38,7 +38,10 @@ void node_host(struct paxos_node *n, enum paxos_role role, uint32_t id)
 	n->hosted[role] = true;
 	n->role_id[role] = id;
 	struct role_out *o = &n->net.out[role];
-	o->header = (struct paxos_header){role, id};
+	o->header = (struct paxos_header){.role = role,
+					  .sender_id = id,
+					  .version = n->net.wire.spoken,
+					  .speech = n->net.wire.speech};
 	for (int g = 0; g < PAXOS_GROUP_COUNT; g++)
 		paxos_encoder_init(&o->enc[g], o->enc[g].buf, n->net.payload_cap, &o->header);
 }

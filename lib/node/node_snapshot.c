@@ -182,8 +182,8 @@ static void send_offer(struct paxos_node *n, struct node_snapshot *s, uint64_t n
 static void send_chunks(struct paxos_node *n, struct node_snapshot *s, uint64_t nonce,
 			uint64_t offset)
 {
-	uint64_t room =
-	    n->net.payload_cap > PAXOS_WIRE_OVERHEAD ? n->net.payload_cap - PAXOS_WIRE_OVERHEAD : 1;
+	uint32_t overhead = PAXOS_WIRE_OVERHEAD + PAXOS_SNAPSHOT_CHUNK_EXTRA;
+	uint64_t room = n->net.payload_cap > overhead ? n->net.payload_cap - overhead : 1;
 	for (uint32_t i = 0; i < NODE_SNAPSHOT_WINDOW && offset < s->len; i++) {
 		uint64_t take = s->len - offset < room ? s->len - offset : room;
 		struct paxos_message m = {.type = PAXOS_MSG_SNAPSHOT_CHUNK};

@@ -212,6 +212,18 @@ struct node_screen_log {
 	uint64_t refusals_unlogged;
 };
 
+/* The wire version the node speaks (node_version.c): the one before its own while a node of
+ * that version was heard within VERSION_HOLD_US (old_until), or a newer one speaking it for
+ * such a node (relay_until); who, for the log line. */
+struct node_wire {
+	uint32_t spoken;               /* the version every encoder speaks */
+	enum paxos_wire_speech speech; /* and how its headers write it */
+	paxos_time old_until;          /* an older node was heard itself */
+	paxos_time relay_until;        /* a node that heard one was heard */
+	bool old_peers_told;           /* the acceptor core knows they are live */
+	char who[160];                 /* the first node that made it speak down */
+};
+
 /* The datagram being read (node_io.c, node_screen.c). */
 struct node_rx {
 	struct paxos_decoder decoder;
@@ -312,6 +324,7 @@ struct node_net {
 	/* Where and when each acceptor id was last heard from, at home or not. */
 	struct origin acceptor_last[PAXOS_MAX_ACCEPTORS];
 	struct node_screen_log screen; /* rate limits of the lines about dropped datagrams */
+	struct node_wire wire;         /* the wire version spoken (node_version.c) */
 	struct paxos_counters counters;
 };
 
@@ -450,6 +463,14 @@ void node_submit_refused(struct paxos_node *n, const struct paxos_refused *r, pa
 void node_submit_init(struct paxos_node *n);
 void node_lean_end(struct paxos_node *n);
 
+/* node_version.c: a datagram of an older wire version was decoded (its missing fields made
+ * the node's own); the version spoken chosen again, at most once per read and per tick. */
+void node_version_heard(struct paxos_node *n, const struct paxos_header *h,
+			const struct paxos_rx_datagram *d, struct paxos_message *msgs, size_t count,
+			paxos_time now);
+void node_version_choose(struct paxos_node *n, paxos_time now);
+/* node_io.c: every encoder speaks version (with speech) from the next message on. */
+void node_speak(struct paxos_node *n, uint32_t version, enum paxos_wire_speech speech);
 /* libevent callbacks: a group's socket is readable; the round's datagrams are due; the lazy
  * learner of a learning acceptor is due. */
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t count);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Writes the decode seed corpus: one valid datagram per message type, some with edge values,
- * and a batch of all types in one datagram. Run once; the output is committed in
+ * and a batch of all types in one datagram, also in the wire version before (as a node of it
+ * writes it, and as a newer node speaking it for one does). Run once; the output is committed in
  * tests/fuzz/corpus/decode/. Usage: fuzz_gen_seeds DIR
  */
 #include "codec.h"
@@ -15,11 +16,11 @@ static const struct paxos_value empty = {NULL, 0};
 static const uint8_t hashes[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 static const uint8_t mac[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
-static int write_datagram(const char *dir, const char *name, enum paxos_role role,
-			  const struct paxos_message *m, size_t count)
+static int write_datagram_as(const char *dir, const char *name, const struct paxos_header *hp,
+			     const struct paxos_message *m, size_t count)
 {
 	static uint8_t buf[8192];
-	struct paxos_header h = {role, 1};
+	struct paxos_header h = *hp;
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	for (size_t i = 0; i < count; i++)
@@ -35,6 +36,13 @@ static int write_datagram(const char *dir, const char *name, enum paxos_role rol
 		return -1;
 	}
 	return 0;
+}
+
+static int write_datagram(const char *dir, const char *name, enum paxos_role role,
+			  const struct paxos_message *m, size_t count)
+{
+	const struct paxos_header h = {.role = role, .sender_id = 1};
+	return write_datagram_as(dir, name, &h, m, count);
 }
 
 int main(int argc, char **argv)
@@ -106,6 +114,19 @@ int main(int argc, char **argv)
 	}
 	rc |= write_datagram(dir, "batch-all-types", PAXOS_ROLE_PROPOSER, m, count);
 	rc |= write_datagram(dir, "header-only", PAXOS_ROLE_CLIENT, NULL, 0);
+	struct paxos_header before = {.role = PAXOS_ROLE_ACCEPTOR,
+				      .sender_id = 1,
+				      .version = PAXOS_WIRE_VERSION_MIN,
+				      .speech = PAXOS_WIRE_NATIVE};
+	/* The types the version before has (those added since are never sent in it). */
+	struct paxos_message older[sizeof(m) / sizeof(m[0])];
+	size_t older_count = 0;
+	for (size_t i = 0; i < count; i++)
+		if (m[i].type < PAXOS_MSG_CHANGE)
+			older[older_count++] = m[i];
+	rc |= write_datagram_as(dir, "batch-all-types-before", &before, older, older_count);
+	before.speech = PAXOS_WIRE_DOWN;
+	rc |= write_datagram_as(dir, "batch-all-types-before-down", &before, older, older_count);
 
 	/* Edges: largest numbers, empty values, a non-final accepted, a valueless one. */
 	const struct paxos_message edge[] = {

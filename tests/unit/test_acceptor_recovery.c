@@ -399,6 +399,30 @@ START_TEST(new_log_waits_for_a_proposer_that_ran_before)
 }
 END_TEST
 
+/* Nodes of the release before are live (their messages carry no generation): the whole
+ * restarted cluster waits, and begins the new log once they are gone. */
+START_TEST(new_log_waits_while_older_nodes_are_live)
+{
+	join_kept(1);
+	paxos_acceptor_set_old_peers(acc, true);
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 1), PAXOS_OK);
+	paxos_ballot epoch2 = ((2ull << 32) | 0u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch2 - 1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch2);
+	for (int t = 0; t < 4; t++)
+		ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+	paxos_acceptor_set_old_peers(acc, false);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 2);
+}
+END_TEST
+
 /*
  * An acceptor that comes to the new log after the others began it: they answer that this
  * incarnation was recovering when they began it, so it never voted in it, and it joins at once
@@ -798,6 +822,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, whole_cluster_restarted_begins_a_new_log);
 	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
 	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
+	tcase_add_test(tc, new_log_waits_while_older_nodes_are_live);
 	tcase_add_test(tc, founder_joins_the_new_log_at_once);
 	tcase_add_test(tc, whole_restart_agrees_on_one_generation);
 	suite_add_tcase(s, tc);

@@ -60,7 +60,7 @@ static void key_of(uint8_t key[PAXOS_AUTH_KEY_BYTES], uint8_t fill)
 static size_t make_datagram(uint8_t *buf, size_t cap)
 {
 	struct paxos_encoder e;
-	struct paxos_header h = {PAXOS_ROLE_PROPOSER, 1};
+	struct paxos_header h = {.role = PAXOS_ROLE_PROPOSER, .sender_id = 1};
 	paxos_encoder_init(&e, buf, cap - PAXOS_AUTH_TAG_BYTES, &h);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
 	m.u.accept.iid = 7;

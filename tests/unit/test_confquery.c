@@ -299,7 +299,7 @@ static void answer(struct stub *s, uint32_t from, uint32_t named, const uint8_t 
 		   size_t len, bool settled)
 {
 	uint8_t buf[2048];
-	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, from};
+	struct paxos_header h = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = from};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_INFO};
@@ -442,7 +442,7 @@ static void push(struct stub *s, uint32_t from, const struct paxos_membership *m
 {
 	uint8_t history[PAXOS_MEMBERSHIP_ENCODED_MAX], buf[2048];
 	size_t len = paxos_membership_encode(m, history, sizeof(history));
-	struct paxos_header h = {PAXOS_ROLE_PROPOSER, from};
+	struct paxos_header h = {.role = PAXOS_ROLE_PROPOSER, .sender_id = from};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	struct paxos_message msg = {.type = PAXOS_MSG_CONFIG_PUSH};
@@ -458,7 +458,7 @@ static void to_acceptors(struct stub *s, enum paxos_role role, uint32_t from,
 			 const struct paxos_message *m)
 {
 	uint8_t buf[2048];
-	struct paxos_header h = {role, from};
+	struct paxos_header h = {.role = role, .sender_id = from};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);

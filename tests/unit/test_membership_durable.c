@@ -440,7 +440,7 @@ END_TEST
 static void vote(struct stub *s, uint32_t a, paxos_iid iid, const struct paxos_value *v, bool final)
 {
 	uint8_t buf[256];
-	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, a};
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = a};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
@@ -573,7 +573,7 @@ static void change_to(struct stub *s, const uint8_t *key, uint32_t flags, const 
 	m.u.change.flags = flags;
 	paxos_admin_mac(key, 0, flags, &m.u.change.command, mac);
 	m.u.change.mac = (struct paxos_value){mac, sizeof(mac)};
-	struct paxos_header h = {PAXOS_ROLE_CLIENT, 0};
+	struct paxos_header h = {.role = PAXOS_ROLE_CLIENT, .sender_id = 0};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
@@ -587,7 +587,7 @@ static void state_of(struct stub *s, uint32_t id)
 	uint8_t buf[256];
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state.acceptor_id = id;
-	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, id};
+	struct paxos_header h = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = id};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);

@@ -179,7 +179,7 @@ static void deliver(struct stub *t, enum paxos_group g, enum paxos_role role,
 	uint8_t buf[512];
 	uint32_t id = 0;
 	paxos_msg_proposer(m, &id); /* a ballot's proposer sends it */
-	struct paxos_header from = {role, id};
+	struct paxos_header from = {.role = role, .sender_id = id};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);

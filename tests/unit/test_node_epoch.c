@@ -122,7 +122,7 @@ static bool proposer_sent(const struct stub *s, size_t first)
 static void reject(struct stub *s, paxos_iid iid)
 {
 	uint8_t buf[256];
-	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, 0};
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = 0};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	struct paxos_message m = {.type = PAXOS_MSG_REJECT};

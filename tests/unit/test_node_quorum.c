@@ -75,7 +75,7 @@ static bool logged(const char *what)
 static void state_from(struct stub *s, uint32_t id)
 {
 	uint8_t buf[256];
-	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, id};
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = id};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};

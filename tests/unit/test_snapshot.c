@@ -97,7 +97,7 @@ static size_t carry(struct side *from, struct side *to, size_t drop)
 static void acceptor_state(struct side *s, uint32_t id, paxos_iid highest, paxos_iid trim)
 {
 	uint8_t buf[256];
-	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, id};
+	struct paxos_header h = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = id};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
@@ -126,7 +126,7 @@ static void final_value(struct side *s, paxos_iid iid)
 	uint32_t used = 0;
 	struct paxos_value one = {(const uint8_t *)"after", 5};
 	ck_assert_int_eq(paxos_batch_append(frame, sizeof(frame), &used, &one), PAXOS_OK);
-	struct paxos_header h = {PAXOS_ROLE_ACCEPTOR, 0};
+	struct paxos_header h = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = 0};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &h);
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};

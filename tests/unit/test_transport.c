@@ -65,7 +65,7 @@ START_TEST(test_node_runs_on_a_stub_transport)
 	uint32_t used = 0;
 	struct paxos_value one = {(const uint8_t *)"world", 5};
 	ck_assert_int_eq(paxos_batch_append(frame, sizeof(frame), &used, &one), PAXOS_OK);
-	struct paxos_header from = {PAXOS_ROLE_ACCEPTOR, 0};
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = 0};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &from);
 	struct paxos_message acc = {.type = PAXOS_MSG_ACCEPTED};
