@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The node's datagrams: what the transport delivers is decoded and handed to the cores, one
- * storage transaction per read for an acceptor; messages out of the cores are packed per
- * (sender role, group) into datagrams handed to the transport together once the current round
- * is done.
+ * The node's datagrams in: what the transport delivers is decoded, screened and handed to the
+ * cores, one storage transaction per read for an acceptor; the round's end (node_on_flush)
+ * sends what they emitted (node_out.c) and runs what waits for it.
  */
 #include "log_line.h"
 #include "parts.h"

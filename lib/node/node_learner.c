@@ -5,6 +5,8 @@
  * The node hands each one on, in one straight line: to its proposer (events C and D of thesis
  * Fig. 3.1), to its acceptor (what is decided bounds its trims; a learning acceptor keeps a
  * closed instance as final) and to the application; then it advances. No core calls another.
+ * The learner is made here too (node_ensure_learner), with how it reads its group: at every
+ * wake-up, or lazily beside a learning acceptor (node_drain_learners).
  */
 #include "log_line.h"
 #include "parts.h"
