@@ -3,7 +3,7 @@
 
 #include "runner.h"
 
-#include <string.h>
+#include <stdbool.h>
 
 /* The shared options and the tool's own, in one table for getopt_long. */
 #define CLI_MAX_OPTIONS 24
