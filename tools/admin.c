@@ -15,11 +15,11 @@
 #include <paxos/membership.h>
 #include <paxos/node.h>
 
+#include "cli.h"
 #include "runner.h"
 
 #include <arpa/inet.h>
 #include <event2/event.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +28,9 @@
 
 static const char *const program = "paxos-admin";
 
-static void usage(FILE *out)
+static void usage(void *arg, FILE *out)
 {
+	(void)arg;
 	fprintf(
 	    out,
 	    "Usage: paxos-admin -c FILE [options] COMMAND\n"
@@ -340,6 +341,97 @@ static void fixed_status(struct admin *a, paxos_time now)
 	finish(a, (uint32_t)__builtin_popcount(voting) > a->cfg.acceptors / 2 ? 0 : 1);
 }
 
+/* Before the change is asked for: true once the cluster answered and allows it; status is
+ * answered here. */
+static bool ready_to_ask(struct admin *a, paxos_time now)
+{
+	/* A cluster that refuses to vote may never settle the answer: say why at once. */
+	if (!a->told_withheld && now - a->started >= ADMIN_REASON_US && withholding(a)) {
+		a->told_withheld = true;
+		print_withheld(a, stderr);
+	}
+	if (!caught_up(a, now))
+		return false;
+	if (a->op == 0) {
+		print_status(a);
+		finish(a, 0);
+		return false;
+	}
+	if (!change_allowed(a)) {
+		finish(a, 1);
+		return false;
+	}
+	a->asked = true;
+	return true;
+}
+
+/* What configuration c made of what the change is about: the members of its kind, or 0 when
+ * it does not put acceptor address_id at the address asked (*addr, *port: where it does). */
+static uint32_t made_members(const struct admin *a, const struct paxos_membership *m,
+			     const struct paxos_configuration *c, uint32_t *addr, uint16_t *port)
+{
+	*addr = 0;
+	*port = 0;
+	if (a->kind == PAXOS_MEMBERSHIP_PROPOSERS)
+		return proposers_of(a, c);
+	if (a->kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	    (!paxos_membership_address(m, a->address_id, addr, port) ||
+	     *addr != a->address.addr.s_addr || *port != a->address.port))
+		return 0; /* another change made the configuration */
+	return c->members;
+}
+
+/* A configuration newer than the one the change was checked against: ours (then done once
+ * in force) or another change's (then the change failed). */
+static void on_new_configuration(struct admin *a, const struct paxos_membership *m,
+				 const struct paxos_configuration *c)
+{
+	uint32_t addr, made;
+	uint16_t port;
+	made = made_members(a, m, c, &addr, &port);
+	if (c->id != a->from_id + 1 || made != a->members) {
+		fprintf(stderr, "%s: another change was chosen first (configuration %u)\n", program,
+			c->id);
+		finish(a, 1);
+		return;
+	}
+	if (paxos_membership_pending(m))
+		return;
+	if (a->kind == PAXOS_MEMBERSHIP_ADDRESS) {
+		char where[INET_ADDRSTRLEN] = "?";
+		inet_ntop(AF_INET, &addr, where, sizeof(where));
+		printf("configuration %u in force from instance %llu: acceptor %u at %s:%u\n",
+		       c->id, (unsigned long long)c->first, a->address_id, where, port);
+	} else {
+		char text[128];
+		members_text(made, text, sizeof(text));
+		printf("configuration %u in force from instance %llu: %s %s\n", c->id,
+		       (unsigned long long)c->first,
+		       a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? "proposers" : "acceptors", text);
+	}
+	fflush(stdout);
+	finish(a, 0);
+}
+
+/* Asked through the proposers like a client value: repeated until chosen. */
+static void ask_change(struct admin *a, paxos_time now)
+{
+	if (a->last_ask && now - a->last_ask <= 500000)
+		return;
+	a->last_ask = now;
+	int rc =
+	    a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? paxos_node_change_proposers(a->node, a->members)
+	    : a->kind == PAXOS_MEMBERSHIP_ADDRESS
+		? paxos_node_change_acceptor_address(a->node, a->address_id, &a->address)
+	    : a->has_address
+		? paxos_node_change_membership_at(a->node, a->members, a->address_id, &a->address)
+		: paxos_node_change_membership(a->node, a->members);
+	if (rc != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
+		finish(a, 1);
+	}
+}
+
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -367,79 +459,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		finish(a, 1);
 		return;
 	}
-	if (!a->asked) {
-		/* A cluster that refuses to vote may never settle the answer: say why at once. */
-		if (!a->told_withheld && now - a->started >= ADMIN_REASON_US && withholding(a)) {
-			a->told_withheld = true;
-			print_withheld(a, stderr);
-		}
-		if (!caught_up(a, now))
-			return;
-		if (a->op == 0) {
-			print_status(a);
-			finish(a, 0);
-			return;
-		}
-		if (!change_allowed(a)) {
-			finish(a, 1);
-			return;
-		}
-		a->asked = true;
-	}
+	if (!a->asked && !ready_to_ask(a, now))
+		return;
 	const struct paxos_membership *m = paxos_node_membership(a->node);
 	const struct paxos_configuration *c = paxos_membership_latest(m);
-	char text[128];
-	if (c->id > a->from_id) {
-		uint32_t made =
-		    a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? proposers_of(a, c) : c->members;
-		uint32_t addr = 0;
-		uint16_t port = 0;
-		if (a->kind == PAXOS_MEMBERSHIP_ADDRESS &&
-		    (!paxos_membership_address(m, a->address_id, &addr, &port) ||
-		     addr != a->address.addr.s_addr || port != a->address.port))
-			made = 0; /* another change made the configuration */
-		if (c->id != a->from_id + 1 || made != a->members) {
-			fprintf(stderr, "%s: another change was chosen first (configuration %u)\n",
-				program, c->id);
-			finish(a, 1);
-			return;
-		}
-		if (paxos_membership_pending(m))
-			return;
-		members_text(made, text, sizeof(text));
-		if (a->kind == PAXOS_MEMBERSHIP_ADDRESS) {
-			char where[INET_ADDRSTRLEN] = "?";
-			inet_ntop(AF_INET, &addr, where, sizeof(where));
-			printf("configuration %u in force from instance %llu: acceptor %u at "
-			       "%s:%u\n",
-			       c->id, (unsigned long long)c->first, a->address_id, where, port);
-			fflush(stdout);
-			finish(a, 0);
-			return;
-		}
-		printf("configuration %u in force from instance %llu: %s %s\n", c->id,
-		       (unsigned long long)c->first,
-		       a->kind == PAXOS_MEMBERSHIP_PROPOSERS ? "proposers" : "acceptors", text);
-		fflush(stdout);
-		finish(a, 0);
-		return;
-	}
-	/* Asked through the proposers like a client value: repeated until chosen. */
-	if (!a->last_ask || now - a->last_ask > 500000) {
-		a->last_ask = now;
-		int rc =
-		    a->kind == PAXOS_MEMBERSHIP_PROPOSERS
-			? paxos_node_change_proposers(a->node, a->members)
-		    : a->kind == PAXOS_MEMBERSHIP_ADDRESS
-			? paxos_node_change_acceptor_address(a->node, a->address_id, &a->address)
-		    : a->has_address ? paxos_node_change_membership_at(a->node, a->members,
-								       a->address_id, &a->address)
-				     : paxos_node_change_membership(a->node, a->members);
-		if (rc != PAXOS_OK) {
-			fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
-			finish(a, 1);
-		}
-	}
+	if (c->id > a->from_id)
+		on_new_configuration(a, m, c);
+	else
+		ask_change(a, now);
 }
 
 /* "10.0.0.5:7205": 0, or -1 after saying why. */
@@ -473,53 +500,54 @@ static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const stru
 	(void)v;
 }
 
-static int parse_command(struct admin *a, int argc, char **argv)
+/* add-proposer ID, remove-proposer ID: 0, or -1 when the command is none of them. */
+static int parse_proposer_command(struct admin *a, int argc, char **argv)
 {
-	if (argc < 1)
+	uint32_t x = 0;
+	bool add = strcmp(argv[0], "add-proposer") == 0;
+	if ((!add && strcmp(argv[0], "remove-proposer") != 0) || argc != 2 ||
+	    paxos_runner_id(program, "proposer", argv[1], a->cfg.proposers, &x))
 		return -1;
-	const char *cmd = argv[0];
-	uint32_t x = 0, y = 0;
-	if (strcmp(cmd, "status") == 0 && argc == 1) {
-		a->op = 0;
-		return 0;
-	}
-	a->op = 1;
-	a->kind = PAXOS_MEMBERSHIP_ACCEPTORS;
-	if (strcmp(cmd, "add-proposer") == 0 && argc == 2 &&
-	    !paxos_runner_id(program, "proposer", argv[1], a->cfg.proposers, &x)) {
-		a->kind = PAXOS_MEMBERSHIP_PROPOSERS;
+	a->kind = PAXOS_MEMBERSHIP_PROPOSERS;
+	if (add)
 		a->members = 1u << x;
-		return 0;
-	}
-	if (strcmp(cmd, "remove-proposer") == 0 && argc == 2 &&
-	    !paxos_runner_id(program, "proposer", argv[1], a->cfg.proposers, &x)) {
-		a->kind = PAXOS_MEMBERSHIP_PROPOSERS;
+	else
 		a->members_before = 1u << x;
-		return 0;
-	}
-	if (strcmp(cmd, "add-acceptor") == 0 && (argc == 2 || argc == 3) &&
-	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
+	return 0;
+}
+
+/* add-acceptor ID [HOST:PORT], set-address ID HOST:PORT: 0, or -1 when the command is none of
+ * them or its address is bad. */
+static int parse_address_command(struct admin *a, int argc, char **argv)
+{
+	uint32_t x = 0;
+	bool add = strcmp(argv[0], "add-acceptor") == 0;
+	bool move = strcmp(argv[0], "set-address") == 0;
+	if (!(add && (argc == 2 || argc == 3)) && !(move && argc == 3))
+		return -1;
+	if (paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x))
+		return -1;
+	if (argc == 3 && parse_address(argv[2], &a->address) != 0)
+		return -1;
+	if (add)
 		a->members = 1u << x;
-		if (argc == 3 && parse_address(argv[2], &a->address) != 0)
-			return -1;
-		a->has_address = argc == 3;
-		a->address_id = x;
-		return 0;
-	}
-	if (strcmp(cmd, "set-address") == 0 && argc == 3 &&
-	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
-		if (parse_address(argv[2], &a->address) != 0)
-			return -1;
+	else
 		a->kind = PAXOS_MEMBERSHIP_ADDRESS;
-		a->address_id = x;
-		return 0;
-	}
-	if (strcmp(cmd, "remove-acceptor") == 0 && argc == 2 &&
+	a->has_address = add && argc == 3;
+	a->address_id = x;
+	return 0;
+}
+
+/* remove-acceptor ID, replace-acceptor OLD NEW: 0, or -1 when the command is none of them. */
+static int parse_removal_command(struct admin *a, int argc, char **argv)
+{
+	uint32_t x = 0, y = 0;
+	if (strcmp(argv[0], "remove-acceptor") == 0 && argc == 2 &&
 	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x)) {
 		a->members_before = 1u << x;
 		return 0;
 	}
-	if (strcmp(cmd, "replace-acceptor") == 0 && argc == 3 &&
+	if (strcmp(argv[0], "replace-acceptor") == 0 && argc == 3 &&
 	    !paxos_runner_id(program, "acceptor", argv[1], a->cfg.acceptors, &x) &&
 	    !paxos_runner_id(program, "acceptor", argv[2], a->cfg.acceptors, &y) && x != y) {
 		a->members_before = 1u << x;
@@ -529,106 +557,120 @@ static int parse_command(struct admin *a, int argc, char **argv)
 	return -1;
 }
 
-int main(int argc, char **argv)
+static int parse_command(struct admin *a, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"partition", required_argument, NULL, 'p'},
-						{"timeout-ms", required_argument, NULL, 't'},
-						{"force", no_argument, NULL, 'f'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
-	const char *config = NULL, *partition_text = "0";
-	uint32_t timeout_ms = 30000;
-	int opt;
-	bool force = false;
-	while ((opt = getopt_long(argc, argv, "+c:p:t:fh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'p':
-			partition_text = optarg;
-			break;
-		case 't':
-			if (paxos_runner_id(program, "--timeout-ms", optarg, 86400001, &timeout_ms))
-				return 2;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			paxos_runner_version(program);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	if (argc < 1)
+		return -1;
+	if (strcmp(argv[0], "status") == 0 && argc == 1) {
+		a->op = 0;
+		return 0;
 	}
-	static struct admin a;
-	uint32_t partition;
-	if (!config) {
-		usage(stderr);
-		return 2;
-	}
-	if (paxos_runner_config(program, config, &a.cfg) ||
-	    paxos_runner_id(program, "partition", partition_text, paxos_config_partitions(&a.cfg),
-			    &partition) ||
-	    paxos_config_partition(&a.cfg, partition, &a.cfg) != PAXOS_OK)
-		return 2;
-	if (parse_command(&a, argc - optind, argv + optind) != 0) {
-		usage(stderr);
-		return 2;
-	}
-	if (a.cfg.membership_alpha == 0 && a.op != 0) {
+	a->op = 1;
+	a->kind = PAXOS_MEMBERSHIP_ACCEPTORS;
+	if (parse_proposer_command(a, argc, argv) == 0 ||
+	    parse_address_command(a, argc, argv) == 0 || parse_removal_command(a, argc, argv) == 0)
+		return 0;
+	return -1;
+}
+
+/* A command this cluster cannot take: 0, or 1 after saying why. */
+static int refuse_command(const struct admin *a, const char *config)
+{
+	if (a->cfg.membership_alpha == 0 && a->op != 0) {
 		fprintf(stderr,
 			"%s: %s: membership-alpha is 0: the acceptors and proposers are fixed "
 			"(docs/operating.md, \"Changing the cluster\")\n",
 			program, config);
 		return 1;
 	}
-	/* Fixed acceptors: their state messages, heard by a learner that follows the head. */
-	if (a.cfg.membership_alpha == 0)
-		a.cfg.learner_start = PAXOS_START_FROM_CURRENT;
-	a.force = force;
-	if (a.op == 1 && !a.cfg.admin_key_file[0]) {
+	if (a->op == 1 && !a->cfg.admin_key_file[0]) {
 		fprintf(stderr,
 			"%s: %s: a change needs admin-key-file, the operators' key, which the "
 			"proposers hold too (docs/operating.md, \"Changing the cluster\")\n",
 			program, config);
 		return 1;
 	}
-	if (a.op == 1 && a.kind == PAXOS_MEMBERSHIP_ADDRESS &&
-	    a.cfg.transport != PAXOS_TRANSPORT_UNICAST) {
+	if (a->op == 1 && a->kind == PAXOS_MEMBERSHIP_ADDRESS &&
+	    a->cfg.transport != PAXOS_TRANSPORT_UNICAST) {
 		fprintf(stderr,
 			"%s: %s: set-address needs transport unicast: with multicast an acceptor "
 			"is heard wherever it runs (restart it there, nothing to change)\n",
 			program, config);
 		return 1;
 	}
-	paxos_set_log(log_warnings, NULL);
-	a.status = -1;
-	a.timeout = (paxos_time)timeout_ms * 1000;
+	return 0;
+}
+
+/* The node that asks the acceptors (or, fixed acceptors, hears them): 0, or 1 after saying
+ * why. */
+static int start_node(struct admin *a)
+{
 	char err[512] = "cannot create an event loop";
-	a.base = event_base_new();
-	a.node = a.base ? paxos_node_new(a.base, &a.cfg, err, sizeof(err)) : NULL;
-	if (a.node && a.force)
-		paxos_node_force_changes(a.node, true);
-	if (!a.node || (a.cfg.membership_alpha
-			    ? paxos_node_query_membership(a.node)
-			    : paxos_node_add_learner(a.node, ignore_value, NULL)) != PAXOS_OK) {
-		fprintf(stderr, "%s: %s\n", program, a.node ? paxos_node_error(a.node) : err);
+	a->base = event_base_new();
+	a->node = a->base ? paxos_node_new(a->base, &a->cfg, err, sizeof(err)) : NULL;
+	if (a->node && a->force)
+		paxos_node_force_changes(a->node, true);
+	if (!a->node || (a->cfg.membership_alpha
+			     ? paxos_node_query_membership(a->node)
+			     : paxos_node_add_learner(a->node, ignore_value, NULL)) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, a->node ? paxos_node_error(a->node) : err);
 		return 1;
 	}
 	/* The acceptor to add is heard at the address given (its state messages tell it runs). */
-	if (a.has_address &&
-	    paxos_node_set_acceptor_address(a.node, a.address_id, &a.address) != PAXOS_OK) {
-		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a.node));
+	if (a->has_address &&
+	    paxos_node_set_acceptor_address(a->node, a->address_id, &a->address) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, paxos_node_error(a->node));
 		return 1;
 	}
+	return 0;
+}
+
+static int take_option(void *arg, int opt, const char *value)
+{
+	struct admin *a = arg;
+	uint32_t timeout_ms;
+	if (opt == 'f')
+		a->force = true;
+	else if (opt != 't')
+		return -1;
+	else if (paxos_runner_id(program, "--timeout-ms", value, 86400001, &timeout_ms))
+		return 2;
+	else
+		a->timeout = (paxos_time)timeout_ms * 1000;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {{"timeout-ms", required_argument, NULL, 't'},
+						{"force", no_argument, NULL, 'f'},
+						{NULL}};
+	const struct paxos_cli_spec spec = {
+	    program, PAXOS_CLI_CONFIG | PAXOS_CLI_PARTITION, "+t:f", options, take_option, usage};
+	static struct admin a = {.timeout = (paxos_time)30000 * 1000};
+	struct paxos_cli cli;
+	int status = paxos_cli_parse(&spec, &a, argc, argv, &cli);
+	if (status != PAXOS_CLI_RUN)
+		return status;
+	if (!cli.config) {
+		usage(NULL, stderr);
+		return 2;
+	}
+	if (paxos_cli_partition_config(&cli, &a.cfg) != 0)
+		return 2;
+	if (parse_command(&a, argc - cli.operands, argv + cli.operands) != 0) {
+		usage(NULL, stderr);
+		return 2;
+	}
+	if (refuse_command(&a, cli.config) != 0)
+		return 1;
+	/* Fixed acceptors: their state messages, heard by a learner that follows the head. */
+	if (a.cfg.membership_alpha == 0)
+		a.cfg.learner_start = PAXOS_START_FROM_CURRENT;
+	paxos_set_log(log_warnings, NULL);
+	a.status = -1;
+	if (start_node(&a) != 0)
+		return 1;
 	a.timer = event_new(a.base, -1, EV_PERSIST, on_timer, &a);
 	struct timeval every = {0, 20000};
 	event_add(a.timer, &every);

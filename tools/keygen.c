@@ -7,14 +7,14 @@
 
 #include <paxos/types.h>
 
-#include "runner.h"
+#include "cli.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-static void usage(FILE *out)
+static void usage(void *arg, FILE *out)
 {
+	(void)arg;
 	fprintf(out,
 		"Usage: paxos-keygen [--force] FILE\n"
 		"Writes a random %u-byte key for auth-key-file or admin-key-file to FILE,\n"
@@ -25,39 +25,35 @@ static void usage(FILE *out)
 		PAXOS_AUTH_KEY_BYTES);
 }
 
+static int take_option(void *arg, int opt, const char *value)
+{
+	(void)value;
+	if (opt != 'f')
+		return -1;
+	*(bool *)arg = true;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {{"force", no_argument, NULL, 'f'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
+	static const struct option options[] = {{"force", no_argument, NULL, 'f'}, {NULL}};
+	static const struct paxos_cli_spec spec = {"paxos-keygen", 0,           "f",
+						   options,        take_option, usage};
 	bool force = false;
-	int opt;
-	while ((opt = getopt_long(argc, argv, "fh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			paxos_runner_version("paxos-keygen");
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
+	struct paxos_cli cli;
+	int status = paxos_cli_parse(&spec, &force, argc, argv, &cli);
+	if (status != PAXOS_CLI_RUN)
+		return status;
+	if (cli.operands != argc - 1) {
+		usage(NULL, stderr);
 		return 2;
 	}
+	const char *file = argv[cli.operands];
 	char err[512];
-	if (paxos_auth_write_key(argv[optind], force, err, sizeof(err)) != PAXOS_OK) {
+	if (paxos_auth_write_key(file, force, err, sizeof(err)) != PAXOS_OK) {
 		fprintf(stderr, "paxos-keygen: %s\n", err);
 		return 1;
 	}
-	fprintf(stderr, "paxos-keygen: wrote a new key to %s (mode 0600)\n", argv[optind]);
+	fprintf(stderr, "paxos-keygen: wrote a new key to %s (mode 0600)\n", file);
 	return 0;
 }

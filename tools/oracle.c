@@ -11,19 +11,20 @@
 
 #include "auth_key.h"
 #include "codec.h"
+#include "cli.h"
 #include "runner.h"
 
 #include <errno.h>
 #include <event2/event.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "config_fields.h"
 
-static void usage(FILE *out)
+static void usage(void *arg, FILE *out)
 {
+	(void)arg;
 	fprintf(out, "Usage: paxos-oracle -c FILE (--leader N | --auto) [options]\n"
 		     "Forces the leader among the proposers, or returns to automatic election.\n"
 		     "  -c, --config FILE   cluster configuration (paxos.conf)\n"
@@ -91,126 +92,109 @@ static int encode_order(struct paxos_message *m, uint8_t *buf, uint32_t cap,
 	return PAXOS_OK;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks beside the shared options. */
+struct order_options {
+	const char *leader_text; /* --leader N, or NULL */
+	bool automatic;          /* --auto */
+	unsigned long repeat, interval;
+};
+
+static int take_option(void *arg, int opt, const char *value)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"leader", required_argument, NULL, 'l'},
-						{"auto", no_argument, NULL, 'a'},
-						{"partition", required_argument, NULL, 'p'},
-						{"repeat", required_argument, NULL, 'n'},
-						{"interval-ms", required_argument, NULL, 'i'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
-	const char *config = NULL, *leader_text = NULL, *partition_text = "0";
-	unsigned long repeat = 5, interval = 5;
-	bool automatic = false;
-	int opt;
-	while ((opt = getopt_long(argc, argv, "c:l:ap:n:i:h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'l':
-			leader_text = optarg;
-			break;
-		case 'a':
-			automatic = true;
-			break;
-		case 'p':
-			partition_text = optarg;
-			break;
-		case 'n':
-			if (parse_number(optarg, 1000, &repeat) || repeat == 0) {
-				fprintf(stderr, "paxos-oracle: --repeat must be 1..1000\n");
-				return 2;
-			}
-			break;
-		case 'i':
-			if (parse_number(optarg, 10000, &interval)) {
-				fprintf(stderr, "paxos-oracle: --interval-ms must be 0..10000\n");
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			paxos_runner_version("paxos-oracle");
-			return 0;
-		default:
-			usage(stderr);
+	struct order_options *o = arg;
+	if (opt == 'l')
+		o->leader_text = value;
+	else if (opt == 'a')
+		o->automatic = true;
+	else if (opt == 'n') {
+		if (parse_number(value, 1000, &o->repeat) || o->repeat == 0) {
+			fprintf(stderr, "paxos-oracle: --repeat must be 1..1000\n");
 			return 2;
 		}
-	}
-	if (!config || optind != argc || automatic == (leader_text != NULL)) {
-		usage(stderr);
-		return 2;
-	}
-	struct paxos_config cfg;
-	uint32_t partition;
-	if (paxos_runner_config("paxos-oracle", config, &cfg) ||
-	    paxos_runner_id("paxos-oracle", "partition", partition_text, cfg.partitions,
-			    &partition) ||
-	    paxos_config_partition(&cfg, partition, &cfg) != PAXOS_OK)
-		return 2;
-	struct paxos_message m = {.type = PAXOS_MSG_LEADER};
-	m.u.leader.leader_id = PAXOS_LEADER_AUTO;
-	if (leader_text && paxos_runner_id("paxos-oracle", "leader", leader_text, cfg.proposers,
-					   &m.u.leader.leader_id))
-		return 2;
+	} else if (opt == 'i') {
+		if (parse_number(value, 10000, &o->interval)) {
+			fprintf(stderr, "paxos-oracle: --interval-ms must be 0..10000\n");
+			return 2;
+		}
+	} else
+		return -1;
+	return 0;
+}
 
+/* A keyed cluster drops orders without a tag: the key to sign them like any node does, and
+ * the room the tag leaves in a datagram. Returns 0, or 1 after saying why. */
+static int open_auth(const struct paxos_config *cfg, struct paxos_auth **auth, uint32_t *cap)
+{
 	char err[512];
-	/* A keyed cluster drops orders without a tag: sign them like any node does. */
-	struct paxos_auth *auth = NULL;
-	uint32_t payload_cap = cfg.max_datagram;
-	if (cfg.auth_key_file[0]) {
-		auth = paxos_auth_load_partition(&cfg, err, sizeof(err));
-		if (!auth) {
-			fprintf(stderr, "paxos-oracle: auth-key-file %s\n", err);
+	*auth = NULL;
+	*cap = cfg->max_datagram;
+	if (!cfg->auth_key_file[0])
+		return 0;
+	*auth = paxos_auth_load_partition(cfg, err, sizeof(err));
+	if (!*auth) {
+		fprintf(stderr, "paxos-oracle: auth-key-file %s\n", err);
+		return 1;
+	}
+	*cap -= PAXOS_AUTH_TAG_BYTES;
+	return 0;
+}
+
+/* Sends o->repeat copies of m, o->interval ms apart, to the proposers; counts in *sent the
+ * copies the transport sent. Returns 0, or 1 after saying why. */
+static int send_copies(const struct order_options *o, struct paxos_transport *net,
+		       struct paxos_message *m, uint8_t *buf, uint32_t cap, struct paxos_auth *auth,
+		       unsigned long *sent)
+{
+	*sent = 0;
+	for (unsigned long k = 0; k < o->repeat; k++) {
+		if (k && o->interval)
+			sleep_ms(o->interval);
+		size_t len;
+		if (encode_order(m, buf, cap, auth, &len) != PAXOS_OK) {
+			fprintf(stderr, "paxos-oracle: cannot encode the order\n");
 			return 1;
 		}
-		payload_cap -= PAXOS_AUTH_TAG_BYTES;
+		struct paxos_tx_datagram d = {.to = PAXOS_GROUP_PROPOSERS, .data = buf, .len = len};
+		net->ops->send(net, &d, 1);
+		*sent += d.sent;
 	}
-	/* The configured transport (multicast or unicast) reaches every proposer. */
+	if (*sent == 0) {
+		fprintf(stderr, "paxos-oracle: cannot send to the proposers\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Sends the order over the configured transport (multicast or unicast), which reaches every
+ * proposer, and says what it told them. Returns the exit status. */
+static int send_order(const struct order_options *o, const struct paxos_config *cfg,
+		      struct paxos_message *m)
+{
+	struct paxos_auth *auth;
+	uint32_t payload_cap;
+	if (open_auth(cfg, &auth, &payload_cap) != 0)
+		return 1;
+	char err[512];
 	struct event_base *base = event_base_new();
 	struct paxos_transport *net =
-	    base ? paxos_transport_open(NULL, base, &cfg, ignore_datagrams, NULL, err, sizeof(err))
+	    base ? paxos_transport_open(NULL, base, cfg, ignore_datagrams, NULL, err, sizeof(err))
 		 : NULL;
-	uint8_t *buf = malloc(cfg.max_datagram);
+	uint8_t *buf = malloc(cfg->max_datagram);
+	unsigned long sent = 0;
 	int status = 1;
-	if (!net || !buf) {
+	if (!net || !buf)
 		fprintf(stderr, "paxos-oracle: %s\n",
 			!base  ? "cannot create an event loop"
 			: !net ? err
 			       : "out of memory");
-		goto out;
-	}
-	unsigned long sent = 0;
-	for (unsigned long k = 0; k < repeat; k++) {
-		if (k && interval)
-			sleep_ms(interval);
-		size_t len;
-		if (encode_order(&m, buf, payload_cap, auth, &len) != PAXOS_OK) {
-			fprintf(stderr, "paxos-oracle: cannot encode the order\n");
-			goto out;
-		}
-		struct paxos_tx_datagram d = {.to = PAXOS_GROUP_PROPOSERS, .data = buf, .len = len};
-		net->ops->send(net, &d, 1);
-		sent += d.sent;
-	}
-	if (sent == 0) {
-		fprintf(stderr, "paxos-oracle: cannot send to the proposers\n");
-		goto out;
-	}
-	if (automatic)
+	else
+		status = send_copies(o, net, m, buf, payload_cap, auth, &sent);
+	if (status == 0 && o->automatic)
 		fprintf(stderr, "paxos-oracle: proposers elect their leader again (%lu copies)\n",
 			sent);
-	else
+	else if (status == 0)
 		fprintf(stderr, "paxos-oracle: proposer %u leads (%lu copies)\n",
-			m.u.leader.leader_id, sent);
-	status = 0;
-out:
+			m->u.leader.leader_id, sent);
 	free(buf);
 	if (net)
 		net->ops->destroy(net);
@@ -218,4 +202,34 @@ out:
 		event_base_free(base);
 	paxos_auth_free(auth);
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {{"leader", required_argument, NULL, 'l'},
+						{"auto", no_argument, NULL, 'a'},
+						{"repeat", required_argument, NULL, 'n'},
+						{"interval-ms", required_argument, NULL, 'i'},
+						{NULL}};
+	static const struct paxos_cli_spec spec = {
+	    "paxos-oracle", PAXOS_CLI_CONFIG | PAXOS_CLI_PARTITION, "l:an:i:", options, take_option,
+	    usage};
+	struct order_options o = {.repeat = 5, .interval = 5};
+	struct paxos_cli cli;
+	int status = paxos_cli_parse(&spec, &o, argc, argv, &cli);
+	if (status != PAXOS_CLI_RUN)
+		return status;
+	if (!cli.config || cli.operands != argc || o.automatic == (o.leader_text != NULL)) {
+		usage(NULL, stderr);
+		return 2;
+	}
+	struct paxos_config cfg;
+	if (paxos_cli_partition_config(&cli, &cfg) != 0)
+		return 2;
+	struct paxos_message m = {.type = PAXOS_MSG_LEADER};
+	m.u.leader.leader_id = PAXOS_LEADER_AUTO;
+	if (o.leader_text && paxos_runner_id("paxos-oracle", "leader", o.leader_text, cfg.proposers,
+					     &m.u.leader.leader_id))
+		return 2;
+	return send_order(&o, &cfg, &m);
 }

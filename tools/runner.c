@@ -2,6 +2,8 @@
 #include <paxos/storage_backends.h>
 #include "runner.h"
 
+#include "cli.h"
+
 #include <paxos/log.h>
 #include <paxos/metrics.h>
 #include <paxos/partitions.h>
@@ -9,7 +11,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 #include <event2/event.h>
@@ -370,189 +371,261 @@ static int acceptor_partitions(const char *p, const struct paxos_config *cfg, ui
 	return 0;
 }
 
-/* The roles of the spec on every node of the group (one per hosted partition), then its
- * learner; the metrics server (made with the first node) serves them all. Returns 0, or 1
- * with the reason printed. */
-static int host_partitions(const struct paxos_runner_spec *spec, struct event_base *base,
-			   const struct paxos_config *cfg, struct paxos_partitions *group,
-			   uint32_t id, bool fresh, struct output *out,
-			   struct paxos_metrics **metrics)
+/* One role binary's run: its command line, configuration and what it made of them. */
+struct runner {
+	const struct paxos_runner_spec *spec;
+	const struct paxos_config *cfg;
+	uint32_t id;
+	bool fresh;
+	struct event_base *base;
+	struct paxos_partitions *group;
+	struct paxos_metrics *metrics;
+	struct output *out;
+};
+
+/* Partition p's roles on node, with part to hold the partition's configuration; the metrics
+ * server (made with the first node) serves them all. Returns 0, or 1 with the reason
+ * printed. */
+static int host_partition(struct runner *r, struct paxos_config *part, struct paxos_node *node,
+			  uint32_t p, bool first)
 {
-	bool first = true;
-	bool durable = strcmp(cfg->storage, "memory") != 0 &&
+	const struct paxos_runner_spec *spec = r->spec;
+	bool durable = strcmp(r->cfg->storage, "memory") != 0 &&
 		       (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER));
-	if ((spec->roles & PAXOS_HOST_SERIALIZER) && cfg->learner_merge) {
+	uint32_t acceptor = UINT32_MAX;
+	if ((spec->roles & PAXOS_HOST_ACCEPTOR) &&
+	    paxos_config_partition_acceptor(r->cfg, p, r->id, &acceptor) == PAXOS_OK &&
+	    acceptor != r->id)
+		fprintf(stderr, "%s: acceptor %u is acceptor %u of partition %u\n", spec->program,
+			r->id, acceptor, p);
+	if (paxos_config_partition(r->cfg, p, part) != PAXOS_OK)
+		return 1;
+	if (first && start_metrics(spec->program, r->base, node, r->cfg, &r->metrics))
+		return 1;
+	if (!first && r->metrics && paxos_metrics_add_node(r->metrics, node) != PAXOS_OK)
+		return 1;
+	if (host_roles(spec, part, node, r->id, acceptor, r->fresh) != 0)
+		return 1;
+	/* The first store made storage-path: the count is kept beside it. */
+	if (first && durable && check_partition_count(spec->program, r->cfg) != 0)
+		return 1;
+	return 0;
+}
+
+/* The output file, when there is one: new logs on every node, deliveries from the learner.
+ * Returns 0, or 1 with the reason printed. */
+static int add_output(struct runner *r)
+{
+	if (!r->out->file)
+		return 0;
+	for (uint32_t p = 0; p < r->cfg->partitions; p++)
+		if (paxos_partitions_node(r->group, p))
+			paxos_node_on_new_log(paxos_partitions_node(r->group, p), write_new_log,
+					      r->out);
+	if ((r->spec->roles & PAXOS_HOST_LEARNER) &&
+	    paxos_partitions_add_learner(r->group, write_delivery, r->out) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", r->spec->program, paxos_partitions_error(r->group));
+		return 1;
+	}
+	return 0;
+}
+
+/* The roles of the spec on every node of the group (one per hosted partition), then its
+ * learner. Returns 0, or 1 with the reason printed. */
+static int host_partitions(struct runner *r)
+{
+	if ((r->spec->roles & PAXOS_HOST_SERIALIZER) && r->cfg->learner_merge) {
 		/* Merged learners wait for idle partitions' skips, which only leaders propose. */
 		fprintf(stderr,
 			"%s: learner-merge needs proposers: the serializer proposes no skips, so "
 			"an idle partition would hold the merged order back for ever\n",
-			spec->program);
+			r->spec->program);
 		return 1;
 	}
 	struct paxos_config *part = paxos_config_new();
 	if (!part) {
-		fprintf(stderr, "%s: out of memory\n", spec->program);
+		fprintf(stderr, "%s: out of memory\n", r->spec->program);
 		return 1;
 	}
 	int status = 0;
-	for (uint32_t p = 0; p < cfg->partitions && status == 0; p++) {
-		struct paxos_node *node = paxos_partitions_node(group, p);
+	bool first = true;
+	for (uint32_t p = 0; p < r->cfg->partitions && status == 0; p++) {
+		struct paxos_node *node = paxos_partitions_node(r->group, p);
 		if (!node)
 			continue;
-		uint32_t acceptor = UINT32_MAX;
-		if ((spec->roles & PAXOS_HOST_ACCEPTOR) &&
-		    paxos_config_partition_acceptor(cfg, p, id, &acceptor) == PAXOS_OK &&
-		    acceptor != id)
-			fprintf(stderr, "%s: acceptor %u is acceptor %u of partition %u\n",
-				spec->program, id, acceptor, p);
-		if (paxos_config_partition(cfg, p, part) != PAXOS_OK)
-			status = 1;
-		else if (first && start_metrics(spec->program, base, node, cfg, metrics))
-			status = 1;
-		else if (!first && *metrics && paxos_metrics_add_node(*metrics, node) != PAXOS_OK)
-			status = 1;
-		else if (host_roles(spec, part, node, id, acceptor, fresh) != 0)
-			status = 1;
-		/* The first store made storage-path: the count is kept beside it. */
-		else if (first && durable && check_partition_count(spec->program, cfg) != 0)
-			status = 1;
+		status = host_partition(r, part, node, p, first);
 		first = false;
 	}
 	paxos_config_free(part);
-	for (uint32_t p = 0; status == 0 && out->file && p < cfg->partitions; p++)
-		if (paxos_partitions_node(group, p))
-			paxos_node_on_new_log(paxos_partitions_node(group, p), write_new_log, out);
-	if (status == 0 && (spec->roles & PAXOS_HOST_LEARNER) && out->file &&
-	    paxos_partitions_add_learner(group, write_delivery, out) != PAXOS_OK) {
-		fprintf(stderr, "%s: %s\n", spec->program, paxos_partitions_error(group));
-		status = 1;
+	return status == 0 ? add_output(r) : status;
+}
+
+/* What a role binary's command line gives beside -c. */
+struct runner_options {
+	const struct paxos_runner_spec *spec;
+	const char *id_text, *output, *metrics_listen, *partitions_text;
+	bool fresh;
+};
+
+static bool has_id(const struct paxos_runner_spec *spec)
+{
+	return spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
+}
+
+static int take_option(void *arg, int opt, const char *value)
+{
+	struct runner_options *o = arg;
+	unsigned roles = o->spec->roles;
+	if (opt == 'i' && has_id(o->spec))
+		o->id_text = value;
+	else if (opt == 'o' && (roles & PAXOS_HOST_LEARNER))
+		o->output = value;
+	else if (opt == 'm')
+		o->metrics_listen = value;
+	else if (opt == 'P')
+		o->partitions_text = value;
+	else if (opt == 'f' && (roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER)))
+		o->fresh = true;
+	else
+		return -1;
+	return 0;
+}
+
+static void options_usage(void *arg, FILE *out)
+{
+	const struct runner_options *o = arg;
+	runner_usage(o->spec, out);
+}
+
+/* Says what is missing or extra before the usage, which is longer than a screen's glance:
+ * 0, or 2. */
+static int check_arguments(const struct runner_options *o, const struct paxos_cli *cli, int argc,
+			   char **argv)
+{
+	const char *p = o->spec->program;
+	if (!cli->config)
+		fprintf(stderr, "%s: missing -c FILE (the cluster's paxos.conf)\n", p);
+	else if (has_id(o->spec) && !o->id_text)
+		fprintf(stderr, "%s: missing -i ID (which member of paxos.conf this process is)\n",
+			p);
+	else if (cli->operands != argc)
+		fprintf(stderr, "%s: unexpected argument '%s'\n", p, argv[cli->operands]);
+	else
+		return 0;
+	runner_usage(o->spec, stderr);
+	return 2;
+}
+
+/* Loads the configuration with the command line's changes to it, this process's id and the
+ * partitions it hosts: 0, or 2 after saying why. */
+static int load_config(const struct runner_options *o, const char *path, struct paxos_config *cfg,
+		       uint32_t *id, uint64_t *hosted)
+{
+	const struct paxos_runner_spec *spec = o->spec;
+	char err[512];
+	if (paxos_runner_config(spec->program, path, cfg))
+		return 2;
+	/* Roles of one host share paxos.conf but each needs a port of its own. */
+	if (o->metrics_listen && paxos_config_set(cfg, "metrics-listen", o->metrics_listen, err,
+						  sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "%s: --%s\n", spec->program, err);
+		return 2;
 	}
+	uint32_t id_limit = cfg->acceptors > cfg->proposers ? cfg->acceptors : cfg->proposers;
+	if (!(spec->roles & PAXOS_HOST_ACCEPTOR))
+		id_limit = cfg->proposers;
+	else if (!(spec->roles & PAXOS_HOST_PROPOSER))
+		id_limit = cfg->acceptors;
+	*id = 0;
+	if (has_id(spec) && paxos_runner_id(spec->program, "id", o->id_text, id_limit, id))
+		return 2;
+	*hosted = cfg->partitions >= 64 ? UINT64_MAX : (1ull << cfg->partitions) - 1;
+	if (o->partitions_text &&
+	    parse_partitions(spec->program, o->partitions_text, cfg->partitions, hosted) != 0)
+		return 2;
+	if (spec->roles == PAXOS_HOST_ACCEPTOR &&
+	    acceptor_partitions(spec->program, cfg, *id, o->partitions_text != NULL, hosted) != 0)
+		return 2;
+	return 0;
+}
+
+/* Runs the loop with the output flushed every OUTPUT_FLUSH_MS: the exit status. */
+static int run_loop(struct runner *r, struct paxos_node *const *nodes)
+{
+	int status = 1;
+	struct event *flush = NULL;
+	struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
+	if (r->out->file &&
+	    (!(flush = event_new(r->base, -1, EV_PERSIST, on_output_flush, r->out)) ||
+	     event_add(flush, &every) != 0))
+		fprintf(stderr, "%s: cannot add a timer\n", r->spec->program);
+	else
+		status = paxos_runner_loop(r->base, nodes, r->cfg->partitions);
+	if (flush)
+		event_free(flush);
+	return status;
+}
+
+/* The group of the hosted partitions with the spec's roles, run until stopped: the exit
+ * status. */
+static int run_group(struct runner *r, uint64_t hosted)
+{
+	char err[512];
+	int status = 1;
+	struct paxos_node *nodes[PAXOS_MAX_PARTITIONS] = {NULL};
+	r->base = event_base_new();
+	if (!r->base)
+		fprintf(stderr, "%s: cannot create event loop\n", r->spec->program);
+	else if (!(r->group = paxos_partitions_new(r->base, r->cfg, hosted, err, sizeof(err))))
+		fprintf(stderr, "%s: %s\n", r->spec->program, err);
+	else {
+		for (uint32_t p = 0; p < r->cfg->partitions; p++)
+			nodes[p] = paxos_partitions_node(r->group, p);
+		status = host_partitions(r);
+	}
+	if (status == 0)
+		status = run_loop(r, nodes);
+	paxos_metrics_free(r->metrics);
+	paxos_partitions_free(r->group);
+	if (r->base)
+		event_base_free(r->base);
 	return status;
 }
 
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv)
 {
-	static const struct option options[] = {{"config", required_argument, NULL, 'c'},
-						{"id", required_argument, NULL, 'i'},
+	static const struct option options[] = {{"id", required_argument, NULL, 'i'},
 						{"output", required_argument, NULL, 'o'},
 						{"fresh", no_argument, NULL, 'f'},
 						{"metrics-listen", required_argument, NULL, 'm'},
 						{"partitions", required_argument, NULL, 'P'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{NULL, 0, NULL, 0}};
-	bool has_id = spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_PROPOSER);
-	bool has_output = spec->roles & PAXOS_HOST_LEARNER;
-	const char *config = NULL, *id_text = NULL, *output = NULL, *metrics_listen = NULL;
-	const char *partitions_text = NULL;
-	bool fresh = false;
-	int opt;
-	while ((opt = getopt_long(argc, argv, "c:i:o:h", options, NULL)) != -1) {
-		if (opt == 'c')
-			config = optarg;
-		else if (opt == 'i' && has_id)
-			id_text = optarg;
-		else if (opt == 'o' && has_output)
-			output = optarg;
-		else if (opt == 'm')
-			metrics_listen = optarg;
-		else if (opt == 'P')
-			partitions_text = optarg;
-		else if (opt == 'f' &&
-			 (spec->roles & (PAXOS_HOST_ACCEPTOR | PAXOS_HOST_SERIALIZER)))
-			fresh = true;
-		else if (opt == 'h') {
-			runner_usage(spec, stdout);
-			return 0;
-		} else if (opt == 'V') {
-			paxos_runner_version(spec->program);
-			return 0;
-		} else {
-			runner_usage(spec, stderr);
-			return 2;
-		}
-	}
-	/* Say what is wrong before the usage, which is longer than a screen's glance. */
-	if (!config)
-		fprintf(stderr, "%s: missing -c FILE (the cluster's paxos.conf)\n", spec->program);
-	else if (has_id && !id_text)
-		fprintf(stderr, "%s: missing -i ID (which member of paxos.conf this process is)\n",
-			spec->program);
-	else if (optind != argc)
-		fprintf(stderr, "%s: unexpected argument '%s'\n", spec->program, argv[optind]);
-	if (!config || (has_id && !id_text) || optind != argc) {
-		runner_usage(spec, stderr);
+						{NULL}};
+	const struct paxos_cli_spec cli_spec = {
+	    spec->program, PAXOS_CLI_CONFIG, "i:o:", options, take_option, options_usage};
+	struct runner_options o = {.spec = spec};
+	struct paxos_cli cli;
+	int status = paxos_cli_parse(&cli_spec, &o, argc, argv, &cli);
+	if (status != PAXOS_CLI_RUN)
+		return status;
+	if (check_arguments(&o, &cli, argc, argv) != 0)
 		return 2;
-	}
 	struct paxos_config cfg;
-	uint32_t id = 0;
-	if (paxos_runner_config(spec->program, config, &cfg))
-		return 2;
-	char err[512];
-	/* Roles of one host share paxos.conf but each needs a port of its own. */
-	if (metrics_listen && paxos_config_set(&cfg, "metrics-listen", metrics_listen, err,
-					       sizeof(err)) != PAXOS_OK) {
-		fprintf(stderr, "%s: --%s\n", spec->program, err);
-		return 2;
-	}
-	uint32_t id_limit = cfg.acceptors > cfg.proposers ? cfg.acceptors : cfg.proposers;
-	if (!(spec->roles & PAXOS_HOST_ACCEPTOR))
-		id_limit = cfg.proposers;
-	else if (!(spec->roles & PAXOS_HOST_PROPOSER))
-		id_limit = cfg.acceptors;
-	if (has_id && paxos_runner_id(spec->program, "id", id_text, id_limit, &id))
-		return 2;
-	uint64_t hosted = cfg.partitions >= 64 ? UINT64_MAX : (1ull << cfg.partitions) - 1;
-	if (partitions_text &&
-	    parse_partitions(spec->program, partitions_text, cfg.partitions, &hosted) != 0)
-		return 2;
-	if (spec->roles == PAXOS_HOST_ACCEPTOR &&
-	    acceptor_partitions(spec->program, &cfg, id, partitions_text != NULL, &hosted) != 0)
-		return 2;
-
 	struct output out = {NULL};
-	if (has_output) {
-		out.file = output ? fopen(output, "w") : stdout;
+	struct runner r = {.spec = spec, .cfg = &cfg, .fresh = o.fresh, .out = &out};
+	uint64_t hosted;
+	if (load_config(&o, cli.config, &cfg, &r.id, &hosted) != 0)
+		return 2;
+	if (spec->roles & PAXOS_HOST_LEARNER) {
+		out.file = o.output ? fopen(o.output, "w") : stdout;
 		if (!out.file) {
-			fprintf(stderr, "%s: %s: %s\n", spec->program, output, strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", spec->program, o.output, strerror(errno));
 			return 1;
 		}
 	}
-	int status = 1;
-	uint32_t partitions = cfg.partitions;
-	out.partitioned = partitions > 1;
-	struct paxos_node *nodes[PAXOS_MAX_PARTITIONS] = {NULL};
-	struct event_base *base = event_base_new();
-	struct paxos_metrics *metrics = NULL;
-	struct paxos_partitions *group = NULL;
-	if (!base)
-		fprintf(stderr, "%s: cannot create event loop\n", spec->program);
-	else if (!(group = paxos_partitions_new(base, &cfg, hosted, err, sizeof(err))))
-		fprintf(stderr, "%s: %s\n", spec->program, err);
-	else {
-		for (uint32_t p = 0; p < partitions; p++)
-			nodes[p] = paxos_partitions_node(group, p);
-		status = host_partitions(spec, base, &cfg, group, id, fresh, &out, &metrics);
-	}
-	if (status == 0) {
-		status = 1;
-		struct event *flush = NULL;
-		struct timeval every = {0, OUTPUT_FLUSH_MS * 1000};
-		if (out.file &&
-		    (!(flush = event_new(base, -1, EV_PERSIST, on_output_flush, &out)) ||
-		     event_add(flush, &every) != 0))
-			fprintf(stderr, "%s: cannot add a timer\n", spec->program);
-		else
-			status = paxos_runner_loop(base, nodes, partitions);
-		if (flush)
-			event_free(flush);
-	}
-	paxos_metrics_free(metrics);
-	paxos_partitions_free(group);
-	if (base)
-		event_base_free(base);
+	out.partitioned = cfg.partitions > 1;
+	status = run_group(&r, hosted);
 	if (out.file && out.file != stdout && fclose(out.file) != 0) {
-		fprintf(stderr, "%s: %s: %s\n", spec->program, output, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", spec->program, o.output, strerror(errno));
 		status = 1;
 	}
 	return status;
