@@ -155,7 +155,7 @@ struct instance_ctx {
 	 * never (repairs). */
 	bool *skip_wanted;
 	/* Instances below it close with a skip where phase 1 found no value: a handover's
-	 * (proposer.c handover_at). NULL or 0: none. */
+	 * (admission.c proposer_handover_at). NULL or 0: none. */
 	const paxos_iid *values_from;
 	/* The membership command to propose, before any client value; NULL: never (repairs). */
 	struct instance_command *command;

@@ -5,7 +5,7 @@
  * deque: clients add at the back, up to `limit` values; values the proposer must propose again go
  * back to the front (thesis 3.5: "push back v2 to the head of the pending list"). Room for
  * `capacity` >= limit values is preallocated so that giving back the values the instances hold
- * never fails (see proposer.c).
+ * never fails (see setup.c).
  *
  * A value may also leave from the middle: when another proposer got it delivered (after a leader
  * change every proposer holds the clients' values, as thesis 4.7 suggests to shorten the switch),

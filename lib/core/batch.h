@@ -5,7 +5,7 @@
  * originally submitted values." An instance value is a frame of one or more client values,
  * each as [u32 little-endian length][bytes], or, for a value that names its submission,
  * [u32 length | PAXOS_BATCH_ID_FLAG][u64 little-endian submission id][bytes]: the id tells
- * two submissions of equal bytes apart (proposer.c, "Submissions"). The leader packs pending
+ * two submissions of equal bytes apart (proposer/submissions.c). The leader packs pending
  * values into one frame; learners unpack it and deliver each value with its position. With
  * batching off the frame holds one value, so learners always unframe. Reading is
  * bounds-checked: a malformed frame is reported, never read beyond its end.

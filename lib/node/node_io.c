@@ -35,87 +35,124 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 
 /* ---- receiving ---- */
 
+/* What reaches the proposer's own group counts, not what its learner hears elsewhere: a
+ * proposer whose promises and rejects cannot reach it leads no better for that. The
+ * acceptors' periodic state comes here for this alone. */
+static void proposers_heard(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	uint32_t acceptor;
+	node_election_heard(n, m, now);
+	if (!n->net.rx.away && paxos_msg_acceptor(m, &acceptor))
+		n->proposer.acceptor_heard[acceptor] = now;
+}
+
+/* The messages the acceptors group has for others than the acceptor itself (and, with a
+ * core that has not failed, the one-at-a-time path to it). */
+static void to_acceptors(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	if (m->type == PAXOS_MSG_CONFIG_ASK)
+		node_membership_on_ask(n, m, now);
+	else if (m->type == PAXOS_MSG_SNAPSHOT_ASK)
+		node_snapshot_on_ask(n, m);
+	else if (m->type == PAXOS_MSG_CONFIG_PUSH)
+		node_membership_on_push(n, m);
+	else if (n->acceptor.core && !n->failed)
+		node_acceptor_run(n, paxos_acceptor_step(n->acceptor.core, m, 1));
+}
+
+/* The election's share of the proposers group: true when m was for it alone. */
+static bool to_election(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	if (!n->proposer.election)
+		return false;
+	if (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER) {
+		if (m->type == PAXOS_MSG_LEADER && !node_order_fresh(n, &m->u.leader))
+			return true;
+		paxos_election_handle(n->proposer.election, m, now);
+		node_election_run(n);
+		return true;
+	}
+	if (m->type == PAXOS_MSG_PROMISE) {
+		/* A sign of life, then ours. */
+		paxos_election_handle(n->proposer.election, m, now);
+		node_election_run(n);
+	}
+	return false;
+}
+
+static void to_proposer(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	if (m->type == PAXOS_MSG_CHANGE) {
+		node_admin_on_change(n, &m->u.change, now);
+	} else if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
+		/* Assigned once the whole read is in (node_on_readable): value batching. */
+		paxos_proposer_queue_value(n->proposer.core, &m->u.client_value);
+		n->proposer.assign_due = true;
+	} else if (n->proposer.core) {
+		paxos_proposer_handle(n->proposer.core, m, now,
+				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+}
+
+/* Who answers: at the address the node has for it, not a moved acceptor's old process
+ * (paxos_node_acceptors_heard). */
+static void acceptor_state_heard(struct paxos_node *n, const struct paxos_message *m,
+				 paxos_time now)
+{
+	if (n->net.rx.away || m->u.acceptor_state.acceptor_id >= PAXOS_MAX_ACCEPTORS)
+		return;
+	uint32_t bit = 1u << m->u.acceptor_state.acceptor_id;
+	n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
+	n->learner.acceptor_withholds = m->u.acceptor_state.recovering
+					    ? n->learner.acceptor_withholds | bit
+					    : n->learner.acceptor_withholds & ~bit;
+}
+
+static void to_learners(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	switch (m->type) {
+	case PAXOS_MSG_CONFIG_INFO:
+		node_membership_on_info(n, m, now);
+		return;
+	case PAXOS_MSG_REFUSED:
+		node_submit_refused(n, &m->u.refused, now);
+		return;
+	case PAXOS_MSG_SNAPSHOT_OFFER:
+		node_snapshot_on_offer(n, m, now);
+		return;
+	case PAXOS_MSG_SNAPSHOT_CHUNK:
+		node_snapshot_on_chunk(n, m, now);
+		return;
+	case PAXOS_MSG_ACCEPTOR_STATE:
+		acceptor_state_heard(n, m, now);
+		break;
+	default:
+		break;
+	}
+	if (n->learner.core)
+		node_learn(n, m, now);
+}
+
 static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxos_message *m,
 		     paxos_time now)
 {
-	/* What reaches the proposer's own group counts, not what its learner hears elsewhere:
-	 * a proposer whose promises and rejects cannot reach it leads no better for that. The
-	 * acceptors' periodic state comes here for this alone. */
-	uint32_t acceptor;
-	if (g == PAXOS_GROUP_PROPOSERS) {
-		node_election_heard(n, m, now);
-		if (!n->net.rx.away && paxos_msg_acceptor(m, &acceptor))
-			n->proposer.acceptor_heard[acceptor] = now;
-	}
+	if (g == PAXOS_GROUP_PROPOSERS)
+		proposers_heard(n, m, now);
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
-		if (m->type == PAXOS_MSG_CONFIG_ASK)
-			node_membership_on_ask(n, m, now);
-		else if (m->type == PAXOS_MSG_SNAPSHOT_ASK)
-			node_snapshot_on_ask(n, m);
-		else if (m->type == PAXOS_MSG_CONFIG_PUSH)
-			node_membership_on_push(n, m);
-		else if (n->acceptor.core && !n->failed)
-			node_acceptor_run(n, paxos_acceptor_step(n->acceptor.core, m, 1));
+		to_acceptors(n, m, now);
 		break;
 	case PAXOS_GROUP_PROPOSERS:
-		if (n->proposer.election &&
-		    (m->type == PAXOS_MSG_HEARTBEAT || m->type == PAXOS_MSG_LEADER)) {
-			if (m->type == PAXOS_MSG_LEADER && !node_order_fresh(n, &m->u.leader))
-				break;
-			paxos_election_handle(n->proposer.election, m, now);
-			node_election_run(n);
-			break;
-		}
-		if (n->proposer.election && m->type == PAXOS_MSG_PROMISE) {
-			/* A sign of life, then ours. */
-			paxos_election_handle(n->proposer.election, m, now);
-			node_election_run(n);
-		}
-		/* fall through */
+		if (!to_election(n, m, now))
+			to_proposer(n, m, now);
+		break;
 	case PAXOS_GROUP_SUBMIT:
-		if (m->type == PAXOS_MSG_CHANGE) {
-			node_admin_on_change(n, &m->u.change, now);
-		} else if (n->proposer.core && m->type == PAXOS_MSG_CLIENT_VALUE) {
-			/* Assigned once the whole read is in (node_on_readable): value batching. */
-			paxos_proposer_queue_value(n->proposer.core, &m->u.client_value);
-			n->proposer.assign_due = true;
-		} else if (n->proposer.core) {
-			paxos_proposer_handle(n->proposer.core, m, now,
-					      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-		}
+		to_proposer(n, m, now);
 		break;
 	case PAXOS_GROUP_LEARNERS:
-		if (m->type == PAXOS_MSG_CONFIG_INFO) {
-			node_membership_on_info(n, m, now);
-			break;
-		}
-		if (m->type == PAXOS_MSG_REFUSED) {
-			node_submit_refused(n, &m->u.refused, now);
-			break;
-		}
-		if (m->type == PAXOS_MSG_SNAPSHOT_OFFER) {
-			node_snapshot_on_offer(n, m, now);
-			break;
-		}
-		if (m->type == PAXOS_MSG_SNAPSHOT_CHUNK) {
-			node_snapshot_on_chunk(n, m, now);
-			break;
-		}
-		/* Who answers: at the address the node has for it, not a moved acceptor's old
-		 * process (paxos_node_acceptors_heard). */
-		if (m->type == PAXOS_MSG_ACCEPTOR_STATE && !n->net.rx.away &&
-		    m->u.acceptor_state.acceptor_id < PAXOS_MAX_ACCEPTORS) {
-			uint32_t bit = 1u << m->u.acceptor_state.acceptor_id;
-			n->learner.acceptor_heard[m->u.acceptor_state.acceptor_id] = now;
-			n->learner.acceptor_withholds = m->u.acceptor_state.recovering
-							    ? n->learner.acceptor_withholds | bit
-							    : n->learner.acceptor_withholds & ~bit;
-		}
-		if (n->learner.core)
-			node_learn(n, m, now);
+		to_learners(n, m, now);
 		break;
 	default:
 		break;
@@ -238,6 +275,97 @@ static bool datagram_payload(struct paxos_node *n, enum paxos_group g,
 	return true;
 }
 
+/* Datagram d of group g decoded into msgs (count of them, header h), its sender noted; false
+ * if it is dropped (counted). */
+static bool datagram_decode(struct paxos_node *n, enum paxos_group g, struct paxos_rx_datagram *d,
+			    struct paxos_header *h, struct paxos_message *msgs, size_t *count,
+			    paxos_time now)
+{
+	size_t len;
+	n->net.counters.datagrams_received++;
+	n->net.counters.bytes_received += d->len;
+	if (!datagram_payload(n, g, d, now, &len))
+		return false;
+	if (paxos_decode(&n->net.rx.decoder, d->data, len, h, msgs, PAXOS_MAX_MESSAGES_PER_DATAGRAM,
+			 count) != PAXOS_OK) {
+		n->net.counters.malformed_datagrams++;
+		other_version(n, d, len, now);
+		return false;
+	}
+	n->net.counters.messages_received += *count;
+	if (h->version != PAXOS_WIRE_VERSION)
+		node_version_heard(n, h, d, msgs, *count, now);
+	n->net.rx.header = *h;
+	node_screen_origin(n, h, d, now);
+	node_acceptor_heard_from(n, h, d->origin, now);
+	return true;
+}
+
+/* The messages of the acceptors group answered beside the acceptor's batch: true if m was
+ * one. */
+static bool acceptors_aside(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
+{
+	switch (m->type) {
+	case PAXOS_MSG_CONFIG_ASK:
+		node_membership_on_ask(n, m, now);
+		return true;
+	case PAXOS_MSG_CONFIG_PUSH:
+		node_membership_on_push(n, m);
+		return true;
+	case PAXOS_MSG_SNAPSHOT_ASK:
+		node_snapshot_on_ask(n, m);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Keeps of one datagram's count messages at msgs only those for group g in the acceptor's
+ * batch (rx.msgs, batched long); the datagrams stay valid until the next read, so the batch
+ * may point into all of them. Returns the batch's new length. */
+static size_t acceptor_take(struct paxos_node *n, enum paxos_group g, const struct paxos_header *h,
+			    struct paxos_message *msgs, size_t count, size_t batched,
+			    paxos_time now)
+{
+	for (size_t k = 0; k < count; k++) {
+		if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, h, &msgs[k]) ||
+		    !node_trim_screen(n, h, &msgs[k]) || acceptors_aside(n, &msgs[k], now))
+			continue;
+		/* A removed acceptor votes no more where its votes count nowhere; its learner
+		 * still takes the value. */
+		bool votes =
+		    !n->acceptor.core || !n->membership || node_membership_votes(n, &msgs[k]);
+		if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner.core &&
+		    (!n->acceptor.core || !votes))
+			node_learn(n, &msgs[k], now);
+		if (!votes)
+			continue;
+		if (n->acceptor.core || n->acceptor.serializer)
+			n->net.rx.msgs[batched++] = msgs[k];
+	}
+	return batched;
+}
+
+/* A read is done: timers run next, the proposer assigns what it queued, a lazy learner
+ * reads. */
+static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
+{
+	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
+	n->net.rx.impostor = false;
+	n->net.rx.away = false;
+	node_version_choose(n, now);
+	if (n->proposer.assign_due) {
+		n->proposer.assign_due = false;
+		paxos_proposer_assign(n->proposer.core, now,
+				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
+	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {
+		n->learner.learn_due = true;
+		node_schedule_flush(n);
+	}
+}
+
 /* What one read of group g brought (the transport's deliver): every message handled, one
  * storage transaction per read for an acceptor. */
 void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t got)
@@ -256,77 +384,21 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 	size_t batched = 0;
 	paxos_time now = paxos_now();
 	for (size_t i = 0; i < got && !n->failed; i++) {
-		n->net.counters.datagrams_received++;
-		n->net.counters.bytes_received += d[i].len;
-		size_t count = 0, len;
+		size_t count = 0;
 		struct paxos_header h;
 		struct paxos_message *msgs = n->net.rx.msgs + batched;
-		if (!datagram_payload(n, g, &d[i], now, &len))
+		if (!datagram_decode(n, g, &d[i], &h, msgs, &count, now))
 			continue;
-		if (paxos_decode(&n->net.rx.decoder, d[i].data, len, &h, msgs,
-				 PAXOS_MAX_MESSAGES_PER_DATAGRAM, &count) != PAXOS_OK) {
-			n->net.counters.malformed_datagrams++;
-			other_version(n, &d[i], len, now);
-			continue;
-		}
-		n->net.counters.messages_received += count;
-		if (h.version != PAXOS_WIRE_VERSION)
-			node_version_heard(n, &h, &d[i], msgs, count, now);
-		n->net.rx.header = h;
-		node_screen_origin(n, &h, &d[i], now);
-		node_acceptor_heard_from(n, &h, d[i].origin, now);
 		if (!to_acceptor) {
 			for (size_t k = 0; k < count; k++)
 				if (node_screen(n, &h, &msgs[k]))
 					dispatch(n, g, &msgs[k], now);
 			continue;
 		}
-		/* Keep only messages for this group; the datagrams stay valid until the next
-		 * read, so the batch may point into all of them. */
-		for (size_t k = 0; k < count; k++) {
-			if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, &h, &msgs[k]) ||
-			    !node_trim_screen(n, &h, &msgs[k]))
-				continue;
-			if (msgs[k].type == PAXOS_MSG_CONFIG_ASK) {
-				node_membership_on_ask(n, &msgs[k], now);
-				continue;
-			}
-			if (msgs[k].type == PAXOS_MSG_CONFIG_PUSH) {
-				node_membership_on_push(n, &msgs[k]);
-				continue;
-			}
-			if (msgs[k].type == PAXOS_MSG_SNAPSHOT_ASK) {
-				node_snapshot_on_ask(n, &msgs[k]);
-				continue;
-			}
-			/* A removed acceptor votes no more where its votes count nowhere; its
-			 * learner still takes the value. */
-			bool votes = !n->acceptor.core || !n->membership ||
-				     node_membership_votes(n, &msgs[k]);
-			if (msgs[k].type == PAXOS_MSG_ACCEPT && n->learner.core &&
-			    (!n->acceptor.core || !votes))
-				node_learn(n, &msgs[k], now);
-			if (!votes)
-				continue;
-			if (n->acceptor.core || n->acceptor.serializer)
-				n->net.rx.msgs[batched++] = msgs[k];
-		}
+		batched = acceptor_take(n, g, &h, msgs, count, batched, now);
 		if (batched >= PAXOS_ACCEPTOR_MAX_BATCH)
 			acceptor_batch(n, &batched, now);
 	}
 	acceptor_batch(n, &batched, now);
-	n->net.rx.header.role = PAXOS_ROLE_COUNT; /* timers run next, not this datagram */
-	n->net.rx.impostor = false;
-	n->net.rx.away = false;
-	node_version_choose(n, now);
-	if (n->proposer.assign_due) {
-		n->proposer.assign_due = false;
-		paxos_proposer_assign(n->proposer.core, now,
-				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-	}
-	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
-	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {
-		n->learner.learn_due = true;
-		node_schedule_flush(n);
-	}
+	read_done(n, g, now);
 }

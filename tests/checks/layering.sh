@@ -43,7 +43,7 @@ trap 'rm -f "$TMP"' EXIT
 
 LIBC='(std[a-z]*|string|limits|inttypes|errno|fcntl|unistd|time|dirent|assert|ctype|math|endian)\.h|sys/[a-z]+\.h|netinet/in\.h|arpa/inet\.h'
 CORE_PUBLIC='paxos/(types|message|counters|acceptor|learner|proposer|election|serializer|storage|log|version|membership|session_table)\.h'
-CORE_LOCAL='paxos_assert\.h|batch\.h|bytes\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|window\.h|state\.h|slots\.h'
+CORE_LOCAL='paxos_assert\.h|batch\.h|bytes\.h|merge\.h|error\.h|exposition\.h|log_line\.h|recovery\.h|ballot\.h|instance\.h|congestion\.h|pending\.h|repair\.h|settled\.h|leader_state\.h|window\.h|state\.h|slots\.h'
 CORE="$LIBC|$CORE_PUBLIC|$CORE_LOCAL"
 
 # lib/core/config_fields.h, the settings' layout, sits with the core so that every layer above

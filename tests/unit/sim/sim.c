@@ -2162,7 +2162,7 @@ static void run(struct sim *s)
 		/* Checked on ticks only: the scan is linear in the values. */
 		truth_advance(s);
 		/* A leader a change removed opens nothing from where the change is in force
-		 * (proposer.c): like the node once its learner got there, it hands over. */
+		 * (admission.c): like the node once its learner got there, it hands over. */
 		handover_removed(s);
 		if (complete(s))
 			break;
