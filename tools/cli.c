@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cli.h"
 
-#include "runner.h"
+#include <paxos/log.h>
+#include <paxos/version.h>
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 /* The shared options and the tool's own, in one table for getopt_long. */
 #define CLI_MAX_OPTIONS 24
@@ -87,4 +90,38 @@ int paxos_cli_partition_config(const struct paxos_cli *cli, struct paxos_config 
 	    paxos_config_partition(cfg, partition, cfg) != PAXOS_OK)
 		return 2;
 	return 0;
+}
+
+int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg)
+{
+	char err[512];
+	/* The library logs nothing by itself: the binaries print its lines, as before. */
+	paxos_set_log(paxos_log_stderr, NULL);
+	paxos_config_defaults(cfg);
+	if (paxos_config_load(cfg, path, err, sizeof(err)) != PAXOS_OK) {
+		fprintf(stderr, "%s: %s\n", program, err);
+		return -1;
+	}
+	return 0;
+}
+
+int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
+		    uint32_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v >= limit) {
+		fprintf(stderr, "%s: %s '%s' must be a number from 0 to %u\n", program, what, text,
+			limit - 1);
+		return -1;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
+void paxos_runner_version(const char *program)
+{
+	printf("%s (libpaxos) %s, wire version %u\n", program, paxos_version(),
+	       (unsigned)paxos_wire_format_version());
 }

@@ -49,4 +49,15 @@ int paxos_cli_parse(const struct paxos_cli_spec *spec, void *arg, int argc, char
 /* Loads cli->config and narrows it to partition cli->partition: 0, or 2 after saying why. */
 int paxos_cli_partition_config(const struct paxos_cli *cli, struct paxos_config *cfg);
 
+/* Loads path (defaults first); prints "program: FILE:LINE: ..." and returns -1 on error. */
+int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg);
+
+/* Parses a non-negative id below limit; prints an error naming what and returns -1. */
+int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
+		    uint32_t *id);
+
+/* Prints "PROGRAM (libpaxos) VERSION, wire version N" on stdout, from the running library:
+ * what every installed binary answers to --version. */
+void paxos_runner_version(const char *program);
+
 #endif

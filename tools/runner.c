@@ -19,34 +19,6 @@
 #include <stdlib.h>
 #include "config_fields.h"
 
-int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg)
-{
-	char err[512];
-	/* The library logs nothing by itself: the binaries print its lines, as before. */
-	paxos_set_log(paxos_log_stderr, NULL);
-	paxos_config_defaults(cfg);
-	if (paxos_config_load(cfg, path, err, sizeof(err)) != PAXOS_OK) {
-		fprintf(stderr, "%s: %s\n", program, err);
-		return -1;
-	}
-	return 0;
-}
-
-int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
-		    uint32_t *id)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v >= limit) {
-		fprintf(stderr, "%s: %s '%s' must be a number from 0 to %u\n", program, what, text,
-			limit - 1);
-		return -1;
-	}
-	*id = (uint32_t)v;
-	return 0;
-}
-
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	(void)sig;
@@ -156,12 +128,6 @@ static void runner_usage(const struct paxos_runner_spec *spec, FILE *out)
 		     "                     paxos.conf metrics-listen)\n");
 	fprintf(out, "  -h, --help         this text\n");
 	fprintf(out, "      --version      the library's version and wire version\n");
-}
-
-void paxos_runner_version(const char *program)
-{
-	printf("%s (libpaxos) %s, wire version %u\n", program, paxos_version(),
-	       (unsigned)paxos_wire_format_version());
 }
 
 /* Opens acceptor id's store (recovering what it holds unless fresh) and says what it is;

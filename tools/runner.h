@@ -7,14 +7,9 @@
 #include <paxos/node.h>
 #include <stdio.h>
 
+#include "cli.h"
+
 struct event_base;
-
-/* Loads path (defaults first); prints "program: FILE:LINE: ..." and returns -1 on error. */
-int paxos_runner_config(const char *program, const char *path, struct paxos_config *cfg);
-
-/* Parses a non-negative id below limit; prints an error naming what and returns -1. */
-int paxos_runner_id(const char *program, const char *what, const char *text, uint32_t limit,
-		    uint32_t *id);
 
 /* Runs base until SIGINT or SIGTERM (then reports the counters of nodes[0..count), one per
  * partition) or until a node fails. Returns the process exit status. */
@@ -38,10 +33,6 @@ struct paxos_runner_spec {
  * acceptor or proposer), -o/--output (when it hosts a learner), --fresh (when it hosts an
  * acceptor or the serializer), -h/--help, --version. */
 int paxos_runner_main(const struct paxos_runner_spec *spec, int argc, char **argv);
-
-/* Prints "PROGRAM (libpaxos) VERSION, wire version N" on stdout, from the running library:
- * what every installed binary answers to --version. */
-void paxos_runner_version(const char *program);
 
 /* Writes "IID HEX\n": the instance id, a space, the value in lowercase hex. */
 void paxos_runner_write_value(FILE *out, paxos_iid iid, const struct paxos_value *v);

@@ -10,8 +10,6 @@
  */
 #include "log_line.h"
 #include "parts.h"
-#include "snapshot.h"
-#include "snapshot.h"
 
 #include <paxos/learner.h>
 #include <paxos/options.h>
@@ -110,8 +108,7 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 			   "paxos: learner: instances %llu..%llu are trimmed and were not learned "
 			   "here: asking the other nodes for a snapshot that covers them",
 			   (unsigned long long)from, (unsigned long long)to);
-		node_snapshot_wanted(n, to);
-		return;
+		return; /* node_snapshot_tick asks */
 	}
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: learner: instances %llu..%llu were trimmed before they were "
@@ -285,7 +282,7 @@ int node_ensure_learner(struct paxos_node *n)
 	paxos_learner_options_from_config(&o, &n->cfg);
 	/* No callbacks: the node takes its readies (node_learner.c). */
 	o.start_iid = n->learner.app.learner_start;
-	o.hold_trimmed = node_snapshot_holds(n);
+	o.hold_trimmed = n->learner.hold_trimmed;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)
 		return rc;

@@ -78,11 +78,6 @@ static uint64_t random_u64(void)
 	return x ? x : 1;
 }
 
-bool node_snapshot_holds(const struct paxos_node *n)
-{
-	return n->snapshot && n->snapshot->install;
-}
-
 /* ---- serving ---- */
 
 int paxos_node_offer_snapshot(struct paxos_node *n, paxos_iid iid, const void *bytes, size_t len)
@@ -256,7 +251,7 @@ static void start_over(struct paxos_node *n, struct node_snapshot *s, paxos_time
 	ask(n, s, now);
 }
 
-void node_snapshot_wanted(struct paxos_node *n, paxos_iid to)
+static void node_snapshot_wanted(struct paxos_node *n, paxos_iid to)
 {
 	struct node_snapshot *s = state(n);
 	if (!s || to <= s->want)
@@ -391,9 +386,15 @@ void node_snapshot_on_chunk(struct paxos_node *n, const struct paxos_message *m,
 void node_snapshot_tick(struct paxos_node *n, paxos_time now)
 {
 	struct node_snapshot *s = n->snapshot;
-	if (!s || !s->want || !n->learner.core)
-		return;
 	paxos_iid held_to;
+	if (!s || !n->learner.core)
+		return;
+	if (!s->want) {
+		/* The learner's trimmed event said it holds: ask from this tick on. */
+		if (paxos_learner_held(n->learner.core, &held_to))
+			node_snapshot_wanted(n, held_to);
+		return;
+	}
 	if (!paxos_learner_held(n->learner.core, &held_to)) {
 		/* A new log ended the hold: nothing to install. */
 		free(s->buf);
@@ -456,5 +457,6 @@ int paxos_node_on_install_snapshot(struct paxos_node *n, paxos_install_snapshot_
 	}
 	s->install = install;
 	s->install_arg = arg;
+	n->learner.hold_trimmed = install != NULL;
 	return PAXOS_OK;
 }

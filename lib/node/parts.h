@@ -301,6 +301,9 @@ struct node_learner {
 	bool learn_due; /* lazy learner: read the learners group after this round's flush */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	uint32_t acceptor_withholds; /* per id: its last state said it withholds its votes */
+	/* The application installs snapshots (paxos_node_on_install_snapshot): the learner
+	 * holds at trimmed instances, and node_snapshot.c fetches one at the next tick. */
+	bool hold_trimmed;
 };
 
 /* The node's side of the transport (node_io.c, node_screen.c, node_tx.c): the datagrams it

@@ -21,11 +21,6 @@ struct paxos_node;
 /* A learner waiting for an offer says so in the log at most this often. */
 #define NODE_SNAPSHOT_LOG_US 5000000u
 
-/* Whether the node's learner holds at trimmed instances for a snapshot (an install callback is
- * set): paxos_learner_options.hold_trimmed. */
-bool node_snapshot_holds(const struct paxos_node *n);
-/* The learner holds at trimmed instances up to to: the transfer starts (or asks for more). */
-void node_snapshot_wanted(struct paxos_node *n, paxos_iid to);
 /* The messages: an ask on the acceptors group, an offer or a chunk on the learners group. */
 void node_snapshot_on_ask(struct paxos_node *n, const struct paxos_message *m);
 void node_snapshot_on_offer(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
