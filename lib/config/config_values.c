@@ -127,26 +127,11 @@ static int parse_address_port(struct config_parse *p, const struct config_key *k
 	return rc;
 }
 
-/* A multicast group: ADDRESS:PORT with an address in 224.0.0.0/4. */
-static int parse_group(struct config_parse *p, const struct config_key *key, const char *text,
-		       struct paxos_endpoint *out)
-{
-	char addr_text[INET_ADDRSTRLEN];
-	struct paxos_endpoint e;
-	int rc = parse_address_port(p, key, text, addr_text, &e);
-	if (rc != PAXOS_OK)
-		return rc;
-	if (!IN_MULTICAST(ntohl(e.addr.s_addr)))
-		return config_error(p, p->line, key,
-				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
-	*out = e;
-	return PAXOS_OK;
-}
-
-/* An address of this host to listen on: a dotted IPv4 address (0.0.0.0: all of them), not a
- * group or broadcast address, and a port. */
-static int parse_listen(struct config_parse *p, const struct config_key *key, const char *text,
-			struct paxos_endpoint *out)
+/* ADDRESS:PORT where the address is a multicast group (group), in 224.0.0.0/4, or else an
+ * address of this host to listen on: a dotted IPv4 address (0.0.0.0: all of them), not a
+ * group or broadcast address. */
+static int parse_endpoint_for(struct config_parse *p, const struct config_key *key,
+			      const char *text, bool group, struct paxos_endpoint *out)
 {
 	char addr_text[INET_ADDRSTRLEN];
 	struct paxos_endpoint e;
@@ -154,7 +139,10 @@ static int parse_listen(struct config_parse *p, const struct config_key *key, co
 	if (rc != PAXOS_OK)
 		return rc;
 	uint32_t a = ntohl(e.addr.s_addr);
-	if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
+	if (group && !IN_MULTICAST(a))
+		return config_error(p, p->line, key,
+				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
+	if (!group && (IN_MULTICAST(a) || a == INADDR_BROADCAST))
 		return config_error(p, p->line, key,
 				    "%s is not an address to listen on (a local address, or "
 				    "0.0.0.0 for all)",
@@ -317,7 +305,8 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_U32:
 		return parse_u32(p, key, "", text, key->min, key->max, (uint32_t *)(void *)field);
 	case KEY_GROUP:
-		return parse_group(p, key, text, (struct paxos_endpoint *)(void *)field);
+		return parse_endpoint_for(p, key, text, true,
+					  (struct paxos_endpoint *)(void *)field);
 	case KEY_IPV4:
 		if (!parse_ipv4(text, (struct in_addr *)(void *)field))
 			return config_error(p, p->line, key, "'%.*s' is not an IPv4 address",
@@ -335,7 +324,8 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_MEMBER: /* parse_member takes the whole line */
 		break;
 	case KEY_LISTEN:
-		return parse_listen(p, key, text, (struct paxos_endpoint *)(void *)field);
+		return parse_endpoint_for(p, key, text, false,
+					  (struct paxos_endpoint *)(void *)field);
 	case KEY_STORAGE:
 		if (!config_find_backend(text)) {
 			join_backends(names, sizeof(names));
