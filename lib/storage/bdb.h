@@ -12,8 +12,8 @@
 #include <db.h>
 #include <pthread.h>
 
-#include "flusher.h"
 #include "storage_backend.h"
+#include "storage_head.h"
 
 #define BDB_FILE "paxos.db"
 /* inmemory-log only: present while the store is open, so a crash is noticed at restart. */
@@ -31,19 +31,16 @@ struct arena {
 };
 
 struct bdb_storage {
-	struct paxos_storage base; /* first, so the storage pointer is the container */
+	struct storage_head h; /* first, so the storage pointer is the container */
 	DB_ENV *env;
 	DB *db;
 	bool db_open; /* DB->open succeeded */
 	bool serving; /* opened: paxos_storage_bdb_new returned it */
 	DB_TXN *txn;  /* the current batch's changes, NULL until its first change */
 	bool in_batch;
-	bool failed; /* a failure dropped a batch: refuse everything from now on */
 	enum paxos_durability mode;
 	int lock_fd;
-	bool marker; /* BDB_OPEN_MARKER was created by this open */
-	paxos_iid trim;
-	paxos_iid highest_accepted;
+	bool marker;  /* BDB_OPEN_MARKER was created by this open */
 	uint8_t *buf; /* a raw record read by get, or one encoded for put */
 	size_t cap;
 	struct arena arena;
@@ -51,11 +48,9 @@ struct bdb_storage {
 	char detail[256]; /* BDB's own last message, written by either thread: under detail_lock */
 	pthread_mutex_t detail_lock;
 	pthread_mutex_t page_lock; /* pipelined modes: see storage_bdb.c */
-	char error[1024];
 	/* Durability sync and dbsync: pipelined commits. puts counts the open batch's. */
 	bool pipelined;
 	uint64_t puts;
-	struct storage_flusher flusher;
 };
 
 /* Records why b stopped working, drops the batch and returns PAXOS_E_STORAGE. */

@@ -84,8 +84,8 @@ static int recover(struct bdb_storage *b)
 		if (rc != PAXOS_OK)
 			return rc;
 	}
-	b->trim = meta.trim;
-	b->highest_accepted = meta.highest_accepted;
+	b->h.trim = meta.trim;
+	b->h.highest_accepted = meta.highest_accepted;
 
 	/* The highest accepted is at or near the last key: promise-only records may follow.
 	 * Opening may allocate, so BDB sizes the buffers itself here. */
@@ -106,14 +106,14 @@ static int recover(struct bdb_storage *b)
 			break;
 		}
 		paxos_iid iid = storage_key_decode(key.data);
-		if (iid == STORAGE_META_IID || iid <= b->highest_accepted)
+		if (iid == STORAGE_META_IID || iid <= b->h.highest_accepted)
 			break;
 		if (!storage_record_decode(iid, data.data, data.size, &rec)) {
 			corrupt = true;
 			break;
 		}
 		if (rec.accepted != 0) {
-			b->highest_accepted = iid;
+			b->h.highest_accepted = iid;
 			break;
 		}
 		rc = cursor->get(cursor, &key, &data, DB_PREV);
@@ -225,7 +225,7 @@ int bdb_open_store(struct bdb_storage *b)
 		rc = drop_torn_page(b);
 	if (rc == PAXOS_OK)
 		rc = open_env(b, DB_RECOVER);
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
 	/* Normal recovery starts at the last checkpoint and gives up on a log it cannot follow
 	 * from there (after a full disk, say); catastrophic recovery reads every log file left.
@@ -237,7 +237,7 @@ int bdb_open_store(struct bdb_storage *b)
 		b->detail[0] = '\0';
 		pthread_mutex_unlock(&b->detail_lock);
 		rc = open_env(b, DB_RECOVER_FATAL);
-		if (b->failed)
+		if (b->h.failed)
 			return PAXOS_E_STORAGE;
 	}
 	if (rc == EACCES || rc == EROFS)

@@ -125,11 +125,11 @@ static void abort_txn(struct bdb_storage *b)
 	}
 }
 
-/* Drops the batch and refuses everything from now on (b->error says why). */
+/* Drops the batch and refuses everything from now on (b->h.error says why). */
 static int stop(struct bdb_storage *b)
 {
 	abort_txn(b);
-	b->failed = true;
+	b->h.failed = true;
 	return PAXOS_E_STORAGE;
 }
 
@@ -141,7 +141,7 @@ int bdb_fail(struct bdb_storage *b, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	describe(b, rc, what, b->error, sizeof(b->error));
+	describe(b, rc, what, b->h.error, sizeof(b->h.error));
 	return stop(b);
 }
 
@@ -166,10 +166,10 @@ int bdb_commit_write(struct bdb_storage *b)
 	b->txn = NULL; /* freed by commit whatever it returns */
 	if (rc != 0)
 		return bdb_fail(b, rc, "commit failed");
-	if (b->pipelined && b->flusher.started) { /* not while opening */
+	if (b->pipelined && b->h.flusher.started) { /* not while opening */
 		uint64_t puts = b->puts;
 		b->puts = 0;
-		return storage_flusher_commit(&b->flusher, puts, false);
+		return storage_flusher_commit(&b->h.flusher, puts, false);
 	}
 	if (b->mode == PAXOS_DURABILITY_DBSYNC) {
 		/* The commit record first: recovery undoes changes it cannot see committed. */
@@ -210,7 +210,7 @@ static void key_dbt(DBT *key, uint8_t bytes[STORAGE_KEY_SIZE], paxos_iid iid)
 static int bdb_begin(struct paxos_storage *st)
 {
 	struct bdb_storage *b = of(st);
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
 	if (b->in_batch)
 		return PAXOS_E_INVALID;
@@ -221,7 +221,7 @@ static int bdb_begin(struct paxos_storage *st)
 static int bdb_commit(struct paxos_storage *st)
 {
 	struct bdb_storage *b = of(st);
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
 	b->in_batch = false;
 	return bdb_commit_write(b);
@@ -260,11 +260,11 @@ static int bdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record 
 	struct bdb_storage *b = of(st);
 	size_t size = 0;
 
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
 	if (iid == 0 || !rec)
 		return PAXOS_E_INVALID;
-	if (iid <= b->trim)
+	if (iid <= b->h.trim)
 		return 0;
 	int rc = bdb_read_raw(b, iid, &size);
 	if (rc <= 0)
@@ -290,11 +290,11 @@ static int bdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	uint8_t key_bytes[STORAGE_KEY_SIZE];
 	DBT key, data;
 
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
 	if (!rec || rec->iid == 0 || (rec->value.len > 0 && !rec->value.data))
 		return PAXOS_E_INVALID;
-	if (rec->iid <= b->trim)
+	if (rec->iid <= b->h.trim)
 		return PAXOS_E_INVALID; /* dropped for good */
 	size_t size = STORAGE_HEADER_SIZE + (size_t)rec->value.len;
 	int rc = reserve(b, size);
@@ -315,8 +315,8 @@ static int bdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	if (rc != 0)
 		return bdb_fail(b, rc, "writing instance %llu", (unsigned long long)rec->iid);
 	b->puts++;
-	if (rec->accepted != 0 && rec->iid > b->highest_accepted)
-		b->highest_accepted = rec->iid;
+	if (rec->accepted != 0 && rec->iid > b->h.highest_accepted)
+		b->h.highest_accepted = rec->iid;
 	return end_change(b);
 }
 
@@ -377,9 +377,9 @@ static int bdb_trim(struct paxos_storage *st, paxos_iid iid)
 {
 	struct bdb_storage *b = of(st);
 
-	if (b->failed)
+	if (b->h.failed)
 		return PAXOS_E_STORAGE;
-	if (iid <= b->trim)
+	if (iid <= b->h.trim)
 		return PAXOS_OK;
 	arena_reset(&b->arena);
 	/* An in-memory log must hold a whole transaction, and deleting many big records would
@@ -402,27 +402,12 @@ static int bdb_trim(struct paxos_storage *st, paxos_iid iid)
 	}
 	if (rc != PAXOS_OK)
 		return rc;
-	struct storage_meta meta = {.trim = iid, .highest_accepted = b->highest_accepted};
+	struct storage_meta meta = {.trim = iid, .highest_accepted = b->h.highest_accepted};
 	rc = bdb_write_meta(b, &meta);
 	if (rc != PAXOS_OK)
 		return rc;
-	b->trim = iid;
+	b->h.trim = iid;
 	return end_change(b);
-}
-
-static paxos_iid bdb_trim_iid(struct paxos_storage *st)
-{
-	return of(st)->trim;
-}
-
-static paxos_iid bdb_highest_accepted(struct paxos_storage *st)
-{
-	return of(st)->highest_accepted;
-}
-
-static const char *bdb_error(struct paxos_storage *st)
-{
-	return of(st)->error;
 }
 
 void bdb_marker_path(const struct bdb_storage *b, char *buf, size_t cap)
@@ -460,7 +445,7 @@ static void bdb_flushed(void *arg, int rc, const char *err)
 {
 	struct bdb_storage *b = arg;
 	if (rc != PAXOS_OK) {
-		snprintf(b->error, sizeof(b->error), "%s", err);
+		snprintf(b->h.error, sizeof(b->h.error), "%s", err);
 		stop(b);
 	}
 }
@@ -469,23 +454,6 @@ static const struct storage_flusher_ops bdb_flusher_ops = {
     .flush = bdb_flush,
     .finish = bdb_flushed,
 };
-
-static uint64_t bdb_committed(struct paxos_storage *st)
-{
-	return of(st)->flusher.progress.committed;
-}
-
-static int bdb_sync(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p)
-{
-	struct bdb_storage *b = of(st);
-	int rc = storage_flusher_sync(&b->flusher, wait, p);
-	return b->failed ? PAXOS_E_STORAGE : rc;
-}
-
-static int bdb_sync_fd(struct paxos_storage *st)
-{
-	return storage_flusher_fd(&of(st)->flusher);
-}
 
 static void bdb_free(struct bdb_storage *b)
 {
@@ -500,12 +468,12 @@ static void bdb_destroy(struct paxos_storage *st)
 	struct bdb_storage *b = of(st);
 	bool clean = true;
 	abort_txn(b);
-	if (b->flusher.started) {
-		if (!b->failed)
-			storage_flusher_sync(&b->flusher, true, NULL);
-		storage_flusher_stop(&b->flusher);
+	if (b->h.flusher.started) {
+		if (!b->h.failed)
+			storage_flusher_sync(&b->h.flusher, true, NULL);
+		storage_flusher_stop(&b->h.flusher);
 	}
-	if (b->db && !b->failed && b->mode != PAXOS_DURABILITY_INMEMORY_LOG)
+	if (b->db && !b->h.failed && b->mode != PAXOS_DURABILITY_INMEMORY_LOG)
 		b->env->txn_checkpoint(b->env, 0, 0, 0); /* a short recovery next time */
 	/* A failed store writes nothing more: after a failed write (a full disk) the log may end
 	 * in a torn record, and pages written now could hold changes the log lost, which
@@ -515,12 +483,12 @@ static void bdb_destroy(struct paxos_storage *st)
 	 * cost of the memory it holds, which stays allocated until the process exits. A store
 	 * refused at open (corrupt, another format) wrote nothing: it closes as usual. */
 	if (b->db)
-		clean = b->db->close(b->db, b->failed ? DB_NOSYNC : 0) == 0 && clean;
+		clean = b->db->close(b->db, b->h.failed ? DB_NOSYNC : 0) == 0 && clean;
 	/* The pages carry positions in a log that dies with this environment; the next one
 	 * starts its log afresh and would take them for a log that went missing. */
-	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG && !b->failed)
+	if (b->db_open && b->mode == PAXOS_DURABILITY_INMEMORY_LOG && !b->h.failed)
 		clean = b->env->lsn_reset(b->env, BDB_FILE, 0) == 0 && clean;
-	if (b->serving && b->failed) {
+	if (b->serving && b->h.failed) {
 		b->env->set_flags(b->env, DB_PANIC_ENVIRONMENT, 1);
 		clean = false;
 	}
@@ -540,13 +508,15 @@ static void bdb_destroy(struct paxos_storage *st)
 /* What both variants share; the pipelined one adds what a flush thread needs. */
 #define BDB_COMMON_OPS                                                                             \
 	.name = "bdb", .begin = bdb_begin, .commit = bdb_commit, .get = bdb_get, .put = bdb_put,   \
-	.trim = bdb_trim, .trim_iid = bdb_trim_iid, .highest_accepted = bdb_highest_accepted,      \
-	.destroy = bdb_destroy, .error = bdb_error
+	.trim = bdb_trim, .trim_iid = storage_head_trim_iid,                                       \
+	.highest_accepted = storage_head_highest_accepted, .destroy = bdb_destroy,                 \
+	.error = storage_head_error
 
 static const struct paxos_storage_ops bdb_ops = {BDB_COMMON_OPS};
 
 static const struct paxos_storage_ops bdb_pipelined_ops = {
-    BDB_COMMON_OPS, .committed = bdb_committed, .sync = bdb_sync, .sync_fd = bdb_sync_fd};
+    BDB_COMMON_OPS, .committed = storage_head_committed, .sync = storage_head_sync,
+    .sync_fd = storage_head_sync_fd};
 
 /* --- opening ---------------------------------------------------------------------------- */
 
@@ -580,7 +550,7 @@ static struct bdb_storage *bdb_alloc(const char *dir, enum paxos_durability mode
 		return NULL;
 	b->mode = mode;
 	b->pipelined = mode == PAXOS_DURABILITY_SYNC || mode == PAXOS_DURABILITY_DBSYNC;
-	b->base.ops = b->pipelined ? &bdb_pipelined_ops : &bdb_ops;
+	b->h.base.ops = b->pipelined ? &bdb_pipelined_ops : &bdb_ops;
 	b->lock_fd = -1;
 	snprintf(b->dir, sizeof(b->dir), "%s", dir);
 	if (pthread_mutex_init(&b->detail_lock, NULL) != 0) {
@@ -603,9 +573,10 @@ static int start_flusher(struct bdb_storage *b)
 	int rc = b->env->log_flush(b->env, NULL);
 	if (rc != 0)
 		return bdb_fail(b, rc, "log flush failed");
-	if (storage_flusher_start(&b->flusher, &bdb_flusher_ops, b, why, sizeof(why)) != PAXOS_OK) {
-		snprintf(b->error, sizeof(b->error), "bdb %s: %s", b->dir, why);
-		b->failed = true;
+	if (storage_flusher_start(&b->h.flusher, &bdb_flusher_ops, b, why, sizeof(why)) !=
+	    PAXOS_OK) {
+		snprintf(b->h.error, sizeof(b->h.error), "bdb %s: %s", b->dir, why);
+		b->h.failed = true;
 		return PAXOS_E_STORAGE;
 	}
 	return PAXOS_OK;
@@ -640,11 +611,11 @@ struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durabili
 		rc = bdb_open_store(b);
 	if (rc == PAXOS_OK && b->pipelined)
 		rc = start_flusher(b);
-	if (rc != PAXOS_OK || b->failed) {
-		open_error(err, errlen, "%s", b->error);
-		bdb_destroy(&b->base);
+	if (rc != PAXOS_OK || b->h.failed) {
+		open_error(err, errlen, "%s", b->h.error);
+		bdb_destroy(&b->h.base);
 		return NULL;
 	}
 	b->serving = true;
-	return &b->base;
+	return &b->h.base;
 }
