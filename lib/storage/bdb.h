@@ -37,7 +37,6 @@ struct bdb_storage {
 	bool db_open; /* DB->open succeeded */
 	bool serving; /* opened: paxos_storage_bdb_new returned it */
 	DB_TXN *txn;  /* the current batch's changes, NULL until its first change */
-	bool in_batch;
 	enum paxos_durability mode;
 	int lock_fd;
 	bool marker;  /* BDB_OPEN_MARKER was created by this open */

@@ -97,31 +97,15 @@ static int recover(struct bdb_storage *b)
 	memset(&key, 0, sizeof(key));
 	memset(&data, 0, sizeof(data));
 	key.flags = data.flags = DB_DBT_REALLOC;
-	bool corrupt = false;
+	enum storage_scan scan = STORAGE_SCAN_ON;
 	rc = cursor->get(cursor, &key, &data, DB_LAST);
-	while (rc == 0) {
-		struct paxos_record rec;
-		if (key.size != STORAGE_KEY_SIZE) {
-			corrupt = true;
-			break;
-		}
-		paxos_iid iid = storage_key_decode(key.data);
-		if (iid == STORAGE_META_IID || iid <= b->h.highest_accepted)
-			break;
-		if (!storage_record_decode(iid, data.data, data.size, &rec)) {
-			corrupt = true;
-			break;
-		}
-		if (rec.accepted != 0) {
-			b->h.highest_accepted = iid;
-			break;
-		}
+	while (rc == 0 && (scan = storage_scan_back(key.data, key.size, data.data, data.size,
+						    &b->h.highest_accepted)) == STORAGE_SCAN_ON)
 		rc = cursor->get(cursor, &key, &data, DB_PREV);
-	}
 	cursor->close(cursor);
 	free(key.data);
 	free(data.data);
-	if (corrupt)
+	if (scan == STORAGE_SCAN_CORRUPT)
 		return bdb_fail(b, 0, "corrupt database: bad record near the end");
 	if (rc != 0 && rc != DB_NOTFOUND)
 		return bdb_fail(b, rc, "scanning the store");

@@ -188,7 +188,7 @@ int bdb_commit_write(struct bdb_storage *b)
 /* A change outside begin..commit is its own batch. */
 static int end_change(struct bdb_storage *b)
 {
-	return b->in_batch ? PAXOS_OK : bdb_commit_write(b);
+	return b->h.in_batch ? PAXOS_OK : bdb_commit_write(b);
 }
 
 static int reserve(struct bdb_storage *b, size_t size)
@@ -207,24 +207,11 @@ static void key_dbt(DBT *key, uint8_t bytes[STORAGE_KEY_SIZE], paxos_iid iid)
 
 /* --- operations ------------------------------------------------------------------------- */
 
-static int bdb_begin(struct paxos_storage *st)
-{
-	struct bdb_storage *b = of(st);
-	if (b->h.failed)
-		return PAXOS_E_STORAGE;
-	if (b->in_batch)
-		return PAXOS_E_INVALID;
-	b->in_batch = true;
-	return PAXOS_OK;
-}
-
 static int bdb_commit(struct paxos_storage *st)
 {
 	struct bdb_storage *b = of(st);
-	if (b->h.failed)
-		return PAXOS_E_STORAGE;
-	b->in_batch = false;
-	return bdb_commit_write(b);
+	int rc = storage_head_end_batch(&b->h);
+	return rc == PAXOS_OK ? bdb_commit_write(b) : rc;
 }
 
 /* Reads iid's raw record into b->buf; returns its size, 0 if absent, or a negative status.
@@ -507,8 +494,8 @@ static void bdb_destroy(struct paxos_storage *st)
 
 /* What both variants share; the pipelined one adds what a flush thread needs. */
 #define BDB_COMMON_OPS                                                                             \
-	.name = "bdb", .begin = bdb_begin, .commit = bdb_commit, .get = bdb_get, .put = bdb_put,   \
-	.trim = bdb_trim, .trim_iid = storage_head_trim_iid,                                       \
+	.name = "bdb", .begin = storage_head_begin, .commit = bdb_commit, .get = bdb_get,          \
+	.put = bdb_put, .trim = bdb_trim, .trim_iid = storage_head_trim_iid,                       \
 	.highest_accepted = storage_head_highest_accepted, .destroy = bdb_destroy,                 \
 	.error = storage_head_error
 

@@ -7,6 +7,25 @@ static struct storage_head *head(struct paxos_storage *st)
 	return (struct storage_head *)st;
 }
 
+int storage_head_begin(struct paxos_storage *st)
+{
+	struct storage_head *h = head(st);
+	if (h->failed)
+		return PAXOS_E_STORAGE;
+	if (h->in_batch)
+		return PAXOS_E_INVALID;
+	h->in_batch = true;
+	return PAXOS_OK;
+}
+
+int storage_head_end_batch(struct storage_head *h)
+{
+	if (h->failed)
+		return PAXOS_E_STORAGE;
+	h->in_batch = false;
+	return PAXOS_OK;
+}
+
 paxos_iid storage_head_trim_iid(struct paxos_storage *st)
 {
 	return head(st)->trim;

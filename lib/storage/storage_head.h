@@ -15,12 +15,17 @@ struct storage_head {
 	struct paxos_storage base; /* first, so the storage pointer is the container */
 	paxos_iid trim;
 	paxos_iid highest_accepted;
+	bool in_batch;    /* between begin and commit */
 	bool failed;      /* a durable store dropped a batch: it refuses everything from now on */
 	char error[1024]; /* why the last failed call failed */
 	/* Pipelined commits (paxos/storage.h): the flush thread, never started otherwise. */
 	struct storage_flusher flusher;
 };
 
+/* begin for a backend that batches: refused after a failure, and within a batch. */
+int storage_head_begin(struct paxos_storage *st);
+/* What commit does first: PAXOS_OK when the batch may commit (it is over), else the refusal. */
+int storage_head_end_batch(struct storage_head *h);
 paxos_iid storage_head_trim_iid(struct paxos_storage *st);
 paxos_iid storage_head_highest_accepted(struct paxos_storage *st);
 const char *storage_head_error(struct paxos_storage *st);

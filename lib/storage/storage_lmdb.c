@@ -42,7 +42,6 @@ struct lmdb_storage {
 	MDB_txn *read;  /* reset when not in use, renewed by the next read */
 	bool reading;   /* read is live: values returned by get point into it */
 	MDB_txn *write; /* the current batch's changes, NULL until its first change */
-	bool in_batch;
 	int lock_fd;
 	uint64_t map_size;
 	bool new_store; /* opened empty: the metadata record is still to be written */
@@ -274,28 +273,17 @@ static const struct storage_flusher_ops lmdb_flusher_ops = {
 /* A change outside begin..commit is its own batch. */
 static int end_change(struct lmdb_storage *l)
 {
-	if (l->in_batch)
+	if (l->h.in_batch)
 		return PAXOS_OK;
 	return l->pipelined ? commit_pipelined(l) : commit_write(l);
-}
-
-static int lmdb_begin(struct paxos_storage *st)
-{
-	struct lmdb_storage *l = of(st);
-	if (l->h.failed)
-		return PAXOS_E_STORAGE;
-	if (l->in_batch)
-		return PAXOS_E_INVALID;
-	l->in_batch = true;
-	return PAXOS_OK;
 }
 
 static int lmdb_commit(struct paxos_storage *st)
 {
 	struct lmdb_storage *l = of(st);
-	if (l->h.failed)
-		return PAXOS_E_STORAGE;
-	l->in_batch = false;
+	int rc = storage_head_end_batch(&l->h);
+	if (rc != PAXOS_OK)
+		return rc;
 	return l->pipelined ? commit_pipelined(l) : commit_write(l);
 }
 
@@ -517,7 +505,7 @@ static void lmdb_destroy(struct paxos_storage *st)
 
 /* What both variants share; the pipelined one adds what a flush thread needs. */
 #define LMDB_COMMON_OPS                                                                            \
-	.name = "lmdb", .begin = lmdb_begin, .commit = lmdb_commit, .get = lmdb_get,               \
+	.name = "lmdb", .begin = storage_head_begin, .commit = lmdb_commit, .get = lmdb_get,       \
 	.put = lmdb_put, .trim = lmdb_trim, .trim_iid = storage_head_trim_iid,                     \
 	.highest_accepted = storage_head_highest_accepted, .destroy = lmdb_destroy,                \
 	.error = storage_head_error, .space = lmdb_space
@@ -556,29 +544,14 @@ static int recover(struct lmdb_storage *l, MDB_txn *txn)
 	rc = mdb_cursor_open(txn, l->dbi, &cursor);
 	if (rc != 0)
 		return fail(l, rc, "scanning the store");
-	bool corrupt = false;
+	enum storage_scan scan = STORAGE_SCAN_ON;
 	rc = mdb_cursor_get(cursor, &key, &data, MDB_LAST);
-	while (rc == 0) {
-		struct paxos_record rec;
-		paxos_iid iid = 0;
-		if (key.mv_size == STORAGE_KEY_SIZE)
-			iid = storage_key_decode(key.mv_data);
-		else
-			corrupt = true;
-		if (corrupt || iid == STORAGE_META_IID || iid <= l->h.highest_accepted)
-			break;
-		if (!storage_record_decode(iid, data.mv_data, data.mv_size, &rec)) {
-			corrupt = true;
-			break;
-		}
-		if (rec.accepted != 0) {
-			l->h.highest_accepted = iid;
-			break;
-		}
+	while (rc == 0 &&
+	       (scan = storage_scan_back(key.mv_data, key.mv_size, data.mv_data, data.mv_size,
+					 &l->h.highest_accepted)) == STORAGE_SCAN_ON)
 		rc = mdb_cursor_get(cursor, &key, &data, MDB_PREV);
-	}
 	mdb_cursor_close(cursor);
-	if (corrupt)
+	if (scan == STORAGE_SCAN_CORRUPT)
 		return fail(l, 0, "corrupt database: bad record near the end");
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return fail(l, rc, "scanning the store");
