@@ -370,6 +370,18 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	return config_error(p, p->line, key, "internal error: unknown key type");
 }
 
+/* What a value of each type looks like, where that says it all. */
+static const char *const expected[] = {
+    [KEY_GROUP] = "a multicast ADDRESS:PORT",
+    [KEY_IPV4] = "an IPv4 address",
+    [KEY_MEMBER] = "ID HOST:PORT",
+    [KEY_LISTEN] = "an IPv4 ADDRESS:PORT to listen on",
+    [KEY_PATH] = "a directory",
+    [KEY_FILE] = "a file",
+    [KEY_BOOL] = "yes or no",
+    [KEY_PARTSET] = "all, spread, or one set of acceptor ids per partition such as 0-2/3-5",
+};
+
 /* What a key's value looks like, for "missing value" errors. */
 void config_describe_expected(const struct config_key *key, char *buf, size_t cap)
 {
@@ -381,43 +393,21 @@ void config_describe_expected(const struct config_key *key, char *buf, size_t ca
 		snprintf(buf, cap, "a number in %llu..%llu", (unsigned long long)key->min,
 			 (unsigned long long)key->max);
 		return;
-	case KEY_GROUP:
-		snprintf(buf, cap, "a multicast ADDRESS:PORT");
-		return;
-	case KEY_IPV4:
-		snprintf(buf, cap, "an IPv4 address");
-		return;
 	case KEY_ENUM:
 		either_names(key->names, buf, cap);
-		return;
-	case KEY_MEMBER:
-		snprintf(buf, cap, "ID HOST:PORT");
-		return;
-	case KEY_LISTEN:
-		snprintf(buf, cap, "an IPv4 ADDRESS:PORT to listen on");
 		return;
 	case KEY_STORAGE:
 		join_backends(names, sizeof(names));
 		snprintf(buf, cap, "a storage backend: %s", names);
 		return;
-	case KEY_PATH:
-		snprintf(buf, cap, "a directory");
-		return;
-	case KEY_FILE:
-		snprintf(buf, cap, "a file");
-		return;
 	case KEY_DURABILITY:
 		config_join_modes(~0u, names, sizeof(names));
 		snprintf(buf, cap, "a durability mode: %s", names);
 		return;
-	case KEY_BOOL:
-		snprintf(buf, cap, "yes or no");
-		return;
-	case KEY_PARTSET:
-		snprintf(buf, cap,
-			 "all, spread, or one set of acceptor ids per partition such as "
-			 "0-2/3-5");
-		return;
+	default:
+		break;
 	}
-	snprintf(buf, cap, "a value");
+	bool known =
+	    (size_t)key->type < sizeof(expected) / sizeof(expected[0]) && expected[key->type];
+	snprintf(buf, cap, "%s", known ? expected[key->type] : "a value");
 }
