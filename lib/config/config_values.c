@@ -294,6 +294,17 @@ void config_join_modes(unsigned modes, char *buf, size_t cap)
 	join_names(names, n, buf, cap);
 }
 
+/* text into field, which has room for max characters and the NUL: refused when longer
+ * (what, if not empty, says what is too long). */
+static int copy_text(struct config_parse *p, const struct config_key *key, const char *what,
+		     const char *text, char *field, size_t max)
+{
+	if (strlen(text) > max)
+		return config_error(p, p->line, key, "%slonger than %zu characters", what, max);
+	snprintf(field, max + 1, "%s", text);
+	return PAXOS_OK;
+}
+
 /* Sets key's field from text; the only place that knows how each type is stored. */
 int config_apply_value(struct config_parse *p, const struct config_key *key, const char *text)
 {
@@ -339,11 +350,7 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 		return parse_u64(p, key, "", text, key->min, key->max, (uint64_t *)(void *)field);
 	case KEY_PATH:
 	case KEY_FILE:
-		if (strlen(text) > PAXOS_PATH_MAX)
-			return config_error(p, p->line, key, "path is longer than %d characters",
-					    PAXOS_PATH_MAX);
-		snprintf(field, PAXOS_PATH_MAX + 1, "%s", text);
-		return PAXOS_OK;
+		return copy_text(p, key, "path is ", text, field, PAXOS_PATH_MAX);
 	case KEY_DURABILITY:
 		i = find_durability(text);
 		if (i <= PAXOS_DURABILITY_UNSET) {
@@ -354,11 +361,7 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 		*(enum paxos_durability *)(void *)field = (enum paxos_durability)i;
 		return PAXOS_OK;
 	case KEY_PARTSET:
-		if (strlen(text) > PAXOS_PARTITION_ACCEPTORS_MAX)
-			return config_error(p, p->line, key, "longer than %d characters",
-					    PAXOS_PARTITION_ACCEPTORS_MAX);
-		snprintf(field, PAXOS_PARTITION_ACCEPTORS_MAX + 1, "%s", text);
-		return PAXOS_OK;
+		return copy_text(p, key, "", text, field, PAXOS_PARTITION_ACCEPTORS_MAX);
 	case KEY_BOOL:
 		i = find_name(config_bool_names, 2, text);
 		if (i < 0)
