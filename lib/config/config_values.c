@@ -127,26 +127,11 @@ static int parse_address_port(struct config_parse *p, const struct config_key *k
 	return rc;
 }
 
-/* A multicast group: ADDRESS:PORT with an address in 224.0.0.0/4. */
-static int parse_group(struct config_parse *p, const struct config_key *key, const char *text,
-		       struct paxos_endpoint *out)
-{
-	char addr_text[INET_ADDRSTRLEN];
-	struct paxos_endpoint e;
-	int rc = parse_address_port(p, key, text, addr_text, &e);
-	if (rc != PAXOS_OK)
-		return rc;
-	if (!IN_MULTICAST(ntohl(e.addr.s_addr)))
-		return config_error(p, p->line, key,
-				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
-	*out = e;
-	return PAXOS_OK;
-}
-
-/* An address of this host to listen on: a dotted IPv4 address (0.0.0.0: all of them), not a
- * group or broadcast address, and a port. */
-static int parse_listen(struct config_parse *p, const struct config_key *key, const char *text,
-			struct paxos_endpoint *out)
+/* ADDRESS:PORT where the address is a multicast group (group), in 224.0.0.0/4, or else an
+ * address of this host to listen on: a dotted IPv4 address (0.0.0.0: all of them), not a
+ * group or broadcast address. */
+static int parse_endpoint_for(struct config_parse *p, const struct config_key *key,
+			      const char *text, bool group, struct paxos_endpoint *out)
 {
 	char addr_text[INET_ADDRSTRLEN];
 	struct paxos_endpoint e;
@@ -154,7 +139,10 @@ static int parse_listen(struct config_parse *p, const struct config_key *key, co
 	if (rc != PAXOS_OK)
 		return rc;
 	uint32_t a = ntohl(e.addr.s_addr);
-	if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
+	if (group && !IN_MULTICAST(a))
+		return config_error(p, p->line, key,
+				    "%s is not an IPv4 multicast address (224.0.0.0/4)", addr_text);
+	if (!group && (IN_MULTICAST(a) || a == INADDR_BROADCAST))
 		return config_error(p, p->line, key,
 				    "%s is not an address to listen on (a local address, or "
 				    "0.0.0.0 for all)",
@@ -306,6 +294,17 @@ void config_join_modes(unsigned modes, char *buf, size_t cap)
 	join_names(names, n, buf, cap);
 }
 
+/* text into field, which has room for max characters and the NUL: refused when longer
+ * (what, if not empty, says what is too long). */
+static int copy_text(struct config_parse *p, const struct config_key *key, const char *what,
+		     const char *text, char *field, size_t max)
+{
+	if (strlen(text) > max)
+		return config_error(p, p->line, key, "%slonger than %zu characters", what, max);
+	snprintf(field, max + 1, "%s", text);
+	return PAXOS_OK;
+}
+
 /* Sets key's field from text; the only place that knows how each type is stored. */
 int config_apply_value(struct config_parse *p, const struct config_key *key, const char *text)
 {
@@ -317,7 +316,8 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_U32:
 		return parse_u32(p, key, "", text, key->min, key->max, (uint32_t *)(void *)field);
 	case KEY_GROUP:
-		return parse_group(p, key, text, (struct paxos_endpoint *)(void *)field);
+		return parse_endpoint_for(p, key, text, true,
+					  (struct paxos_endpoint *)(void *)field);
 	case KEY_IPV4:
 		if (!parse_ipv4(text, (struct in_addr *)(void *)field))
 			return config_error(p, p->line, key, "'%.*s' is not an IPv4 address",
@@ -335,7 +335,8 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	case KEY_MEMBER: /* parse_member takes the whole line */
 		break;
 	case KEY_LISTEN:
-		return parse_listen(p, key, text, (struct paxos_endpoint *)(void *)field);
+		return parse_endpoint_for(p, key, text, false,
+					  (struct paxos_endpoint *)(void *)field);
 	case KEY_STORAGE:
 		if (!config_find_backend(text)) {
 			join_backends(names, sizeof(names));
@@ -349,11 +350,7 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 		return parse_u64(p, key, "", text, key->min, key->max, (uint64_t *)(void *)field);
 	case KEY_PATH:
 	case KEY_FILE:
-		if (strlen(text) > PAXOS_PATH_MAX)
-			return config_error(p, p->line, key, "path is longer than %d characters",
-					    PAXOS_PATH_MAX);
-		snprintf(field, PAXOS_PATH_MAX + 1, "%s", text);
-		return PAXOS_OK;
+		return copy_text(p, key, "path is ", text, field, PAXOS_PATH_MAX);
 	case KEY_DURABILITY:
 		i = find_durability(text);
 		if (i <= PAXOS_DURABILITY_UNSET) {
@@ -364,11 +361,7 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 		*(enum paxos_durability *)(void *)field = (enum paxos_durability)i;
 		return PAXOS_OK;
 	case KEY_PARTSET:
-		if (strlen(text) > PAXOS_PARTITION_ACCEPTORS_MAX)
-			return config_error(p, p->line, key, "longer than %d characters",
-					    PAXOS_PARTITION_ACCEPTORS_MAX);
-		snprintf(field, PAXOS_PARTITION_ACCEPTORS_MAX + 1, "%s", text);
-		return PAXOS_OK;
+		return copy_text(p, key, "", text, field, PAXOS_PARTITION_ACCEPTORS_MAX);
 	case KEY_BOOL:
 		i = find_name(config_bool_names, 2, text);
 		if (i < 0)
@@ -379,6 +372,18 @@ int config_apply_value(struct config_parse *p, const struct config_key *key, con
 	}
 	return config_error(p, p->line, key, "internal error: unknown key type");
 }
+
+/* What a value of each type looks like, where that says it all. */
+static const char *const expected[] = {
+    [KEY_GROUP] = "a multicast ADDRESS:PORT",
+    [KEY_IPV4] = "an IPv4 address",
+    [KEY_MEMBER] = "ID HOST:PORT",
+    [KEY_LISTEN] = "an IPv4 ADDRESS:PORT to listen on",
+    [KEY_PATH] = "a directory",
+    [KEY_FILE] = "a file",
+    [KEY_BOOL] = "yes or no",
+    [KEY_PARTSET] = "all, spread, or one set of acceptor ids per partition such as 0-2/3-5",
+};
 
 /* What a key's value looks like, for "missing value" errors. */
 void config_describe_expected(const struct config_key *key, char *buf, size_t cap)
@@ -391,43 +396,21 @@ void config_describe_expected(const struct config_key *key, char *buf, size_t ca
 		snprintf(buf, cap, "a number in %llu..%llu", (unsigned long long)key->min,
 			 (unsigned long long)key->max);
 		return;
-	case KEY_GROUP:
-		snprintf(buf, cap, "a multicast ADDRESS:PORT");
-		return;
-	case KEY_IPV4:
-		snprintf(buf, cap, "an IPv4 address");
-		return;
 	case KEY_ENUM:
 		either_names(key->names, buf, cap);
-		return;
-	case KEY_MEMBER:
-		snprintf(buf, cap, "ID HOST:PORT");
-		return;
-	case KEY_LISTEN:
-		snprintf(buf, cap, "an IPv4 ADDRESS:PORT to listen on");
 		return;
 	case KEY_STORAGE:
 		join_backends(names, sizeof(names));
 		snprintf(buf, cap, "a storage backend: %s", names);
 		return;
-	case KEY_PATH:
-		snprintf(buf, cap, "a directory");
-		return;
-	case KEY_FILE:
-		snprintf(buf, cap, "a file");
-		return;
 	case KEY_DURABILITY:
 		config_join_modes(~0u, names, sizeof(names));
 		snprintf(buf, cap, "a durability mode: %s", names);
 		return;
-	case KEY_BOOL:
-		snprintf(buf, cap, "yes or no");
-		return;
-	case KEY_PARTSET:
-		snprintf(buf, cap,
-			 "all, spread, or one set of acceptor ids per partition such as "
-			 "0-2/3-5");
-		return;
+	default:
+		break;
 	}
-	snprintf(buf, cap, "a value");
+	bool known =
+	    (size_t)key->type < sizeof(expected) / sizeof(expected[0]) && expected[key->type];
+	snprintf(buf, cap, "%s", known ? expected[key->type] : "a value");
 }

@@ -3,6 +3,9 @@
 #include <paxos/message.h>
 #include <paxos/types.h>
 
+#include <stddef.h>
+#include <string.h>
+
 const char *paxos_strerror(int status)
 {
 	switch (status) {
@@ -124,80 +127,97 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	return PAXOS_GROUP_COUNT;
 }
 
+/* Where a message's fields are, by type: offsetof into struct paxos_message, 0 for a type
+ * without such a field (the union follows the type, so no field sits at 0). */
+#define AT(member, field) offsetof(struct paxos_message, u.member.field)
+
+/* The ballots a message carries, checked by paxos_msg_plausible. */
+static const size_t ballots_at[PAXOS_MSG_TYPE_MAX + 1][2] = {
+    [PAXOS_MSG_PREPARE] = {AT(prepare, ballot)},
+    [PAXOS_MSG_PROMISE] = {AT(promise, ballot), AT(promise, value_ballot)},
+    [PAXOS_MSG_ACCEPT] = {AT(accept, ballot)},
+    [PAXOS_MSG_ACCEPTED] = {AT(accepted, ballot)},
+    [PAXOS_MSG_REJECT] = {AT(reject, ballot)},
+    [PAXOS_MSG_RECOVER_INFO] = {AT(recover_info, highest_ballot)},
+};
+
+/* The sending acceptor's id. */
+static const size_t acceptor_at[PAXOS_MSG_TYPE_MAX + 1] = {
+    [PAXOS_MSG_PROMISE] = AT(promise, acceptor_id),
+    [PAXOS_MSG_ACCEPTED] = AT(accepted, acceptor_id),
+    [PAXOS_MSG_REJECT] = AT(reject, acceptor_id),
+    [PAXOS_MSG_ACCEPTOR_STATE] = AT(acceptor_state, acceptor_id),
+    [PAXOS_MSG_TRIMMED] = AT(trimmed, acceptor_id),
+    [PAXOS_MSG_ACCEPTOR_HELLO] = AT(acceptor_hello, acceptor_id),
+    [PAXOS_MSG_RECOVER_ASK] = AT(recover_ask, acceptor_id),
+    [PAXOS_MSG_CONFIG_INFO] = AT(config_info, acceptor_id),
+};
+
+/* The sending proposer's id, or the ballot that names it (a ballot's proposer is the ballot
+ * modulo PAXOS_MAX_PROPOSERS). */
+static const size_t proposer_at[PAXOS_MSG_TYPE_MAX + 1] = {
+    [PAXOS_MSG_HEARTBEAT] = AT(heartbeat, proposer_id),
+    [PAXOS_MSG_CONFIG_PUSH] = AT(config_push, proposer_id),
+    [PAXOS_MSG_REFUSED] = AT(refused, proposer_id),
+};
+static const size_t proposer_ballot_at[PAXOS_MSG_TYPE_MAX + 1] = {
+    [PAXOS_MSG_PREPARE] = AT(prepare, ballot),
+    [PAXOS_MSG_ACCEPT] = AT(accept, ballot),
+};
+
+#undef AT
+
+/* The field at offset at of m, a uint32_t or a paxos_ballot. */
+static uint32_t u32_at(const struct paxos_message *m, size_t at)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)m + at, sizeof(v));
+	return v;
+}
+
+static paxos_ballot ballot_at(const struct paxos_message *m, size_t at)
+{
+	paxos_ballot v;
+	memcpy(&v, (const char *)m + at, sizeof(v));
+	return v;
+}
+
+static bool known_type(const struct paxos_message *m)
+{
+	return (unsigned)m->type <= PAXOS_MSG_TYPE_MAX;
+}
+
 bool paxos_msg_plausible(const struct paxos_message *m)
 {
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		return paxos_ballot_plausible(m->u.prepare.ballot);
-	case PAXOS_MSG_PROMISE:
-		return paxos_ballot_plausible(m->u.promise.ballot) &&
-		       paxos_ballot_plausible(m->u.promise.value_ballot);
-	case PAXOS_MSG_ACCEPT:
-		return paxos_ballot_plausible(m->u.accept.ballot);
-	case PAXOS_MSG_ACCEPTED:
-		return paxos_ballot_plausible(m->u.accepted.ballot);
-	case PAXOS_MSG_REJECT:
-		return paxos_ballot_plausible(m->u.reject.ballot);
-	case PAXOS_MSG_RECOVER_INFO:
-		return paxos_ballot_plausible(m->u.recover_info.highest_ballot);
-	default:
+	if (!known_type(m))
 		return true;
-	}
+	for (size_t i = 0; i < 2 && ballots_at[m->type][i]; i++)
+		if (!paxos_ballot_plausible(ballot_at(m, ballots_at[m->type][i])))
+			return false;
+	return true;
 }
 
 bool paxos_msg_acceptor(const struct paxos_message *m, uint32_t *id)
 {
-	switch (m->type) {
-	case PAXOS_MSG_PROMISE:
-		*id = m->u.promise.acceptor_id;
-		return true;
-	case PAXOS_MSG_ACCEPTED:
-		*id = m->u.accepted.acceptor_id;
-		return true;
-	case PAXOS_MSG_REJECT:
-		*id = m->u.reject.acceptor_id;
-		return true;
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		*id = m->u.acceptor_state.acceptor_id;
-		return true;
-	case PAXOS_MSG_TRIMMED:
-		*id = m->u.trimmed.acceptor_id;
-		return true;
-	case PAXOS_MSG_ACCEPTOR_HELLO:
-		*id = m->u.acceptor_hello.acceptor_id;
-		return true;
-	case PAXOS_MSG_RECOVER_ASK:
-		*id = m->u.recover_ask.acceptor_id;
-		return true;
-	case PAXOS_MSG_CONFIG_INFO:
-		*id = m->u.config_info.acceptor_id;
-		return true;
-	default:
+	if (!known_type(m) || !acceptor_at[m->type])
 		return false;
-	}
+	*id = u32_at(m, acceptor_at[m->type]);
+	return true;
 }
 
 bool paxos_msg_proposer(const struct paxos_message *m, uint32_t *id)
 {
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		*id = (uint32_t)(m->u.prepare.ballot % PAXOS_MAX_PROPOSERS);
-		return true;
-	case PAXOS_MSG_ACCEPT:
-		*id = (uint32_t)(m->u.accept.ballot % PAXOS_MAX_PROPOSERS);
-		return true;
-	case PAXOS_MSG_HEARTBEAT:
-		*id = m->u.heartbeat.proposer_id;
-		return true;
-	case PAXOS_MSG_CONFIG_PUSH:
-		*id = m->u.config_push.proposer_id;
-		return true;
-	case PAXOS_MSG_REFUSED:
-		*id = m->u.refused.proposer_id;
-		return true;
-	default:
+	if (!known_type(m))
 		return false;
+	if (proposer_at[m->type]) {
+		*id = u32_at(m, proposer_at[m->type]);
+		return true;
 	}
+	if (proposer_ballot_at[m->type]) {
+		*id = (uint32_t)(ballot_at(m, proposer_ballot_at[m->type]) % PAXOS_MAX_PROPOSERS);
+		return true;
+	}
+	return false;
 }
 
 struct paxos_value *paxos_msg_value(const struct paxos_message *m)

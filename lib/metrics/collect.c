@@ -31,61 +31,88 @@ static size_t gauge(struct paxos_sample *out, const char *name, const char *help
 	return 1;
 }
 
+/* A level of paxos/node.h, read for the role it belongs to: the same signature for all, so
+ * that one table lists them. */
+typedef uint64_t level_reader(const struct paxos_node *n, uint32_t id);
+
+#define READ_NODE(fn)                                                                              \
+	static uint64_t read_##fn(const struct paxos_node *n, uint32_t id)                         \
+	{                                                                                          \
+		(void)id;                                                                          \
+		return (uint64_t)paxos_node_##fn(n);                                               \
+	}
+READ_NODE(leader)
+READ_NODE(quorum_heard)
+READ_NODE(ballot)
+READ_NODE(pending)
+READ_NODE(window_in_use)
+READ_NODE(highest_seen)
+READ_NODE(generation)
+READ_NODE(highest_accepted)
+READ_NODE(trimmed)
+READ_NODE(recovering)
+#undef READ_NODE
+
+static uint64_t read_leading(const struct paxos_node *n, uint32_t id)
+{
+	return paxos_node_leader(n) == id;
+}
+
+static uint64_t read_delivered(const struct paxos_node *n, uint32_t id)
+{
+	(void)id;
+	paxos_iid next = paxos_node_next_iid(n);
+	return next ? next - 1 : 0;
+}
+
+static const struct level {
+	enum paxos_role role;
+	const char *name, *help;
+	level_reader *read;
+} levels[] = {
+    {PAXOS_ROLE_PROPOSER, "proposer_leader", "the proposer this one takes for the leader",
+     read_leader},
+    {PAXOS_ROLE_PROPOSER, "proposer_leading", "1 while this proposer leads, else 0", read_leading},
+    {PAXOS_ROLE_PROPOSER, "proposer_quorum",
+     "1 while it hears an acceptor quorum, else 0: out of the election (check-quorum)",
+     read_quorum_heard},
+    {PAXOS_ROLE_PROPOSER, "proposer_ballot", "the highest ballot it prepared with", read_ballot},
+    {PAXOS_ROLE_PROPOSER, "proposer_pending_values",
+     "client values waiting in the pending list (pending-list-size)", read_pending},
+    {PAXOS_ROLE_PROPOSER, "proposer_window_in_use",
+     "instances of the window holding a value, in phase 2 or closed and waiting for delivery "
+     "(proposer-window)",
+     read_window_in_use},
+    {PAXOS_ROLE_LEARNER, "learner_delivered_instance",
+     "the highest instance delivered in order (0: none)", read_delivered},
+    {PAXOS_ROLE_LEARNER, "learner_seen_instance",
+     "the highest instance the acceptors report accepted", read_highest_seen},
+    {PAXOS_ROLE_LEARNER, "learner_log_generation",
+     "the generation of the log it delivers (a new log restarts at 1)", read_generation},
+    {PAXOS_ROLE_ACCEPTOR, "acceptor_accepted_instance",
+     "the highest instance its store holds an accepted value of", read_highest_accepted},
+    {PAXOS_ROLE_ACCEPTOR, "acceptor_trimmed_instance",
+     "the highest instance trimmed from its store (0: none)", read_trimmed},
+    {PAXOS_ROLE_ACCEPTOR, "acceptor_recovering",
+     "1 while it recovers lost state and withholds its votes, else 0", read_recovering},
+};
+
 static size_t add_levels(const struct paxos_node *n, enum paxos_role role, uint32_t id,
 			 struct paxos_sample *out)
 {
 	size_t k = 0;
-	if (role == PAXOS_ROLE_PROPOSER) {
-		uint32_t leader = paxos_node_leader(n);
-		k += gauge(out + k, "proposer_leader", "the proposer this one takes for the leader",
-			   role, id, leader);
-		k += gauge(out + k, "proposer_leading", "1 while this proposer leads, else 0", role,
-			   id, leader == id);
-		k += gauge(out + k, "proposer_quorum",
-			   "1 while it hears an acceptor quorum, else 0: out of the election "
-			   "(check-quorum)",
-			   role, id, paxos_node_quorum_heard(n));
-		k += gauge(out + k, "proposer_ballot", "the highest ballot it prepared with", role,
-			   id, paxos_node_ballot(n));
-		k += gauge(out + k, "proposer_pending_values",
-			   "client values waiting in the pending list (pending-list-size)", role,
-			   id, paxos_node_pending(n));
-		k += gauge(out + k, "proposer_window_in_use",
-			   "instances of the window holding a value, in phase 2 or closed and "
-			   "waiting for delivery (proposer-window)",
-			   role, id, paxos_node_window_in_use(n));
-	} else if (role == PAXOS_ROLE_LEARNER) {
-		paxos_iid next = paxos_node_next_iid(n);
-		k += gauge(out + k, "learner_delivered_instance",
-			   "the highest instance delivered in order (0: none)", role, id,
-			   next ? next - 1 : 0);
-		k += gauge(out + k, "learner_seen_instance",
-			   "the highest instance the acceptors report accepted", role, id,
-			   paxos_node_highest_seen(n));
-		k += gauge(out + k, "learner_log_generation",
-			   "the generation of the log it delivers (a new log restarts at 1)", role,
-			   id, paxos_node_generation(n));
-	} else if (role == PAXOS_ROLE_ACCEPTOR) {
-		k += gauge(out + k, "acceptor_accepted_instance",
-			   "the highest instance its store holds an accepted value of", role, id,
-			   paxos_node_highest_accepted(n));
-		k += gauge(out + k, "acceptor_trimmed_instance",
-			   "the highest instance trimmed from its store (0: none)", role, id,
-			   paxos_node_trimmed(n));
-		k += gauge(out + k, "acceptor_recovering",
-			   "1 while it recovers lost state and withholds its votes, else 0", role,
-			   id, paxos_node_recovering(n));
-		uint64_t used, limit;
-		if (paxos_node_storage_space(n, &used, &limit) == PAXOS_OK) {
-			k += gauge(out + k, "acceptor_storage_bytes",
-				   "bytes its store takes (lmdb: map pages up to the highest in "
-				   "use)",
-				   role, id, used);
-			if (limit)
-				k += gauge(out + k, "acceptor_storage_limit_bytes",
-					   "the most its store may take (lmdb-map-size)", role, id,
-					   limit);
-		}
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (levels[i].role == role)
+			k += gauge(out + k, levels[i].name, levels[i].help, role, id,
+				   levels[i].read(n, id));
+	uint64_t used, limit;
+	if (role == PAXOS_ROLE_ACCEPTOR && paxos_node_storage_space(n, &used, &limit) == PAXOS_OK) {
+		k += gauge(out + k, "acceptor_storage_bytes",
+			   "bytes its store takes (lmdb: map pages up to the highest in use)", role,
+			   id, used);
+		if (limit)
+			k += gauge(out + k, "acceptor_storage_limit_bytes",
+				   "the most its store may take (lmdb-map-size)", role, id, limit);
 	}
 	return k;
 }

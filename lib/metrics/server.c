@@ -59,6 +59,26 @@
  * closed, while any is open. */
 #define SWEEP_MS 100
 
+/* A warning said at most once each ACCEPT_LOG_PERIOD_S, with how often it was not. */
+struct log_limit {
+	time_t at;         /* the last line */
+	uint64_t unlogged; /* times since */
+};
+
+/* Whether the warning is due now; if so *skipped says how many times it was not said since. */
+static bool log_due(struct log_limit *l, uint64_t *skipped)
+{
+	time_t now = time(NULL);
+	if (l->at != 0 && now - l->at < ACCEPT_LOG_PERIOD_S) {
+		l->unlogged++;
+		return false;
+	}
+	*skipped = l->unlogged;
+	l->at = now;
+	l->unlogged = 0;
+	return true;
+}
+
 struct paxos_metrics {
 	struct paxos_metrics *next; /* in servers */
 	struct evhttp *http;
@@ -68,8 +88,7 @@ struct paxos_metrics {
 	struct event *rest; /* re-enables the listener */
 	bool cap_rest;      /* rest is for the cap: over once a connection closes */
 	char where[64];     /* ADDRESS:PORT, for the log */
-	time_t logged_at;   /* the last accept error line */
-	uint64_t unlogged;  /* accept errors since */
+	struct log_limit accept_errors;
 	struct conn {
 		/* With a reference of ours: evhttp 2.1 says nothing when it frees a
 		 * connection, but freeing clears the callbacks, which the sweep sees. NULL: a
@@ -84,8 +103,7 @@ struct paxos_metrics {
 	unsigned open, max_open;
 	uint64_t opened;
 	struct event *sweep;
-	time_t full_logged_at;  /* the last line about the cap */
-	uint64_t full_unlogged; /* times at the cap since */
+	struct log_limit at_cap;
 };
 
 static int64_t now_ms(void)
@@ -311,18 +329,13 @@ static void make_room(struct paxos_metrics *m, int64_t now)
 	if (!first)
 		return;
 	close_conn(m, first);
-	time_t wall = time(NULL);
-	if (m->full_logged_at != 0 && wall - m->full_logged_at < ACCEPT_LOG_PERIOD_S) {
-		m->full_unlogged++;
+	uint64_t skipped;
+	if (!log_due(&m->at_cap, &skipped))
 		return;
-	}
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: metrics %s: %u connections open, the most it serves at once: each new "
 		   "one closes the one nearest its deadline (%llu more times in the last %d s)",
-		   m->where, m->open + 1, (unsigned long long)m->full_unlogged,
-		   ACCEPT_LOG_PERIOD_S);
-	m->full_logged_at = wall;
-	m->full_unlogged = 0;
+		   m->where, m->open + 1, (unsigned long long)skipped, ACCEPT_LOG_PERIOD_S);
 }
 
 /* Each accepted connection's bufferevent, made here to be counted (evhttp sets its socket);
@@ -399,19 +412,15 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
 		m->cap_rest = false;
 		listen_if_room(m);
 	}
-	time_t now = time(NULL);
-	if (m->logged_at != 0 && now - m->logged_at < ACCEPT_LOG_PERIOD_S) {
-		m->unlogged++;
+	uint64_t skipped;
+	if (!log_due(&m->accept_errors, &skipped))
 		return;
-	}
 	paxos_logf(PAXOS_LOG_WARNING,
 		   "paxos: metrics %s: cannot accept a connection: %s%s (%llu more such errors "
 		   "in the last %d s)",
 		   m->where, evutil_socket_error_to_string(e),
-		   exhausted ? "; not accepting for 1 s" : "", (unsigned long long)m->unlogged,
+		   exhausted ? "; not accepting for 1 s" : "", (unsigned long long)skipped,
 		   ACCEPT_LOG_PERIOD_S);
-	m->logged_at = now;
-	m->unlogged = 0;
 }
 
 struct paxos_metrics *paxos_metrics_new(struct event_base *base, const struct paxos_node *node,

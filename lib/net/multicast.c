@@ -17,8 +17,7 @@
 #include "udp.h"
 #include "config_fields.h"
 
-/* Datagrams one recvmmsg reads; datagrams one sendmmsg writes. */
-#define READ_BATCH 64
+/* Datagrams one sendmmsg writes. */
 #define SEND_BATCH 32
 
 struct multicast {
@@ -34,11 +33,8 @@ struct multicast {
 	struct event *recv_ev[PAXOS_GROUP_COUNT];
 	bool lazy[PAXOS_GROUP_COUNT];
 	bool ignored[PAXOS_GROUP_COUNT]; /* left: see mc_set_ignored */
-	uint8_t *rx_buf;                 /* READ_BATCH datagrams of max_datagram bytes */
-	struct mmsghdr rx_hdr[READ_BATCH];
-	struct iovec rx_iov[READ_BATCH];
-	struct sockaddr_in rx_from[READ_BATCH];
-	struct paxos_rx_datagram rx[READ_BATCH];
+	struct udp_rx in;                /* datagrams of max_datagram bytes */
+	struct paxos_rx_datagram rx[UDP_READ_BATCH];
 	struct mmsghdr tx_hdr[SEND_BATCH];
 	struct iovec tx_iov[SEND_BATCH];
 };
@@ -52,23 +48,12 @@ static size_t read_group(struct multicast *m, enum paxos_group g)
 {
 	if (m->recv_fd[g] < 0)
 		return 0;
-	for (int i = 0; i < READ_BATCH; i++) {
-		m->rx_hdr[i].msg_hdr.msg_flags = 0;
-		m->rx_hdr[i].msg_hdr.msg_namelen = sizeof(m->rx_from[i]);
-	}
-	int got = recvmmsg(m->recv_fd[g], m->rx_hdr, READ_BATCH, MSG_DONTWAIT, NULL);
-	if (got <= 0)
-		return 0;
-	for (int i = 0; i < got; i++)
-		m->rx[i] = (struct paxos_rx_datagram){
-		    .data = m->rx_iov[i].iov_base,
-		    .len = m->rx_hdr[i].msg_len,
-		    .truncated = (m->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0,
-		    .from = &m->rx_from[i],
-		    .origin = paxos_udp_origin(&m->rx_from[i]),
-		};
-	m->deliver(m->arg, g, m->rx, (size_t)got);
-	return (size_t)got;
+	size_t got = udp_rx_read(&m->in, m->recv_fd[g]);
+	for (size_t i = 0; i < got; i++)
+		m->rx[i] = udp_rx_datagram(&m->in, i);
+	if (got)
+		m->deliver(m->arg, g, m->rx, got);
+	return got;
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -133,7 +118,7 @@ static size_t mc_read(struct paxos_transport *t, enum paxos_group g)
 static size_t mc_batch(const struct paxos_transport *t)
 {
 	(void)t;
-	return READ_BATCH;
+	return UDP_READ_BATCH;
 }
 
 /* As many per sendmmsg as the kernel takes; a datagram it refuses is skipped (UDP may lose
@@ -193,7 +178,7 @@ static void mc_destroy(struct paxos_transport *t)
 	}
 	if (m->send_fd >= 0)
 		close(m->send_fd);
-	free(m->rx_buf);
+	udp_rx_free(&m->in);
 	free(m);
 }
 
@@ -230,19 +215,10 @@ struct paxos_transport *paxos_transport_multicast_new(struct event_base *base,
 		m->recv_fd[g] = -1;
 		paxos_transport_address(cfg, (enum paxos_group)g, &m->dest[g]);
 	}
-	m->rx_buf = malloc(m->max_datagram * READ_BATCH);
-	if (!m->rx_buf) {
+	if (udp_rx_init(&m->in, m->max_datagram) != PAXOS_OK) {
 		snprintf(err, errlen, "out of memory");
 		mc_destroy(&m->t);
 		return NULL;
-	}
-	for (int i = 0; i < READ_BATCH; i++) {
-		m->rx_iov[i] =
-		    (struct iovec){m->rx_buf + m->max_datagram * (size_t)i, m->max_datagram};
-		m->rx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &m->rx_from[i],
-						       .msg_namelen = sizeof(m->rx_from[i]),
-						       .msg_iov = &m->rx_iov[i],
-						       .msg_iovlen = 1};
 	}
 	m->send_fd = paxos_transport_sender(cfg, err, errlen);
 	if (m->send_fd < 0) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -123,4 +124,36 @@ int paxos_transport_unicast_socket(const struct paxos_config *cfg, const struct 
 		return fail(fd, what, err, errlen);
 	}
 	return fd;
+}
+
+int udp_rx_init(struct udp_rx *r, size_t cap)
+{
+	r->cap = cap;
+	r->buf = malloc(cap * UDP_READ_BATCH);
+	if (!r->buf)
+		return PAXOS_E_NOMEM;
+	for (size_t i = 0; i < UDP_READ_BATCH; i++) {
+		r->iov[i] = (struct iovec){r->buf + cap * i, cap};
+		r->hdr[i].msg_hdr = (struct msghdr){.msg_name = &r->from[i],
+						    .msg_namelen = sizeof(r->from[i]),
+						    .msg_iov = &r->iov[i],
+						    .msg_iovlen = 1};
+	}
+	return PAXOS_OK;
+}
+
+void udp_rx_free(struct udp_rx *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+size_t udp_rx_read(struct udp_rx *r, int fd)
+{
+	for (size_t i = 0; i < UDP_READ_BATCH; i++) {
+		r->hdr[i].msg_hdr.msg_flags = 0;
+		r->hdr[i].msg_hdr.msg_namelen = sizeof(r->from[i]);
+	}
+	int got = recvmmsg(fd, r->hdr, UDP_READ_BATCH, MSG_DONTWAIT, NULL);
+	return got > 0 ? (size_t)got : 0;
 }

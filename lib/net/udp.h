@@ -7,7 +7,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <paxos/config.h>
+#include <paxos/transport.h>
 
 /* Opens a non-blocking sender on the configured interface and TTL, with loopback on so
  * roles on the same host hear each other. Returns the socket or -1 with err filled. */
@@ -41,5 +44,38 @@ static inline uint64_t paxos_udp_origin(const struct sockaddr_in *a)
 /* The destination address of a group. */
 void paxos_transport_address(const struct paxos_config *cfg, enum paxos_group group,
 			     struct sockaddr_in *out);
+
+/* Datagrams one recvmmsg reads. */
+#define UDP_READ_BATCH 64
+
+/* What the transports read into: UDP_READ_BATCH datagrams of up to cap bytes, read with one
+ * recvmmsg. */
+struct udp_rx {
+	uint8_t *buf;
+	size_t cap;
+	struct mmsghdr hdr[UDP_READ_BATCH];
+	struct iovec iov[UDP_READ_BATCH];
+	struct sockaddr_in from[UDP_READ_BATCH];
+};
+
+/* Allocates r's buffers for datagrams of up to cap bytes: PAXOS_OK or PAXOS_E_NOMEM. */
+int udp_rx_init(struct udp_rx *r, size_t cap);
+void udp_rx_free(struct udp_rx *r);
+
+/* Reads what fd holds without waiting, up to UDP_READ_BATCH datagrams: how many (0 when
+ * none, or on an error). */
+size_t udp_rx_read(struct udp_rx *r, int fd);
+
+/* Datagram i of the last read; truncated when it was longer than cap. */
+static inline struct paxos_rx_datagram udp_rx_datagram(struct udp_rx *r, size_t i)
+{
+	return (struct paxos_rx_datagram){
+	    .data = r->iov[i].iov_base,
+	    .len = r->hdr[i].msg_len,
+	    .truncated = (r->hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0,
+	    .from = &r->from[i],
+	    .origin = paxos_udp_origin(&r->from[i]),
+	};
+}
 
 #endif

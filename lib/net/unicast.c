@@ -55,13 +55,7 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 {
 	if (u->fd[k] < 0)
 		return 0;
-	for (int i = 0; i < READ_BATCH; i++) {
-		u->rx_hdr[i].msg_hdr.msg_flags = 0;
-		u->rx_hdr[i].msg_hdr.msg_namelen = sizeof(u->rx_from[i]);
-	}
-	int got = recvmmsg(u->fd[k], u->rx_hdr, READ_BATCH, MSG_DONTWAIT, NULL);
-	if (got <= 0)
-		return 0;
+	size_t got = udp_rx_read(&u->in, u->fd[k]);
 	/* Runs of datagrams for one group go to the node together (an acceptor's group commit);
 	 * control datagrams are answered here. An unknown first byte makes an empty datagram the
 	 * node counts as malformed. */
@@ -69,14 +63,12 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 	enum paxos_group run_group = k == SOCKET_ACCEPTOR   ? PAXOS_GROUP_ACCEPTORS
 				     : k == SOCKET_PROPOSER ? PAXOS_GROUP_PROPOSERS
 							    : PAXOS_GROUP_LEARNERS;
-	for (int i = 0; i < got; i++) {
-		const uint8_t *buf = u->rx_iov[i].iov_base;
-		size_t len = u->rx_hdr[i].msg_len;
-		bool truncated = (u->rx_hdr[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
-		uint8_t frame = len ? buf[0] : 0xff;
+	for (size_t i = 0; i < got; i++) {
+		struct paxos_rx_datagram d = udp_rx_datagram(&u->in, i);
+		uint8_t frame = d.len ? d.data[0] : 0xff;
 		if (frame >= FRAME_SUBSCRIBE && frame <= FRAME_CHALLENGE) {
-			if (!truncated)
-				unicast_control(u, k, buf, len, &u->rx_from[i]);
+			if (!d.truncated)
+				unicast_control(u, k, d.data, d.len, &u->in.from[i]);
 			continue;
 		}
 		enum paxos_group g =
@@ -87,16 +79,12 @@ static size_t read_socket(struct unicast *u, enum socket_kind k)
 			run_group = g;
 		}
 		bool framed = frame < PAXOS_GROUP_COUNT;
-		u->rx[run++] = (struct paxos_rx_datagram){
-		    .data = (uint8_t *)buf + (framed ? 1 : 0),
-		    .len = framed ? len - 1 : 0,
-		    .truncated = truncated,
-		    .from = &u->rx_from[i],
-		    .origin = paxos_udp_origin(&u->rx_from[i]),
-		};
+		d.data += framed ? 1 : 0;
+		d.len = framed ? d.len - 1 : 0;
+		u->rx[run++] = d;
 	}
 	deliver_run(u, run_group, u->rx, run);
-	return (size_t)got;
+	return got;
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -220,7 +208,7 @@ static size_t uc_read(struct paxos_transport *t, enum paxos_group g)
 static size_t uc_batch(const struct paxos_transport *t)
 {
 	(void)t;
-	return READ_BATCH;
+	return UDP_READ_BATCH;
 }
 
 /* ---- sending ---- */
@@ -369,7 +357,7 @@ static void uc_destroy(struct paxos_transport *t)
 	if (u->send_fd >= 0)
 		close(u->send_fd);
 	paxos_auth_free(u->auth);
-	free(u->rx_buf);
+	udp_rx_free(&u->in);
 	free(u);
 }
 
@@ -440,19 +428,10 @@ struct paxos_transport *paxos_transport_unicast_new(struct event_base *base,
 		uc_destroy(&u->t);
 		return NULL;
 	}
-	u->rx_cap = (size_t)cfg->max_datagram + 1;
-	u->rx_buf = malloc(u->rx_cap * READ_BATCH);
-	if (!u->rx_buf) {
+	if (udp_rx_init(&u->in, (size_t)cfg->max_datagram + 1) != PAXOS_OK) {
 		snprintf(err, errlen, "out of memory");
 		uc_destroy(&u->t);
 		return NULL;
-	}
-	for (int i = 0; i < READ_BATCH; i++) {
-		u->rx_iov[i] = (struct iovec){u->rx_buf + u->rx_cap * (size_t)i, u->rx_cap};
-		u->rx_hdr[i].msg_hdr = (struct msghdr){.msg_name = &u->rx_from[i],
-						       .msg_namelen = sizeof(u->rx_from[i]),
-						       .msg_iov = &u->rx_iov[i],
-						       .msg_iovlen = 1};
 	}
 	return &u->t;
 }

@@ -22,7 +22,6 @@
 #include "udp.h"
 #include "config_fields.h"
 
-#define READ_BATCH 64
 #define SEND_BATCH 32
 /* Most learners one acceptor sends to; further subscriptions are refused (logged). */
 #define MAX_SUBSCRIBERS 256
@@ -91,13 +90,9 @@ struct unicast {
 	/* The cookies the members gave this learner (0: none yet). */
 	uint64_t acceptor_cookie[PAXOS_MAX_ACCEPTORS];
 	uint64_t proposer_cookie[PAXOS_MAX_PROPOSERS];
-	/* Receiving: READ_BATCH datagrams of one frame byte plus max-datagram bytes. */
-	uint8_t *rx_buf;
-	size_t rx_cap;
-	struct mmsghdr rx_hdr[READ_BATCH];
-	struct iovec rx_iov[READ_BATCH];
-	struct sockaddr_in rx_from[READ_BATCH];
-	struct paxos_rx_datagram rx[READ_BATCH];
+	/* Receiving: datagrams of one frame byte plus max-datagram bytes. */
+	struct udp_rx in;
+	struct paxos_rx_datagram rx[UDP_READ_BATCH];
 	struct mmsghdr tx_hdr[SEND_BATCH];
 	struct iovec tx_iov[SEND_BATCH][2];
 	size_t tx_owner[SEND_BATCH]; /* which of the caller's datagrams each entry sends */

@@ -251,67 +251,65 @@ void node_admin_on_change(struct paxos_node *n, const struct paxos_change *c, pa
 			      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 }
 
-int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
+/* The checks every change of a set (the acceptors, or proposers) passes: a history to change,
+ * a set of configured ids other than the latest configuration's, and no change chosen but not
+ * in force yet. PAXOS_OK with that configuration in *latest, or the refusal's status with
+ * the error recorded in fn's name. */
+static int check_change(struct paxos_node *n, const char *fn, bool proposers, uint32_t set,
+			const struct paxos_configuration **latest)
 {
-	if (!n)
-		return PAXOS_E_INVALID;
 	const struct paxos_membership *m = n->membership;
 	if (!m) {
-		node_set_error(n, "paxos_node_change_membership: needs membership-alpha and a "
-				  "learner or a query on this node");
+		node_set_error(
+		    n, "%s: needs membership-alpha and a learner or a query on this node", fn);
 		return PAXOS_E_INVALID;
 	}
 	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
-	if (members == 0 || (members & ~ids) || members == c->members) {
+	uint32_t ids = proposers ? node_proposer_ids(n) : acceptor_ids(n);
+	if (set == 0 || (set & ~ids) || set == (proposers ? c->proposers & ids : c->members)) {
+		const char *what = proposers ? "proposers" : "members";
 		node_set_error(n,
-			       "paxos_node_change_membership: members 0x%x: none, an id not below "
-			       "acceptors (%u), or the members of configuration %u already",
-			       members, n->cfg.acceptors, c->id);
+			       "%s: %s 0x%x: none, an id not below %s (%u), or the %s of "
+			       "configuration %u already",
+			       fn, what, set, proposers ? "proposers" : "acceptors",
+			       proposers ? n->cfg.proposers : n->cfg.acceptors, what, c->id);
 		return PAXOS_E_INVALID;
 	}
 	if (paxos_membership_pending(m)) {
 		node_set_error(
-		    n,
-		    "paxos_node_change_membership: configuration %u is chosen but not in "
-		    "force before instance %llu",
+		    n, "%s: configuration %u is chosen but not in force before instance %llu", fn,
 		    c->id, (unsigned long long)c->first);
 		return PAXOS_E_FULL;
 	}
+	*latest = c;
+	return PAXOS_OK;
+}
+
+/* Proposes the acceptor or proposer set set, once check_change passes it. */
+static int change_set(struct paxos_node *n, const char *fn, enum paxos_membership_kind kind,
+		      uint32_t set)
+{
+	const struct paxos_configuration *c;
+	int rc = check_change(n, fn, kind == PAXOS_MEMBERSHIP_PROPOSERS, set, &c);
+	if (rc != PAXOS_OK)
+		return rc;
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	paxos_membership_command(c->id, members, cmd);
+	paxos_membership_command_of(kind, c->id, set, cmd);
 	return node_admin_send(n, cmd, sizeof(cmd));
+}
+
+int paxos_node_change_membership(struct paxos_node *n, uint32_t members)
+{
+	return n ? change_set(n, "paxos_node_change_membership", PAXOS_MEMBERSHIP_ACCEPTORS,
+			      members)
+		 : PAXOS_E_INVALID;
 }
 
 int paxos_node_change_proposers(struct paxos_node *n, uint32_t proposers)
 {
-	if (!n)
-		return PAXOS_E_INVALID;
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_proposers: needs membership-alpha and a "
-				  "learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = node_proposer_ids(n);
-	if (proposers == 0 || (proposers & ~ids) || proposers == (c->proposers & ids)) {
-		node_set_error(n,
-			       "paxos_node_change_proposers: proposers 0x%x: none, an id not below "
-			       "proposers (%u), or the proposers of configuration %u already",
-			       proposers, n->cfg.proposers, c->id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(n,
-			       "paxos_node_change_proposers: configuration %u is chosen but not in "
-			       "force before instance %llu",
-			       c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
-	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, c->id, proposers, cmd);
-	return node_admin_send(n, cmd, sizeof(cmd));
+	return n ? change_set(n, "paxos_node_change_proposers", PAXOS_MEMBERSHIP_PROPOSERS,
+			      proposers)
+		 : PAXOS_E_INVALID;
 }
 
 int paxos_node_set_acceptor_address(struct paxos_node *n, uint32_t id,
@@ -343,29 +341,10 @@ int paxos_node_change_membership_at(struct paxos_node *n, uint32_t members, uint
 		return PAXOS_E_INVALID;
 	}
 	/* The same checks as paxos_node_change_membership, then the command with the address. */
-	const struct paxos_membership *m = n->membership;
-	if (!m) {
-		node_set_error(n, "paxos_node_change_membership_at: needs membership-alpha and a "
-				  "learner or a query on this node");
-		return PAXOS_E_INVALID;
-	}
-	const struct paxos_configuration *c = paxos_membership_latest(m);
-	uint32_t ids = n->cfg.acceptors >= 32 ? UINT32_MAX : (1u << n->cfg.acceptors) - 1;
-	if ((members & ~ids) || members == c->members) {
-		node_set_error(n,
-			       "paxos_node_change_membership_at: members 0x%x: an id not below "
-			       "acceptors (%u), or the members of configuration %u already",
-			       members, n->cfg.acceptors, c->id);
-		return PAXOS_E_INVALID;
-	}
-	if (paxos_membership_pending(m)) {
-		node_set_error(
-		    n,
-		    "paxos_node_change_membership_at: configuration %u is chosen but not in "
-		    "force before instance %llu",
-		    c->id, (unsigned long long)c->first);
-		return PAXOS_E_FULL;
-	}
+	const struct paxos_configuration *c;
+	int rc = check_change(n, "paxos_node_change_membership_at", false, members, &c);
+	if (rc != PAXOS_OK)
+		return rc;
 	uint8_t cmd[PAXOS_MEMBERSHIP_COMMAND_MAX];
 	paxos_membership_command_at(c->id, members, id, e->addr.s_addr, e->port, cmd);
 	return node_admin_send(n, cmd, sizeof(cmd));

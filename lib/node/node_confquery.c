@@ -63,17 +63,15 @@ void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m,
 		return;
 	if (n->query.answer_last && now - n->query.answer_last < ANSWER_EVERY_US)
 		return;
-	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
-					     sizeof(n->query.answer_buf));
-	if (!len)
+	struct paxos_value history;
+	if (!node_membership_encode(n, &history))
 		return;
 	n->query.answer_last = now;
 	struct paxos_message a = {.type = PAXOS_MSG_CONFIG_INFO};
-	a.u.config_info =
-	    (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
-				       .nonce = m->u.config_ask.nonce,
-				       .settled = n->mship.settled,
-				       .history = {n->query.answer_buf, (uint32_t)len}};
+	a.u.config_info = (struct paxos_config_info){.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR],
+						     .nonce = m->u.config_ask.nonce,
+						     .settled = n->mship.settled,
+						     .history = history};
 	node_emit(&n->net.out[PAXOS_ROLE_ACCEPTOR], PAXOS_GROUP_LEARNERS, &a);
 }
 

@@ -323,23 +323,24 @@ int node_membership_init(struct paxos_node *n)
 	return PAXOS_OK;
 }
 
-int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
-			      uint32_t count, paxos_iid applied)
+/* Whether fn may set the node's history now (given one, before any role, with
+ * membership-alpha); if not, the error is recorded. */
+static bool may_set_membership(struct paxos_node *n, const char *fn, bool given)
 {
-	if (!n)
-		return PAXOS_E_INVALID;
-	if (!n->cfg.membership_alpha || n->mship.ready) {
-		node_set_error(n, "paxos_node_set_membership: %s",
-			       n->mship.ready ? "call it before adding roles"
-					      : "needs membership-alpha");
-		return PAXOS_E_INVALID;
-	}
-	struct paxos_membership *m =
-	    paxos_membership_restore(c, count, applied, n->cfg.membership_alpha);
+	if (given && n->cfg.membership_alpha && !n->mship.ready)
+		return true;
+	node_set_error(n, "%s: %s", fn,
+		       !given           ? "no history"
+		       : n->mship.ready ? "call it before adding roles"
+					: "needs membership-alpha");
+	return false;
+}
+
+/* Takes m as the node's history; NULL: what fn was given is not a history. */
+static int install_membership(struct paxos_node *n, const char *fn, struct paxos_membership *m)
+{
 	if (!m) {
-		node_set_error(n,
-			       "paxos_node_set_membership: not a history of changes with "
-			       "membership-alpha %u",
+		node_set_error(n, "%s: not a history of changes with membership-alpha %u", fn,
 			       n->cfg.membership_alpha);
 		return PAXOS_E_INVALID;
 	}
@@ -348,32 +349,30 @@ int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configura
 	return PAXOS_OK;
 }
 
-int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_membership *m)
+int paxos_node_set_membership(struct paxos_node *n, const struct paxos_configuration *c,
+			      uint32_t count, paxos_iid applied)
 {
+	static const char fn[] = "paxos_node_set_membership";
 	if (!n)
 		return PAXOS_E_INVALID;
-	if (!n->cfg.membership_alpha || n->mship.ready || !m) {
-		node_set_error(n, "paxos_node_set_membership_history: %s",
-			       !m               ? "no history"
-			       : n->mship.ready ? "call it before adding roles"
-						: "needs membership-alpha");
+	if (!may_set_membership(n, fn, true))
 		return PAXOS_E_INVALID;
-	}
+	return install_membership(
+	    n, fn, paxos_membership_restore(c, count, applied, n->cfg.membership_alpha));
+}
+
+int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_membership *m)
+{
+	static const char fn[] = "paxos_node_set_membership_history";
+	if (!n)
+		return PAXOS_E_INVALID;
+	if (!may_set_membership(n, fn, m != NULL))
+		return PAXOS_E_INVALID;
 	/* A copy through the wire form: checked as an answer is, addresses included. */
 	uint8_t buf[PAXOS_MEMBERSHIP_ENCODED_MAX];
 	size_t len = paxos_membership_encode(m, buf, sizeof(buf));
-	struct paxos_membership *copy =
-	    len ? paxos_membership_decode_history(buf, len, n->cfg.membership_alpha) : NULL;
-	if (!copy) {
-		node_set_error(n,
-			       "paxos_node_set_membership_history: not a history of changes with "
-			       "membership-alpha %u",
-			       n->cfg.membership_alpha);
-		return PAXOS_E_INVALID;
-	}
-	paxos_membership_free(n->membership);
-	n->membership = copy;
-	return PAXOS_OK;
+	return install_membership(
+	    n, fn, len ? paxos_membership_decode_history(buf, len, n->cfg.membership_alpha) : NULL);
 }
 
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
@@ -554,22 +553,28 @@ const struct paxos_membership *paxos_node_membership(const struct paxos_node *n)
 	return n ? n->membership : NULL;
 }
 
+bool node_membership_encode(struct paxos_node *n, struct paxos_value *history)
+{
+	/* The encoder copies the bytes at once: one buffer serves the answers and the pushes. */
+	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
+					     sizeof(n->query.answer_buf));
+	*history = (struct paxos_value){n->query.answer_buf, (uint32_t)len};
+	return len != 0;
+}
+
 void node_membership_push(struct paxos_node *n, paxos_time now)
 {
 	/* Only with learning-acceptors no: an acceptor with a learner applies the log itself. */
 	if (!n->membership || !n->proposer.core || !n->learner.core || n->cfg.learning_acceptors ||
 	    n->failed)
 		return;
-	/* The encoder copies the bytes at once: the answers' buffer serves. */
-	size_t len = paxos_membership_encode(n->membership, n->query.answer_buf,
-					     sizeof(n->query.answer_buf));
-	if (!len)
+	struct paxos_value history;
+	if (!node_membership_encode(n, &history))
 		return;
 	n->query.push_last = now;
 	struct paxos_message m = {.type = PAXOS_MSG_CONFIG_PUSH};
-	m.u.config_push =
-	    (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
-				       .settled = n->mship.settled,
-				       .history = {n->query.answer_buf, (uint32_t)len}};
+	m.u.config_push = (struct paxos_config_push){.proposer_id = n->role_id[PAXOS_ROLE_PROPOSER],
+						     .settled = n->mship.settled,
+						     .history = history};
 	node_emit(&n->net.out[PAXOS_ROLE_PROPOSER], PAXOS_GROUP_ACCEPTORS, &m);
 }

@@ -612,6 +612,9 @@ void node_membership_tick(struct paxos_node *n, paxos_time now);
 void node_membership_on_ask(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_membership_on_info(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_membership_free_answers(struct paxos_node *n);
+/* The node's history in its wire form, into the buffer the answers and pushes share: false
+ * if it does not fit. */
+bool node_membership_encode(struct paxos_node *n, struct paxos_value *history);
 /* learning-acceptors no: a proposer sends its history to the acceptors (each second, and at
  * once when its learner applies a change); an acceptor without a learner takes a push that
  * goes further than its own (kept, addresses given, its removal said). */

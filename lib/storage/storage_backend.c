@@ -62,6 +62,23 @@ bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 	return true;
 }
 
+enum storage_scan storage_scan_back(const void *key, size_t key_size, const void *data, size_t size,
+				    paxos_iid *highest)
+{
+	struct paxos_record rec;
+	if (key_size != STORAGE_KEY_SIZE)
+		return STORAGE_SCAN_CORRUPT;
+	paxos_iid iid = storage_key_decode(key);
+	if (iid == STORAGE_META_IID || iid <= *highest)
+		return STORAGE_SCAN_DONE;
+	if (!storage_record_decode(iid, data, size, &rec))
+		return STORAGE_SCAN_CORRUPT;
+	if (rec.accepted == 0)
+		return STORAGE_SCAN_ON;
+	*highest = iid;
+	return STORAGE_SCAN_DONE;
+}
+
 void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta)
 {
 	paxos_put_be32(out, STORAGE_META_MAGIC);

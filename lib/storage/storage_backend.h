@@ -70,6 +70,16 @@ void storage_record_encode(uint8_t *out, const struct paxos_record *rec);
 bool storage_record_decode(paxos_iid iid, const uint8_t *data, size_t size,
 			   struct paxos_record *rec);
 
+/* Scanning back from the last key for the highest accepted instance (promise-only records may
+ * follow it): what the record at key, data says. */
+enum storage_scan {
+	STORAGE_SCAN_ON,      /* not it: go on to the key before */
+	STORAGE_SCAN_DONE,    /* *highest is the store's highest accepted instance */
+	STORAGE_SCAN_CORRUPT, /* not a key or not a record */
+};
+enum storage_scan storage_scan_back(const void *key, size_t key_size, const void *data, size_t size,
+				    paxos_iid *highest);
+
 void storage_meta_encode(uint8_t out[STORAGE_META_SIZE], const struct storage_meta *meta);
 
 enum storage_meta_status {

@@ -27,32 +27,27 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "flusher.h"
 #include "overlay.h"
 #include "storage_backend.h"
+#include "storage_head.h"
 
 /* A commit that leaves more than this waiting in memory makes it durable at once. */
 #define LMDB_OVERLAY_BACKLOG (64u << 20)
 
 struct lmdb_storage {
-	struct paxos_storage base; /* first, so the storage pointer is the container */
+	struct storage_head h; /* first, so the storage pointer is the container */
 	MDB_env *env;
 	bool env_open; /* mdb_env_open succeeded */
 	MDB_dbi dbi;
 	MDB_txn *read;  /* reset when not in use, renewed by the next read */
 	bool reading;   /* read is live: values returned by get point into it */
 	MDB_txn *write; /* the current batch's changes, NULL until its first change */
-	bool in_batch;
-	bool failed; /* a failure dropped a batch: refuse everything from now on */
 	int lock_fd;
 	uint64_t map_size;
-	paxos_iid trim;
-	paxos_iid highest_accepted;
 	bool new_store; /* opened empty: the metadata record is still to be written */
 	uint8_t *buf;   /* a record being encoded for put, reused */
 	size_t cap;
 	char dir[256];
-	char error[1024];
 
 	/* Durability sync: pipelined commits. The open overlay takes the changes; mark is where
 	 * it stood at the last commit (what follows is the open batch); the flushing one is the
@@ -61,8 +56,7 @@ struct lmdb_storage {
 	struct overlay overlays[2];
 	struct overlay *open, *flushing;
 	struct overlay_mark mark;
-	bool changed; /* the open batch changed something */
-	struct storage_flusher flusher;
+	bool changed;       /* the open batch changed something */
 	uint8_t *flush_buf; /* the flush thread's record encoding */
 	size_t flush_cap;
 };
@@ -106,7 +100,7 @@ static void describe(const struct lmdb_storage *l, int rc, const char *what, cha
 		snprintf(buf, cap, "lmdb %s: %s", l->dir, what);
 }
 
-/* Drops the batch and refuses everything from now on (l->error says why). */
+/* Drops the batch and refuses everything from now on (l->h.error says why). */
 static int stop(struct lmdb_storage *l)
 {
 	if (l->write) {
@@ -114,7 +108,7 @@ static int stop(struct lmdb_storage *l)
 		l->write = NULL;
 	}
 	end_read(l);
-	l->failed = true;
+	l->h.failed = true;
 	return PAXOS_E_STORAGE;
 }
 
@@ -130,7 +124,7 @@ static int fail(struct lmdb_storage *l, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	describe(l, rc, what, l->error, sizeof(l->error));
+	describe(l, rc, what, l->h.error, sizeof(l->h.error));
 	return stop(l);
 }
 
@@ -189,14 +183,14 @@ static int commit_pipelined(struct lmdb_storage *l)
 	uint64_t records = l->open->count - l->mark.count;
 	l->mark = overlay_mark(l->open);
 	l->changed = false;
-	return storage_flusher_commit(&l->flusher, records, l->open->used > LMDB_OVERLAY_BACKLOG);
+	return storage_flusher_commit(&l->h.flusher, records, l->open->used > LMDB_OVERLAY_BACKLOG);
 }
 
 /* On the loop: the commits in the open overlay become the flush's; an open batch stays. */
 static bool lmdb_hand_over(void *arg)
 {
 	struct lmdb_storage *l = arg;
-	if (l->failed || overlay_split(l->open, l->mark, l->flushing) != PAXOS_OK)
+	if (l->h.failed || overlay_split(l->open, l->mark, l->flushing) != PAXOS_OK)
 		return false;
 	struct overlay *full = l->open;
 	l->open = l->flushing;
@@ -265,7 +259,7 @@ static void lmdb_flushed(void *arg, int rc, const char *err)
 	end_read(l);
 	overlay_clear(l->flushing);
 	if (rc != PAXOS_OK) {
-		snprintf(l->error, sizeof(l->error), "%s", err);
+		snprintf(l->h.error, sizeof(l->h.error), "%s", err);
 		stop(l);
 	}
 }
@@ -279,28 +273,17 @@ static const struct storage_flusher_ops lmdb_flusher_ops = {
 /* A change outside begin..commit is its own batch. */
 static int end_change(struct lmdb_storage *l)
 {
-	if (l->in_batch)
+	if (l->h.in_batch)
 		return PAXOS_OK;
 	return l->pipelined ? commit_pipelined(l) : commit_write(l);
-}
-
-static int lmdb_begin(struct paxos_storage *st)
-{
-	struct lmdb_storage *l = of(st);
-	if (l->failed)
-		return PAXOS_E_STORAGE;
-	if (l->in_batch)
-		return PAXOS_E_INVALID;
-	l->in_batch = true;
-	return PAXOS_OK;
 }
 
 static int lmdb_commit(struct paxos_storage *st)
 {
 	struct lmdb_storage *l = of(st);
-	if (l->failed)
-		return PAXOS_E_STORAGE;
-	l->in_batch = false;
+	int rc = storage_head_end_batch(&l->h);
+	if (rc != PAXOS_OK)
+		return rc;
 	return l->pipelined ? commit_pipelined(l) : commit_write(l);
 }
 
@@ -329,11 +312,11 @@ static int read_map(struct lmdb_storage *l, paxos_iid iid, struct paxos_record *
 static int lmdb_get(struct paxos_storage *st, paxos_iid iid, struct paxos_record *rec)
 {
 	struct lmdb_storage *l = of(st);
-	if (l->failed)
+	if (l->h.failed)
 		return PAXOS_E_STORAGE;
 	if (iid == 0 || !rec)
 		return PAXOS_E_INVALID;
-	if (iid <= l->trim)
+	if (iid <= l->h.trim)
 		return 0;
 	/* Pipelined: the newest changes first, then the ones being flushed, then the map. */
 	if (l->pipelined && (overlay_get(l->open, iid, rec) || overlay_get(l->flushing, iid, rec)))
@@ -351,19 +334,19 @@ static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	struct lmdb_storage *l = of(st);
 	uint8_t key_bytes[STORAGE_KEY_SIZE];
 
-	if (l->failed)
+	if (l->h.failed)
 		return PAXOS_E_STORAGE;
 	if (!rec || rec->iid == 0 || (rec->value.len > 0 && !rec->value.data))
 		return PAXOS_E_INVALID;
-	if (rec->iid <= l->trim)
+	if (rec->iid <= l->h.trim)
 		return PAXOS_E_INVALID; /* dropped for good */
 	if (l->pipelined) {
 		int rc = overlay_put(l->open, rec);
 		if (rc != PAXOS_OK)
 			return rc;
 		l->changed = true;
-		if (rec->accepted != 0 && rec->iid > l->highest_accepted)
-			l->highest_accepted = rec->iid;
+		if (rec->accepted != 0 && rec->iid > l->h.highest_accepted)
+			l->h.highest_accepted = rec->iid;
 		return end_change(l);
 	}
 	size_t size = STORAGE_HEADER_SIZE + (size_t)rec->value.len;
@@ -380,8 +363,8 @@ static int lmdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	rc = mdb_put(l->write, l->dbi, &key, &data, 0);
 	if (rc != 0)
 		return fail(l, rc, "writing instance %llu", (unsigned long long)rec->iid);
-	if (rec->accepted != 0 && rec->iid > l->highest_accepted)
-		l->highest_accepted = rec->iid;
+	if (rec->accepted != 0 && rec->iid > l->h.highest_accepted)
+		l->h.highest_accepted = rec->iid;
 	return end_change(l);
 }
 
@@ -459,34 +442,24 @@ static int lmdb_trim(struct paxos_storage *st, paxos_iid iid)
 {
 	struct lmdb_storage *l = of(st);
 
-	if (l->failed)
+	if (l->h.failed)
 		return PAXOS_E_STORAGE;
-	if (iid <= l->trim)
+	if (iid <= l->h.trim)
 		return PAXOS_OK;
 	if (l->pipelined) {
-		overlay_trim(l->open, iid, l->highest_accepted);
+		overlay_trim(l->open, iid, l->h.highest_accepted);
 		l->changed = true;
-		l->trim = iid;
+		l->h.trim = iid;
 		return end_change(l);
 	}
 	int rc = write_txn(l);
-	if (rc == PAXOS_OK &&
-	    trim_in(l, l->write, iid, l->highest_accepted, l->error, sizeof(l->error)) != PAXOS_OK)
+	if (rc == PAXOS_OK && trim_in(l, l->write, iid, l->h.highest_accepted, l->h.error,
+				      sizeof(l->h.error)) != PAXOS_OK)
 		rc = stop(l);
 	if (rc != PAXOS_OK)
 		return rc;
-	l->trim = iid;
+	l->h.trim = iid;
 	return end_change(l);
-}
-
-static paxos_iid lmdb_trim_iid(struct paxos_storage *st)
-{
-	return of(st)->trim;
-}
-
-static paxos_iid lmdb_highest_accepted(struct paxos_storage *st)
-{
-	return of(st)->highest_accepted;
 }
 
 /* The map's pages up to the highest one in use (pages freed below it are reused before the map
@@ -505,36 +478,14 @@ static void lmdb_space(struct paxos_storage *st, uint64_t *used, uint64_t *limit
 	}
 }
 
-static const char *lmdb_error(struct paxos_storage *st)
-{
-	return of(st)->error;
-}
-
-static uint64_t lmdb_committed(struct paxos_storage *st)
-{
-	return of(st)->flusher.progress.committed;
-}
-
-static int lmdb_sync(struct paxos_storage *st, bool wait, struct paxos_storage_progress *p)
-{
-	struct lmdb_storage *l = of(st);
-	int rc = storage_flusher_sync(&l->flusher, wait, p);
-	return l->failed ? PAXOS_E_STORAGE : rc;
-}
-
-static int lmdb_sync_fd(struct paxos_storage *st)
-{
-	return storage_flusher_fd(&of(st)->flusher);
-}
-
 /* Closes what is open, every commit made durable first; an unfinished batch is dropped. */
 static void lmdb_destroy(struct paxos_storage *st)
 {
 	struct lmdb_storage *l = of(st);
-	if (l->flusher.started) {
-		if (!l->failed)
-			storage_flusher_sync(&l->flusher, true, NULL);
-		storage_flusher_stop(&l->flusher);
+	if (l->h.flusher.started) {
+		if (!l->h.failed)
+			storage_flusher_sync(&l->h.flusher, true, NULL);
+		storage_flusher_stop(&l->h.flusher);
 	}
 	if (l->write)
 		mdb_txn_abort(l->write);
@@ -554,15 +505,16 @@ static void lmdb_destroy(struct paxos_storage *st)
 
 /* What both variants share; the pipelined one adds what a flush thread needs. */
 #define LMDB_COMMON_OPS                                                                            \
-	.name = "lmdb", .begin = lmdb_begin, .commit = lmdb_commit, .get = lmdb_get,               \
-	.put = lmdb_put, .trim = lmdb_trim, .trim_iid = lmdb_trim_iid,                             \
-	.highest_accepted = lmdb_highest_accepted, .destroy = lmdb_destroy, .error = lmdb_error,   \
-	.space = lmdb_space
+	.name = "lmdb", .begin = storage_head_begin, .commit = lmdb_commit, .get = lmdb_get,       \
+	.put = lmdb_put, .trim = lmdb_trim, .trim_iid = storage_head_trim_iid,                     \
+	.highest_accepted = storage_head_highest_accepted, .destroy = lmdb_destroy,                \
+	.error = storage_head_error, .space = lmdb_space
 
 static const struct paxos_storage_ops lmdb_ops = {LMDB_COMMON_OPS};
 
 static const struct paxos_storage_ops lmdb_pipelined_ops = {
-    LMDB_COMMON_OPS, .committed = lmdb_committed, .sync = lmdb_sync, .sync_fd = lmdb_sync_fd};
+    LMDB_COMMON_OPS, .committed = storage_head_committed, .sync = storage_head_sync,
+    .sync_fd = storage_head_sync_fd};
 
 /* Trim point and highest accepted instance of an existing store. */
 static int recover(struct lmdb_storage *l, MDB_txn *txn)
@@ -585,36 +537,21 @@ static int recover(struct lmdb_storage *l, MDB_txn *txn)
 	if (!storage_meta_check(found ? data.mv_data : NULL, found ? data.mv_size : 0,
 				stat.ms_entries > 0, &meta, &l->new_store, why, sizeof(why)))
 		return fail(l, 0, "%s", why);
-	l->trim = meta.trim;
-	l->highest_accepted = meta.highest_accepted;
+	l->h.trim = meta.trim;
+	l->h.highest_accepted = meta.highest_accepted;
 
 	/* The highest accepted is at or near the last key: promise-only records may follow. */
 	rc = mdb_cursor_open(txn, l->dbi, &cursor);
 	if (rc != 0)
 		return fail(l, rc, "scanning the store");
-	bool corrupt = false;
+	enum storage_scan scan = STORAGE_SCAN_ON;
 	rc = mdb_cursor_get(cursor, &key, &data, MDB_LAST);
-	while (rc == 0) {
-		struct paxos_record rec;
-		paxos_iid iid = 0;
-		if (key.mv_size == STORAGE_KEY_SIZE)
-			iid = storage_key_decode(key.mv_data);
-		else
-			corrupt = true;
-		if (corrupt || iid == STORAGE_META_IID || iid <= l->highest_accepted)
-			break;
-		if (!storage_record_decode(iid, data.mv_data, data.mv_size, &rec)) {
-			corrupt = true;
-			break;
-		}
-		if (rec.accepted != 0) {
-			l->highest_accepted = iid;
-			break;
-		}
+	while (rc == 0 &&
+	       (scan = storage_scan_back(key.mv_data, key.mv_size, data.mv_data, data.mv_size,
+					 &l->h.highest_accepted)) == STORAGE_SCAN_ON)
 		rc = mdb_cursor_get(cursor, &key, &data, MDB_PREV);
-	}
 	mdb_cursor_close(cursor);
-	if (corrupt)
+	if (scan == STORAGE_SCAN_CORRUPT)
 		return fail(l, 0, "corrupt database: bad record near the end");
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return fail(l, rc, "scanning the store");
@@ -700,7 +637,7 @@ struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durabil
 			snprintf(err, errlen, "lmdb %s: out of memory", dir);
 		return NULL;
 	}
-	l->base.ops = &lmdb_ops;
+	l->h.base.ops = &lmdb_ops;
 	snprintf(l->dir, sizeof(l->dir), "%s", dir);
 	long page = sysconf(_SC_PAGESIZE);
 	if (page <= 0)
@@ -713,9 +650,10 @@ struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durabil
 	}
 	if (open_env(l, mode) != PAXOS_OK || reserve(l, 4096) != PAXOS_OK) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s", l->error[0] ? l->error : "lmdb: out of memory");
+			snprintf(err, errlen, "%s",
+				 l->h.error[0] ? l->h.error : "lmdb: out of memory");
 		l->write = NULL;
-		lmdb_destroy(&l->base);
+		lmdb_destroy(&l->h.base);
 		return NULL;
 	}
 	if (mode == PAXOS_DURABILITY_SYNC) {
@@ -723,14 +661,14 @@ struct paxos_storage *paxos_storage_lmdb_new(const char *dir, enum paxos_durabil
 		l->pipelined = true;
 		l->open = &l->overlays[0];
 		l->flushing = &l->overlays[1];
-		l->base.ops = &lmdb_pipelined_ops;
-		if (storage_flusher_start(&l->flusher, &lmdb_flusher_ops, l, why, sizeof(why)) !=
+		l->h.base.ops = &lmdb_pipelined_ops;
+		if (storage_flusher_start(&l->h.flusher, &lmdb_flusher_ops, l, why, sizeof(why)) !=
 		    PAXOS_OK) {
 			if (err && errlen)
 				snprintf(err, errlen, "lmdb %s: %s", dir, why);
-			lmdb_destroy(&l->base);
+			lmdb_destroy(&l->h.base);
 			return NULL;
 		}
 	}
-	return &l->base;
+	return &l->h.base;
 }

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "storage_head.h"
+
 /*
  * Most instances the ring spans past the trim point. A put further out is refused with
  * PAXOS_E_FULL instead of allocating for it: one bogus iid must not cost gigabytes
@@ -54,19 +56,16 @@ _Static_assert(MEMORY_MAX_VALUE / VALUE_ALIGN <= UINT16_MAX, "cap_units too smal
 _Static_assert(sizeof(void *) != 8 || sizeof(struct slot) == 32, "slot grew");
 
 struct memory_storage {
-	struct paxos_storage base; /* first, so the storage pointer is the container */
-	struct slot *slots;        /* instance iid is slots[iid & (cap - 1)] */
-	size_t cap;                /* slots allocated, a power of two */
-	size_t used;               /* instances past trim + used are all empty; used <= cap */
-	paxos_iid trim;
-	paxos_iid highest_accepted;
-	struct chunk *current;             /* values are cut from here */
-	size_t current_used;               /* bytes of current in use, header included */
-	size_t current_mapped;             /* bytes of current known to be paged in */
-	bool populate_failed;              /* the kernel refused MADV_POPULATE_WRITE: faults do */
+	struct storage_head h; /* first, so the storage pointer is the container */
+	struct slot *slots;    /* instance iid is slots[iid & (cap - 1)] */
+	size_t cap;            /* slots allocated, a power of two */
+	size_t used;           /* instances past trim + used are all empty; used <= cap */
+	struct chunk *current; /* values are cut from here */
+	size_t current_used;   /* bytes of current in use, header included */
+	size_t current_mapped; /* bytes of current known to be paged in */
+	bool populate_failed;  /* the kernel refused MADV_POPULATE_WRITE: faults do */
 	struct chunk *spare[SPARE_CHUNKS]; /* emptied chunks, reused before new ones */
 	size_t spare_count;
-	char error[128]; /* why the last failed call failed */
 };
 
 /* A chunk's header: how many values point into it, plus one while it is current. */
@@ -88,7 +87,7 @@ static struct slot *slot_of(struct memory_storage *m, paxos_iid iid)
 /* Records why a call failed (paxos_storage_error) and returns rc. */
 static int failed(struct memory_storage *m, int rc, paxos_iid iid, size_t len)
 {
-	snprintf(m->error, sizeof(m->error), "memory storage: instance %llu (%zu bytes): %s",
+	snprintf(m->h.error, sizeof(m->h.error), "memory storage: instance %llu (%zu bytes): %s",
 		 (unsigned long long)iid, len,
 		 rc == PAXOS_E_TOO_BIG ? "value larger than a chunk holds" : "out of memory");
 	return rc;
@@ -111,7 +110,7 @@ static int memory_get(struct paxos_storage *st, paxos_iid iid, struct paxos_reco
 	struct memory_storage *m = of(st);
 	if (iid == 0 || !rec)
 		return PAXOS_E_INVALID;
-	if (iid <= m->trim || iid - m->trim - 1 >= m->used)
+	if (iid <= m->h.trim || iid - m->h.trim - 1 >= m->used)
 		return 0;
 	const struct slot *s = slot_of(m, iid);
 	if (!(s->flags & SLOT_STORED))
@@ -139,7 +138,7 @@ static int reserve(struct memory_storage *m, size_t i)
 	if (!slots)
 		return PAXOS_E_NOMEM;
 	for (size_t k = 0; k < m->used; k++) {
-		paxos_iid iid = m->trim + 1 + k;
+		paxos_iid iid = m->h.trim + 1 + k;
 		const struct slot *s = slot_of(m, iid);
 		if (s->flags || s->data)
 			slots[iid & (cap - 1)] = *s;
@@ -256,11 +255,11 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 	struct memory_storage *m = of(st);
 	if (!rec || rec->iid == 0 || (rec->value.len > 0 && !rec->value.data))
 		return PAXOS_E_INVALID;
-	if (rec->iid <= m->trim)
+	if (rec->iid <= m->h.trim)
 		return PAXOS_E_INVALID; /* dropped for good */
-	if (rec->iid - m->trim > MEMORY_MAX_SPAN)
+	if (rec->iid - m->h.trim > MEMORY_MAX_SPAN)
 		return PAXOS_E_FULL;
-	size_t i = (size_t)(rec->iid - m->trim - 1);
+	size_t i = (size_t)(rec->iid - m->h.trim - 1);
 	int rc = reserve(m, i);
 	if (rc != PAXOS_OK)
 		return failed(m, rc, rec->iid, rec->value.len);
@@ -273,8 +272,8 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 	s->flags = SLOT_STORED | (rec->final ? SLOT_FINAL : 0);
 	if (i >= m->used)
 		m->used = i + 1;
-	if (rec->accepted != 0 && rec->iid > m->highest_accepted)
-		m->highest_accepted = rec->iid;
+	if (rec->accepted != 0 && rec->iid > m->h.highest_accepted)
+		m->h.highest_accepted = rec->iid;
 	return PAXOS_OK;
 }
 
@@ -283,42 +282,27 @@ static int memory_put(struct paxos_storage *st, const struct paxos_record *rec)
 static int memory_trim(struct paxos_storage *st, paxos_iid iid)
 {
 	struct memory_storage *m = of(st);
-	if (iid <= m->trim)
+	if (iid <= m->h.trim)
 		return PAXOS_OK;
-	paxos_iid shift = iid - m->trim;
+	paxos_iid shift = iid - m->h.trim;
 	size_t dropped = shift < m->used ? (size_t)shift : m->used;
 	for (size_t k = 0; k < dropped; k++) {
-		struct slot *s = slot_of(m, m->trim + 1 + k);
+		struct slot *s = slot_of(m, m->h.trim + 1 + k);
 		if (s->flags || s->data) {
 			value_free(m, s->data);
 			memset(s, 0, sizeof(*s));
 		}
 	}
 	m->used -= dropped;
-	m->trim = iid;
+	m->h.trim = iid;
 	return PAXOS_OK;
-}
-
-static paxos_iid memory_trim_iid(struct paxos_storage *st)
-{
-	return of(st)->trim;
-}
-
-static paxos_iid memory_highest_accepted(struct paxos_storage *st)
-{
-	return of(st)->highest_accepted;
-}
-
-static const char *memory_error(struct paxos_storage *st)
-{
-	return of(st)->error;
 }
 
 static void memory_destroy(struct paxos_storage *st)
 {
 	struct memory_storage *m = of(st);
 	for (size_t k = 0; k < m->used; k++)
-		value_free(m, slot_of(m, m->trim + 1 + k)->data);
+		value_free(m, slot_of(m, m->h.trim + 1 + k)->data);
 	if (m->current)
 		chunk_release(m, m->current);
 	while (m->spare_count > 0)
@@ -334,10 +318,10 @@ static const struct paxos_storage_ops memory_ops = {
     .get = memory_get,
     .put = memory_put,
     .trim = memory_trim,
-    .trim_iid = memory_trim_iid,
-    .highest_accepted = memory_highest_accepted,
+    .trim_iid = storage_head_trim_iid,
+    .highest_accepted = storage_head_highest_accepted,
     .destroy = memory_destroy,
-    .error = memory_error,
+    .error = storage_head_error,
 };
 
 struct paxos_storage *paxos_storage_memory_new(void)
@@ -345,10 +329,10 @@ struct paxos_storage *paxos_storage_memory_new(void)
 	struct memory_storage *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->base.ops = &memory_ops;
+	m->h.base.ops = &memory_ops;
 	if (reserve(m, MEMORY_MIN_SLOTS - 1) != PAXOS_OK) {
 		free(m);
 		return NULL;
 	}
-	return &m->base;
+	return &m->h.base;
 }

@@ -55,9 +55,9 @@ check core-headers include/paxos/types.h include/paxos/message.h include/paxos/c
 	include/paxos/election.h include/paxos/serializer.h include/paxos/storage.h \
 	include/paxos/membership.h include/paxos/session_table.h -- "$CORE"
 check storage lib/storage/*.c lib/storage/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|recovery_fence\.h|membership_file\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
+	"$CORE|config_fields\.h|paxos/(config|storage_backends|epoch)\.h|storage_backend\.h|storage_head\.h|bdb\.h|recovery_fence\.h|membership_file\.h|flusher\.h|overlay\.h|lmdb\.h|db\.h|pthread\.h|signal\.h"
 check net lib/net/*.c lib/net/*.h -- \
-	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|auth\.h|auth_key\.h|admin_mac\.h|udp\.h|unicast_state\.h|msgpack\.h|sodium\.h|event2/event\.h"
+	"$CORE|config_fields\.h|paxos/(config|transport)\.h|codec\.h|wire_schema\.h|auth\.h|auth_key\.h|admin_mac\.h|udp\.h|unicast_state\.h|msgpack\.h|sodium\.h|event2/event\.h"
 check config lib/config/*.c lib/config/*.h -- \
 	"$CORE|config_fields\.h|config_keys\.h|parsing\.h|paxos/(config|options|storage_backends)\.h|codec\.h|auth\.h|msgpack\.h|sodium\.h"
 
