@@ -69,9 +69,13 @@ int bdb_write_meta(struct bdb_storage *b, const struct storage_meta *meta);
 /* The path of BDB_OPEN_MARKER in b's directory. */
 void bdb_marker_path(const struct bdb_storage *b, char *buf, size_t cap);
 
-/* Opens the environment (recovering it) and the database of b, whose dir, mode and pipelined
- * are set, and reads the trim point and highest accepted instance. PAXOS_OK, or a failure
- * with b->error saying why. */
-int bdb_open_store(struct bdb_storage *b);
+/* Room for size bytes in b->buf. */
+int bdb_reserve(struct bdb_storage *b, size_t size);
+/* What paxos_storage_bdb_new (bdb_open.c) gives a store: its operations, plain or pipelined,
+ * and the flush thread's; freeing one that never opened, destroying one that did. */
+extern const struct paxos_storage_ops bdb_ops, bdb_pipelined_ops;
+extern const struct storage_flusher_ops bdb_flusher_ops;
+void bdb_free(struct bdb_storage *b);
+void bdb_destroy(struct paxos_storage *st);
 
 #endif

@@ -3,10 +3,12 @@
  * Opening a Berkeley DB store (bdb.h): the environment, configured for the durability mode
  * and recovered from its log, the database, and the trim point and highest accepted instance
  * read back. A store a full disk left behind opens too: a torn last page is cut off, and a log
- * normal recovery cannot follow gets catastrophic recovery.
+ * normal recovery cannot follow gets catastrophic recovery. paxos_storage_bdb_new is here: it
+ * calls the store's operations (storage_bdb.c), which never call back.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +202,7 @@ static int open_env(struct bdb_storage *b, u_int32_t recover)
 	return b->env->open(b->env, b->dir, flags, 0600);
 }
 
-int bdb_open_store(struct bdb_storage *b)
+static int bdb_open_store(struct bdb_storage *b)
 {
 	int rc = PAXOS_OK;
 	if (b->mode == PAXOS_DURABILITY_INMEMORY_LOG)
@@ -244,4 +246,106 @@ int bdb_open_store(struct bdb_storage *b)
 		return bdb_fail(b, rc, "cannot open %s", BDB_FILE);
 	b->db_open = true;
 	return recover(b);
+}
+
+/* --- opening ---------------------------------------------------------------------------- */
+
+/* Writes the sentence of a failure to open into err, if the caller gave room for one. */
+static void open_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void open_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool known_mode(enum paxos_durability mode)
+{
+	return mode == PAXOS_DURABILITY_INMEMORY_LOG || mode == PAXOS_DURABILITY_NOSYNC ||
+	       mode == PAXOS_DURABILITY_WRITE_NOSYNC || mode == PAXOS_DURABILITY_SYNC ||
+	       mode == PAXOS_DURABILITY_DBSYNC;
+}
+
+/* A store for dir in mode, its locks made, nothing opened yet; NULL without memory. */
+static struct bdb_storage *bdb_alloc(const char *dir, enum paxos_durability mode)
+{
+	struct bdb_storage *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->mode = mode;
+	b->pipelined = mode == PAXOS_DURABILITY_SYNC || mode == PAXOS_DURABILITY_DBSYNC;
+	b->h.base.ops = b->pipelined ? &bdb_pipelined_ops : &bdb_ops;
+	b->lock_fd = -1;
+	snprintf(b->dir, sizeof(b->dir), "%s", dir);
+	if (pthread_mutex_init(&b->detail_lock, NULL) != 0) {
+		free(b);
+		return NULL;
+	}
+	if (pthread_mutex_init(&b->page_lock, NULL) != 0) {
+		pthread_mutex_destroy(&b->detail_lock);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Pipelined modes: what opening wrote (a new store's metadata) is made durable, then the
+ * flush thread starts. */
+static int start_flusher(struct bdb_storage *b)
+{
+	char why[512];
+	int rc = b->env->log_flush(b->env, NULL);
+	if (rc != 0)
+		return bdb_fail(b, rc, "log flush failed");
+	if (storage_flusher_start(&b->h.flusher, &bdb_flusher_ops, b, why, sizeof(why)) !=
+	    PAXOS_OK) {
+		snprintf(b->h.error, sizeof(b->h.error), "bdb %s: %s", b->dir, why);
+		b->h.failed = true;
+		return PAXOS_E_STORAGE;
+	}
+	return PAXOS_OK;
+}
+
+struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durability mode, char *err,
+					    size_t errlen)
+{
+	if (mode == PAXOS_DURABILITY_UNSET)
+		mode = PAXOS_DURABILITY_SYNC;
+	if (!dir || !known_mode(mode)) {
+		open_error(err, errlen,
+			   "bdb %s: invalid arguments (durability %s; bdb takes nosync, sync, "
+			   "inmemory-log, write-nosync or dbsync)",
+			   dir ? dir : "(null)", paxos_durability_name(mode));
+		return NULL;
+	}
+	struct bdb_storage *b = bdb_alloc(dir, mode);
+	if (!b) {
+		open_error(err, errlen, "bdb %s: out of memory", dir);
+		return NULL;
+	}
+	b->lock_fd = storage_lock_dir(dir, err, errlen);
+	if (b->lock_fd < 0) {
+		bdb_free(b);
+		return NULL;
+	}
+	int rc = bdb_reserve(b, 4096);
+	if (rc != PAXOS_OK)
+		rc = bdb_fail(b, ENOMEM, "out of memory");
+	if (rc == PAXOS_OK)
+		rc = bdb_open_store(b);
+	if (rc == PAXOS_OK && b->pipelined)
+		rc = start_flusher(b);
+	if (rc != PAXOS_OK || b->h.failed) {
+		open_error(err, errlen, "%s", b->h.error);
+		bdb_destroy(&b->h.base);
+		return NULL;
+	}
+	b->serving = true;
+	return &b->h.base;
 }

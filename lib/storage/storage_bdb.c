@@ -191,7 +191,7 @@ static int end_change(struct bdb_storage *b)
 	return b->h.in_batch ? PAXOS_OK : bdb_commit_write(b);
 }
 
-static int reserve(struct bdb_storage *b, size_t size)
+int bdb_reserve(struct bdb_storage *b, size_t size)
 {
 	return storage_grow_buffer(&b->buf, &b->cap, size, 256);
 }
@@ -236,7 +236,7 @@ int bdb_read_raw(struct bdb_storage *b, paxos_iid iid, size_t *size)
 		}
 		if (rc != DB_BUFFER_SMALL || attempt > 0)
 			return bdb_fail(b, rc, "reading instance %llu", (unsigned long long)iid);
-		if (reserve(b, data.size) != PAXOS_OK)
+		if (bdb_reserve(b, data.size) != PAXOS_OK)
 			return PAXOS_E_NOMEM;
 	}
 	return PAXOS_E_STORAGE; /* unreachable */
@@ -284,7 +284,7 @@ static int bdb_put(struct paxos_storage *st, const struct paxos_record *rec)
 	if (rec->iid <= b->h.trim)
 		return PAXOS_E_INVALID; /* dropped for good */
 	size_t size = STORAGE_HEADER_SIZE + (size_t)rec->value.len;
-	int rc = reserve(b, size);
+	int rc = bdb_reserve(b, size);
 	if (rc != PAXOS_OK)
 		return rc;
 	storage_record_encode(b->buf, rec); /* before the reset: the value may be in the arena */
@@ -437,12 +437,12 @@ static void bdb_flushed(void *arg, int rc, const char *err)
 	}
 }
 
-static const struct storage_flusher_ops bdb_flusher_ops = {
+const struct storage_flusher_ops bdb_flusher_ops = {
     .flush = bdb_flush,
     .finish = bdb_flushed,
 };
 
-static void bdb_free(struct bdb_storage *b)
+void bdb_free(struct bdb_storage *b)
 {
 	pthread_mutex_destroy(&b->detail_lock);
 	pthread_mutex_destroy(&b->page_lock);
@@ -450,7 +450,7 @@ static void bdb_free(struct bdb_storage *b)
 }
 
 /* Closes what is open, every commit made durable first; an unfinished batch is dropped. */
-static void bdb_destroy(struct paxos_storage *st)
+void bdb_destroy(struct paxos_storage *st)
 {
 	struct bdb_storage *b = of(st);
 	bool clean = true;
@@ -499,110 +499,8 @@ static void bdb_destroy(struct paxos_storage *st)
 	.highest_accepted = storage_head_highest_accepted, .destroy = bdb_destroy,                 \
 	.error = storage_head_error
 
-static const struct paxos_storage_ops bdb_ops = {BDB_COMMON_OPS};
+const struct paxos_storage_ops bdb_ops = {BDB_COMMON_OPS};
 
-static const struct paxos_storage_ops bdb_pipelined_ops = {
+const struct paxos_storage_ops bdb_pipelined_ops = {
     BDB_COMMON_OPS, .committed = storage_head_committed, .sync = storage_head_sync,
     .sync_fd = storage_head_sync_fd};
-
-/* --- opening ---------------------------------------------------------------------------- */
-
-/* Writes the sentence of a failure to open into err, if the caller gave room for one. */
-static void open_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void open_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static bool known_mode(enum paxos_durability mode)
-{
-	return mode == PAXOS_DURABILITY_INMEMORY_LOG || mode == PAXOS_DURABILITY_NOSYNC ||
-	       mode == PAXOS_DURABILITY_WRITE_NOSYNC || mode == PAXOS_DURABILITY_SYNC ||
-	       mode == PAXOS_DURABILITY_DBSYNC;
-}
-
-/* A store for dir in mode, its locks made, nothing opened yet; NULL without memory. */
-static struct bdb_storage *bdb_alloc(const char *dir, enum paxos_durability mode)
-{
-	struct bdb_storage *b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->mode = mode;
-	b->pipelined = mode == PAXOS_DURABILITY_SYNC || mode == PAXOS_DURABILITY_DBSYNC;
-	b->h.base.ops = b->pipelined ? &bdb_pipelined_ops : &bdb_ops;
-	b->lock_fd = -1;
-	snprintf(b->dir, sizeof(b->dir), "%s", dir);
-	if (pthread_mutex_init(&b->detail_lock, NULL) != 0) {
-		free(b);
-		return NULL;
-	}
-	if (pthread_mutex_init(&b->page_lock, NULL) != 0) {
-		pthread_mutex_destroy(&b->detail_lock);
-		free(b);
-		return NULL;
-	}
-	return b;
-}
-
-/* Pipelined modes: what opening wrote (a new store's metadata) is made durable, then the
- * flush thread starts. */
-static int start_flusher(struct bdb_storage *b)
-{
-	char why[512];
-	int rc = b->env->log_flush(b->env, NULL);
-	if (rc != 0)
-		return bdb_fail(b, rc, "log flush failed");
-	if (storage_flusher_start(&b->h.flusher, &bdb_flusher_ops, b, why, sizeof(why)) !=
-	    PAXOS_OK) {
-		snprintf(b->h.error, sizeof(b->h.error), "bdb %s: %s", b->dir, why);
-		b->h.failed = true;
-		return PAXOS_E_STORAGE;
-	}
-	return PAXOS_OK;
-}
-
-struct paxos_storage *paxos_storage_bdb_new(const char *dir, enum paxos_durability mode, char *err,
-					    size_t errlen)
-{
-	if (mode == PAXOS_DURABILITY_UNSET)
-		mode = PAXOS_DURABILITY_SYNC;
-	if (!dir || !known_mode(mode)) {
-		open_error(err, errlen,
-			   "bdb %s: invalid arguments (durability %s; bdb takes nosync, sync, "
-			   "inmemory-log, write-nosync or dbsync)",
-			   dir ? dir : "(null)", paxos_durability_name(mode));
-		return NULL;
-	}
-	struct bdb_storage *b = bdb_alloc(dir, mode);
-	if (!b) {
-		open_error(err, errlen, "bdb %s: out of memory", dir);
-		return NULL;
-	}
-	b->lock_fd = storage_lock_dir(dir, err, errlen);
-	if (b->lock_fd < 0) {
-		bdb_free(b);
-		return NULL;
-	}
-	int rc = reserve(b, 4096);
-	if (rc != PAXOS_OK)
-		rc = bdb_fail(b, ENOMEM, "out of memory");
-	if (rc == PAXOS_OK)
-		rc = bdb_open_store(b);
-	if (rc == PAXOS_OK && b->pipelined)
-		rc = start_flusher(b);
-	if (rc != PAXOS_OK || b->h.failed) {
-		open_error(err, errlen, "%s", b->h.error);
-		bdb_destroy(&b->h.base);
-		return NULL;
-	}
-	b->serving = true;
-	return &b->h.base;
-}
