@@ -769,9 +769,9 @@ START_TEST(test_sessions_apply_once_and_complete)
 	/* A session needs a learner on its node; so does a barrier. */
 	ck_assert_ptr_null(paxos_session_new(client, NULL));
 	ck_assert_int_eq(paxos_node_barrier(client, barrier_done, NULL), PAXOS_E_INVALID);
-	ck_assert_int_eq(
-	    paxos_node_add_learner(client, session_deliver, &(struct session_seen){.node = client}),
-	    PAXOS_OK);
+	static struct session_seen client_seen;
+	client_seen = (struct session_seen){.node = client};
+	ck_assert_int_eq(paxos_node_add_learner(client, session_deliver, &client_seen), PAXOS_OK);
 	struct paxos_session_options o;
 	paxos_session_options_default(&o);
 	o.window = 4;
