@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log_line.h"
 
@@ -22,14 +23,24 @@ void paxos_log_stderr(void *arg, enum paxos_log_level level, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
-void paxos_logf(enum paxos_log_level level, const char *fmt, ...)
+void paxos_vlogf(enum paxos_log_level level, const char *prefix, const char *suffix,
+		 const char *fmt, va_list ap)
 {
 	if (!log_fn)
 		return;
 	char line[2048];
+	size_t len = (size_t)snprintf(line, sizeof(line), "%s", prefix);
+	if (len < sizeof(line))
+		vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+	len = strlen(line);
+	snprintf(line + len, sizeof(line) - len, "%s", suffix);
+	log_fn(log_arg, level, line);
+}
+
+void paxos_logf(enum paxos_log_level level, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	paxos_vlogf(level, "", "", fmt, ap);
 	va_end(ap);
-	log_fn(log_arg, level, line);
 }

@@ -5,8 +5,13 @@
 
 #include <paxos/log.h>
 
+#include <stdarg.h>
+
 /* Formats a line (no newline) and hands it to the log function, if one is set. */
 void paxos_logf(enum paxos_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same with the arguments in ap, between prefix and suffix (which are not formats). */
+void paxos_vlogf(enum paxos_log_level level, const char *prefix, const char *suffix,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 #endif

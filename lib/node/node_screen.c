@@ -41,13 +41,13 @@ void node_refused(struct paxos_node *n, const struct paxos_header *from, const c
 {
 	if (!log_budget(n))
 		return;
-	char what[192];
+	char sender[64];
+	snprintf(sender, sizeof(sender), " (datagram from %s %u)", node_role_name(from->role),
+		 from->sender_id);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	paxos_vlogf(PAXOS_LOG_WARNING, "paxos: refused: ", sender, fmt, ap);
 	va_end(ap);
-	paxos_logf(PAXOS_LOG_WARNING, "paxos: refused: %s (datagram from %s %u)", what,
-		   node_role_name(from->role), from->sender_id);
 }
 
 /* What the acceptor core will cut down (and count) is said here, where the sender is known. */
