@@ -21,43 +21,38 @@
 #include "log_line.h"
 #include "parts.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* How long a node of the older version counts as live after its last datagram: several of
  * the periodic messages (acceptor states, heartbeats, hellos) every role sends. */
 #define VERSION_HOLD_US 5000000
 
-static const char *const role_names[PAXOS_ROLE_COUNT] = {"acceptor", "proposer", "learner",
-							 "client"};
+/* Where a message carries the log's generation, by type (offsetof into struct paxos_message,
+ * 0: none), and whether it is the sending acceptor's own rather than the log it serves. */
+#define AT(member) offsetof(struct paxos_message, u.member.generation)
+static const size_t generation_at[PAXOS_MSG_TYPE_MAX + 1] = {
+    [PAXOS_MSG_ACCEPTED] = AT(accepted),         [PAXOS_MSG_ACCEPTOR_STATE] = AT(acceptor_state),
+    [PAXOS_MSG_TRIMMED] = AT(trimmed),           [PAXOS_MSG_ACCEPTOR_HELLO] = AT(acceptor_hello),
+    [PAXOS_MSG_RECOVER_INFO] = AT(recover_info),
+};
+#undef AT
 
 /* What an older datagram lacks is the log's generation: taken as the log this node serves,
  * so that nothing of a node that knows no generations is refused as another log's. An older
  * node cannot serve a new log: none begins while one is live (paxos_acceptor_set_old_peers). */
 static void fill_generation(struct paxos_node *n, struct paxos_message *m)
 {
+	if ((unsigned)m->type > PAXOS_MSG_TYPE_MAX || !generation_at[m->type])
+		return;
 	uint64_t served = n->learner.core    ? paxos_learner_generation(n->learner.core)
 			  : n->acceptor.core ? paxos_acceptor_generation(n->acceptor.core)
 					     : 0;
 	uint64_t own = n->acceptor.core ? paxos_acceptor_generation(n->acceptor.core) : served;
-	switch (m->type) {
-	case PAXOS_MSG_ACCEPTED:
-		m->u.accepted.generation = served;
-		break;
-	case PAXOS_MSG_ACCEPTOR_STATE:
-		m->u.acceptor_state.generation = served;
-		break;
-	case PAXOS_MSG_TRIMMED:
-		m->u.trimmed.generation = served;
-		break;
-	case PAXOS_MSG_ACCEPTOR_HELLO:
-		m->u.acceptor_hello.generation = own;
-		break;
-	case PAXOS_MSG_RECOVER_INFO:
-		m->u.recover_info.generation = own;
-		break;
-	default:
-		break;
-	}
+	bool owns = m->type == PAXOS_MSG_ACCEPTOR_HELLO || m->type == PAXOS_MSG_RECOVER_INFO;
+	uint64_t g = owns ? own : served;
+	memcpy((char *)m + generation_at[m->type], &g, sizeof(g));
 }
 
 void node_version_heard(struct paxos_node *n, const struct paxos_header *h,
@@ -74,7 +69,7 @@ void node_version_heard(struct paxos_node *n, const struct paxos_header *h,
 	if (w->spoken == PAXOS_WIRE_VERSION && w->old_until <= now && w->relay_until <= now) {
 		char from[64];
 		n->net.transport->ops->sender_name(n->net.transport, d->from, from, sizeof(from));
-		snprintf(w->who, sizeof(w->who), "%s %u at %s %s", role_names[h->role],
+		snprintf(w->who, sizeof(w->who), "%s %u at %s %s", node_role_name(h->role),
 			 h->sender_id, from,
 			 old ? "is of the release before"
 			     : "speaks it for a node of the release before");
