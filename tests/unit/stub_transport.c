@@ -129,3 +129,34 @@ void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, vo
 	}
 	paxos_decoder_destroy(&dec);
 }
+
+static int epochs_next(struct paxos_epoch_store *es, uint32_t *epoch)
+{
+	*epoch = ++((struct memory_epochs *)es)->stored;
+	return PAXOS_OK;
+}
+
+static int epochs_store(struct paxos_epoch_store *es, uint32_t epoch)
+{
+	((struct memory_epochs *)es)->stored = epoch;
+	return PAXOS_OK;
+}
+
+static void epochs_destroy(struct paxos_epoch_store *es)
+{
+	(void)es;
+}
+
+static const char *epochs_error(struct paxos_epoch_store *es)
+{
+	(void)es;
+	return "";
+}
+
+const struct paxos_epoch_store_ops memory_epoch_ops = {
+    .name = "stub",
+    .next = epochs_next,
+    .store = epochs_store,
+    .destroy = epochs_destroy,
+    .error = epochs_error,
+};

@@ -39,4 +39,12 @@ typedef void (*stub_message_fn)(void *arg, const struct paxos_header *h,
 				const struct paxos_message *m);
 void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, void *arg);
 
+/* An epoch store in memory for a node's proposer: stored counts the epochs taken. */
+#include <paxos/epoch.h>
+struct memory_epochs {
+	struct paxos_epoch_store es;
+	uint32_t stored;
+};
+extern const struct paxos_epoch_store_ops memory_epoch_ops;
+
 #endif

@@ -17,42 +17,6 @@
 #include "config_fields.h"
 #include "stub_transport.h"
 
-struct stub_epochs {
-	struct paxos_epoch_store es;
-	uint32_t stored;
-};
-
-static int stub_next(struct paxos_epoch_store *es, uint32_t *epoch)
-{
-	*epoch = ++((struct stub_epochs *)es)->stored;
-	return PAXOS_OK;
-}
-
-static int stub_store(struct paxos_epoch_store *es, uint32_t epoch)
-{
-	((struct stub_epochs *)es)->stored = epoch;
-	return PAXOS_OK;
-}
-
-static void stub_destroy(struct paxos_epoch_store *es)
-{
-	(void)es;
-}
-
-static const char *stub_error(struct paxos_epoch_store *es)
-{
-	(void)es;
-	return "";
-}
-
-static const struct paxos_epoch_store_ops stub_epoch_ops = {
-    .name = "stub",
-    .next = stub_next,
-    .store = stub_store,
-    .destroy = stub_destroy,
-    .error = stub_error,
-};
-
 static char lines[64][256];
 static unsigned nlines;
 
@@ -125,7 +89,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	const long quorum_ms = 2 * cfg.acceptor_repeat_ms + cfg.heartbeat_timeout_ms;
 	struct event_base *base = event_base_new();
 	struct stub *s = calloc(1, sizeof(*s));
-	struct stub_epochs epochs = {.es.ops = &stub_epoch_ops};
+	struct memory_epochs epochs = {.es.ops = &memory_epoch_ops};
 	nlines = 0;
 	paxos_set_log(keep_line, NULL);
 	char err[256];

@@ -17,42 +17,6 @@
 #include "config_fields.h"
 #include "stub_transport.h"
 
-struct stub_epochs {
-	struct paxos_epoch_store es;
-	uint32_t stored;
-};
-
-static int stub_next(struct paxos_epoch_store *es, uint32_t *epoch)
-{
-	*epoch = ++((struct stub_epochs *)es)->stored;
-	return PAXOS_OK;
-}
-
-static int stub_store(struct paxos_epoch_store *es, uint32_t epoch)
-{
-	((struct stub_epochs *)es)->stored = epoch;
-	return PAXOS_OK;
-}
-
-static void stub_destroy(struct paxos_epoch_store *es)
-{
-	(void)es;
-}
-
-static const char *stub_error(struct paxos_epoch_store *es)
-{
-	(void)es;
-	return "";
-}
-
-static const struct paxos_epoch_store_ops stub_epoch_ops = {
-    .name = "stub",
-    .next = stub_next,
-    .store = stub_store,
-    .destroy = stub_destroy,
-    .error = stub_error,
-};
-
 static char lines[64][256];
 static unsigned nlines;
 
@@ -115,7 +79,7 @@ static size_t sent_in(const struct stub *s, uint32_t version, enum paxos_wire_sp
 struct fixture {
 	struct event_base *base;
 	struct stub *s;
-	struct stub_epochs epochs;
+	struct memory_epochs epochs;
 	struct paxos_node *n;
 };
 
@@ -129,7 +93,7 @@ static void fixture_start(struct fixture *f)
 	cfg.counters_interval_ms = 0;
 	f->base = event_base_new();
 	f->s = calloc(1, sizeof(*f->s));
-	f->epochs = (struct stub_epochs){.es.ops = &stub_epoch_ops};
+	f->epochs = (struct memory_epochs){.es.ops = &memory_epoch_ops};
 	nlines = 0;
 	paxos_set_log(keep_line, NULL);
 	char err[256];
