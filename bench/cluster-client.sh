@@ -13,7 +13,8 @@
 # Environment: PAXOS_ACCEPTORS=N starts acceptors 0..N-1 (default: `acceptors` of the
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there, and
-# cpu.log: "NAME TICKS CLK_TCK" per role process, its CPU time (user + system) at the end;
+# cpu.log: "NAME NANOSECONDS 1000000000" per role process, its CPU time (user + system) while
+# the client ran;
 # PAXOS_PERF_DIR=DIR profiles each role process while the client runs (perf record, one
 # DIR/NAME.data each; read with perf report -i); PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
 # auth-key-file in a copy of the configuration: authenticated datagrams; with
@@ -131,6 +132,24 @@ for f in "$WORK"/acceptor*.log "$WORK"/replica*.log; do
 		sleep 0.1
 	done
 done
+# cpu_ns PID: the CPU time (user + system) of every thread of PID so far, in nanoseconds:
+# from /proc/PID/task/*/sched where the kernel keeps it (se.sum_exec_runtime, in ms to the
+# ns), else from /proc/PID/stat in clock ticks (10 ms each, too coarse for a short run).
+cpu_ns() {
+	if [ -r "/proc/$1/sched" ]; then
+		cat /proc/"$1"/task/*/sched 2>/dev/null |
+			awk '$1 == "se.sum_exec_runtime" { s += $3 } END { printf "%.0f\n", s * 1e6 }'
+	else
+		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($14 + $15) * 1e9 / hz }' \
+			"/proc/$1/stat" 2>/dev/null || echo 0
+	fi
+}
+# Each role process's CPU time before the client starts: what the run costs is counted from
+# here, without the processes' start and recovery.
+for name in $NAMES; do
+	eval "pid=\$PID_$name"
+	eval "CPU0_$name=$(cpu_ns "$pid")"
+done
 # A run that stops at its time limit exits non-zero: still print the counters, then pass
 # the client's status on.
 PERFS=""
@@ -147,13 +166,14 @@ for p in $PERFS; do
 	kill -INT "$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
 done
-# Each role process's CPU time so far (user + system, clock ticks), for CPU per value:
-# cpu.log among the kept logs.
+# Each role process's CPU time (user + system) while the client ran, for CPU per value: cpu.log
+# among the kept logs, "NAME NANOSECONDS 1000000000".
 for name in $NAMES; do
-	eval "pid=\$PID_$name"
+	eval "pid=\$PID_$name cpu0=\$CPU0_$name"
 	# shellcheck disable=SC2154
-	awk -v n="$name" -v hz="$(getconf CLK_TCK)" '{ print n, $14 + $15, hz }' \
-		"/proc/$pid/stat" 2>/dev/null || true
+	if [ -d "/proc/$pid" ]; then
+		echo "$name $(($(cpu_ns "$pid") - cpu0)) 1000000000"
+	fi
 done >"$WORK/cpu.log"
 stop_all
 grep -h "$summary" "$WORK/$log.log" | tail -n 1 | sed 's/^paxos: /# /'

@@ -6,8 +6,9 @@
 # build (e.g. the previous release) runs too, in the same rounds, from BASE_CONF (default this
 # tree's paxos.conf; give the base's own when it lacks keys of this one). For each run it also sums
 # bytes_received over every process (client included) and divides by the values delivered,
-# and takes each process's CPU time (user + system, from /proc/PID/stat at the end of the run;
-# the client's from getrusage) per delivered value: "busiest" is the largest among the role
+# and takes each process's CPU time while the client ran (user + system, from
+# /proc/PID/task/*/sched to the nanosecond, see cluster-client.sh; the client's from getrusage,
+# its whole life) per delivered value: "busiest" is the largest among the role
 # processes (acceptors and proposer, or the serializer), "all" the sum over every process
 # with the client, and 1 / busiest the rate one host per process could reach ("projected").
 # Usage: bench/throughput.sh BUILD_DIR [ROUNDS]
