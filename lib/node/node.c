@@ -33,6 +33,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
+	if (n->learner.values_lazy)
+		node_drain_values(n); /* values that came without votes */
 	paxos_time now = paxos_now();
 	/* A lean follower asks for nothing it does not read. */
 	if (n->learner.core && !n->proposer.lean)

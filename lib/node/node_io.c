@@ -20,6 +20,8 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	struct paxos_node *n = arg;
+	if (n->learner.values_due) /* first: what they close is sent below */
+		node_drain_values(n);
 	node_durable_round_end(n); /* a lone acceptor's flush: its replies go out below */
 	node_flush_all(n);
 	if (n->proposer.own_learned) {
@@ -358,6 +360,11 @@ static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
 		n->proposer.assign_due = false;
 		paxos_proposer_assign(n->proposer.core, now,
 				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	}
+	/* A learner reads the values its votes close (node_drain_values). */
+	if (n->learner.values_lazy && g == PAXOS_GROUP_LEARNERS) {
+		n->learner.values_due = true;
+		node_schedule_flush(n);
 	}
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
 	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {

@@ -246,15 +246,40 @@ static uint32_t tick_ms(const struct paxos_config *c)
 	return ms ? ms : 1;
 }
 
-/* Whether the node's learner serves only a learning acceptor (see node_drain_learners). */
+/* Whether the node's learner serves no application, only a learning acceptor or a proposer
+ * (see node_drain_learners). One partition: a lean follower (node_proposer.c) sets its own
+ * reading of the group. */
 static bool learner_lazy(const struct paxos_node *n)
 {
-	return n->acceptor.core && n->learner.core && !n->learner.app.deliver && !n->proposer.core;
+	if (!n->learner.core || n->learner.app.deliver)
+		return false;
+	if (n->acceptor.core)
+		return !n->proposer.core;
+	return n->proposer.core && !n->acceptor.serializer && n->cfg.partitions == 1;
 }
 
-/* Reads the learners group lazily or at every wake-up, as the roles hosted now need. */
+/* Whether the node reads the leader's values lazily (see node_drain_values). Not beside a
+ * proposer, which sets its own reading of the group (node_own_accepts, lean followers). */
+static bool values_lazy(const struct paxos_node *n)
+{
+	return n->cfg.transport == PAXOS_TRANSPORT_MULTICAST && n->learner.core &&
+	       !n->acceptor.core && !n->acceptor.serializer && !n->proposer.core &&
+	       n->net.joined[PAXOS_GROUP_ACCEPTORS];
+}
+
+/* Reads the learners group lazily or at every wake-up, as the roles hosted now need, and the
+ * leader's values likewise. */
 int node_set_learner_reading(struct paxos_node *n)
 {
+	bool values = values_lazy(n);
+	if (values != n->learner.values_lazy) {
+		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS,
+						    values) != PAXOS_OK) {
+			node_set_error(n, "cannot add a socket to the event loop");
+			return PAXOS_E_NOMEM;
+		}
+		n->learner.values_lazy = values;
+	}
 	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
 		return PAXOS_OK;
 	if (learner_lazy(n) && !n->timers.learn) {
@@ -319,6 +344,24 @@ void node_drain_learners(struct paxos_node *n)
 	size_t batch = n->net.transport->ops->batch(n->net.transport);
 	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
 		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_LEARNERS) < batch)
+			return;
+}
+
+/*
+ * The leader multicasts each value to the acceptors and the learners at once, and a learner
+ * needs it only once the acceptors' votes have chosen it. Woken for each value, every learner
+ * would cost the leader a wake-up per value in its send (the kernel wakes the receivers of a
+ * local datagram in the sender's time) and itself a wake-up more per value. So a learner reads
+ * the values after each read of votes (what they close waits for them in the same round, the
+ * values having been sent before any vote), and at each tick (node.c) what came without
+ * votes.
+ */
+void node_drain_values(struct paxos_node *n)
+{
+	n->learner.values_due = false;
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
+		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_ACCEPTORS) < batch)
 			return;
 }
 

@@ -23,8 +23,8 @@
 #include <event2/event.h>
 #include "config_fields.h"
 
-/* A learner that only serves its learning acceptor reads at the end of the rounds the
- * acceptor is woken for anyway, and at least this often (see learner_lazy). */
+/* A learner that only serves its learning acceptor or its proposer reads at the end of the
+ * rounds the node is woken for anyway, and at least this often (see learner_lazy). */
 #define LAZY_LEARN_MS 1
 
 /* Most reads of one lazy drain: bounds a round even under a flood. */
@@ -299,6 +299,10 @@ struct node_learner {
 	struct paxos_learner *core;
 	struct node_app app;
 	bool learn_due; /* lazy learner: read the learners group after this round's flush */
+	/* Multicast, a learner beside no acceptor or proposer: the leader's values (the
+	 * acceptors group) are read after the votes that close them, not on wake-ups of their
+	 * own (node_drain_values); values_due: after this round's flush. */
+	bool values_lazy, values_due;
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	uint32_t acceptor_withholds; /* per id: its last state said it withholds its votes */
 	/* The application installs snapshots (paxos_node_on_install_snapshot): the learner
@@ -456,6 +460,7 @@ int node_host_member(struct paxos_node *n, enum paxos_role role, uint32_t id);
 int node_add_timer(struct paxos_node *n, struct event **ev, uint32_t ms, event_callback_fn cb);
 int node_ensure_learner(struct paxos_node *n);
 int node_set_learner_reading(struct paxos_node *n);
+void node_drain_values(struct paxos_node *n);
 
 /* The proposer's (node_proposer.c): a leader's learner takes its own accepts (leading) or reads
  * the acceptors group again; a lean follower reads the whole log again (the application needs

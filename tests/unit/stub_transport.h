@@ -23,6 +23,11 @@ struct stub {
 	bool destroyed;
 	/* Set before stub_open: the node may give acceptor addresses, as over unicast. */
 	bool unicast;
+	/* Set by the test: the datagram the next read of group g brings (NULL: none), and how
+	 * many reads the node asked of each group. */
+	uint8_t *waiting[PAXOS_GROUP_COUNT];
+	size_t waiting_len[PAXOS_GROUP_COUNT];
+	unsigned reads[PAXOS_GROUP_COUNT];
 	struct paxos_endpoint acceptor_address[PAXOS_MAX_ACCEPTORS];
 	int addresses_set;
 };

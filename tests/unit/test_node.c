@@ -303,7 +303,7 @@ static void check_order(void *arg, paxos_iid iid, uint32_t position, const struc
 
 /* Multicast: the leader's learner takes its own accepts as they are emitted and leaves the
  * acceptors group unread (lib/node/node.c, own_accepts); it still delivers every value in
- * order, and so does a learner that reads the group. `options` are added to the
+ * order, and so does a learner that reads the group (after the votes). `options` are added to the
  * configuration; values are submitted `burst` at a time. */
 static void own_accepts_run(const char *options, uint32_t burst)
 {
@@ -363,6 +363,9 @@ static void own_accepts_run(const char *options, uint32_t burst)
 	if (!strstr(options, "value-batch-limit")) /* bursts submitted between loop runs batch */
 		ck_assert_uint_lt(instances, values);
 	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->own_accepts_learned, 0);
+	/* The other learner reads the leader's values only after the votes that close them
+	 * (node_drain_values), and finds each there: it asks for none again. */
+	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->repeats_requested, 0);
 	paxos_node_free(other);
 	paxos_node_free(leader);
 	for (uint32_t i = 0; i < 3; i++)

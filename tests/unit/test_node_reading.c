@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which groups a node reads as they arrive and which only when it is woken anyway
+ * (lib/node/node_learner.c), on a stub transport: a multicast learner reads the leader's
+ * values after the votes that close them and still delivers them in that round; a proposer
+ * without an application reads the votes lazily; a node with an application or beside an
+ * acceptor reads as before.
+ */
+#include "check_main.h"
+#include <event2/event.h>
+#include <paxos/paxos.h>
+#include <paxos/storage_backends.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "config_fields.h"
+#include "stub_transport.h"
+
+static void run_for(struct event_base *base, long ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+/* One message from role/id, encoded into buf; returns its length. */
+static size_t encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
+		     const struct paxos_message *m)
+{
+	struct paxos_header from = {.role = role, .sender_id = id};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, cap, &from);
+	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
+	return e.len;
+}
+
+static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	(void)v;
+}
+
+static struct paxos_config config(void)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.counters_interval_ms = 0;
+	return cfg;
+}
+
+START_TEST(test_learner_reads_values_after_their_votes)
+{
+	struct paxos_config cfg = config();
+	ck_assert_int_eq(cfg.transport, PAXOS_TRANSPORT_MULTICAST);
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	char err[256];
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_learner(n, ignore_value, NULL), PAXOS_OK);
+	/* Woken by the votes, not by the values. */
+	ck_assert(s->joined[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert(!s->lazy[PAXOS_GROUP_LEARNERS]);
+
+	/* The leader's value for instance 1 waits unread; two of the three acceptors' votes
+	 * arrive. */
+	const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
+	uint8_t value_buf[256], vote_buf[2][256];
+	struct paxos_message accept = {.type = PAXOS_MSG_ACCEPT};
+	accept.u.accept = (struct paxos_accept){.iid = 1, .ballot = ballot};
+	accept.u.accept.value = (struct paxos_value){.data = (uint8_t *)"v1", .len = 2};
+	s->waiting[PAXOS_GROUP_ACCEPTORS] = value_buf;
+	s->waiting_len[PAXOS_GROUP_ACCEPTORS] =
+	    encode(value_buf, sizeof(value_buf), PAXOS_ROLE_PROPOSER, 0, &accept);
+	unsigned reads_before = s->reads[PAXOS_GROUP_ACCEPTORS];
+	for (uint32_t a = 0; a < 2; a++) {
+		struct paxos_message vote = {.type = PAXOS_MSG_ACCEPTED};
+		vote.u.accepted = (struct paxos_accepted){
+		    .iid = 1, .ballot = ballot, .acceptor_id = a, .valueless = true};
+		struct paxos_rx_datagram d = {
+		    .data = vote_buf[a],
+		    .len = encode(vote_buf[a], sizeof(vote_buf[a]), PAXOS_ROLE_ACCEPTOR, a, &vote)};
+		s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+	}
+	/* The round that read the votes reads the value (at its end, which the loop runs) and
+	 * closes the instance. */
+	run_for(base, 1);
+	ck_assert_uint_gt(s->reads[PAXOS_GROUP_ACCEPTORS], reads_before);
+	ck_assert_ptr_null(s->waiting[PAXOS_GROUP_ACCEPTORS]);
+	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
+	for (int i = 0; i < 50 && lc->instances_delivered == 0; i++)
+		run_for(base, 1);
+	/* Delivered with the value read after the votes (not a batch frame of client values,
+	 * so the application is handed none of it). */
+	ck_assert_uint_eq(lc->instances_delivered, 1);
+	ck_assert_uint_eq(lc->bytes_delivered, 2);
+	ck_assert_uint_eq(paxos_node_counters(n, PAXOS_ROLE_LEARNER)->repeats_requested, 0);
+	paxos_node_free(n);
+	event_base_free(base);
+	free(s);
+}
+END_TEST
+
+/* A proposer whose node serves no application reads the votes lazily; once an application's
+ * learner joins it, as they arrive, and so does the learner beside a proposer read its
+ * values. */
+START_TEST(test_proposer_reads_votes_lazily_until_an_application_joins)
+{
+	struct paxos_config cfg = config();
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct memory_epochs epochs = {.es.ops = &memory_epoch_ops};
+	char err[256];
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer_with(n, 0, &epochs.es), PAXOS_OK);
+	ck_assert(s->joined[PAXOS_GROUP_LEARNERS]);
+	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
+	ck_assert_int_eq(paxos_node_add_learner(n, ignore_value, NULL), PAXOS_OK);
+	ck_assert(!s->lazy[PAXOS_GROUP_LEARNERS]);
+	paxos_node_free(n);
+	event_base_free(base);
+	free(s);
+}
+END_TEST
+
+/* A learning acceptor's learner reads lazily, as before; its acceptor reads the acceptors
+ * group as it arrives (memory storage: nothing to wait for). */
+START_TEST(test_learning_acceptor_reads_votes_lazily)
+{
+	struct paxos_config cfg = config();
+	ck_assert(cfg.learning_acceptors);
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	char err[256];
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, paxos_storage_memory_new()), PAXOS_OK);
+	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
+	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	paxos_node_free(n);
+	event_base_free(base);
+	free(s);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("node_reading");
+	TCase *tc = tcase_create("node_reading");
+	tcase_add_test(tc, test_learner_reads_values_after_their_votes);
+	tcase_add_test(tc, test_proposer_reads_votes_lazily_until_an_application_joins);
+	tcase_add_test(tc, test_learning_acceptor_reads_votes_lazily);
+	suite_add_tcase(s, tc);
+	return s;
+}
