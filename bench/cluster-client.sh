@@ -14,9 +14,9 @@
 # configuration, which must count them); PAXOS_LEARNERS=N adds N paxos-learner processes
 # writing to /dev/null (default 0); PAXOS_LOG_DIR=DIR keeps every process' log there, and
 # cpu.log: "NAME NANOSECONDS 1000000000" per role process, its CPU time (user + system) while
-# the client ran;
+# the client ran, and switches.log: "NAME SLEEPS", its wake-ups meanwhile;
 # PAXOS_PERF_DIR=DIR profiles each role process while the client runs (perf record, one
-# DIR/NAME.data each; read with perf report -i); PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
+# DIR/NAME.data each; read with perf report -i; PAXOS_PERF_OPTIONS adds options, -g say); PAXOS_AUTH=1 gives every process, the client included, a fresh key (paxos-keygen) as
 # auth-key-file in a copy of the configuration: authenticated datagrams; with
 # PAXOS_AUTH_MAC=NAME every process tags with auth-mac NAME (default: the configuration's).
 # Usage: bench/cluster-client.sh BUILD_DIR [--transport multicast|unicast]
@@ -144,11 +144,17 @@ cpu_ns() {
 			"/proc/$1/stat" 2>/dev/null || echo 0
 	fi
 }
+# switches PID: how often PID's threads have slept so far (voluntary context switches: one per
+# wake-up of an event loop, about).
+switches() {
+	cat /proc/"$1"/task/*/status 2>/dev/null |
+		awk '$1 == "voluntary_ctxt_switches:" { s += $2 } END { print s + 0 }'
+}
 # Each role process's CPU time before the client starts: what the run costs is counted from
 # here, without the processes' start and recovery.
 for name in $NAMES; do
 	eval "pid=\$PID_$name"
-	eval "CPU0_$name=$(cpu_ns "$pid")"
+	eval "CPU0_$name=$(cpu_ns "$pid") SW0_$name=$(switches "$pid")"
 done
 # A run that stops at its time limit exits non-zero: still print the counters, then pass
 # the client's status on.
@@ -156,7 +162,9 @@ PERFS=""
 if [ -n "${PAXOS_PERF_DIR:-}" ]; then
 	for name in $NAMES; do
 		eval "pid=\$PID_$name"
-		perf record -q -o "$PAXOS_PERF_DIR/$name.data" -p "$pid" >/dev/null 2>&1 &
+		# shellcheck disable=SC2086
+		perf record -q ${PAXOS_PERF_OPTIONS:-} -o "$PAXOS_PERF_DIR/$name.data" -p "$pid" \
+			>/dev/null 2>&1 &
 		PERFS="$PERFS $!"
 	done
 fi
@@ -169,10 +177,11 @@ done
 # Each role process's CPU time (user + system) while the client ran, for CPU per value: cpu.log
 # among the kept logs, "NAME NANOSECONDS 1000000000".
 for name in $NAMES; do
-	eval "pid=\$PID_$name cpu0=\$CPU0_$name"
+	eval "pid=\$PID_$name cpu0=\$CPU0_$name sw0=\$SW0_$name"
 	# shellcheck disable=SC2154
 	if [ -d "/proc/$pid" ]; then
 		echo "$name $(($(cpu_ns "$pid") - cpu0)) 1000000000"
+		echo "$name $(($(switches "$pid") - sw0))" >>"$WORK/switches.log"
 	fi
 done >"$WORK/cpu.log"
 stop_all
