@@ -256,9 +256,9 @@ leader_moved() {
 }
 
 # retry_admin OUT ERR COMMAND...: COMMAND (a paxos-admin change), its output in OUT and ERR,
-# again while it refuses only because too few acceptors answered in time (it counts those
-# heard in the last few acceptor ticks, which a busy machine may delay; 30 s at most). Returns
-# its last status.
+# again while it refuses only because too few acceptors answered in time, or the acceptor to
+# add did not (it counts those heard in the last few acceptor ticks, which a busy machine may
+# delay, and waits 3 s for one just started; 30 s at most). Returns its last status.
 retry_admin() {
 	ra_out=$1
 	ra_err=$2
@@ -267,7 +267,8 @@ retry_admin() {
 	while :; do
 		ra_rc=0
 		"$@" >"$ra_out" 2>"$ra_err" || ra_rc=$?
-		[ "$ra_rc" -ne 0 ] && grep -q "no live quorum" "$ra_err" && [ "$ra_i" -lt 30 ] ||
+		[ "$ra_rc" -ne 0 ] && grep -qE "no live quorum|does not answer" "$ra_err" &&
+			[ "$ra_i" -lt 30 ] ||
 			return "$ra_rc"
 		ra_i=$((ra_i + 1))
 		sleep 1
