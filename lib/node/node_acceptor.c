@@ -225,14 +225,15 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	}
 	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
 		paxos_logf(PAXOS_LOG_WARNING,
-			   "paxos: acceptor %u: every acceptor lost the log of generation %llu, "
+			   "paxos: acceptor %u%s: every acceptor lost the log of generation %llu, "
 			   "the proposers ran before: began a new log, generation %llu, from "
 			   "instance 1; learners that delivered the old log are told so",
-			   id, (unsigned long long)generation - 1, (unsigned long long)generation);
+			   id, n->partition_label, (unsigned long long)generation - 1,
+			   (unsigned long long)generation);
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu "
-		   "(log generation %llu)",
-		   id, (unsigned long long)floor, (unsigned long long)fence,
+		   "paxos: acceptor %u%s: recovered: votes again above instance %llu and ballot "
+		   "%llu (log generation %llu)",
+		   id, n->partition_label, (unsigned long long)floor, (unsigned long long)fence,
 		   (unsigned long long)generation);
 	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
 	if (n->acceptor.store_dir[0] &&
