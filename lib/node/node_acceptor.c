@@ -327,12 +327,15 @@ void node_acceptor_waiting(struct paxos_node *n)
 		    w.acceptors_recovering == others && others != 0)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
-			    "paxos: acceptor %u: every other acceptor recovers too, and the "
-			    "proposers ran before: what the cluster chose is lost. For a new "
-			    "log, restart the proposers without their epoch files (%s/proposer-N/"
-			    "epoch): proposers in their first epoch that sent no accept tell the "
-			    "acceptors nothing was accepted",
-			    id, n->cfg.storage_path);
+			    "paxos: acceptor %u%s: every other acceptor recovers too, and the "
+			    "proposers ran before: what the cluster chose is lost. With "
+			    "membership-alpha no new log begins by itself (the configuration files "
+			    "speak of the old log's instances). For a new log, restart every "
+			    "process without its membership file (%s/*/membership) and the "
+			    "proposers without their epoch files (%s/proposer-N/epoch): proposers "
+			    "in their first epoch that sent no accept tell the acceptors nothing "
+			    "was accepted",
+			    id, n->partition_label, n->cfg.storage_path, n->cfg.storage_path);
 		return;
 	}
 	if (!n->acceptor.restoring)
