@@ -9,7 +9,9 @@
  * submit through libpaxos sessions: the node applies each (client, sequence number) once and
  * in order, its session table goes into every snapshot. With --local-reads (kvstore-cli) a
  * replica answers a get from its own table behind a read barrier (paxos_node_barrier), on
- * its read port (kvstore.conf read-port). The main thread
+ * its read port (kvstore.conf read-port). Snapshots name the log they are of: when the
+ * acceptors begin a new log (a whole memory cluster restarted), a shard empties its store and
+ * session table and applies the new log from instance 1. The main thread
  * only waits for signals and passes them on. With one partition this is one such thread and
  * the files are those of an unpartitioned store.
  */
