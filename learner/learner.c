@@ -70,6 +70,10 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->started = o->start == PAXOS_START_FROM_FIRST || o->start_iid;
 	l->next = o->start_iid ? o->start_iid : 1;
 	l->began_at = l->next;
+	if (o->start_generation_known && l->next > 1) {
+		l->generation = o->start_generation;
+		l->generation_known = true;
+	}
 	if (o->membership && l->next > 1) /* what lies below is not delivered here */
 		paxos_membership_skip_to(o->membership, l->next - 1);
 	l->slots = calloc(o->window, sizeof(*l->slots));
@@ -327,8 +331,9 @@ static void begin_generation(struct paxos_learner *l, uint64_t generation)
 	for (uint32_t i = 0; i < l->opt.window; i++)
 		if (l->slots[i].iid != 0)
 			learner_slot_reset(l, &l->slots[i], 0);
-	/* The first log heard, nothing delivered yet: taken without a word. */
-	bool told = l->generation != 0 || l->next != l->began_at;
+	/* The first log heard, nothing delivered yet and no state of a known log below the
+	 * start: taken without a word. */
+	bool told = l->generation != 0 || l->generation_known || l->next != l->began_at;
 	l->generation = generation;
 	if (!told)
 		return;

@@ -84,6 +84,7 @@ struct paxos_learner {
 	/* The generation of the log delivered (0: none heard yet), the next it started from, and
 	 * the highest generation each acceptor reported: a quorum of them moves it to a new log. */
 	uint64_t generation;
+	bool generation_known; /* generation is the log of the state below began_at */
 	paxos_iid began_at;
 	uint64_t acceptor_gen[PAXOS_MAX_ACCEPTORS];
 	/* Highest trim point each acceptor reported (TRIMMED or ACCEPTOR_STATE), 0: none. */

@@ -62,6 +62,9 @@ struct paxos_proposer {
 	bool config_wait;
 	/* ctx.values_from: a leader that took over at a proposer change (proposer_handover_at). */
 	paxos_iid values_from;
+	/* After a new log: the instances below it take skips without waiting for client values
+	 * (paxos_proposer_new_log); 0: none. */
+	paxos_iid fill_to;
 	/* Since we took over, client values wait until phase 1 finished below it (admission.c
 	 * took_over). */
 	paxos_iid takeover_end;

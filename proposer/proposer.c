@@ -77,7 +77,8 @@ static void assign_pending(struct paxos_proposer *p, paxos_time now,
 	if (!p->leader)
 		return;
 	for (paxos_iid iid = proposer_frontier(p); iid - p->first < p->o.window; iid++) {
-		if (pending_count(&p->pending) == 0 && !p->skip_wanted && !p->command.wanted)
+		if (pending_count(&p->pending) == 0 && !p->skip_wanted && !p->command.wanted &&
+		    iid >= p->fill_to)
 			return;
 		struct instance *inst = slot_of(p, iid);
 		if (inst->state == INSTANCE_CLOSED || inst->has_v2)
@@ -208,6 +209,7 @@ void paxos_proposer_set_leader(struct paxos_proposer *p, bool leader, paxos_iid 
 		proposer_command_released(p);
 		p->skip_wanted = false;
 		p->values_from = 0;
+		p->fill_to = 0;
 		p->takeover_end = 0;
 		repairs_clear(&p->repairs);
 		return;
@@ -227,6 +229,7 @@ void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
 			    const struct paxos_emitter *out)
 {
 	bool leader = p->leader;
+	paxos_iid reached = p->highest_iid, was_first = p->first;
 	paxos_proposer_set_leader(p, false, 0, now, out); /* values back to the pending list */
 	for (paxos_iid iid = 1; iid <= p->o.window; iid++)
 		reset(p, slot_of(p, iid), iid);
@@ -240,8 +243,18 @@ void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
 	if (p->highest > p->to_beat)
 		p->to_beat = p->highest;
 	repairs_clear(&p->repairs);
-	if (leader)
-		paxos_proposer_set_leader(p, true, 1, now, out);
+	if (!leader)
+		return;
+	paxos_proposer_set_leader(p, true, 1, now, out);
+	/* Those of our instances the new log took hold values above instances nobody proposed
+	 * in it (a proposer started from a snapshot's instance, a leader that ran through):
+	 * waiting there for client values would hold the learners at each hole. Skips fill
+	 * them first, as at a handover, when the old window reached into the new one; above it
+	 * client values fill the instances in order before the window gets there. */
+	if (reached >= was_first && was_first <= p->o.window && p->values_from <= reached) {
+		p->values_from = p->fill_to = reached + 1;
+		assign_pending(p, now, out);
+	}
 }
 
 void paxos_proposer_announce(struct paxos_proposer *p, paxos_time now,

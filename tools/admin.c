@@ -130,6 +130,18 @@ static void print_withheld(const struct admin *a, FILE *out)
 		"acceptors withholding their votes: %s (recovering lost state: their logs say "
 		"what they wait for; no value is chosen while a quorum of them withholds)\n",
 		ids);
+	if (a->cfg.membership_alpha)
+		fprintf(out,
+			"with membership-alpha no new log begins by itself when every acceptor "
+			"lost its state: the configuration files speak of the old log "
+			"(docs/operating.md, \"Changing the cluster\")\n");
+}
+
+/* Whether a quorum of configuration c's members withholds its votes. */
+static bool quorum_withholds(const struct admin *a, const struct paxos_configuration *c)
+{
+	uint32_t voting = c->members & ~withholding(a);
+	return (uint32_t)__builtin_popcount(voting) < paxos_membership_quorum_of(c->members);
 }
 
 static void finish(struct admin *a, int status)
@@ -353,8 +365,16 @@ static bool ready_to_ask(struct admin *a, paxos_time now)
 	if (!caught_up(a, now))
 		return false;
 	if (a->op == 0) {
+		/* The acceptors' states, which say who withholds its votes, within a few
+		 * repeats. */
+		if (now - a->started < (paxos_time)3 * a->cfg.acceptor_repeat_ms * 1000 + 100000)
+			return false;
 		print_status(a);
-		finish(a, 0);
+		const struct paxos_membership *m = paxos_node_membership(a->node);
+		finish(a,
+		       quorum_withholds(a, paxos_membership_at(m, paxos_membership_applied(m) + 1))
+			   ? 1
+			   : 0);
 		return false;
 	}
 	if (!change_allowed(a)) {

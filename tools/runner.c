@@ -80,13 +80,22 @@ static void write_delivery(void *arg, uint32_t partition, paxos_iid iid, uint32_
 	paxos_runner_write_value(o->file, iid, v);
 }
 
+/* Which partition's new log a line reports. */
+struct new_log_tag {
+	struct output *out;
+	uint32_t partition;
+};
+
 /* The acceptors began a new log: its instances are numbered from 1 again, so the output says
- * so before the first of them ("new log GENERATION"). */
+ * so before the first of them ("new log GENERATION"; with partitions "P new log GENERATION",
+ * as the partition's deliveries start with P). */
 static void write_new_log(void *arg, uint64_t generation)
 {
-	struct output *o = arg;
-	fprintf(o->file, "new log %llu\n", (unsigned long long)generation);
-	fflush(o->file);
+	const struct new_log_tag *t = arg;
+	if (t->out->partitioned)
+		fprintf(t->out->file, "%u ", t->partition);
+	fprintf(t->out->file, "new log %llu\n", (unsigned long long)generation);
+	fflush(t->out->file);
 }
 
 /* Deliveries are written through stdio's buffer and flushed this often, so readers of the
@@ -347,6 +356,7 @@ struct runner {
 	struct paxos_partitions *group;
 	struct paxos_metrics *metrics;
 	struct output *out;
+	struct new_log_tag new_log[PAXOS_MAX_PARTITIONS];
 };
 
 /* Partition p's roles on node, with part to hold the partition's configuration; the metrics
@@ -384,10 +394,12 @@ static int add_output(struct runner *r)
 {
 	if (!r->out->file)
 		return 0;
-	for (uint32_t p = 0; p < r->cfg->partitions; p++)
+	for (uint32_t p = 0; p < r->cfg->partitions; p++) {
+		r->new_log[p] = (struct new_log_tag){r->out, p};
 		if (paxos_partitions_node(r->group, p))
 			paxos_node_on_new_log(paxos_partitions_node(r->group, p), write_new_log,
-					      r->out);
+					      &r->new_log[p]);
+	}
 	if ((r->spec->roles & PAXOS_HOST_LEARNER) &&
 	    paxos_partitions_add_learner(r->group, write_delivery, r->out) != PAXOS_OK) {
 		fprintf(stderr, "%s: %s\n", r->spec->program, paxos_partitions_error(r->group));

@@ -87,6 +87,13 @@ struct paxos_learner_options {
 	paxos_time fetch_timeout; /**< a fetch gives up after this long; 0: 50 hole checks */
 	enum paxos_learner_start start; /**< where to begin when start_iid is 0 */
 	paxos_iid start_iid; /**< non-zero: deliver from this instance on, whatever start says */
+	/** With start_iid above 1 and start_generation_known: the generation of the log the
+	 * application's state up to start_iid - 1 came from (paxos_learner_generation() when it
+	 * saved that state; 0 for a cluster's first log). A quorum of acceptors serving a higher
+	 * generation then began a new log: the learner says so (new_log) and delivers it from
+	 * instance 1. Without it the first log heard is taken as the one start_iid belongs to. */
+	uint64_t start_generation;
+	bool start_generation_known; /**< start_generation says the state's log */
 	/** Receives every instance in order from paxos_learner_handle(); may be NULL for a
 	 * driver that takes the readies (paxos_learner_step()). */
 	paxos_instance_delivered_fn deliver;

@@ -96,6 +96,15 @@ PAXOS_API int paxos_node_add_learner(struct paxos_node *n, paxos_value_delivered
  * learner or a proposer. */
 PAXOS_API int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first);
 
+/** With paxos_node_set_learner_start(): the state below the start instance came from the log
+ * of generation @p generation (paxos_node_generation() when the application saved it; 0 for
+ * the cluster's first log). If the acceptors serve a higher one, every acceptor lost that log
+ * since (a whole memory cluster restarted): the node says "new log" (paxos_node_on_new_log())
+ * and delivers the new log from instance 1, where the application starts over. Without this
+ * call the first log heard is taken as the one the start instance belongs to. Call it before
+ * adding a learner or a proposer: PAXOS_E_INVALID after. */
+PAXOS_API int paxos_node_set_learner_generation(struct paxos_node *n, uint64_t generation);
+
 /** Calls @p trimmed(@p arg, from, to) when instances from..to can no longer be learned
  * because the acceptors trimmed them (thesis 3.4.1): the application should load a snapshot.
  * The learner then goes on from to + 1. Call it before adding a learner or a proposer. */

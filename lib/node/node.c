@@ -300,6 +300,17 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 	return PAXOS_OK;
 }
 
+int paxos_node_set_learner_generation(struct paxos_node *n, uint64_t generation)
+{
+	if (n->learner.core) {
+		node_set_error(n, "the learner has started already");
+		return PAXOS_E_INVALID;
+	}
+	n->learner.app.learner_generation = generation;
+	n->learner.app.learner_generation_known = true;
+	return PAXOS_OK;
+}
+
 int paxos_node_keep_membership(struct paxos_node *n, const char *dir)
 {
 	if (!n || !dir || !dir[0] || n->mship.ready || !n->cfg.membership_alpha) {

@@ -225,14 +225,15 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	}
 	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
 		paxos_logf(PAXOS_LOG_WARNING,
-			   "paxos: acceptor %u: every acceptor lost the log of generation %llu, "
+			   "paxos: acceptor %u%s: every acceptor lost the log of generation %llu, "
 			   "the proposers ran before: began a new log, generation %llu, from "
 			   "instance 1; learners that delivered the old log are told so",
-			   id, (unsigned long long)generation - 1, (unsigned long long)generation);
+			   id, n->partition_label, (unsigned long long)generation - 1,
+			   (unsigned long long)generation);
 	paxos_logf(PAXOS_LOG_INFO,
-		   "paxos: acceptor %u: recovered: votes again above instance %llu and ballot %llu "
-		   "(log generation %llu)",
-		   id, (unsigned long long)floor, (unsigned long long)fence,
+		   "paxos: acceptor %u%s: recovered: votes again above instance %llu and ballot "
+		   "%llu (log generation %llu)",
+		   id, n->partition_label, (unsigned long long)floor, (unsigned long long)fence,
 		   (unsigned long long)generation);
 	n->acceptor.restoring = !paxos_acceptor_restored(n->acceptor.core);
 	if (n->acceptor.store_dir[0] &&
@@ -326,12 +327,15 @@ void node_acceptor_waiting(struct paxos_node *n)
 		    w.acceptors_recovering == others && others != 0)
 			paxos_logf(
 			    PAXOS_LOG_WARNING,
-			    "paxos: acceptor %u: every other acceptor recovers too, and the "
-			    "proposers ran before: what the cluster chose is lost. For a new "
-			    "log, restart the proposers without their epoch files (%s/proposer-N/"
-			    "epoch): proposers in their first epoch that sent no accept tell the "
-			    "acceptors nothing was accepted",
-			    id, n->cfg.storage_path);
+			    "paxos: acceptor %u%s: every other acceptor recovers too, and the "
+			    "proposers ran before: what the cluster chose is lost. With "
+			    "membership-alpha no new log begins by itself (the configuration files "
+			    "speak of the old log's instances). For a new log, restart every "
+			    "process without its membership file (%s/*/membership) and the "
+			    "proposers without their epoch files (%s/proposer-N/epoch): proposers "
+			    "in their first epoch that sent no accept tell the acceptors nothing "
+			    "was accepted",
+			    id, n->partition_label, n->cfg.storage_path, n->cfg.storage_path);
 		return;
 	}
 	if (!n->acceptor.restoring)

@@ -100,6 +100,12 @@ void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid,
 	n->learner.app.instance_done_arg = arg;
 }
 
+void node_on_group_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg)
+{
+	n->learner.app.group_new_log = new_log;
+	n->learner.app.group_new_log_arg = arg;
+}
+
 static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 {
 	if (paxos_learner_held(n->learner.core, NULL)) {
@@ -139,13 +145,15 @@ static void trimmed(struct paxos_node *n, paxos_iid from, paxos_iid to)
 static void new_log(struct paxos_node *n, uint64_t generation)
 {
 	paxos_logf(PAXOS_LOG_WARNING,
-		   "paxos: learner: the acceptors began a new log (generation %llu): every one "
+		   "paxos: learner%s: the acceptors began a new log (generation %llu): every one "
 		   "of them had lost the old log; delivering the new log from instance 1",
-		   (unsigned long long)generation);
+		   n->partition_label, (unsigned long long)generation);
 	n->learner.app.leadership = (struct leadership){0};
 	if (n->proposer.core)
 		paxos_proposer_new_log(n->proposer.core, paxos_now(),
 				       &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
+	if (n->learner.app.group_new_log)
+		n->learner.app.group_new_log(n->learner.app.group_new_log_arg, generation);
 	if (n->learner.app.new_log)
 		n->learner.app.new_log(n->learner.app.new_log_arg, generation);
 }
@@ -307,6 +315,8 @@ int node_ensure_learner(struct paxos_node *n)
 	paxos_learner_options_from_config(&o, &n->cfg);
 	/* No callbacks: the node takes its readies (node_learner.c). */
 	o.start_iid = n->learner.app.learner_start;
+	o.start_generation = n->learner.app.learner_generation;
+	o.start_generation_known = n->learner.app.learner_generation_known;
 	o.hold_trimmed = n->learner.hold_trimmed;
 	int rc = node_membership_init(n);
 	if (rc != PAXOS_OK)

@@ -96,6 +96,30 @@ static void on_trimmed(void *arg, paxos_iid from, paxos_iid to)
 		g->trimmed(g->trimmed_arg, s->partition, from, to);
 }
 
+/* A partition began a new log: without a merge its deliveries go on from its instance 1 (the
+ * node and the application's callback say so). The merged order has no place for a second
+ * log of one partition (its positions count that partition's instances from the first log's
+ * 1): the learner stops rather than deliver an order no other learner would. */
+static void on_new_log(void *arg, uint64_t generation)
+{
+	struct partition_slot *s = arg;
+	struct paxos_partitions *g = s->group;
+	if (!g->merging || g->stopped)
+		return;
+	g->stopped = true;
+	set_error(
+	    g,
+	    "learner-merge: partition %u began a new log (generation %llu): the merged order "
+	    "cannot take a second log of a partition; this learner stops (restart the merging "
+	    "learners without merge positions)",
+	    s->partition, (unsigned long long)generation);
+	paxos_logf(PAXOS_LOG_ERROR, "paxos: fatal: %s; stopping", g->error);
+	struct paxos_node *n = s->node;
+	n->failed = PAXOS_E_INVALID;
+	node_set_error(n, "%s", g->error);
+	event_base_loopbreak(n->base);
+}
+
 struct paxos_partitions *paxos_partitions_new(struct event_base *base,
 					      const struct paxos_config *cfg, uint64_t hosted,
 					      char *err, size_t errlen)
@@ -209,6 +233,7 @@ int paxos_partitions_add_learner(struct paxos_partitions *g, paxos_partition_del
 			continue;
 		paxos_node_on_trimmed(s->node, on_trimmed, s);
 		node_on_instance_done(s->node, on_instance, s);
+		node_on_group_new_log(s->node, on_new_log, s);
 		int rc = paxos_node_add_learner(s->node, on_value, s);
 		if (rc != PAXOS_OK) {
 			set_error(g, "partition %u: %s", p, paxos_node_error(s->node));

@@ -118,8 +118,14 @@ struct node_app {
 	void *new_leader_arg;
 	paxos_new_log_fn new_log; /* paxos_node_on_new_log */
 	void *new_log_arg;
+	/* Told of a new log before the application: the merge of a partitions group
+	 * (partitions.c) cannot take one. */
+	paxos_new_log_fn group_new_log;
+	void *group_new_log_arg;
 	struct leadership leadership;
-	paxos_iid learner_start; /* 0: as configured */
+	paxos_iid learner_start;     /* 0: as configured */
+	uint64_t learner_generation; /* the log below learner_start, if known */
+	bool learner_generation_known;
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 };
 
@@ -486,6 +492,9 @@ void node_deliver(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, si
 /* Calls done(arg, iid, skip) after each instance n's learner delivers (see instance_done);
  * before a learner or proposer is added. */
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg);
+/* Calls new_log(arg, generation) when n's learner begins a new log, before the application's
+ * paxos_node_on_new_log() callback. */
+void node_on_group_new_log(struct paxos_node *n, paxos_new_log_fn new_log, void *arg);
 void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 /* Reads what waits on the learners group for a lazy learner (node_learner.c). */

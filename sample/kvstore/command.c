@@ -109,6 +109,8 @@ size_t kv_command_encode(const struct kv_command *cmd, uint8_t *buf, size_t cap)
 	put_uint(&c, cmd->op, 1);
 	put_uint(&c, cmd->client, 8);
 	put_uint(&c, cmd->seq, 8);
+	if (cmd->op == KV_SNAPSHOT && cmd->arg[0].len)
+		args = 1; /* the announced snapshot's log */
 	for (int i = 0; i < args; i++) {
 		put_uint(&c, cmd->arg[i].len, 2);
 		put_bytes(&c, cmd->arg[i].data, cmd->arg[i].len);
@@ -129,6 +131,8 @@ int kv_command_decode(const uint8_t *buf, size_t len, struct kv_command *cmd)
 	int args = kv_op_args(cmd->op);
 	if (!args && cmd->op != KV_SNAPSHOT)
 		return -1;
+	if (cmd->op == KV_SNAPSHOT && c.left)
+		args = 1; /* the announced snapshot's log */
 	for (int i = 0; i < args; i++) {
 		cmd->arg[i].len = (uint16_t)get_uint(&c, 2);
 		cmd->arg[i].data = get_bytes(&c, cmd->arg[i].len);

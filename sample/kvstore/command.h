@@ -15,8 +15,10 @@
  * follows a partition lean drops them; with unicast only the leader hears a submit), so the
  * clients submit theirs in that partition again at once rather than after resubmit-ms.
  * snapshot is the replicas' own command: "replica <client> has a snapshot up to instance
- * <seq>", no arguments; it is ordered like any other command so every replica agrees on
- * how far the acceptors may trim.
+ * <seq>", with one optional argument, the generation of the log it is a snapshot of (8
+ * bytes); it is ordered like any other command so every replica agrees on how far the
+ * acceptors may trim. One of another log than the log that delivers it (sent before the
+ * acceptors began a new log) is ignored alike by every replica.
  */
 #ifndef KVSTORE_COMMAND_H
 #define KVSTORE_COMMAND_H

@@ -9,7 +9,9 @@
  * submit through libpaxos sessions: the node applies each (client, sequence number) once and
  * in order, its session table goes into every snapshot. With --local-reads (kvstore-cli) a
  * replica answers a get from its own table behind a read barrier (paxos_node_barrier), on
- * its read port (kvstore.conf read-port). The main thread
+ * its read port (kvstore.conf read-port). Snapshots name the log they are of: when the
+ * acceptors begin a new log (a whole memory cluster restarted), a shard empties its store and
+ * session table and applies the new log from instance 1. The main thread
  * only waits for signals and passes them on. With one partition this is one such thread and
  * the files are those of an unpartitioned store.
  */
@@ -79,7 +81,8 @@ struct shard {
 	uint64_t ignored;        /* delivered values that are not kvstore commands */
 	uint64_t plain_commands; /* client commands not sent through a session: ignored */
 	uint64_t reads;          /* local reads answered */
-	uint64_t burned;         /* kv_burn results, so the work is not optimised away */
+	uint64_t new_logs; /* times the acceptors began a new log and the store started over */
+	uint64_t burned;   /* kv_burn results, so the work is not optimised away */
 	/* The configuration history the loaded snapshot carried (paxos_membership_encode), given
 	 * to the node before its roles; NULL: none. */
 	uint8_t *membership;
@@ -135,7 +138,14 @@ static void trim(struct shard *s)
  * snapshot of the partition. */
 static void announce(struct shard *s)
 {
-	struct kv_command c = {.op = KV_SNAPSHOT, .client = s->r->id, .seq = s->snapshot_iid};
+	uint8_t generation[8];
+	uint64_t g = paxos_node_generation(s->node);
+	for (int i = 0; i < 8; i++)
+		generation[i] = (uint8_t)(g >> (56 - 8 * i));
+	struct kv_command c = {.op = KV_SNAPSHOT,
+			       .client = s->r->id,
+			       .seq = s->snapshot_iid,
+			       .arg = {{generation, sizeof(generation)}}};
 	size_t len = kv_command_encode(&c, s->buf, sizeof(s->buf));
 	if (paxos_node_submit(s->node, s->buf, len) != PAXOS_OK)
 		fprintf(stderr, "%s: %s\n", s->name, paxos_node_error(s->node));
@@ -156,6 +166,9 @@ static void snapshot(struct shard *s)
 	const struct paxos_session_table *t = paxos_node_session_table(s->node);
 	size_t table_len = paxos_session_table_export_size(t);
 	uint8_t *table = malloc(table_len);
+	/* Of the log the store was built from: a replica started from it knows whether the
+	 * acceptors serve another one by then. */
+	kv_store_set_generation(s->store, paxos_node_generation(s->node));
 	if (!table || paxos_session_table_export(t, table, table_len, &table_len) != PAXOS_OK ||
 	    kv_store_save(s->store, s->dir, s->last_iid, history, history_len, table, table_len,
 			  err, sizeof(err)) != 0) {
@@ -201,6 +214,72 @@ static void new_leader(void *arg, uint32_t proposer)
 	fprintf(stderr, "%s: new leader: proposer %u; clients told\n", s->name, proposer);
 }
 
+/* An empty session table in place of the node's: the clients' numbers start over with the
+ * log. Through an export of a new table, since a table is only ever replaced whole. */
+static int empty_sessions(struct shard *s)
+{
+	struct paxos_session_table *t = paxos_node_session_table(s->node);
+	struct paxos_session_table *empty = paxos_session_table_new(paxos_session_table_limit(t));
+	size_t len = empty ? paxos_session_table_export_size(empty) : 0;
+	uint8_t *bytes = empty ? malloc(len) : NULL;
+	int rc = bytes ? paxos_session_table_export(empty, bytes, len, &len) : PAXOS_E_NOMEM;
+	if (rc == PAXOS_OK)
+		rc = paxos_session_table_import(t, bytes, len);
+	free(bytes);
+	paxos_session_table_free(empty);
+	return rc;
+}
+
+/* The acceptors began a new log (every one of them lost the old log: a whole memory cluster
+ * restarted), delivered from its instance 1 after this call. What the store holds is the old
+ * log's, so it starts over empty, like the session table; the old log's snapshot is neither
+ * offered to peers nor loaded at the next start. */
+static void new_log(void *arg, uint64_t generation)
+{
+	struct shard *s = arg;
+	if (s->exit_code)
+		return;
+	struct kv_store *store = kv_store_new(s->r->kcfg.replicas);
+	if (!store || empty_sessions(s) != PAXOS_OK) {
+		fprintf(stderr, "%s: new log %llu: out of memory: stopping\n", s->name,
+			(unsigned long long)generation);
+		kv_store_free(store);
+		stop(s, 1);
+		return;
+	}
+	kv_store_set_partition(store, s->partition, s->r->partitions);
+	kv_store_set_generation(store, generation);
+	fprintf(stderr,
+		"%s: new log %llu: the acceptors lost the log this replica applied up to instance "
+		"%llu; its %zu keys are dropped and the store starts over empty from instance 1\n",
+		s->name, (unsigned long long)generation, (unsigned long long)s->last_iid,
+		kv_store_keys(s->store));
+	kv_store_free(s->store);
+	s->store = store;
+	s->last_iid = s->snapshot_iid = s->trim_iid = 0;
+	s->since_snapshot = 0;
+	s->new_logs++;
+	paxos_node_on_snapshot_request(s->node, NULL, NULL);
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/snapshot", s->dir);
+	if (unlink(path) != 0 && errno != ENOENT)
+		fprintf(stderr, "%s: cannot remove the old log's %s: %s\n", s->name, path,
+			strerror(errno));
+}
+
+/* Whether a snapshot announcement is of the log delivering it: one sent before the acceptors
+ * began a new log speaks of the old log's instances. The same for every replica, which all
+ * deliver it in the same log. Announcements that do not say are taken. */
+static bool of_this_log(struct shard *s, const struct kv_command *c)
+{
+	if (c->arg[0].len != 8)
+		return c->arg[0].len == 0;
+	uint64_t g = 0;
+	for (int i = 0; i < 8; i++)
+		g = g << 8 | c->arg[0].data[i];
+	return g == paxos_node_generation(s->node);
+}
+
 static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
@@ -218,6 +297,10 @@ static void deliver(void *arg, paxos_iid iid, uint32_t position, const struct pa
 	bool session = paxos_node_delivery_session(s->node, &c.client, &c.seq);
 	if (session == (c.op == KV_SNAPSHOT)) {
 		s->plain_commands++;
+		return;
+	}
+	if (c.op == KV_SNAPSHOT && !of_this_log(s, &c)) {
+		s->ignored++;
 		return;
 	}
 	switch (kv_store_apply(s->store, &c, iid, &reply)) {
@@ -344,6 +427,17 @@ static int install_snapshot(void *arg, paxos_iid iid, const void *bytes, size_t 
 		fprintf(stderr, "%s: cannot install the snapshot a peer sent: %s\n", s->name, err);
 		return PAXOS_E_INVALID;
 	}
+	/* A peer that did not hear the new log yet may offer the old log's state. */
+	uint64_t its, ours = paxos_node_generation(s->node);
+	if (kv_store_generation(store, &its) && its != ours) {
+		fprintf(stderr,
+			"%s: the snapshot a peer sent is of log %llu, and this replica applies log "
+			"%llu: refused\n",
+			s->name, (unsigned long long)its, (unsigned long long)ours);
+		free(sessions);
+		kv_store_free(store);
+		return PAXOS_E_INVALID;
+	}
 	/* The commands the snapshot applied are the session table's: copies still in the log
 	 * after it are dropped as they would be at the peer. */
 	int rc = sessions ? paxos_session_table_import(paxos_node_session_table(s->node), sessions,
@@ -396,7 +490,8 @@ static void dump(struct shard *s)
 		uint64_t duplicates = 0;
 		paxos_session_table_stats(paxos_node_session_table(s->node), NULL, &duplicates,
 					  NULL);
-		fprintf(f, "# instance %llu\nduplicates %llu\n", (unsigned long long)s->last_iid,
+		fprintf(f, "# instance %llu, new logs %llu\nduplicates %llu\n",
+			(unsigned long long)s->last_iid, (unsigned long long)s->new_logs,
 			(unsigned long long)duplicates);
 		rc = kv_store_dump(s->store, f);
 		rc |= fclose(f);
@@ -465,6 +560,12 @@ static int host_roles(struct shard *s)
 	uint32_t id = s->r->id;
 	if (paxos_node_set_learner_start(n, s->last_iid + 1) != PAXOS_OK)
 		goto fail;
+	/* The snapshot's log: if the acceptors serve another, the store starts over (new_log). */
+	uint64_t generation;
+	if (s->snapshot_iid && kv_store_generation(s->store, &generation) &&
+	    paxos_node_set_learner_generation(n, generation) != PAXOS_OK)
+		goto fail;
+	paxos_node_on_new_log(n, new_log, s);
 	paxos_node_on_new_leader(n, new_leader, s);
 	if (paxos_node_on_install_snapshot(n, install_snapshot, s) != PAXOS_OK)
 		goto fail;
@@ -595,10 +696,10 @@ static void *run_shard(void *arg)
 			s->exit_code = 1;
 		fprintf(stderr,
 			"%s: stopped at instance %llu: %llu commands applied, %zu keys, %llu local "
-			"reads\n",
+			"reads, %llu new logs\n",
 			s->name, (unsigned long long)s->last_iid,
 			(unsigned long long)kv_store_commands(s->store), kv_store_keys(s->store),
-			(unsigned long long)s->reads);
+			(unsigned long long)s->reads, (unsigned long long)s->new_logs);
 		if (s->plain_commands)
 			fprintf(stderr,
 				"%s: %llu client commands came without a session and were "

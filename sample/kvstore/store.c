@@ -18,6 +18,8 @@ struct kv_store {
 	uint64_t *announced; /* per replica */
 	uint64_t commands;
 	uint32_t partition, partitions; /* the shard this store holds (0 of 1: all keys) */
+	uint64_t generation;            /* the log it was built from, if generation_known */
+	bool generation_known;
 };
 
 /* Client records of snapshots written before the library's sessions: skipped on load. */
@@ -176,14 +178,28 @@ size_t kv_store_keys(const struct kv_store *s)
 	return kv_map_size(s->data);
 }
 
-/* ---- snapshots ----
- * "KVSNAP3\n" iid(8) replicas(4) commands(8) 0(8) announced(8 each) membership_len(4)
- * membership sessions_len(4) sessions, then the data table as count(8) and per entry
- * key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything before it.
- * "KVSNAP2\n" has no sessions but a table of the clients' last commands before the data
- * table (the same form), skipped on load; "KVSNAP1\n" has no membership either. */
+void kv_store_set_generation(struct kv_store *s, uint64_t generation)
+{
+	s->generation = generation;
+	s->generation_known = true;
+}
 
-#define SNAP_MAGIC "KVSNAP3\n"
+bool kv_store_generation(const struct kv_store *s, uint64_t *generation)
+{
+	*generation = s->generation;
+	return s->generation_known;
+}
+
+/* ---- snapshots ----
+ * "KVSNAP4\n" iid(8) known(1) generation(8) replicas(4) commands(8) 0(8) announced(8 each)
+ * membership_len(4) membership sessions_len(4) sessions, then the data table as count(8) and per
+ * entry key_len(4) key value_len(4) value; then an FNV-1a hash(8) of everything before it. known is
+ * 1 when generation names the log the store was built from. "KVSNAP3\n" lacks both. "KVSNAP2\n" has
+ * no sessions but a table of the clients' last commands before the data table (the same form),
+ * skipped on load; "KVSNAP1\n" has no membership either. */
+
+#define SNAP_MAGIC "KVSNAP4\n"
+#define SNAP_MAGIC_3 "KVSNAP3\n"
 #define SNAP_MAGIC_2 "KVSNAP2\n"
 #define SNAP_MAGIC_1 "KVSNAP1\n"
 /* The most bytes of session table a snapshot takes (36 + 24 per client: 16M clients). */
@@ -263,6 +279,8 @@ int kv_store_save(const struct kv_store *s, const char *dir, uint64_t iid,
 	}
 	w_bytes(&w, SNAP_MAGIC, 8);
 	w_uint(&w, iid, 8);
+	w_uint(&w, s->generation_known, 1);
+	w_uint(&w, s->generation, 8);
 	w_uint(&w, s->replicas, 4);
 	w_uint(&w, s->commands, 8);
 	w_uint(&w, 0, 8);
@@ -398,13 +416,21 @@ struct kv_store *kv_store_load(const char *dir, uint32_t replicas, uint64_t *iid
 	const uint8_t *magic = r_bytes(&r, 8);
 	bool format1 = magic && memcmp(magic, SNAP_MAGIC_1, 8) == 0;
 	bool format2 = magic && memcmp(magic, SNAP_MAGIC_2, 8) == 0;
-	if (!magic || (!format1 && !format2 && memcmp(magic, SNAP_MAGIC, 8) != 0) ||
+	bool format3 = magic && memcmp(magic, SNAP_MAGIC_3, 8) == 0;
+	if (!magic || (!format1 && !format2 && !format3 && memcmp(magic, SNAP_MAGIC, 8) != 0) ||
 	    be_get(buf + len - 8, 8) != hash) {
 		snprintf(err, errlen, "%s: not a snapshot, or damaged", path);
 		goto fail;
 	}
 	r.left -= 8; /* the hash */
 	*iid = r_uint(&r, 8);
+	if (!format1 && !format2 && !format3) {
+		uint64_t known = r_uint(&r, 1);
+		s->generation = r_uint(&r, 8);
+		s->generation_known = known == 1;
+		if (known > 1)
+			r.bad = 1;
+	}
 	if (r_uint(&r, 4) != replicas) {
 		snprintf(err, errlen, "%s: written for another number of replicas than %u", path,
 			 replicas);

@@ -9,6 +9,7 @@
 #ifndef KVSTORE_STORE_H
 #define KVSTORE_STORE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "command.h"
@@ -32,6 +33,11 @@ void kv_store_free(struct kv_store *s);
  * changed. Every replica of the partition must use the same values. */
 void kv_store_set_partition(struct kv_store *s, uint32_t partition, uint32_t partitions);
 
+/* The generation of the log the store was built from (paxos_node_generation()), kept in its
+ * snapshots: a replica started from one knows whether the acceptors serve another log now. */
+void kv_store_set_generation(struct kv_store *s, uint64_t generation);
+/* true with *generation set when the store knows it (snapshots of before it do not). */
+bool kv_store_generation(const struct kv_store *s, uint64_t *generation);
 /* Applies one command delivered in instance iid; the reply names c's client and seq (the
  * session's). reply's value stays valid until the next call. */
 enum kv_outcome kv_store_apply(struct kv_store *s, const struct kv_command *c, uint64_t iid,

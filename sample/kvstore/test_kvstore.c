@@ -366,12 +366,18 @@ START_TEST(store_snapshot_round_trip)
 		    (uint64_t)i + 1, &r);
 	}
 	run(s, command(KV_SNAPSHOT, 1, 321, NULL, NULL, NULL), 501, &r);
+	uint64_t generation = 99;
+	ck_assert(!kv_store_generation(s, &generation));
+	kv_store_set_generation(s, 3);
 	ck_assert_int_eq(
 	    kv_store_save(s, dir, 501, NULL, 0, (const uint8_t *)"SESSIONS", 8, err, sizeof(err)),
 	    0);
 	t = kv_store_load(dir, 2, &iid, &mem, &mem_len, &ses, &ses_len, err, sizeof(err));
 	ck_assert_msg(t != NULL, "%s", err);
 	ck_assert_uint_eq(iid, 501);
+	/* The log it was built from rides along. */
+	ck_assert(kv_store_generation(t, &generation));
+	ck_assert_uint_eq(generation, 3);
 	char *a = dump_text(s), *b = dump_text(t);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(kv_store_announced(t, 1), 321);

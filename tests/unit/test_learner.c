@@ -2275,6 +2275,41 @@ START_TEST(test_new_log_restarts_at_instance_one)
 }
 END_TEST
 
+/* A learner started at instance 11 from state of log 0 (a snapshot) hears a quorum serve
+ * log 1: its state is of a log every acceptor lost, so it says "new log" and delivers log 1
+ * from instance 1. Without the start's generation it takes log 1 silently from 11. */
+START_TEST(test_new_log_after_a_start_of_a_known_log)
+{
+	for (int known = 0; known <= 1; known++) {
+		struct fixture *f = fixture_default();
+		new_log_calls = 0;
+		paxos_learner_free(f->l);
+		f->opt.new_log = on_new_log;
+		f->opt.new_log_arg = f->sink;
+		f->opt.start_iid = 11;
+		f->opt.start_generation = 0;
+		f->opt.start_generation_known = known;
+		f->l = paxos_learner_new(&f->opt, &f->counters);
+		f->sink->learner = f->l;
+		/* Log 0 as before: nothing new. */
+		send_gen_state(f, 0, 10, 0);
+		send_gen_state(f, 1, 10, 0);
+		ck_assert_uint_eq(new_log_calls, 0);
+		ck_assert_uint_eq(paxos_learner_next_iid(f->l), 11);
+		send_gen_state(f, 0, 1, 1);
+		send_gen_state(f, 1, 1, 1);
+		ck_assert_uint_eq(paxos_learner_generation(f->l), 1);
+		ck_assert_uint_eq(new_log_calls, (size_t)known);
+		ck_assert_uint_eq(f->counters.new_logs, (uint64_t)known);
+		ck_assert_uint_eq(paxos_learner_next_iid(f->l), known ? 1 : 11);
+		send_gen_accepted(f, 1, 901, 0, "new1", 1);
+		send_gen_accepted(f, 1, 901, 1, "new1", 1);
+		ck_assert_uint_eq(f->sink->delivered, (size_t)known);
+		fixture_free(f);
+	}
+}
+END_TEST
+
 /* A learner that delivered nothing takes the first log a quorum reports without a word; the
  * votes of a log it does not follow yet are not counted. */
 START_TEST(test_first_log_taken_silently)
@@ -2304,6 +2339,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_step_trims_and_skips_into_the_ready);
 	tcase_add_test(tc, test_valueless_quorum_delivers_the_accepts_value);
 	tcase_add_test(tc, test_new_log_restarts_at_instance_one);
+	tcase_add_test(tc, test_new_log_after_a_start_of_a_known_log);
 	tcase_add_test(tc, test_first_log_taken_silently);
 	tcase_add_test(tc, test_accept_after_the_quorum_closes);
 	tcase_add_test(tc, test_missing_value_asks_a_repeat);

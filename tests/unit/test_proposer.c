@@ -1080,6 +1080,40 @@ START_TEST(test_new_log_starts_the_window_over)
 }
 END_TEST
 
+/*
+ * A leader started at instance 4 (a learner started from a snapshot) had "a" and "b" chosen
+ * at 4 and 5 before it heard that the acceptors began a new log: the new log holds them above
+ * instances 1..3 that nobody proposed. After the new log it fills those with skips before
+ * anything else, so that its learners are not held there until client values come; "a" and
+ * "b" are delivered once, where the new log has them, and a new value goes after them.
+ */
+START_TEST(test_new_log_fills_the_holes_below_our_instances)
+{
+	struct sim *s = sim_new(8, 4, 8);
+	paxos_proposer_set_leader(s->p, true, 4, s->now, &s->out);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	run(s);
+	ck_assert(s->learn[4].closed);
+	ck_assert(s->learn[5].closed);
+	ck_assert_uint_eq(s->ninstances, 0); /* the learner waits at 1 */
+	paxos_proposer_new_log(s->p, s->now, &s->out);
+	run(s);
+	ck_assert_uint_eq(s->nskips, 3);
+	ck_assert_uint_eq(s->ndelivered, 2);
+	ck_assert_str_eq(s->delivered[0], "a");
+	ck_assert_uint_eq(s->delivered_iid[0], 4);
+	ck_assert_str_eq(s->delivered[1], "b");
+	ck_assert_uint_eq(s->delivered_iid[1], 5);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 3);
+	ck_assert_str_eq(s->delivered[2], "c");
+	ck_assert_uint_eq(s->delivered_iid[2], 6);
+	sim_free(s);
+}
+END_TEST
+
 static uint32_t raised_to;
 static uint32_t prepares_before_raise; /* prepares emitted before the epoch was reported */
 
@@ -1770,6 +1804,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_epoch_sets_first_ballot);
 	tcase_add_test(t, test_restarted_proposer_answers_recovery_after_grace);
 	tcase_add_test(t, test_new_log_starts_the_window_over);
+	tcase_add_test(t, test_new_log_fills_the_holes_below_our_instances);
 	tcase_add_test(t, test_skip_into_later_epoch_raises_epoch);
 	tcase_add_test(t, test_skip_into_later_epoch_refused);
 	tcase_add_test(t, test_far_reject_raises_only_as_needed);
