@@ -150,6 +150,9 @@ PAXOS_API int paxos_acceptor_handle(struct paxos_acceptor *a, const struct paxos
  * repeats and ticks say final, so a learner delivers on one answer. The mark (v copied) goes
  * into the next ready, written with the next step's changes, not at once (losing it in a
  * crash is harmless, and so it is dropped when too many wait). Trimmed instances are ignored.
+ * Only a decision of the log the acceptor votes in (paxos_acceptor_generation()) may be
+ * given: the caller checks the learner's generation, for an acceptor in another log would
+ * answer with the value as final under its own log's name.
  * Not between paxos_acceptor_ready() and paxos_acceptor_advance() (nor from the emitter of a
  * batch): PAXOS_E_INVALID. Returns PAXOS_OK or a storage error from the read (the acceptor is
  * then stopped, as after a failed batch).

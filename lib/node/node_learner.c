@@ -158,13 +158,18 @@ static void new_log(struct paxos_node *n, uint64_t generation)
 		n->learner.app.new_log(n->learner.app.new_log_arg, generation);
 }
 
-static void closed(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)
+static void closed(struct paxos_node *n, uint64_t generation, paxos_iid iid,
+		   const struct paxos_value *v)
 {
 	if (n->proposer.core)
 		paxos_proposer_closed(n->proposer.core, iid, v, paxos_now(),
 				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
-	/* Learning acceptors: the node's acceptor keeps the decision as final. */
-	if (n->acceptor.core && n->cfg.learning_acceptors && !n->failed) {
+	/* Learning acceptors: the node's acceptor keeps the decision as final, if it is of the
+	 * log the acceptor votes in. An acceptor still in another (recovering, or not yet told
+	 * of the new log its peers began) would answer with it as final under its own log's
+	 * name, and a learner of that log would deliver it there. */
+	if (n->acceptor.core && n->cfg.learning_acceptors && !n->failed &&
+	    paxos_acceptor_generation(n->acceptor.core) == generation) {
 		int rc = paxos_acceptor_learned(n->acceptor.core, iid, v);
 		if (rc != PAXOS_E_INVALID)
 			node_acceptor_status(n, rc);
@@ -183,7 +188,7 @@ static void run_ready(struct paxos_node *n)
 		const struct paxos_learner_event *e = &rd.events[i];
 		switch (e->kind) {
 		case PAXOS_LEARNER_CLOSED:
-			closed(n, e->iid, &e->value);
+			closed(n, e->generation, e->iid, &e->value);
 			break;
 		case PAXOS_LEARNER_DELIVERED:
 			delivered(n, e->iid, &e->value, e->ballot);

@@ -675,6 +675,33 @@ START_TEST(test_stalled_seeds_complete)
 END_TEST
 
 /*
+ * Whole restarts overlapping (the cluster restarted again before all its acceptors were back):
+ * an acceptor still in the old log's generation learned, through its learner, an instance of
+ * the new log, marked it final and answered with it as final under the old log's name; a
+ * fresh learner took that answer and delivered the new log's value as the old log's instance 1
+ * (agreement violated). An acceptor now keeps as final only decisions of its own log.
+ */
+START_TEST(test_overlapping_whole_restarts_keep_logs_apart)
+{
+	struct sim_options o;
+	sim_options_default(&o);
+	o.seed = 142145;
+	o.acceptors = 5;
+	o.proposers = 1;
+	o.learners = 3;
+	o.loss = 21;
+	o.dup = 9;
+	o.values = 34;
+	o.batch = 1;
+	o.faults = SIM_FAULT_WHOLE;
+	o.skip_idle_us = 2500;
+	o.learning_acceptors = true;
+	struct sim_result r;
+	ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
+}
+END_TEST
+
+/*
  * Recovery from lost state that went wrong before recovering acceptors stopped vouching for
  * each other and restarted proposers waited before answering: a quorum of acceptors and both
  * proposers crash together while the third acceptor is stopped; the two come back empty,
@@ -847,6 +874,7 @@ static Suite *simulation_suite(void)
 	TCase *tc = tcase_create("simulation");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_replay_line_round_trips);
+	tcase_add_test(tc, test_overlapping_whole_restarts_keep_logs_apart);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_quiet_network_delivers_exactly_once);
 	tcase_add_test(tc, test_checker_catches_accept_below_promise);

@@ -773,6 +773,9 @@ static void on_acceptor_closed(void *arg, const struct paxos_learner_event *e)
 	const struct paxos_value *v = &e->value;
 	trace(s, 2, "acceptor %u learns %" PRIu64, ep->index, iid);
 	checker_learned(s->check, ep->index, e->generation, iid, v, s->now);
+	/* Only a decision of the log the acceptor votes in becomes final there (as the node). */
+	if (paxos_acceptor_generation(s->acc[ep->index].core) != e->generation)
+		return;
 	if (paxos_acceptor_learned(s->acc[ep->index].core, iid, v) != PAXOS_OK)
 		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u could not learn %" PRIu64,
 			     ep->index, iid);
