@@ -123,7 +123,8 @@ static bool proposers_done(const struct recovery *r)
 static bool log_lost(const struct recovery *r)
 {
 	if (r->m.configurations[0] || r->old_peers || r->acceptors_answered != 0 ||
-	    (r->peers_recovering & others(r)) != others(r) || !proposers_done(r))
+	    (r->peers_recovering & others(r)) != others(r) ||
+	    (r->recovering_since_accepts & others(r)) != others(r) || !proposers_done(r))
 		return false;
 	for (uint32_t i = 0; i < r->m.proposers; i++)
 		if (r->said_ran_before[i] && !r->answered[i])
@@ -277,6 +278,11 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 		}
 		r->fresh[info->sender_id] =
 		    info->highest_iid == 0 && first_epoch_or_before(info->highest_ballot);
+		/* Accepts went to acceptors that serve a log: the peers' hellos must say again
+		 * that they recover (at a first start, the others may have recovered meanwhile,
+		 * and the proposer's accepts went to them). */
+		if (info->highest_iid > 0)
+			r->recovering_since_accepts = 0;
 	} else {
 		return;
 	}
@@ -352,6 +358,8 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 	if (r->recovering) {
 		r->peers_recovering =
 		    h->recovering ? r->peers_recovering | bit : r->peers_recovering & ~bit;
+		r->recovering_since_accepts = h->recovering ? r->recovering_since_accepts | bit
+							    : r->recovering_since_accepts & ~bit;
 		r->recovering_as[h->acceptor_id] = h->recovering ? h->incarnation : 0;
 		/* A recovering one's: the highest it voted in. One that serves a log answers
 		 * with it. */

@@ -33,15 +33,19 @@ struct recovery {
 	paxos_ballot fence;        /* and only above this ballot */
 	paxos_ballot voted_ballot; /* the highest ballot promised in this life */
 	uint32_t peers_recovering; /* while recovering: peers whose hellos say they recover too */
-	uint32_t peers_empty;      /* peers whose last answer reported nothing accepted */
-	uint32_t peers_holding;    /* peers that answered they accepted something */
-	uint64_t duplicate;        /* another acceptor with our id, by its incarnation (echoed) */
-	bool duplicate_newer;      /* it heard us and started after us: it stops */
-	uint32_t older_heard;      /* ticks an older duplicate was heard on (duplicate_ticks) */
-	uint64_t older_first;      /* the tick of the first of them */
-	uint64_t older_last;       /* the tick of the last of them */
-	uint64_t ticks;            /* recovery_tick calls since join */
-	uint64_t age_us;           /* our age as the node last said (0: never; ticks stand in) */
+	/* Peers heard recovering since the last proposer answer that reported accepts: what
+	 * they said before it may be stale (they recovered, and the proposer's accepts went to
+	 * them). */
+	uint32_t recovering_since_accepts;
+	uint32_t peers_empty;   /* peers whose last answer reported nothing accepted */
+	uint32_t peers_holding; /* peers that answered they accepted something */
+	uint64_t duplicate;     /* another acceptor with our id, by its incarnation (echoed) */
+	bool duplicate_newer;   /* it heard us and started after us: it stops */
+	uint32_t older_heard;   /* ticks an older duplicate was heard on (duplicate_ticks) */
+	uint64_t older_first;   /* the tick of the first of them */
+	uint64_t older_last;    /* the tick of the last of them */
+	uint64_t ticks;         /* recovery_tick calls since join */
+	uint64_t age_us;        /* our age as the node last said (0: never; ticks stand in) */
 	/* The log served (see recovery.c, "Generations"): while recovering, the highest one an
 	 * earlier life voted in (m.generation); then the one it votes in. */
 	uint64_t generation;

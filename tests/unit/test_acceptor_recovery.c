@@ -304,6 +304,38 @@ static void join_kept(uint64_t generation)
 }
 
 /*
+ * A first start where this acceptor came up last: the others recovered (a first start) and
+ * the proposers' accepts went to them, but the hellos heard from them are from before, when
+ * they recovered too, and their answers have not come. That is no lost log: the acceptor waits
+ * for their hellos to say again that they recover, hears their answers instead, and joins
+ * their log (generation 0) rather than beginning one of its own.
+ */
+START_TEST(first_start_peers_recovered_meanwhile)
+{
+	join_kept(0);
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 0), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 5, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 5, epoch1 + 1);
+	ck_assert(paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc));
+	for (uint32_t id = 0, answered = 0; id < 5 && answered < 3; id++)
+		if (id != ACCEPTOR_ID) {
+			ck_assert_int_eq(answer_gen(id, 0, false), PAXOS_OK);
+			answered++;
+		}
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_ne(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 0);
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+}
+END_TEST
+
+/*
  * A whole memory cluster restarted: every acceptor recovers (their hellos say so, with the
  * generation each voted in last), none answers, and both proposers ran before and answered.
  * The log is lost: a new one begins, one above the highest generation kept, with floor 0 and
@@ -321,6 +353,13 @@ START_TEST(whole_cluster_restarted_begins_a_new_log)
 	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch3 - 1);
 	ck_assert(paxos_acceptor_recovering(acc)); /* proposer 1 has not answered */
 	info(PAXOS_ROLE_PROPOSER, 1, 77, 2000, epoch3 + 1 - 1);
+	/* Its accepts went somewhere: the peers' hellos from before may be stale, and the next
+	 * ones (each tick) say again that they recover. */
+	ck_assert(paxos_acceptor_recovering(acc));
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, id == 1 ? 6 : 4), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
 	ck_assert(!paxos_acceptor_recovering(acc));
 	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
 	ck_assert_uint_eq(paxos_acceptor_generation(acc), 7);
@@ -820,6 +859,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, restarted_proposers_are_no_first_start);
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
 	tcase_add_test(tc, whole_cluster_restarted_begins_a_new_log);
+	tcase_add_test(tc, first_start_peers_recovered_meanwhile);
 	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
 	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
 	tcase_add_test(tc, new_log_waits_while_older_nodes_are_live);
