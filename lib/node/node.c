@@ -302,6 +302,8 @@ int paxos_node_set_learner_start(struct paxos_node *n, paxos_iid first)
 
 int paxos_node_set_learner_generation(struct paxos_node *n, uint64_t generation)
 {
+	if (!n)
+		return PAXOS_E_INVALID;
 	if (n->learner.core) {
 		node_set_error(n, "the learner has started already");
 		return PAXOS_E_INVALID;
