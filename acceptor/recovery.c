@@ -143,11 +143,29 @@ static void begin_log(struct recovery *r)
 	r->counters->new_logs_begun++;
 }
 
+/*
+ * The proposers start their first epoch, but this acceptor served a log in an earlier life:
+ * an operator began the cluster anew by hand (their epoch files removed, docs/operating.md),
+ * and the old log is lost for good. Not a first start, which would name the new log like the
+ * old one: once every other acceptor is heard recovering too and none answers, it is a lost
+ * log, and all take the same generation, one above every one kept.
+ */
+static bool begun_anew(const struct recovery *r)
+{
+	return r->m.served_before && r->acceptors_answered == 0;
+}
+
 static void maybe_recovered(struct recovery *r)
 {
 	if (!r->recovering)
 		return;
 	bool first = first_start(r), lost = !first && log_lost(r);
+	if (first && begun_anew(r)) {
+		if (r->old_peers || (r->peers_recovering & others(r)) != others(r))
+			return;
+		first = false;
+		lost = true;
+	}
 	bool founder = !first && !lost && r->founder_gen > r->m.generation;
 	if (!first && !lost && !founder) {
 		if (short_config(r))

@@ -236,6 +236,10 @@ struct paxos_acceptor_membership {
 	 * acceptor lost the log, the new one is named above all those kept (acceptor/recovery.c).
 	 */
 	uint64_t generation;
+	/** An earlier life served a log (its generation is kept beside the store, even 0): a
+	 * start its proposers call their first, which would otherwise keep that generation,
+	 * begins a new log above it once every other acceptor recovers too. */
+	bool served_before;
 	/** Ticks on which an older duplicate's hellos (echoing this incarnation) must be heard,
 	 * within twice as many ticks from the first, before this acceptor stops; 0 or 1: the
 	 * first such hello stops it. Without datagram authentication anyone can send a hello, so

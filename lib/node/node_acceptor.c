@@ -70,13 +70,14 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	 * acceptor/recovery.c): a new log is named above every acceptor's. */
 	if (paxos_storage_dir(&n->cfg, id, n->acceptor.generation_dir,
 			      sizeof(n->acceptor.generation_dir)) != PAXOS_OK ||
-	    paxos_generation_read(n->acceptor.generation_dir, &m.generation, err, sizeof(err)) !=
-		PAXOS_OK) {
+	    paxos_generation_read(n->acceptor.generation_dir, &m.generation, &m.served_before, err,
+				  sizeof(err)) != PAXOS_OK) {
 		node_set_error(n, "acceptor %u: %s", id,
 			       n->acceptor.generation_dir[0] ? err : "storage-path too long");
 		return PAXOS_E_IO;
 	}
 	n->acceptor.generation = m.generation;
+	n->acceptor.generation_kept = m.served_before;
 	/* A store that recovered before and accepted nothing since is still that store: its
 	 * promises are in it and its fence beside it (--fresh deletes both). */
 	m.amnesiac = memory || (empty && m.floor == 0 && m.fence == 0);
@@ -214,19 +215,21 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor.core);
 	uint64_t generation = paxos_acceptor_generation(n->acceptor.core);
 	char err[512];
-	/* Kept before any vote of it leaves (they go at the end of this round). */
-	if (generation != n->acceptor.generation) {
+	/* Kept before any vote of it leaves (they go at the end of this round), the first one
+	 * too: a later start then knows this store served a log (served_before). */
+	if (generation != n->acceptor.generation || !n->acceptor.generation_kept) {
 		if (paxos_generation_write(n->acceptor.generation_dir, generation, err,
 					   sizeof(err)) != PAXOS_OK) {
 			node_fail(n, PAXOS_E_IO, err);
 			return;
 		}
 		n->acceptor.generation = generation;
+		n->acceptor.generation_kept = true;
 	}
 	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
 		paxos_logf(PAXOS_LOG_WARNING,
 			   "paxos: acceptor %u%s: every acceptor lost the log of generation %llu, "
-			   "the proposers ran before: began a new log, generation %llu, from "
+			   "and none holds it: began a new log, generation %llu, from "
 			   "instance 1; learners that delivered the old log are told so",
 			   id, n->partition_label, (unsigned long long)generation - 1,
 			   (unsigned long long)generation);
@@ -332,9 +335,8 @@ void node_acceptor_waiting(struct paxos_node *n)
 			    "membership-alpha no new log begins by itself (the configuration files "
 			    "speak of the old log's instances). For a new log, restart every "
 			    "process without its membership file (%s/*/membership) and the "
-			    "proposers without their epoch files (%s/proposer-N/epoch): proposers "
-			    "in their first epoch that sent no accept tell the acceptors nothing "
-			    "was accepted",
+			    "proposers without their epoch files (%s/proposer-N/epoch): the "
+			    "acceptors then begin a new log, one generation above the old one",
 			    id, n->partition_label, n->cfg.storage_path, n->cfg.storage_path);
 		return;
 	}

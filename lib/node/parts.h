@@ -144,6 +144,7 @@ struct node_acceptor {
 	char store_dir[300];      /* a durable acceptor's store: where its recovery fence is kept */
 	char generation_dir[300]; /* where its generation is kept, whatever its storage */
 	uint64_t generation;      /* the one kept there */
+	bool generation_kept;     /* a file holds it (a log was served) */
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the

@@ -50,10 +50,12 @@ int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fe
 	return storage_replace_in_dir(dir, FENCE_FILE, FENCE_TEMP, text, (size_t)len, err, errlen);
 }
 
-int paxos_generation_read(const char *dir, uint64_t *generation, char *err, size_t errlen)
+int paxos_generation_read(const char *dir, uint64_t *generation, bool *kept, char *err,
+			  size_t errlen)
 {
 	char path[512], text[32];
 	*generation = 0;
+	*kept = false;
 	snprintf(path, sizeof(path), "%s/%s", dir, GENERATION_FILE);
 	size_t n;
 	bool missing;
@@ -72,6 +74,7 @@ int paxos_generation_read(const char *dir, uint64_t *generation, char *err, size
 		return PAXOS_E_IO;
 	}
 	*generation = g;
+	*kept = true;
 	return PAXOS_OK;
 }
 

@@ -19,9 +19,11 @@ int paxos_recovery_fence_write(const char *dir, paxos_iid floor, paxos_ballot fe
 
 /* DIR/generation: the generation of the log an acceptor votes in (acceptor/recovery.c), kept
  * whatever its storage so that a new log is named above every one voted in before. 0 when
- * there is no file. --fresh keeps it: it is the highest log any life voted in, not a vote. */
+ * there is no file; kept says whether there is one. --fresh keeps it: it is the highest log any
+ * life voted in, not a vote. */
 #define GENERATION_FILE "generation"
-int paxos_generation_read(const char *dir, uint64_t *generation, char *err, size_t errlen);
+int paxos_generation_read(const char *dir, uint64_t *generation, bool *kept, char *err,
+			  size_t errlen);
 /* Makes DIR when missing; then as paxos_recovery_fence_write. */
 int paxos_generation_write(const char *dir, uint64_t generation, char *err, size_t errlen);
 

@@ -336,6 +336,64 @@ START_TEST(first_start_peers_recovered_meanwhile)
 END_TEST
 
 /*
+ * The proposers start their first epoch (their epoch files removed by hand), but this
+ * acceptor's store served the log of generation 3 before: that log is lost, not never begun.
+ * A first start would keep generation 3 and name the new log like the old one, so the acceptor
+ * waits until every other acceptor is heard recovering, then begins generation 4 (one above
+ * the highest kept, 3 here) with floor 0.
+ */
+START_TEST(first_start_of_a_store_that_served_begins_a_new_log)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2,
+					      .generation = 3,
+					      .served_before = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch1 + 1);
+	ck_assert(paxos_acceptor_recovering(acc)); /* no other acceptor heard yet */
+	for (uint32_t id = 0; id < 5; id++)
+		if (id != ACCEPTOR_ID && id != 4)
+			ck_assert_int_eq(hello_gen(id, 10 + id, true, 3), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(paxos_acceptor_recovering(acc)); /* acceptor 4 not yet */
+	ck_assert_int_eq(hello_gen(4, 14, true, 2), PAXOS_OK);
+	ck_assert_int_eq(paxos_acceptor_tick(acc, &out->emitter), PAXOS_OK);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_eq(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+	ck_assert_uint_eq(paxos_acceptor_floor(acc), 0);
+	ck_assert_uint_eq(counters.new_logs_begun, 1);
+}
+END_TEST
+
+/* The same start where another acceptor answers (it began the new log already, or never
+ * lost its state): that is the log to join, as at any first start. */
+START_TEST(first_start_of_a_store_that_served_joins_an_answer)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .generation = 3,
+					      .served_before = true};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+	paxos_ballot epoch1 = ((1ull << 32) | 1u) * 100u;
+	ck_assert_int_eq(answer_gen(0, 4, true), PAXOS_OK);
+	info(PAXOS_ROLE_PROPOSER, 0, 77, 0, epoch1);
+	info(PAXOS_ROLE_PROPOSER, 1, 77, 0, epoch1 + 1);
+	ck_assert(!paxos_acceptor_recovering(acc));
+	ck_assert_int_ne(paxos_acceptor_began_log(acc), PAXOS_ACCEPTOR_LOG_LOST);
+	ck_assert_uint_eq(paxos_acceptor_generation(acc), 4);
+	ck_assert_uint_eq(counters.new_logs_begun, 0);
+}
+END_TEST
+
+/*
  * A whole memory cluster restarted: every acceptor recovers (their hellos say so, with the
  * generation each voted in last), none answers, and both proposers ran before and answered.
  * The log is lost: a new one begins, one above the highest generation kept, with floor 0 and
@@ -860,6 +918,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, restored_once_decisions_reach_the_floor);
 	tcase_add_test(tc, whole_cluster_restarted_begins_a_new_log);
 	tcase_add_test(tc, first_start_peers_recovered_meanwhile);
+	tcase_add_test(tc, first_start_of_a_store_that_served_begins_a_new_log);
+	tcase_add_test(tc, first_start_of_a_store_that_served_joins_an_answer);
 	tcase_add_test(tc, new_log_needs_every_acceptor_recovering);
 	tcase_add_test(tc, new_log_waits_for_a_proposer_that_ran_before);
 	tcase_add_test(tc, new_log_waits_while_older_nodes_are_live);

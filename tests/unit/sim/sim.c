@@ -99,6 +99,8 @@ struct sim_acceptor {
 	paxos_iid floor;         /* what its last recovery set, kept with its storage */
 	paxos_ballot fence;
 	uint64_t generation; /* of its log, kept beside its storage whatever happens to it */
+	bool amnesiac;       /* this life started without its state, so it recovers */
+	bool served;         /* a life recovered and voted: the node kept its generation then */
 	bool restored;       /* whether it held every decision below floor when it crashed */
 	uint64_t writes;     /* its core's readies written since it started */
 	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
@@ -805,7 +807,9 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 					      .amnesiac = amnesiac,
 					      .floor = a->floor,
 					      .fence = a->fence,
-					      .generation = a->generation};
+					      .generation = a->generation,
+					      .served_before = a->served};
+	a->amnesiac = amnesiac;
 	if (s->o.reconfig)
 		recovery_configurations(s, i, &m);
 	if (a->core && paxos_acceptor_join(a->core, &m) != PAXOS_OK)
@@ -831,6 +835,8 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	 * a durable store); one still recovering recovers again. */
 	if (a->core)
 		a->generation = paxos_acceptor_generation(a->core);
+	if (a->core && a->amnesiac && !paxos_acceptor_recovering(a->core))
+		a->served = true;
 	if (a->core && !paxos_acceptor_recovering(a->core)) {
 		a->floor = paxos_acceptor_floor(a->core);
 		a->fence = paxos_acceptor_fence(a->core);
