@@ -269,6 +269,10 @@ void recovery_handle_info(struct recovery *r, const struct paxos_recover_info *i
 			return;
 		uint32_t bit = 1u << info->sender_id;
 		r->acceptors_answered |= bit;
+		/* Only one that holds its state answers, and this one heard us: it recovers no
+		 * more, whatever hello of it came last. */
+		r->peers_recovering &= ~bit;
+		r->recovering_as[info->sender_id] = 0;
 		if (info->generation > r->gen_answered)
 			r->gen_answered = info->generation;
 		if (info->founder && info->generation > r->founder_gen)
@@ -373,7 +377,12 @@ int recovery_handle_hello(struct recovery *r, const struct paxos_acceptor_hello 
 	if (h->acceptor_id >= PAXOS_MAX_ACCEPTORS)
 		return PAXOS_OK;
 	uint32_t bit = 1u << h->acceptor_id;
-	if (r->recovering) {
+	/* A peer heard recovering recovers until that incarnation's hello or its answer says
+	 * otherwise: a hello of another incarnation that does not recover may be an earlier
+	 * life's, seen late (that one held its state; this one lost it). */
+	bool stale = !h->recovering && r->recovering_as[h->acceptor_id] != 0 &&
+		     r->recovering_as[h->acceptor_id] != h->incarnation;
+	if (r->recovering && !stale) {
 		r->peers_recovering =
 		    h->recovering ? r->peers_recovering | bit : r->peers_recovering & ~bit;
 		r->recovering_since_accepts = h->recovering ? r->recovering_since_accepts | bit

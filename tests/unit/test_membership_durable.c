@@ -292,14 +292,19 @@ static void proposer_answer(struct paxos_acceptor *a, uint32_t self, uint64_t in
 	recorder_free(r);
 }
 
-static void hello_recovering(struct paxos_acceptor *a, uint32_t from)
+static void hello_of(struct paxos_acceptor *a, uint32_t from, uint64_t incarnation, bool recovering)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
 	m.u.acceptor_hello = (struct paxos_acceptor_hello){
-	    .acceptor_id = from, .incarnation = 77, .recovering = true, .age = 1};
+	    .acceptor_id = from, .incarnation = incarnation, .recovering = recovering, .age = 1};
 	struct recorder *r = recorder_new();
 	paxos_acceptor_handle(a, &m, &r->emitter);
 	recorder_free(r);
+}
+
+static void hello_recovering(struct paxos_acceptor *a, uint32_t from)
+{
+	hello_of(a, from, 77, true);
 }
 
 /* Acceptor 3 lost its state after 0 and 1 were retired for good: {0..4} (instances 11..20)
@@ -333,6 +338,46 @@ START_TEST(test_recovery_skips_ended_configuration)
 			ck_assert_uint_eq(paxos_acceptor_floor(a), 30);
 			ck_assert_uint_eq(paxos_acceptor_fence(a), 2000);
 		}
+		paxos_acceptor_free(a);
+		paxos_storage_destroy(st);
+	}
+	paxos_membership_free(h);
+}
+END_TEST
+
+/* As the third time above (0 and 3 lost their state together), but a hello of 0's earlier
+ * life that held its state comes late, after 0's new life said it recovers: 0 still recovers,
+ * so 3 still waits. It goes on once 0 itself says it recovered, or answers. */
+START_TEST(test_recovery_ignores_late_hello_of_earlier_life)
+{
+	struct paxos_membership *h = replaced_history();
+	for (int by_answer = 0; by_answer < 2; by_answer++) {
+		struct paxos_counters c = {0};
+		struct paxos_storage *st = paxos_storage_memory_new();
+		struct paxos_acceptor *a =
+		    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = 3}, st, &c);
+		struct paxos_acceptor_membership m = {
+		    .proposers = 1, .incarnation = 9, .amnesiac = true, .recovery_ticks = 0};
+		paxos_membership_voted_in(h, 3, m.configurations, m.configuration_ends,
+					  PAXOS_ACCEPTOR_CONFIGURATIONS);
+		ck_assert_int_eq(paxos_acceptor_join(a, &m), PAXOS_OK);
+		hello_recovering(a, 0);
+		hello_of(a, 0, 55, false); /* the earlier life's, seen late */
+		answer(a, 3, 2, 9);
+		answer(a, 3, 4, 9);
+		proposer_answer(a, 3, 9);
+		ck_assert(paxos_acceptor_recovering(a));
+		struct paxos_acceptor_recovery_wait w;
+		paxos_acceptor_recovery_wait(a, &w);
+		ck_assert_uint_eq(w.acceptors_recovering & 0x1, 0x1);
+		if (by_answer) {
+			answer(a, 3, 0, 9);
+		} else {
+			hello_of(a, 0, 77, false); /* 0 recovered */
+			answer(a, 3, 2, 9);
+		}
+		ck_assert(!paxos_acceptor_recovering(a));
+		ck_assert_uint_eq(paxos_acceptor_floor(a), 30);
 		paxos_acceptor_free(a);
 		paxos_storage_destroy(st);
 	}
@@ -778,6 +823,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_file_round_trip);
 	tcase_add_test(t, test_recovery_counts_learned_configuration);
 	tcase_add_test(t, test_recovery_skips_ended_configuration);
+	tcase_add_test(t, test_recovery_ignores_late_hello_of_earlier_life);
 	tcase_add_test(t, test_acceptor_starts_from_kept);
 	tcase_add_test(t, test_learner_keeps_change);
 	tcase_add_test(t, test_removed_votes_refused);

@@ -730,6 +730,34 @@ START_TEST(test_double_crash_stays_safe)
 END_TEST
 
 /*
+ * A double crash after acceptor set changes ({1,2,3} from instance 5, {2,3,5} from 9): it
+ * took 2 and 3, a quorum of both, and 3 had stood still since the crash was planned. Back only
+ * after 2 recovered, 3 was answered by it, and both voted again with instances 7 and 8 (in
+ * {1,2,3}, below both floors) left for good, and no acceptor said why. Now the crash takes 3
+ * with the others, and a late hello of 2's earlier life does not hide that 2 recovers too:
+ * both keep withholding their votes, which says why those instances stay open.
+ */
+START_TEST(test_double_crash_after_changes_says_why_it_stalls)
+{
+	struct sim_options o;
+	sim_options_default(&o);
+	o.seed = 161173;
+	o.acceptors = 3;
+	o.proposers = 2;
+	o.learners = 2;
+	o.loss = 9;
+	o.dup = 3;
+	o.values = 23;
+	o.batch = 1;
+	o.faults = SIM_FAULT_DOUBLE;
+	o.learning_acceptors = false;
+	o.reconfig = true;
+	struct sim_result r;
+	ck_assert_msg(sim_run(&o, &r) == SIM_OK, "seed %" PRIu64 ": %s", o.seed, r.message);
+}
+END_TEST
+
+/*
  * Whole clusters restarted (every acceptor loses its storage and every proposer restarts, all
  * at once, now and then during the faults), alone and among leader moves, proposer crashes
  * and partitions: each restart begins a new log, every learner that ran through it is told
@@ -886,6 +914,7 @@ static Suite *simulation_suite(void)
 	tcase_add_test(tc, test_learning_acceptors_close_instance_without_quorum);
 	tcase_add_test(tc, test_stalled_seeds_complete);
 	tcase_add_test(tc, test_double_crash_stays_safe);
+	tcase_add_test(tc, test_double_crash_after_changes_says_why_it_stalls);
 	tcase_add_test(tc, test_whole_restarts_begin_new_logs);
 	tcase_add_test(tc, test_reconfiguration);
 	tcase_add_test(tc, test_planned_removal_chooses_no_value_twice);

@@ -1207,7 +1207,11 @@ static void fault_double(struct sim *s)
 }
 
 /* The second step: a quorum of acceptors and every proposer crash at once, the acceptors
- * losing their storage; all restart soon after, before the stopped ones go on. */
+ * losing their storage; all restart soon after, before the stopped ones go on. A change since
+ * the first step may put a stopped one in that quorum: killed, it restarts with the others
+ * (what was sent to it meanwhile still comes, late). Left stopped until after they recovered,
+ * it would be a second loss of state after theirs, which the acceptors cannot see: instances
+ * no quorum can close again while none of them says so. */
 static void double_crash(struct sim *s)
 {
 	uint32_t taken = double_quorum(s);
@@ -1219,6 +1223,8 @@ static void double_crash(struct sim *s)
 			if (s->acc[i].up)
 				acceptor_crash(s, i);
 			s->acc[i].lose_state = true;
+			if (s->acc[i].frozen_until > s->now)
+				s->acc[i].frozen_until = s->now;
 		}
 		trace(s, 1, "double crash: acceptor %u lost its storage", i);
 		schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_ACCEPTOR_RESTART, i, 0);
