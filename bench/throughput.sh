@@ -11,6 +11,7 @@
 # its whole life) per delivered value: "busiest" is the largest among the role
 # processes (acceptors and proposer, or the serializer), "all" the sum over every process
 # with the client, and 1 / busiest the rate one host per process could reach ("projected").
+# KEEP_LOGS=DIR keeps each run's logs, cpu.log (each process's CPU) among them.
 # Usage: bench/throughput.sh BUILD_DIR [ROUNDS]
 # Prints one line per run, then a table of medians (values/s, p50, p99, bytes/value).
 set -eu
@@ -46,6 +47,10 @@ run() {
 		grep "counters transport:" "$f" | tail -n 1
 	done | sed -n 's/.*bytes_received=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 	client_cpu=$(sed -n 's/^client cpu \([0-9.]*\) s.*/\1/p' "$TMP/out")
+	# KEEP_LOGS=DIR: each run's process logs and cpu.log in DIR/ROUND-WORKLOAD-SYSTEM.
+	if [ -n "${KEEP_LOGS:-}" ]; then
+		mkdir -p "$KEEP_LOGS/$r-$name-$1" && cp "$TMP"/logs/* "$TMP/out" "$KEEP_LOGS/$r-$name-$1/"
+	fi
 	cpu=$(awk -v d="${delivered:-0}" -v c="${client_cpu:-0}" '
 		{ us = $2 * 1e6 / $3; all += us; if (us > busiest) busiest = us }
 		END { if (d == 0) { print "0 0 0"; exit }
