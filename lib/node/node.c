@@ -57,6 +57,7 @@ static void on_acceptor_tick(evutil_socket_t fd, short what, void *arg)
 		paxos_acceptor_set_age(n->acceptor.core, paxos_now() - n->acceptor.started);
 		node_acceptor_run(n, paxos_acceptor_step_tick(n->acceptor.core));
 		node_acceptor_waiting(n);
+		node_acceptor_keep_served(n);
 	}
 	if (n->acceptor.serializer && !n->failed) {
 		int rc = paxos_serializer_tick(n->acceptor.serializer,

@@ -132,6 +132,27 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
  * datagram to node_durable.c, which holds it until that commit is durable; a storage whose
  * commits return durable holds nothing. Then the acceptor advances.
  */
+/* The first log a store serves is kept too, its generation unchanged: a later start then
+ * knows that the store served one (served_before, acceptor/recovery.c). No vote needs it, so
+ * a failure (a full disk, no descriptor left) is said once and tried again at each tick. */
+void node_acceptor_keep_served(struct paxos_node *n)
+{
+	if (n->acceptor.generation_kept || n->acceptor.recovering || !n->acceptor.core)
+		return;
+	char err[512];
+	if (paxos_generation_write(n->acceptor.generation_dir, n->acceptor.generation, err,
+				   sizeof(err)) == PAXOS_OK) {
+		n->acceptor.generation_kept = true;
+		return;
+	}
+	if (!n->acceptor.generation_warned)
+		paxos_logf(PAXOS_LOG_WARNING,
+			   "paxos: acceptor %u%s: %s; trying again each tick (it names the log "
+			   "this store serves, so that a start begun anew by hand names a new one)",
+			   n->role_id[PAXOS_ROLE_ACCEPTOR], n->partition_label, err);
+	n->acceptor.generation_warned = true;
+}
+
 void node_acceptor_run(struct paxos_node *n, int rc)
 {
 	struct paxos_ready rd;
@@ -215,9 +236,8 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 	paxos_ballot fence = paxos_acceptor_fence(n->acceptor.core);
 	uint64_t generation = paxos_acceptor_generation(n->acceptor.core);
 	char err[512];
-	/* Kept before any vote of it leaves (they go at the end of this round), the first one
-	 * too: a later start then knows this store served a log (served_before). */
-	if (generation != n->acceptor.generation || !n->acceptor.generation_kept) {
+	/* Kept before any vote of it leaves (they go at the end of this round). */
+	if (generation != n->acceptor.generation) {
 		if (paxos_generation_write(n->acceptor.generation_dir, generation, err,
 					   sizeof(err)) != PAXOS_OK) {
 			node_fail(n, PAXOS_E_IO, err);
@@ -226,6 +246,7 @@ void node_acceptor_status(struct paxos_node *n, int rc)
 		n->acceptor.generation = generation;
 		n->acceptor.generation_kept = true;
 	}
+	node_acceptor_keep_served(n);
 	if (paxos_acceptor_began_log(n->acceptor.core) == PAXOS_ACCEPTOR_LOG_LOST)
 		paxos_logf(PAXOS_LOG_WARNING,
 			   "paxos: acceptor %u%s: every acceptor lost the log of generation %llu, "

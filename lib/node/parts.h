@@ -145,6 +145,7 @@ struct node_acceptor {
 	char generation_dir[300]; /* where its generation is kept, whatever its storage */
 	uint64_t generation;      /* the one kept there */
 	bool generation_kept;     /* a file holds it (a log was served) */
+	bool generation_warned;   /* a failure to write it was said */
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -449,6 +450,8 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 
 /* After the acceptor handled a batch or a tick with status rc: stops the node on an error
  * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
+/* Writes the generation file of the log the acceptor serves once, if none is kept yet. */
+void node_acceptor_keep_served(struct paxos_node *n);
 void node_acceptor_status(struct paxos_node *n, int rc);
 /* The acceptor's path after a step that returned rc: takes its ready, writes its records (one
  * transaction), hands its messages to the encoders, each waiting for the commit its tag names
