@@ -117,13 +117,19 @@ static bool proposers_done(const struct recovery *r)
 	       (r->m.recovery_ticks != 0 && r->age >= r->m.recovery_ticks);
 }
 
+/* Every other acceptor is heard recovering, and none of an older release is live (it could
+ * not serve a new log: paxos_acceptor_set_old_peers). */
+static bool all_others_recover(const struct recovery *r)
+{
+	return !r->old_peers && (r->peers_recovering & others(r)) == others(r);
+}
+
 /* No acceptor holds the log: every other one recovers too, none answered (see above). A
  * proposer that said it ran before is waited for until it answers: what its earlier life sent
  * may still arrive, and the fence must cover it. */
 static bool log_lost(const struct recovery *r)
 {
-	if (r->m.configurations[0] || r->old_peers || r->acceptors_answered != 0 ||
-	    (r->peers_recovering & others(r)) != others(r) ||
+	if (r->m.configurations[0] || r->acceptors_answered != 0 || !all_others_recover(r) ||
 	    (r->recovering_since_accepts & others(r)) != others(r) || !proposers_done(r))
 		return false;
 	for (uint32_t i = 0; i < r->m.proposers; i++)
@@ -161,7 +167,7 @@ static void maybe_recovered(struct recovery *r)
 		return;
 	bool first = first_start(r), lost = !first && log_lost(r);
 	if (first && begun_anew(r)) {
-		if (r->old_peers || (r->peers_recovering & others(r)) != others(r))
+		if (!all_others_recover(r))
 			return;
 		first = false;
 		lost = true;

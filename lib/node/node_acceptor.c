@@ -124,14 +124,6 @@ int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage 
 	return PAXOS_OK;
 }
 
-/*
- * The one straight line of the acceptor's path (the Ready pattern): what the step produced is
- * written in one transaction (one pipelined commit), then each message goes to the encoders
- * tagged with the storage commit it waits for: the commit of the write its ready tag names
- * (the node writes every ready as it comes, so that is the last one), or none. seal hands the
- * datagram to node_durable.c, which holds it until that commit is durable; a storage whose
- * commits return durable holds nothing. Then the acceptor advances.
- */
 /* The first log a store serves is kept too, its generation unchanged: a later start then
  * knows that the store served one (served_before, acceptor/recovery.c). No vote needs it, so
  * a failure (a full disk, no descriptor left) is said once and tried again at each tick. */
@@ -153,6 +145,14 @@ void node_acceptor_keep_served(struct paxos_node *n)
 	n->acceptor.generation_warned = true;
 }
 
+/*
+ * The one straight line of the acceptor's path (the Ready pattern): what the step produced is
+ * written in one transaction (one pipelined commit), then each message goes to the encoders
+ * tagged with the storage commit it waits for: the commit of the write its ready tag names
+ * (the node writes every ready as it comes, so that is the last one), or none. seal hands the
+ * datagram to node_durable.c, which holds it until that commit is durable; a storage whose
+ * commits return durable holds nothing. Then the acceptor advances.
+ */
 void node_acceptor_run(struct paxos_node *n, int rc)
 {
 	struct paxos_ready rd;

@@ -448,10 +448,10 @@ void node_fail(struct paxos_node *n, int status, const char *what);
  * earlier life, the floor and fence kept beside a durable store. */
 int node_join_acceptors(struct paxos_node *n, uint32_t id, struct paxos_storage *st);
 
-/* After the acceptor handled a batch or a tick with status rc: stops the node on an error
- * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
 /* Writes the generation file of the log the acceptor serves once, if none is kept yet. */
 void node_acceptor_keep_served(struct paxos_node *n);
+/* After the acceptor handled a batch or a tick with status rc: stops the node on an error
+ * (a duplicate acceptor says so), and logs a finished recovery or a duplicate heard. */
 void node_acceptor_status(struct paxos_node *n, int rc);
 /* The acceptor's path after a step that returned rc: takes its ready, writes its records (one
  * transaction), hands its messages to the encoders, each waiting for the commit its tag names
