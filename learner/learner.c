@@ -145,7 +145,7 @@ static void deliver_ready(struct paxos_learner *l)
 {
 	if (l->held)
 		return; /* next is trimmed: only a snapshot moves it */
-	for (;;) {
+	while (!l->change_held) {
 		struct slot *s = slot_of(l, l->next);
 		if (s->iid != l->next || !s->closed)
 			return;
@@ -165,6 +165,8 @@ static void deliver_ready(struct paxos_learner *l)
 		/* Its delivery made the configuration of iid + alpha known. */
 		if (l->opt.membership)
 			recheck(l, iid + paxos_membership_alpha(l->opt.membership));
+		if (l->opt.membership && l->opt.hold_changes && paxos_membership_is_command(&v))
+			l->change_held = true;
 	}
 }
 
@@ -677,6 +679,22 @@ void paxos_learner_skip_to(struct paxos_learner *l, paxos_iid first)
 paxos_iid paxos_learner_next_iid(const struct paxos_learner *l)
 {
 	return l->next;
+}
+
+int paxos_learner_step_change_kept(struct paxos_learner *l)
+{
+	if (l->event_count)
+		return PAXOS_E_INVALID;
+	if (l->change_held) {
+		l->change_held = false;
+		deliver_ready(l);
+	}
+	return PAXOS_OK;
+}
+
+bool paxos_learner_change_held(const struct paxos_learner *l)
+{
+	return l->change_held;
 }
 
 bool paxos_learner_held(const struct paxos_learner *l, paxos_iid *to)

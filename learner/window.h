@@ -98,6 +98,7 @@ struct paxos_learner {
 	/* hold_trimmed: next is trimmed up to held_to, and the learner waits there for a
 	 * snapshot (paxos_learner_step_skip_to) instead of skipping. */
 	bool held;
+	bool change_held; /* hold_changes: a membership command delivered, not kept yet */
 	paxos_iid held_to;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */

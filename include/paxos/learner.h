@@ -119,6 +119,11 @@ struct paxos_learner_options {
 	 * configuration is not known yet until it is. acceptors is then the number of acceptor
 	 * ids that may ever be members (ids 0 .. acceptors - 1). */
 	struct paxos_membership *membership;
+	/** With membership: after delivering a membership command the learner delivers nothing
+	 * more until its driver has kept the new history where a restart reads it and says so
+	 * with paxos_learner_step_change_kept(); nothing acts on a configuration a restart would
+	 * not know, yet the driver's loop need not wait for the disk. */
+	bool hold_changes;
 };
 
 /** Bytes paxos_learner_new allocates for these options: mostly window x max_value, a value
@@ -237,6 +242,15 @@ PAXOS_API int paxos_learner_fetch(struct paxos_learner *l, paxos_iid iid, paxos_
 
 /** The lowest instance not yet delivered. */
 PAXOS_API paxos_iid paxos_learner_next_iid(const struct paxos_learner *l);
+
+/** Ends the hold after a membership command (paxos_learner_options.hold_changes): what closed
+ * meanwhile is delivered into the ready. Returns PAXOS_OK (also when nothing is held), or
+ * PAXOS_E_INVALID (nothing done) while a ready waits to be advanced past. */
+PAXOS_API int paxos_learner_step_change_kept(struct paxos_learner *l);
+
+/** Whether the learner holds after a membership command it delivered, until
+ * paxos_learner_step_change_kept(). */
+PAXOS_API bool paxos_learner_change_held(const struct paxos_learner *l);
 
 /** Makes @p first the next instance to deliver, when it is above the next one now (and ends a
  * hold at trimmed instances below @p first, paxos_learner_held()): the

@@ -186,6 +186,7 @@ void paxos_node_free(struct paxos_node *n)
 	paxos_learner_free(n->learner.core);
 	node_snapshot_free(n);
 	node_membership_free_answers(n);
+	node_keeper_free(n); /* before the history its thread may be writing from */
 	paxos_membership_free(n->membership);
 	paxos_decoder_destroy(&n->net.rx.decoder);
 	node_hold_free(n);

@@ -63,11 +63,10 @@ static void watch_leadership(struct paxos_node *n, paxos_iid iid, paxos_ballot b
 					  n->learner.app.leadership.proposer);
 }
 
-static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
-		      paxos_ballot ballot)
+/* The delivery of an instance past keeping its change, if it carried one. */
+static void delivered_kept(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+			   paxos_ballot ballot)
 {
-	if (n->membership && paxos_membership_is_command(v))
-		node_membership_applied(n, iid); /* kept before anything acts on it */
 	if (n->acceptor.core)
 		paxos_acceptor_decided(n->acceptor.core, iid);
 	/* The election follows the proposer set in force from iid + 1 now, not at its next tick:
@@ -92,6 +91,31 @@ static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 					     paxos_batch_is_skip(v));
 	/* After the instance's own values: those are not to be submitted again. */
 	watch_leadership(n, iid, ballot);
+}
+
+static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+		      paxos_ballot ballot)
+{
+	if (n->membership && paxos_membership_is_command(v)) {
+		/* Kept before anything acts on it; the learner holds after it meanwhile. */
+		if (!node_membership_applied(n, iid, v, ballot))
+			return; /* node_learner_delivered_after_keep */
+		n->learner.change_kept_due = true;
+	}
+	delivered_kept(n, iid, v, ballot);
+}
+
+void node_learner_delivered_after_keep(struct paxos_node *n, paxos_iid iid,
+				       const struct paxos_value *v, paxos_ballot ballot)
+{
+	delivered_kept(n, iid, v, ballot);
+}
+
+void node_learner_change_kept(struct paxos_node *n)
+{
+	n->learner.change_kept_due = true;
+	node_learner_run(n);
+	node_schedule_flush(n);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)
@@ -149,6 +173,7 @@ static void new_log(struct paxos_node *n, uint64_t generation)
 		   "of them had lost the old log; delivering the new log from instance 1",
 		   n->partition_label, (unsigned long long)generation);
 	n->learner.app.leadership = (struct leadership){0};
+	node_keeper_drop_deferred(n); /* a change of the old log: nothing of it acts now */
 	if (n->proposer.core)
 		paxos_proposer_new_log(n->proposer.core, paxos_now(),
 				       &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
@@ -178,12 +203,19 @@ static void closed(struct paxos_node *n, uint64_t generation, paxos_iid iid,
 
 /* The one straight line of the learner's path: each event of the step's ready goes to the
  * proposer, the acceptor and the application, in the order the learner decided them; then
- * the learner advances (the values stay valid until then). */
-static void run_ready(struct paxos_node *n)
+ * the learner advances (the values stay valid until then). false: the ready was empty. */
+static bool run_ready(struct paxos_node *n)
 {
 	struct paxos_learner_ready rd;
-	if (!paxos_learner_ready(n->learner.core, &rd))
-		return;
+	if (!paxos_learner_ready(n->learner.core, &rd)) {
+		/* The hold after a kept change ends once no ready waits. */
+		if (!n->learner.change_kept_due)
+			return false;
+		n->learner.change_kept_due = false;
+		paxos_learner_step_change_kept(n->learner.core);
+		if (!paxos_learner_ready(n->learner.core, &rd))
+			return false;
+	}
 	for (size_t i = 0; i < rd.event_count; i++) {
 		const struct paxos_learner_event *e = &rd.events[i];
 		switch (e->kind) {
@@ -202,6 +234,7 @@ static void run_ready(struct paxos_node *n)
 		}
 	}
 	paxos_learner_advance(n->learner.core);
+	return true;
 }
 
 /* Hands the learner the oldest deferred own accept the proposer still holds. Returns false
@@ -233,9 +266,8 @@ static bool own_accept_replay(struct paxos_node *n)
  * and a learner without them would ask the acceptors to repeat every value to every learner. */
 void node_learner_run(struct paxos_node *n)
 {
-	do
-		run_ready(n);
-	while (own_accept_replay(n));
+	while (run_ready(n) || own_accept_replay(n))
+		;
 }
 
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now)
@@ -327,6 +359,7 @@ int node_ensure_learner(struct paxos_node *n)
 	if (rc != PAXOS_OK)
 		return rc;
 	o.membership = n->membership;
+	o.hold_changes = n->membership != NULL;
 	node_host(n, PAXOS_ROLE_LEARNER, 0);
 	n->learner.core = paxos_learner_new(&o, &n->role_counters[PAXOS_ROLE_LEARNER]);
 	if (!n->learner.core) {

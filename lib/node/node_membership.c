@@ -378,6 +378,7 @@ int paxos_node_set_membership_history(struct paxos_node *n, const struct paxos_m
 /* Writes the history to every directory: PAXOS_OK, or the error recorded. */
 int node_membership_keep(struct paxos_node *n, uint32_t first_dir)
 {
+	node_keeper_wait(n); /* one writer of the files at a time */
 	for (uint32_t k = first_dir; k < n->mship.dir_count; k++) {
 		char err[PAXOS_PATH_MAX + 256];
 		if (paxos_membership_file_write(n->mship.dirs[k], n->membership, err,
@@ -407,30 +408,45 @@ int node_membership_keep_in(struct paxos_node *n, const char *dir)
 	return PAXOS_OK;
 }
 
-void node_membership_applied(struct paxos_node *n, paxos_iid iid)
+void node_membership_not_kept(struct paxos_node *n, uint32_t id, paxos_iid iid)
+{
+	/* Acting on a configuration a restart would not know could count a quorum the restarted
+	 * process does not: stop instead. */
+	n->failed = PAXOS_E_IO;
+	paxos_logf(PAXOS_LOG_ERROR,
+		   "paxos: fatal: configuration %u chosen in instance %llu cannot be kept: %s; "
+		   "stopping",
+		   id, (unsigned long long)iid, n->error);
+	event_base_loopbreak(n->base);
+}
+
+void node_membership_kept(struct paxos_node *n, uint32_t id)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
-	if (c->id == n->mship.kept || n->failed)
-		return;
-	if (node_membership_keep(n, 0) != PAXOS_OK) {
-		/* Acting on a configuration a restart would not know could count a quorum the
-		 * restarted process does not: stop instead. */
-		n->failed = PAXOS_E_IO;
-		paxos_logf(PAXOS_LOG_ERROR,
-			   "paxos: fatal: configuration %u chosen in instance %llu cannot be kept: "
-			   "%s; stopping",
-			   c->id, (unsigned long long)iid, n->error);
-		event_base_loopbreak(n->base);
-		return;
-	}
-	n->mship.kept = c->id;
+	n->mship.kept = id;
 	node_membership_give_addresses(n);
 	node_membership_count_latest(n);
 	n->role_counters[PAXOS_ROLE_LEARNER].membership_changes++;
-	uint32_t id = n->role_id[PAXOS_ROLE_ACCEPTOR];
-	if (n->acceptor.core && id < 32 && !(c->members & (1u << id)))
+	uint32_t acceptor = n->role_id[PAXOS_ROLE_ACCEPTOR];
+	if (n->acceptor.core && acceptor < 32 && !(c->members & (1u << acceptor)))
 		node_membership_say_if_removed(n, false);
 	node_membership_push(n, paxos_now()); /* acceptors without a learner: at once */
+}
+
+bool node_membership_applied(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+			     paxos_ballot ballot)
+{
+	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
+	if (c->id == n->mship.kept || n->failed)
+		return true;
+	if (n->mship.dir_count && node_keeper_start(n, iid, v, ballot) == PAXOS_OK)
+		return false; /* node_keeper.c goes on once it is kept */
+	if (node_membership_keep(n, 0) != PAXOS_OK) {
+		node_membership_not_kept(n, c->id, iid);
+		return true;
+	}
+	node_membership_kept(n, c->id);
+	return true;
 }
 
 void node_membership_delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v)

@@ -206,8 +206,9 @@ struct node_membership_state {
 	 * given, or adopted from the acceptors' answers; until then the node asks, and its
 	 * proposer leads nothing. */
 	bool settled;
-	bool querying; /* paxos_node_query_membership: asks and adopts for good */
-	bool gated;    /* the election was given the set without this proposer */
+	bool querying;              /* paxos_node_query_membership: asks and adopts for good */
+	bool gated;                 /* the election was given the set without this proposer */
+	struct node_keeper *keeper; /* its writes off the loop (node_keeper.c); NULL: none yet */
 };
 
 /* Rate limits of the log lines about datagrams the node drops (node_screen.c, node_io.c). */
@@ -316,6 +317,9 @@ struct node_learner {
 	/* The application installs snapshots (paxos_node_on_install_snapshot): the learner
 	 * holds at trimmed instances, and node_snapshot.c fetches one at the next tick. */
 	bool hold_trimmed;
+	/* It delivered a membership change that is kept now (or needed no keeping): its hold
+	 * after the change ends at the next run (paxos_learner_options.hold_changes). */
+	bool change_kept_due;
 };
 
 /* The node's side of the transport (node_io.c, node_screen.c, node_tx.c): the datagrams it
@@ -619,7 +623,31 @@ uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next
 int node_membership_keep_in(struct paxos_node *n, const char *dir);
 /* Instance iid held a membership command, just applied: the history is made durable before
  * anything acts on it (a failure to write stops the node), and the acceptor's change said. */
-void node_membership_applied(struct paxos_node *n, paxos_iid iid);
+/* The learner delivered the change of instance iid (value v, ballot): true when it is kept
+ * (or needs no keeping) and the delivery goes on; false when it is being kept on a thread
+ * and the rest of the delivery waits (node_keeper.c). */
+bool node_membership_applied(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+			     paxos_ballot ballot);
+/* Configuration id is kept: what acts on it runs. */
+void node_membership_kept(struct paxos_node *n, uint32_t id);
+/* Configuration id, chosen in instance iid, could not be kept (n->error says why): fatal. */
+void node_membership_not_kept(struct paxos_node *n, uint32_t id, paxos_iid iid);
+
+/* node_keeper.c: the history written off the loop. start: PAXOS_OK once the write of the
+ * latest history to every directory began, the delivery of (iid, v, ballot) deferred until
+ * it ends; else nothing began (the caller keeps it itself). wait: until a running write
+ * ended, its result acted on from the loop. drop_deferred: a new log began, the deferred
+ * delivery is of the old one. */
+int node_keeper_start(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
+		      paxos_ballot ballot);
+void node_keeper_wait(struct paxos_node *n);
+void node_keeper_drop_deferred(struct paxos_node *n);
+void node_keeper_free(struct paxos_node *n);
+/* node_learner.c: the rest of a delivery deferred for the keeper, then the learner's hold
+ * after the change ends. */
+void node_learner_delivered_after_keep(struct paxos_node *n, paxos_iid iid,
+				       const struct paxos_value *v, paxos_ballot ballot);
+void node_learner_change_kept(struct paxos_node *n);
 /* Whether vote m of acceptor id may count: false (said once per removed acceptor and change)
  * for a promise or a vote that is not final in an instance whose configuration is known and
  * leaves the acceptor out. A final one passes: it reports a decision, from anyone. */

@@ -24,9 +24,7 @@
 
 #define MEMBERSHIP_TEMP "membership.tmp"
 #define MEMBERSHIP_FORMAT 2
-/* The header, PAXOS_MEMBERSHIP_HISTORY lines of at most 66 characters and
- * PAXOS_MAX_ACCEPTORS of at most 32. */
-#define TEXT_MAX 4096
+#define TEXT_MAX MEMBERSHIP_TEXT_MAX
 
 static int corrupt(const char *path, const char *why, char *err, size_t errlen)
 {
@@ -117,30 +115,42 @@ int paxos_membership_file_read(const char *dir, uint32_t alpha, struct paxos_mem
 	return parse(path, text, alpha, m, err, errlen);
 }
 
-int paxos_membership_file_write(const char *dir, const struct paxos_membership *m, char *err,
-				size_t errlen)
+size_t paxos_membership_file_format(const struct paxos_membership *m, char *text, size_t cap)
 {
-	char text[TEXT_MAX];
 	uint32_t count;
 	const struct paxos_configuration *c = paxos_membership_history(m, &count);
-	int len = snprintf(
-	    text, sizeof(text), "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
-	    MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
+	int len =
+	    snprintf(text, cap, "paxos-membership %d\nalpha %" PRIu32 "\napplied %" PRIu64 "\n",
+		     MEMBERSHIP_FORMAT, paxos_membership_alpha(m), paxos_membership_applied(m));
 	for (uint32_t k = 0; k < count; k++)
 		len +=
-		    snprintf(text + len, sizeof(text) - (size_t)len,
+		    snprintf(text + len, cap - (size_t)len,
 			     "configuration %" PRIu32 " %" PRIu64 " 0x%" PRIx32 " 0x%" PRIx32 "\n",
 			     c[k].id, c[k].first, c[k].members, c[k].proposers);
 	for (uint32_t id = 0; id < PAXOS_MAX_ACCEPTORS; id++) {
 		uint32_t addr;
 		uint16_t port;
 		if (paxos_membership_address(m, id, &addr, &port))
-			len += snprintf(text + len, sizeof(text) - (size_t)len,
+			len += snprintf(text + len, cap - (size_t)len,
 					"address %" PRIu32 " 0x%" PRIx32 " %u\n", id, addr,
 					(unsigned)port);
 	}
+	return (size_t)len;
+}
+
+int paxos_membership_file_write_text(const char *dir, const char *text, size_t len, char *err,
+				     size_t errlen)
+{
 	if (storage_make_dirs(dir, err, errlen) != PAXOS_OK)
 		return PAXOS_E_IO;
-	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, (size_t)len, err,
+	return storage_replace_in_dir(dir, MEMBERSHIP_FILE, MEMBERSHIP_TEMP, text, len, err,
 				      errlen);
+}
+
+int paxos_membership_file_write(const char *dir, const struct paxos_membership *m, char *err,
+				size_t errlen)
+{
+	char text[MEMBERSHIP_TEXT_MAX];
+	size_t len = paxos_membership_file_format(m, text, sizeof(text));
+	return paxos_membership_file_write_text(dir, text, len, err, errlen);
 }

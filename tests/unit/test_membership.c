@@ -227,6 +227,59 @@ START_TEST(test_learner_waits_for_configuration)
 }
 END_TEST
 
+/* hold_changes: after delivering a change the learner delivers nothing more, though later
+ * instances close, until its driver kept the change; then they follow, in order. */
+START_TEST(test_learner_holds_after_change)
+{
+	struct paxos_counters c = {0};
+	struct paxos_membership *m = paxos_membership_new(0x7, 2);
+	struct paxos_learner_options o = {.acceptors = 8,
+					  .window = 32,
+					  .max_value = 64,
+					  .repeat_batch = 8,
+					  .hole_check = 1000,
+					  .deliver = on_deliver,
+					  .membership = m,
+					  .hold_changes = true};
+	delivered_n = 0;
+	struct paxos_learner *l = paxos_learner_new(&o, &c);
+	struct paxos_value v = value_of("v");
+	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
+	struct paxos_value grow = command(1, 0xf, buf); /* in 2: 0..3 from 4 on */
+	for (paxos_iid i = 3; i <= 4; i++) {
+		accepted(l, i, 0, 100, &v);
+		accepted(l, i, 1, 100, &v);
+	}
+	accepted(l, 1, 0, 100, &v);
+	accepted(l, 1, 1, 100, &v);
+	ck_assert(!paxos_learner_change_held(l));
+	accepted(l, 2, 0, 100, &grow);
+	accepted(l, 2, 1, 100, &grow);
+	/* 1 and the change are delivered, 3 waits although it is closed. */
+	ck_assert_uint_eq(delivered_n, 2);
+	ck_assert(paxos_learner_change_held(l));
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 3);
+	/* Instance 4 is of configuration 2: with 0 and 1 of its four members it is not closed. */
+	ck_assert_int_eq(paxos_learner_step_change_kept(l), PAXOS_OK);
+	ck_assert(!paxos_learner_change_held(l));
+	struct paxos_learner_ready rd;
+	ck_assert(paxos_learner_ready(l, &rd));
+	uint32_t delivered_events = 0;
+	for (size_t i = 0; i < rd.event_count; i++)
+		if (rd.events[i].kind == PAXOS_LEARNER_DELIVERED) {
+			ck_assert_uint_eq(rd.events[i].iid, 3);
+			delivered_events++;
+		}
+	ck_assert_uint_eq(delivered_events, 1);
+	ck_assert_int_eq(paxos_learner_step_change_kept(l), PAXOS_E_INVALID); /* not advanced */
+	paxos_learner_advance(l);
+	accepted(l, 4, 2, 100, &v);
+	ck_assert_uint_eq(paxos_learner_next_iid(l), 5);
+	paxos_learner_free(l);
+	paxos_membership_free(m);
+}
+END_TEST
+
 /* A learner that starts at instance 10 takes everything below for applied: 10 and 11 are
  * decided with configuration 1, 12 waits for 10's delivery. */
 START_TEST(test_learner_starts_later)
@@ -809,6 +862,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_learner_counts_members);
 	tcase_add_test(t, test_learner_waits_for_configuration);
 	tcase_add_test(t, test_learner_starts_later);
+	tcase_add_test(t, test_learner_holds_after_change);
 	tcase_add_test(t, test_proposer_counts_members_and_waits);
 	tcase_add_test(t, test_proposer_takes_requests);
 	tcase_add_test(t, test_client_value_is_no_command);

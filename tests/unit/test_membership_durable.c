@@ -514,8 +514,20 @@ static void on_value(void *arg, paxos_iid iid, uint32_t position, const struct p
 	(void)v;
 }
 
-/* A learner's node keeps a chosen change in its directory as it delivers it; started again
- * there, it goes on from it and takes the command delivered again for the one it made. */
+/* Runs the loop until a line with text is logged (a change is acted on once the node's
+ * keeper thread wrote it), for at most 10 s. */
+static void run_until_logged(struct event_base *base, const char *text)
+{
+	for (int i = 0; i < 10000 && !logged(text); i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		if (!logged(text))
+			usleep(1000);
+	}
+}
+
+/* A learner's node keeps a chosen change in its directory as it delivers it, and acts on it
+ * once it is kept; started again there, it goes on from it and takes the command delivered
+ * again for the one it made. */
 START_TEST(test_learner_keeps_change)
 {
 	make_base();
@@ -539,7 +551,7 @@ START_TEST(test_learner_keeps_change)
 		const struct paxos_membership *m = paxos_node_membership(n);
 		ck_assert_uint_eq(paxos_membership_latest(m)->id, life ? 2 : 1);
 		chosen(s, 1, &grow);
-		event_base_loop(base, EVLOOP_NONBLOCK);
+		run_until_logged(base, "configuration 2 chosen in instance 1");
 		ck_assert_uint_eq(paxos_node_next_iid(n), 2);
 		ck_assert_uint_eq(paxos_membership_latest(m)->id, 2);
 		ck_assert_uint_eq(paxos_membership_members(m, 1 + ALPHA), 0xf);
