@@ -112,8 +112,8 @@ static struct node_keeper *keeper(struct paxos_node *n)
 		free(k);
 		return NULL;
 	}
-	k->ev = event_new(n->base, storage_flusher_fd(&k->flusher), EV_READ | EV_PERSIST, on_kept,
-			  k);
+	k->ev =
+	    event_new(n->base, storage_flusher_fd(&k->flusher), EV_READ | EV_PERSIST, on_kept, k);
 	if (!k->ev || event_add(k->ev, NULL) != 0) {
 		if (k->ev)
 			event_free(k->ev);
