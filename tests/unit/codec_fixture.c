@@ -181,7 +181,7 @@ void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b)
  * always lie inside the datagram.
  */
 int decode_exact(const uint8_t *src, size_t len, struct paxos_header *h, size_t max,
-			const struct paxos_message *expected, size_t *n)
+		 const struct paxos_message *expected, size_t *n)
 {
 	static struct paxos_message out[PAXOS_MAX_MESSAGES_PER_DATAGRAM];
 	uint8_t *copy = malloc(len ? len : 1);
@@ -297,15 +297,13 @@ void roundtrip(const struct paxos_message *m)
 	ck_assert_int_eq(decode_exact(buf, e.len, &h, 2, m, &n), PAXOS_OK);
 }
 
-
 void craft_init(struct craft *c)
 {
 	msgpack_sbuffer_init(&c->sb);
 	msgpack_packer_init(&c->pk, &c->sb, msgpack_sbuffer_write);
 }
 
-void craft_header(struct craft *c, uint64_t magic, uint64_t version, uint64_t role,
-			 uint64_t sender)
+void craft_header(struct craft *c, uint64_t magic, uint64_t version, uint64_t role, uint64_t sender)
 {
 	msgpack_pack_array(&c->pk, 4);
 	msgpack_pack_uint64(&c->pk, magic);

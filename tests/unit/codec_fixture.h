@@ -28,7 +28,7 @@ bool value_inside(const struct paxos_value *v, const uint8_t *buf, size_t len);
 bool value_eq(const struct paxos_value *a, const struct paxos_value *b);
 void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b);
 int decode_exact(const uint8_t *src, size_t len, struct paxos_header *h, size_t max,
-			const struct paxos_message *expected, size_t *n);
+		 const struct paxos_message *expected, size_t *n);
 extern uint64_t rng_state;
 uint64_t rng(void);
 extern const uint8_t payload[];
@@ -37,7 +37,7 @@ size_t sample_messages(struct paxos_message *m);
 void roundtrip(const struct paxos_message *m);
 void craft_init(struct craft *c);
 void craft_header(struct craft *c, uint64_t magic, uint64_t version, uint64_t role,
-			 uint64_t sender);
+		  uint64_t sender);
 void craft_good_header(struct craft *c);
 int craft_decode(struct craft *c, size_t *n);
 void craft_expect(struct craft *c, int rc);

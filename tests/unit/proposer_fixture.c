@@ -37,7 +37,6 @@ void observe(struct sim *s, const struct paxos_message *m)
 	}
 }
 
-
 void net_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 {
 	struct sim *s = ctx;
@@ -62,7 +61,7 @@ uint32_t sim_max_backlog = 0;
 paxos_time sim_skip_idle = 0;
 
 struct paxos_proposer_options sim_options(uint32_t window, uint32_t concurrency,
-						 uint32_t pending_size)
+					  uint32_t pending_size)
 {
 	struct paxos_proposer_options o = {
 	    .id = 2,
@@ -321,7 +320,6 @@ void send_repair(struct sim *s, paxos_iid from, paxos_iid to)
 	m.u.repair = (struct paxos_repair){from, to};
 	paxos_proposer_handle(s->p, &m, s->now, &s->out);
 }
-
 
 uint32_t raised_to;
 uint32_t prepares_before_raise; /* prepares emitted before the epoch was reported */

@@ -86,7 +86,7 @@ extern uint32_t sim_batch_limit;
 extern uint32_t sim_max_backlog;
 extern paxos_time sim_skip_idle;
 struct paxos_proposer_options sim_options(uint32_t window, uint32_t concurrency,
-						 uint32_t pending_size);
+					  uint32_t pending_size);
 struct sim *sim_new(uint32_t window, uint32_t concurrency, uint32_t pending_size);
 void sim_free(struct sim *s);
 void acceptor_reply(struct sim *s, enum paxos_group to, struct paxos_message *m);
