@@ -65,6 +65,12 @@ struct paxos_accept {
 	paxos_iid iid;            /**< the instance */
 	paxos_ballot ballot;      /**< the leader's ballot */
 	struct paxos_value value; /**< the value to accept */
+	/** What the sender knows chosen (wire version 6; both 0: nothing said): in each instance
+	 * from chosen_from to chosen_to it sent an accept at this same ballot, and that value is
+	 * the one chosen. A learner that holds the value of such an accept closes the instance
+	 * without the votes (an acceptor's own learner does, which does not hear them). */
+	paxos_iid chosen_from;
+	paxos_iid chosen_to; /**< the last instance of the range, 0 or at least chosen_from */
 };
 
 /**

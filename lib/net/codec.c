@@ -172,6 +172,12 @@ static bool no_check(const void *s)
 	return true;
 }
 
+/* A range of chosen instances, or none (both 0: two optional fields, left off together). */
+static bool accept_ok(const struct paxos_accept *a)
+{
+	return (a->chosen_from == 0) == (a->chosen_to == 0) && a->chosen_from <= a->chosen_to;
+}
+
 static bool repeat_ok(const struct paxos_repeat *r)
 {
 	return r->from <= r->to;

@@ -50,6 +50,8 @@
 	F(U64, iid, 5)                                                                             \
 	F(U64, ballot, 5)                                                                          \
 	F(VALUE, value, 5)                                                                         \
+	F(OPT_U64, chosen_from, 6)                                                                 \
+	F(OPT_U64, chosen_to, 6)                                                                   \
 	/* end */
 #define WIRE_ACCEPTED(F)                                                                           \
 	F(U64, iid, 5)                                                                             \
@@ -172,7 +174,7 @@
 #define WIRE_MESSAGES(M)                                                                           \
 	M(PREPARE, prepare, no_check, 5)                                                           \
 	M(PROMISE, promise, no_check, 5)                                                           \
-	M(ACCEPT, accept, no_check, 5)                                                             \
+	M(ACCEPT, accept, accept_ok, 5)                                                            \
 	M(ACCEPTED, accepted, no_check, 5)                                                         \
 	M(REJECT, reject, no_check, 5)                                                             \
 	M(REPEAT, repeat, repeat_ok, 5)                                                            \

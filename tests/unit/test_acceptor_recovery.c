@@ -688,7 +688,8 @@ START_TEST(whole_restart_agrees_on_one_generation)
 	ck_assert_uint_eq(t.lc.new_logs, 1);
 	ck_assert_uint_eq(paxos_learner_next_iid(t.learner), 1);
 	struct paxos_message a2 = {.type = PAXOS_MSG_ACCEPT};
-	a2.u.accept = (struct paxos_accept){1, t.proposer_below + 1 + 100, value_of("new")};
+	a2.u.accept = (struct paxos_accept){
+	    .iid = 1, .ballot = t.proposer_below + 1 + 100, .value = value_of("new")};
 	for (uint32_t i = 0; i < TRIO; i++)
 		ck_assert_int_eq(paxos_acceptor_handle(t.a[i], &a2, &t.out[i]->emitter), PAXOS_OK);
 	paxos_learner_handle(t.learner, &a2, 0, NULL); /* learners hear the leader's accepts */

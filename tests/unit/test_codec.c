@@ -104,6 +104,8 @@ START_TEST(test_roundtrip_extremes)
 	roundtrip(&m);
 	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43)}};
 	roundtrip(&m);
+	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43), 1, I}};
+	roundtrip(&m);
 	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, pv(2), A, true}};
 	roundtrip(&m);
 	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, pv(2), A, false}};
@@ -140,9 +142,11 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {
 	    0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
 	const struct paxos_value *v = paxos_msg_value(m);
-	/* A client value without a submission id leaves it out. */
+	/* A client value without a submission id leaves it out, an accept without a range of
+	 * chosen instances that range. */
 	msgpack_pack_array(pk, fields[m->type] +
-				   (m->type == PAXOS_MSG_CLIENT_VALUE && m->u.client_value.id));
+				   (m->type == PAXOS_MSG_CLIENT_VALUE && m->u.client_value.id) +
+				   (m->type == PAXOS_MSG_ACCEPT && m->u.accept.chosen_to ? 2 : 0));
 	msgpack_pack_uint32(pk, (uint32_t)m->type);
 	switch (m->type) {
 	case PAXOS_MSG_PREPARE:
@@ -160,6 +164,10 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.accept.iid);
 		msgpack_pack_uint64(pk, m->u.accept.ballot);
 		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		if (m->u.accept.chosen_to) {
+			msgpack_pack_uint64(pk, m->u.accept.chosen_from);
+			msgpack_pack_uint64(pk, m->u.accept.chosen_to);
+		}
 		return;
 	case PAXOS_MSG_ACCEPTED:
 		msgpack_pack_uint64(pk, m->u.accepted.iid);

@@ -383,6 +383,26 @@ START_TEST(test_bad_ids_and_ranges)
 		msgpack_pack_uint32(&c.pk, bad == 2 ? PAXOS_MAX_ACCEPTORS : 0);
 		craft_expect(&c, bad == 1 || bad == 2 ? PAXOS_E_MALFORMED : PAXOS_OK);
 	}
+
+	/* accept: the range of chosen instances, both ends or none, from <= to. */
+	const int64_t ranges[][2] = {{0, 0}, {1, 1}, {3, 9}, {9, 3}, {0, 5}, {5, 0}};
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		craft_good_header(&c);
+		msgpack_pack_array(&c.pk, 6);
+		msgpack_pack_uint32(&c.pk, PAXOS_MSG_ACCEPT);
+		msgpack_pack_uint64(&c.pk, 10);
+		msgpack_pack_uint64(&c.pk, 101);
+		msgpack_pack_bin_with_body(&c.pk, "v", 1);
+		msgpack_pack_int64(&c.pk, ranges[r][0]);
+		msgpack_pack_int64(&c.pk, ranges[r][1]);
+		craft_expect(&c, r < 3 ? PAXOS_OK : PAXOS_E_MALFORMED);
+	}
+	/* The encoder refuses one it could not write whole. */
+	uint8_t buf[64];
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
+	struct paxos_message m = {PAXOS_MSG_ACCEPT, .u.accept = {10, 101, {NULL, 0}, 0, 5}};
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_INVALID);
 }
 END_TEST
 
