@@ -495,6 +495,10 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	m.u.accept.ballot = inst->ballot;
 	m.u.accept.value.data = inst->v2;
 	m.u.accept.value.len = inst->v2_len;
+	if (ctx->chosen && ctx->chosen->ballot == inst->ballot) {
+		m.u.accept.chosen_from = ctx->chosen->from;
+		m.u.accept.chosen_to = ctx->chosen->to;
+	}
 	if (ctx->highest_iid && inst->iid > *ctx->highest_iid)
 		*ctx->highest_iid = inst->iid;
 	inst->state = INSTANCE_P2_PENDING;

@@ -110,6 +110,13 @@ struct instance_command {
 	uint32_t len; /* PAXOS_MEMBERSHIP_COMMAND_LEN, or _MAX with an acceptor's address */
 };
 
+/* What the leader's accepts say was chosen (paxos_accept.chosen_to): in each instance from
+ * `from` to `to` the learner delivered the value we proposed at `ballot` (0: nothing to say). */
+struct chosen_range {
+	paxos_ballot ballot;
+	paxos_iid from, to;
+};
+
 /* What every instance shares: configuration, the pending list and the counters.
  * Instance values are frames of client values (lib/core/batch.h, thesis 3.7.4). */
 struct instance_ctx {
@@ -159,6 +166,9 @@ struct instance_ctx {
 	const paxos_iid *values_from;
 	/* The membership command to propose, before any client value; NULL: never (repairs). */
 	struct instance_command *command;
+	/* Said in each accept at its ballot (learners close those instances on it); NULL: never
+	 * (repairs). */
+	const struct chosen_range *chosen;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

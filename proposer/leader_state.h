@@ -69,6 +69,7 @@ struct paxos_proposer {
 	 * took_over). */
 	paxos_iid takeover_end;
 	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
+	struct chosen_range chosen;      /* ctx.chosen: see note_chosen (proposer.c) */
 	/* Client values dropped (pending list full) that no refusal told of yet, and the hashes
 	 * of the first REFUSED_HASHES of them (proposer_refuse). */
 	uint32_t unrefused;

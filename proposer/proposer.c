@@ -234,6 +234,7 @@ void paxos_proposer_new_log(struct paxos_proposer *p, paxos_time now,
 	for (paxos_iid iid = 1; iid <= p->o.window; iid++)
 		reset(p, slot_of(p, iid), iid);
 	p->first = p->frontier = 1;
+	p->chosen = (struct chosen_range){0};
 	/* What our accepts reached was in the old log: a recovering acceptor of the new one
 	 * needs no floor for it (the fence covers those ballots). */
 	p->highest_iid = 0;
@@ -444,6 +445,26 @@ void paxos_proposer_delivered(struct paxos_proposer *p, paxos_iid iid, const str
 	paxos_proposer_delivered_ballot(p, iid, v, 0, now, out);
 }
 
+/*
+ * Instance iid was delivered with the value proposed at ballot (0: not known). When that is our
+ * last accept of the instance's value (v2_ballot), the value we proposed at that ballot is the
+ * chosen one, and the accepts we send at it say so from then on, for every instance of the
+ * unbroken run of such deliveries (paxos_accept.chosen_to). Anything else ends the run: an
+ * accept names one ballot, and what it says must hold for every instance it names.
+ */
+static void note_chosen(struct paxos_proposer *p, paxos_iid iid, paxos_ballot ballot)
+{
+	const struct instance *inst = slot_of(p, iid);
+	struct chosen_range *c = &p->chosen;
+	bool ours = ballot && iid == p->first && inst->iid == iid && inst->v2_ballot == ballot;
+	if (!ours)
+		*c = (struct chosen_range){0};
+	else if (c->ballot == ballot && iid == c->to + 1)
+		c->to = iid;
+	else
+		*c = (struct chosen_range){ballot, iid, iid};
+}
+
 void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
 				     const struct paxos_value *v, paxos_ballot ballot,
 				     paxos_time now, const struct paxos_emitter *out)
@@ -457,6 +478,7 @@ void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
 	 * twice. A value we adopted is settled too: the copies the list held when we adopted it
 	 * left then, but another may have come since. */
 	bool settle = v && (v->len == 0 || v->data) && !settled_in(p, iid, v, ballot);
+	note_chosen(p, iid, ballot);
 	slide(p, iid + 1, iid, v, ballot, now, out);
 	proposer_command_delivered(p, iid, v);
 	if (p->config_wait && p->leader)

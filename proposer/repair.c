@@ -23,6 +23,7 @@ int repairs_init(struct repairs *r, const struct instance_ctx *ctx)
 	r->ctx.may_assign_arg = NULL;
 	r->ctx.skip_wanted = NULL;
 	r->ctx.command = NULL;
+	r->ctx.chosen = NULL;
 	r->ctx.settled = NULL; /* the window's instance settles what a repair closes */
 	r->ctx.rtt = NULL;     /* a repair's round trips say nothing about the normal ones */
 	r->active = 0;

@@ -108,6 +108,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .values_from = &p->values_from,
 	    .membership = o->membership,
 	    .command = &p->command,
+	    .chosen = &p->chosen,
 	};
 	p->epoch = p->epoch_stored = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)

@@ -27,6 +27,19 @@ void observe(struct sim *s, const struct paxos_message *m)
 			s->prepares[iid][s->nprepares[iid]++] = m->u.prepare.ballot;
 	}
 	if (m->type == PAXOS_MSG_ACCEPT && m->u.accept.iid < MAX_IID) {
+		/* What an accept says was chosen is: each instance closed with the value proposed
+		 * at the accept's ballot. */
+		const struct paxos_accept *a = &m->u.accept;
+		s->said_from = a->chosen_from;
+		s->said_to = a->chosen_to;
+		for (paxos_iid i = a->chosen_from; a->chosen_to && i <= a->chosen_to; i++) {
+			ck_assert_uint_lt(i, MAX_IID);
+			ck_assert_msg(s->learn[i].closed && s->learn[i].chosen_ballot == a->ballot,
+				      "accept %llu says %llu was chosen at %llu",
+				      (unsigned long long)a->iid, (unsigned long long)i,
+				      (unsigned long long)a->ballot);
+			s->instances_said++;
+		}
 		s->accept_sent[m->u.accept.iid] = true;
 		uint32_t in_phase2 = 0;
 		for (paxos_iid i = 1; i < MAX_IID; i++)
@@ -161,7 +174,9 @@ void deliver_ready(struct sim *s)
 		if (paxos_batch_is_skip(&v)) {
 			s->nskips++;
 			s->ninstances++;
-			paxos_proposer_delivered(s->p, s->next_deliver++, &v, s->now, &s->out);
+			paxos_proposer_delivered_ballot(s->p, s->next_deliver++, &v,
+							s->deliver_ballots ? l->chosen_ballot : 0,
+							s->now, &s->out);
 			continue;
 		}
 		ck_assert_int_eq(paxos_batch_count(&v, &count), PAXOS_OK);
@@ -176,7 +191,9 @@ void deliver_ready(struct sim *s)
 			s->ndelivered++;
 		}
 		s->ninstances++;
-		paxos_proposer_delivered(s->p, s->next_deliver++, &v, s->now, &s->out);
+		paxos_proposer_delivered_ballot(s->p, s->next_deliver++, &v,
+						s->deliver_ballots ? l->chosen_ballot : 0, s->now,
+						&s->out);
 	}
 }
 
@@ -206,6 +223,7 @@ void learner_handle(struct sim *s, const struct paxos_accepted *ac)
 	l->closed = true;
 	memcpy(l->chosen, ac->value.data, ac->value.len);
 	l->chosen_len = ac->value.len;
+	l->chosen_ballot = ac->ballot;
 	struct paxos_value v = {l->chosen, l->chosen_len};
 	paxos_proposer_closed(s->p, ac->iid, &v, s->now, &s->out);
 	deliver_ready(s);

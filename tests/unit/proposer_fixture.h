@@ -46,6 +46,7 @@ struct learner_slot {
 	bool closed;
 	uint8_t chosen[VMAX];
 	uint32_t chosen_len;
+	paxos_ballot chosen_ballot; /* the quorum's: its value was proposed there */
 };
 
 struct sim {
@@ -76,6 +77,11 @@ struct sim {
 	uint32_t max_in_phase2;
 	paxos_ballot prepares[MAX_IID][8]; /* ballots of the prepares for an iid, in order */
 	uint32_t nprepares[MAX_IID];
+	/* Deliveries name the ballot the value was proposed at (the learner's does); what the
+	 * accepts said was chosen, checked against the learner (observe). */
+	bool deliver_ballots;
+	paxos_iid said_from, said_to; /* the last accept's range, 0: none said */
+	size_t instances_said;        /* summed over the accepts */
 };
 
 uint32_t rnd(struct sim *s);

@@ -278,6 +278,7 @@ START_TEST(test_random_loss_exactly_once)
 	s->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(_i + 1);
 	s->loss_percent = 15;
 	s->reorder = true;
+	s->deliver_ballots = _i % 2; /* what accepts say was chosen holds (observe) */
 	lead(s);
 	static char v[N][16];
 	int submitted = 0;
@@ -306,6 +307,46 @@ START_TEST(test_random_loss_exactly_once)
 		ck_assert_msg(seen[k] == 1, "value r%d delivered %d times", k, seen[k]);
 	ck_assert_uint_le(s->max_in_phase2, 3);
 	ck_assert_uint_gt(s->counters.phase1_timeouts + s->counters.phase2_timeouts, 0);
+	if (s->deliver_ballots)
+		ck_assert_uint_gt(s->instances_said, 0);
+	sim_free(s);
+}
+END_TEST
+
+/* A leader's accepts say which instances were chosen with the value it proposed at their ballot
+ * (paxos_accept.chosen_to): the unbroken run of them delivered so. A delivery whose value is
+ * not known to be one proposed at that ballot ends the run; the next starts after it. */
+START_TEST(test_accepts_say_what_was_chosen)
+{
+	struct sim *s = sim_new(8, 1, 16);
+	s->deliver_ballots = true;
+	lead(s);
+	static const char *const v[] = {"a", "b", "c", "d", "e", "f", "g"};
+	ck_assert_int_eq(submit(s, v[0]), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->said_to, 0); /* the first accept: nothing chosen yet */
+	for (int k = 1; k < 4; k++) {
+		ck_assert_int_eq(submit(s, v[k]), PAXOS_OK);
+		run(s);
+	}
+	ck_assert_uint_eq(s->ninstances, 4);
+	/* The accept of the fourth value said the first three were chosen. */
+	ck_assert_uint_eq(s->said_from, 1);
+	ck_assert_uint_eq(s->said_to, 3);
+	/* A delivery without the ballot (a learner that took the value from a final answer) ends
+	 * the run: the next accept says nothing, the one after starts again. */
+	s->deliver_ballots = false;
+	ck_assert_int_eq(submit(s, v[4]), PAXOS_OK);
+	run(s);
+	s->deliver_ballots = true;
+	ck_assert_int_eq(submit(s, v[5]), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->said_to, 0);
+	ck_assert_int_eq(submit(s, v[6]), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->said_from, 6);
+	ck_assert_uint_eq(s->said_to, 6);
+	ck_assert_uint_eq(s->ndelivered, 7);
 	sim_free(s);
 }
 END_TEST
@@ -562,7 +603,8 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_value_closed_elsewhere_is_settled_at_once);
 	tcase_add_test(t, test_equal_values_of_two_submitters);
 	tcase_add_test(t, test_adopted_value_leaves_pending);
-	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 5);
+	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 8);
+	tcase_add_test(t, test_accepts_say_what_was_chosen);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
 	tcase_add_test(t, test_batch_packs_waiting_values);
 	tcase_add_test(t, test_queue_then_assign_packs_a_read);
