@@ -47,7 +47,7 @@ uint64_t paxos_learner_memory(const struct paxos_learner_options *o)
 	if (!o)
 		return 0;
 	struct paxos_learner *l = NULL; /* for the sizes of the arrays' elements only */
-	uint64_t per_instance = sizeof(*l->slots) + (uint64_t)o->max_value +
+	uint64_t per_instance = sizeof(*l->slots) + (uint64_t)o->max_value + SLOT_SMALL +
 				(uint64_t)o->acceptors * sizeof(*l->votes) + 2 * sizeof(*l->events);
 	return sizeof(*l) + o->window * per_instance + 1 + EVENTS_EXTRA * sizeof(*l->events) +
 	       (uint64_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1;
@@ -79,22 +79,31 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
+	/* Paged in at once (calloc may leave that to the first write): a megabyte with the
+	 * defaults, where each first use of a page would fault. */
+	l->small_values = calloc(o->window, SLOT_SMALL);
+	if (l->small_values)
+		memset(l->small_values, 0, (size_t)o->window * SLOT_SMALL);
 	l->votes = calloc((size_t)o->window * o->acceptors, sizeof(*l->votes));
 	l->fetch_values = malloc((size_t)PAXOS_LEARNER_MAX_FETCHES * o->max_value + 1);
 	l->event_cap = 2 * (size_t)o->window + EVENTS_EXTRA;
 	l->events = malloc(l->event_cap * sizeof(*l->events));
-	if (!l->slots || !l->values || !l->votes || !l->fetch_values || !l->events) {
+	if (!l->slots || !l->values || !l->small_values || !l->votes || !l->fetch_values ||
+	    !l->events) {
 		paxos_learner_free(l);
 		return NULL;
 	}
 	long page = sysconf(_SC_PAGESIZE);
 	l->page_size = page > 0 && (page & (page - 1)) == 0 ? (size_t)page : 0;
 	for (uint32_t i = 0; i < o->window; i++) {
-		l->slots[i].data = l->values + (size_t)i * o->max_value;
+		l->slots[i].big = l->values + (size_t)i * o->max_value;
+		l->slots[i].small = l->small_values + (size_t)i * SLOT_SMALL;
+		l->slots[i].data = l->slots[i].small;
 		l->slots[i].votes = l->votes + (size_t)i * o->acceptors;
 	}
 	for (uint32_t i = 0; i < PAXOS_LEARNER_MAX_FETCHES; i++) {
 		l->fetches[i].s.data = l->fetch_values + (size_t)i * o->max_value;
+		l->fetches[i].s.small = l->fetches[i].s.big = l->fetches[i].s.data;
 		l->fetches[i].s.votes = l->fetches[i].votes;
 	}
 	if (!l->opt.fetch_timeout)
@@ -108,6 +117,7 @@ void paxos_learner_free(struct paxos_learner *l)
 		return;
 	free(l->slots);
 	free(l->values);
+	free(l->small_values);
 	free(l->votes);
 	free(l->fetch_values);
 	free(l->events);
@@ -132,6 +142,25 @@ static void add_event(struct paxos_learner *l, enum paxos_learner_event_kind kin
 }
 
 static void recheck(struct paxos_learner *l, paxos_iid iid);
+static void report_closed(struct paxos_learner *l, const struct slot *s);
+
+/*
+ * Closes s if the leader said its value is chosen: s holds the value of the leader's accept at
+ * the ballot it named, which an acceptor of this log accepted (vouched). One ballot carries one
+ * value per instance, so that value is the one chosen. This is how a learning acceptor, which
+ * does not hear the others' votes, learns.
+ */
+static void close_by_claim(struct paxos_learner *l, struct slot *s)
+{
+	if (!l->claim_ballot || s->iid < l->claim_from || s->iid > l->claim_to || !s->has_value ||
+	    !s->exact || !s->vouched || s->ballot != l->claim_ballot)
+		return;
+	if (!s->chosen || s->chosen > s->ballot)
+		s->chosen = s->ballot;
+	s->closed = true;
+	l->counters->instances_closed_by_leader++;
+	report_closed(l, s);
+}
 
 /*
  * Delivers every closed instance from next on, into the ready. Thesis 2.2.1: "Knowing the chosen
@@ -147,6 +176,8 @@ static void deliver_ready(struct paxos_learner *l)
 		return; /* next is trimmed: only a snapshot moves it */
 	while (!l->change_held) {
 		struct slot *s = slot_of(l, l->next);
+		if (s->iid == l->next && !s->closed)
+			close_by_claim(l, s);
 		if (s->iid != l->next || !s->closed)
 			return;
 		paxos_iid iid = l->next;
@@ -316,9 +347,22 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 	bool vouched = false;
 	for (uint32_t a = 0; a < l->opt.acceptors && !vouched; a++)
 		vouched = s->votes[a] == acc->ballot;
-	learner_take_value(s, acc->ballot, &acc->value, vouched);
+	learner_take_value(l, s, acc->ballot, &acc->value, vouched);
 	if (learner_value_known(s))
 		slot_closed_now(l, s);
+}
+
+/* What the leader says was chosen (paxos_accept.chosen_to): the word of the highest ballot is
+ * kept, and closes what it covers from next on, in order (deliver_ready, close_by_claim). */
+static void handle_claim(struct paxos_learner *l, const struct paxos_accept *acc)
+{
+	if (!acc->chosen_to || acc->chosen_from > acc->chosen_to || acc->ballot < l->claim_ballot)
+		return;
+	l->claim_ballot = acc->ballot;
+	l->claim_from = acc->chosen_from;
+	l->claim_to = acc->chosen_to;
+	if (l->started && acc->chosen_to >= l->next)
+		deliver_ready(l);
 }
 
 /*
@@ -426,6 +470,8 @@ static void handle_accepted(struct paxos_learner *l, const struct paxos_accepted
 		slot_closed_now(l, s);
 	else if (s->chosen)
 		note_lacking(l, s, now);
+	else if (a->iid == l->next && l->claim_ballot)
+		deliver_ready(l); /* a vote vouched for a value the leader's word names */
 }
 
 /*
@@ -574,6 +620,7 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			break;
 		}
 		handle_accept(l, &m->u.accept);
+		handle_claim(l, &m->u.accept);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		if (!of_this_log(l, m->u.acceptor_state.acceptor_id, m->u.acceptor_state.generation,

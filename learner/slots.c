@@ -10,28 +10,22 @@
 #include <sys/mman.h>
 
 /*
- * Pages in the window's value buffer ahead of the slots as they are first used, 64 kB at a
- * time: its first pass (32 MiB with the defaults) otherwise takes a page fault per 4 kB page,
- * on some virtual machines about 19 us each (docs/BENCHMARKS.md, "CPU per value of the
- * acceptor and the proposer"). Best effort; pages past the mark fault as before.
+ * Pages in a slot's room for a large value the first time it takes one: the window's buffer of
+ * them (32 MiB with the defaults) otherwise takes a page fault per 4 kB page on its first
+ * pass, on some virtual machines about 19 us each (docs/BENCHMARKS.md, "CPU per value of the
+ * acceptor and the proposer"). Best effort; pages past it fault as before. Values of up to
+ * SLOT_SMALL bytes never touch it: they go to a compact buffer paged in with the learner.
  */
-static void map_slot(struct paxos_learner *l, const struct slot *s)
+static void map_slot(struct paxos_learner *l, struct slot *s)
 {
 #ifdef MADV_POPULATE_WRITE
-	if (s < l->slots || s >= l->slots + l->opt.window || !l->page_size)
-		return; /* a fetch's slot */
-	size_t end = (size_t)(s->data - l->values) + l->opt.max_value;
-	if (end <= l->values_mapped)
-		return;
-	size_t from = (size_t)(s->data - l->values);
-	if (from < l->values_mapped)
-		from = l->values_mapped;
-	size_t total = (size_t)l->opt.window * l->opt.max_value;
-	size_t to = end + (64u << 10) < total ? end + (64u << 10) : total;
-	uintptr_t a = (uintptr_t)(l->values + from) & ~(uintptr_t)(l->page_size - 1);
-	if (madvise((void *)a, (uintptr_t)(l->values + to) - a, MADV_POPULATE_WRITE) != 0)
+	if (s->big_mapped || s < l->slots || s >= l->slots + l->opt.window || !l->page_size)
+		return; /* done, or a fetch's slot */
+	s->big_mapped = true;
+	uintptr_t a = (uintptr_t)s->big & ~(uintptr_t)(l->page_size - 1);
+	if (madvise((void *)a, (uintptr_t)(s->big + l->opt.max_value) - a, MADV_POPULATE_WRITE) !=
+	    0)
 		l->page_size = 0; /* not on this kernel: faults do */
-	l->values_mapped = to;
 #else
 	(void)l;
 	(void)s;
@@ -40,8 +34,7 @@ static void map_slot(struct paxos_learner *l, const struct slot *s)
 
 void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
-	if (iid)
-		map_slot(l, s);
+	(void)l;
 	s->iid = iid;
 	s->ballot = 0;
 	s->has_value = false;
@@ -55,9 +48,13 @@ void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 	memset(s->votes, 0, l->opt.acceptors * sizeof(*s->votes));
 }
 
-static void slot_store(struct slot *s, paxos_ballot ballot, const struct paxos_value *v)
+static void slot_store(struct paxos_learner *l, struct slot *s, paxos_ballot ballot,
+		       const struct paxos_value *v)
 {
 	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
+	s->data = v->len <= SLOT_SMALL ? s->small : s->big;
+	if (s->data == s->big)
+		map_slot(l, s);
 	s->ballot = ballot;
 	s->has_value = true;
 	s->exact = true;
@@ -88,12 +85,12 @@ uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t
  * proposer of a higher ballot hears of it from the quorum that accepted it), so the value of
  * the highest ballot serves for any quorum ballot at or below it.
  */
-void learner_take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
-			bool vouched)
+void learner_take_value(struct paxos_learner *l, struct slot *s, paxos_ballot ballot,
+			const struct paxos_value *v, bool vouched)
 {
 	PAXOS_ASSERT(!s->closed, "the value of a closed instance never changes");
 	if (!s->has_value || ballot > s->ballot || (vouched && !s->vouched)) {
-		slot_store(s, ballot, v);
+		slot_store(l, s, ballot, v);
 		s->vouched = vouched;
 	} else if (vouched && ballot == s->ballot) {
 		s->vouched = true;
@@ -161,14 +158,14 @@ bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct pax
 			label = s->chosen;
 			proposed_there = true;
 		}
-		slot_store(s, label, &a->value);
+		slot_store(l, s, label, &a->value);
 		s->exact = proposed_there;
 		s->vouched = true;
 		s->chosen = s->ballot;
 		return true;
 	}
 	if (!a->valueless)
-		learner_take_value(s, a->ballot, &a->value, true);
+		learner_take_value(l, s, a->ballot, &a->value, true);
 	else if (s->has_value && s->ballot == a->ballot)
 		s->vouched = true;
 	paxos_ballot q = record_vote(l, s, a);

@@ -10,6 +10,10 @@
 
 #include <paxos/learner.h>
 
+/* Values up to this size go to a slot's room in a compact buffer: a window of small values
+ * then spans a few pages instead of one each. */
+#define SLOT_SMALL 256u
+
 struct slot {
 	paxos_iid iid;       /* 0: empty */
 	paxos_ballot ballot; /* the highest ballot whose value data holds (has_value) */
@@ -25,7 +29,10 @@ struct slot {
 	paxos_time asked_at;
 	bool closed;
 	uint32_t len;
-	uint8_t *data; /* max_value bytes, owned by the learner's value buffer */
+	uint8_t *data;   /* where the value is: small or big */
+	uint8_t *small;  /* SLOT_SMALL bytes in the learner's compact buffer */
+	uint8_t *big;    /* max_value bytes in its value buffer */
+	bool big_mapped; /* big was paged in (map_slot) */
 	/* Per acceptor, the highest ballot it reported (0: none); owned by the vote buffer. */
 	paxos_ballot *votes;
 };
@@ -77,8 +84,8 @@ struct paxos_learner {
 	/* Hole checks in a row that found next neither delivered nor idle (see ask_repair). */
 	uint32_t stalled_checks;
 	struct slot *slots;
-	uint8_t *values;
-	size_t values_mapped; /* bytes of values paged in ahead (see map_slot) */
+	uint8_t *values;       /* the slots' rooms for large values, max_value bytes each */
+	uint8_t *small_values; /* and for small ones, SLOT_SMALL bytes each */
 	size_t page_size;
 	paxos_ballot *votes; /* window x acceptors */
 	/* The generation of the log delivered (0: none heard yet), the next it started from, and
@@ -99,6 +106,11 @@ struct paxos_learner {
 	 * snapshot (paxos_learner_step_skip_to) instead of skipping. */
 	bool held;
 	bool change_held; /* hold_changes: a membership command delivered, not kept yet */
+	/* The last word of a leader on what was chosen (paxos_accept.chosen_from, chosen_to):
+	 * in each instance from claim_from to claim_to, the value it proposed at claim_ballot
+	 * (0: none heard). */
+	paxos_ballot claim_ballot;
+	paxos_iid claim_from, claim_to;
 	paxos_iid held_to;
 	struct fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 	uint32_t fetching; /* fetches outstanding */
@@ -137,8 +149,8 @@ bool learner_slot_take(struct paxos_learner *l, struct slot *s, const struct pax
 uint32_t learner_deciders(const struct paxos_learner *l, paxos_iid iid, uint32_t *quorum);
 /* Keeps the value proposed at ballot if it is the highest heard of (vouched: by an acceptor
  * of this log). */
-void learner_take_value(struct slot *s, paxos_ballot ballot, const struct paxos_value *v,
-			bool vouched);
+void learner_take_value(struct paxos_learner *l, struct slot *s, paxos_ballot ballot,
+			const struct paxos_value *v, bool vouched);
 /* Whether s holds the chosen value. */
 bool learner_value_known(const struct slot *s);
 /* b, when the deciders of s's instance that report it are a quorum of them; else 0. */

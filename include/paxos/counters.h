@@ -85,6 +85,7 @@
 	X(snapshots_refused, "snapshots refused: too big, damaged, or refused by the application") \
 	X(new_logs, "times this learner moved to a new log (generation) and restarted at 1")       \
 	X(own_accepts_learned, "accepts a leader's learner took in process, not from the network") \
+	X(instances_closed_by_leader, "instances closed on the leader's word, not the votes")      \
 	X(trim_reports_clamped, "acceptor trim reports cut down to the instances heard of")        \
 	X(membership_changes, "acceptor or proposer set changes chosen (membership-alpha)")        \
 	X(membership_configuration, "the newest acceptor configuration chosen (1: paxos.conf's)")  \

@@ -172,6 +172,18 @@ void send_accept(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const ch
 	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
+void send_accept_saying(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value,
+			paxos_iid chosen_from, paxos_iid chosen_to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept.iid = iid;
+	m.u.accept.ballot = ballot;
+	m.u.accept.value = value_of(value);
+	m.u.accept.chosen_from = chosen_from;
+	m.u.accept.chosen_to = chosen_to;
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
 void send_valueless(struct fixture *f, paxos_iid iid, paxos_ballot ballot, uint32_t acceptor)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};

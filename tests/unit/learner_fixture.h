@@ -66,6 +66,10 @@ void tick(struct fixture *f, paxos_time now);
 size_t repeats(const struct fixture *f);
 const struct paxos_repeat *repeat_at(const struct fixture *f, size_t n);
 void send_accept(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value);
+/* The leader's accept, saying that in chosen_from..chosen_to its accepts at ballot were
+ * chosen (paxos_accept.chosen_to; 0, 0: nothing said). */
+void send_accept_saying(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value,
+			paxos_iid chosen_from, paxos_iid chosen_to);
 /* An acceptor's answer to an accept: (iid, ballot) without the value. */
 void send_valueless(struct fixture *f, paxos_iid iid, paxos_ballot ballot, uint32_t acceptor);
 
