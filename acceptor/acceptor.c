@@ -316,8 +316,10 @@ static int handle_accept(struct paxos_acceptor *a, const struct paxos_accept *ac
 	if (!acceptor_store(a, &rec, &v))
 		return PAXOS_OK;
 	recovery_note_vote(&a->recovery, acc->ballot);
-	/* Learners heard the accept itself: (iid, ballot) names its value. */
+	/* Learners heard the accept itself: (iid, ballot) names its value. The vote goes to the
+	 * learners that count votes; learning acceptors learn from the leader's next accept. */
 	struct paxos_ready_message *r = hold_accepted(a, &rec, &v, REPLY_ACCEPTED);
+	r->to = PAXOS_GROUP_VOTES;
 	r->m.u.accepted.value = (struct paxos_value){NULL, 0};
 	r->m.u.accepted.valueless = true;
 	return PAXOS_OK;

@@ -73,7 +73,12 @@ enum paxos_group {
 	PAXOS_GROUP_PROPOSERS = 1, /**< promise, reject */
 	PAXOS_GROUP_LEARNERS = 2,  /**< accepted, acceptor state */
 	PAXOS_GROUP_SUBMIT = 3,    /**< client values */
-	PAXOS_GROUP_COUNT          /**< number of groups, not a group */
+	/** The acceptors' votes on the leader's accepts (valueless accepted messages): the
+	 * learners that count them join it, an acceptor's own learner does not (it learns what
+	 * was chosen from the leader's accepts, paxos_accept.chosen_to). A node speaking wire
+	 * version 5 sends them to the learners group. */
+	PAXOS_GROUP_VOTES = 4,
+	PAXOS_GROUP_COUNT /**< number of groups, not a group */
 };
 
 /** Status codes: 0 is success, errors are negative. Functions returning @c int return one of

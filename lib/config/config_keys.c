@@ -36,6 +36,7 @@ const struct config_key config_keys[] = {
     {"learners-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_LEARNERS]), 0, 0, "239.255.11.3:7103",
      NULL},
     {"submit-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_SUBMIT]), 0, 0, "239.255.11.4:7104", NULL},
+    {"votes-group", KEY_GROUP, FIELD(groups[PAXOS_GROUP_VOTES]), 0, 0, "239.255.11.6:7106", NULL},
     {"multicast-interface", KEY_IPV4, FIELD(multicast_interface), 0, 0, "127.0.0.1", NULL},
     {"multicast-ttl", KEY_U32, FIELD(multicast_ttl), 0, 255, "0", NULL},
     {"max-datagram", KEY_U32, FIELD(max_datagram), 512, 65507, "8192", NULL},

@@ -25,8 +25,10 @@
  */
 #include "unicast_state.h"
 
+/* The votes go to every subscribed learner, as the learners group: they arrive as its. */
 static const uint8_t group_frame[PAXOS_GROUP_COUNT] = {PAXOS_GROUP_ACCEPTORS, PAXOS_GROUP_PROPOSERS,
-						       PAXOS_GROUP_LEARNERS, PAXOS_GROUP_SUBMIT};
+						       PAXOS_GROUP_LEARNERS, PAXOS_GROUP_SUBMIT,
+						       PAXOS_GROUP_LEARNERS};
 
 static struct unicast *of(const struct paxos_transport *t)
 {
@@ -200,9 +202,10 @@ static int uc_set_lazy(struct paxos_transport *t, enum paxos_group g, bool lazy)
 static size_t uc_read(struct paxos_transport *t, enum paxos_group g)
 {
 	struct unicast *u = of(t);
-	return read_socket(u, g == PAXOS_GROUP_ACCEPTORS  ? SOCKET_ACCEPTOR
-			      : g == PAXOS_GROUP_LEARNERS ? SOCKET_LEARNER
-							  : SOCKET_PROPOSER);
+	return read_socket(u, g == PAXOS_GROUP_ACCEPTORS ? SOCKET_ACCEPTOR
+			      : g == PAXOS_GROUP_LEARNERS || g == PAXOS_GROUP_VOTES
+				  ? SOCKET_LEARNER
+				  : SOCKET_PROPOSER);
 }
 
 static size_t uc_batch(const struct paxos_transport *t)
@@ -320,7 +323,7 @@ static void uc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 		const struct sockaddr_in *list;
 		size_t stride;
 		size_t members = destinations(u, x->to, &list, &stride);
-		if (x->to == PAXOS_GROUP_LEARNERS && members == 0)
+		if ((x->to == PAXOS_GROUP_LEARNERS || x->to == PAXOS_GROUP_VOTES) && members == 0)
 			note_alone(u);
 		add_entries(u, fd, d, i, list, stride, members, &count);
 		/* A proposer's acceptors group reaches the learners subscribed to it too. */

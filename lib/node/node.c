@@ -126,13 +126,15 @@ struct paxos_node *paxos_node_new_on(struct event_base *base, const struct paxos
 	size_t dg = cfg->max_datagram;
 	n->net.tx.buf = malloc(dg * (ENCODERS + TX_QUEUE));
 	n->net.rx.msgs = calloc(RX_MESSAGES, sizeof(*n->net.rx.msgs));
+	n->acceptor.own_votes = calloc(RX_MESSAGES, sizeof(*n->acceptor.own_votes));
 	n->timers.flush = event_new(base, -1, 0, node_on_flush, n);
 	paxos_decoder_init(&n->net.rx.decoder);
 	if (!open)
 		snprintf(n->error, sizeof(n->error), "no transport to open");
 	n->net.transport =
 	    open ? open(open_arg, base, cfg, node_deliver, n, n->error, sizeof(n->error)) : NULL;
-	if (!n->net.tx.buf || !n->net.rx.msgs || !n->timers.flush || !n->net.transport) {
+	if (!n->net.tx.buf || !n->net.rx.msgs || !n->acceptor.own_votes || !n->timers.flush ||
+	    !n->net.transport) {
 		snprintf(err, errlen, "%s", !n->net.transport ? n->error : "out of memory");
 		paxos_node_free(n);
 		return NULL;
@@ -194,6 +196,7 @@ void paxos_node_free(struct paxos_node *n)
 		event_free(n->commits.ev);
 	free(n->net.tx.buf);
 	free(n->net.rx.msgs);
+	free(n->acceptor.own_votes);
 	paxos_auth_free(n->net.auth);
 	node_admin_wipe(n);
 	free(n);

@@ -140,6 +140,12 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 {
 	if (g == PAXOS_GROUP_PROPOSERS)
 		proposers_heard(n, m, now);
+	/* The votes group carries the learners group's votes (accepted messages) alone. */
+	if (g == PAXOS_GROUP_VOTES) {
+		if (m->type != PAXOS_MSG_ACCEPTED)
+			return;
+		g = PAXOS_GROUP_LEARNERS;
+	}
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
@@ -170,6 +176,7 @@ static void learn_batch(struct paxos_node *n, size_t batched, paxos_time now)
 	for (size_t i = 0; i < batched && !n->failed; i++)
 		if (n->net.rx.msgs[i].type == PAXOS_MSG_ACCEPT)
 			node_learn(n, &n->net.rx.msgs[i], now);
+	node_learn_own_votes(n, now);
 }
 
 /* Everything the acceptor (or the serializer in its place) got in one read is one storage
@@ -210,7 +217,7 @@ static void acceptor_batch(struct paxos_node *n, size_t *batched, paxos_time now
 }
 
 static const char *const group_names[PAXOS_GROUP_COUNT] = {"acceptors", "proposers", "learners",
-							   "submit"};
+							   "submit", "votes"};
 
 /* Counts a datagram that failed authentication and logs it, at most one line every
  * AUTH_LOG_INTERVAL_US saying how many failed since the line before. */
@@ -361,13 +368,14 @@ static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
 		paxos_proposer_assign(n->proposer.core, now,
 				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	}
+	bool learners = g == PAXOS_GROUP_LEARNERS || g == PAXOS_GROUP_VOTES;
 	/* A learner reads the values its votes close (node_drain_values). */
-	if (n->learner.values_lazy && g == PAXOS_GROUP_LEARNERS) {
+	if (n->learner.values_lazy && learners) {
 		n->learner.values_due = true;
 		node_schedule_flush(n);
 	}
 	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
-	if (n->timers.learn && g != PAXOS_GROUP_LEARNERS) {
+	if (n->timers.learn && !learners) {
 		n->learner.learn_due = true;
 		node_schedule_flush(n);
 	}

@@ -277,6 +277,25 @@ void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time 
 		node_learner_run(n);
 }
 
+/* A learning acceptor's learner does not join the votes group (the leader's accepts say what
+ * was chosen, paxos_accept.chosen_to): it hears its own acceptor's votes here, after the
+ * accepts they answer, which vouch for the values it took from them (learner_value_known)
+ * and say how far the log reaches. */
+void node_learn_own_votes(struct paxos_node *n, paxos_time now)
+{
+	struct node_acceptor *na = &n->acceptor;
+	for (uint32_t i = 0; i < na->own_vote_count && !n->failed; i++) {
+		struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+		m.u.accepted.iid = na->own_votes[i].iid;
+		m.u.accepted.ballot = na->own_votes[i].ballot;
+		m.u.accepted.generation = na->own_votes[i].generation;
+		m.u.accepted.acceptor_id = n->role_id[PAXOS_ROLE_ACCEPTOR];
+		m.u.accepted.valueless = true;
+		node_learn(n, &m, now);
+	}
+	na->own_vote_count = 0;
+}
+
 /* The proposer's and learner's timers are checked at a quarter of the shortest timeout. */
 static uint32_t tick_ms(const struct paxos_config *c)
 {
@@ -292,8 +311,8 @@ static uint32_t tick_ms(const struct paxos_config *c)
 }
 
 /* Whether the node's learner serves no application, only a learning acceptor or a proposer
- * (see node_drain_learners). One partition: a lean follower (node_proposer.c) sets its own
- * reading of the group. */
+ * (see node_drain_learners): it reads the votes lazily. One partition: a lean follower
+ * (node_proposer.c) sets its own reading of the group. */
 static bool learner_lazy(const struct paxos_node *n)
 {
 	if (!n->learner.core || n->learner.app.deliver)
@@ -312,33 +331,60 @@ static bool values_lazy(const struct paxos_node *n)
 	       n->net.joined[PAXOS_GROUP_ACCEPTORS];
 }
 
-/* Reads the learners group lazily or at every wake-up, as the roles hosted now need, and the
- * leader's values likewise. */
+/* Whether the node's learner counts the acceptors' votes: all but a learning acceptor's that
+ * serves nothing else, which learns what was chosen from the leader's accepts
+ * (paxos_accept.chosen_to) and its own acceptor's votes (node_learn_own_votes). Unicast sends
+ * the votes to every learner that subscribed. */
+static bool counts_votes(const struct paxos_node *n)
+{
+	return n->learner.core && (n->cfg.transport == PAXOS_TRANSPORT_UNICAST ||
+				   !n->acceptor.core || n->proposer.core || n->learner.app.deliver);
+}
+
+/* Whether the votes come on the learners group: unicast (one socket for both), or wire
+ * version 5, which has no votes group. Else that group carries little (acceptor states,
+ * answers to repeats), and its datagrams may wake even a lazy learner's loop. */
+static bool votes_on_learners(const struct paxos_node *n)
+{
+	return n->cfg.transport == PAXOS_TRANSPORT_UNICAST ||
+	       n->net.wire.spoken < PAXOS_WIRE_VERSION;
+}
+
+/* Sets how group g is read: lazily (*now true) or at every wake-up. */
+static int set_lazy(struct paxos_node *n, enum paxos_group g, bool lazy, bool *now)
+{
+	if (lazy == *now)
+		return PAXOS_OK;
+	if (n->net.transport->ops->set_lazy(n->net.transport, g, lazy) != PAXOS_OK) {
+		node_set_error(n, "cannot add a socket to the event loop");
+		return PAXOS_E_NOMEM;
+	}
+	*now = lazy;
+	return PAXOS_OK;
+}
+
+/* Reads the votes and learners groups lazily or at every wake-up, as the roles hosted now
+ * need, and the leader's values likewise. */
 int node_set_learner_reading(struct paxos_node *n)
 {
-	bool values = values_lazy(n);
-	if (values != n->learner.values_lazy) {
-		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_ACCEPTORS,
-						    values) != PAXOS_OK) {
-			node_set_error(n, "cannot add a socket to the event loop");
-			return PAXOS_E_NOMEM;
-		}
-		n->learner.values_lazy = values;
-	}
-	if (!n->net.joined[PAXOS_GROUP_LEARNERS])
-		return PAXOS_OK;
-	if (learner_lazy(n) && !n->timers.learn) {
-		n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS, true);
+	int rc = set_lazy(n, PAXOS_GROUP_ACCEPTORS, values_lazy(n), &n->learner.values_lazy);
+	if (rc != PAXOS_OK || !n->net.joined[PAXOS_GROUP_LEARNERS])
+		return rc;
+	bool lazy = learner_lazy(n);
+	if ((rc = set_lazy(n, PAXOS_GROUP_VOTES, lazy, &n->learner.votes_lazy)) != PAXOS_OK ||
+	    (rc = set_lazy(n, PAXOS_GROUP_LEARNERS, lazy && votes_on_learners(n),
+			   &n->learner.learners_lazy)) != PAXOS_OK)
+		return rc;
+	/* Joined after its reading is set: a lazy group's socket never enters the loop. */
+	if (counts_votes(n) && (rc = node_join(n, PAXOS_GROUP_VOTES)) != PAXOS_OK)
+		return rc;
+	bool timer =
+	    n->learner.learners_lazy || (n->learner.votes_lazy && n->net.joined[PAXOS_GROUP_VOTES]);
+	if (timer && !n->timers.learn)
 		return node_add_timer(n, &n->timers.learn, LAZY_LEARN_MS, node_on_learn_tick);
-	}
-	if (!learner_lazy(n) && n->timers.learn) {
+	if (!timer && n->timers.learn) {
 		event_free(n->timers.learn);
 		n->timers.learn = NULL;
-		if (n->net.transport->ops->set_lazy(n->net.transport, PAXOS_GROUP_LEARNERS,
-						    false) != PAXOS_OK) {
-			node_set_error(n, "cannot add a socket to the event loop");
-			return PAXOS_E_NOMEM;
-		}
 	}
 	return PAXOS_OK;
 }
@@ -387,12 +433,20 @@ int node_ensure_learner(struct paxos_node *n)
  * reads whatever waits there after each round the acceptor is woken for, and every
  * LAZY_LEARN_MS. The socket buffer holds what arrives in between.
  */
-void node_drain_learners(struct paxos_node *n)
+static void drain(struct paxos_node *n, enum paxos_group g)
 {
 	size_t batch = n->net.transport->ops->batch(n->net.transport);
 	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_LEARNERS) < batch)
+		if (n->net.transport->ops->read(n->net.transport, g) < batch)
 			return;
+}
+
+void node_drain_learners(struct paxos_node *n)
+{
+	if (n->learner.votes_lazy && n->net.joined[PAXOS_GROUP_VOTES])
+		drain(n, PAXOS_GROUP_VOTES);
+	if (n->learner.learners_lazy)
+		drain(n, PAXOS_GROUP_LEARNERS);
 }
 
 /*
@@ -407,10 +461,7 @@ void node_drain_learners(struct paxos_node *n)
 void node_drain_values(struct paxos_node *n)
 {
 	n->learner.values_due = false;
-	size_t batch = n->net.transport->ops->batch(n->net.transport);
-	for (int i = 0; i < LAZY_LEARN_READS && !n->failed; i++)
-		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_ACCEPTORS) < batch)
-			return;
+	drain(n, PAXOS_GROUP_ACCEPTORS);
 }
 
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg)

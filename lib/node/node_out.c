@@ -60,10 +60,27 @@ static void own_accept_defer(struct paxos_node *n, const struct paxos_accept *a)
 		    (struct own_accept){.iid = a->iid, .ballot = a->ballot};
 }
 
+/* An acceptor's vote, kept for its own learner when that does not hear the votes group. */
+static void own_vote(struct paxos_node *n, const struct paxos_message *m)
+{
+	if (!n->learner.core || n->net.joined[PAXOS_GROUP_VOTES] ||
+	    n->acceptor.own_vote_count == RX_MESSAGES)
+		return;
+	n->acceptor.own_votes[n->acceptor.own_vote_count++] =
+	    (struct own_vote){m->u.accepted.iid, m->u.accepted.ballot, m->u.accepted.generation};
+}
+
 void node_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
 {
 	struct role_out *o = ctx;
 	struct paxos_node *n = o->node;
+	if (to == PAXOS_GROUP_VOTES) {
+		if (o->role == PAXOS_ROLE_ACCEPTOR && m->type == PAXOS_MSG_ACCEPTED)
+			own_vote(n, m);
+		/* Wire version 5 has no votes group: its learners hear votes on theirs. */
+		if (n->net.wire.spoken < PAXOS_WIRE_VERSION)
+			to = PAXOS_GROUP_LEARNERS;
+	}
 	if (paxos_encoder_add(&o->enc[to], m) == PAXOS_E_FULL) {
 		node_seal(n, o, to);
 		if (paxos_encoder_add(&o->enc[to], m) != PAXOS_OK) {

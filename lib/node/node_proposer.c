@@ -120,7 +120,7 @@ static bool lean_allowed(const struct paxos_node *n)
 }
 
 static const enum paxos_group lean_groups[] = {PAXOS_GROUP_SUBMIT, PAXOS_GROUP_ACCEPTORS,
-					       PAXOS_GROUP_LEARNERS};
+					       PAXOS_GROUP_LEARNERS, PAXOS_GROUP_VOTES};
 
 static void lean_reading(struct paxos_node *n, bool reading)
 {

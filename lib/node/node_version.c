@@ -104,5 +104,12 @@ void node_version_choose(struct paxos_node *n, paxos_time now)
 			   "paxos%s: speaking wire version %u again: no node of version %u heard "
 			   "for %d s",
 			   n->partition_label, version, w->spoken, VERSION_HOLD_US / 1000000);
+	bool changed = version != w->spoken;
 	node_speak(n, version, speech);
+	/* A learning acceptor reads its learners group lazily while the votes come there. */
+	if (changed && n->learner.core) {
+		int rc = node_set_learner_reading(n);
+		if (rc != PAXOS_OK)
+			node_fail(n, rc, "learner");
+	}
 }

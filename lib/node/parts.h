@@ -129,6 +129,13 @@ struct node_app {
 	struct node_fetch fetches[PAXOS_LEARNER_MAX_FETCHES];
 };
 
+/* A vote of the node's acceptor, as it left. */
+struct own_vote {
+	paxos_iid iid;
+	paxos_ballot ballot;
+	uint64_t generation;
+};
+
 /* The node's acceptor (node_acceptor.c): the core, or a serializer in its place (thesis 4.2),
  * and its life on the node: recovery and duplicates (see paxos_acceptor_join), for the log. */
 struct node_acceptor {
@@ -146,6 +153,10 @@ struct node_acceptor {
 	uint64_t generation;      /* the one kept there */
 	bool generation_kept;     /* a file holds it (a log was served) */
 	bool generation_warned;   /* a failure to write it was said */
+	/* Its votes of the read being handled, for its own learner, which does not join the
+	 * votes group (node_learn_own_votes); RX_MESSAGES of them. */
+	struct own_vote *own_votes;
+	uint32_t own_vote_count;
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -312,6 +323,7 @@ struct node_learner {
 	 * acceptors group) are read after the votes that close them, not on wake-ups of their
 	 * own (node_drain_values); values_due: after this round's flush. */
 	bool values_lazy, values_due;
+	bool votes_lazy, learners_lazy; /* read after each round and every LAZY_LEARN_MS */
 	paxos_time acceptor_heard[PAXOS_MAX_ACCEPTORS]; /* its last state message, 0: never */
 	uint32_t acceptor_withholds; /* per id: its last state said it withholds its votes */
 	/* The application installs snapshots (paxos_node_on_install_snapshot): the learner
@@ -588,6 +600,7 @@ bool node_epoch_store(struct paxos_node *n);
  * run hands each event of the learner's ready to the proposer, the acceptor and the
  * application, in order, and advances the learner. */
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
+void node_learn_own_votes(struct paxos_node *n, paxos_time now);
 void node_learner_run(struct paxos_node *n);
 
 /* After each call into the election: acts on a change of leader (the proposer leads or

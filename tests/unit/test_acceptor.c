@@ -95,8 +95,7 @@ START_TEST(accept_at_promised_ballot)
 	ck_assert_int_eq(prepare(2, 101), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(2, 101, "value"), PAXOS_OK);
-	const struct paxos_accepted *a =
-	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	const struct paxos_accepted *a = &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_VOTES)->u.accepted;
 	ck_assert_uint_eq(a->iid, 2);
 	ck_assert_uint_eq(a->ballot, 101);
 	ck_assert(a->valueless); /* (iid, ballot) names the accept's value, which learners hold */
@@ -131,8 +130,7 @@ START_TEST(accept_higher_without_prepare)
 	ck_assert_int_eq(prepare(1, 101), PAXOS_OK);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(1, 303, "jump"), PAXOS_OK);
-	const struct paxos_accepted *a =
-	    &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted;
+	const struct paxos_accepted *a = &only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_VOTES)->u.accepted;
 	ck_assert_uint_eq(a->ballot, 303);
 	ck_assert(a->valueless);
 	/* Accepting at 303 is also a promise not to go below it. */
@@ -142,7 +140,7 @@ START_TEST(accept_higher_without_prepare)
 	/* And on a fresh instance, with no prepare at all. */
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(9, 101, "fresh"), PAXOS_OK);
-	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.iid, 9);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_VOTES)->u.accepted.iid, 9);
 }
 END_TEST
 

@@ -62,7 +62,7 @@ START_TEST(step_returns_records_and_tagged_replies)
 	ck_assert_int_eq(m[0].m.type, PAXOS_MSG_PROMISE);
 	ck_assert_int_eq(m[0].to, PAXOS_GROUP_PROPOSERS);
 	ck_assert_int_eq(m[1].m.type, PAXOS_MSG_ACCEPTED);
-	ck_assert_int_eq(m[1].to, PAXOS_GROUP_LEARNERS);
+	ck_assert_int_eq(m[1].to, PAXOS_GROUP_VOTES);
 	ck_assert(m[1].m.u.accepted.valueless);
 	ck_assert_int_eq(m[2].m.type, PAXOS_MSG_PROMISE);
 	for (size_t i = 0; i < 3; i++) {

@@ -102,7 +102,7 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 	only(PAXOS_MSG_PROMISE, PAXOS_GROUP_PROPOSERS);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(46, 901, "new"), PAXOS_OK);
-	only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS);
+	only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_VOTES);
 	recorder_clear(out);
 	/* At or below the floor no promise, but an accept above the fence is taken: its
 	 * proposer ran phase 1 with a quorum without us, so instances there still close. */
@@ -112,7 +112,7 @@ START_TEST(amnesiac_votes_only_after_recovery_above_floor_and_fence)
 	ck_assert_uint_eq(only(PAXOS_MSG_REJECT, PAXOS_GROUP_PROPOSERS)->u.reject.ballot, 802);
 	recorder_clear(out);
 	ck_assert_int_eq(accept_text(40, 902, "repaired"), PAXOS_OK);
-	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_LEARNERS)->u.accepted.ballot, 902);
+	ck_assert_uint_eq(only(PAXOS_MSG_ACCEPTED, PAXOS_GROUP_VOTES)->u.accepted.ballot, 902);
 	ck_assert_uint_eq(stored(40).accepted, 902);
 	recorder_clear(out);
 	/* The rejects at or below the fence are counted apart from those of a higher promise. */

@@ -3,8 +3,9 @@
  * Which groups a node reads as they arrive and which only when it is woken anyway
  * (lib/node/node_learner.c), on a stub transport: a multicast learner reads the leader's
  * values after the votes that close them and still delivers them in that round; a proposer
- * without an application reads the votes lazily; a node with an application or beside an
- * acceptor reads as before.
+ * without an application reads the votes lazily; a node with an application reads as before;
+ * a learning acceptor's learner does not hear the votes group, and learns what was chosen from
+ * the leader's accepts and its own acceptor's votes.
  */
 #include "check_main.h"
 #include <event2/event.h>
@@ -24,15 +25,22 @@ static void run_for(struct event_base *base, long ms)
 	event_base_dispatch(base);
 }
 
-/* One message from role/id, encoded into buf; returns its length. */
-static size_t encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
-		     const struct paxos_message *m)
+/* One message from role/id in wire version `version` (0: the newest), encoded into buf;
+ * returns its length. */
+static size_t encode_at(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
+			const struct paxos_message *m, uint32_t version)
 {
-	struct paxos_header from = {.role = role, .sender_id = id};
+	struct paxos_header from = {.role = role, .sender_id = id, .version = version};
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, cap, &from);
 	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
 	return e.len;
+}
+
+static size_t encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
+		     const struct paxos_message *m)
+{
+	return encode_at(buf, cap, role, id, m, 0);
 }
 
 static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
@@ -119,8 +127,12 @@ START_TEST(test_proposer_reads_votes_lazily_until_an_application_joins)
 	ck_assert_msg(n != NULL, "%s", err);
 	ck_assert_int_eq(paxos_node_add_proposer_with(n, 0, &epochs.es), PAXOS_OK);
 	ck_assert(s->joined[PAXOS_GROUP_LEARNERS]);
-	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
+	ck_assert(s->joined[PAXOS_GROUP_VOTES]);
+	ck_assert(s->lazy[PAXOS_GROUP_VOTES]);
+	/* The votes come on a group of their own: the learners group may wake it. */
+	ck_assert(!s->lazy[PAXOS_GROUP_LEARNERS]);
 	ck_assert_int_eq(paxos_node_add_learner(n, ignore_value, NULL), PAXOS_OK);
+	ck_assert(!s->lazy[PAXOS_GROUP_VOTES]);
 	ck_assert(!s->lazy[PAXOS_GROUP_LEARNERS]);
 	paxos_node_free(n);
 	event_base_free(base);
@@ -128,23 +140,102 @@ START_TEST(test_proposer_reads_votes_lazily_until_an_application_joins)
 }
 END_TEST
 
-/* A learning acceptor's learner reads lazily, as before; its acceptor reads the acceptors
- * group as it arrives (memory storage: nothing to wait for). */
-START_TEST(test_learning_acceptor_reads_votes_lazily)
+/* The leader's accept for iid at ballot, saying first..last were chosen (0: nothing),
+ * delivered to the node on the acceptors group. */
+static void deliver_accept(struct stub *s, paxos_iid iid, paxos_ballot ballot, const char *value,
+			   paxos_iid first, paxos_iid last)
+{
+	uint8_t buf[256];
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept = (struct paxos_accept){
+	    .iid = iid, .ballot = ballot, .chosen_from = first, .chosen_to = last};
+	m.u.accept.value =
+	    (struct paxos_value){.data = (const uint8_t *)value, .len = (uint32_t)strlen(value)};
+	struct paxos_rx_datagram d = {.data = buf,
+				      .len = encode(buf, sizeof(buf), PAXOS_ROLE_PROPOSER, 0, &m)};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_ACCEPTORS, &d, 1);
+}
+
+/* The groups the datagrams sent from first on went to, one bit each. */
+static unsigned sent_groups(const struct stub *s, size_t first)
+{
+	unsigned groups = 0;
+	for (size_t i = first; i < s->sent; i++)
+		groups |= 1u << s->sent_to[i];
+	return groups;
+}
+
+/*
+ * A learning acceptor's learner does not join the votes group, and reads the learners group
+ * as it arrives (it carries little now); its acceptor reads the acceptors group as it arrives.
+ * It learns from the leader's accepts: a value its acceptor voted for closes once an accept
+ * says it was chosen. A node of wire version 5 heard, the votes go to the learners group,
+ * which the learner reads lazily again.
+ */
+START_TEST(test_learning_acceptor_learns_from_the_leader)
 {
 	struct paxos_config cfg = config();
 	ck_assert(cfg.learning_acceptors);
+	/* Durable by its name, and a store with a vote in it: no recovery to wait for. */
+	snprintf(cfg.storage, sizeof(cfg.storage), "lmdb");
+	char dir[] = "/tmp/paxos-node-reading-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cfg.storage_path, sizeof(cfg.storage_path), "%s", dir);
+	const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
+	struct paxos_storage *st = paxos_storage_memory_new();
+	struct paxos_record rec = {.iid = 1, .promised = ballot, .accepted = ballot};
+	rec.value = (struct paxos_value){.data = (const uint8_t *)"a", .len = 1};
+	ck_assert_int_eq(st->ops->put(st, &rec), PAXOS_OK);
+
 	struct event_base *base = event_base_new();
 	struct stub *s = calloc(1, sizeof(*s));
 	char err[256];
 	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
 	ck_assert_msg(n != NULL, "%s", err);
-	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, paxos_storage_memory_new()), PAXOS_OK);
-	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
+	ck_assert_int_eq(paxos_node_add_acceptor(n, 0, st), PAXOS_OK);
+	ck_assert(s->joined[PAXOS_GROUP_LEARNERS]);
+	ck_assert(!s->joined[PAXOS_GROUP_VOTES]);
+	ck_assert(!s->lazy[PAXOS_GROUP_LEARNERS]);
 	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+
+	/* Instance 1 again (the leader retries it), then 2, which says 1 was chosen. */
+	size_t sent_before = s->sent;
+	deliver_accept(s, 1, ballot, "a", 0, 0);
+	run_for(base, 1);
+	ck_assert_uint_eq(sent_groups(s, sent_before), 1u << PAXOS_GROUP_VOTES);
+	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
+	ck_assert_uint_eq(lc->instances_delivered, 0);
+	deliver_accept(s, 2, ballot, "b", 1, 1);
+	run_for(base, 1);
+	ck_assert_uint_eq(lc->instances_delivered, 1);
+	ck_assert_uint_eq(lc->instances_closed_by_leader, 1);
+	ck_assert_uint_eq(lc->bytes_delivered, 1);
+	/* A word for a ballot its acceptor did not vote at closes nothing. */
+	deliver_accept(s, 3, ballot + PAXOS_MAX_PROPOSERS, "c", 2, 2);
+	run_for(base, 1);
+	ck_assert_uint_eq(lc->instances_delivered, 1);
+
+	/* Acceptor 1 speaks wire version 5: so does this node, with the votes to the learners
+	 * group, which its learner reads lazily again. */
+	uint8_t buf[256];
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
+	m.u.acceptor_state = (struct paxos_acceptor_state){.acceptor_id = 1, .highest_accepted = 3};
+	struct paxos_rx_datagram d = {
+	    .data = buf, .len = encode_at(buf, sizeof(buf), PAXOS_ROLE_ACCEPTOR, 1, &m, 5)};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+	run_for(base, 1);
+	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
+	sent_before = s->sent;
+	deliver_accept(s, 4, ballot + PAXOS_MAX_PROPOSERS, "d", 0, 0);
+	run_for(base, 1);
+	ck_assert_uint_eq(sent_groups(s, sent_before) & (1u << PAXOS_GROUP_VOTES), 0);
+	ck_assert_uint_ne(sent_groups(s, sent_before) & (1u << PAXOS_GROUP_LEARNERS), 0);
 	paxos_node_free(n);
 	event_base_free(base);
 	free(s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -154,7 +245,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("node_reading");
 	tcase_add_test(tc, test_learner_reads_values_after_their_votes);
 	tcase_add_test(tc, test_proposer_reads_votes_lazily_until_an_application_joins);
-	tcase_add_test(tc, test_learning_acceptor_reads_votes_lazily);
+	tcase_add_test(tc, test_learning_acceptor_learns_from_the_leader);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -418,6 +418,16 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 			if (!s->acc[i].cut)
 				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
 		break;
+	case PAXOS_GROUP_VOTES:
+		/* As the node does: an acceptor's learner hears no votes but its own acceptor's
+		 * (and learns from the leader's accepts what was chosen). */
+		for (uint32_t i = 0; i < s->o.learners; i++)
+			send_to(s, slot, receiver(to, EP_LEARNER, i));
+		for (uint32_t i = 0; i < s->o.proposers; i++)
+			send_to(s, slot, receiver(to, EP_PROPOSER, i));
+		if (ep->kind == EP_ACCEPTOR && s->acc[ep->index].learner)
+			send_to(s, slot, receiver(PAXOS_GROUP_LEARNERS, EP_ACCEPTOR, ep->index));
+		break;
 	default:
 		break;
 	}
@@ -444,8 +454,9 @@ static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_valu
 		merged_delivered(&s->merged, ep->index, ep->partition, iid, v, s->now);
 }
 
-/* Half of the deliveries go to the proposer without the ballot, so that both of its ways to
- * recognise its own value (by ballot, by bytes) are driven. */
+/* Half of the deliveries go to the proposer without the ballot, in runs of eight, so that both
+ * of its ways to recognise its own value (by ballot, by bytes) are driven, and the runs of
+ * instances its accepts say were chosen (paxos_accept.chosen_to) break and start again. */
 static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
@@ -454,7 +465,7 @@ static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 	checker_delivered(s->check, proposer_view(s, ep->index), e->generation, e->iid, &e->value,
 			  s->now);
 	paxos_proposer_delivered_ballot(s->prop[ep->index].core, e->iid, &e->value,
-					e->iid % 2 ? e->ballot : 0, s->now, &ep->emitter);
+					e->iid / 8 % 2 ? e->ballot : 0, s->now, &ep->emitter);
 }
 
 /* As the node does: the proposer starts its window over in the new log. */
@@ -1602,7 +1613,8 @@ static void maybe_resubmit(struct sim *s, uint32_t id)
 
 static const char *group_name(enum paxos_group g)
 {
-	static const char *const names[] = {"acceptors", "proposers", "learners", "submit"};
+	static const char *const names[] = {"acceptors", "proposers", "learners", "submit",
+					    "votes"};
 	return (unsigned)g < PAXOS_GROUP_COUNT ? names[g] : "?";
 }
 
@@ -1739,6 +1751,8 @@ static void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	uint32_t i = to & 0xff;
 	hash_mix(s, (uint64_t)m->type << 32 | iid_of(m));
 	s->r->messages++;
+	if (g == PAXOS_GROUP_VOTES && m->type == PAXOS_MSG_ACCEPTED)
+		g = PAXOS_GROUP_LEARNERS; /* the learners group's votes */
 	if (paxos_msg_group(m->type) != g)
 		return;
 	trace(s, 2, "%s %" PRIu64 " from %u:%u to %s %u", paxos_msg_type_name(m->type), iid_of(m),
