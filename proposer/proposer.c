@@ -527,6 +527,11 @@ bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid, 
 }
 
 /* A scan of the window: read on demand (monitoring), never on the protocol's path. */
+bool paxos_proposer_votes_wanted(const struct paxos_proposer *p)
+{
+	return p && p->leader && 2 * p->in_phase2 >= p->congestion.window;
+}
+
 uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p)
 {
 	uint32_t used = 0;

@@ -227,6 +227,10 @@ PAXOS_API uint32_t paxos_proposer_epoch(const struct paxos_proposer *p);
 /** The highest ballot the proposer prepared with (0: none yet). */
 PAXOS_API paxos_ballot paxos_proposer_ballot(const struct paxos_proposer *p);
 
+/** Whether this leader's phase 2 is at least half as full as its congestion window allows:
+ * its learner should then read the votes after every round, not only every millisecond. */
+PAXOS_API bool paxos_proposer_votes_wanted(const struct paxos_proposer *p);
+
 /** Instances of the window not free for a new client value: holding a value, in phase 2 or
  * closed and waiting for delivery: at most the window (proposer-window). */
 PAXOS_API uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p);

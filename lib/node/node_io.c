@@ -374,8 +374,9 @@ static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
 		n->learner.values_due = true;
 		node_schedule_flush(n);
 	}
-	/* A lazy learner reads after the rounds the acceptor is woken for (see below). */
-	if (n->timers.learn && !learners) {
+	/* A lazy learner reads after the rounds the acceptor is woken for (see below), a leader's
+	 * while its phase 2 is busy (node_learner_reads_now). */
+	if (n->timers.learn && !learners && node_learner_reads_now(n)) {
 		n->learner.learn_due = true;
 		node_schedule_flush(n);
 	}

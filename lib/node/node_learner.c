@@ -464,6 +464,17 @@ void node_drain_values(struct paxos_node *n)
 	drain(n, PAXOS_GROUP_ACCEPTORS);
 }
 
+/* Whether a lazy learner reads after this round: beside an acceptor always (its votes wait for
+ * the acceptor's rounds), beside a proposer while its phase 2 is busy. Otherwise a leader's
+ * closed instances wait for the next millisecond's read: nothing else waits for them (no
+ * application here; clients learn from the acceptors), and a read that finds the votes of a
+ * millisecond costs one system call where one per round costs one per value. */
+bool node_learner_reads_now(const struct paxos_node *n)
+{
+	return n->acceptor.core || !n->proposer.core ||
+	       paxos_proposer_votes_wanted(n->proposer.core);
+}
+
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;

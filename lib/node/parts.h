@@ -601,6 +601,7 @@ bool node_epoch_store(struct paxos_node *n);
  * application, in order, and advances the learner. */
 void node_learn(struct paxos_node *n, const struct paxos_message *m, paxos_time now);
 void node_learn_own_votes(struct paxos_node *n, paxos_time now);
+bool node_learner_reads_now(const struct paxos_node *n);
 void node_learner_run(struct paxos_node *n);
 
 /* After each call into the election: acts on a change of leader (the proposer leads or

@@ -351,6 +351,28 @@ START_TEST(test_accepts_say_what_was_chosen)
 }
 END_TEST
 
+/* The leader wants its votes read after every round once its phase 2 is half as full as the
+ * congestion window allows; below that, every millisecond does. */
+START_TEST(test_votes_wanted_when_phase2_is_busy)
+{
+	struct sim *s = sim_new(16, 8, 16);
+	ck_assert(!paxos_proposer_votes_wanted(s->p)); /* not leading */
+	lead(s);
+	run(s); /* phase 1 done */
+	static const char *const v[] = {"a", "b", "c", "d"};
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(submit(s, v[k]), PAXOS_OK);
+	ck_assert(!paxos_proposer_votes_wanted(s->p)); /* 3 of 8 */
+	ck_assert_int_eq(submit(s, v[3]), PAXOS_OK);
+	ck_assert(paxos_proposer_votes_wanted(s->p)); /* 4 of 8 */
+	run(s);
+	ck_assert_uint_eq(s->ndelivered, 4);
+	ck_assert(!paxos_proposer_votes_wanted(s->p));
+	ck_assert(!paxos_proposer_votes_wanted(NULL));
+	sim_free(s);
+}
+END_TEST
+
 /*
  * Value batching (thesis 3.7.4) under loss and reordering: every value delivered exactly once;
  * within an instance, positions 0, 1, ... in the order the values were submitted; with FIFO
@@ -605,6 +627,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 8);
 	tcase_add_test(t, test_accepts_say_what_was_chosen);
+	tcase_add_test(t, test_votes_wanted_when_phase2_is_busy);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
 	tcase_add_test(t, test_batch_packs_waiting_values);
 	tcase_add_test(t, test_queue_then_assign_packs_a_read);
