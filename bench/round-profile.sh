@@ -7,7 +7,8 @@
 # the kernel's local delivery to every receiving socket, wake-ups of the receivers
 # included), epoll_wait (the loop's sleep and wake-up) and recvmmsg, the rest being the
 # libraries' own work and timers. With BASE_BUILD=DIR the Paxos of that build runs too,
-# first. ROUNDS (default 1) repeats the lot, interleaved.
+# first, with BASE_CONF (default this tree's paxos.conf; give the base's own when it lacks keys
+# of this one). ROUNDS (default 1) repeats the lot, interleaved.
 # Usage: bench/round-profile.sh BUILD_DIR [COUNT]
 set -eu
 BUILD=$(cd "$1" && pwd)
@@ -33,10 +34,11 @@ echo "round system process us/value wake-ups/value sendmmsg% epoll_wait% recvmms
 r=1
 while [ "$r" -le "${ROUNDS:-1}" ]; do
 	for system in $SYSTEMS; do
-		build=$BUILD sys=$system
-		[ "$system" = base ] && build=$(cd "$BASE_BUILD" && pwd) sys=paxos
+		build=$BUILD sys=$system conf=$SRC/paxos.conf
+		[ "$system" = base ] && build=$(cd "$BASE_BUILD" && pwd) sys=paxos \
+			conf=${BASE_CONF:-$conf}
 		rm -rf "$TMP/logs" "$TMP/perf" && mkdir "$TMP/logs" "$TMP/perf"
-		PAXOS_SYSTEM=$sys PAXOS_LOG_DIR=$TMP/logs PAXOS_PERF_DIR=$TMP/perf \
+		PAXOS_CONF=$conf PAXOS_SYSTEM=$sys PAXOS_LOG_DIR=$TMP/logs PAXOS_PERF_DIR=$TMP/perf \
 			PAXOS_PERF_OPTIONS=-g "$SRC/bench/cluster-client.sh" "$build" \
 			--count "$COUNT" --size 64 --outstanding 1 >"$TMP/out" 2>&1 || true
 		delivered=$(sed -n 's/^delivered \([0-9]*\) of.*/\1/p' "$TMP/out")

@@ -11,7 +11,8 @@
 # its whole life) per delivered value: "busiest" is the largest among the role
 # processes (acceptors and proposer, or the serializer), "all" the sum over every process
 # with the client, and 1 / busiest the rate one host per process could reach ("projected").
-# KEEP_LOGS=DIR keeps each run's logs, cpu.log (each process's CPU) among them.
+# ONLY=WORKLOAD runs that workload alone. KEEP_LOGS=DIR keeps each run's logs, cpu.log (each
+# process's CPU) among them.
 # Usage: bench/throughput.sh BUILD_DIR [ROUNDS]
 # Prints one line per run, then a table of medians (values/s, p50, p99, bytes/value).
 set -eu
@@ -24,6 +25,7 @@ trap 'rm -rf "$TMP"' EXIT
 WORKLOADS="64B-k64 500000 64 64
 1000B-k64 200000 1000 64
 64B-k1 5000 64 1"
+[ -z "${ONLY:-}" ] || WORKLOADS=$(echo "$WORKLOADS" | grep "^$ONLY ")
 SYSTEMS="paxos serializer"
 [ -z "${BASE_BUILD:-}" ] || SYSTEMS="base $SYSTEMS"
 
