@@ -36,6 +36,7 @@ struct node_keeper {
 	paxos_ballot ballot;
 	uint8_t value[DEFERRED_VALUE_MAX];
 	size_t value_len;
+	node_kept_fn kept; /* told the result, on the loop */
 	/* The finished job's result, collected on the loop (finish). */
 	bool done;
 	int rc;
@@ -65,24 +66,22 @@ static void finish(void *arg, int rc, const char *err)
 
 static const struct storage_flusher_ops keeper_ops = {.flush = write_all, .finish = finish};
 
-/* The job collected: the node acts on the change, then delivers what followed it. */
+/* The job collected: whoever asked for it acts on the change, then delivers what followed. */
 static void collected(struct node_keeper *k)
 {
 	struct paxos_node *n = k->n;
 	k->done = false;
 	k->running = false;
-	if (k->rc != PAXOS_OK) {
+	if (k->rc != PAXOS_OK)
 		node_set_error(n, "%s", k->err);
-		node_membership_not_kept(n, k->id, k->iid);
-		return;
-	}
-	struct paxos_value v = {k->value, k->value_len};
-	bool deferred = k->deferred;
+	struct node_keep_result r = {.id = k->id,
+				     .iid = k->iid,
+				     .value = {k->value, (uint32_t)k->value_len},
+				     .ballot = k->ballot,
+				     .ok = k->rc == PAXOS_OK,
+				     .deferred = k->deferred};
 	k->deferred = false;
-	node_membership_kept(n, k->id);
-	if (deferred)
-		node_learner_delivered_after_keep(n, k->iid, &v, k->ballot);
-	node_learner_change_kept(n);
+	k->kept(n, &r);
 }
 
 static void on_kept(evutil_socket_t fd, short what, void *arg)
@@ -127,9 +126,9 @@ static struct node_keeper *keeper(struct paxos_node *n)
 }
 
 int node_keeper_start(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
-		      paxos_ballot ballot)
+		      paxos_ballot ballot, node_kept_fn kept)
 {
-	if (!v || v->len > DEFERRED_VALUE_MAX)
+	if (!v || v->len > DEFERRED_VALUE_MAX || !kept)
 		return PAXOS_E_INVALID;
 	struct node_keeper *k = keeper(n);
 	if (!k)
@@ -143,6 +142,7 @@ int node_keeper_start(struct paxos_node *n, paxos_iid iid, const struct paxos_va
 	k->ballot = ballot;
 	memcpy(k->value, v->data, v->len);
 	k->value_len = v->len;
+	k->kept = kept;
 	if (storage_flusher_commit(&k->flusher, 1, false) != PAXOS_OK)
 		return PAXOS_E_IO; /* an earlier job failed: the node stopped then */
 	k->running = k->deferred = true;

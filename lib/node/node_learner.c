@@ -93,29 +93,32 @@ static void delivered_kept(struct paxos_node *n, paxos_iid iid, const struct pax
 	watch_leadership(n, iid, ballot);
 }
 
+/* The keeper's result (node_keeper.c): the node acts on the change, delivers the rest of its
+ * instance if that still waits, and the learner's hold after the change ends. */
+static void change_kept(struct paxos_node *n, const struct node_keep_result *r)
+{
+	if (!r->ok) {
+		node_membership_not_kept(n, r->id, r->iid);
+		return;
+	}
+	node_membership_kept(n, r->id);
+	if (r->deferred)
+		delivered_kept(n, r->iid, &r->value, r->ballot);
+	n->learner.change_kept_due = true;
+	node_learner_run(n);
+	node_schedule_flush(n);
+}
+
 static void delivered(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
 		      paxos_ballot ballot)
 {
 	if (n->membership && paxos_membership_is_command(v)) {
 		/* Kept before anything acts on it; the learner holds after it meanwhile. */
-		if (!node_membership_applied(n, iid, v, ballot))
-			return; /* node_learner_delivered_after_keep */
+		if (!node_membership_applied(n, iid, v, ballot, change_kept))
+			return; /* change_kept goes on */
 		n->learner.change_kept_due = true;
 	}
 	delivered_kept(n, iid, v, ballot);
-}
-
-void node_learner_delivered_after_keep(struct paxos_node *n, paxos_iid iid,
-				       const struct paxos_value *v, paxos_ballot ballot)
-{
-	delivered_kept(n, iid, v, ballot);
-}
-
-void node_learner_change_kept(struct paxos_node *n)
-{
-	n->learner.change_kept_due = true;
-	node_learner_run(n);
-	node_schedule_flush(n);
 }
 
 void node_on_instance_done(struct paxos_node *n, void (*done)(void *, paxos_iid, bool), void *arg)

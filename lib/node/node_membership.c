@@ -434,13 +434,13 @@ void node_membership_kept(struct paxos_node *n, uint32_t id)
 }
 
 bool node_membership_applied(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
-			     paxos_ballot ballot)
+			     paxos_ballot ballot, node_kept_fn kept)
 {
 	const struct paxos_configuration *c = paxos_membership_latest(n->membership);
 	if (c->id == n->mship.kept || n->failed)
 		return true;
-	if (n->mship.dir_count && node_keeper_start(n, iid, v, ballot) == PAXOS_OK)
-		return false; /* node_keeper.c goes on once it is kept */
+	if (n->mship.dir_count && node_keeper_start(n, iid, v, ballot, kept) == PAXOS_OK)
+		return false; /* kept goes on once it is kept */
 	if (node_membership_keep(n, 0) != PAXOS_OK) {
 		node_membership_not_kept(n, c->id, iid);
 		return true;

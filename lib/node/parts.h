@@ -637,11 +637,23 @@ uint32_t node_membership_election_set(const struct paxos_node *n, paxos_iid next
 int node_membership_keep_in(struct paxos_node *n, const char *dir);
 /* Instance iid held a membership command, just applied: the history is made durable before
  * anything acts on it (a failure to write stops the node), and the acceptor's change said. */
+/* What the keeper (node_keeper.c) hands back once the write of configuration id, chosen in
+ * instance iid, ended: ok, or not (n->error says why); deferred: the rest of the delivery of
+ * (iid, v, ballot) waited for it and is still due (a new log drops it). Set by whoever asked
+ * for the keep (node_learner.c), so the keeper, below it, calls nothing above. */
+struct node_keep_result {
+	uint32_t id;
+	paxos_iid iid;
+	struct paxos_value value;
+	paxos_ballot ballot;
+	bool ok, deferred;
+};
+typedef void (*node_kept_fn)(struct paxos_node *n, const struct node_keep_result *r);
 /* The learner delivered the change of instance iid (value v, ballot): true when it is kept
  * (or needs no keeping) and the delivery goes on; false when it is being kept on a thread
- * and the rest of the delivery waits (node_keeper.c). */
+ * and the rest of the delivery waits for kept (node_keeper.c). */
 bool node_membership_applied(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
-			     paxos_ballot ballot);
+			     paxos_ballot ballot, node_kept_fn kept);
 /* Configuration id is kept: what acts on it runs. */
 void node_membership_kept(struct paxos_node *n, uint32_t id);
 /* Configuration id, chosen in instance iid, could not be kept (n->error says why): fatal. */
@@ -649,19 +661,14 @@ void node_membership_not_kept(struct paxos_node *n, uint32_t id, paxos_iid iid);
 
 /* node_keeper.c: the history written off the loop. start: PAXOS_OK once the write of the
  * latest history to every directory began, the delivery of (iid, v, ballot) deferred until
- * it ends; else nothing began (the caller keeps it itself). wait: until a running write
- * ended, its result acted on from the loop. drop_deferred: a new log began, the deferred
- * delivery is of the old one. */
+ * it ends, when kept is called from the loop; else nothing began (the caller keeps it
+ * itself). wait: until a running write ended, its result acted on from the loop.
+ * drop_deferred: a new log began, the deferred delivery is of the old one. */
 int node_keeper_start(struct paxos_node *n, paxos_iid iid, const struct paxos_value *v,
-		      paxos_ballot ballot);
+		      paxos_ballot ballot, node_kept_fn kept);
 void node_keeper_wait(struct paxos_node *n);
 void node_keeper_drop_deferred(struct paxos_node *n);
 void node_keeper_free(struct paxos_node *n);
-/* node_learner.c: the rest of a delivery deferred for the keeper, then the learner's hold
- * after the change ends. */
-void node_learner_delivered_after_keep(struct paxos_node *n, paxos_iid iid,
-				       const struct paxos_value *v, paxos_ballot ballot);
-void node_learner_change_kept(struct paxos_node *n);
 /* Whether vote m of acceptor id may count: false (said once per removed acceptor and change)
  * for a promise or a vote that is not final in an instance whose configuration is known and
  * leaves the acceptor out. A final one passes: it reports a decision, from anyone. */
