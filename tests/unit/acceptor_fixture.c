@@ -6,6 +6,7 @@
 #include <check.h>
 #include <paxos/storage_backends.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 struct paxos_storage *st;
@@ -114,4 +115,141 @@ struct paxos_message trim_msg(paxos_iid iid)
 	struct paxos_message m = {.type = PAXOS_MSG_TRIM};
 	m.u.trim.iid = iid;
 	return m;
+}
+
+static void poison(struct failing_storage *f)
+{
+	memset(f->value, 0xdd, sizeof(f->value));
+}
+
+static struct failing_storage *failing(struct paxos_storage *s)
+{
+	return (struct failing_storage *)s;
+}
+
+static int failing_begin(struct paxos_storage *s)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_BEGIN)
+		return PAXOS_E_STORAGE;
+	ck_assert(!f->open);
+	f->begins++;
+	f->open = true;
+	return f->inner->ops->begin(f->inner);
+}
+
+static int failing_commit(struct paxos_storage *s)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_COMMIT)
+		return PAXOS_E_STORAGE;
+	ck_assert(f->open);
+	f->commits++;
+	f->open = false;
+	int rc = f->inner->ops->commit(f->inner);
+	poison(f);
+	return rc;
+}
+
+static int failing_get(struct paxos_storage *s, paxos_iid iid, struct paxos_record *rec)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_GET)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->get(f->inner, iid, rec);
+	if (rc == 1 && rec->value.len > 0) {
+		ck_assert_uint_le(rec->value.len, STRICT_VALUE_MAX);
+		memcpy(f->value, rec->value.data, rec->value.len);
+		rec->value.data = f->value;
+	}
+	return rc;
+}
+
+static int failing_put(struct paxos_storage *s, const struct paxos_record *rec)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_PUT)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->put(f->inner, rec);
+	poison(f);
+	return rc;
+}
+
+static int failing_trim(struct paxos_storage *s, paxos_iid iid)
+{
+	struct failing_storage *f = failing(s);
+	if (f->fail == OP_TRIM)
+		return PAXOS_E_STORAGE;
+	int rc = f->inner->ops->trim(f->inner, iid);
+	poison(f);
+	return rc;
+}
+
+static paxos_iid failing_trim_iid(struct paxos_storage *s)
+{
+	return failing(s)->inner->ops->trim_iid(failing(s)->inner);
+}
+
+static paxos_iid failing_highest_accepted(struct paxos_storage *s)
+{
+	return failing(s)->inner->ops->highest_accepted(failing(s)->inner);
+}
+
+static void failing_destroy(struct paxos_storage *s)
+{
+	paxos_storage_destroy(failing(s)->inner);
+	free(s);
+}
+
+static const struct paxos_storage_ops failing_ops = {
+    .name = "failing",
+    .begin = failing_begin,
+    .commit = failing_commit,
+    .get = failing_get,
+    .put = failing_put,
+    .trim = failing_trim,
+    .trim_iid = failing_trim_iid,
+    .highest_accepted = failing_highest_accepted,
+    .destroy = failing_destroy,
+};
+
+/* Replaces the fixture's storage and acceptor with ones over a failing storage. */
+struct failing_storage *use_failing_storage(void)
+{
+	paxos_acceptor_free(acc);
+	struct failing_storage *f = calloc(1, sizeof(*f));
+	f->base.ops = &failing_ops;
+	f->inner = st;
+	f->fail = OP_NONE;
+	st = &f->base;
+	acc =
+	    paxos_acceptor_new(&(struct paxos_acceptor_options){.id = ACCEPTOR_ID}, st, &counters);
+	ck_assert_ptr_nonnull(acc);
+	return f;
+}
+
+/* An emitter that checks no reply leaves while a transaction is open, then records it. */
+struct failing_storage *watched;
+unsigned emitted_before_commit;
+
+static void watched_emit(void *ctx, enum paxos_group to, const struct paxos_message *m)
+{
+	(void)ctx;
+	if (watched->open || watched->commits == 0)
+		emitted_before_commit++;
+	out->emitter.emit(out->emitter.ctx, to, m);
+}
+
+const struct paxos_emitter watched_out = {.emit = watched_emit, .ctx = NULL};
+
+int batch(const struct paxos_message *msgs, size_t n)
+{
+	return paxos_acceptor_handle_batch(acc, msgs, n, &watched_out);
+}
+
+struct failing_storage *use_watched_storage(void)
+{
+	watched = use_failing_storage();
+	emitted_before_commit = 0;
+	return watched;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The acceptor test fixture shared by test_acceptor.c, test_acceptor_recovery.c and
- * test_acceptor_ready.c: one acceptor (id ACCEPTOR_ID) over a memory store, and messages handed to
- * it one at a time. */
+/* The acceptor test fixture shared by the test_acceptor*.c suites: one acceptor (id ACCEPTOR_ID)
+ * over a memory store, and messages handed to it one at a time; a storage that fails on
+ * demand, and an emitter that watches its transactions. */
 #ifndef PAXOS_TEST_ACCEPTOR_FIXTURE_H
 #define PAXOS_TEST_ACCEPTOR_FIXTURE_H
 
@@ -38,5 +38,38 @@ struct paxos_message trim_msg(paxos_iid iid);
 const struct paxos_message *only(enum paxos_msg_type type, enum paxos_group group);
 /* The record the store holds for iid (which must hold one). */
 struct paxos_record stored(paxos_iid iid);
+
+/*
+ * ---- a storage that fails on demand ----
+ * It wraps the memory backend and holds it to the letter of the interface: a value from get
+ * is a copy that put, trim and commit overwrite, so an acceptor that used one too late
+ * would send garbage.
+ */
+
+enum storage_op { OP_BEGIN, OP_GET, OP_PUT, OP_COMMIT, OP_TRIM, OP_NONE };
+
+#define STRICT_VALUE_MAX 256u
+
+struct failing_storage {
+	struct paxos_storage base;
+	struct paxos_storage *inner;
+	enum storage_op fail;
+	uint8_t value[STRICT_VALUE_MAX];
+	unsigned begins, commits; /* successful ones */
+	bool open;                /* between a begin and its commit */
+};
+
+/* The acceptor made anew over a failing storage (never failing until fail is set). */
+struct failing_storage *use_failing_storage(void);
+
+/* Group commit: an emitter that counts the replies that leave while a transaction of the
+ * watched storage is open (or before its first commit), then records them in out. */
+extern struct failing_storage *watched;
+extern unsigned emitted_before_commit;
+extern const struct paxos_emitter watched_out;
+/* msgs to the acceptor as one batch, through watched_out. */
+int batch(const struct paxos_message *msgs, size_t n);
+/* The acceptor made anew over a failing storage it watches. */
+struct failing_storage *use_watched_storage(void);
 
 #endif
