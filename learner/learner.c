@@ -79,9 +79,9 @@ struct paxos_learner *paxos_learner_new(const struct paxos_learner_options *o,
 	l->slots = calloc(o->window, sizeof(*l->slots));
 	/* At least one byte so that max_value 0 still gets a valid pointer. */
 	l->values = malloc((size_t)o->window * o->max_value + 1);
-	/* Paged in at once (calloc may leave that to the first write): a megabyte with the
-	 * defaults, where each first use of a page would fault. */
-	l->small_values = calloc(o->window, SLOT_SMALL);
+	/* Paged in at once by the write: a megabyte with the defaults, where each first use of a
+	 * page would fault on the path of a value. */
+	l->small_values = malloc((size_t)o->window * SLOT_SMALL);
 	if (l->small_values)
 		memset(l->small_values, 0, (size_t)o->window * SLOT_SMALL);
 	l->votes = calloc((size_t)o->window * o->acceptors, sizeof(*l->votes));

@@ -34,7 +34,6 @@ static void map_slot(struct paxos_learner *l, struct slot *s)
 
 void learner_slot_reset(struct paxos_learner *l, struct slot *s, paxos_iid iid)
 {
-	(void)l;
 	s->iid = iid;
 	s->ballot = 0;
 	s->has_value = false;
