@@ -499,6 +499,7 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 		m.u.accept.chosen_from = ctx->chosen->from;
 		m.u.accept.chosen_to = ctx->chosen->to;
 	}
+	m.u.accept.spares_rest = ctx->spares_rest && *ctx->spares_rest;
 	if (ctx->highest_iid && inst->iid > *ctx->highest_iid)
 		*ctx->highest_iid = inst->iid;
 	inst->state = INSTANCE_P2_PENDING;

@@ -169,6 +169,8 @@ struct instance_ctx {
 	/* Said in each accept at its ballot (learners close those instances on it); NULL: never
 	 * (repairs). */
 	const struct chosen_range *chosen;
+	/* Said in each accept (paxos_accept.spares_rest); NULL: never (repairs). */
+	const bool *spares_rest;
 };
 
 /* The event's input: promise for P, reject for REJECT, value for C and D (NULL for D means

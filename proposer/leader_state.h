@@ -70,6 +70,7 @@ struct paxos_proposer {
 	paxos_iid takeover_end;
 	struct instance_command command; /* ctx.command: paxos_proposer_change_membership */
 	struct chosen_range chosen;      /* ctx.chosen: see note_chosen (proposer.c) */
+	bool spares_rest;                /* ctx.spares_rest: paxos_proposer_spares_rest */
 	/* Client values dropped (pending list full) that no refusal told of yet, and the hashes
 	 * of the first REFUSED_HASHES of them (proposer_refuse). */
 	uint32_t unrefused;

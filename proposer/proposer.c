@@ -526,6 +526,12 @@ bool paxos_proposer_accept_value(const struct paxos_proposer *p, paxos_iid iid, 
 	return true;
 }
 
+void paxos_proposer_spares_rest(struct paxos_proposer *p, bool rest)
+{
+	if (p)
+		p->spares_rest = rest;
+}
+
 /* A scan of the window: read on demand (monitoring), never on the protocol's path. */
 bool paxos_proposer_votes_wanted(const struct paxos_proposer *p)
 {

@@ -24,6 +24,7 @@ int repairs_init(struct repairs *r, const struct instance_ctx *ctx)
 	r->ctx.skip_wanted = NULL;
 	r->ctx.command = NULL;
 	r->ctx.chosen = NULL;
+	r->ctx.spares_rest = NULL;
 	r->ctx.settled = NULL; /* the window's instance settles what a repair closes */
 	r->ctx.rtt = NULL;     /* a repair's round trips say nothing about the normal ones */
 	r->active = 0;

@@ -109,6 +109,7 @@ struct paxos_proposer *paxos_proposer_new(const struct paxos_proposer_options *o
 	    .membership = o->membership,
 	    .command = &p->command,
 	    .chosen = &p->chosen,
+	    .spares_rest = &p->spares_rest,
 	};
 	p->epoch = p->epoch_stored = o->epoch;
 	if (repairs_init(&p->repairs, &p->ctx) != PAXOS_OK)

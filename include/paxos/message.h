@@ -65,6 +65,11 @@ struct paxos_accept {
 	paxos_iid iid;            /**< the instance */
 	paxos_ballot ballot;      /**< the leader's ballot */
 	struct paxos_value value; /**< the value to accept */
+	/** The acceptors of the lowest ids that make a quorum voted for every instance the sender
+	 * knows chosen (wire version 6): the others, spare acceptors, may read the leader's
+	 * messages once a millisecond instead of at once (spare-acceptors, docs/ARCHITECTURE.md).
+	 */
+	bool spares_rest;
 	/** What the sender knows chosen (wire version 6; both 0: nothing said): in each instance
 	 * from chosen_from to chosen_to it sent an accept at this same ballot, and that value is
 	 * the one chosen. A learner that holds the value of such an accept closes the instance

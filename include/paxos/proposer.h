@@ -231,6 +231,11 @@ PAXOS_API paxos_ballot paxos_proposer_ballot(const struct paxos_proposer *p);
  * its learner should then read the votes after every round, not only every millisecond. */
 PAXOS_API bool paxos_proposer_votes_wanted(const struct paxos_proposer *p);
 
+/** What the accepts sent from now on say in paxos_accept.spares_rest: true when the acceptors
+ * of the lowest ids that make a quorum voted for every instance this leader's learner knows
+ * chosen (the node's driver sees the votes; the core does not). Initially false. */
+PAXOS_API void paxos_proposer_spares_rest(struct paxos_proposer *p, bool rest);
+
 /** Instances of the window not free for a new client value: holding a value, in phase 2 or
  * closed and waiting for delivery: at most the window (proposer-window). */
 PAXOS_API uint32_t paxos_proposer_window_in_use(const struct paxos_proposer *p);

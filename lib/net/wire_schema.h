@@ -50,6 +50,7 @@
 	F(U64, iid, 5)                                                                             \
 	F(U64, ballot, 5)                                                                          \
 	F(VALUE, value, 5)                                                                         \
+	F(BOOL, spares_rest, 6)                                                                    \
 	F(OPT_U64, chosen_from, 6)                                                                 \
 	F(OPT_U64, chosen_to, 6)                                                                   \
 	/* end */

@@ -97,7 +97,7 @@ HUGE_PAD=65000
 # Well formed but absurd, per group: decoded, then ignored or handled without harm.
 ABSURD_ACCEPTORS="
 $(hdr 1)9301${IID_MAX}${BALLOT_MAX}
-$(hdr 1)9403${IID_MAX}${BALLOT_MAX}${EVIL}
+$(hdr 1)9503${IID_MAX}${BALLOT_MAX}${EVIL}c2
 $(hdr 2)9306${IID_MAX}${IID_MAX}
 $(hdr 2)930600${IID_MAX}
 $(hdr 2)920700

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	const struct paxos_message m[] = {
 	    {.type = PAXOS_MSG_PREPARE, .u.prepare = {1, 101}},
 	    {.type = PAXOS_MSG_PROMISE, .u.promise = {7, 201, 101, value, 2}},
-	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {7, 201, value, 3, 6}},
+	    {.type = PAXOS_MSG_ACCEPT, .u.accept = {7, 201, value, true, 3, 6}},
 	    {.type = PAXOS_MSG_ACCEPTED, .u.accepted = {7, 201, value, 1, true, false, 2}},
 	    {.type = PAXOS_MSG_REJECT, .u.reject = {9, 301, 0}},
 	    {.type = PAXOS_MSG_REPEAT, .u.repeat = {3, 300}},

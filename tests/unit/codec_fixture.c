@@ -54,6 +54,7 @@ void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b)
 		ck_assert_uint_eq(a->u.accept.ballot, b->u.accept.ballot);
 		ck_assert_uint_eq(a->u.accept.chosen_from, b->u.accept.chosen_from);
 		ck_assert_uint_eq(a->u.accept.chosen_to, b->u.accept.chosen_to);
+		ck_assert_int_eq(a->u.accept.spares_rest, b->u.accept.spares_rest);
 		break;
 	case PAXOS_MSG_ACCEPTED:
 		ck_assert_uint_eq(a->u.accepted.iid, b->u.accepted.iid);
@@ -237,7 +238,8 @@ size_t sample_messages(struct paxos_message *m)
 	size_t i = 0;
 	m[i++] = (struct paxos_message){PAXOS_MSG_PREPARE, .u.prepare = {10, 101}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_PROMISE, .u.promise = {10, 101, 1, pv(5), 2}};
-	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(9), 3, 10}};
+	m[i++] =
+	    (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(9), true, 3, 10}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTED,
 					.u.accepted = {11, 201, pv(3), 1, true, false, 7}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_REJECT, .u.reject = {12, 301, 0}};

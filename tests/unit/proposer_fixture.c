@@ -32,6 +32,7 @@ void observe(struct sim *s, const struct paxos_message *m)
 		const struct paxos_accept *a = &m->u.accept;
 		s->said_from = a->chosen_from;
 		s->said_to = a->chosen_to;
+		s->said_rest = a->spares_rest;
 		for (paxos_iid i = a->chosen_from; a->chosen_to && i <= a->chosen_to; i++) {
 			ck_assert_uint_lt(i, MAX_IID);
 			ck_assert_msg(s->learn[i].closed && s->learn[i].chosen_ballot == a->ballot,

@@ -81,6 +81,7 @@ struct sim {
 	 * accepts said was chosen, checked against the learner (observe). */
 	bool deliver_ballots;
 	paxos_iid said_from, said_to; /* the last accept's range, 0: none said */
+	bool said_rest;               /* the last accept's spares_rest */
 	size_t instances_said;        /* summed over the accepts */
 };
 

@@ -104,7 +104,7 @@ START_TEST(test_roundtrip_extremes)
 	roundtrip(&m);
 	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43)}};
 	roundtrip(&m);
-	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43), 1, I}};
+	m = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {I, B, pv(43), true, 1, I}};
 	roundtrip(&m);
 	m = (struct paxos_message){PAXOS_MSG_ACCEPTED, .u.accepted = {I, B, pv(2), A, true}};
 	roundtrip(&m);
@@ -140,7 +140,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {
-	    0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
+	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
 	const struct paxos_value *v = paxos_msg_value(m);
 	/* A client value without a submission id leaves it out, an accept without a range of
 	 * chosen instances that range. */
@@ -164,6 +164,10 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_uint64(pk, m->u.accept.iid);
 		msgpack_pack_uint64(pk, m->u.accept.ballot);
 		msgpack_pack_bin_with_body(pk, v->data, v->len);
+		if (m->u.accept.spares_rest)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
 		if (m->u.accept.chosen_to) {
 			msgpack_pack_uint64(pk, m->u.accept.chosen_from);
 			msgpack_pack_uint64(pk, m->u.accept.chosen_to);
@@ -488,8 +492,9 @@ START_TEST(test_zero_copy)
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
 	ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 1, &n), PAXOS_OK);
 	const struct paxos_value *v = &out[0].u.accept.value;
-	ck_assert_ptr_eq(v->data, buf + e.len - 10); /* the value is the last field */
-	buf[e.len - 10] = 'X';
+	/* The value is the last field but the spares' flag (one byte). */
+	ck_assert_ptr_eq(v->data, buf + e.len - 11);
+	buf[e.len - 11] = 'X';
 	ck_assert_int_eq(v->data[0], 'X');
 }
 END_TEST

@@ -153,7 +153,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {
-	    0, 3, 6, 4, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
+	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -182,7 +182,8 @@ START_TEST(test_wrong_field_count)
 					msgpack_pack_uint32(&c.pk, 0); /* offset: 1 byte of 1 */
 				else if (bin)
 					msgpack_pack_bin_with_body(&c.pk, "v", 1);
-				else if ((t == PAXOS_MSG_ACCEPTED && i == 5) ||
+				else if ((t == PAXOS_MSG_ACCEPT && i == 4) ||
+					 (t == PAXOS_MSG_ACCEPTED && i == 5) ||
 					 (t == PAXOS_MSG_ACCEPTOR_STATE && i == 5) ||
 					 (t == PAXOS_MSG_RECOVER_INFO && i == 8) ||
 					 (t == PAXOS_MSG_ACCEPTOR_HELLO && i == 3) ||
@@ -388,11 +389,12 @@ START_TEST(test_bad_ids_and_ranges)
 	const int64_t ranges[][2] = {{0, 0}, {1, 1}, {3, 9}, {9, 3}, {0, 5}, {5, 0}};
 	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
 		craft_good_header(&c);
-		msgpack_pack_array(&c.pk, 6);
+		msgpack_pack_array(&c.pk, 7);
 		msgpack_pack_uint32(&c.pk, PAXOS_MSG_ACCEPT);
 		msgpack_pack_uint64(&c.pk, 10);
 		msgpack_pack_uint64(&c.pk, 101);
 		msgpack_pack_bin_with_body(&c.pk, "v", 1);
+		msgpack_pack_false(&c.pk);
 		msgpack_pack_int64(&c.pk, ranges[r][0]);
 		msgpack_pack_int64(&c.pk, ranges[r][1]);
 		craft_expect(&c, r < 3 ? PAXOS_OK : PAXOS_E_MALFORMED);
@@ -401,7 +403,7 @@ START_TEST(test_bad_ids_and_ranges)
 	uint8_t buf[64];
 	struct paxos_encoder e;
 	paxos_encoder_init(&e, buf, sizeof(buf), &test_header);
-	struct paxos_message m = {PAXOS_MSG_ACCEPT, .u.accept = {10, 101, {NULL, 0}, 0, 5}};
+	struct paxos_message m = {PAXOS_MSG_ACCEPT, .u.accept = {10, 101, {NULL, 0}, false, 0, 5}};
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_E_INVALID);
 }
 END_TEST

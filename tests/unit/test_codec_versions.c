@@ -64,7 +64,8 @@ static void craft_v5_messages(struct craft *c)
 static size_t v6_messages(struct paxos_message *m)
 {
 	size_t i = 0;
-	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(3), 4, 10}};
+	m[i++] =
+	    (struct paxos_message){PAXOS_MSG_ACCEPT, .u.accept = {11, 201, pv(3), true, 4, 10}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTED,
 					.u.accepted = {11, 201, pv(3), 1, true, false, 7}};
 	m[i++] = (struct paxos_message){PAXOS_MSG_ACCEPTOR_STATE,
@@ -85,6 +86,7 @@ static void drop_v6_fields(struct paxos_message *m)
 	switch (m->type) {
 	case PAXOS_MSG_ACCEPT:
 		m->u.accept.chosen_from = m->u.accept.chosen_to = 0;
+		m->u.accept.spares_rest = false;
 		break;
 	case PAXOS_MSG_ACCEPTED:
 		m->u.accepted.generation = 0;

@@ -351,6 +351,27 @@ START_TEST(test_accepts_say_what_was_chosen)
 }
 END_TEST
 
+/* What the node says of the spares goes into every accept from then on. */
+START_TEST(test_accepts_say_whether_spares_rest)
+{
+	struct sim *s = sim_new(8, 1, 16);
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	ck_assert(!s->said_rest);
+	paxos_proposer_spares_rest(s->p, true);
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	run(s);
+	ck_assert(s->said_rest);
+	paxos_proposer_spares_rest(s->p, false);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	run(s);
+	ck_assert(!s->said_rest);
+	ck_assert_uint_eq(s->ndelivered, 3);
+	sim_free(s);
+}
+END_TEST
+
 /* The leader wants its votes read after every round once its phase 2 is half as full as the
  * congestion window allows; below that, every millisecond does. */
 START_TEST(test_votes_wanted_when_phase2_is_busy)
@@ -627,6 +648,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 8);
 	tcase_add_test(t, test_accepts_say_what_was_chosen);
+	tcase_add_test(t, test_accepts_say_whether_spares_rest);
 	tcase_add_test(t, test_votes_wanted_when_phase2_is_busy);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);
 	tcase_add_test(t, test_batch_packs_waiting_values);

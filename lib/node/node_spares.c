@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Spare acceptors (spare-acceptors). A quorum of acceptors decides; with three of them every
+ * accept still wakes all three, and each wake-up costs the leader's send about what a whole
+ * datagram costs (the kernel wakes the receivers of a local datagram in the sender's time) and
+ * the woken acceptor about what the serializer pays per value. So the acceptors of the lowest
+ * ids that make a quorum read the leader's messages at once, and the others, the spares, read
+ * them once every SPARE_READ_MS while the leader says they may (paxos_accept.spares_rest).
+ *
+ * The leader says so while each of the quorum's acceptors voted for every instance its learner
+ * knows chosen, the last one included. When one falls behind (it crashed, it is slow, its
+ * vote was lost), an instance gets chosen without its vote: with a spare's, read late, or not
+ * at all yet. The leader sees that at its next read of the votes and says so in its next
+ * accept, which the spares read within SPARE_READ_MS and then read at once again. Nothing
+ * here touches what is chosen: a spare votes as any acceptor does, only later.
+ */
+#include "parts.h"
+
+#include <event2/event.h>
+
+/* A resting spare reads the acceptors group this often (ms). */
+#define SPARE_READ_MS 1
+/* Reads of one batch each per SPARE_READ_MS at most: what a millisecond of the leader's
+ * accepts at full speed fills, with room to spare; the socket buffer holds the rest. */
+#define SPARE_READS 64
+
+/* The acceptors that make a quorum of a fixed set of n, ids 0..n-1. */
+static uint32_t quorum_of(uint32_t n)
+{
+	return n / 2 + 1;
+}
+
+/* Whether this configuration has spares at all: multicast (one datagram reaches all the
+ * acceptors; unicast sends each its own), one partition, a fixed acceptor set whose ids are
+ * 0..acceptors-1 (membership changes move the quorum), and an acceptor beyond the quorum. */
+static bool spares_configured(const struct paxos_config *cfg)
+{
+	return cfg->spare_acceptors && cfg->transport == PAXOS_TRANSPORT_MULTICAST &&
+	       cfg->partitions == 1 && cfg->membership_alpha == 0 && cfg->acceptors >= 3;
+}
+
+void node_spare_init(struct paxos_node *n, uint32_t acceptor_id)
+{
+	n->acceptor.spare = spares_configured(&n->cfg) && acceptor_id >= quorum_of(n->cfg.acceptors);
+}
+
+/* Reads the group the acceptor takes its messages from lazily while a pipelined commit waits
+ * (node_durable.c) or while it rests as a spare, else at every wake-up. */
+void node_acceptor_reading(struct paxos_node *n)
+{
+	enum paxos_group g = n->acceptor.serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
+	bool lazy = n->commits.lazy || n->acceptor.spare_resting;
+	if (lazy != n->acceptor.fed_lazy &&
+	    n->net.transport->ops->set_lazy(n->net.transport, g, lazy) == PAXOS_OK)
+		n->acceptor.fed_lazy = lazy;
+}
+
+static void on_spare_read(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct paxos_node *n = arg;
+	size_t batch = n->net.transport->ops->batch(n->net.transport);
+	for (int i = 0; i < SPARE_READS && !n->failed && n->acceptor.spare_resting; i++)
+		if (n->net.transport->ops->read(n->net.transport, PAXOS_GROUP_ACCEPTORS) < batch)
+			return;
+}
+
+void node_spare_heard(struct paxos_node *n, bool rest)
+{
+	if (n->acceptor.spare)
+		n->acceptor.spare_wanted = rest;
+}
+
+void node_spare_read_done(struct paxos_node *n)
+{
+	struct node_acceptor *a = &n->acceptor;
+	if (!a->spare || a->spare_wanted == a->spare_resting || n->failed)
+		return;
+	if (a->spare_wanted &&
+	    node_add_timer(n, &n->timers.spare, SPARE_READ_MS, on_spare_read) != PAXOS_OK)
+		return; /* reads at once, as before */
+	if (!a->spare_wanted && n->timers.spare) {
+		event_free(n->timers.spare);
+		n->timers.spare = NULL;
+	}
+	a->spare_resting = a->spare_wanted;
+	if (a->spare_resting)
+		n->role_counters[PAXOS_ROLE_ACCEPTOR].spare_rests++;
+	node_acceptor_reading(n);
+}
+
+void node_spare_vote_heard(struct paxos_node *n, const struct paxos_accepted *v)
+{
+	if (v->acceptor_id < PAXOS_MAX_ACCEPTORS && v->iid > n->proposer.voted[v->acceptor_id])
+		n->proposer.voted[v->acceptor_id] = v->iid;
+}
+
+void node_spares_judge(struct paxos_node *n)
+{
+	if (!n->proposer.core || !n->learner.core || !spares_configured(&n->cfg))
+		return;
+	paxos_iid closed = paxos_learner_next_iid(n->learner.core) - 1;
+	bool rest = closed > 0;
+	for (uint32_t a = 0; rest && a < quorum_of(n->cfg.acceptors); a++)
+		rest = n->proposer.voted[a] >= closed;
+	paxos_proposer_spares_rest(n->proposer.core, rest);
+}

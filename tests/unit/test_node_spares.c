@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Spare acceptors (lib/node/node_spares.c): on a stub transport, the acceptor beyond the
+ * quorum reads the acceptors group once a millisecond while the leader's accepts say it may,
+ * and at once when they say otherwise; the quorum's acceptors, and every acceptor with
+ * spare-acceptors off, always read at once. On a cluster in one event loop (multicast, so
+ * ctest runs it in a private network namespace): the leader lets the spare rest while every
+ * value is delivered, and once acceptor 0 is gone the spare reads at once again and the
+ * values go on being delivered.
+ */
+#include "check_main.h"
+#include <event2/event.h>
+#include <paxos/paxos.h>
+#include <paxos/storage_backends.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "config_fields.h"
+#include "stub_transport.h"
+
+static void run_for(struct event_base *base, long ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+static const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
+
+/* The leader's accept for iid, saying whether the spares may rest, encoded into buf. */
+static size_t encode_accept(uint8_t *buf, size_t cap, paxos_iid iid, bool rest)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
+	m.u.accept = (struct paxos_accept){.iid = iid, .ballot = ballot, .spares_rest = rest};
+	m.u.accept.value = (struct paxos_value){.data = (const uint8_t *)"v", .len = 1};
+	struct paxos_header from = {.role = PAXOS_ROLE_PROPOSER, .sender_id = 0};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, cap, &from);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	return e.len;
+}
+
+static void deliver_accept(struct stub *s, paxos_iid iid, bool rest)
+{
+	uint8_t buf[256];
+	struct paxos_rx_datagram d = {.data = buf,
+				      .len = encode_accept(buf, sizeof(buf), iid, rest)};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_ACCEPTORS, &d, 1);
+}
+
+/* Votes sent from datagram first on. */
+static void count_votes(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	if (m->type == PAXOS_MSG_ACCEPTED)
+		(*(unsigned *)arg)++;
+}
+
+static unsigned votes_sent(const struct stub *s, size_t first)
+{
+	unsigned votes = 0;
+	stub_each_sent(s, first, count_votes, &votes);
+	return votes;
+}
+
+struct acceptor_node {
+	struct event_base *base;
+	struct stub *s;
+	struct paxos_node *n;
+	char dir[64];
+};
+
+/* Acceptor id of three on a stub, with a vote in its store (durable by its name: no recovery
+ * to wait for). */
+static void acceptor_on_stub(struct acceptor_node *a, uint32_t id, bool spares)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.counters_interval_ms = 0;
+	cfg.spare_acceptors = spares;
+	ck_assert_uint_eq(cfg.acceptors, 3);
+	snprintf(cfg.storage, sizeof(cfg.storage), "lmdb");
+	snprintf(a->dir, sizeof(a->dir), "/tmp/paxos-node-spares-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(a->dir));
+	snprintf(cfg.storage_path, sizeof(cfg.storage_path), "%s", a->dir);
+	struct paxos_storage *st = paxos_storage_memory_new();
+	struct paxos_record rec = {.iid = 1, .promised = ballot, .accepted = ballot};
+	rec.value = (struct paxos_value){.data = (const uint8_t *)"v", .len = 1};
+	ck_assert_int_eq(st->ops->put(st, &rec), PAXOS_OK);
+	a->base = event_base_new();
+	a->s = calloc(1, sizeof(*a->s));
+	char err[256];
+	a->n = paxos_node_new_on(a->base, &cfg, stub_open, a->s, err, sizeof(err));
+	ck_assert_msg(a->n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_acceptor(a->n, id, st), PAXOS_OK);
+}
+
+static void acceptor_free(struct acceptor_node *a)
+{
+	paxos_node_free(a->n);
+	event_base_free(a->base);
+	free(a->s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", a->dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_spare_rests_while_the_leader_says_so)
+{
+	struct acceptor_node a;
+	acceptor_on_stub(&a, 2, true);
+	struct stub *s = a.s;
+	const struct paxos_counters *c = paxos_node_counters(a.n, PAXOS_ROLE_ACCEPTOR);
+	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+
+	/* An accept that says nothing of the spares: it reads at once, and votes. */
+	size_t sent = s->sent;
+	deliver_accept(s, 2, false);
+	run_for(a.base, 1);
+	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(votes_sent(s, sent), 1);
+
+	/* One that lets it rest: it votes, then reads the group only on its timer. */
+	sent = s->sent;
+	deliver_accept(s, 3, true);
+	run_for(a.base, 1);
+	ck_assert_uint_eq(votes_sent(s, sent), 1);
+	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(c->spare_rests, 1);
+
+	/* The next accept waits in the socket until the timer reads it; it says the spares may
+	 * rest no more: the acceptor votes and reads at once again. */
+	uint8_t buf[256];
+	s->waiting[PAXOS_GROUP_ACCEPTORS] = buf;
+	s->waiting_len[PAXOS_GROUP_ACCEPTORS] = encode_accept(buf, sizeof(buf), 4, false);
+	sent = s->sent;
+	unsigned reads = s->reads[PAXOS_GROUP_ACCEPTORS];
+	for (int i = 0; i < 100 && s->waiting[PAXOS_GROUP_ACCEPTORS]; i++)
+		run_for(a.base, 1);
+	ck_assert_ptr_null(s->waiting[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_gt(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
+	ck_assert_uint_eq(votes_sent(s, sent), 1);
+	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(c->spare_returns, 1);
+
+	/* No reads of its own while it reads at once. */
+	reads = s->reads[PAXOS_GROUP_ACCEPTORS];
+	run_for(a.base, 5);
+	ck_assert_uint_eq(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
+	acceptor_free(&a);
+}
+END_TEST
+
+/* Acceptor 0 is of the quorum, and spare-acceptors no makes none a spare: both read at once
+ * whatever the accepts say. */
+START_TEST(test_quorum_acceptors_never_rest)
+{
+	struct {
+		uint32_t id;
+		bool spares;
+	} cases[] = {{0, true}, {1, true}, {2, false}};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct acceptor_node a;
+		acceptor_on_stub(&a, cases[k].id, cases[k].spares);
+		size_t sent = a.s->sent;
+		deliver_accept(a.s, 2, true);
+		run_for(a.base, 1);
+		ck_assert_uint_eq(votes_sent(a.s, sent), 1);
+		ck_assert(!a.s->lazy[PAXOS_GROUP_ACCEPTORS]);
+		ck_assert_uint_eq(paxos_node_counters(a.n, PAXOS_ROLE_ACCEPTOR)->spare_rests, 0);
+		acceptor_free(&a);
+	}
+}
+END_TEST
+
+static uint32_t delivered;
+static bool in_order;
+
+static void check_order(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+{
+	(void)arg;
+	(void)iid;
+	(void)position;
+	char want[16];
+	int len = snprintf(want, sizeof(want), "v%04u", delivered++);
+	in_order &= v->len == (uint32_t)len && memcmp(v->data, want, v->len) == 0;
+}
+
+/* Submits count values from delivered on, a few at a time, and runs the loop until all are
+ * delivered (or 10 s passed). */
+static void submit_and_deliver(struct event_base *b, struct paxos_node *leader, uint32_t count)
+{
+	uint32_t first = delivered;
+	char value[16];
+	for (uint32_t k = first; k < first + count; k++) {
+		int len = snprintf(value, sizeof(value), "v%04u", k);
+		ck_assert_int_eq(paxos_node_submit(leader, value, (size_t)len), PAXOS_OK);
+		if (k % 4 == 3)
+			run_for(b, 2);
+	}
+	for (int i = 0; i < 200 && delivered < first + count; i++)
+		run_for(b, 50);
+	ck_assert_msg(delivered == first + count, "delivered %u of %u", delivered - first, count);
+	ck_assert(in_order);
+}
+
+START_TEST(test_spare_reads_at_once_when_an_acceptor_is_gone)
+{
+	/* A fresh storage-path: the proposer's first epoch, so the acceptors start at once. */
+	char dir[] = "/tmp/test_node_spares.XXXXXX", text[256], err[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n", dir);
+	struct paxos_config c;
+	paxos_config_defaults(&c);
+	ck_assert_msg(paxos_config_parse(&c, text, (size_t)tlen, "spares", err, sizeof(err)) ==
+			  PAXOS_OK,
+		      "%s", err);
+	ck_assert(c.spare_acceptors);
+	struct event_base *b = event_base_new();
+	struct paxos_node *acc[3], *leader;
+	for (uint32_t i = 0; i < 3; i++) {
+		acc[i] = paxos_node_new(b, &c, err, sizeof(err));
+		ck_assert_msg(acc[i] != NULL, "%s", err);
+		ck_assert_int_eq(paxos_node_add_acceptor(acc[i], i, paxos_storage_memory_new()),
+				 PAXOS_OK);
+	}
+	leader = paxos_node_new(b, &c, err, sizeof(err));
+	ck_assert_ptr_nonnull(leader);
+	delivered = 0;
+	in_order = true;
+	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, NULL), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
+	run_for(b, 300); /* the acceptors recover (a first start) */
+
+	/* All three vote: the leader lets acceptor 2 rest, and every value is delivered. */
+	submit_and_deliver(b, leader, 100);
+	const struct paxos_counters *spare = paxos_node_counters(acc[2], PAXOS_ROLE_ACCEPTOR);
+	ck_assert_uint_ge(spare->spare_rests, 1);
+	for (uint32_t i = 0; i < 2; i++)
+		ck_assert_uint_eq(paxos_node_counters(acc[i], PAXOS_ROLE_ACCEPTOR)->spare_rests, 0);
+
+	/* Acceptor 0 is gone: instances are chosen with the spare's votes, the leader says so,
+	 * and the spare reads at once again, for good while acceptor 0 stays away. */
+	paxos_node_free(acc[0]);
+	acc[0] = NULL;
+	submit_and_deliver(b, leader, 100);
+	ck_assert_uint_ge(spare->spare_returns, 1);
+	uint64_t rests = spare->spare_rests;
+	submit_and_deliver(b, leader, 100);
+	ck_assert_uint_eq(spare->spare_rests, rests);
+
+	paxos_node_free(leader);
+	for (uint32_t i = 1; i < 3; i++)
+		paxos_node_free(acc[i]);
+	event_base_free(b);
+	char rm[64];
+	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
+	ck_assert_int_eq(system(rm), 0);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("node_spares");
+	TCase *tc = tcase_create("node_spares");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_spare_rests_while_the_leader_says_so);
+	tcase_add_test(tc, test_quorum_acceptors_never_rest);
+	tcase_add_test(tc, test_spare_reads_at_once_when_an_acceptor_is_gone);
+	suite_add_tcase(s, tc);
+	return s;
+}
