@@ -77,6 +77,7 @@ const struct config_key config_keys[] = {
      NULL},
     {"learner-start", KEY_ENUM, FIELD(learner_start), 0, 0, "first", learner_start_names},
     {"acceptor-repeat-ms", KEY_U32, FIELD(acceptor_repeat_ms), 1, 600000, "100", NULL},
+    {"spare-acceptors", KEY_BOOL, FIELD(spare_acceptors), 0, 0, "yes", NULL},
     {"counters-interval-ms", KEY_U32, FIELD(counters_interval_ms), 0, 3600000, "1000", NULL},
     {"counters-json", KEY_BOOL, FIELD(counters_json), 0, 0, "no", NULL},
     /* Not set: no metrics server. */

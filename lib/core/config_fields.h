@@ -82,6 +82,7 @@ struct paxos_config {
 	bool storage_fresh;          /* wipe the acceptor's store at start */
 	enum paxos_flush_thread storage_flush_thread; /* where pipelined commits flush */
 	bool learning_acceptors; /* acceptors also learn and keep decisions final (3.7.5) */
+	bool spare_acceptors;    /* acceptors beyond a quorum read late while the rest vote */
 	/* The cluster's key: every datagram carries a tag under it (lib/net/auth.h). Empty: none,
 	 * datagrams are not authenticated. Read by paxos_node_new, not by the parser. */
 	char auth_key_file[PAXOS_PATH_MAX + 1];

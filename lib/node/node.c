@@ -171,7 +171,8 @@ void paxos_node_free(struct paxos_node *n)
 		node_durable_finish(n); /* the replies held for durability, once it is there */
 	}
 	struct event *timers[] = {n->timers.flush,  n->timers.tick,     n->timers.acceptor,
-				  n->timers.report, n->timers.election, n->timers.learn};
+				  n->timers.report, n->timers.election, n->timers.learn,
+				  n->timers.spare};
 	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
 		if (timers[i])
 			event_free(timers[i]);
@@ -243,6 +244,7 @@ int paxos_node_add_acceptor(struct paxos_node *n, uint32_t id, struct paxos_stor
 	if (n->learner.core) /* trims go no further than it delivered */
 		paxos_acceptor_decided(n->acceptor.core,
 				       paxos_learner_next_iid(n->learner.core) - 1);
+	node_spare_init(n, id);
 	rc = node_join(n, PAXOS_GROUP_ACCEPTORS);
 	if (rc == PAXOS_OK)
 		rc = node_add_timer(n, &n->timers.acceptor, n->cfg.acceptor_repeat_ms,

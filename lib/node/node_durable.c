@@ -91,7 +91,7 @@ static void read_lazily(struct paxos_node *n, bool lazy)
 {
 	if (n->commits.lazy != lazy) {
 		n->commits.lazy = lazy;
-		n->net.transport->ops->set_lazy(n->net.transport, fed_group(n), lazy);
+		node_acceptor_reading(n);
 	}
 }
 

@@ -146,6 +146,8 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			return;
 		g = PAXOS_GROUP_LEARNERS;
 	}
+	if (m->type == PAXOS_MSG_ACCEPTED && n->proposer.core)
+		node_spare_vote_heard(n, &m->u.accepted);
 	if (paxos_msg_group(m->type) != g)
 		return;
 	switch (g) {
@@ -349,6 +351,8 @@ static size_t acceptor_take(struct paxos_node *n, enum paxos_group g, const stru
 			node_learn(n, &msgs[k], now);
 		if (!votes)
 			continue;
+		if (msgs[k].type == PAXOS_MSG_ACCEPT)
+			node_spare_heard(n, msgs[k].u.accept.spares_rest);
 		if (n->acceptor.core || n->acceptor.serializer)
 			n->net.rx.msgs[batched++] = msgs[k];
 	}
@@ -369,6 +373,10 @@ static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
 				      &n->net.out[PAXOS_ROLE_PROPOSER].emitter);
 	}
 	bool learners = g == PAXOS_GROUP_LEARNERS || g == PAXOS_GROUP_VOTES;
+	if (g == PAXOS_GROUP_ACCEPTORS)
+		node_spare_read_done(n);
+	if (learners && n->proposer.core)
+		node_spares_judge(n);
 	/* A learner reads the values its votes close (node_drain_values). */
 	if (n->learner.values_lazy && learners) {
 		n->learner.values_due = true;

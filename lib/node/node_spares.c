@@ -41,7 +41,8 @@ static bool spares_configured(const struct paxos_config *cfg)
 
 void node_spare_init(struct paxos_node *n, uint32_t acceptor_id)
 {
-	n->acceptor.spare = spares_configured(&n->cfg) && acceptor_id >= quorum_of(n->cfg.acceptors);
+	n->acceptor.spare =
+	    spares_configured(&n->cfg) && acceptor_id >= quorum_of(n->cfg.acceptors);
 }
 
 /* Reads the group the acceptor takes its messages from lazily while a pipelined commit waits
@@ -75,18 +76,22 @@ void node_spare_heard(struct paxos_node *n, bool rest)
 void node_spare_read_done(struct paxos_node *n)
 {
 	struct node_acceptor *a = &n->acceptor;
-	if (!a->spare || a->spare_wanted == a->spare_resting || n->failed)
+	/* Not beside a proposer or an application: they would hear the values late too. */
+	bool rest = a->spare_wanted && !n->proposer.core && !n->learner.app.deliver;
+	if (!a->spare || rest == a->spare_resting || n->failed)
 		return;
-	if (a->spare_wanted &&
-	    node_add_timer(n, &n->timers.spare, SPARE_READ_MS, on_spare_read) != PAXOS_OK)
+	if (!n->timers.spare &&
+	    !(n->timers.spare = event_new(n->base, -1, EV_PERSIST, on_spare_read, n)))
 		return; /* reads at once, as before */
-	if (!a->spare_wanted && n->timers.spare) {
-		event_free(n->timers.spare);
-		n->timers.spare = NULL;
-	}
-	a->spare_resting = a->spare_wanted;
+	/* Deleted, not freed: this may run inside the timer's own read. */
+	struct timeval tv = {0, SPARE_READ_MS * 1000};
+	if (rest ? event_add(n->timers.spare, &tv) != 0 : event_del(n->timers.spare) != 0)
+		return;
+	a->spare_resting = rest;
 	if (a->spare_resting)
 		n->role_counters[PAXOS_ROLE_ACCEPTOR].spare_rests++;
+	else
+		n->role_counters[PAXOS_ROLE_ACCEPTOR].spare_returns++;
 	node_acceptor_reading(n);
 }
 

@@ -157,6 +157,10 @@ struct node_acceptor {
 	 * votes group (node_learn_own_votes); RX_MESSAGES of them. */
 	struct own_vote *own_votes;
 	uint32_t own_vote_count;
+	/* Spare acceptors (node_spares.c): whether this is one, whether the leader's last accept
+	 * said it may rest, whether it rests (reads every SPARE_READ_MS), and whether the group it
+	 * takes messages from is read lazily now (that, or a pipelined commit waiting). */
+	bool spare, spare_wanted, spare_resting, fed_lazy;
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -263,7 +267,7 @@ struct node_rx {
 /* The node's timers: the round's end, the roles' ticks, the counters' report, a lazy learner's
  * reads. */
 struct node_timers {
-	struct event *flush, *tick, *acceptor, *report, *election, *learn;
+	struct event *flush, *tick, *acceptor, *report, *election, *learn, *spare;
 	/* The learner's and proposer's tick (node.c), added with the learner (node_learner.c). */
 	event_callback_fn on_tick;
 };
@@ -272,6 +276,9 @@ struct node_timers {
  * who leads, its epochs, and its standing. */
 struct node_proposer {
 	struct paxos_proposer *core;
+	/* The highest instance each acceptor voted in, as its votes reached the learner: whether
+	 * the spares may rest (node_spares_judge). */
+	paxos_iid voted[PAXOS_MAX_ACCEPTORS];
 	struct paxos_election *election;
 	struct node_epochs epoch;
 	uint32_t leader_seen; /* the leader the node last acted on (node_election_run) */
@@ -519,6 +526,14 @@ void node_on_flush(evutil_socket_t fd, short what, void *arg);
 void node_on_learn_tick(evutil_socket_t fd, short what, void *arg);
 /* Reads what waits on the learners group for a lazy learner (node_learner.c). */
 void node_drain_learners(struct paxos_node *n);
+
+/* Spare acceptors (node_spares.c). */
+void node_spare_init(struct paxos_node *n, uint32_t acceptor_id);
+void node_acceptor_reading(struct paxos_node *n);
+void node_spare_heard(struct paxos_node *n, bool rest);
+void node_spare_read_done(struct paxos_node *n);
+void node_spare_vote_heard(struct paxos_node *n, const struct paxos_accepted *v);
+void node_spares_judge(struct paxos_node *n);
 
 /* Pipelined commits (node_durable.c). init: st's commits are pipelined: from now on the
  * acceptor's datagrams wait for durability. threaded: flushes run on the storage's thread
