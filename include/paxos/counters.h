@@ -92,7 +92,7 @@
 	X(membership_members, "its acceptors, one bit per id")                                     \
 	X(membership_proposers, "its proposers, one bit per id")                                   \
 	X(spare_rests, "times this spare acceptor began reading the leader once a millisecond")    \
-	X(spare_returns, "times it read at once again: an acceptor of the quorum fell behind")
+	X(spare_returns, "times the leader ended its rest: an acceptor of the quorum fell behind")
 
 /** One uint64_t per counter of PAXOS_COUNTER_LIST, in that order, each named as the list
  * names it (datagrams_received, ...). Its layout grows from release to release: read it by

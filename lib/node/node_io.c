@@ -374,7 +374,7 @@ static void read_done(struct paxos_node *n, enum paxos_group g, paxos_time now)
 	}
 	bool learners = g == PAXOS_GROUP_LEARNERS || g == PAXOS_GROUP_VOTES;
 	if (g == PAXOS_GROUP_ACCEPTORS)
-		node_spare_read_done(n);
+		node_spare_read_done(n, now);
 	if (learners && n->proposer.core)
 		node_spares_judge(n);
 	/* A learner reads the values its votes close (node_drain_values). */

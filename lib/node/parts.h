@@ -161,6 +161,10 @@ struct node_acceptor {
 	 * said it may rest, whether it rests (reads every SPARE_READ_MS), and whether the group it
 	 * takes messages from is read lazily now (that, or a pipelined commit waiting). */
 	bool spare, spare_wanted, spare_resting, fed_lazy;
+	uint32_t spare_idle_reads; /* its reads in a row that found nothing */
+	bool spare_busy;           /* it read more than SPARE_BUSY_BYTES a millisecond */
+	paxos_time spare_since;    /* when it measured that last */
+	uint64_t spare_bytes;      /* bytes_received then */
 };
 
 /* The round's datagrams (node_io.c): buffers of max_datagram bytes, ENCODERS filling, the
@@ -531,7 +535,7 @@ void node_drain_learners(struct paxos_node *n);
 void node_spare_init(struct paxos_node *n, uint32_t acceptor_id);
 void node_acceptor_reading(struct paxos_node *n);
 void node_spare_heard(struct paxos_node *n, bool rest);
-void node_spare_read_done(struct paxos_node *n);
+void node_spare_read_done(struct paxos_node *n, paxos_time now);
 void node_spare_vote_heard(struct paxos_node *n, const struct paxos_accepted *v);
 void node_spares_judge(struct paxos_node *n);
 

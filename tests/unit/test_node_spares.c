@@ -149,6 +149,24 @@ START_TEST(test_spare_rests_while_the_leader_says_so)
 	reads = s->reads[PAXOS_GROUP_ACCEPTORS];
 	run_for(a.base, 5);
 	ck_assert_uint_eq(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
+
+	/* Resting on an idle cluster: after some reads that find nothing it reads at once again
+	 * (no wake-up every millisecond for nothing), and the leader's next word lets it rest. */
+	deliver_accept(s, 5, true);
+	run_for(a.base, 1);
+	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(c->spare_rests, 2);
+	for (int i = 0; i < 200 && s->lazy[PAXOS_GROUP_ACCEPTORS]; i++)
+		run_for(a.base, 1);
+	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(c->spare_returns, 1);
+	reads = s->reads[PAXOS_GROUP_ACCEPTORS];
+	run_for(a.base, 5);
+	ck_assert_uint_eq(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
+	deliver_accept(s, 6, true);
+	run_for(a.base, 1);
+	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
+	ck_assert_uint_eq(c->spare_rests, 3);
 	acceptor_free(&a);
 }
 END_TEST
