@@ -29,8 +29,12 @@
 /* Bytes a millisecond above which a spare does not rest. Each of its reads would then store
  * and learn a burst of values while holding a CPU, and the quorum's two acceptors would have no
  * third to make up for the one that waits for a CPU; and at that rate an acceptor that reads at
- * once reads several datagrams per wake-up anyway, so resting saves little. */
+ * once reads several datagrams per wake-up anyway, so resting saves little. It is calm again
+ * below SPARE_CALM_BYTES: between the two it stays as it was, and each measure spans
+ * SPARE_MEASURE_MS, so that a short lull in a busy stream does not make it rest. */
 #define SPARE_BUSY_BYTES (128u * 1024u)
+#define SPARE_CALM_BYTES (64u * 1024u)
+#define SPARE_MEASURE_MS 10u
 
 /* The acceptors that make a quorum of a fixed set of n, ids 0..n-1. */
 static uint32_t quorum_of(uint32_t n)
@@ -111,14 +115,18 @@ void node_spare_heard(struct paxos_node *n, bool rest)
 		n->acceptor.spare_wanted = rest;
 }
 
-/* Whether the spare reads more than SPARE_BUSY_BYTES a millisecond, measured over the
- * milliseconds since it last looked. */
+/* Whether the spare is busy (SPARE_BUSY_BYTES), measured over the milliseconds since it last
+ * looked, at least SPARE_MEASURE_MS. */
 static void spare_measure(struct node_acceptor *a, uint64_t received, paxos_time now)
 {
 	paxos_time elapsed = now - a->spare_since;
-	if (elapsed < SPARE_READ_MS * 1000u)
+	if (elapsed < SPARE_MEASURE_MS * 1000u)
 		return;
-	a->spare_busy = (received - a->spare_bytes) * 1000u > (uint64_t)SPARE_BUSY_BYTES * elapsed;
+	uint64_t per_ms = (received - a->spare_bytes) * 1000u / elapsed;
+	if (per_ms > SPARE_BUSY_BYTES)
+		a->spare_busy = true;
+	else if (per_ms < SPARE_CALM_BYTES)
+		a->spare_busy = false;
 	a->spare_since = now;
 	a->spare_bytes = received;
 }

@@ -162,7 +162,7 @@ struct node_acceptor {
 	 * takes messages from is read lazily now (that, or a pipelined commit waiting). */
 	bool spare, spare_wanted, spare_resting, fed_lazy;
 	uint32_t spare_idle_reads; /* its reads in a row that found nothing */
-	bool spare_busy;           /* it read more than SPARE_BUSY_BYTES a millisecond */
+	bool spare_busy;           /* it reads too much to rest (SPARE_BUSY_BYTES) */
 	paxos_time spare_since;    /* when it measured that last */
 	uint64_t spare_bytes;      /* bytes_received then */
 };
