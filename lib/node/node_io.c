@@ -146,10 +146,10 @@ static void dispatch(struct paxos_node *n, enum paxos_group g, const struct paxo
 			return;
 		g = PAXOS_GROUP_LEARNERS;
 	}
-	if (m->type == PAXOS_MSG_ACCEPTED && n->proposer.core)
-		node_spare_vote_heard(n, &m->u.accepted);
 	if (paxos_msg_group(m->type) != g)
 		return;
+	if (m->type == PAXOS_MSG_ACCEPTED && n->proposer.core)
+		node_spare_vote_heard(n, &m->u.accepted);
 	switch (g) {
 	case PAXOS_GROUP_ACCEPTORS:
 		to_acceptors(n, m, now);

@@ -161,7 +161,13 @@ void node_spares_judge(struct paxos_node *n)
 	paxos_iid closed = paxos_learner_next_iid(n->learner.core) - 1;
 	/* A busy phase 2 wants the fastest quorum of all the acceptors, not a fixed one. */
 	bool rest = closed > 0 && !paxos_proposer_votes_wanted(n->proposer.core);
-	for (uint32_t a = 0; rest && a < quorum_of(n->cfg.acceptors); a++)
-		rest = n->proposer.voted[a] >= closed;
+	for (uint32_t a = 0; a < quorum_of(n->cfg.acceptors); a++) {
+		/* A vote beyond the learner's window is no acceptor's (a forged one would let the
+		 * spares rest for good): forgotten, until the acceptor votes again. */
+		paxos_iid *voted = &n->proposer.voted[a];
+		if (*voted > closed && *voted - closed > n->cfg.learner_window)
+			*voted = 0;
+		rest = rest && *voted >= closed;
+	}
 	paxos_proposer_spares_rest(n->proposer.core, rest);
 }

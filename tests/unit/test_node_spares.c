@@ -3,7 +3,9 @@
  * Spare acceptors (lib/node/node_spares.c): on a stub transport, the acceptor beyond the
  * quorum reads the acceptors group once a millisecond while the leader's accepts say it may,
  * and at once when they say otherwise; the quorum's acceptors, and every acceptor with
- * spare-acceptors off, always read at once. On a cluster in one event loop (multicast, so
+ * spare-acceptors off, always read at once; a leader says the spares may rest while acceptors
+ * 0 and 1 voted for every instance its learner knows chosen, and no vote beyond its learner's
+ * window (no acceptor's) makes it say so. On a cluster in one event loop (multicast, so
  * ctest runs it in a private network namespace): the leader lets the spare rest while every
  * value is delivered, and once acceptor 0 is gone the spare reads at once again and the
  * values go on being delivered.
@@ -193,6 +195,140 @@ START_TEST(test_quorum_acceptors_never_rest)
 }
 END_TEST
 
+/* What the leader sent from datagram first on: the prepares' instances and ballot, and the
+ * last accept's instance and word on the spares. */
+struct leader_sent {
+	paxos_iid prepared[512];
+	size_t prepares;
+	paxos_ballot ballot;
+	paxos_iid accept_iid;
+	bool accepts, rest;
+};
+
+static void note_sent(void *arg, const struct paxos_header *h, const struct paxos_message *m)
+{
+	(void)h;
+	struct leader_sent *l = arg;
+	if (m->type == PAXOS_MSG_PREPARE && l->prepares < 512) {
+		l->prepared[l->prepares++] = m->u.prepare.iid;
+		l->ballot = m->u.prepare.ballot;
+	}
+	if (m->type == PAXOS_MSG_ACCEPT) {
+		l->accepts = true;
+		l->accept_iid = m->u.accept.iid;
+		l->rest = m->u.accept.spares_rest;
+	}
+}
+
+/* One message from acceptor id, delivered to the node on group g. */
+static void deliver_from_acceptor(struct stub *s, enum paxos_group g, uint32_t id,
+				  const struct paxos_message *m)
+{
+	uint8_t buf[256];
+	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = id};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &from);
+	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len};
+	s->deliver(s->deliver_arg, g, &d, 1);
+}
+
+static void vote(struct stub *s, uint32_t id, paxos_iid iid, paxos_ballot b)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
+	m.u.accepted =
+	    (struct paxos_accepted){.iid = iid, .ballot = b, .acceptor_id = id, .valueless = true};
+	deliver_from_acceptor(s, PAXOS_GROUP_VOTES, id, &m);
+}
+
+/* A client's value for the leader (on the submit group), and what the accept it became said
+ * of the spares. */
+static struct leader_sent propose(struct event_base *base, struct stub *s, const char *value)
+{
+	size_t first = s->sent;
+	uint8_t buf[256];
+	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
+	m.u.client_value.value =
+	    (struct paxos_value){.data = (const uint8_t *)value, .len = (uint32_t)strlen(value)};
+	struct paxos_header from = {.role = PAXOS_ROLE_CLIENT, .sender_id = 0};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, sizeof(buf), &from);
+	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
+	struct paxos_rx_datagram d = {.data = buf, .len = e.len};
+	s->deliver(s->deliver_arg, PAXOS_GROUP_SUBMIT, &d, 1);
+	struct leader_sent l = {0};
+	for (int i = 0; i < 50 && !l.accepts; i++) {
+		run_for(base, 1);
+		stub_each_sent(s, first, note_sent, &l);
+	}
+	ck_assert(l.accepts);
+	return l;
+}
+
+/* The leader lets the spares rest once acceptors 0 and 1 voted for every instance its learner
+ * knows chosen, and no longer once one was chosen without acceptor 1's vote; a vote far
+ * beyond the learner's window (no acceptor's) does not make it say they may rest. */
+START_TEST(test_leader_says_whether_spares_rest)
+{
+	struct paxos_config cfg;
+	paxos_config_defaults(&cfg);
+	cfg.counters_interval_ms = 0;
+	cfg.proposers = 1;
+	struct event_base *base = event_base_new();
+	struct stub *s = calloc(1, sizeof(*s));
+	struct memory_epochs epochs = {.es.ops = &memory_epoch_ops};
+	char err[256];
+	struct paxos_node *n = paxos_node_new_on(base, &cfg, stub_open, s, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	ck_assert_int_eq(paxos_node_add_proposer_with(n, 0, &epochs.es), PAXOS_OK);
+	/* Phase 1: acceptors 0 and 1 promise every instance of the window. */
+	struct leader_sent l = {0};
+	for (int i = 0; i < 100 && l.prepares == 0; i++) {
+		run_for(base, 1);
+		stub_each_sent(s, 0, note_sent, &l);
+	}
+	ck_assert_uint_gt(l.prepares, 0);
+	for (size_t k = 0; k < l.prepares; k++)
+		for (uint32_t a = 0; a < 2; a++) {
+			struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
+			m.u.promise = (struct paxos_promise){
+			    .iid = l.prepared[k], .ballot = l.ballot, .acceptor_id = a};
+			deliver_from_acceptor(s, PAXOS_GROUP_PROPOSERS, a, &m);
+		}
+	run_for(base, 1);
+
+	/* Nothing chosen yet: the first accept lets no spare rest. */
+	struct leader_sent first = propose(base, s, "a");
+	ck_assert(!first.rest);
+	vote(s, 0, first.accept_iid, l.ballot);
+	vote(s, 1, first.accept_iid, l.ballot);
+	run_for(base, 2);
+	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
+	ck_assert_uint_eq(lc->instances_delivered, first.accept_iid);
+	struct leader_sent second = propose(base, s, "b");
+	ck_assert(second.rest);
+
+	/* A vote from acceptor 1 far beyond the window, then the second instance chosen by
+	 * acceptors 0 and 2: acceptor 1 did not vote for it. */
+	vote(s, 1, second.accept_iid + 2 * cfg.learner_window, l.ballot);
+	vote(s, 0, second.accept_iid, l.ballot);
+	vote(s, 2, second.accept_iid, l.ballot);
+	run_for(base, 2);
+	ck_assert_uint_eq(lc->instances_delivered, second.accept_iid);
+	struct leader_sent third = propose(base, s, "c");
+	ck_assert(!third.rest);
+
+	/* Acceptor 1 votes again: the spares may rest again. */
+	vote(s, 0, third.accept_iid, l.ballot);
+	vote(s, 1, third.accept_iid, l.ballot);
+	run_for(base, 2);
+	ck_assert(propose(base, s, "d").rest);
+	paxos_node_free(n);
+	event_base_free(base);
+	free(s);
+}
+END_TEST
+
 static uint32_t delivered;
 static bool in_order;
 
@@ -286,6 +422,7 @@ Suite *test_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_spare_rests_while_the_leader_says_so);
 	tcase_add_test(tc, test_quorum_acceptors_never_rest);
+	tcase_add_test(tc, test_leader_says_whether_spares_rest);
 	tcase_add_test(tc, test_spare_reads_at_once_when_an_acceptor_is_gone);
 	suite_add_tcase(s, tc);
 	return s;
