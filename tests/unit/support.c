@@ -3,6 +3,7 @@
 
 #include <paxos/storage.h>
 
+#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,13 @@
 
 #include "auth.h"
 #include "config_fields.h"
+
+void support_run_for(struct event_base *base, long ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
 
 static struct paxos_value keep(struct recorder *r, struct paxos_value v)
 {

@@ -18,6 +18,10 @@ struct recorder {
 	size_t arena_used;
 };
 
+struct event_base;
+/* Runs base's loop for ms milliseconds. */
+void support_run_for(struct event_base *base, long ms);
+
 struct paxos_config;
 /* Sets cfg's admin-key-file to a key written for this test process (removed at exit): what
  * a node needs to ask for membership changes. */

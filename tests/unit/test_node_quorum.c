@@ -16,6 +16,7 @@
 #include "codec.h"
 #include "config_fields.h"
 #include "stub_transport.h"
+#include "support.h"
 
 static char lines[64][256];
 static unsigned nlines;
@@ -47,13 +48,6 @@ static void state_from(struct stub *s, uint32_t id)
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
 	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
 	s->deliver(s->deliver_arg, PAXOS_GROUP_PROPOSERS, &d, 1);
-}
-
-static void run_for(struct event_base *base, long ms)
-{
-	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
 }
 
 static double seconds(void)
@@ -102,7 +96,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	for (double end = seconds() + 2 * quorum_ms / 1e3; seconds() < end;) {
 		state_from(s, 0);
 		state_from(s, 1);
-		run_for(base, 20);
+		support_run_for(base, 20);
 	}
 	ck_assert_uint_eq(c->quorum_losses, 0);
 	ck_assert_uint_eq(paxos_node_leader(n), 0);
@@ -113,7 +107,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	double deadline = seconds() + 10;
 	while (c->quorum_losses == 0 && seconds() < deadline) {
 		state_from(s, 2);
-		run_for(base, 10);
+		support_run_for(base, 10);
 	}
 	ck_assert_uint_eq(c->quorum_losses, 1);
 	ck_assert_uint_eq(paxos_node_leader(n), 1);
@@ -124,7 +118,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 
 	/* Out, it sends no heartbeats. */
 	s->sent = 0;
-	run_for(base, 3 * cfg.heartbeat_interval_ms);
+	support_run_for(base, 3 * cfg.heartbeat_interval_ms);
 	ck_assert(!heartbeat_sent(s));
 
 	/* Acceptors 1 and 2 heard again: it leads, and beats, again. */
@@ -133,7 +127,7 @@ START_TEST(test_leader_without_quorum_steps_down)
 	while (!heartbeat_sent(s) && seconds() < deadline) {
 		state_from(s, 1);
 		state_from(s, 2);
-		run_for(base, 5);
+		support_run_for(base, 5);
 	}
 	ck_assert(heartbeat_sent(s));
 	ck_assert_uint_eq(paxos_node_leader(n), 0);

@@ -17,13 +17,7 @@
 #include "codec.h"
 #include "config_fields.h"
 #include "stub_transport.h"
-
-static void run_for(struct event_base *base, long ms)
-{
-	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
-}
+#include "support.h"
 
 /* One message from role/id in wire version `version` (0: the newest), encoded into buf;
  * returns its length. */
@@ -96,12 +90,12 @@ START_TEST(test_learner_reads_values_after_their_votes)
 	}
 	/* The round that read the votes reads the value (at its end, which the loop runs) and
 	 * closes the instance. */
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert_uint_gt(s->reads[PAXOS_GROUP_ACCEPTORS], reads_before);
 	ck_assert_ptr_null(s->waiting[PAXOS_GROUP_ACCEPTORS]);
 	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
 	for (int i = 0; i < 50 && lc->instances_delivered == 0; i++)
-		run_for(base, 1);
+		support_run_for(base, 1);
 	/* Delivered with the value read after the votes (not a batch frame of client values,
 	 * so the application is handed none of it). */
 	ck_assert_uint_eq(lc->instances_delivered, 1);
@@ -201,18 +195,18 @@ START_TEST(test_learning_acceptor_learns_from_the_leader)
 	/* Instance 1 again (the leader retries it), then 2, which says 1 was chosen. */
 	size_t sent_before = s->sent;
 	deliver_accept(s, 1, ballot, "a", 0, 0);
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert_uint_eq(sent_groups(s, sent_before), 1u << PAXOS_GROUP_VOTES);
 	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
 	ck_assert_uint_eq(lc->instances_delivered, 0);
 	deliver_accept(s, 2, ballot, "b", 1, 1);
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert_uint_eq(lc->instances_delivered, 1);
 	ck_assert_uint_eq(lc->instances_closed_by_leader, 1);
 	ck_assert_uint_eq(lc->bytes_delivered, 1);
 	/* A word for a ballot its acceptor did not vote at closes nothing. */
 	deliver_accept(s, 3, ballot + PAXOS_MAX_PROPOSERS, "c", 2, 2);
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert_uint_eq(lc->instances_delivered, 1);
 
 	/* Acceptor 1 speaks wire version 5: so does this node, with the votes to the learners
@@ -223,11 +217,11 @@ START_TEST(test_learning_acceptor_learns_from_the_leader)
 	struct paxos_rx_datagram d = {
 	    .data = buf, .len = encode_at(buf, sizeof(buf), PAXOS_ROLE_ACCEPTOR, 1, &m, 5)};
 	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);
 	sent_before = s->sent;
 	deliver_accept(s, 4, ballot + PAXOS_MAX_PROPOSERS, "d", 0, 0);
-	run_for(base, 1);
+	support_run_for(base, 1);
 	ck_assert_uint_eq(sent_groups(s, sent_before) & (1u << PAXOS_GROUP_VOTES), 0);
 	ck_assert_uint_ne(sent_groups(s, sent_before) & (1u << PAXOS_GROUP_LEARNERS), 0);
 	paxos_node_free(n);

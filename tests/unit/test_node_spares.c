@@ -21,13 +21,7 @@
 #include "codec.h"
 #include "config_fields.h"
 #include "stub_transport.h"
-
-static void run_for(struct event_base *base, long ms)
-{
-	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
-}
+#include "support.h"
 
 static const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
 
@@ -120,14 +114,14 @@ START_TEST(test_spare_rests_while_the_leader_says_so)
 	/* An accept that says nothing of the spares: it reads at once, and votes. */
 	size_t sent = s->sent;
 	deliver_accept(s, 2, false);
-	run_for(a.base, 1);
+	support_run_for(a.base, 1);
 	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_eq(votes_sent(s, sent), 1);
 
 	/* One that lets it rest: it votes, then reads the group only on its timer. */
 	sent = s->sent;
 	deliver_accept(s, 3, true);
-	run_for(a.base, 1);
+	support_run_for(a.base, 1);
 	ck_assert_uint_eq(votes_sent(s, sent), 1);
 	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_eq(c->spare_rests, 1);
@@ -140,7 +134,7 @@ START_TEST(test_spare_rests_while_the_leader_says_so)
 	sent = s->sent;
 	unsigned reads = s->reads[PAXOS_GROUP_ACCEPTORS];
 	for (int i = 0; i < 100 && s->waiting[PAXOS_GROUP_ACCEPTORS]; i++)
-		run_for(a.base, 1);
+		support_run_for(a.base, 1);
 	ck_assert_ptr_null(s->waiting[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_gt(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
 	ck_assert_uint_eq(votes_sent(s, sent), 1);
@@ -149,24 +143,24 @@ START_TEST(test_spare_rests_while_the_leader_says_so)
 
 	/* No reads of its own while it reads at once. */
 	reads = s->reads[PAXOS_GROUP_ACCEPTORS];
-	run_for(a.base, 5);
+	support_run_for(a.base, 5);
 	ck_assert_uint_eq(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
 
 	/* Resting on an idle cluster: after some reads that find nothing it reads at once again
 	 * (no wake-up every millisecond for nothing), and the leader's next word lets it rest. */
 	deliver_accept(s, 5, true);
-	run_for(a.base, 1);
+	support_run_for(a.base, 1);
 	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_eq(c->spare_rests, 2);
 	for (int i = 0; i < 200 && s->lazy[PAXOS_GROUP_ACCEPTORS]; i++)
-		run_for(a.base, 1);
+		support_run_for(a.base, 1);
 	ck_assert(!s->lazy[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_eq(c->spare_returns, 1);
 	reads = s->reads[PAXOS_GROUP_ACCEPTORS];
-	run_for(a.base, 5);
+	support_run_for(a.base, 5);
 	ck_assert_uint_eq(s->reads[PAXOS_GROUP_ACCEPTORS], reads);
 	deliver_accept(s, 6, true);
-	run_for(a.base, 1);
+	support_run_for(a.base, 1);
 	ck_assert(s->lazy[PAXOS_GROUP_ACCEPTORS]);
 	ck_assert_uint_eq(c->spare_rests, 3);
 	acceptor_free(&a);
@@ -186,7 +180,7 @@ START_TEST(test_quorum_acceptors_never_rest)
 		acceptor_on_stub(&a, cases[k].id, cases[k].spares);
 		size_t sent = a.s->sent;
 		deliver_accept(a.s, 2, true);
-		run_for(a.base, 1);
+		support_run_for(a.base, 1);
 		ck_assert_uint_eq(votes_sent(a.s, sent), 1);
 		ck_assert(!a.s->lazy[PAXOS_GROUP_ACCEPTORS]);
 		ck_assert_uint_eq(paxos_node_counters(a.n, PAXOS_ROLE_ACCEPTOR)->spare_rests, 0);
@@ -258,7 +252,7 @@ static struct leader_sent propose(struct event_base *base, struct stub *s, const
 	s->deliver(s->deliver_arg, PAXOS_GROUP_SUBMIT, &d, 1);
 	struct leader_sent l = {0};
 	for (int i = 0; i < 50 && !l.accepts; i++) {
-		run_for(base, 1);
+		support_run_for(base, 1);
 		stub_each_sent(s, first, note_sent, &l);
 	}
 	ck_assert(l.accepts);
@@ -284,7 +278,7 @@ START_TEST(test_leader_says_whether_spares_rest)
 	/* Phase 1: acceptors 0 and 1 promise every instance of the window. */
 	struct leader_sent l = {0};
 	for (int i = 0; i < 100 && l.prepares == 0; i++) {
-		run_for(base, 1);
+		support_run_for(base, 1);
 		stub_each_sent(s, 0, note_sent, &l);
 	}
 	ck_assert_uint_gt(l.prepares, 0);
@@ -295,14 +289,14 @@ START_TEST(test_leader_says_whether_spares_rest)
 			    .iid = l.prepared[k], .ballot = l.ballot, .acceptor_id = a};
 			deliver_from_acceptor(s, PAXOS_GROUP_PROPOSERS, a, &m);
 		}
-	run_for(base, 1);
+	support_run_for(base, 1);
 
 	/* Nothing chosen yet: the first accept lets no spare rest. */
 	struct leader_sent first = propose(base, s, "a");
 	ck_assert(!first.rest);
 	vote(s, 0, first.accept_iid, l.ballot);
 	vote(s, 1, first.accept_iid, l.ballot);
-	run_for(base, 2);
+	support_run_for(base, 2);
 	const struct paxos_counters *lc = paxos_node_counters(n, PAXOS_ROLE_LEARNER);
 	ck_assert_uint_eq(lc->instances_delivered, first.accept_iid);
 	struct leader_sent second = propose(base, s, "b");
@@ -313,7 +307,7 @@ START_TEST(test_leader_says_whether_spares_rest)
 	vote(s, 1, second.accept_iid + 2 * cfg.learner_window, l.ballot);
 	vote(s, 0, second.accept_iid, l.ballot);
 	vote(s, 2, second.accept_iid, l.ballot);
-	run_for(base, 2);
+	support_run_for(base, 2);
 	ck_assert_uint_eq(lc->instances_delivered, second.accept_iid);
 	struct leader_sent third = propose(base, s, "c");
 	ck_assert(!third.rest);
@@ -321,7 +315,7 @@ START_TEST(test_leader_says_whether_spares_rest)
 	/* Acceptor 1 votes again: the spares may rest again. */
 	vote(s, 0, third.accept_iid, l.ballot);
 	vote(s, 1, third.accept_iid, l.ballot);
-	run_for(base, 2);
+	support_run_for(base, 2);
 	ck_assert(propose(base, s, "d").rest);
 	paxos_node_free(n);
 	event_base_free(base);
@@ -352,10 +346,10 @@ static void submit_and_deliver(struct event_base *b, struct paxos_node *leader, 
 		int len = snprintf(value, sizeof(value), "v%04u", k);
 		ck_assert_int_eq(paxos_node_submit(leader, value, (size_t)len), PAXOS_OK);
 		if (k % 4 == 3)
-			run_for(b, 2);
+			support_run_for(b, 2);
 	}
 	for (int i = 0; i < 200 && delivered < first + count; i++)
-		run_for(b, 50);
+		support_run_for(b, 50);
 	ck_assert_msg(delivered == first + count, "delivered %u of %u", delivered - first, count);
 	ck_assert(in_order);
 }
@@ -386,7 +380,7 @@ START_TEST(test_spare_reads_at_once_when_an_acceptor_is_gone)
 	in_order = true;
 	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, NULL), PAXOS_OK);
 	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
-	run_for(b, 300); /* the acceptors recover (a first start) */
+	support_run_for(b, 300); /* the acceptors recover (a first start) */
 
 	/* All three vote: the leader lets acceptor 2 rest, and every value is delivered. */
 	submit_and_deliver(b, leader, 100);

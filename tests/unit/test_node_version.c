@@ -16,6 +16,7 @@
 #include "codec.h"
 #include "config_fields.h"
 #include "stub_transport.h"
+#include "support.h"
 
 static char lines[64][256];
 static unsigned nlines;
@@ -48,13 +49,6 @@ static void old_state(struct stub *s, enum paxos_wire_speech speech)
 	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
 	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
 	s->deliver(s->deliver_arg, PAXOS_GROUP_PROPOSERS, &d, 1);
-}
-
-static void run_for(struct event_base *base, long ms)
-{
-	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
 }
 
 /* Every datagram the stub kept says version and speech; returns how many it kept. */
@@ -114,16 +108,16 @@ START_TEST(test_node_speaks_down_and_up)
 {
 	struct fixture f;
 	fixture_start(&f);
-	run_for(f.base, 300);
+	support_run_for(f.base, 300);
 	ck_assert_uint_gt(sent_in(f.s, PAXOS_WIRE_VERSION, PAXOS_WIRE_NATIVE), 0);
 
 	/* A node of the release before is heard: from the end of that read on, version 5. */
 	old_state(f.s, PAXOS_WIRE_NATIVE);
-	run_for(f.base, 50);
+	support_run_for(f.base, 50);
 	f.s->sent = 0;
 	for (int i = 0; i < 6; i++) {
 		old_state(f.s, PAXOS_WIRE_NATIVE);
-		run_for(f.base, 50);
+		support_run_for(f.base, 50);
 	}
 	ck_assert_uint_gt(sent_in(f.s, 5, PAXOS_WIRE_DOWN), 0);
 	ck_assert_uint_eq(logged("speaking wire version 5: acceptor 0 at stub is of the release "
@@ -132,12 +126,12 @@ START_TEST(test_node_speaks_down_and_up)
 
 	/* Not heard for the hold (5 s): version 6 again, said once. */
 	for (int i = 0; i < 60 && !logged("speaking wire version 6 again"); i++)
-		run_for(f.base, 100);
+		support_run_for(f.base, 100);
 	ck_assert_uint_eq(logged("speaking wire version 6 again: no node of version 5 heard for "
 				 "5 s"),
 			  1);
 	f.s->sent = 0;
-	run_for(f.base, 300);
+	support_run_for(f.base, 300);
 	ck_assert_uint_gt(sent_in(f.s, PAXOS_WIRE_VERSION, PAXOS_WIRE_NATIVE), 0);
 	ck_assert_uint_eq(logged("speaking wire version 5"), 1);
 	fixture_stop(&f);
@@ -151,13 +145,13 @@ START_TEST(test_node_follows_one_speaking_down)
 	/* One that only follows another is no reason to speak down. */
 	old_state(f.s, PAXOS_WIRE_DOWN_RELAYED);
 	f.s->sent = 0;
-	run_for(f.base, 300);
+	support_run_for(f.base, 300);
 	ck_assert_uint_gt(sent_in(f.s, PAXOS_WIRE_VERSION, PAXOS_WIRE_NATIVE), 0);
 	/* One that heard a node of the release before itself is: the node follows it. */
 	old_state(f.s, PAXOS_WIRE_DOWN);
-	run_for(f.base, 50);
+	support_run_for(f.base, 50);
 	f.s->sent = 0;
-	run_for(f.base, 300);
+	support_run_for(f.base, 300);
 	ck_assert_uint_gt(sent_in(f.s, 5, PAXOS_WIRE_DOWN_RELAYED), 0);
 	ck_assert_uint_eq(logged("speaking wire version 5: acceptor 0 at stub speaks it for a node "
 				 "of the release before"),
