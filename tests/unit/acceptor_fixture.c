@@ -253,3 +253,73 @@ struct failing_storage *use_watched_storage(void)
 	emitted_before_commit = 0;
 	return watched;
 }
+
+/* ---- recovery from lost state (test_acceptor_recovery.c, test_acceptor_first_start.c) ---- */
+
+void join(bool amnesiac, uint64_t incarnation)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = incarnation,
+					      .amnesiac = amnesiac,
+					      .recovery_ticks = 0};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+}
+
+int info(uint32_t role, uint32_t sender, uint64_t incarnation, paxos_iid iid, paxos_ballot ballot)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){role, sender, ACCEPTOR_ID, incarnation,
+						       iid,  ballot, 0,           false};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+int hello_from(uint32_t id, uint64_t incarnation, bool recovering, uint64_t age, uint64_t echo)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello =
+	    (struct paxos_acceptor_hello){id, incarnation, recovering, age, echo, 0};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+int hello(uint32_t id, uint64_t incarnation, bool recovering)
+{
+	return hello_from(id, incarnation, recovering, 0, 0);
+}
+
+/* hello_from with a generation: a recovering acceptor's hello carries the highest it voted in. */
+int hello_gen(uint32_t id, uint64_t incarnation, bool recovering, uint64_t generation)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_HELLO};
+	m.u.acceptor_hello = (struct paxos_acceptor_hello){.acceptor_id = id,
+							   .incarnation = incarnation,
+							   .recovering = recovering,
+							   .generation = generation};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+/* A peer's answer with the log it serves and whether we founded it. */
+int answer_gen(uint32_t sender, uint64_t generation, bool founder)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_RECOVER_INFO};
+	m.u.recover_info = (struct paxos_recover_info){.role = PAXOS_ROLE_ACCEPTOR,
+						       .sender_id = sender,
+						       .acceptor_id = ACCEPTOR_ID,
+						       .incarnation = 77,
+						       .highest_iid = 0,
+						       .highest_ballot = 0,
+						       .generation = generation,
+						       .founder = founder};
+	return paxos_acceptor_handle(acc, &m, &out->emitter);
+}
+
+void join_kept(uint64_t generation)
+{
+	struct paxos_acceptor_membership m = {.acceptors = 5,
+					      .proposers = 2,
+					      .incarnation = 77,
+					      .amnesiac = true,
+					      .recovery_ticks = 2,
+					      .generation = generation};
+	ck_assert_int_eq(paxos_acceptor_join(acc, &m), PAXOS_OK);
+}

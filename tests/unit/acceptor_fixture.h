@@ -72,4 +72,16 @@ int batch(const struct paxos_message *msgs, size_t n);
 /* The acceptor made anew over a failing storage it watches. */
 struct failing_storage *use_watched_storage(void);
 
+/* Recovery from lost state: the acceptor joins 5 acceptors and 2 proposers (amnesiac: without
+ * its earlier state); a RECOVER_INFO answer from role/sender; hellos from acceptor id; a hello
+ * and an acceptor's answer naming a log generation; a join of an amnesiac that kept its
+ * generation. */
+void join(bool amnesiac, uint64_t incarnation);
+int info(uint32_t role, uint32_t sender, uint64_t incarnation, paxos_iid iid, paxos_ballot ballot);
+int hello_from(uint32_t id, uint64_t incarnation, bool recovering, uint64_t age, uint64_t echo);
+int hello(uint32_t id, uint64_t incarnation, bool recovering);
+int hello_gen(uint32_t id, uint64_t incarnation, bool recovering, uint64_t generation);
+int answer_gen(uint32_t sender, uint64_t generation, bool founder);
+void join_kept(uint64_t generation);
+
 #endif
