@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "support.h"
 
+#include <paxos/membership.h>
+#include <paxos/proposer.h>
 #include <paxos/storage.h>
 
 #include <event2/event.h>
@@ -17,6 +19,20 @@ void support_run_for(struct event_base *base, long ms)
 	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
 	event_base_loopexit(base, &tv);
 	event_base_dispatch(base);
+}
+
+struct paxos_value support_command(uint32_t from, uint32_t members, uint8_t *buf)
+{
+	paxos_membership_command(from, members, buf);
+	return (struct paxos_value){buf, PAXOS_MEMBERSHIP_COMMAND_LEN};
+}
+
+int support_change(struct paxos_proposer *p, const struct paxos_value *v)
+{
+	struct recorder *r = recorder_new();
+	int rc = paxos_proposer_change(p, v, 1, &r->emitter);
+	recorder_free(r);
+	return rc;
 }
 
 static struct paxos_value keep(struct recorder *r, struct paxos_value v)

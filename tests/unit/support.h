@@ -22,6 +22,13 @@ struct event_base;
 /* Runs base's loop for ms milliseconds. */
 void support_run_for(struct event_base *base, long ms);
 
+/* The membership command that makes members (a bit per acceptor id) the acceptor set from
+ * instance `from` on, written into buf (PAXOS_MEMBERSHIP_COMMAND_LEN bytes). */
+struct paxos_value support_command(uint32_t from, uint32_t members, uint8_t *buf);
+struct paxos_proposer;
+/* A change asked of proposer p (what a node does with a PAXOS_MSG_CHANGE it checked). */
+int support_change(struct paxos_proposer *p, const struct paxos_value *v);
+
 struct paxos_config;
 /* Sets cfg's admin-key-file to a key written for this test process (removed at exit): what
  * a node needs to ask for membership changes. */

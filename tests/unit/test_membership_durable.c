@@ -28,19 +28,14 @@
 
 #define ALPHA 10
 
-static struct paxos_value command(uint32_t from, uint32_t members, uint8_t *buf)
-{
-	paxos_membership_command(from, members, buf);
-	return (struct paxos_value){buf, PAXOS_MEMBERSHIP_COMMAND_LEN};
-}
-
 /* {0,1,2} from 1, grown to {0..4} by instance 1 (from 11), shrunk to {2,3,4} by instance 11
  * (from 21): acceptors 0 and 1 replaced by 3 and 4. */
 static struct paxos_membership *replaced_history(void)
 {
 	struct paxos_membership *m = paxos_membership_new(0x7, ALPHA);
 	uint8_t b1[PAXOS_MEMBERSHIP_COMMAND_LEN], b2[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	struct paxos_value grow = command(1, 0x1f, b1), shrink = command(2, 0x1c, b2);
+	struct paxos_value grow = support_command(1, 0x1f, b1),
+			   shrink = support_command(2, 0x1c, b2);
 	ck_assert_int_eq(paxos_membership_apply(m, 1, &grow), 1);
 	ck_assert_int_eq(paxos_membership_apply(m, 11, &shrink), 1);
 	return m;
@@ -85,11 +80,11 @@ START_TEST(test_restore_rules)
 	ck_assert(paxos_membership_known(r, applied + ALPHA));
 	/* The log delivered again from instance 1: nothing applies twice. */
 	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	struct paxos_value grow = command(1, 0x1f, b);
+	struct paxos_value grow = support_command(1, 0x1f, b);
 	ck_assert_int_eq(paxos_membership_apply(r, 1, &grow), 0);
 	ck_assert_uint_eq(paxos_membership_latest(r)->id, 3);
 	/* And goes on from where it was. */
-	struct paxos_value next = command(3, 0x1e, b);
+	struct paxos_value next = support_command(3, 0x1e, b);
 	ck_assert_int_eq(paxos_membership_apply(r, applied + 1, &next), 1);
 	ck_assert_uint_eq(paxos_membership_latest(r)->first, applied + 1 + ALPHA);
 	paxos_membership_free(r);
@@ -536,7 +531,7 @@ START_TEST(test_learner_keeps_change)
 	char dir[128], err[512];
 	snprintf(dir, sizeof(dir), "%s/learner", base_dir);
 	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	struct paxos_value grow = command(1, 0xf, b);
+	struct paxos_value grow = support_command(1, 0xf, b);
 	struct event_base *base = event_base_new();
 	nlines = 0;
 	paxos_set_log(keep_line, NULL);
@@ -598,7 +593,7 @@ START_TEST(test_removed_votes_refused)
 	ck_assert_int_eq(paxos_node_keep_membership(n, dir), PAXOS_OK);
 	ck_assert_int_eq(paxos_node_add_learner(n, on_value, NULL), PAXOS_OK);
 	uint8_t b[PAXOS_MEMBERSHIP_COMMAND_LEN];
-	struct paxos_value v = command(9, 0x3, b); /* outdated: any value will do */
+	struct paxos_value v = support_command(9, 0x3, b); /* outdated: any value will do */
 	nlines = 0;
 	vote(s, 0, 21, &v, false);
 	vote(s, 0, 22, &v, false);
