@@ -7,19 +7,11 @@
  * ticks come at a quarter of the shortest timeout. Only time is simulated: every event is taken
  * from one queue in time order.
  */
-#include "sim.h"
+#include "cluster.h"
 
-#include "checker.h"
-#include "merged.h"
 #include "mutant.h"
-#include "network.h"
-#include "rng.h"
 
 #include <paxos/storage_backends.h>
-#include <paxos/acceptor.h>
-#include <paxos/learner.h>
-#include <paxos/membership.h>
-#include <paxos/proposer.h>
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -27,175 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "leadership.h"
-
-/* Simulated time, in microseconds. Network delays are far below the timeouts, as on a LAN,
- * but large enough that messages overtake each other all the time. */
-#define DELAY_MIN 50u
-#define DELAY_MAX 2000u
-#define PHASE_TIMEOUT 10000u
-#define HOLE_CHECK 10000u
-#define TICK (PHASE_TIMEOUT / 4) /* as lib/node/node.c: a quarter of the shortest timeout */
-#define ACCEPTOR_REPEAT 20000u
-#define SUBMIT_SPAN 200000u      /* clients submit their values during the first 200 ms */
-#define RESUBMIT_AFTER 120000u   /* a value not delivered by then is submitted again */
-#define FAULT_PHASE 400000u      /* faults happen before this; then the network heals */
-#define LIVENESS_BUDGET 3000000u /* after healing, everything must be delivered this fast */
-#define MAX_EVENTS 20000000u
-#define RECOVERY_GRACE (10 * DELAY_MAX) /* a restarted proposer's wait before it answers */
-
-#define LEARNER_WINDOW 64u
-#define REPEAT_BATCH 16u
-#define PENDING_SIZE 64u
-
-enum endpoint_kind { EP_ACCEPTOR, EP_PROPOSER, EP_LEARNER, EP_CLIENT };
-
-struct endpoint {
-	struct sim *sim;
-	enum endpoint_kind kind;
-	uint32_t index;
-	struct paxos_emitter emitter;
-	uint32_t partition; /* the log of the core it is (one endpoint per core) */
-};
-
-enum sim_event_kind {
-	SE_DELIVER,          /* target: receiver, arg: message slot */
-	SE_TICK,             /* learner and proposer timers */
-	SE_ACCEPTOR_TICK,    /* target: acceptor */
-	SE_SUBMIT,           /* arg: value id */
-	SE_RESUBMIT,         /* arg: value id */
-	SE_FAULT,            /* inject the next fault */
-	SE_ACCEPTOR_RESTART, /* target: acceptor */
-	SE_PROPOSER_RESTART, /* target: proposer */
-	SE_PARTITION_END,
-	SE_DEMOTE, /* target: a proposer that led alongside another; arg: partition, or ALL */
-	SE_HEAL,
-	SE_PROPOSER_UNCUT, /* target: a proposer cut off by SIM_FAULT_PCUT */
-	SE_PROPOSER_HEARS, /* target: a proposer deaf by SIM_FAULT_DEAF */
-	SE_DOUBLE_CRASH,   /* SIM_FAULT_DOUBLE's crash, while the others are frozen */
-	SE_RECONFIG,       /* --reconfig: the next membership change, or a step of one */
-	SE_SNAPSHOT,       /* target: a merging learner restarts from a snapshot */
-};
-
-/* SE_DEMOTE's arg for a proposer that may lead in any partition. */
-#define ALL_PARTITIONS UINT32_MAX
-
-/* --reconfig: changes stop this long after the network healed, so that the last ones are
- * made, and the removed acceptors retired, in a healthy cluster too. */
-#define RECONFIG_UNTIL (FAULT_PHASE + 300000u)
-#define MAX_CONFIGS 64u
-
-struct sim_acceptor {
-	struct paxos_storage *st; /* survives crashes: a durable backend */
-	struct paxos_acceptor *core;
-	struct paxos_learner *learner;       /* learning acceptors: the node's learner, else NULL */
-	struct paxos_membership *membership; /* its learner's, with --reconfig */
-	bool present;                        /* started once, and not retired */
-	bool up;
-	bool cut;                /* partitioned away */
-	bool lose_state;         /* its storage is lost: it restarts empty and recovers */
-	paxos_time frozen_from;  /* stopped (SIGSTOP) from then */
-	paxos_time frozen_until; /* until then: hears and sends nothing */
-	paxos_iid floor;         /* what its last recovery set, kept with its storage */
-	paxos_ballot fence;
-	uint64_t generation; /* of its log, kept beside its storage whatever happens to it */
-	bool amnesiac;       /* this life started without its state, so it recovers */
-	bool served;         /* a life recovered and voted: the node kept its generation then */
-	bool restored;       /* whether it held every decision below floor when it crashed */
-	uint64_t writes;     /* its core's readies written since it started */
-	bool crash_at_write; /* it crashes after its next write, before sending what it backs */
-	struct endpoint ep;
-	struct paxos_counters counters;
-	struct paxos_counters learner_counters;
-};
-
-struct sim_proposer {
-	struct paxos_proposer *core;
-	struct paxos_learner *learner;       /* its internal learner */
-	struct paxos_membership *membership; /* its learner's, with --reconfig */
-	bool up;
-	bool cut;       /* cut off with its learner: sends and hears nothing (SIM_FAULT_PCUT) */
-	bool deaf;      /* with its learner: hears nothing, sends as before (SIM_FAULT_DEAF) */
-	uint32_t epoch; /* what its durable epoch store holds: stored before a ballot left */
-	/* With partitions, a follower is lean (lib/node/node.c): it drops the client values and
-	 * the log's traffic, and its learner asks for nothing, until it takes over. */
-	bool lean;
-	paxos_iid heard_next; /* its learner's next instance, as its last heartbeat said */
-	struct endpoint ep;
-	struct paxos_counters counters;
-	struct paxos_counters learner_counters;
-};
-
-struct sim_learner {
-	struct paxos_learner *core;
-	struct paxos_membership *membership; /* with --reconfig */
-	struct endpoint ep;
-	struct paxos_counters counters;
-};
-
-/* One partition's cores (each process hosts one of every partition, as a node group does) and
- * its checker. Process state (up, cut, frozen, present) is kept alike in every partition's
- * copy: the faults change it for all partitions at once. */
-struct sim_partition {
-	struct sim_acceptor acc[SIM_MAX_ACCEPTORS];
-	struct sim_proposer prop[SIM_MAX_PROPOSERS];
-	struct sim_learner lrn[SIM_MAX_LEARNERS];
-	struct endpoint client;
-	/* Who proposed what learner 0, the client's, delivered (leadership.h): a new leader
-	 * sends the client's values again. */
-	struct leadership client_leadership;
-	struct checker check;
-};
-
-struct sim {
-	struct sim_options o;
-	/* The partition being worked on (use()): these point into part[cur]. */
-	uint32_t cur;
-	struct sim_acceptor *acc;
-	struct sim_proposer *prop;
-	struct sim_learner *lrn;
-	struct checker *check;
-	struct sim_partition part[SIM_MAX_PARTITIONS];
-	struct merged merged; /* with partitions: the learners' merged order */
-	bool merging;
-	uint32_t segment; /* merge-segment, drawn from the seed */
-	struct sim_rng rng;
-	struct sim_pool pool;
-	struct sim_queue queue;
-	paxos_time now;
-	uint32_t loss;
-	bool healed;
-	bool partitioned;
-	uint32_t window, concurrency; /* the proposers', drawn from the seed */
-	uint32_t submitted_distinct;
-	uint64_t incarnations; /* the last incarnation number given to an acceptor */
-	uint32_t amnesias;     /* acceptors that lost their storage during the run */
-	uint32_t rolling_next; /* SIM_FAULT_ROLLING: the acceptor whose turn is next */
-	bool doubled;          /* SIM_FAULT_DOUBLE happened: liveness is not required */
-	/* Acceptor slots in use: ids 0 .. ids - 1 (o.acceptors, more once --reconfig added). */
-	uint32_t ids;
-	/* --reconfig: the history as the chosen values say (fed from the checker), every
-	 * configuration it held and the change asked for but not chosen yet. */
-	uint32_t alpha;
-	struct paxos_membership *truth;
-	uint32_t configs[MAX_CONFIGS];
-	uint32_t config_count;
-	bool issued;
-	uint32_t issued_from, issued_members;
-	/* The change asked for is of the proposer set (to issued_proposers; issued_members are
-	 * the acceptors as they stay). */
-	bool issued_kind_proposers;
-	uint32_t issued_proposers;
-	uint32_t proposer_changes; /* proposer set changes chosen in the run */
-	/* Acceptors that lost their state in the run, were lost for good, or retired: in each
-	 * configuration ever chosen they must stay a minority (see budget_ok). */
-	uint32_t amnesia_mask, lost_mask, retired_mask;
-	struct sim_result *r;
-};
-
 /* Makes partition p the one s->acc, s->prop, s->lrn and s->check are of; returns the one that
  * was. */
-static uint32_t use(struct sim *s, uint32_t p)
+uint32_t use(struct sim *s, uint32_t p)
 {
 	uint32_t was = s->cur;
 	s->cur = p;
@@ -206,22 +32,14 @@ static uint32_t use(struct sim *s, uint32_t p)
 	return was;
 }
 
-/* For each partition p, made current; partition 0 is current after the loop. */
-#define EACH_PARTITION(s, p)                                                                       \
-	for (uint32_t p = 0; p < (s)->o.partitions ? (use(s, p), true) : (use(s, 0), false); p++)
-
 static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *m);
 
-static void endpoint_init(struct sim *s, struct endpoint *ep, enum endpoint_kind kind,
-			  uint32_t index)
+void endpoint_init(struct sim *s, struct endpoint *ep, enum endpoint_kind kind, uint32_t index)
 {
 	*ep = (struct endpoint){s, kind, index, {on_emit, ep}, s->cur};
 }
 
-static void trace(struct sim *s, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void trace(struct sim *s, int level, const char *fmt, ...)
+void trace(struct sim *s, int level, const char *fmt, ...)
 {
 	if (s->o.verbose < level)
 		return;
@@ -243,8 +61,7 @@ static void hash_mix(struct sim *s, uint64_t x)
 	}
 }
 
-static void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uint32_t target,
-		     uint32_t arg)
+void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uint32_t target, uint32_t arg)
 {
 	if (queue_push(&s->queue, at, kind, target, arg) != 0)
 		checker_fail(s->check, SIM_V_INTERNAL, "event queue: out of memory");
@@ -254,7 +71,7 @@ static void schedule(struct sim *s, paxos_time at, enum sim_event_kind kind, uin
 
 /* The chosen values the checker saw, in instance order, applied to the history the cluster
  * agrees on: the configurations the sim's own decisions go by. */
-static void truth_advance(struct sim *s)
+void truth_advance(struct sim *s)
 {
 	if (!s->truth)
 		return;
@@ -283,7 +100,7 @@ static void truth_advance(struct sim *s)
 
 /* Whether acceptor a is without its state: to restart empty, recovering, or recovered but
  * not yet holding every decision below its floor (paxos_acceptor_restored), up or down. */
-static bool without_state(const struct sim_acceptor *a)
+bool without_state(const struct sim_acceptor *a)
 {
 	if (a->lose_state)
 		return true;
@@ -298,7 +115,7 @@ static bool without_state(const struct sim_acceptor *a)
  * for: learners restarted from instance 1 need a quorum of each, and an amnesiac needs one
  * that kept its state in each to recover.
  */
-static bool budget_ok(const struct sim *s, uint32_t bad)
+bool budget_ok(const struct sim *s, uint32_t bad)
 {
 	bad |= s->amnesia_mask | s->lost_mask | s->retired_mask;
 	/* And those without their state now (a rolling restart's), until restored. */
@@ -437,7 +254,7 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 
 /* ---- learners ---- */
 
-static uint32_t proposer_view(const struct sim *s, uint32_t i)
+uint32_t proposer_view(const struct sim *s, uint32_t i)
 {
 	return s->o.learners + i;
 }
@@ -605,7 +422,7 @@ static void learner_snapshot_restart(struct sim *s, uint32_t i)
 
 /* A (re)started proposer keeps its id and takes the next epoch, as the epoch store's next
  * does, so it never reuses a ballot of an earlier incarnation. */
-static bool proposer_start(struct sim *s, uint32_t i)
+bool proposer_start(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	p->epoch++;
@@ -637,7 +454,7 @@ static bool proposer_start(struct sim *s, uint32_t i)
 	return true;
 }
 
-static void proposer_stop(struct sim_proposer *p)
+void proposer_stop(struct sim_proposer *p)
 {
 	paxos_proposer_free(p->core);
 	paxos_learner_free(p->learner);
@@ -648,7 +465,7 @@ static void proposer_stop(struct sim_proposer *p)
 	p->up = false;
 }
 
-static bool leads(const struct sim *s, uint32_t i)
+bool leads(const struct sim *s, uint32_t i)
 {
 	return s->prop[i].up && paxos_proposer_is_leader(s->prop[i].core);
 }
@@ -662,7 +479,7 @@ static uint32_t leader_count(const struct sim *s)
 }
 
 /* As the node does with partitions: a proposer that does not lead follows lean. */
-static void lean_follow(struct sim *s, uint32_t i)
+void lean_follow(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	if (s->o.partitions < 2 || !p->up || p->lean || paxos_proposer_is_leader(p->core))
@@ -674,7 +491,7 @@ static void lean_follow(struct sim *s, uint32_t i)
 
 /* As a takeover does: lead from the lowest instance its own learner has not delivered; a lean
  * follower first skips to the highest next instance the heartbeats said. */
-static void promote(struct sim *s, uint32_t i)
+void promote(struct sim *s, uint32_t i)
 {
 	struct sim_proposer *p = &s->prop[i];
 	if (!p->up || paxos_proposer_is_leader(p->core))
@@ -707,7 +524,7 @@ static void promote(struct sim *s, uint32_t i)
 		paxos_proposer_announce(p->core, s->now, &p->ep.emitter);
 }
 
-static void demote(struct sim *s, uint32_t i)
+void demote(struct sim *s, uint32_t i)
 {
 	if (!leads(s, i))
 		return;
@@ -718,7 +535,7 @@ static void demote(struct sim *s, uint32_t i)
 
 /* --reconfig: whether proposer i is in the proposer set in force (as the cluster's log says
  * up to where the checker saw it chosen): the election picks among those only. */
-static bool may_lead(const struct sim *s, uint32_t i)
+bool may_lead(const struct sim *s, uint32_t i)
 {
 	if (!s->truth)
 		return true;
@@ -729,7 +546,7 @@ static bool may_lead(const struct sim *s, uint32_t i)
 /* A random proposer that is up and satisfies want_leader (UINT32_MAX: none); one to lead
  * (want_leader 0 or -1) is in the proposer set in force, and a new leader (0) is not deaf:
  * check-quorum keeps a proposer that hears no acceptor out of the election. */
-static uint32_t pick_proposer(struct sim *s, int want_leader)
+uint32_t pick_proposer(struct sim *s, int want_leader)
 {
 	uint32_t cand[SIM_MAX_PROPOSERS], n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
@@ -742,7 +559,7 @@ static uint32_t pick_proposer(struct sim *s, int want_leader)
 
 /* The failure detector's eventual verdict: someone up leads, of the proposer set in force; a
  * proposer a change removed stops leading. */
-static void ensure_leader(struct sim *s)
+void ensure_leader(struct sim *s)
 {
 	for (uint32_t i = 0; s->truth && i < s->o.proposers; i++)
 		if (leads(s, i) && !may_lead(s, i)) {
@@ -807,7 +624,7 @@ static void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message
 	learner_step(s, a->learner, m, &a->ep, on_acceptor_closed, on_acceptor_deliver, NULL);
 }
 
-static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
+bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	a->core =
@@ -838,7 +655,7 @@ static bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac)
 	return true;
 }
 
-static void acceptor_crash(struct sim *s, uint32_t i)
+void acceptor_crash(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	trace(s, 1, "acceptor %u crashes", i);
@@ -866,7 +683,7 @@ static void acceptor_crash(struct sim *s, uint32_t i)
 	a->up = false;
 }
 
-static void acceptor_restart(struct sim *s, uint32_t i)
+void acceptor_restart(struct sim *s, uint32_t i)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	if (a->up || !a->present)
@@ -889,668 +706,6 @@ static void acceptor_restart(struct sim *s, uint32_t i)
 	}
 	if (acceptor_start(s, i, amnesiac))
 		checker_promises_all(s->check, i, a->st, s->now);
-}
-
-/* ---- faults ---- */
-
-static void use_random_partition(struct sim *s);
-
-static void fault_crash_acceptor(struct sim *s)
-{
-	/* Acceptors of its own: the process serves one partition, which alone loses it. */
-	if (s->o.own_acceptors)
-		use_random_partition(s);
-	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
-	for (uint32_t i = 0; i < s->ids; i++)
-		if (s->acc[i].up)
-			cand[n++] = i;
-	if (n == 0)
-		return;
-	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
-	/* Half the crashes come between a write and the send of what it backs (acceptor_run). */
-	if (rng_range(&s->rng, 0, 1) == 0) {
-		trace(s, 1, "acceptor %u will crash after its next write", i);
-		for (uint32_t p = 0; p < s->o.partitions; p++)
-			if (!s->o.own_acceptors || p == s->cur)
-				s->part[p].acc[i].crash_at_write = true;
-		return;
-	}
-	if (s->o.own_acceptors) {
-		trace(s, 1, "partition %u's own acceptor crashes", s->cur);
-		acceptor_crash(s, i);
-	} else {
-		EACH_PARTITION(s, p)
-		acceptor_crash(s, i);
-	}
-	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
-}
-
-static void fault_crash_proposer(struct sim *s)
-{
-	uint32_t i = pick_proposer(s, -1);
-	if (i == UINT32_MAX)
-		return;
-	EACH_PARTITION(s, p)
-	{
-		trace(s, 1, "proposer %u crashes%s", i, leads(s, i) ? " (it led)" : "");
-		proposer_stop(&s->prop[i]);
-	}
-	schedule(s, s->now + rng_range(&s->rng, 10000, 80000), SE_PROPOSER_RESTART, i, 0);
-}
-
-/* The partition a leadership fault hits: a random one (no draw with one partition). */
-static void use_random_partition(struct sim *s)
-{
-	use(s, s->o.partitions > 1 ? (uint32_t)rng_range(&s->rng, 0, s->o.partitions - 1) : 0);
-}
-
-/* Sets acceptor i's cut flag in every partition: the network cuts the process off. With
- * acceptors of their own per partition, a cut takes partition only's (only < partitions). */
-static void cut_acceptor_of(struct sim *s, uint32_t i, bool cut, uint32_t only)
-{
-	for (uint32_t p = 0; p < s->o.partitions; p++)
-		if (only >= s->o.partitions || p == only)
-			s->part[p].acc[i].cut = cut;
-}
-
-static void cut_acceptor(struct sim *s, uint32_t i, bool cut)
-{
-	cut_acceptor_of(s, i, cut, UINT32_MAX);
-}
-
-static void fault_move_leader(struct sim *s)
-{
-	use_random_partition(s);
-	uint32_t i = pick_proposer(s, 0);
-	if (i == UINT32_MAX)
-		return;
-	for (uint32_t k = 0; k < s->o.proposers; k++)
-		if (k != i)
-			demote(s, k);
-	promote(s, i);
-}
-
-/* A second leader while the first still believes it leads, as after a false suspicion. */
-static void fault_dual_leader(struct sim *s)
-{
-	use_random_partition(s);
-	uint32_t old = pick_proposer(s, 1);
-	uint32_t i = pick_proposer(s, 0);
-	if (old == UINT32_MAX || i == UINT32_MAX)
-		return;
-	promote(s, i);
-	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, old, s->cur);
-}
-
-static void fault_partition(struct sim *s)
-{
-	if (s->partitioned || s->ids < 3)
-		return;
-	uint32_t k = (uint32_t)rng_range(&s->rng, 1, (s->ids - 1) / 2);
-	s->partitioned = true;
-	uint32_t only = UINT32_MAX;
-	if (s->o.own_acceptors) { /* one partition's own acceptors are cut off */
-		use_random_partition(s);
-		only = s->cur;
-	}
-	for (uint32_t n = 0; n < k;) {
-		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
-		if (!s->acc[i].cut) {
-			cut_acceptor_of(s, i, true, only);
-			trace(s, 1, "acceptor %u is partitioned away", i);
-			n++;
-		}
-	}
-	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PARTITION_END, 0, 0);
-}
-
-static void end_partition(struct sim *s)
-{
-	if (s->partitioned)
-		trace(s, 1, "partition ends");
-	s->partitioned = false;
-	for (uint32_t i = 0; i < s->ids; i++)
-		cut_acceptor(s, i, false);
-}
-
-/* The leader (or any proposer) loses the network with its learner but keeps leading; another
- * proposer is promoted meanwhile, as the failure detector of the others would. */
-/* With partitions, the leader (or any proposer) of a random partition is cut off: another
- * takes that partition over, and every other partition it led. */
-static void fault_cut_proposer(struct sim *s)
-{
-	use_random_partition(s);
-	uint32_t hit = s->cur;
-	uint32_t i = pick_proposer(s, 1);
-	if (i == UINT32_MAX)
-		i = pick_proposer(s, -1);
-	if (i == UINT32_MAX || s->prop[i].cut)
-		return;
-	uint32_t other = UINT32_MAX;
-	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
-		if (k != i && s->prop[k].up && !s->prop[k].cut && may_lead(s, k))
-			other = k;
-	EACH_PARTITION(s, p)
-	{
-		bool led = leads(s, i);
-		if (p == hit || led)
-			trace(s, 1, "proposer %u is cut off%s", i,
-			      led ? " (it leads, and goes on)" : "");
-		s->prop[i].cut = true;
-		if (other != UINT32_MAX && (p == hit || led))
-			promote(s, other);
-	}
-	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_UNCUT, i, 0);
-}
-
-static void uncut_proposer(struct sim *s, uint32_t i)
-{
-	if (!s->prop[i].cut)
-		return;
-	EACH_PARTITION(s, p)
-	{
-		trace(s, 1, "proposer %u is back%s", i,
-		      leads(s, i) ? " and still believes it leads" : "");
-		s->prop[i].cut = false;
-	}
-	/* Its heartbeats and the others' reach each other again: the higher id steps down. */
-	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
-}
-
-/* A leading proposer (or any) goes deaf: what it sends still goes out, heartbeats included.
- * It keeps leading until its check-quorum step-down; the others elect another meanwhile,
- * which the oracle does at once here (the deaf one's last heartbeats, still heard, may delay
- * that in a real cluster: the two lead side by side either way). */
-static void fault_deaf_proposer(struct sim *s)
-{
-	use_random_partition(s);
-	uint32_t hit = s->cur;
-	uint32_t i = pick_proposer(s, 1);
-	if (i == UINT32_MAX)
-		i = pick_proposer(s, -1);
-	if (i == UINT32_MAX || s->prop[i].cut || s->prop[i].deaf)
-		return;
-	uint32_t other = UINT32_MAX;
-	for (uint32_t k = 0; k < s->o.proposers && other == UINT32_MAX; k++)
-		if (k != i && s->prop[k].up && !s->prop[k].cut && !s->prop[k].deaf &&
-		    may_lead(s, k))
-			other = k;
-	EACH_PARTITION(s, p)
-	{
-		bool led = leads(s, i);
-		if (p == hit || led)
-			trace(s, 1, "proposer %u is deaf%s", i,
-			      led ? " (it leads, and goes on sending)" : "");
-		s->prop[i].deaf = true;
-		if (other != UINT32_MAX && (p == hit || led))
-			promote(s, other);
-	}
-	/* Its step-down for want of a quorum, then its hearing back. */
-	schedule(s, s->now + rng_range(&s->rng, 5000, 60000), SE_DEMOTE, i, ALL_PARTITIONS);
-	schedule(s, s->now + rng_range(&s->rng, 20000, 120000), SE_PROPOSER_HEARS, i, 0);
-}
-
-static void proposer_hears(struct sim *s, uint32_t i)
-{
-	EACH_PARTITION(s, p)
-	{
-		if (s->prop[i].deaf)
-			trace(s, 1, "proposer %u hears again%s", i,
-			      leads(s, i) ? " and still believes it leads" : "");
-		s->prop[i].deaf = false;
-	}
-}
-
-/* Acceptors without their state in some partition: down and to restart empty, recovering,
- * or recovered but not yet holding every decision below their floor
- * (paxos_acceptor_restored). */
-static uint32_t amnesiacs(const struct sim *s)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < s->ids; i++) {
-		bool without = false;
-		for (uint32_t p = 0; p < s->o.partitions; p++)
-			without |= without_state(&s->part[p].acc[i]);
-		n += without;
-	}
-	return n;
-}
-
-/* An acceptor crashes and loses its storage: it comes back empty and recovers. At most a
- * minority of acceptors per run: an instance left open below the floors of more than that
- * may have been chosen by their earlier lives alone, and nobody could safely decide it. */
-static void fault_amnesia(struct sim *s)
-{
-	if (amnesiacs(s) > 0 || (!s->o.reconfig && s->amnesias >= (s->o.acceptors - 1) / 2))
-		return;
-	uint32_t cand[SIM_MAX_ACCEPTORS], n = 0;
-	for (uint32_t i = 0; i < s->ids; i++)
-		if (s->acc[i].up && (!s->o.reconfig || budget_ok(s, 1u << i)))
-			cand[n++] = i;
-	if (n == 0)
-		return;
-	uint32_t i = cand[rng_range(&s->rng, 0, n - 1)];
-	EACH_PARTITION(s, p)
-	{
-		acceptor_crash(s, i);
-		s->acc[i].lose_state = true;
-	}
-	s->amnesias++;
-	s->amnesia_mask |= 1u << i;
-	trace(s, 1, "acceptor %u lost its storage", i);
-	schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
-}
-
-/* --reconfig, as the network heals: up to three acceptors lost for good, each only if the
- * budget allows it (budget_ok). */
-static void lose_within_budget(struct sim *s)
-{
-	uint32_t k = (uint32_t)rng_range(&s->rng, 1, 3);
-	for (uint32_t tries = 0; k > 0 && tries < 4 * SIM_MAX_ACCEPTORS; tries++) {
-		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->ids - 1);
-		if (!s->acc[i].present || s->acc[i].cut || !budget_ok(s, 1u << i))
-			continue;
-		s->acc[i].cut = true;
-		s->lost_mask |= 1u << i;
-		trace(s, 1, "acceptor %u is lost for good", i);
-		k--;
-	}
-}
-
-/* The next acceptor of a rolling restart loses its storage, once none is without it. */
-static void fault_rolling(struct sim *s)
-{
-	if (s->o.acceptors < 3 || amnesiacs(s) > 0)
-		return;
-	/* As an operator does: the next one only while every acceptor is up and holds its
-	 * state (each says "restored"), in every partition. */
-	for (uint32_t p = 0; p < s->o.partitions; p++)
-		for (uint32_t k = 0; k < s->ids; k++)
-			if (s->part[p].acc[k].present && !s->part[p].acc[k].up)
-				return;
-	uint32_t i = s->rolling_next % s->ids;
-	while (!s->acc[i].present) /* a retired one: the next id */
-		i = ++s->rolling_next % s->ids;
-	s->rolling_next++;
-	/* Not while retired or lost acceptors leave it too few others to recover with. */
-	if (s->o.reconfig && !budget_ok(s, 1u << i))
-		return;
-	EACH_PARTITION(s, p)
-	{
-		acceptor_crash(s, i);
-		s->acc[i].lose_state = true;
-	}
-	trace(s, 1, "rolling restart: acceptor %u lost its storage", i);
-	schedule(s, s->now + rng_range(&s->rng, 2000, 40000), SE_ACCEPTOR_RESTART, i, 0);
-}
-
-/* The acceptors a double crash takes: the first quorum of ids (of the newest configuration's
- * members, with --reconfig), one bit each. */
-static uint32_t double_quorum(const struct sim *s)
-{
-	uint32_t members =
-	    s->truth ? paxos_membership_latest(s->truth)->members : (1u << s->o.acceptors) - 1;
-	uint32_t quorum = paxos_membership_quorum_of(members), taken = 0;
-	for (uint32_t rest = members; rest && quorum; rest &= rest - 1, quorum--)
-		taken |= 1u << __builtin_ctz(rest);
-	return taken;
-}
-
-/* A double crash, first step: the acceptors outside the quorum it will take stop (SIGSTOP),
- * long enough for the others to go on without them. */
-static void fault_double(struct sim *s)
-{
-	if (s->doubled || s->o.acceptors < 3)
-		return;
-	s->doubled = true;
-	paxos_time crash = s->now + rng_range(&s->rng, 10000, 60000);
-	for (uint32_t i = 0; i < s->ids; i++) {
-		if (!s->acc[i].present || (double_quorum(s) & (1u << i)))
-			continue;
-		paxos_time until = crash + rng_range(&s->rng, 10000, 100000);
-		for (uint32_t p = 0; p < s->o.partitions; p++) {
-			s->part[p].acc[i].frozen_from = s->now;
-			s->part[p].acc[i].frozen_until = until;
-		}
-		trace(s, 1, "acceptor %u is stopped until %.3f ms", i, (double)until / 1000.0);
-	}
-	schedule(s, crash, SE_DOUBLE_CRASH, 0, 0);
-}
-
-/* The second step: a quorum of acceptors and every proposer crash at once, the acceptors
- * losing their storage; all restart soon after, before the stopped ones go on. A change since
- * the first step may put a stopped one in that quorum: killed, it restarts with the others
- * (what was sent to it meanwhile still comes, late). Left stopped until after they recovered,
- * it would be a second loss of state after theirs, which the acceptors cannot see: instances
- * no quorum can close again while none of them says so. */
-static void double_crash(struct sim *s)
-{
-	uint32_t taken = double_quorum(s);
-	for (uint32_t i = 0; i < s->ids; i++) {
-		if (!(taken & (1u << i)))
-			continue;
-		EACH_PARTITION(s, p)
-		{
-			if (s->acc[i].up)
-				acceptor_crash(s, i);
-			s->acc[i].lose_state = true;
-			if (s->acc[i].frozen_until > s->now)
-				s->acc[i].frozen_until = s->now;
-		}
-		trace(s, 1, "double crash: acceptor %u lost its storage", i);
-		schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_ACCEPTOR_RESTART, i, 0);
-	}
-	for (uint32_t i = 0; i < s->o.proposers; i++)
-		if (s->prop[i].up) {
-			trace(s, 1, "double crash: proposer %u crashes", i);
-			EACH_PARTITION(s, p)
-			proposer_stop(&s->prop[i]);
-			schedule(s, s->now + rng_range(&s->rng, 1000, 8000), SE_PROPOSER_RESTART, i,
-				 0);
-		}
-}
-
-/* A whole cluster restarted (SIM_FAULT_WHOLE): every acceptor loses its storage (keeping its
- * generation, as the node keeps it beside the store) and every proposer restarts. */
-static void fault_whole(struct sim *s)
-{
-	trace(s, 1, "the whole cluster restarts");
-	for (uint32_t i = 0; i < s->ids; i++) {
-		if (s->acc[i].up)
-			acceptor_crash(s, i);
-		s->acc[i].lose_state = true;
-		schedule(s, s->now + rng_range(&s->rng, 1000, 20000), SE_ACCEPTOR_RESTART, i, 0);
-	}
-	for (uint32_t i = 0; i < s->o.proposers; i++) {
-		if (s->prop[i].up)
-			proposer_stop(&s->prop[i]);
-		schedule(s, s->now + rng_range(&s->rng, 1000, 20000), SE_PROPOSER_RESTART, i, 0);
-	}
-}
-
-/*
- * When the network heals: a random minority of acceptors is lost for good. An acceptor that
- * lost its storage counts against that minority: it needs answers from acceptors - quorum + 1
- * others to recover, and instances below its floor that were still open need a quorum of the
- * others (its earlier life's vote may have been part of a choice nobody else remembers).
- */
-static void lose_minority(struct sim *s)
-{
-	if (s->o.reconfig) {
-		lose_within_budget(s);
-		return;
-	}
-	uint32_t budget = (s->o.acceptors - 1) / 2;
-	if (s->o.acceptors < 3 || budget <= s->amnesias)
-		return;
-	uint32_t k = (uint32_t)rng_range(&s->rng, 1, budget - s->amnesias);
-	for (uint32_t n = 0; n < k;) {
-		uint32_t i = (uint32_t)rng_range(&s->rng, 0, s->o.acceptors - 1);
-		if (!s->acc[i].cut) {
-			cut_acceptor(s, i, true);
-			trace(s, 1, "acceptor %u is lost for good", i);
-			n++;
-		}
-	}
-}
-
-static void inject_fault(struct sim *s)
-{
-	use(s, 0); /* process state is alike in every partition */
-	uint32_t kinds[SIM_FAULT_KINDS], n = 0;
-	for (uint32_t k = 0; k < SIM_FAULT_KINDS; k++)
-		if (s->o.faults & (1u << k))
-			kinds[n++] = 1u << k;
-	if (n > 0) {
-		switch (kinds[rng_range(&s->rng, 0, n - 1)]) {
-		case SIM_FAULT_CRASH:
-			fault_crash_acceptor(s);
-			break;
-		case SIM_FAULT_PCRASH:
-			fault_crash_proposer(s);
-			break;
-		case SIM_FAULT_LEADER:
-			fault_move_leader(s);
-			break;
-		case SIM_FAULT_DUAL:
-			fault_dual_leader(s);
-			break;
-		case SIM_FAULT_PARTITION:
-			fault_partition(s);
-			break;
-		case SIM_FAULT_PCUT:
-			fault_cut_proposer(s);
-			break;
-		case SIM_FAULT_AMNESIA:
-			fault_amnesia(s);
-			break;
-		case SIM_FAULT_ROLLING:
-			fault_rolling(s);
-			break;
-		case SIM_FAULT_DOUBLE:
-			fault_double(s);
-			break;
-		case SIM_FAULT_DEAF:
-			fault_deaf_proposer(s);
-			break;
-		case SIM_FAULT_WHOLE:
-			fault_whole(s);
-			break;
-		default: /* SIM_FAULT_LOSE acts when the network heals */
-			break;
-		}
-	}
-	EACH_PARTITION(s, p)
-	ensure_leader(s);
-	paxos_time next = s->now + rng_range(&s->rng, 5000, 40000);
-	if (next < FAULT_PHASE)
-		schedule(s, next, SE_FAULT, 0, 0);
-}
-
-/* The fault phase is over: everything restarts, the network stops losing messages and one
- * proposer leads from now on. */
-static void heal(struct sim *s)
-{
-	trace(s, 1, "the network heals");
-	s->healed = true;
-	s->loss = 0;
-	end_partition(s);
-	EACH_PARTITION(s, p)
-	for (uint32_t i = 0; i < s->ids; i++)
-		acceptor_restart(s, i);
-	if (s->o.faults & SIM_FAULT_LOSE)
-		lose_minority(s);
-	EACH_PARTITION(s, p)
-	{
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			s->prop[i].cut = s->prop[i].deaf = false;
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			if (!s->prop[i].up) {
-				trace(s, 1, "proposer %u restarts", i);
-				if (proposer_start(s, i))
-					checker_view_reset(s->check, proposer_view(s, i));
-			}
-		/* The leader it has keeps leading; a partition without one gets its own. */
-		uint32_t keep = UINT32_MAX;
-		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
-			if (leads(s, i) && may_lead(s, i))
-				keep = i;
-		for (uint32_t i = 0; i < s->o.proposers && keep == UINT32_MAX; i++)
-			if (may_lead(s, (p + i) % s->o.proposers))
-				keep = (p + i) % s->o.proposers;
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			if (i != keep)
-				demote(s, i);
-		promote(s, keep);
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			lean_follow(s, i);
-	}
-}
-
-/* ---- membership changes (--reconfig) ---- */
-
-/* A removed acceptor stops for good once the change is in force and the budget allows. */
-static void retire_removed(struct sim *s)
-{
-	if (paxos_membership_pending(s->truth) || s->issued)
-		return;
-	uint32_t members = paxos_membership_latest(s->truth)->members;
-	for (uint32_t i = 0; i < s->ids; i++) {
-		if (!s->acc[i].present || (members & (1u << i)) || !budget_ok(s, 1u << i))
-			continue;
-		trace(s, 1, "acceptor %u, removed, stops for good", i);
-		if (s->acc[i].up)
-			acceptor_crash(s, i);
-		s->acc[i].present = false;
-		s->acc[i].lose_state = false;
-		s->retired_mask |= 1u << i;
-	}
-}
-
-/* A new acceptor id: it starts empty (it never voted), before the change that adds it. */
-static uint32_t add_acceptor(struct sim *s)
-{
-	uint32_t i = s->ids++;
-	struct sim_acceptor *a = &s->acc[i];
-	endpoint_init(s, &a->ep, EP_ACCEPTOR, i);
-	a->st = paxos_storage_memory_new();
-	if (!a->st || !acceptor_start(s, i, false))
-		return UINT32_MAX;
-	trace(s, 1, "acceptor %u starts, to be added", i);
-	schedule(s, s->now + rng_range(&s->rng, 0, ACCEPTOR_REPEAT - 1), SE_ACCEPTOR_TICK, i, 0);
-	return i;
-}
-
-/* Asks the leader to propose the change asked for (again after a leader change). */
-static void issue(struct sim *s)
-{
-	uint32_t l = pick_proposer(s, 1);
-	if (l == UINT32_MAX || paxos_proposer_change_pending(s->prop[l].core))
-		return;
-	if (s->issued_kind_proposers) {
-		int rc = paxos_proposer_change_proposers(s->prop[l].core, s->issued_proposers,
-							 s->now, &s->prop[l].ep.emitter);
-		trace(s, 1, "proposer %u proposes proposers 0x%x: %s", l, s->issued_proposers,
-		      paxos_strerror(rc));
-		return;
-	}
-	int rc = paxos_proposer_change_membership(s->prop[l].core, s->issued_members, s->now,
-						  &s->prop[l].ep.emitter);
-	trace(s, 1, "proposer %u proposes members 0x%x: %s", l, s->issued_members,
-	      paxos_strerror(rc));
-}
-
-/* A random member of members, one bit. */
-static uint32_t pick_member(struct sim *s, uint32_t members)
-{
-	uint32_t n = (uint32_t)__builtin_popcount(members);
-	uint32_t k = (uint32_t)rng_range(&s->rng, 0, n - 1);
-	while (k--)
-		members &= members - 1;
-	return members & -members;
-}
-
-enum reconfig_op {
-	OP_ADD,
-	OP_REMOVE,
-	OP_REPLACE,
-	OP_GROW,
-	OP_SHRINK,
-	OP_ADD_PROPOSER,
-	OP_REMOVE_PROPOSER,
-	OP_COUNT
-};
-
-/* A change of the proposer set: add one that is not a member, or remove one of two or more
- * (never the last). Returns whether one was asked for. */
-static bool reconfigure_proposers(struct sim *s, enum reconfig_op op)
-{
-	const struct paxos_configuration *c = paxos_membership_latest(s->truth);
-	uint32_t all = (1u << s->o.proposers) - 1, have = c->proposers & all, next;
-	if (op == OP_ADD_PROPOSER) {
-		if (have == all)
-			return false;
-		next = have | pick_member(s, all & ~have);
-	} else {
-		if (__builtin_popcount(have) < 2)
-			return false;
-		next = have & ~pick_member(s, have);
-	}
-	s->issued = true;
-	s->issued_kind_proposers = true;
-	s->issued_members = c->members;
-	s->issued_proposers = next;
-	s->issued_from = c->id;
-	trace(s, 1, "change asked: proposers 0x%x to 0x%x", have, next);
-	issue(s);
-	return true;
-}
-
-/* The next step: retire what was removed, keep the change asked for going, or ask for a new
- * one: add, remove or replace (a new id) one acceptor, grow or shrink by two. */
-static void reconfigure(struct sim *s)
-{
-	truth_advance(s);
-	retire_removed(s);
-	if (s->issued) {
-		issue(s);
-		return;
-	}
-	if (paxos_membership_pending(s->truth) || s->config_count >= MAX_CONFIGS - 1)
-		return;
-	uint32_t members = paxos_membership_latest(s->truth)->members;
-	uint32_t n = (uint32_t)__builtin_popcount(members);
-	uint32_t least = s->o.acceptors < 3 ? s->o.acceptors : 3;
-	uint32_t fresh = SIM_MAX_ACCEPTORS - s->ids;
-	enum reconfig_op op = (enum reconfig_op)rng_range(&s->rng, 0, OP_COUNT - 1);
-	uint32_t next = members;
-	s->issued_kind_proposers = false;
-	switch (op) {
-	case OP_ADD_PROPOSER:
-	case OP_REMOVE_PROPOSER:
-		reconfigure_proposers(s, op);
-		return;
-	case OP_ADD:
-	case OP_REPLACE:
-	case OP_GROW: {
-		uint32_t adds = op == OP_GROW ? 2 : 1;
-		if (fresh < adds || n + adds - (op == OP_REPLACE) > SIM_MAX_ACCEPTORS)
-			return;
-		if (op == OP_REPLACE) {
-			next &= ~pick_member(s, next);
-			if (!next)
-				return;
-		}
-		for (uint32_t k = 0; k < adds; k++) {
-			uint32_t i = add_acceptor(s);
-			if (i == UINT32_MAX)
-				return;
-			next |= 1u << i;
-		}
-		break;
-	}
-	case OP_REMOVE:
-	case OP_SHRINK: {
-		uint32_t removes = op == OP_SHRINK ? 2 : 1;
-		if (n < least + removes)
-			return;
-		for (uint32_t k = 0; k < removes; k++)
-			next &= ~pick_member(s, next);
-		break;
-	}
-	default:
-		return;
-	}
-	s->issued = true;
-	s->issued_members = next;
-	if (!budget_ok(s, 0)) {
-		s->issued = false; /* the new configuration would have no quorum of sound ones */
-		return;
-	}
-	s->issued_from = paxos_membership_latest(s->truth)->id;
-	s->issued_members = next;
-	trace(s, 1, "change asked: members 0x%x to 0x%x", members, next);
-	issue(s);
 }
 
 /* ---- clients ---- */
