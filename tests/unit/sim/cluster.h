@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The simulated cluster's state (sim.c) and what of it the faults (faults.c) and membership
- * changes (reconfig.c) use. Internal to the simulator.
+ * The simulated cluster's state and its cores' plumbing (sim.c), and what of it the set-up and
+ * the run (run.c), the event steps and deliveries (deliver.c), the faults (faults.c) and the
+ * membership changes (reconfig.c) use. Internal to the simulator.
  */
 #ifndef PAXOS_SIM_CLUSTER_H
 #define PAXOS_SIM_CLUSTER_H
@@ -217,6 +218,40 @@ bool acceptor_start(struct sim *s, uint32_t i, bool amnesiac);
 void endpoint_init(struct sim *s, struct endpoint *ep, enum endpoint_kind kind, uint32_t index);
 /* The chosen values the checker saw, applied to the history the cluster agrees on. */
 void truth_advance(struct sim *s);
+
+/* What a learner decided goes to another core. */
+typedef void (*learner_event_fn)(void *arg, const struct paxos_learner_event *e);
+/* Learners: a step of learner l with m and its ready run through the callbacks; a restart
+ * from a snapshot; the cores' callbacks. Clients: a submission and a resubmission when due. */
+void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m);
+void hash_mix(struct sim *s, uint64_t x);
+uint32_t leader_count(const struct sim *s);
+void learner_snapshot_restart(struct sim *s, uint32_t i);
+void learner_step(struct sim *s, struct paxos_learner *l, const struct paxos_message *m,
+		  struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered,
+		  learner_event_fn new_log);
+void maybe_resubmit(struct sim *s, uint32_t id);
+void on_client_deliver(void *arg, const struct paxos_learner_event *e);
+void on_internal_closed(void *arg, const struct paxos_learner_event *e);
+void on_internal_deliver(void *arg, const struct paxos_learner_event *e);
+void on_internal_new_log(void *arg, const struct paxos_learner_event *e);
+void submit(struct sim *s, uint32_t id);
+const char *violation(const struct sim *s, enum sim_violation *v);
+
+/* For run.c: a learner of the cluster's (--reconfig: with a history of its own), an
+ * application learner's deliveries, and a removed proposer's handover. */
+void handover_removed(struct sim *s);
+struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn delivered,
+				  paxos_instance_closed_fn closed, struct endpoint *ep,
+				  struct paxos_counters *counters, struct paxos_membership **m);
+void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_value *v);
+
+/* ---- deliver.c ---- */
+
+bool complete(const struct sim *s);
+void deliver(struct sim *s, uint32_t to, uint32_t slot);
+void report_liveness(struct sim *s);
+void step(struct sim *s, const struct sim_event *e);
 
 /* ---- faults.c ---- */
 

@@ -5,7 +5,9 @@
  * learners, submit to the proposers), the internal learner's deliveries and closed instances
  * go to its proposer, a learning acceptor's learner tells its acceptor what it closed, and
  * ticks come at a quarter of the shortest timeout. Only time is simulated: every event is taken
- * from one queue in time order.
+ * from one queue in time order. This file holds the cores' plumbing (the network, learners,
+ * proposers and the leader oracle, acceptors, clients); the run is run.c's, each event's step
+ * deliver.c's, the faults faults.c's and the membership changes reconfig.c's (cluster.h).
  */
 #include "cluster.h"
 
@@ -53,7 +55,7 @@ void trace(struct sim *s, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void hash_mix(struct sim *s, uint64_t x)
+void hash_mix(struct sim *s, uint64_t x)
 {
 	for (int k = 0; k < 8; k++) {
 		s->r->trace_hash ^= (x >> (8 * k)) & 0xff;
@@ -259,7 +261,7 @@ uint32_t proposer_view(const struct sim *s, uint32_t i)
 	return s->o.learners + i;
 }
 
-static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
+void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_value *v)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
@@ -274,7 +276,7 @@ static void on_learner_deliver(void *arg, paxos_iid iid, const struct paxos_valu
 /* Half of the deliveries go to the proposer without the ballot, in runs of eight, so that both
  * of its ways to recognise its own value (by ballot, by bytes) are driven, and the runs of
  * instances its accepts say were chosen (paxos_accept.chosen_to) break and start again. */
-static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
+void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
@@ -286,7 +288,7 @@ static void on_internal_deliver(void *arg, const struct paxos_learner_event *e)
 }
 
 /* As the node does: the proposer starts its window over in the new log. */
-static void on_internal_new_log(void *arg, const struct paxos_learner_event *e)
+void on_internal_new_log(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
@@ -303,15 +305,12 @@ static void on_learner_new_log(void *arg, uint64_t generation)
 	checker_view_new_log(s->check, ep->index, generation, s->now);
 }
 
-static void on_internal_closed(void *arg, const struct paxos_learner_event *e)
+void on_internal_closed(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
 	paxos_proposer_closed(s->prop[ep->index].core, e->iid, &e->value, s->now, &ep->emitter);
 }
-
-/* What a learner decided goes to another core. */
-typedef void (*learner_event_fn)(void *arg, const struct paxos_learner_event *e);
 
 /* As the node does (lib/node/node_learner.c) for the learners of proposers and acceptors: each
  * event of the learner's ready handed on in order (closed, delivered; trims are not: their
@@ -335,9 +334,9 @@ static void learner_run(struct paxos_learner *l, learner_event_fn closed,
 }
 
 /* One step of such a learner with m, then its ready. */
-static void learner_step(struct sim *s, struct paxos_learner *l, const struct paxos_message *m,
-			 struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered,
-			 learner_event_fn new_log)
+void learner_step(struct sim *s, struct paxos_learner *l, const struct paxos_message *m,
+		  struct endpoint *ep, learner_event_fn closed, learner_event_fn delivered,
+		  learner_event_fn new_log)
 {
 	if (paxos_learner_step(l, m, s->now, &ep->emitter) != PAXOS_OK)
 		checker_fail(s->check, SIM_V_INTERNAL, "a learner step was refused");
@@ -346,7 +345,7 @@ static void learner_step(struct sim *s, struct paxos_learner *l, const struct pa
 
 /* With --reconfig every learner has a history of its own, from configuration 1 (*m). It
  * delivers from instance 1, or from start. */
-static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivered_fn deliver,
+static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivered_fn delivered,
 					  paxos_instance_closed_fn closed, struct endpoint *ep,
 					  struct paxos_counters *counters,
 					  struct paxos_membership **m, paxos_iid start)
@@ -369,11 +368,11 @@ static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivere
 	    .hole_check = HOLE_CHECK,
 	    .start = PAXOS_START_FROM_FIRST,
 	    .start_iid = start,
-	    .deliver = deliver,
+	    .deliver = delivered,
 	    .deliver_arg = ep,
 	    .closed = closed,
 	    .closed_arg = ep,
-	    .new_log = deliver ? on_learner_new_log : NULL,
+	    .new_log = delivered ? on_learner_new_log : NULL,
 	    .new_log_arg = ep,
 	};
 	struct paxos_learner *l = paxos_learner_new(&o, counters);
@@ -382,19 +381,18 @@ static struct paxos_learner *learner_from(struct sim *s, paxos_instance_delivere
 	return l;
 }
 
-static struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn deliver,
-					 paxos_instance_closed_fn closed, struct endpoint *ep,
-					 struct paxos_counters *counters,
-					 struct paxos_membership **m)
+struct paxos_learner *learner_new(struct sim *s, paxos_instance_delivered_fn delivered,
+				  paxos_instance_closed_fn closed, struct endpoint *ep,
+				  struct paxos_counters *counters, struct paxos_membership **m)
 {
-	return learner_from(s, deliver, closed, ep, counters, m, 0);
+	return learner_from(s, delivered, closed, ep, counters, m, 0);
 }
 
 /* A merging learner process restarts from a snapshot of what it applied: its merge position
  * says where each partition's core starts and where the merged order goes on (as
  * paxos_partitions_resume_merge() does); what it delivers must be the rest of the order the
  * others deliver. */
-static void learner_snapshot_restart(struct sim *s, uint32_t i)
+void learner_snapshot_restart(struct sim *s, uint32_t i)
 {
 	struct merge_position pos;
 	int rc = merged_restart(&s->merged, i, &pos);
@@ -470,7 +468,7 @@ bool leads(const struct sim *s, uint32_t i)
 	return s->prop[i].up && paxos_proposer_is_leader(s->prop[i].core);
 }
 
-static uint32_t leader_count(const struct sim *s)
+uint32_t leader_count(const struct sim *s)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->o.proposers; i++)
@@ -579,7 +577,7 @@ void ensure_leader(struct sim *s)
 /* A leader the change in force removed hands over at once (the node does when its learner
  * delivered the instance below the change: lib/node/node_membership.c), in the fault phase
  * and after it alike. */
-static void handover_removed(struct sim *s)
+void handover_removed(struct sim *s)
 {
 	if (!s->truth)
 		return;
@@ -618,7 +616,7 @@ static void on_acceptor_deliver(void *arg, const struct paxos_learner_event *e)
 	paxos_acceptor_decided(ep->sim->acc[ep->index].core, e->iid);
 }
 
-static void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m)
+void acceptor_learn(struct sim *s, uint32_t i, const struct paxos_message *m)
 {
 	struct sim_acceptor *a = &s->acc[i];
 	learner_step(s, a->learner, m, &a->ep, on_acceptor_closed, on_acceptor_deliver, NULL);
@@ -716,7 +714,7 @@ static uint32_t value_partition(const struct sim *s, uint32_t id)
 	return id % s->o.partitions;
 }
 
-static void submit(struct sim *s, uint32_t id)
+void submit(struct sim *s, uint32_t id)
 {
 	use(s, value_partition(s, id));
 	uint8_t buf[SIM_MAX_VALUE];
@@ -739,7 +737,7 @@ static void submit(struct sim *s, uint32_t id)
 /* As paxos-client does with partitions (paxos_node_on_new_leader): when its learner delivers
  * an instance of another leadership than the one before, every value of that partition it
  * has not seen delivered goes again at once. */
-static void on_client_deliver(void *arg, const struct paxos_learner_event *e)
+void on_client_deliver(void *arg, const struct paxos_learner_event *e)
 {
 	struct endpoint *ep = arg;
 	struct sim *s = ep->sim;
@@ -757,693 +755,9 @@ static void on_client_deliver(void *arg, const struct paxos_learner_event *e)
 }
 
 /* The client learns its value was delivered from learner 0, like a replica's own client. */
-static void maybe_resubmit(struct sim *s, uint32_t id)
+void maybe_resubmit(struct sim *s, uint32_t id)
 {
 	use(s, value_partition(s, id));
 	if (s->check->views[0].count[id] == 0)
 		submit(s, id);
-}
-
-/* ---- delivering ---- */
-
-static const char *group_name(enum paxos_group g)
-{
-	static const char *const names[] = {"acceptors", "proposers", "learners", "submit",
-					    "votes"};
-	return (unsigned)g < PAXOS_GROUP_COUNT ? names[g] : "?";
-}
-
-static paxos_iid iid_of(const struct paxos_message *m)
-{
-	switch (m->type) {
-	case PAXOS_MSG_PREPARE:
-		return m->u.prepare.iid;
-	case PAXOS_MSG_ACCEPT:
-		return m->u.accept.iid;
-	case PAXOS_MSG_PROMISE:
-		return m->u.promise.iid;
-	case PAXOS_MSG_ACCEPTED:
-		return m->u.accepted.iid;
-	case PAXOS_MSG_REJECT:
-		return m->u.reject.iid;
-	default:
-		return 0;
-	}
-}
-
-/* Traces an acceptor's recovery as it ends (it was recovering before the step). */
-static void trace_recovery(struct sim *s, uint32_t i, bool was_recovering)
-{
-	const struct paxos_acceptor *core = s->acc[i].core;
-	if (was_recovering && core && !paxos_acceptor_recovering(core))
-		trace(s, 1,
-		      "acceptor %u recovered: votes above instance %" PRIu64 " and ballot %" PRIu64,
-		      i, paxos_acceptor_floor(core), paxos_acceptor_fence(core));
-}
-
-/* Whether acceptor i may send r, a message of its ready rd, the sim having written rd: a message
- * that reports stored state names a write, and no write the sim has not made yet. */
-static bool tag_ok(struct sim *s, uint32_t i, const struct paxos_ready *rd,
-		   const struct paxos_ready_message *r)
-{
-	const struct sim_acceptor *a = &s->acc[i];
-	bool reports = r->m.type == PAXOS_MSG_PROMISE || r->m.type == PAXOS_MSG_ACCEPTED ||
-		       r->m.type == PAXOS_MSG_REJECT;
-	if (r->after > a->writes || (reports && a->writes > 0 && r->after == 0)) {
-		checker_fail(s->check, SIM_V_INTERNAL,
-			     "acceptor %u: a message of type %d tagged with write %" PRIu64
-			     " (written: %" PRIu64 ")",
-			     i, (int)r->m.type, r->after, a->writes);
-		return false;
-	}
-	return r->record == PAXOS_READY_NO_RECORD || rd->records[r->record].iid != 0;
-}
-
-/*
- * The node's straight line (lib/node/node_acceptor.c): after a step that returned rc, write
- * the ready (the storage survives crashes), send what the write backs, advance. An acceptor
- * armed to crash (fault_crash_acceptor) does so between the write and the send: its state is
- * stored, its replies never leave. Not once the faults healed: nothing restarts it then.
- * Returns rc, or the write's error.
- */
-static int acceptor_run(struct sim *s, uint32_t i, int rc)
-{
-	struct sim_acceptor *a = &s->acc[i];
-	struct paxos_ready rd;
-	if (!paxos_acceptor_ready(a->core, &rd)) {
-		paxos_acceptor_advance(a->core, PAXOS_OK);
-		return rc;
-	}
-	int wrc = paxos_acceptor_write(a->st, &rd);
-	if (wrc == PAXOS_OK && rd.write != 0 && rd.write != ++a->writes)
-		checker_fail(s->check, SIM_V_INTERNAL,
-			     "acceptor %u: write %" PRIu64 " after %" PRIu64, i, rd.write,
-			     a->writes - 1);
-	if (wrc == PAXOS_OK && rd.write != 0 && a->crash_at_write && !s->healed) {
-		trace(s, 1,
-		      "acceptor %u crashes after write %" PRIu64 ", before sending %zu messages", i,
-		      rd.write, rd.message_count);
-		paxos_acceptor_advance(a->core, PAXOS_OK);
-		uint32_t cur = s->cur;
-		if (s->o.own_acceptors) { /* the process serves this partition alone */
-			acceptor_crash(s, i);
-		} else {
-			EACH_PARTITION(s, p)
-			acceptor_crash(s, i);
-		}
-		use(s, cur);
-		schedule(s, s->now + rng_range(&s->rng, 5000, 80000), SE_ACCEPTOR_RESTART, i, 0);
-		return rc;
-	}
-	for (size_t k = 0; k < rd.message_count && wrc == PAXOS_OK; k++)
-		if (tag_ok(s, i, &rd, &rd.messages[k]))
-			paxos_emit(&a->ep.emitter, rd.messages[k].to, &rd.messages[k].m);
-	paxos_acceptor_advance(a->core, wrc);
-	return rc != PAXOS_OK ? rc : wrc;
-}
-
-static void deliver_to_acceptor(struct sim *s, uint32_t i, const struct paxos_message *m)
-{
-	struct sim_acceptor *a = &s->acc[i];
-	if (!a->up || a->cut)
-		return;
-	bool recovering = paxos_acceptor_recovering(a->core);
-	int rc = mutant_takes(s->o.mutant, m)
-		     ? mutant_handle(s->o.mutant, i, a->st, m, &a->ep.emitter)
-		     : acceptor_run(s, i, paxos_acceptor_step(a->core, m, 1));
-	trace_recovery(s, i, recovering);
-	if (rc != PAXOS_OK) {
-		checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u: %s", i, paxos_strerror(rc));
-		return;
-	}
-	if (m->type == PAXOS_MSG_PREPARE || m->type == PAXOS_MSG_ACCEPT)
-		checker_promise(s->check, i, a->st, iid_of(m), s->now);
-}
-
-/* A stopped acceptor (SIGSTOP) finds what was sent to it meanwhile when it goes on, in the
- * order it arrived (its socket buffer). */
-static bool frozen(const struct sim *s, uint32_t to)
-{
-	uint32_t i = to & 0xff;
-	return (enum endpoint_kind)((to >> 8) & 0xff) == EP_ACCEPTOR &&
-	       s->acc[i].frozen_until > s->now;
-}
-
-static void deliver(struct sim *s, uint32_t to, uint32_t slot)
-{
-	if (frozen(s, to)) {
-		const struct sim_acceptor *a = &s->acc[to & 0xff];
-		schedule(s, a->frozen_until + 1 + (s->now - a->frozen_from) / 64, SE_DELIVER, to,
-			 slot);
-		return;
-	}
-	struct sim_msg copy;
-	pool_take(&s->pool, slot, &copy);
-	const struct paxos_message *m = &copy.m;
-	use(s, to >> 24);
-	enum paxos_group g = (enum paxos_group)((to >> 16) & 0xff);
-	enum endpoint_kind kind = (enum endpoint_kind)((to >> 8) & 0xff);
-	uint32_t i = to & 0xff;
-	hash_mix(s, (uint64_t)m->type << 32 | iid_of(m));
-	s->r->messages++;
-	if (g == PAXOS_GROUP_VOTES && m->type == PAXOS_MSG_ACCEPTED)
-		g = PAXOS_GROUP_LEARNERS; /* the learners group's votes */
-	if (paxos_msg_group(m->type) != g)
-		return;
-	trace(s, 2, "%s %" PRIu64 " from %u:%u to %s %u", paxos_msg_type_name(m->type), iid_of(m),
-	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
-	switch (kind) {
-	case EP_ACCEPTOR:
-		/* As the node does: its learner takes the accept's value first. */
-		if (m->type == PAXOS_MSG_ACCEPT && s->acc[i].up && !s->acc[i].cut &&
-		    s->acc[i].learner && !rng_percent(&s->rng, s->o.accept_loss))
-			acceptor_learn(s, i, m);
-		if (g != PAXOS_GROUP_LEARNERS)
-			deliver_to_acceptor(s, i, m);
-		else if (s->acc[i].up && !s->acc[i].cut && s->acc[i].learner)
-			acceptor_learn(s, i, m);
-		break;
-	case EP_PROPOSER: {
-		struct sim_proposer *p = &s->prop[i];
-		if (!p->up || p->cut || p->deaf)
-			break;
-		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
-			break; /* neither the log nor the client values */
-		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
-			learner_step(s, p->learner, m, &p->ep, on_internal_closed,
-				     on_internal_deliver, on_internal_new_log);
-			break;
-		}
-		if (m->type == PAXOS_MSG_CLIENT_VALUE)
-			checker_received(s->check, i, &m->u.client_value.value);
-		paxos_proposer_handle(p->core, m, s->now, &p->ep.emitter);
-		break;
-	}
-	case EP_LEARNER:                           /* the learners group, or a leader's accept */
-		if (i == 0 && s->o.partitions > 1) /* the client's: it watches the leader */
-			learner_step(s, s->lrn[0].core, m, &s->lrn[0].ep, NULL, on_client_deliver,
-				     NULL);
-		else
-			paxos_learner_handle(s->lrn[i].core, m, s->now, &s->lrn[i].ep.emitter);
-		break;
-	default:
-		break;
-	}
-}
-
-static void tick_partition(struct sim *s)
-{
-	for (uint32_t i = 0; i < s->o.learners; i++)
-		paxos_learner_tick(s->lrn[i].core, s->now, &s->lrn[i].ep.emitter);
-	for (uint32_t i = 0; i < s->ids; i++)
-		if (s->acc[i].up && s->acc[i].learner && s->acc[i].frozen_until <= s->now)
-			paxos_learner_tick(s->acc[i].learner, s->now, &s->acc[i].ep.emitter);
-	for (uint32_t i = 0; i < s->o.proposers; i++) {
-		struct sim_proposer *p = &s->prop[i];
-		if (!p->up)
-			continue;
-		if (!p->cut) /* its heartbeat */
-			p->heard_next = paxos_learner_next_iid(p->learner);
-		if (!p->lean)
-			paxos_learner_tick(p->learner, s->now, &p->ep.emitter);
-		paxos_proposer_tick(p->core, s->now, &p->ep.emitter);
-	}
-}
-
-static void tick(struct sim *s)
-{
-	EACH_PARTITION(s, p)
-	{
-		tick_partition(s);
-		/* Learners that follow a log without having delivered (new ones) */
-		for (uint32_t i = 0; i < s->o.learners; i++)
-			checker_view_heard_log(s->check, i,
-					       paxos_learner_generation(s->lrn[i].core));
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			if (s->prop[i].up && s->prop[i].learner)
-				checker_view_heard_log(
-				    s->check, proposer_view(s, i),
-				    paxos_learner_generation(s->prop[i].learner));
-	}
-}
-
-/* Every value submitted and delivered by every learner (with partitions: by every learner of
- * its partition, and by every learner's merge), with every proposer up, and the last
- * membership change asked for chosen and in force. */
-static bool complete(const struct sim *s)
-{
-	if (s->submitted_distinct < s->o.values)
-		return false;
-	if (s->truth && (s->issued || paxos_membership_pending(s->truth)))
-		return false;
-	for (uint32_t p = 0; p < s->o.partitions; p++) {
-		const struct sim_partition *q = &s->part[p];
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			if (!q->prop[i].up)
-				return false;
-		/* With partitions the proposers' learners follow lean (no log while they do
-		 * not lead, and a takeover skips what was chosen): the learners must have it all.
-		 */
-		uint32_t views = s->o.partitions > 1 ? s->o.learners : q->check.view_count;
-		for (uint32_t v = 0; v < views; v++)
-			if (!checker_view_complete(&q->check, v))
-				return false;
-	}
-	for (uint32_t i = 0; s->merging && i < s->o.learners; i++)
-		if (!merged_complete(&s->merged, i))
-			return false;
-	return true;
-}
-
-/* Describes what the acceptors' records say about iid: "a0 b=201 v=5; a1 -; ...". Returns the
- * largest number of acceptors that hold one ballot. */
-static uint32_t acceptor_view(struct sim *s, paxos_iid iid, char *buf, size_t cap)
-{
-	paxos_ballot ballots[SIM_MAX_ACCEPTORS];
-	uint32_t best = 0;
-	size_t n = 0;
-	buf[0] = 0;
-	for (uint32_t i = 0; i < s->ids; i++) {
-		struct paxos_record rec;
-		struct paxos_storage *st = s->acc[i].st;
-		int rc = st ? st->ops->get(st, iid, &rec) : 0;
-		ballots[i] = rc == 1 ? rec.accepted : 0;
-		int64_t id = rc == 1 && rec.accepted ? frame_first_id(&rec.value, s->o.values) : -1;
-		if (n < cap)
-			n += (size_t)snprintf(
-			    buf + n, cap - n,
-			    "%sa%u promised %" PRIu64 " accepted %" PRIu64 " (value %" PRId64 ")",
-			    i ? ", " : "", i, rc == 1 ? rec.promised : 0, ballots[i], id);
-		uint32_t same = 0;
-		for (uint32_t k = 0; k <= i; k++)
-			same += ballots[i] != 0 && ballots[k] == ballots[i];
-		if (same > best)
-			best = same;
-	}
-	return best;
-}
-
-static const struct paxos_learner *view_learner(const struct sim *s, uint32_t v)
-{
-	return v < s->o.learners ? s->lrn[v].core : s->prop[v - s->o.learners].learner;
-}
-
-static void report_partition_liveness(struct sim *s);
-
-/* Liveness is strict: with learning acceptors or without, a learner that has not delivered
- * everything once the network healed is a failure (a stalled learner gets its instances
- * repaired by the leader, see PAXOS_MSG_REPAIR). */
-static void report_liveness(struct sim *s)
-{
-	EACH_PARTITION(s, p)
-	{
-		report_partition_liveness(s);
-		if (s->part[p].check.violation != SIM_OK)
-			return;
-	}
-	for (uint32_t i = 0; s->merging && i < s->o.learners; i++) {
-		if (merged_complete(&s->merged, i))
-			continue;
-		const struct merged_learner *l = &s->merged.l[i];
-		checker_fail(s->check, SIM_V_LIVENESS,
-			     "%.0f ms after healing, learner %u delivered every value of every "
-			     "partition but merged only %" PRIu64 " (turn of partition %u, %" PRIu64
-			     " bytes waiting)",
-			     (double)LIVENESS_BUDGET / 1000.0, i, l->out, l->merge.turn,
-			     merge_waiting(&l->merge));
-		return;
-	}
-}
-
-static void report_partition_liveness(struct sim *s)
-{
-	uint32_t views = s->o.partitions > 1 ? s->o.learners : s->check->view_count;
-	for (uint32_t v = 0; v < views; v++) {
-		if (checker_view_complete(s->check, v))
-			continue;
-		uint32_t missing = 0, first = 0;
-		for (uint32_t id = s->o.values; id-- > 0;)
-			if (s->check->submitted[id] && !s->check->views[v].count[id]) {
-				missing++;
-				first = id;
-			}
-		const struct paxos_learner *l = view_learner(s, v);
-		char acc[400];
-		uint32_t best = acceptor_view(s, paxos_learner_next_iid(l), acc, sizeof(acc));
-		checker_fail(
-		    s->check, SIM_V_LIVENESS,
-		    "%.0f ms after healing, %s %u still misses %u values (value %u first); "
-		    "it delivered up to instance %" PRIu64 " and has seen %" PRIu64
-		    "; %u proposers lead; best ballot quorum %u; %s",
-		    (double)LIVENESS_BUDGET / 1000.0,
-		    v < s->o.learners ? "learner" : "proposer's learner",
-		    v < s->o.learners ? v : v - s->o.learners, missing, first,
-		    paxos_learner_next_iid(l) - 1, paxos_learner_highest_seen(l), leader_count(s),
-		    best, acc);
-		return;
-	}
-}
-
-static void step(struct sim *s, const struct sim_event *e)
-{
-	hash_mix(s, e->at);
-	hash_mix(s, (uint64_t)e->kind << 32 | e->target);
-	use(s, 0); /* process state is alike in every partition; handlers pick theirs */
-	switch ((enum sim_event_kind)e->kind) {
-	case SE_DELIVER:
-		deliver(s, e->target, e->arg);
-		break;
-	case SE_TICK:
-		tick(s);
-		schedule(s, s->now + TICK, SE_TICK, 0, 0);
-		break;
-	case SE_ACCEPTOR_TICK:
-		EACH_PARTITION(s, p)
-		{
-			struct sim_acceptor *a = &s->acc[e->target];
-			bool recovering = a->up && paxos_acceptor_recovering(a->core);
-			if (a->up && a->frozen_until <= s->now &&
-			    acceptor_run(s, e->target, paxos_acceptor_step_tick(a->core)) !=
-				PAXOS_OK)
-				checker_fail(s->check, SIM_V_INTERNAL, "acceptor %u tick failed",
-					     e->target);
-			trace_recovery(s, e->target, recovering);
-		}
-		schedule(s, s->now + ACCEPTOR_REPEAT, SE_ACCEPTOR_TICK, e->target, 0);
-		break;
-	case SE_SUBMIT:
-		submit(s, e->arg);
-		break;
-	case SE_RESUBMIT:
-		maybe_resubmit(s, e->arg);
-		break;
-	case SE_FAULT:
-		if (!s->healed)
-			inject_fault(s);
-		break;
-	case SE_ACCEPTOR_RESTART:
-		EACH_PARTITION(s, p)
-		if (!s->healed)
-			acceptor_restart(s, e->target);
-		break;
-	case SE_PROPOSER_RESTART:
-		if (s->healed || s->prop[e->target].up)
-			break;
-		EACH_PARTITION(s, p)
-		{
-			trace(s, 1, "proposer %u restarts", e->target);
-			if (proposer_start(s, e->target))
-				checker_view_reset(s->check, proposer_view(s, e->target));
-			ensure_leader(s);
-			lean_follow(s, e->target);
-		}
-		break;
-	case SE_PARTITION_END:
-		if (!s->healed)
-			end_partition(s);
-		break;
-	case SE_DEMOTE:
-		EACH_PARTITION(s, p)
-		if (!s->healed && (e->arg == ALL_PARTITIONS || e->arg == p) && leader_count(s) > 1)
-			demote(s, e->target);
-		break;
-	case SE_HEAL:
-		heal(s);
-		break;
-	case SE_PROPOSER_UNCUT:
-		if (!s->healed)
-			uncut_proposer(s, e->target);
-		break;
-	case SE_PROPOSER_HEARS:
-		if (!s->healed)
-			proposer_hears(s, e->target);
-		break;
-	case SE_DOUBLE_CRASH:
-		if (!s->healed)
-			double_crash(s);
-		break;
-	case SE_SNAPSHOT:
-		learner_snapshot_restart(s, e->target);
-		break;
-	case SE_RECONFIG:
-		reconfigure(s);
-		if (s->now < RECONFIG_UNTIL || s->issued)
-			schedule(s, s->now + rng_range(&s->rng, 5000, 40000), SE_RECONFIG, 0, 0);
-		break;
-	}
-}
-
-/* ---- set-up and the run ---- */
-
-static bool build(struct sim *s)
-{
-	s->ids = s->o.acceptors;
-	if (s->o.reconfig) {
-		s->truth = paxos_membership_create((1u << s->o.acceptors) - 1,
-						   (1u << s->o.proposers) - 1, s->alpha);
-		if (!s->truth)
-			return false;
-		s->configs[s->config_count++] = (1u << s->o.acceptors) - 1;
-	}
-	EACH_PARTITION(s, part)
-	{
-		endpoint_init(s, &s->part[part].client, EP_CLIENT, 0);
-		for (uint32_t i = 0; i < s->o.acceptors; i++) {
-			struct sim_acceptor *a = &s->acc[i];
-			endpoint_init(s, &a->ep, EP_ACCEPTOR, i);
-			a->st = paxos_storage_memory_new();
-			if (!a->st || !acceptor_start(s, i, false))
-				return false;
-		}
-		for (uint32_t i = 0; i < s->o.proposers; i++) {
-			struct sim_proposer *p = &s->prop[i];
-			endpoint_init(s, &p->ep, EP_PROPOSER, i);
-			if (!proposer_start(s, i))
-				return false;
-		}
-		for (uint32_t i = 0; i < s->o.learners; i++) {
-			struct sim_learner *l = &s->lrn[i];
-			endpoint_init(s, &l->ep, EP_LEARNER, i);
-			l->core = learner_new(s, on_learner_deliver, NULL, &l->ep, &l->counters,
-					      &l->membership);
-			if (!l->core)
-				return false;
-		}
-	}
-	return true;
-}
-
-static void teardown(struct sim *s)
-{
-	for (uint32_t p = 0; p < SIM_MAX_PARTITIONS; p++) {
-		struct sim_partition *q = &s->part[p];
-		for (uint32_t i = 0; i < SIM_MAX_ACCEPTORS; i++) {
-			paxos_acceptor_free(q->acc[i].core);
-			paxos_learner_free(q->acc[i].learner);
-			paxos_membership_free(q->acc[i].membership);
-			paxos_storage_destroy(q->acc[i].st);
-		}
-		for (uint32_t i = 0; i < SIM_MAX_PROPOSERS; i++)
-			proposer_stop(&q->prop[i]);
-		for (uint32_t i = 0; i < SIM_MAX_LEARNERS; i++) {
-			paxos_learner_free(q->lrn[i].core);
-			paxos_membership_free(q->lrn[i].membership);
-		}
-		checker_destroy(&q->check);
-	}
-	merged_destroy(&s->merged);
-	paxos_membership_free(s->truth);
-	pool_destroy(&s->pool);
-	queue_destroy(&s->queue);
-}
-
-static bool options_valid(const struct sim_options *o)
-{
-	return o->acceptors >= 1 && o->acceptors <= SIM_MAX_ACCEPTORS && o->proposers >= 1 &&
-	       o->proposers <= SIM_MAX_PROPOSERS && o->learners >= 1 &&
-	       o->learners <= SIM_MAX_LEARNERS && o->loss <= 100 && o->dup <= 100 &&
-	       o->accept_loss <= 100 && o->values >= 1 && o->values <= SIM_MAX_VALUES &&
-	       (o->faults & ~(SIM_FAULT_EVERY | SIM_FAULT_WHOLE)) == 0 &&
-	       (unsigned)o->mutant < SIM_MUTANT_COUNT && o->partitions >= 1 &&
-	       o->partitions <= SIM_MAX_PARTITIONS && (o->partitions == 1 || !o->reconfig) &&
-	       (!(o->faults & SIM_FAULT_WHOLE) || (o->partitions == 1 && !o->reconfig));
-}
-
-/* The initial events: timers with random phases, the clients' submissions, faults, healing. */
-static void plan(struct sim *s)
-{
-	schedule(s, rng_range(&s->rng, 0, TICK - 1), SE_TICK, 0, 0);
-	for (uint32_t i = 0; i < s->o.acceptors; i++)
-		schedule(s, rng_range(&s->rng, 0, ACCEPTOR_REPEAT - 1), SE_ACCEPTOR_TICK, i, 0);
-	for (uint32_t id = 0; id < s->o.values; id++)
-		schedule(s, rng_range(&s->rng, 0, SUBMIT_SPAN), SE_SUBMIT, 0, id);
-	if (s->o.faults)
-		schedule(s, rng_range(&s->rng, 5000, 40000), SE_FAULT, 0, 0);
-	schedule(s, FAULT_PHASE, SE_HEAL, 0, 0);
-	if (s->o.reconfig)
-		schedule(s, rng_range(&s->rng, 5000, 60000), SE_RECONFIG, 0, 0);
-	/* Merging learners restart from snapshots now and then, during the faults or after. */
-	for (uint32_t i = 0; s->merging && i < s->o.learners; i++)
-		if (rng_percent(&s->rng, 50)) {
-			merged_arm(&s->merged, i, (uint32_t)rng_range(&s->rng, 1, 40));
-			schedule(s, rng_range(&s->rng, 10000, FAULT_PHASE + 100000), SE_SNAPSHOT, i,
-				 0);
-		}
-}
-
-/* Whether an acceptor still recovers: what a lost quorum chose may be known to none. */
-static bool withheld_for_lost_quorum(const struct sim *s)
-{
-	for (uint32_t p = 0; p < s->o.partitions; p++)
-		for (uint32_t i = 0; i < s->ids; i++)
-			if (s->part[p].acc[i].up &&
-			    paxos_acceptor_recovering(s->part[p].acc[i].core))
-				return true;
-	return false;
-}
-
-/* The first violation found: a partition's checker's, or the merged order's. */
-static const char *violation(const struct sim *s, enum sim_violation *v)
-{
-	for (uint32_t p = 0; p < s->o.partitions; p++)
-		if (s->part[p].check.violation != SIM_OK) {
-			*v = s->part[p].check.violation;
-			return s->part[p].check.message;
-		}
-	*v = s->merged.violation;
-	return s->merged.message;
-}
-
-static bool violated(const struct sim *s)
-{
-	enum sim_violation v;
-	violation(s, &v);
-	return v != SIM_OK;
-}
-
-static void run(struct sim *s)
-{
-	/* Leaders spread: partition p is led by proposer p mod proposers at first. */
-	EACH_PARTITION(s, p)
-	{
-		promote(s, p % s->o.proposers);
-		for (uint32_t i = 0; i < s->o.proposers; i++)
-			lean_follow(s, i);
-	}
-	plan(s);
-	struct sim_event e;
-	uint64_t events = 0;
-	while (!violated(s) && queue_pop(&s->queue, &e)) {
-		s->now = e.at;
-		step(s, &e);
-		if (++events > MAX_EVENTS) {
-			use(s, 0);
-			checker_fail(s->check, SIM_V_INTERNAL, "more than %u events", MAX_EVENTS);
-			break;
-		}
-		if (e.kind != SE_TICK)
-			continue;
-		/* Checked on ticks only: the scan is linear in the values. */
-		truth_advance(s);
-		/* A leader a change removed opens nothing from where the change is in force
-		 * (admission.c): like the node once its learner got there, it hands over. */
-		handover_removed(s);
-		if (complete(s))
-			break;
-		if (s->now > FAULT_PHASE + LIVENESS_BUDGET) {
-			/* After a double crash a stall is allowed, but only one the acceptors
-			 * explain: some still recover, withholding their votes. */
-			if (!s->doubled || !withheld_for_lost_quorum(s))
-				report_liveness(s);
-			break;
-		}
-	}
-}
-
-enum sim_violation sim_run(const struct sim_options *o, struct sim_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->trace_hash = 0xcbf29ce484222325ull;
-	if (!o || !options_valid(o)) {
-		r->violation = SIM_V_INTERNAL;
-		snprintf(r->message, sizeof(r->message), "invalid simulation options");
-		return r->violation;
-	}
-	struct sim *s = calloc(1, sizeof(*s));
-	if (!s) {
-		r->violation = SIM_V_INTERNAL;
-		snprintf(r->message, sizeof(r->message), "out of memory");
-		return r->violation;
-	}
-	s->o = *o;
-	s->r = r;
-	use(s, 0);
-	s->loss = o->loss;
-	rng_seed(&s->rng, o->seed);
-	/* Proposer tuning varies with the seed too: FIFO, pipelined, tiny and larger windows. */
-	s->window = (uint32_t)rng_range(&s->rng, 1, 16);
-	s->concurrency = (uint32_t)rng_range(&s->rng, 1, s->window);
-	/* Alpha below the window makes the leader wait for configurations; above it, learners
-	 * keep votes of instances whose configuration they do not know yet. */
-	if (o->reconfig)
-		s->alpha = (uint32_t)rng_range(&s->rng, 1, 3 * s->window);
-	/* Partitions: merge-segment 1..4 instances. */
-	s->merging = o->partitions > 1;
-	if (s->merging)
-		s->segment = (uint32_t)rng_range(&s->rng, 1, 4);
-	pool_init(&s->pool);
-	queue_init(&s->queue);
-	bool ready = true;
-	const struct checker *logs[SIM_MAX_PARTITIONS];
-	EACH_PARTITION(s, p)
-	{
-		logs[p] = s->check;
-		ready &= checker_init(s->check, o->values, o->learners + o->proposers,
-				      o->proposers) == 0;
-		/* Duplicates are bounded while no leader fails (a planned removal hands over
-		 * cleanly); after a leader's failure or a cut, the next one may propose values
-		 * its predecessor already got chosen (at-least-once). */
-		/* Skips also bring a chosen membership change into force (no-ops). */
-		s->check->skips = o->skip_idle_us != 0 || o->reconfig || o->partitions > 1;
-		s->check->reconfig = o->reconfig;
-		s->check->integrity =
-		    (o->faults & (SIM_FAULT_LEADER | SIM_FAULT_DUAL | SIM_FAULT_PCUT |
-				  SIM_FAULT_WHOLE | SIM_FAULT_DEAF)) == 0 &&
-		    (o->proposers == 1 || (o->faults & SIM_FAULT_PCRASH) == 0);
-	}
-	if (s->merging && ready) {
-		ready = merged_init(&s->merged, o->partitions, s->segment, o->learners, o->values,
-				    logs) == 0;
-		s->merged.broken = o->mutant == SIM_MUTANT_MERGE_SKIP;
-	}
-	if (!ready)
-		checker_fail(s->check, SIM_V_INTERNAL, "out of memory");
-	else if (build(s))
-		run(s);
-	else
-		checker_fail(s->check, SIM_V_INTERNAL, "cannot build the cluster");
-	enum sim_violation v;
-	const char *message = violation(s, &v);
-	r->violation = v;
-	snprintf(r->message, sizeof(r->message), "%s", message);
-	for (uint32_t p = 0; p < o->partitions; p++) {
-		r->deliveries += s->part[p].check.deliveries;
-		r->duplicates += s->part[p].check.duplicates;
-	}
-	r->merged = merged_total(&s->merged);
-	r->end_time = s->now;
-	r->reconfigurations = s->config_count ? s->config_count - 1 : 0;
-	r->proposer_reconfigurations = s->proposer_changes;
-	if (o->verbose)
-		fprintf(stderr,
-			"sim: window %u, concurrency %u, alpha %u, merge-segment %u, %u changes; "
-			"%" PRIu64 " messages, %" PRIu64 " deliveries (%" PRIu64
-			" duplicates), %" PRIu64 " submissions, ended at %.1f ms: %s%s%s\n",
-			s->window, s->concurrency, s->alpha, s->segment, r->reconfigurations,
-			r->messages, r->deliveries, r->duplicates, r->submissions,
-			(double)s->now / 1000.0, sim_violation_name(r->violation),
-			r->violation ? ": " : "", r->message);
-	teardown(s);
-	free(s);
-	return r->violation;
 }
