@@ -351,8 +351,8 @@ static size_t acceptor_take(struct paxos_node *n, enum paxos_group g, const stru
 			node_learn(n, &msgs[k], now);
 		if (!votes)
 			continue;
-		if (msgs[k].type == PAXOS_MSG_ACCEPT)
-			node_spare_heard(n, msgs[k].u.accept.spares_rest);
+		if (n->acceptor.spare && msgs[k].type == PAXOS_MSG_ACCEPT)
+			n->acceptor.spare_wanted = msgs[k].u.accept.spares_rest; /* node_spares.c */
 		if (n->acceptor.core || n->acceptor.serializer)
 			n->net.rx.msgs[batched++] = msgs[k];
 	}

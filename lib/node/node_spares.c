@@ -58,14 +58,13 @@ void node_spare_init(struct paxos_node *n, uint32_t acceptor_id)
 }
 
 /* Reads the group the acceptor takes its messages from lazily while a pipelined commit waits
- * (node_durable.c) or while it rests as a spare, else at every wake-up. */
+ * (node_durable.c) or while it rests as a spare, else at every wake-up. The transport does
+ * nothing when the group is read that way already. */
 void node_acceptor_reading(struct paxos_node *n)
 {
 	enum paxos_group g = n->acceptor.serializer ? PAXOS_GROUP_SUBMIT : PAXOS_GROUP_ACCEPTORS;
-	bool lazy = n->commits.lazy || n->acceptor.spare_resting;
-	if (lazy != n->acceptor.fed_lazy &&
-	    n->net.transport->ops->set_lazy(n->net.transport, g, lazy) == PAXOS_OK)
-		n->acceptor.fed_lazy = lazy;
+	n->net.transport->ops->set_lazy(n->net.transport, g,
+					n->commits.lazy || n->acceptor.spare_resting);
 }
 
 static void on_spare_read(evutil_socket_t fd, short what, void *arg);
@@ -107,12 +106,6 @@ static void on_spare_read(evutil_socket_t fd, short what, void *arg)
 		n->acceptor.spare_idle_reads = 0;
 	else if (++n->acceptor.spare_idle_reads >= SPARE_IDLE_READS)
 		spare_rest(n, false);
-}
-
-void node_spare_heard(struct paxos_node *n, bool rest)
-{
-	if (n->acceptor.spare)
-		n->acceptor.spare_wanted = rest;
 }
 
 /* Whether the spare is busy (SPARE_BUSY_BYTES), measured over the milliseconds since it last

@@ -158,9 +158,8 @@ struct node_acceptor {
 	struct own_vote *own_votes;
 	uint32_t own_vote_count;
 	/* Spare acceptors (node_spares.c): whether this is one, whether the leader's last accept
-	 * said it may rest, whether it rests (reads every SPARE_READ_MS), and whether the group it
-	 * takes messages from is read lazily now (that, or a pipelined commit waiting). */
-	bool spare, spare_wanted, spare_resting, fed_lazy;
+	 * said it may rest, and whether it rests (reads every SPARE_READ_MS). */
+	bool spare, spare_wanted, spare_resting;
 	uint32_t spare_idle_reads; /* its reads in a row that found nothing */
 	bool spare_busy;           /* it reads too much to rest (SPARE_BUSY_BYTES) */
 	paxos_time spare_since;    /* when it measured that last */
@@ -534,7 +533,6 @@ void node_drain_learners(struct paxos_node *n);
 /* Spare acceptors (node_spares.c). */
 void node_spare_init(struct paxos_node *n, uint32_t acceptor_id);
 void node_acceptor_reading(struct paxos_node *n);
-void node_spare_heard(struct paxos_node *n, bool rest);
 void node_spare_read_done(struct paxos_node *n, paxos_time now);
 void node_spare_vote_heard(struct paxos_node *n, const struct paxos_accepted *v);
 void node_spares_judge(struct paxos_node *n);
