@@ -118,6 +118,25 @@ struct paxos_transport *stub_open(void *arg, struct event_base *base,
 	return &s->t;
 }
 
+size_t stub_encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id, uint32_t version,
+		   const struct paxos_message *m)
+{
+	struct paxos_header from = {.role = role, .sender_id = id, .version = version};
+	struct paxos_encoder e;
+	paxos_encoder_init(&e, buf, cap, &from);
+	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
+	return e.len;
+}
+
+void stub_deliver(struct stub *s, enum paxos_group g, enum paxos_role role, uint32_t id,
+		  const struct paxos_message *m)
+{
+	uint8_t buf[STUB_DATAGRAM];
+	struct paxos_rx_datagram d = {.data = buf,
+				      .len = stub_encode(buf, sizeof(buf), role, id, 0, m)};
+	s->deliver(s->deliver_arg, g, &d, 1);
+}
+
 void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, void *arg)
 {
 	struct paxos_decoder dec;

@@ -44,6 +44,14 @@ typedef void (*stub_message_fn)(void *arg, const struct paxos_header *h,
 				const struct paxos_message *m);
 void stub_each_sent(const struct stub *s, size_t first, stub_message_fn each, void *arg);
 
+/* m from role/id in wire version `version` (0: the newest), encoded into buf (cap bytes); its
+ * length. */
+size_t stub_encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id, uint32_t version,
+		   const struct paxos_message *m);
+/* m from role/id, in a datagram of its own, handed to the node as read on group g. */
+void stub_deliver(struct stub *s, enum paxos_group g, enum paxos_role role, uint32_t id,
+		  const struct paxos_message *m);
+
 /* An epoch store in memory for a node's proposer: stored counts the epochs taken. */
 #include <paxos/epoch.h>
 struct memory_epochs {

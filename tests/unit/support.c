@@ -2,8 +2,12 @@
 #include "support.h"
 
 #include <paxos/membership.h>
+#include <paxos/node.h>
 #include <paxos/proposer.h>
 #include <paxos/storage.h>
+#include <paxos/storage_backends.h>
+
+#include <check.h>
 
 #include <event2/event.h>
 #include <stdio.h>
@@ -33,6 +37,44 @@ int support_change(struct paxos_proposer *p, const struct paxos_value *v)
 	int rc = paxos_proposer_change(p, v, 1, &r->emitter);
 	recorder_free(r);
 	return rc;
+}
+
+void support_cluster_start(struct support_cluster *c, const char *options)
+{
+	char text[512], err[256];
+	snprintf(c->dir, sizeof(c->dir), "/tmp/paxos-cluster-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(c->dir));
+	int len = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n%s",
+			   c->dir, options);
+	paxos_config_defaults(&c->cfg);
+	ck_assert_msg(paxos_config_parse(&c->cfg, text, (size_t)len, "cluster", err, sizeof(err)) ==
+			  PAXOS_OK,
+		      "%s", err);
+	c->base = event_base_new();
+	ck_assert_ptr_nonnull(c->base);
+	for (uint32_t i = 0; i < 3; i++) {
+		c->acc[i] = support_cluster_node(c);
+		ck_assert_int_eq(paxos_node_add_acceptor(c->acc[i], i, paxos_storage_memory_new()),
+				 PAXOS_OK);
+	}
+}
+
+struct paxos_node *support_cluster_node(struct support_cluster *c)
+{
+	char err[256];
+	struct paxos_node *n = paxos_node_new(c->base, &c->cfg, err, sizeof(err));
+	ck_assert_msg(n != NULL, "%s", err);
+	return n;
+}
+
+void support_cluster_free(struct support_cluster *c)
+{
+	for (uint32_t i = 0; i < 3; i++)
+		paxos_node_free(c->acc[i]);
+	event_base_free(c->base);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", c->dir);
+	ck_assert_int_eq(system(rm), 0);
 }
 
 static struct paxos_value keep(struct recorder *r, struct paxos_value v)

@@ -5,6 +5,8 @@
 
 #include <paxos/message.h>
 
+#include "config_fields.h"
+
 #define RECORDER_MAX 4096
 #define RECORDER_ARENA (4u << 20)
 
@@ -21,6 +23,21 @@ struct recorder {
 struct event_base;
 /* Runs base's loop for ms milliseconds. */
 void support_run_for(struct event_base *base, long ms);
+
+/* Three acceptors (memory storage) in one event loop, for node tests on real sockets:
+ * acceptors 3, proposers 1, a fresh storage-path (the proposer's first epoch, so the acceptors
+ * start at once) and the lines of `options`. */
+struct support_cluster {
+	char dir[64];
+	struct paxos_config cfg;
+	struct event_base *base;
+	struct paxos_node *acc[3]; /* NULL once a test freed one */
+};
+void support_cluster_start(struct support_cluster *c, const char *options);
+/* A new node of the cluster's configuration on its loop, hosting nothing yet. */
+struct paxos_node *support_cluster_node(struct support_cluster *c);
+/* Frees the acceptors left, the loop and the storage-path. */
+void support_cluster_free(struct support_cluster *c);
 
 /* The membership command that makes members (a bit per acceptor id) the acceptor set from
  * instance `from` on, written into buf (PAXOS_MEMBERSHIP_COMMAND_LEN bytes). */

@@ -198,13 +198,7 @@ static void push(struct stub *s, uint32_t from, const struct paxos_membership *m
 static void to_acceptors(struct stub *s, enum paxos_role role, uint32_t from,
 			 const struct paxos_message *m)
 {
-	uint8_t buf[2048];
-	struct paxos_header h = {.role = role, .sender_id = from};
-	struct paxos_encoder e;
-	paxos_encoder_init(&e, buf, sizeof(buf), &h);
-	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
-	struct paxos_rx_datagram d = {.data = buf, .len = e.len, .from = NULL};
-	s->deliver(s->deliver_arg, PAXOS_GROUP_ACCEPTORS, &d, 1);
+	stub_deliver(s, PAXOS_GROUP_ACCEPTORS, role, from, m);
 }
 
 struct seen_info {

@@ -301,31 +301,13 @@ static void check_order(void *arg, paxos_iid iid, uint32_t position, const struc
  * configuration; values are submitted `burst` at a time. */
 static void own_accepts_run(const char *options, uint32_t burst)
 {
-	/* A fresh storage-path: the proposer's first epoch, so the acceptors start at once. */
-	char dir[] = "/tmp/test_node.XXXXXX", text[256], err[256];
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n%s",
-			    dir, options);
-	struct paxos_config c;
-	paxos_config_defaults(&c);
-	ck_assert_msg(paxos_config_parse(&c, text, (size_t)tlen, "own", err, sizeof(err)) ==
-			  PAXOS_OK,
-		      "%s", err);
-	struct event_base *b = event_base_new();
-	struct paxos_node *acc[3], *leader, *other;
-	for (uint32_t i = 0; i < 3; i++) {
-		acc[i] = paxos_node_new(b, &c, err, sizeof(err));
-		ck_assert_msg(acc[i] != NULL, "%s", err);
-		ck_assert_int_eq(paxos_node_add_acceptor(acc[i], i, paxos_storage_memory_new()),
-				 PAXOS_OK);
-	}
+	struct support_cluster c;
+	support_cluster_start(&c, options);
+	struct event_base *b = c.base;
 	static struct in_order mine, theirs;
 	mine = (struct in_order){0, true};
 	theirs = (struct in_order){0, true};
-	leader = paxos_node_new(b, &c, err, sizeof(err));
-	other = paxos_node_new(b, &c, err, sizeof(err));
-	ck_assert_ptr_nonnull(leader);
-	ck_assert_ptr_nonnull(other);
+	struct paxos_node *leader = support_cluster_node(&c), *other = support_cluster_node(&c);
 	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, &mine), PAXOS_OK);
 	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
 	ck_assert_int_eq(paxos_node_add_learner(other, check_order, &theirs), PAXOS_OK);
@@ -362,12 +344,7 @@ static void own_accepts_run(const char *options, uint32_t burst)
 	ck_assert_uint_eq(paxos_node_counters(other, PAXOS_ROLE_LEARNER)->repeats_requested, 0);
 	paxos_node_free(other);
 	paxos_node_free(leader);
-	for (uint32_t i = 0; i < 3; i++)
-		paxos_node_free(acc[i]);
-	event_base_free(b);
-	char rm[64];
-	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
-	ck_assert_int_eq(system(rm), 0);
+	support_cluster_free(&c);
 }
 
 START_TEST(test_leader_learns_its_own_accepts)

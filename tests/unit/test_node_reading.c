@@ -19,24 +19,6 @@
 #include "stub_transport.h"
 #include "support.h"
 
-/* One message from role/id in wire version `version` (0: the newest), encoded into buf;
- * returns its length. */
-static size_t encode_at(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
-			const struct paxos_message *m, uint32_t version)
-{
-	struct paxos_header from = {.role = role, .sender_id = id, .version = version};
-	struct paxos_encoder e;
-	paxos_encoder_init(&e, buf, cap, &from);
-	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
-	return e.len;
-}
-
-static size_t encode(uint8_t *buf, size_t cap, enum paxos_role role, uint32_t id,
-		     const struct paxos_message *m)
-{
-	return encode_at(buf, cap, role, id, m, 0);
-}
-
 static void ignore_value(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)arg;
@@ -71,22 +53,19 @@ START_TEST(test_learner_reads_values_after_their_votes)
 	/* The leader's value for instance 1 waits unread; two of the three acceptors' votes
 	 * arrive. */
 	const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
-	uint8_t value_buf[256], vote_buf[2][256];
+	uint8_t value_buf[256];
 	struct paxos_message accept = {.type = PAXOS_MSG_ACCEPT};
 	accept.u.accept = (struct paxos_accept){.iid = 1, .ballot = ballot};
 	accept.u.accept.value = (struct paxos_value){.data = (uint8_t *)"v1", .len = 2};
 	s->waiting[PAXOS_GROUP_ACCEPTORS] = value_buf;
 	s->waiting_len[PAXOS_GROUP_ACCEPTORS] =
-	    encode(value_buf, sizeof(value_buf), PAXOS_ROLE_PROPOSER, 0, &accept);
+	    stub_encode(value_buf, sizeof(value_buf), PAXOS_ROLE_PROPOSER, 0, 0, &accept);
 	unsigned reads_before = s->reads[PAXOS_GROUP_ACCEPTORS];
 	for (uint32_t a = 0; a < 2; a++) {
 		struct paxos_message vote = {.type = PAXOS_MSG_ACCEPTED};
 		vote.u.accepted = (struct paxos_accepted){
 		    .iid = 1, .ballot = ballot, .acceptor_id = a, .valueless = true};
-		struct paxos_rx_datagram d = {
-		    .data = vote_buf[a],
-		    .len = encode(vote_buf[a], sizeof(vote_buf[a]), PAXOS_ROLE_ACCEPTOR, a, &vote)};
-		s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
+		stub_deliver(s, PAXOS_GROUP_LEARNERS, PAXOS_ROLE_ACCEPTOR, a, &vote);
 	}
 	/* The round that read the votes reads the value (at its end, which the loop runs) and
 	 * closes the instance. */
@@ -139,15 +118,12 @@ END_TEST
 static void deliver_accept(struct stub *s, paxos_iid iid, paxos_ballot ballot, const char *value,
 			   paxos_iid first, paxos_iid last)
 {
-	uint8_t buf[256];
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
 	m.u.accept = (struct paxos_accept){
 	    .iid = iid, .ballot = ballot, .chosen_from = first, .chosen_to = last};
 	m.u.accept.value =
 	    (struct paxos_value){.data = (const uint8_t *)value, .len = (uint32_t)strlen(value)};
-	struct paxos_rx_datagram d = {.data = buf,
-				      .len = encode(buf, sizeof(buf), PAXOS_ROLE_PROPOSER, 0, &m)};
-	s->deliver(s->deliver_arg, PAXOS_GROUP_ACCEPTORS, &d, 1);
+	stub_deliver(s, PAXOS_GROUP_ACCEPTORS, PAXOS_ROLE_PROPOSER, 0, &m);
 }
 
 /* The groups the datagrams sent from first on went to, one bit each. */
@@ -215,7 +191,7 @@ START_TEST(test_learning_acceptor_learns_from_the_leader)
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTOR_STATE};
 	m.u.acceptor_state = (struct paxos_acceptor_state){.acceptor_id = 1, .highest_accepted = 3};
 	struct paxos_rx_datagram d = {
-	    .data = buf, .len = encode_at(buf, sizeof(buf), PAXOS_ROLE_ACCEPTOR, 1, &m, 5)};
+	    .data = buf, .len = stub_encode(buf, sizeof(buf), PAXOS_ROLE_ACCEPTOR, 1, 5, &m)};
 	s->deliver(s->deliver_arg, PAXOS_GROUP_LEARNERS, &d, 1);
 	support_run_for(base, 1);
 	ck_assert(s->lazy[PAXOS_GROUP_LEARNERS]);

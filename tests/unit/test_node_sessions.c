@@ -63,25 +63,13 @@ static void barrier_done(void *arg, int status, paxos_iid iid)
 
 START_TEST(test_sessions_apply_once_and_complete)
 {
-	char dir[] = "/tmp/test_node.XXXXXX", text[256], err[256];
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n", dir);
-	struct paxos_config c;
-	paxos_config_defaults(&c);
-	ck_assert_int_eq(paxos_config_parse(&c, text, (size_t)tlen, "s", err, sizeof(err)),
-			 PAXOS_OK);
-	struct event_base *b = event_base_new();
-	struct paxos_node *acc[3], *leader, *other, *client;
-	for (uint32_t i = 0; i < 3; i++) {
-		acc[i] = paxos_node_new(b, &c, err, sizeof(err));
-		ck_assert_int_eq(paxos_node_add_acceptor(acc[i], i, paxos_storage_memory_new()),
-				 PAXOS_OK);
-	}
+	struct support_cluster c;
+	support_cluster_start(&c, "");
+	struct event_base *b = c.base;
 	static struct session_seen seen;
 	static struct completions done;
-	leader = paxos_node_new(b, &c, err, sizeof(err));
-	other = paxos_node_new(b, &c, err, sizeof(err));
-	client = paxos_node_new(b, &c, err, sizeof(err));
+	struct paxos_node *leader = support_cluster_node(&c), *other = support_cluster_node(&c),
+			  *client = support_cluster_node(&c);
 	seen = (struct session_seen){.node = other, .ordered = true, .named = true};
 	done = (struct completions){0};
 	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
@@ -137,12 +125,7 @@ START_TEST(test_sessions_apply_once_and_complete)
 	paxos_node_free(client);        /* and its session */
 	paxos_node_free(other);
 	paxos_node_free(leader);
-	for (uint32_t i = 0; i < 3; i++)
-		paxos_node_free(acc[i]);
-	event_base_free(b);
-	char rm[64];
-	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
-	ck_assert_int_eq(system(rm), 0);
+	support_cluster_free(&c);
 }
 END_TEST
 

@@ -25,25 +25,19 @@
 
 static const paxos_ballot ballot = PAXOS_MAX_PROPOSERS; /* proposer 0's first ballot */
 
-/* The leader's accept for iid, saying whether the spares may rest, encoded into buf. */
-static size_t encode_accept(uint8_t *buf, size_t cap, paxos_iid iid, bool rest)
+/* The leader's accept for iid, saying whether the spares may rest. */
+static struct paxos_message accept_saying(paxos_iid iid, bool rest)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPT};
 	m.u.accept = (struct paxos_accept){.iid = iid, .ballot = ballot, .spares_rest = rest};
 	m.u.accept.value = (struct paxos_value){.data = (const uint8_t *)"v", .len = 1};
-	struct paxos_header from = {.role = PAXOS_ROLE_PROPOSER, .sender_id = 0};
-	struct paxos_encoder e;
-	paxos_encoder_init(&e, buf, cap, &from);
-	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
-	return e.len;
+	return m;
 }
 
 static void deliver_accept(struct stub *s, paxos_iid iid, bool rest)
 {
-	uint8_t buf[256];
-	struct paxos_rx_datagram d = {.data = buf,
-				      .len = encode_accept(buf, sizeof(buf), iid, rest)};
-	s->deliver(s->deliver_arg, PAXOS_GROUP_ACCEPTORS, &d, 1);
+	struct paxos_message m = accept_saying(iid, rest);
+	stub_deliver(s, PAXOS_GROUP_ACCEPTORS, PAXOS_ROLE_PROPOSER, 0, &m);
 }
 
 /* Votes sent from datagram first on. */
@@ -130,7 +124,9 @@ START_TEST(test_spare_rests_while_the_leader_says_so)
 	 * rest no more: the acceptor votes and reads at once again. */
 	uint8_t buf[256];
 	s->waiting[PAXOS_GROUP_ACCEPTORS] = buf;
-	s->waiting_len[PAXOS_GROUP_ACCEPTORS] = encode_accept(buf, sizeof(buf), 4, false);
+	struct paxos_message later = accept_saying(4, false);
+	s->waiting_len[PAXOS_GROUP_ACCEPTORS] =
+	    stub_encode(buf, sizeof(buf), PAXOS_ROLE_PROPOSER, 0, 0, &later);
 	sent = s->sent;
 	unsigned reads = s->reads[PAXOS_GROUP_ACCEPTORS];
 	for (int i = 0; i < 100 && s->waiting[PAXOS_GROUP_ACCEPTORS]; i++)
@@ -214,25 +210,12 @@ static void note_sent(void *arg, const struct paxos_header *h, const struct paxo
 	}
 }
 
-/* One message from acceptor id, delivered to the node on group g. */
-static void deliver_from_acceptor(struct stub *s, enum paxos_group g, uint32_t id,
-				  const struct paxos_message *m)
-{
-	uint8_t buf[256];
-	struct paxos_header from = {.role = PAXOS_ROLE_ACCEPTOR, .sender_id = id};
-	struct paxos_encoder e;
-	paxos_encoder_init(&e, buf, sizeof(buf), &from);
-	ck_assert_int_eq(paxos_encoder_add(&e, m), PAXOS_OK);
-	struct paxos_rx_datagram d = {.data = buf, .len = e.len};
-	s->deliver(s->deliver_arg, g, &d, 1);
-}
-
 static void vote(struct stub *s, uint32_t id, paxos_iid iid, paxos_ballot b)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};
 	m.u.accepted =
 	    (struct paxos_accepted){.iid = iid, .ballot = b, .acceptor_id = id, .valueless = true};
-	deliver_from_acceptor(s, PAXOS_GROUP_VOTES, id, &m);
+	stub_deliver(s, PAXOS_GROUP_VOTES, PAXOS_ROLE_ACCEPTOR, id, &m);
 }
 
 /* A client's value for the leader (on the submit group), and what the accept it became said
@@ -240,16 +223,10 @@ static void vote(struct stub *s, uint32_t id, paxos_iid iid, paxos_ballot b)
 static struct leader_sent propose(struct event_base *base, struct stub *s, const char *value)
 {
 	size_t first = s->sent;
-	uint8_t buf[256];
 	struct paxos_message m = {.type = PAXOS_MSG_CLIENT_VALUE};
 	m.u.client_value.value =
 	    (struct paxos_value){.data = (const uint8_t *)value, .len = (uint32_t)strlen(value)};
-	struct paxos_header from = {.role = PAXOS_ROLE_CLIENT, .sender_id = 0};
-	struct paxos_encoder e;
-	paxos_encoder_init(&e, buf, sizeof(buf), &from);
-	ck_assert_int_eq(paxos_encoder_add(&e, &m), PAXOS_OK);
-	struct paxos_rx_datagram d = {.data = buf, .len = e.len};
-	s->deliver(s->deliver_arg, PAXOS_GROUP_SUBMIT, &d, 1);
+	stub_deliver(s, PAXOS_GROUP_SUBMIT, PAXOS_ROLE_CLIENT, 0, &m);
 	struct leader_sent l = {0};
 	for (int i = 0; i < 50 && !l.accepts; i++) {
 		support_run_for(base, 1);
@@ -287,7 +264,7 @@ START_TEST(test_leader_says_whether_spares_rest)
 			struct paxos_message m = {.type = PAXOS_MSG_PROMISE};
 			m.u.promise = (struct paxos_promise){
 			    .iid = l.prepared[k], .ballot = l.ballot, .acceptor_id = a};
-			deliver_from_acceptor(s, PAXOS_GROUP_PROPOSERS, a, &m);
+			stub_deliver(s, PAXOS_GROUP_PROPOSERS, PAXOS_ROLE_ACCEPTOR, a, &m);
 		}
 	support_run_for(base, 1);
 
@@ -356,26 +333,11 @@ static void submit_and_deliver(struct event_base *b, struct paxos_node *leader, 
 
 START_TEST(test_spare_reads_at_once_when_an_acceptor_is_gone)
 {
-	/* A fresh storage-path: the proposer's first epoch, so the acceptors start at once. */
-	char dir[] = "/tmp/test_node_spares.XXXXXX", text[256], err[256];
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	int tlen = snprintf(text, sizeof(text), "acceptors 3\nproposers 1\nstorage-path %s\n", dir);
-	struct paxos_config c;
-	paxos_config_defaults(&c);
-	ck_assert_msg(paxos_config_parse(&c, text, (size_t)tlen, "spares", err, sizeof(err)) ==
-			  PAXOS_OK,
-		      "%s", err);
-	ck_assert(c.spare_acceptors);
-	struct event_base *b = event_base_new();
-	struct paxos_node *acc[3], *leader;
-	for (uint32_t i = 0; i < 3; i++) {
-		acc[i] = paxos_node_new(b, &c, err, sizeof(err));
-		ck_assert_msg(acc[i] != NULL, "%s", err);
-		ck_assert_int_eq(paxos_node_add_acceptor(acc[i], i, paxos_storage_memory_new()),
-				 PAXOS_OK);
-	}
-	leader = paxos_node_new(b, &c, err, sizeof(err));
-	ck_assert_ptr_nonnull(leader);
+	struct support_cluster c;
+	support_cluster_start(&c, "");
+	ck_assert(c.cfg.spare_acceptors);
+	struct event_base *b = c.base;
+	struct paxos_node **acc = c.acc, *leader = support_cluster_node(&c);
 	delivered = 0;
 	in_order = true;
 	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, NULL), PAXOS_OK);
@@ -400,12 +362,7 @@ START_TEST(test_spare_reads_at_once_when_an_acceptor_is_gone)
 	ck_assert_uint_eq(spare->spare_rests, rests);
 
 	paxos_node_free(leader);
-	for (uint32_t i = 1; i < 3; i++)
-		paxos_node_free(acc[i]);
-	event_base_free(b);
-	char rm[64];
-	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
-	ck_assert_int_eq(system(rm), 0);
+	support_cluster_free(&c);
 }
 END_TEST
 
