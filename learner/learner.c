@@ -352,16 +352,17 @@ static void handle_accept(struct paxos_learner *l, const struct paxos_accept *ac
 		slot_closed_now(l, s);
 }
 
-/* What the leader says was chosen (paxos_accept.chosen_to): the word of the highest ballot is
- * kept, and closes what it covers from next on, in order (deliver_ready, close_by_claim). */
-static void handle_claim(struct paxos_learner *l, const struct paxos_accept *acc)
+/* What the leader says was chosen (paxos_accept.chosen_to, paxos_chosen): the word of the
+ * highest ballot is kept, and closes what it covers from next on, in order (deliver_ready,
+ * close_by_claim). */
+static void handle_claim(struct paxos_learner *l, paxos_ballot ballot, paxos_iid from, paxos_iid to)
 {
-	if (!acc->chosen_to || acc->chosen_from > acc->chosen_to || acc->ballot < l->claim_ballot)
+	if (!to || from > to || ballot < l->claim_ballot)
 		return;
-	l->claim_ballot = acc->ballot;
-	l->claim_from = acc->chosen_from;
-	l->claim_to = acc->chosen_to;
-	if (l->started && acc->chosen_to >= l->next)
+	l->claim_ballot = ballot;
+	l->claim_from = from;
+	l->claim_to = to;
+	if (l->started && to >= l->next)
 		deliver_ready(l);
 }
 
@@ -620,7 +621,14 @@ int paxos_learner_step(struct paxos_learner *l, const struct paxos_message *m, p
 			break;
 		}
 		handle_accept(l, &m->u.accept);
-		handle_claim(l, &m->u.accept);
+		handle_claim(l, m->u.accept.ballot, m->u.accept.chosen_from, m->u.accept.chosen_to);
+		break;
+	case PAXOS_MSG_CHOSEN:
+		if (!paxos_msg_plausible(m)) {
+			l->counters->implausible_ballots++;
+			break;
+		}
+		handle_claim(l, m->u.chosen.ballot, m->u.chosen.from, m->u.chosen.to);
 		break;
 	case PAXOS_MSG_ACCEPTOR_STATE:
 		if (!of_this_log(l, m->u.acceptor_state.acceptor_id, m->u.acceptor_state.generation,

@@ -498,7 +498,10 @@ static void send_accept(const struct instance_ctx *ctx, struct instance *inst, p
 	if (ctx->chosen && ctx->chosen->ballot == inst->ballot) {
 		m.u.accept.chosen_from = ctx->chosen->from;
 		m.u.accept.chosen_to = ctx->chosen->to;
+		ctx->chosen->said = ctx->chosen->to;
 	}
+	if (ctx->chosen)
+		ctx->chosen->accepted = true;
 	m.u.accept.spares_rest = ctx->spares_rest && *ctx->spares_rest;
 	if (ctx->highest_iid && inst->iid > *ctx->highest_iid)
 		*ctx->highest_iid = inst->iid;

@@ -111,10 +111,14 @@ struct instance_command {
 };
 
 /* What the leader's accepts say was chosen (paxos_accept.chosen_to): in each instance from
- * `from` to `to` the learner delivered the value we proposed at `ballot` (0: nothing to say). */
+ * `from` to `to` the learner delivered the value we proposed at `ballot` (0: nothing to say).
+ * said: the last instance of the range an accept or a chosen message carried; accepted: an
+ * accept went out since the last tick. A tick after none says the rest (paxos_chosen). */
 struct chosen_range {
 	paxos_ballot ballot;
 	paxos_iid from, to;
+	paxos_iid said;
+	bool accepted;
 };
 
 /* What every instance shares: configuration, the pending list and the counters.
@@ -168,7 +172,7 @@ struct instance_ctx {
 	struct instance_command *command;
 	/* Said in each accept at its ballot (learners close those instances on it); NULL: never
 	 * (repairs). */
-	const struct chosen_range *chosen;
+	struct chosen_range *chosen;
 	/* Said in each accept (paxos_accept.spares_rest); NULL: never (repairs). */
 	const bool *spares_rest;
 };

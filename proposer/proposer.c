@@ -458,11 +458,29 @@ static void note_chosen(struct paxos_proposer *p, paxos_iid iid, paxos_ballot ba
 	struct chosen_range *c = &p->chosen;
 	bool ours = ballot && iid == p->first && inst->iid == iid && inst->v2_ballot == ballot;
 	if (!ours)
-		*c = (struct chosen_range){0};
+		*c = (struct chosen_range){.accepted = c->accepted};
 	else if (c->ballot == ballot && iid == c->to + 1)
 		c->to = iid;
 	else
-		*c = (struct chosen_range){ballot, iid, iid};
+		*c = (struct chosen_range){ballot, iid, iid, 0, c->accepted};
+}
+
+/* An idle leader's word on what its last accepts left unsaid: learning acceptors learn from
+ * the leader's word alone (paxos_accept.chosen_to), and the instances chosen after its last
+ * accept would otherwise wait for their hole check, or for a quorum that may be gone by then.
+ * Said once per tick that follows one without accepts, and only what grew. */
+static void say_chosen(struct paxos_proposer *p, const struct paxos_emitter *out)
+{
+	struct chosen_range *c = &p->chosen;
+	bool idle = !c->accepted;
+	c->accepted = false;
+	if (!idle || !c->ballot || c->to <= c->said)
+		return;
+	struct paxos_message m = {.type = PAXOS_MSG_CHOSEN};
+	m.u.chosen = (struct paxos_chosen){c->ballot, c->from, c->to};
+	c->said = c->to;
+	p->counters->chosen_said++;
+	paxos_emit(out, PAXOS_GROUP_ACCEPTORS, &m);
 }
 
 void paxos_proposer_delivered_ballot(struct paxos_proposer *p, paxos_iid iid,
@@ -497,6 +515,7 @@ void paxos_proposer_tick(struct paxos_proposer *p, paxos_time now, const struct 
 	proposer_refuse(p, out); /* values dropped since the last read */
 	if (!p->leader)
 		return;
+	say_chosen(p, out);
 	repairs_tick(&p->repairs, now, out);
 	/* Thesis 3.5: "When timeouts occur, L should take appropriate action, namely retrying
 	 * with a higher ballot for phase 1 timeouts, and restarting from phase 1 for phase 2

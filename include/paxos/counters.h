@@ -41,6 +41,7 @@
 	X(values_proposed, "client values sent in phase 2")                                        \
 	X(instances_proposed, "instances sent in phase 2 with client values (batches)")            \
 	X(skips_proposed, "skips proposed: idle leader closing an instance (learner-merge)")       \
+	X(chosen_said, "chosen messages: an idle leader said what its last accepts left unsaid")   \
 	X(flow_control_holds, "new instances held back: values in flight or learner backlog")      \
 	X(congestion_cuts, "phase 2 window halved: an accept timed out (congestion)")              \
 	X(phase2_window, "instances phase 2 may hold at once now (a level, not a count)")          \

@@ -41,7 +41,8 @@ enum paxos_msg_type {
 	PAXOS_MSG_SNAPSHOT_ASK = 22,   /**< lagging learner -> acceptors group: a snapshot? */
 	PAXOS_MSG_SNAPSHOT_OFFER = 23, /**< node with a snapshot -> learners: I have one */
 	PAXOS_MSG_SNAPSHOT_CHUNK = 24, /**< its server -> learners: some of its bytes */
-	PAXOS_MSG_TYPE_MAX = 24        /**< the highest type */
+	PAXOS_MSG_CHOSEN = 25,         /**< idle leader -> acceptors group: what was chosen */
+	PAXOS_MSG_TYPE_MAX = 25        /**< the highest type */
 };
 
 /** Phase 1a: a proposer asks for promises in instance iid at ballot. */
@@ -107,6 +108,19 @@ struct paxos_reject {
  * that would pass this, and the learner asks again for the rest. Three answers stay well within
  * one receiver's socket buffer. A learner catching up asks for as many instances as fit. */
 #define PAXOS_REPEAT_ANSWER_BYTES (256u << 10)
+
+/**
+ * What a leader knows chosen, said on its own (wire version 6) when no accept followed the
+ * last ones to carry it: the same word as paxos_accept.chosen_from and chosen_to, at the
+ * ballot of the accepts it is about. Sent to the acceptors group from the leader's tick, so
+ * that learning acceptors, which learn from the leader's word and not from the votes, hold
+ * the last instances before a pause too.
+ */
+struct paxos_chosen {
+	paxos_ballot ballot; /**< the leader's ballot: the accepts whose values were chosen */
+	paxos_iid from;      /**< the first instance of the range */
+	paxos_iid to;        /**< the last instance of the range, at least from */
+};
 
 /** Ask acceptors to resend what they accepted for instances from..to (inclusive). */
 struct paxos_repeat {
@@ -339,6 +353,7 @@ struct paxos_message {
 		struct paxos_snapshot_ask snapshot_ask;
 		struct paxos_snapshot_offer snapshot_offer;
 		struct paxos_snapshot_chunk snapshot_chunk;
+		struct paxos_chosen chosen;
 	} u; /**< the message, in the member named like its type */
 };
 

@@ -88,6 +88,8 @@ const char *paxos_msg_type_name(enum paxos_msg_type type)
 		return "snapshot_offer";
 	case PAXOS_MSG_SNAPSHOT_CHUNK:
 		return "snapshot_chunk";
+	case PAXOS_MSG_CHOSEN:
+		return "chosen";
 	}
 	return "unknown";
 }
@@ -104,6 +106,7 @@ enum paxos_group paxos_msg_group(enum paxos_msg_type type)
 	case PAXOS_MSG_CONFIG_ASK:
 	case PAXOS_MSG_CONFIG_PUSH:
 	case PAXOS_MSG_SNAPSHOT_ASK:
+	case PAXOS_MSG_CHOSEN:
 		return PAXOS_GROUP_ACCEPTORS;
 	case PAXOS_MSG_PROMISE:
 	case PAXOS_MSG_REJECT:
@@ -139,6 +142,7 @@ static const size_t ballots_at[PAXOS_MSG_TYPE_MAX + 1][2] = {
     [PAXOS_MSG_ACCEPTED] = {AT(accepted, ballot)},
     [PAXOS_MSG_REJECT] = {AT(reject, ballot)},
     [PAXOS_MSG_RECOVER_INFO] = {AT(recover_info, highest_ballot)},
+    [PAXOS_MSG_CHOSEN] = {AT(chosen, ballot)},
 };
 
 /* The sending acceptor's id. */
@@ -163,6 +167,7 @@ static const size_t proposer_at[PAXOS_MSG_TYPE_MAX + 1] = {
 static const size_t proposer_ballot_at[PAXOS_MSG_TYPE_MAX + 1] = {
     [PAXOS_MSG_PREPARE] = AT(prepare, ballot),
     [PAXOS_MSG_ACCEPT] = AT(accept, ballot),
+    [PAXOS_MSG_CHOSEN] = AT(chosen, ballot),
 };
 
 #undef AT

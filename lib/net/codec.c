@@ -178,6 +178,13 @@ static bool accept_ok(const struct paxos_accept *a)
 	return (a->chosen_from == 0) == (a->chosen_to == 0) && a->chosen_from <= a->chosen_to;
 }
 
+/* A range of instances at a leader's ballot: the word of an accept's chosen_from and
+ * chosen_to, which never names instance 0 or ballot 0. */
+static bool chosen_ok(const struct paxos_chosen *c)
+{
+	return c->ballot != 0 && c->from != 0 && c->from <= c->to;
+}
+
 static bool repeat_ok(const struct paxos_repeat *r)
 {
 	return r->from <= r->to;

@@ -169,6 +169,11 @@
 	F(U64, offset, 6)                                                                          \
 	F(VALUE, bytes, 6)                                                                         \
 	/* end */
+#define WIRE_CHOSEN(F)                                                                             \
+	F(U64, ballot, 6)                                                                          \
+	F(U64, from, 6)                                                                            \
+	F(U64, to, 6)                                                                              \
+	/* end */
 
 /* M(TYPE, member, check): PAXOS_MSG_<TYPE>, its fields WIRE_<TYPE>, paxos_message.u.<member>,
  * and check(const struct paxos_<member> *), what the fields' kinds do not say. */
@@ -197,6 +202,7 @@
 	M(SNAPSHOT_ASK, snapshot_ask, no_check, 6)                                                 \
 	M(SNAPSHOT_OFFER, snapshot_offer, snapshot_offer_ok, 6)                                    \
 	M(SNAPSHOT_CHUNK, snapshot_chunk, snapshot_chunk_ok, 6)                                    \
+	M(CHOSEN, chosen, chosen_ok, 6)                                                            \
 	/* end */
 
 #endif

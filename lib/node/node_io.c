@@ -342,6 +342,12 @@ static size_t acceptor_take(struct paxos_node *n, enum paxos_group g, const stru
 		if (paxos_msg_group(msgs[k].type) != g || !node_screen(n, h, &msgs[k]) ||
 		    !node_trim_screen(n, h, &msgs[k]) || acceptors_aside(n, &msgs[k], now))
 			continue;
+		/* The leader's word on what was chosen is for the learner alone. */
+		if (msgs[k].type == PAXOS_MSG_CHOSEN) {
+			if (n->learner.core)
+				node_learn(n, &msgs[k], now);
+			continue;
+		}
 		/* A removed acceptor votes no more where its votes count nowhere; its learner
 		 * still takes the value. */
 		bool votes =

@@ -127,6 +127,9 @@ static bool same_message(const struct paxos_message *a, const struct paxos_messa
 		       a->u.snapshot_chunk.checksum == b->u.snapshot_chunk.checksum &&
 		       a->u.snapshot_chunk.offset == b->u.snapshot_chunk.offset &&
 		       same_value(&a->u.snapshot_chunk.bytes, &b->u.snapshot_chunk.bytes);
+	case PAXOS_MSG_CHOSEN:
+		return a->u.chosen.ballot == b->u.chosen.ballot &&
+		       a->u.chosen.from == b->u.chosen.from && a->u.chosen.to == b->u.chosen.to;
 	case PAXOS_MSG_CONFIG_PUSH:
 		return a->u.config_push.proposer_id == b->u.config_push.proposer_id &&
 		       a->u.config_push.settled == b->u.config_push.settled &&

@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	    {.type = PAXOS_MSG_SNAPSHOT_OFFER, .u.snapshot_offer = {9, 77, 120, 5000, 1234567}},
 	    {.type = PAXOS_MSG_SNAPSHOT_CHUNK,
 	     .u.snapshot_chunk = {77, 120, 5000, 1234567, 4000, value}},
+	    {.type = PAXOS_MSG_CHOSEN, .u.chosen = {301, 3, 300}},
 	};
 	static const enum paxos_role sender[PAXOS_MSG_TYPE_MAX + 1] = {
 	    [PAXOS_MSG_PREPARE] = PAXOS_ROLE_PROPOSER,
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
 	    [PAXOS_MSG_SNAPSHOT_ASK] = PAXOS_ROLE_CLIENT,
 	    [PAXOS_MSG_SNAPSHOT_OFFER] = PAXOS_ROLE_CLIENT,
 	    [PAXOS_MSG_SNAPSHOT_CHUNK] = PAXOS_ROLE_CLIENT,
+	    [PAXOS_MSG_CHOSEN] = PAXOS_ROLE_PROPOSER,
 	};
 	const size_t count = sizeof(m) / sizeof(m[0]);
 	char name[64];

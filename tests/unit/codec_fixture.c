@@ -162,6 +162,11 @@ void assert_msg_eq(const struct paxos_message *a, const struct paxos_message *b)
 		ck_assert_uint_eq(a->u.snapshot_chunk.offset, b->u.snapshot_chunk.offset);
 		ck_assert(value_eq(&a->u.snapshot_chunk.bytes, &b->u.snapshot_chunk.bytes));
 		break;
+	case PAXOS_MSG_CHOSEN:
+		ck_assert_uint_eq(a->u.chosen.ballot, b->u.chosen.ballot);
+		ck_assert_uint_eq(a->u.chosen.from, b->u.chosen.from);
+		ck_assert_uint_eq(a->u.chosen.to, b->u.chosen.to);
+		break;
 	case PAXOS_MSG_CONFIG_PUSH:
 		ck_assert_uint_eq(a->u.config_push.proposer_id, b->u.config_push.proposer_id);
 		ck_assert_int_eq(a->u.config_push.settled, b->u.config_push.settled);
@@ -275,6 +280,7 @@ size_t sample_messages(struct paxos_message *m)
 	m[i++] = (struct paxos_message){
 	    PAXOS_MSG_SNAPSHOT_CHUNK,
 	    .u.snapshot_chunk = {0x1234567890ull, 4000, 70000, 1ull << 63, 8100, pv(30)}};
+	m[i++] = (struct paxos_message){PAXOS_MSG_CHOSEN, .u.chosen = {4294967398ull, 300, 70000}};
 	return i;
 }
 

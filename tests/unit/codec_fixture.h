@@ -33,6 +33,8 @@ extern uint64_t rng_state;
 uint64_t rng(void);
 extern const uint8_t payload[];
 struct paxos_value pv(size_t len);
+/* One message of each type, SAMPLE_MESSAGES in all, into m; returns how many. */
+#define SAMPLE_MESSAGES PAXOS_MSG_TYPE_MAX
 size_t sample_messages(struct paxos_message *m);
 void roundtrip(const struct paxos_message *m);
 void craft_init(struct craft *c);

@@ -184,6 +184,13 @@ void send_accept_saying(struct fixture *f, paxos_iid iid, paxos_ballot ballot, c
 	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
 }
 
+void send_chosen(struct fixture *f, paxos_ballot ballot, paxos_iid from, paxos_iid to)
+{
+	struct paxos_message m = {.type = PAXOS_MSG_CHOSEN};
+	m.u.chosen = (struct paxos_chosen){ballot, from, to};
+	paxos_learner_handle(f->l, &m, f->now, &f->rec->emitter);
+}
+
 void send_valueless(struct fixture *f, paxos_iid iid, paxos_ballot ballot, uint32_t acceptor)
 {
 	struct paxos_message m = {.type = PAXOS_MSG_ACCEPTED};

@@ -68,6 +68,8 @@ const struct paxos_repeat *repeat_at(const struct fixture *f, size_t n);
 void send_accept(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value);
 /* The leader's accept, saying that in chosen_from..chosen_to its accepts at ballot were
  * chosen (paxos_accept.chosen_to; 0, 0: nothing said). */
+/* An idle leader's word on what was chosen (paxos_chosen). */
+void send_chosen(struct fixture *f, paxos_ballot ballot, paxos_iid from, paxos_iid to);
 void send_accept_saying(struct fixture *f, paxos_iid iid, paxos_ballot ballot, const char *value,
 			paxos_iid chosen_from, paxos_iid chosen_to);
 /* An acceptor's answer to an accept: (iid, ballot) without the value. */

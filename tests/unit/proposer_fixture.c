@@ -26,6 +26,19 @@ void observe(struct sim *s, const struct paxos_message *m)
 		if (s->nprepares[iid] < 8)
 			s->prepares[iid][s->nprepares[iid]++] = m->u.prepare.ballot;
 	}
+	if (m->type == PAXOS_MSG_CHOSEN) {
+		/* The same word as an accept's range: each instance closed at its ballot. */
+		const struct paxos_chosen *c = &m->u.chosen;
+		ck_assert_uint_ge(c->from, 1);
+		ck_assert_uint_le(c->from, c->to);
+		for (paxos_iid i = c->from; i <= c->to; i++) {
+			ck_assert_uint_lt(i, MAX_IID);
+			ck_assert(s->learn[i].closed && s->learn[i].chosen_ballot == c->ballot);
+		}
+		s->chosen_sent++;
+		s->chosen_from = c->from;
+		s->chosen_to = c->to;
+	}
 	if (m->type == PAXOS_MSG_ACCEPT && m->u.accept.iid < MAX_IID) {
 		/* What an accept says was chosen is: each instance closed with the value proposed
 		 * at the accept's ballot. */

@@ -80,9 +80,11 @@ struct sim {
 	/* Deliveries name the ballot the value was proposed at (the learner's does); what the
 	 * accepts said was chosen, checked against the learner (observe). */
 	bool deliver_ballots;
-	paxos_iid said_from, said_to; /* the last accept's range, 0: none said */
-	bool said_rest;               /* the last accept's spares_rest */
-	size_t instances_said;        /* summed over the accepts */
+	paxos_iid said_from, said_to;     /* the last accept's range, 0: none said */
+	bool said_rest;                   /* the last accept's spares_rest */
+	size_t instances_said;            /* summed over the accepts */
+	size_t chosen_sent;               /* chosen messages: an idle leader's word */
+	paxos_iid chosen_from, chosen_to; /* the last one's range */
 };
 
 uint32_t rnd(struct sim *s);

@@ -13,7 +13,7 @@
 
 START_TEST(test_roundtrip_each_type)
 {
-	struct paxos_message m[24];
+	struct paxos_message m[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m);
 	for (size_t i = 0; i < count; i++)
 		roundtrip(&m[i]);
@@ -140,7 +140,7 @@ END_TEST
 static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {
-	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
+	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7, 4};
 	const struct paxos_value *v = paxos_msg_value(m);
 	/* A client value without a submission id leaves it out, an accept without a range of
 	 * chosen instances that range. */
@@ -316,6 +316,11 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 		msgpack_pack_bin_body(pk, m->u.snapshot_chunk.bytes.data,
 				      m->u.snapshot_chunk.bytes.len);
 		return;
+	case PAXOS_MSG_CHOSEN:
+		msgpack_pack_uint64(pk, m->u.chosen.ballot);
+		msgpack_pack_uint64(pk, m->u.chosen.from);
+		msgpack_pack_uint64(pk, m->u.chosen.to);
+		return;
 	}
 }
 
@@ -324,7 +329,7 @@ static void pack_reference(msgpack_packer *pk, const struct paxos_message *m)
 START_TEST(test_bytes_match_msgpack)
 {
 	static uint8_t buf[BIG_BUF], big[70000];
-	struct paxos_message m[48];
+	struct paxos_message m[2 * SAMPLE_MESSAGES];
 	size_t count = sample_messages(m);
 	const uint64_t widths[] = {0,     127,   128,         255,        256,
 				   65535, 65536, 0xffffffffu, 1ull << 32, UINT64_MAX};
@@ -440,7 +445,7 @@ END_TEST
 START_TEST(test_several_messages)
 {
 	static uint8_t buf[4096];
-	struct paxos_message m[24];
+	struct paxos_message m[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m);
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -454,10 +459,10 @@ START_TEST(test_several_messages)
 		ck_assert_int_eq(paxos_encoder_add(&e, &m[i]), PAXOS_OK);
 	ck_assert_uint_eq(e.count, 2 * count);
 
-	struct paxos_message expected[48];
+	struct paxos_message expected[2 * SAMPLE_MESSAGES];
 	for (size_t i = 0; i < 2 * count; i++)
 		expected[i] = m[i % count];
-	ck_assert_int_eq(decode_exact(buf, e.len, &h, 48, expected, &n), PAXOS_OK);
+	ck_assert_int_eq(decode_exact(buf, e.len, &h, 2 * SAMPLE_MESSAGES, expected, &n), PAXOS_OK);
 	ck_assert_uint_eq(n, 2 * count);
 }
 END_TEST
@@ -503,7 +508,7 @@ END_TEST
 START_TEST(test_decoder_reuses_zone)
 {
 	static uint8_t buf[1024];
-	struct paxos_message m[24], out[24];
+	struct paxos_message m[SAMPLE_MESSAGES], out[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m), n;
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -514,9 +519,10 @@ START_TEST(test_decoder_reuses_zone)
 	msgpack_zone *zone = dec.unpacked.zone;
 	ck_assert_ptr_nonnull(zone);
 	for (int i = 0; i < 100; i++) {
-		ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, 24, &n), PAXOS_OK);
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len, &h, out, SAMPLE_MESSAGES, &n),
+				 PAXOS_OK);
 		ck_assert_uint_eq(n, count);
-		ck_assert_int_eq(paxos_decode(&dec, buf, e.len - 1, &h, out, 24, &n),
+		ck_assert_int_eq(paxos_decode(&dec, buf, e.len - 1, &h, out, SAMPLE_MESSAGES, &n),
 				 PAXOS_E_MALFORMED);
 		ck_assert_ptr_eq(dec.unpacked.zone, zone);
 	}
@@ -627,8 +633,8 @@ END_TEST
 
 START_TEST(test_encoder_reset)
 {
-	uint8_t buf[512];
-	struct paxos_message m[24];
+	uint8_t buf[1024];
+	struct paxos_message m[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m), n;
 	struct paxos_encoder e;
 	struct paxos_header h;

@@ -16,9 +16,9 @@
 START_TEST(test_every_truncation)
 {
 	static uint8_t buf[1024];
-	struct paxos_message m[24];
+	struct paxos_message m[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m);
-	size_t boundary[25];
+	size_t boundary[SAMPLE_MESSAGES + 1];
 	struct paxos_encoder e;
 	struct paxos_header h;
 	size_t n;
@@ -31,7 +31,7 @@ START_TEST(test_every_truncation)
 	}
 	size_t next = 0;
 	for (size_t cut = 0; cut <= e.len; cut++) {
-		int rc = decode_exact(buf, cut, &h, 24, m, &n);
+		int rc = decode_exact(buf, cut, &h, SAMPLE_MESSAGES, m, &n);
 		if (next <= count && cut == boundary[next]) {
 			ck_assert_msg(rc == PAXOS_OK, "cut %zu at boundary %zu", cut, next);
 			ck_assert_uint_eq(n, next);
@@ -153,7 +153,7 @@ END_TEST
 START_TEST(test_wrong_field_count)
 {
 	static const uint32_t fields[PAXOS_MSG_TYPE_MAX + 1] = {
-	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7};
+	    0, 3, 6, 5, 7, 4, 3, 2, 6, 2, 4, 3, 3, 3, 7, 3, 9, 2, 5, 4, 4, 4, 5, 6, 7, 4};
 
 	for (uint32_t t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++) {
 		for (int delta = -1; delta <= 1; delta++) {
@@ -367,6 +367,11 @@ START_TEST(test_bad_ids_and_ranges)
 	/* repeat needs from <= to. */
 	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){4, 4}, 2, PAXOS_OK);
 	expect_msg(PAXOS_MSG_REPEAT, (int64_t[]){5, 4}, 2, PAXOS_E_MALFORMED);
+	/* chosen: a ballot, and a range from instance 1 up with from <= to. */
+	expect_msg(PAXOS_MSG_CHOSEN, (int64_t[]){101, 3, 3}, 3, PAXOS_OK);
+	expect_msg(PAXOS_MSG_CHOSEN, (int64_t[]){101, 4, 3}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_CHOSEN, (int64_t[]){101, 0, 3}, 3, PAXOS_E_MALFORMED);
+	expect_msg(PAXOS_MSG_CHOSEN, (int64_t[]){0, 1, 3}, 3, PAXOS_E_MALFORMED);
 
 	/* promise: value_ballot is a uint64 (any), acceptor_id bounded. */
 	struct craft c;
@@ -522,7 +527,7 @@ START_TEST(test_random_bit_flips)
 {
 	static uint8_t valid[1024];
 	uint8_t buf[1024];
-	struct paxos_message m[24];
+	struct paxos_message m[SAMPLE_MESSAGES];
 	size_t count = sample_messages(m);
 	struct paxos_encoder e;
 	struct paxos_header h;
@@ -563,6 +568,15 @@ START_TEST(test_message_proposer)
 	m = (struct paxos_message){.type = PAXOS_MSG_ACCEPT, .u.accept.ballot = UINT64_MAX};
 	ck_assert(paxos_msg_proposer(&m, &id));
 	ck_assert_uint_eq(id, UINT64_MAX % 100);
+	/* The leader's word on what was chosen speaks for its ballot's proposer, and is screened
+	 * as its accepts are: a ballot beyond any epoch is implausible. */
+	m = (struct paxos_message){.type = PAXOS_MSG_CHOSEN, .u.chosen = {5 * 100 + 2, 1, 1}};
+	ck_assert(paxos_msg_proposer(&m, &id));
+	ck_assert_uint_eq(id, 2);
+	ck_assert(paxos_msg_plausible(&m));
+	m.u.chosen.ballot = UINT64_MAX;
+	ck_assert(!paxos_msg_plausible(&m));
+	ck_assert_int_eq(paxos_msg_group(PAXOS_MSG_CHOSEN), PAXOS_GROUP_ACCEPTORS);
 	m = (struct paxos_message){.type = PAXOS_MSG_HEARTBEAT, .u.heartbeat.proposer_id = 1};
 	ck_assert(paxos_msg_proposer(&m, &id));
 	ck_assert_uint_eq(id, 1);
@@ -696,7 +710,7 @@ START_TEST(test_status_strings)
 	    "repeat",       "trim",         "acceptor_state", "client_value",   "trimmed",
 	    "heartbeat",    "leader",       "repair",         "acceptor_hello", "recover_ask",
 	    "recover_info", "config_ask",   "config_info",    "config_push",    "refused",
-	    "change",       "snapshot_ask", "snapshot_offer", "snapshot_chunk"};
+	    "change",       "snapshot_ask", "snapshot_offer", "snapshot_chunk", "chosen"};
 	for (int t = PAXOS_MSG_PREPARE; t <= PAXOS_MSG_TYPE_MAX; t++)
 		ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)t), names[t - 1]);
 	ck_assert_str_eq(paxos_msg_type_name((enum paxos_msg_type)0), "unknown");

@@ -73,6 +73,43 @@ START_TEST(test_leader_word_closes_only_what_it_names)
 }
 END_TEST
 
+/* An idle leader says on its own what its last accepts left unsaid (paxos_chosen): the same
+ * word, with the same limits, closes the last instances before a pause. */
+START_TEST(test_chosen_message_closes_the_last_instances)
+{
+	struct fixture *f = fixture_default();
+	for (paxos_iid i = 1; i <= 3; i++) {
+		send_accept_saying(f, i, 101,
+				   i == 1   ? "a"
+				   : i == 2 ? "b"
+					    : "c",
+				   i > 1 ? 1 : 0, i - 1);
+		send_valueless(f, i, 101, 0);
+	}
+	ck_assert_uint_eq(f->sink->delivered, 2); /* 3 was chosen after the last accept */
+	send_chosen(f, 202, 3, 3);                /* 3 holds no value of ballot 202 */
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	send_chosen(f, 101, 3, 3); /* below the word held, of 202: ignored */
+	ck_assert_uint_eq(f->sink->delivered, 2);
+	struct fixture *g = fixture_default();
+	send_accept(g, 1, 101, "a");
+	send_valueless(g, 1, 101, 0);
+	send_chosen(g, 101, 1, 1);
+	ck_assert_uint_eq(g->sink->delivered, 1);
+	ck_assert_str_eq(g->sink->delivered_value[0], "a");
+	ck_assert_uint_eq(g->counters.instances_closed_by_leader, 1);
+	/* A word held closes a value that comes after it, once vouched for. */
+	send_chosen(g, 101, 1, 2);
+	send_accept(g, 2, 101, "b");
+	ck_assert_uint_eq(g->sink->delivered, 1);
+	send_valueless(g, 2, 101, 0);
+	ck_assert_uint_eq(g->sink->delivered, 2);
+	ck_assert_uint_eq(repeats(g), 0);
+	fixture_free(f);
+	fixture_free(g);
+}
+END_TEST
+
 /* The leader's word and the votes agree: an instance closed by a quorum first is delivered
  * once, and the word later changes nothing. */
 START_TEST(test_leader_word_after_the_quorum)
@@ -97,6 +134,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_leader_word_closes_vouched_values);
 	tcase_add_test(tc, test_leader_word_closes_only_what_it_names);
 	tcase_add_test(tc, test_leader_word_after_the_quorum);
+	tcase_add_test(tc, test_chosen_message_closes_the_last_instances);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -362,6 +362,50 @@ START_TEST(test_leader_learns_accepts_sent_while_it_learns)
 }
 END_TEST
 
+/* The acceptors' learners learn what was chosen from the leader's word (learning acceptors):
+ * the last values before a pause too, from the chosen message an idle leader sends. Neither a
+ * hole check nor the acceptors' resent last votes find them here: both periods are a minute. */
+START_TEST(test_acceptors_learn_the_last_values_before_a_pause)
+{
+	struct support_cluster c;
+	support_cluster_start(&c, "learner-hole-check-ms 60000\nacceptor-repeat-ms 60000\n");
+	struct event_base *b = c.base;
+	static struct in_order mine;
+	mine = (struct in_order){0, true};
+	struct paxos_node *leader = support_cluster_node(&c);
+	ck_assert_int_eq(paxos_node_add_learner(leader, check_order, &mine), PAXOS_OK);
+	ck_assert_int_eq(paxos_node_add_proposer(leader, 0), PAXOS_OK);
+	char value[16];
+	for (uint32_t k = 0; k < 20; k++) {
+		int len = snprintf(value, sizeof(value), "v%04u", k);
+		ck_assert_int_eq(paxos_node_submit(leader, value, (size_t)len), PAXOS_OK);
+		for (int i = 0; i < 1000 && mine.n <= k; i++)
+			support_run_for(b, 5);
+	}
+	ck_assert_msg(mine.n == 20 && mine.ordered, "delivered %u of 20", mine.n);
+	uint64_t want = paxos_node_counters(leader, PAXOS_ROLE_LEARNER)->instances_delivered;
+	bool all = false;
+	for (int i = 0; i < 200 && !all; i++) {
+		support_run_for(b, 10);
+		all = true;
+		for (uint32_t a = 0; a < 3; a++)
+			all &= paxos_node_counters(c.acc[a], PAXOS_ROLE_LEARNER)
+				   ->instances_delivered == want;
+	}
+	for (uint32_t a = 0; a < 3; a++) {
+		const struct paxos_counters *lc = paxos_node_counters(c.acc[a], PAXOS_ROLE_LEARNER);
+		ck_assert_msg(lc->instances_delivered == want,
+			      "acceptor %u's learner delivered %llu of %llu instances", a,
+			      (unsigned long long)lc->instances_delivered,
+			      (unsigned long long)want);
+		ck_assert_uint_eq(lc->repeats_requested, 0);
+	}
+	ck_assert_uint_ge(paxos_node_counters(leader, PAXOS_ROLE_PROPOSER)->chosen_said, 1);
+	paxos_node_free(leader);
+	support_cluster_free(&c);
+}
+END_TEST
+
 static size_t datagrams_read;
 
 static void count_datagrams(void *arg, enum paxos_group g, struct paxos_rx_datagram *d, size_t n)
@@ -473,6 +517,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_storage_failure_says_why);
 	tcase_add_test(tc, test_leader_learns_its_own_accepts);
 	tcase_add_test(tc, test_leader_learns_accepts_sent_while_it_learns);
+	tcase_add_test(tc, test_acceptors_learn_the_last_values_before_a_pause);
 	tcase_add_test(tc, test_ignored_group_keeps_next_to_nothing);
 	suite_add_tcase(s, tc);
 	TCase *auth = tcase_create("auth");

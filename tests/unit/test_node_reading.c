@@ -139,8 +139,8 @@ static unsigned sent_groups(const struct stub *s, size_t first)
  * A learning acceptor's learner does not join the votes group, and reads the learners group
  * as it arrives (it carries little now); its acceptor reads the acceptors group as it arrives.
  * It learns from the leader's accepts: a value its acceptor voted for closes once an accept
- * says it was chosen. A node of wire version 5 heard, the votes go to the learners group,
- * which the learner reads lazily again.
+ * says it was chosen, or a chosen message does. A node of wire version 5 heard, the votes go to the
+ * learners group, which the learner reads lazily again.
  */
 START_TEST(test_learning_acceptor_learns_from_the_leader)
 {
@@ -180,10 +180,18 @@ START_TEST(test_learning_acceptor_learns_from_the_leader)
 	ck_assert_uint_eq(lc->instances_delivered, 1);
 	ck_assert_uint_eq(lc->instances_closed_by_leader, 1);
 	ck_assert_uint_eq(lc->bytes_delivered, 1);
+	/* The leader paused: its word comes alone (a chosen message), for the learner only. */
+	struct paxos_message said = {.type = PAXOS_MSG_CHOSEN, .u.chosen = {ballot, 1, 2}};
+	sent_before = s->sent;
+	stub_deliver(s, PAXOS_GROUP_ACCEPTORS, PAXOS_ROLE_PROPOSER, 0, &said);
+	support_run_for(base, 1);
+	ck_assert_uint_eq(lc->instances_delivered, 2);
+	ck_assert_uint_eq(lc->instances_closed_by_leader, 2);
+	ck_assert_uint_eq(sent_groups(s, sent_before) & (1u << PAXOS_GROUP_VOTES), 0);
 	/* A word for a ballot its acceptor did not vote at closes nothing. */
 	deliver_accept(s, 3, ballot + PAXOS_MAX_PROPOSERS, "c", 2, 2);
 	support_run_for(base, 1);
-	ck_assert_uint_eq(lc->instances_delivered, 1);
+	ck_assert_uint_eq(lc->instances_delivered, 2);
 
 	/* Acceptor 1 speaks wire version 5: so does this node, with the votes to the learners
 	 * group, which its learner reads lazily again. */

@@ -351,6 +351,50 @@ START_TEST(test_accepts_say_what_was_chosen)
 }
 END_TEST
 
+/* A leader whose accepts stopped says what they left unsaid in a chosen message, at the
+ * second tick after its last accept (one tick with no accept since the one before), once, and
+ * only what its run of chosen instances adds. */
+START_TEST(test_idle_leader_says_what_was_chosen)
+{
+	struct sim *s = sim_new(8, 1, 16);
+	s->deliver_ballots = true;
+	lead(s);
+	ck_assert_int_eq(submit(s, "a"), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->ninstances, 1);
+	advance(s, 1); /* an accept went out since the last tick */
+	ck_assert_uint_eq(s->chosen_sent, 0);
+	advance(s, 1);
+	ck_assert_uint_eq(s->chosen_sent, 1);
+	ck_assert_uint_eq(s->chosen_from, 1);
+	ck_assert_uint_eq(s->chosen_to, 1);
+	advance(s, 1);
+	advance(s, 1);
+	ck_assert_uint_eq(s->chosen_sent, 1); /* nothing new to say */
+	/* The accepts of b and c say 1..1 and 1..2; the chosen message then says 1..3. */
+	ck_assert_int_eq(submit(s, "b"), PAXOS_OK);
+	run(s);
+	ck_assert_int_eq(submit(s, "c"), PAXOS_OK);
+	run(s);
+	ck_assert_uint_eq(s->said_to, 2);
+	advance(s, 1);
+	advance(s, 1);
+	ck_assert_uint_eq(s->chosen_sent, 2);
+	ck_assert_uint_eq(s->chosen_from, 1);
+	ck_assert_uint_eq(s->chosen_to, 3);
+	/* A delivery without its ballot ends the run: nothing is known to say. */
+	s->deliver_ballots = false;
+	ck_assert_int_eq(submit(s, "d"), PAXOS_OK);
+	run(s);
+	advance(s, 1);
+	advance(s, 1);
+	ck_assert_uint_eq(s->chosen_sent, 2);
+	ck_assert_uint_eq(s->counters.chosen_said, 2);
+	ck_assert_uint_eq(s->ndelivered, 4);
+	sim_free(s);
+}
+END_TEST
+
 /* What the node says of the spares goes into every accept from then on. */
 START_TEST(test_accepts_say_whether_spares_rest)
 {
@@ -648,6 +692,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, test_adopted_value_leaves_pending);
 	tcase_add_loop_test(t, test_random_loss_exactly_once, 0, 8);
 	tcase_add_test(t, test_accepts_say_what_was_chosen);
+	tcase_add_test(t, test_idle_leader_says_what_was_chosen);
 	tcase_add_test(t, test_accepts_say_whether_spares_rest);
 	tcase_add_test(t, test_votes_wanted_when_phase2_is_busy);
 	tcase_add_loop_test(t, test_batching_exactly_once_in_order, 0, 4);

@@ -163,6 +163,11 @@ void deliver(struct sim *s, uint32_t to, uint32_t slot)
 	      copy.sender >> 8, copy.sender & 0xff, group_name(g), i);
 	switch (kind) {
 	case EP_ACCEPTOR:
+		if (m->type == PAXOS_MSG_CHOSEN) { /* the learner's alone, as in the node */
+			if (s->acc[i].up && !s->acc[i].cut && s->acc[i].learner)
+				acceptor_learn(s, i, m);
+			break;
+		}
 		/* As the node does: its learner takes the accept's value first. */
 		if (m->type == PAXOS_MSG_ACCEPT && s->acc[i].up && !s->acc[i].cut &&
 		    s->acc[i].learner && !rng_percent(&s->rng, s->o.accept_loss))
@@ -178,7 +183,8 @@ void deliver(struct sim *s, uint32_t to, uint32_t slot)
 			break;
 		if (p->lean && g != PAXOS_GROUP_PROPOSERS)
 			break; /* neither the log nor the client values */
-		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT) {
+		if (g == PAXOS_GROUP_LEARNERS || m->type == PAXOS_MSG_ACCEPT ||
+		    m->type == PAXOS_MSG_CHOSEN) {
 			learner_step(s, p->learner, m, &p->ep, on_internal_closed,
 				     on_internal_deliver, on_internal_new_log);
 			break;

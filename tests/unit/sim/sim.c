@@ -212,10 +212,10 @@ static void on_emit(void *ctx, enum paxos_group to, const struct paxos_message *
 		for (uint32_t i = 0; i < s->ids; i++)
 			if (!s->acc[i].cut)
 				send_to(s, slot, receiver(to, EP_ACCEPTOR, i));
-		if (m->type != PAXOS_MSG_ACCEPT)
+		if (m->type != PAXOS_MSG_ACCEPT && m->type != PAXOS_MSG_CHOSEN)
 			break;
-		/* Learners hear the leader's accepts (their values); acceptors' learners get
-		 * them with their acceptor's copy (deliver). */
+		/* Learners hear the leader's accepts (their values) and its word on what was
+		 * chosen; acceptors' learners get them with their acceptor's copy (deliver). */
 		for (uint32_t i = 0; i < s->o.learners; i++)
 			if (!rng_percent(&s->rng, s->o.accept_loss))
 				send_to(s, slot, receiver(to, EP_LEARNER, i));
