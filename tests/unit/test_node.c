@@ -385,7 +385,7 @@ START_TEST(test_acceptors_learn_the_last_values_before_a_pause)
 	ck_assert_msg(mine.n == 20 && mine.ordered, "delivered %u of 20", mine.n);
 	uint64_t want = paxos_node_counters(leader, PAXOS_ROLE_LEARNER)->instances_delivered;
 	bool all = false;
-	for (int i = 0; i < 200 && !all; i++) {
+	for (int i = 0; i < 1000 && !all; i++) {
 		support_run_for(b, 10);
 		all = true;
 		for (uint32_t a = 0; a < 3; a++)
