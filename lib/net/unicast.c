@@ -25,7 +25,8 @@
  */
 #include "unicast_state.h"
 
-/* The votes go to every subscribed learner, as the learners group: they arrive as its. */
+/* The votes go to the subscribed learners that count them, as the learners group: they arrive
+ * as its. */
 static const uint8_t group_frame[PAXOS_GROUP_COUNT] = {PAXOS_GROUP_ACCEPTORS, PAXOS_GROUP_PROPOSERS,
 						       PAXOS_GROUP_LEARNERS, PAXOS_GROUP_SUBMIT,
 						       PAXOS_GROUP_LEARNERS};
@@ -170,6 +171,13 @@ static int uc_join(struct paxos_transport *t, enum paxos_group g, char *err, siz
 			 : g == PAXOS_GROUP_SUBMIT  ? "submit"
 						    : "proposers");
 		return PAXOS_E_INVALID;
+	}
+	if (g == PAXOS_GROUP_VOTES) {
+		/* The votes come framed as the learners group, to the subscribers that count
+		 * them: say so to the acceptors at once. */
+		u->joined[g] = true;
+		unicast_subscribe_votes(u);
+		return PAXOS_OK;
 	}
 	if (g == PAXOS_GROUP_LEARNERS) {
 		/* Any local port: acceptors answer to where the subscription came from. */
@@ -325,7 +333,14 @@ static void uc_send(struct paxos_transport *t, struct paxos_tx_datagram *d, size
 		size_t members = destinations(u, x->to, &list, &stride);
 		if ((x->to == PAXOS_GROUP_LEARNERS || x->to == PAXOS_GROUP_VOTES) && members == 0)
 			note_alone(u);
-		add_entries(u, fd, d, i, list, stride, members, &count);
+		if (x->to == PAXOS_GROUP_VOTES) {
+			for (size_t j = 0; j < members; j++)
+				if (u->subscribers[j].votes)
+					add_entries(u, fd, d, i, &u->subscribers[j].addr, stride, 1,
+						    &count);
+		} else {
+			add_entries(u, fd, d, i, list, stride, members, &count);
+		}
 		/* A proposer's acceptors group reaches the learners subscribed to it too. */
 		if (x->to == PAXOS_GROUP_ACCEPTORS && u->fd[SOCKET_PROPOSER] >= 0)
 			add_entries(u, fd, d, i, &u->subscribers[0].addr, sizeof(struct subscriber),

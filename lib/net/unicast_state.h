@@ -45,6 +45,10 @@ enum frame {
 #define CONTROL_BYTES 14
 /* Proposers name themselves with this bit and their id: learners count acceptors only. */
 #define MEMBER_PROPOSER 0x80000000u
+/* A subscription's lease word with this bit asks for the learners group without the votes: a
+ * learning acceptor's learner, which learns from the leader's word and its own acceptor's
+ * votes. A member that does not know the bit takes it as a long lease, cut to its own. */
+#define SUBSCRIBE_NO_VOTES 0x80000000u
 
 /* The sockets a node may have: its acceptor's, its proposer's, its learner's. */
 enum socket_kind { SOCKET_ACCEPTOR, SOCKET_PROPOSER, SOCKET_LEARNER, SOCKET_COUNT };
@@ -52,6 +56,7 @@ enum socket_kind { SOCKET_ACCEPTOR, SOCKET_PROPOSER, SOCKET_LEARNER, SOCKET_COUN
 struct subscriber {
 	struct sockaddr_in addr;
 	uint64_t expires_us;
+	bool votes; /* it counts votes: the votes group reaches it (SUBSCRIBE_NO_VOTES) */
 };
 
 struct unicast {
@@ -125,6 +130,8 @@ void unicast_control(struct unicast *u, enum socket_kind k, const uint8_t *buf, 
 int unicast_subscribe(struct unicast *u, char *err, size_t errlen);
 /* A learner hosted without an acceptor: the proposers send it their acceptors group. */
 void unicast_subscribe_accepts(struct unicast *u);
+/* A learner that joined the votes group: subscribes to every acceptor again, now with them. */
+void unicast_subscribe_votes(struct unicast *u);
 /* A learner's subscription to acceptor id, whose address changed: anew, without a cookie. */
 void unicast_resubscribe(struct unicast *u, uint32_t id);
 /* A learner going away says so; a crashed one is dropped when its lease ends. */

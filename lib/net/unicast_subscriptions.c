@@ -43,6 +43,16 @@ static void control_send(const struct unicast *u, int fd, const struct sockaddr_
 	(void)sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to));
 }
 
+/* A learner's subscription to acceptor `to`: its lease, and whether it counts votes (it joined
+ * the votes group). */
+static void subscribe_to(const struct unicast *u, const struct sockaddr_in *to, uint64_t cookie)
+{
+	uint32_t word = u->cfg.subscription_lease_ms;
+	if (!u->joined[PAXOS_GROUP_VOTES])
+		word |= SUBSCRIBE_NO_VOTES;
+	control_send(u, u->fd[SOCKET_LEARNER], to, FRAME_SUBSCRIBE, word, cookie);
+}
+
 /* The cookie of address a in period (never 0, the learner's "none"). */
 static uint64_t cookie_of(const struct unicast *u, const struct sockaddr_in *a, uint64_t period)
 {
@@ -108,10 +118,11 @@ static void log_refused(struct unicast *u, const struct sockaddr_in *from, uint6
 
 /* An acceptor's or proposer's side of a subscription: with a valid cookie for its source,
  * add or renew it and confirm (as member), or drop it; without, challenge that source. */
-static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t lease_ms,
-			    uint64_t cookie, const struct sockaddr_in *from, uint32_t member)
+static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t word, uint64_t cookie,
+			    const struct sockaddr_in *from, uint32_t member)
 {
 	uint64_t now = now_us();
+	uint32_t lease_ms = word & ~SUBSCRIBE_NO_VOTES;
 	if (!cookie_valid(u, from, cookie, now)) {
 		if (f == FRAME_SUBSCRIBE)
 			control_send(u, fd, from, FRAME_CHALLENGE, member,
@@ -149,6 +160,7 @@ static void on_subscription(struct unicast *u, int fd, enum frame f, uint32_t le
 		u->alone_logged = false;
 	}
 	u->subscribers[i].expires_us = now + (uint64_t)lease_ms * 1000u;
+	u->subscribers[i].votes = !(word & SUBSCRIBE_NO_VOTES);
 	control_send(u, fd, from, FRAME_SUBSCRIBED, member, cookie_of(u, from, cookie_period(now)));
 }
 
@@ -191,9 +203,13 @@ static void on_subscribed(struct unicast *u, uint32_t member, uint64_t cookie,
 static void on_challenge(struct unicast *u, uint32_t member, uint64_t cookie,
 			 const struct sockaddr_in *from)
 {
-	if (note_cookie(u, member, cookie, from))
+	if (!note_cookie(u, member, cookie, from))
+		return;
+	if (member & MEMBER_PROPOSER)
 		control_send(u, u->fd[SOCKET_LEARNER], from, FRAME_SUBSCRIBE,
 			     u->cfg.subscription_lease_ms, cookie);
+	else
+		subscribe_to(u, from, cookie);
 }
 
 /* A listening learner subscribes to every proposer too (their accepts carry the values). */
@@ -213,8 +229,7 @@ static void renew(struct unicast *u)
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
 		if (u->acceptors[i].sin_port == 0)
 			continue; /* no address yet (added through the log later) */
-		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
+		subscribe_to(u, &u->acceptors[i], u->acceptor_cookie[i]);
 		uint64_t since = u->confirmed_us[i] ? u->confirmed_us[i] : u->subscribed_us;
 		if (now - since < lease || u->silence_logged[i])
 			continue;
@@ -250,8 +265,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
 		if (u->confirmed_us[i] || u->acceptors[i].sin_port == 0)
 			continue;
-		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms, u->acceptor_cookie[i]);
+		subscribe_to(u, &u->acceptors[i], u->acceptor_cookie[i]);
 		waiting = true;
 	}
 	if (waiting)
@@ -324,6 +338,12 @@ void unicast_resubscribe(struct unicast *u, uint32_t id)
 	u->silence_logged[id] = false;
 	u->acceptor_cookie[id] = 0;
 	if (u->fd[SOCKET_LEARNER] >= 0 && u->joined[PAXOS_GROUP_LEARNERS])
-		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[id], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms, 0);
+		subscribe_to(u, &u->acceptors[id], 0);
+}
+
+void unicast_subscribe_votes(struct unicast *u)
+{
+	for (uint32_t i = 0; u->fd[SOCKET_LEARNER] >= 0 && i < u->cfg.acceptors; i++)
+		if (u->acceptors[i].sin_port != 0)
+			subscribe_to(u, &u->acceptors[i], u->acceptor_cookie[i]);
 }

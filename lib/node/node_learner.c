@@ -336,12 +336,11 @@ static bool values_lazy(const struct paxos_node *n)
 
 /* Whether the node's learner counts the acceptors' votes: all but a learning acceptor's that
  * serves nothing else, which learns what was chosen from the leader's accepts
- * (paxos_accept.chosen_to) and its own acceptor's votes (node_learn_own_votes). Unicast sends
- * the votes to every learner that subscribed. */
+ * (paxos_accept.chosen_to, paxos_chosen) and its own acceptor's votes (node_learn_own_votes).
+ * On unicast the acceptors send the votes to the learners that joined the votes group alone. */
 static bool counts_votes(const struct paxos_node *n)
 {
-	return n->learner.core && (n->cfg.transport == PAXOS_TRANSPORT_UNICAST ||
-				   !n->acceptor.core || n->proposer.core || n->learner.app.deliver);
+	return n->learner.core && (!n->acceptor.core || n->proposer.core || n->learner.app.deliver);
 }
 
 /* Whether the votes come on the learners group: unicast (one socket for both), or wire

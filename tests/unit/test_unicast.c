@@ -257,6 +257,45 @@ START_TEST(test_learners_hear_the_proposers_accepts)
 }
 END_TEST
 
+/* The votes reach the subscribers that count them: a learner that joined the votes group (an
+ * application's or a proposer's), not one that did not (a learning acceptor's), which still gets
+ * the rest of the learners group. A subscriber that says nothing of votes (an older learner)
+ * gets them. */
+START_TEST(test_votes_reach_the_learners_that_count_them)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	struct inbox a0 = {0}, counting = {0}, learning = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	struct paxos_transport *tc = open_unicast(base, &cfg, &counting);
+	ck_assert_int_eq(tc->ops->join(tc, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(tc->ops->join(tc, PAXOS_GROUP_VOTES, err, sizeof(err)), PAXOS_OK);
+	struct paxos_transport *tl = open_unicast(base, &cfg, &learning);
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	run_ms(base, 50); /* the subscriptions arrive */
+
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_VOTES, "vote"), 1);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "state"), 2);
+	run_ms(base, 50);
+	ck_assert_uint_eq(counting.count[PAXOS_GROUP_LEARNERS], 2); /* votes come as learners' */
+	ck_assert_uint_eq(learning.count[PAXOS_GROUP_LEARNERS], 1);
+	ck_assert_uint_eq(learning.last_len, strlen("state"));
+
+	/* Joining the votes group later says so to the acceptors at once. */
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_VOTES, err, sizeof(err)), PAXOS_OK);
+	run_ms(base, 50);
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_VOTES, "vote 2"), 2);
+	run_ms(base, 50);
+	ck_assert_uint_eq(learning.count[PAXOS_GROUP_LEARNERS], 2);
+	tl->ops->destroy(tl);
+	tc->ops->destroy(tc);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
 static int subscriber_socket(void)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
@@ -361,6 +400,8 @@ START_TEST(test_replayed_subscription_takes_no_slot)
 	int learner = subscriber_socket();
 	uint64_t cookie = subscribe(base, learner, 5000);
 	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_LEARNERS, "a"), 1);
+	/* Its subscription says nothing of votes: it gets them. */
+	ck_assert_uint_eq(send_copies(ta0, PAXOS_GROUP_VOTES, "v"), 1);
 
 	uint8_t buf[64];
 	int replay[300];
@@ -412,6 +453,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_members_receive_their_groups);
 	tcase_add_test(tc, test_learners_subscribe);
 	tcase_add_test(tc, test_learners_hear_the_proposers_accepts);
+	tcase_add_test(tc, test_votes_reach_the_learners_that_count_them);
 	tcase_add_test(tc, test_lease_expires);
 	tcase_add_test(tc, test_replayed_subscription_takes_no_slot);
 	suite_add_tcase(s, tc);
