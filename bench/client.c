@@ -514,44 +514,44 @@ int main(int argc, char **argv)
 			part->node = paxos_node_new(c.base, &part_cfg, err, sizeof(err));
 		}
 		if (!part->node ||
-		    paxos_node_add_learner(part->node, on_deliver, part) != PAXOS_OK) {
+		    paxos_node_add_learner(part->node, client_on_deliver, part) != PAXOS_OK) {
 			fprintf(stderr, "paxos-client: %s\n",
 				part->node ? paxos_node_error(part->node) : err);
 			return 1;
 		}
-		paxos_node_on_refused(part->node, on_refused, &c);
+		paxos_node_on_refused(part->node, client_on_refused, &c);
 		/* One partition: the followers keep the values, a new leader has them. */
 		if (cfg.partitions > 1)
-			paxos_node_on_new_leader(part->node, on_new_leader, part);
+			paxos_node_on_new_leader(part->node, client_on_new_leader, part);
 	}
 	c.node = c.parts[0].node;
 	struct timeval check = {0, (suseconds_t)(resubmit_ms * 1000 / 4)};
 	if (resubmit_ms >= 4000)
 		check = (struct timeval){(time_t)(resubmit_ms / 4000), 0};
 	struct timeval limit = {(time_t)limit_s, 0}, zero = {0, 0};
-	struct event *resubmit_ev = event_new(c.base, -1, EV_PERSIST, on_resubmit_check, &c);
-	struct event *start_ev = evtimer_new(c.base, on_start, &c);
+	struct event *resubmit_ev = event_new(c.base, -1, EV_PERSIST, client_on_resubmit_check, &c);
+	struct event *start_ev = evtimer_new(c.base, client_on_start, &c);
 	c.start_ev = start_ev;
 	/* Two acceptor ticks (each resends the highest accepted instance), at most a second. */
 	c.learner_wait =
 	    (paxos_time)(cfg.acceptor_repeat_ms < 500 ? 2 * cfg.acceptor_repeat_ms : 1000) * 1000;
-	struct event *deadline_ev = evtimer_new(c.base, on_deadline, &c);
-	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, on_stall_check, &c);
+	struct event *deadline_ev = evtimer_new(c.base, client_on_deadline, &c);
+	struct event *stall_ev = event_new(c.base, -1, EV_PERSIST, client_on_stall_check, &c);
 	struct timeval stall_every = {0, 250000};
 	c.heard_ms = 3 * cfg.acceptor_repeat_ms + 100;
 	c.progress = paxos_now();
 	event_add(stall_ev, &stall_every);
-	struct event *sigint = evsignal_new(c.base, SIGINT, on_signal, c.base);
-	struct event *sigterm = evsignal_new(c.base, SIGTERM, on_signal, c.base);
-	struct event *sigusr1 = evsignal_new(c.base, SIGUSR1, on_drain, &c);
+	struct event *sigint = evsignal_new(c.base, SIGINT, client_on_signal, c.base);
+	struct event *sigterm = evsignal_new(c.base, SIGTERM, client_on_signal, c.base);
+	struct event *sigusr1 = evsignal_new(c.base, SIGUSR1, client_on_drain, &c);
 	/* Open loop: a tick per value at low rates, every 100 us at high ones (values due
 	 * between two ticks go out together). */
 	uint64_t tick_us = c.rate ? 1000000u / c.rate : 0;
 	if (tick_us < 100)
 		tick_us = 100;
 	struct timeval tick = {(time_t)(tick_us / 1000000u), (suseconds_t)(tick_us % 1000000u)};
-	struct event *rate_ev = event_new(c.base, -1, EV_PERSIST, on_rate_tick, &c);
-	c.held_ev = evtimer_new(c.base, on_held_retry, &c);
+	struct event *rate_ev = event_new(c.base, -1, EV_PERSIST, client_on_rate_tick, &c);
+	c.held_ev = evtimer_new(c.base, client_on_held_retry, &c);
 	c.held_budget = HELD_BUDGET_STEP;
 	if (c.rate)
 		event_add(rate_ev, &tick);

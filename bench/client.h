@@ -80,7 +80,7 @@ struct client {
 	uint8_t *latency_part; /* the partition (index into parts) of each latency */
 	uint64_t rng;
 	FILE *log;
-	/* Why nothing is delivered, as the acceptors' state messages say (on_stall_check). */
+	/* Why nothing is delivered, from the acceptors' states (client_on_stall_check). */
 	uint32_t heard_ms;
 	paxos_time progress; /* the last delivery, or the start */
 	char reason[256];    /* the last reason printed */
@@ -94,17 +94,17 @@ struct client {
 #define HELD_BUDGET_STEP 8u
 
 /* The event loop's callbacks (bench/client_run.c); arg is the struct client but for
- * on_deliver (a struct part) and the node's callbacks. */
-void on_deadline(evutil_socket_t fd, short what, void *arg);
-void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v);
-void on_drain(evutil_socket_t fd, short what, void *arg);
-void on_held_retry(evutil_socket_t fd, short what, void *arg);
-void on_new_leader(void *arg, uint32_t proposer);
-void on_rate_tick(evutil_socket_t fd, short what, void *arg);
-void on_refused(void *arg, const uint64_t *hashes, size_t count);
-void on_resubmit_check(evutil_socket_t fd, short what, void *arg);
-void on_signal(evutil_socket_t fd, short what, void *arg);
-void on_stall_check(evutil_socket_t fd, short what, void *arg);
-void on_start(evutil_socket_t fd, short what, void *arg);
+ * client_on_deliver (a struct part) and the node's callbacks. */
+void client_on_deadline(evutil_socket_t fd, short what, void *arg);
+void client_on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v);
+void client_on_drain(evutil_socket_t fd, short what, void *arg);
+void client_on_held_retry(evutil_socket_t fd, short what, void *arg);
+void client_on_new_leader(void *arg, uint32_t proposer);
+void client_on_rate_tick(evutil_socket_t fd, short what, void *arg);
+void client_on_refused(void *arg, const uint64_t *hashes, size_t count);
+void client_on_resubmit_check(evutil_socket_t fd, short what, void *arg);
+void client_on_signal(evutil_socket_t fd, short what, void *arg);
+void client_on_stall_check(evutil_socket_t fd, short what, void *arg);
+void client_on_start(evutil_socket_t fd, short what, void *arg);
 
 #endif

@@ -90,7 +90,7 @@ static int cmp_u64(const void *a, const void *b)
 /* The leader dropped these values (its list was full): ours among them go again once the node
  * stops holding values back, not after --resubmit-ms. A value's hash is taken the first time
  * a refusal needs it. */
-void on_refused(void *arg, const uint64_t *hashes, size_t count)
+void client_on_refused(void *arg, const uint64_t *hashes, size_t count)
 {
 	struct client *c = arg;
 	uint64_t sorted[PAXOS_REFUSED_HASHES_MAX];
@@ -115,7 +115,7 @@ void on_refused(void *arg, const uint64_t *hashes, size_t count)
 
 /* Up to the budget of the values held back go now, oldest slot first, until the node holds one
  * back again. */
-void on_held_retry(evutil_socket_t fd, short what, void *arg)
+void client_on_held_retry(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -219,7 +219,7 @@ static void submit_due(struct client *c, paxos_time now)
 	}
 }
 
-void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
+void client_on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_value *v)
 {
 	(void)position;
 	struct part *part = arg;
@@ -269,7 +269,7 @@ void on_deliver(void *arg, paxos_iid iid, uint32_t position, const struct paxos_
 	}
 }
 
-void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
+void client_on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -287,7 +287,7 @@ void on_resubmit_check(evutil_socket_t fd, short what, void *arg)
 /* With several partitions the new leader of one has no copy of the values that waited on the
  * leader before (docs/operating.md, "Lean followers"): they go again as soon as its first
  * instance is delivered, not after --resubmit-ms. */
-void on_new_leader(void *arg, uint32_t proposer)
+void client_on_new_leader(void *arg, uint32_t proposer)
 {
 	(void)proposer;
 	struct part *part = arg;
@@ -312,7 +312,7 @@ void on_new_leader(void *arg, uint32_t proposer)
  * why (too few heard, or they withhold their votes, recovering lost state), say so once, and
  * again when the reason changes, rather than time out silently.
  */
-void on_stall_check(evutil_socket_t fd, short what, void *arg)
+void client_on_stall_check(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -348,7 +348,7 @@ void on_stall_check(evutil_socket_t fd, short what, void *arg)
 		(double)(now - c->progress) / 1e6, why);
 }
 
-void on_rate_tick(evutil_socket_t fd, short what, void *arg)
+void client_on_rate_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -363,7 +363,7 @@ void on_rate_tick(evutil_socket_t fd, short what, void *arg)
  * waits until its learner started, from the highest accepted instance the acceptors resend
  * every acceptor-repeat-ms, or, on a cluster that has accepted nothing, for two of those.
  */
-void on_start(evutil_socket_t fd, short what, void *arg)
+void client_on_start(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -388,7 +388,7 @@ void on_start(evutil_socket_t fd, short what, void *arg)
 		fill_slot(c, &c->slots[i], c->started, c->started);
 }
 
-void on_deadline(evutil_socket_t fd, short what, void *arg)
+void client_on_deadline(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -397,7 +397,7 @@ void on_deadline(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(c->base, NULL);
 }
 
-void on_signal(evutil_socket_t fd, short what, void *arg)
+void client_on_signal(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -407,7 +407,7 @@ void on_signal(evutil_socket_t fd, short what, void *arg)
 /* SIGUSR1: no new value; the client ends, as if --count had been what it submitted, once
  * those are delivered. A test runs it until a condition holds, not for a count that a fast
  * or a slow machine would get through too early or too late. */
-void on_drain(evutil_socket_t fd, short what, void *arg)
+void client_on_drain(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
