@@ -476,6 +476,8 @@ static void say_chosen(struct paxos_proposer *p, const struct paxos_emitter *out
 	c->accepted = false;
 	if (!idle || !c->ballot || c->to <= c->said)
 		return;
+	PAXOS_ASSERT(c->from >= 1 && c->from <= c->to && c->to < p->first,
+		     "a leader says chosen only instances its learner delivered");
 	struct paxos_message m = {.type = PAXOS_MSG_CHOSEN};
 	m.u.chosen = (struct paxos_chosen){c->ballot, c->from, c->to};
 	c->said = c->to;
