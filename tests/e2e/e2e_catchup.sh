@@ -32,8 +32,10 @@ sleep 0.5
 
 # Far more values than the test waits for: the load lasts until the client is stopped (the
 # time limit is a budget for a busy machine, which may get only a few thousand values a second
-# through).
-"$BUILD/paxos-client" -c "$CONF" --count 100000000 --outstanding 1 --size 16 \
+# through). At most 4000 values a second: a learner that catches up does the live traffic's
+# work and its own, and on a machine whose processes each get a share of too few CPUs, a load
+# as fast as the cluster goes would leave it no more than learner 0 has.
+"$BUILD/paxos-client" -c "$CONF" --count 100000000 --rate 4000 --outstanding 1 --size 16 \
 	--resubmit-ms 200 --time-limit 250 >"$WORK/client.log" 2>&1 &
 CLIENT=$!
 PIDS="$PIDS $CLIENT"
