@@ -467,6 +467,8 @@ scenario_reconfig() {
 # killed (partition 1 moves to proposer 0, partition 0 goes on) and restarted (partition 1
 # comes back to it). Both learners must deliver the same merged sequence, line for line,
 # holding every value of both clients.
+# Each client submits at most 2000 values a second: while one partition waits for CPU on a
+# loaded machine, the other's client would otherwise fill the learners with millions of lines.
 scenario_partitions() {
 	d=$WORK/partitions
 	COUNT=20000
@@ -476,8 +478,8 @@ scenario_partitions() {
 		(
 			trap '' USR1 # a SIGUSR1 before the client listens for it is lost, not fatal
 			exec ip netns exec "$(mh_ns 5)" "$BUILD/paxos-client" -c "$d/h5.conf" \
-				--partition $p --count 10000000 --outstanding 8 --size 16-64 \
-				--resubmit-ms 300 --time-limit 240 --log "$d/submitted$p" \
+				--partition $p --count 10000000 --rate 2000 --outstanding 8 \
+				--size 16-64 --resubmit-ms 300 --time-limit 240 --log "$d/submitted$p" \
 				>"$d/client$p.log" 2>&1
 		) &
 		CLIENTS="$CLIENTS $!"
