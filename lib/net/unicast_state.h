@@ -92,6 +92,8 @@ struct unicast {
 	uint64_t subscribed_us;
 	uint64_t confirmed_us[PAXOS_MAX_ACCEPTORS];
 	bool silence_logged[PAXOS_MAX_ACCEPTORS];
+	/* Which proposers confirmed this learner's subscription to their accepts. */
+	bool proposer_confirmed[PAXOS_MAX_PROPOSERS];
 	/* The cookies the members gave this learner (0: none yet). */
 	uint64_t acceptor_cookie[PAXOS_MAX_ACCEPTORS];
 	uint64_t proposer_cookie[PAXOS_MAX_PROPOSERS];

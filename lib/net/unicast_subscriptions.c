@@ -186,8 +186,12 @@ static bool note_cookie(struct unicast *u, uint32_t member, uint64_t cookie,
 static void on_subscribed(struct unicast *u, uint32_t member, uint64_t cookie,
 			  const struct sockaddr_in *from)
 {
-	if (!note_cookie(u, member, cookie, from) || (member & MEMBER_PROPOSER))
+	if (!note_cookie(u, member, cookie, from))
 		return;
+	if (member & MEMBER_PROPOSER) {
+		u->proposer_confirmed[member & ~MEMBER_PROPOSER] = true;
+		return;
+	}
 	uint32_t id = member;
 	u->confirmed_us[id] = now_us();
 	if (u->silence_logged[id]) {
@@ -255,7 +259,9 @@ static void on_lease_tick(evutil_socket_t fd, short what, void *arg)
 /* A subscription sent before its acceptor was up is lost: ask the acceptors that have not
  * confirmed yet again, sooner than the next renewal (members starting together would
  * otherwise miss each other's learner traffic, acceptor state included, for a quarter
- * lease). The wait doubles up to that quarter, after which renewals alone go on. */
+ * lease). So for the proposers a listening learner subscribes to: without the leader's
+ * accepts it knows no value its votes name. The wait doubles up to that quarter, after which
+ * renewals alone go on. */
 static void on_retry(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -268,8 +274,13 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 		subscribe_to(u, &u->acceptors[i], u->acceptor_cookie[i]);
 		waiting = true;
 	}
-	if (waiting)
-		subscribe_proposers(u, FRAME_SUBSCRIBE);
+	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++) {
+		if (u->proposer_confirmed[i])
+			continue;
+		control_send(u, u->fd[SOCKET_LEARNER], &u->proposers[i], FRAME_SUBSCRIBE,
+			     u->cfg.subscription_lease_ms, u->proposer_cookie[i]);
+		waiting = true;
+	}
 	u->retry_ms *= 2;
 	if (!waiting || u->retry_ms >= u->cfg.subscription_lease_ms / 4)
 		return;
@@ -320,6 +331,12 @@ int unicast_subscribe(struct unicast *u, char *err, size_t errlen)
 void unicast_subscribe_accepts(struct unicast *u)
 {
 	subscribe_proposers(u, FRAME_SUBSCRIBE);
+	/* Asked again until each confirms (on_retry), from the first wait on. */
+	if (u->retry_ev && !evtimer_pending(u->retry_ev, NULL)) {
+		u->retry_ms = RETRY_FIRST_MS;
+		struct timeval first = {0, RETRY_FIRST_MS * 1000};
+		event_add(u->retry_ev, &first);
+	}
 }
 
 void unicast_unsubscribe(struct unicast *u)

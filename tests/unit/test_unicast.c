@@ -296,6 +296,41 @@ START_TEST(test_votes_reach_the_learners_that_count_them)
 }
 END_TEST
 
+/* A learner that subscribed to a proposer before it was up is asked again until it confirms,
+ * well before the next renewal (a quarter lease, 15 s here): without the leader's accepts it
+ * knows no value the votes name. */
+START_TEST(test_learners_ask_a_late_proposer_again)
+{
+	struct event_base *base = event_base_new();
+	struct paxos_config cfg = unicast_config();
+	cfg.subscription_lease_ms = 60000;
+	struct inbox a0 = {0}, a1 = {0}, p0 = {0}, l = {0};
+	char err[256];
+	struct paxos_transport *ta0 = open_unicast(base, &cfg, &a0);
+	struct paxos_transport *ta1 = open_unicast(base, &cfg, &a1);
+	ck_assert_int_eq(ta0->ops->host(ta0, PAXOS_ROLE_ACCEPTOR, 0, err, sizeof(err)), PAXOS_OK);
+	ck_assert_int_eq(ta1->ops->host(ta1, PAXOS_ROLE_ACCEPTOR, 1, err, sizeof(err)), PAXOS_OK);
+	struct paxos_transport *tl = open_unicast(base, &cfg, &l);
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_LEARNERS, err, sizeof(err)), PAXOS_OK);
+	run_ms(base, 50); /* the acceptors confirm: no retry is due for them */
+	ck_assert_int_eq(tl->ops->join(tl, PAXOS_GROUP_ACCEPTORS, err, sizeof(err)), PAXOS_OK);
+	run_ms(base, 30); /* its subscription to proposer 0 is lost: no one listens there yet */
+	struct paxos_transport *tp0 = open_unicast(base, &cfg, &p0);
+	ck_assert_int_eq(tp0->ops->host(tp0, PAXOS_ROLE_PROPOSER, 0, err, sizeof(err)), PAXOS_OK);
+	uint32_t copies = 0;
+	for (int i = 0; i < 100 && copies < 3; i++) {
+		run_ms(base, 20);
+		copies = send_copies(tp0, PAXOS_GROUP_ACCEPTORS, "accept");
+	}
+	ck_assert_uint_eq(copies, 3); /* a0, a1 and the learner, within 2 s */
+	tp0->ops->destroy(tp0);
+	tl->ops->destroy(tl);
+	ta1->ops->destroy(ta1);
+	ta0->ops->destroy(ta0);
+	event_base_free(base);
+}
+END_TEST
+
 static int subscriber_socket(void)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
@@ -454,6 +489,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, test_learners_subscribe);
 	tcase_add_test(tc, test_learners_hear_the_proposers_accepts);
 	tcase_add_test(tc, test_votes_reach_the_learners_that_count_them);
+	tcase_add_test(tc, test_learners_ask_a_late_proposer_again);
 	tcase_add_test(tc, test_lease_expires);
 	tcase_add_test(tc, test_replayed_subscription_takes_no_slot);
 	suite_add_tcase(s, tc);
