@@ -216,20 +216,27 @@ static void on_challenge(struct unicast *u, uint32_t member, uint64_t cookie,
 		subscribe_to(u, from, cookie);
 }
 
-/* A listening learner subscribes to every proposer too (their accepts carry the values). */
-static void subscribe_proposers(struct unicast *u, enum frame f)
+/* A listening learner subscribes to every proposer too (their accepts carry the values), or
+ * (unconfirmed) to those that have not confirmed yet; true if it sent any. */
+static bool subscribe_proposers(struct unicast *u, enum frame f, bool unconfirmed)
 {
-	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++)
+	bool sent = false;
+	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++) {
+		if (unconfirmed && u->proposer_confirmed[i])
+			continue;
 		control_send(u, u->fd[SOCKET_LEARNER], &u->proposers[i], f,
 			     f == FRAME_SUBSCRIBE ? u->cfg.subscription_lease_ms : 0,
 			     u->proposer_cookie[i]);
+		sent = true;
+	}
+	return sent;
 }
 
 /* Subscribes to every acceptor again, and says which have not confirmed for a lease. */
 static void renew(struct unicast *u)
 {
 	uint64_t now = now_us(), lease = (uint64_t)u->cfg.subscription_lease_ms * 1000u;
-	subscribe_proposers(u, FRAME_SUBSCRIBE);
+	subscribe_proposers(u, FRAME_SUBSCRIBE, false);
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++) {
 		if (u->acceptors[i].sin_port == 0)
 			continue; /* no address yet (added through the log later) */
@@ -274,13 +281,8 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 		subscribe_to(u, &u->acceptors[i], u->acceptor_cookie[i]);
 		waiting = true;
 	}
-	for (uint32_t i = 0; u->listen_accepts && i < u->cfg.proposers; i++) {
-		if (u->proposer_confirmed[i])
-			continue;
-		control_send(u, u->fd[SOCKET_LEARNER], &u->proposers[i], FRAME_SUBSCRIBE,
-			     u->cfg.subscription_lease_ms, u->proposer_cookie[i]);
+	if (subscribe_proposers(u, FRAME_SUBSCRIBE, true))
 		waiting = true;
-	}
 	u->retry_ms *= 2;
 	if (!waiting || u->retry_ms >= u->cfg.subscription_lease_ms / 4)
 		return;
@@ -330,7 +332,7 @@ int unicast_subscribe(struct unicast *u, char *err, size_t errlen)
 
 void unicast_subscribe_accepts(struct unicast *u)
 {
-	subscribe_proposers(u, FRAME_SUBSCRIBE);
+	subscribe_proposers(u, FRAME_SUBSCRIBE, false);
 	/* Asked again until each confirms (on_retry), from the first wait on. */
 	if (u->retry_ev && !evtimer_pending(u->retry_ev, NULL)) {
 		u->retry_ms = RETRY_FIRST_MS;
@@ -346,7 +348,7 @@ void unicast_unsubscribe(struct unicast *u)
 	for (uint32_t i = 0; i < u->cfg.acceptors; i++)
 		control_send(u, u->fd[SOCKET_LEARNER], &u->acceptors[i], FRAME_UNSUBSCRIBE, 0,
 			     u->acceptor_cookie[i]);
-	subscribe_proposers(u, FRAME_UNSUBSCRIBE);
+	subscribe_proposers(u, FRAME_UNSUBSCRIBE, false);
 }
 
 void unicast_resubscribe(struct unicast *u, uint32_t id)

@@ -16,20 +16,28 @@
 #include "batch.h"
 #include "support.h"
 
+/* Proposer `id` of epoch 1 over `acceptors` acceptors and membership m: a window of 4, long
+ * timeouts (the tests drive every step). */
+static struct paxos_proposer_options options(uint32_t id, uint32_t acceptors,
+					     struct paxos_membership *m)
+{
+	return (struct paxos_proposer_options){.id = id,
+					       .epoch = 1,
+					       .acceptors = acceptors,
+					       .window = 4,
+					       .concurrency = 4,
+					       .pending_size = 16,
+					       .max_value = 256,
+					       .phase1_timeout = 100000,
+					       .phase2_timeout = 100000,
+					       .membership = m};
+}
+
 START_TEST(test_proposer_counts_members_and_waits)
 {
 	struct paxos_membership *m = paxos_membership_new(0x7, 2);
 	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 0,
-					   .epoch = 1,
-					   .acceptors = 8,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(0, 8, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	ck_assert_ptr_nonnull(p);
 	struct recorder *r = recorder_new();
@@ -105,16 +113,7 @@ START_TEST(test_proposer_takes_requests)
 {
 	struct paxos_membership *m = paxos_membership_new(0x7, 8);
 	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 1,
-					   .epoch = 1,
-					   .acceptors = 5,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(1, 5, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	struct paxos_value stale = support_command(4, 0xb, buf);
@@ -145,16 +144,7 @@ START_TEST(test_client_value_is_no_command)
 {
 	struct paxos_membership *m = paxos_membership_new(0x7, 8);
 	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 0,
-					   .epoch = 1,
-					   .acceptors = 5,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(0, 5, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	uint8_t buf[PAXOS_MEMBERSHIP_COMMAND_LEN];
 	paxos_membership_command_of(PAXOS_MEMBERSHIP_PROPOSERS, 1, 1u << 31, buf);
@@ -258,16 +248,7 @@ START_TEST(test_proposer_set_changes)
 
 	/* The proposer core: a request for the proposer set, refused when stale or the same. */
 	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 1,
-					   .epoch = 1,
-					   .acceptors = 5,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(1, 5, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	struct recorder *rec = recorder_new();
 	ck_assert_int_eq(paxos_proposer_change_proposers(p, 0x6, 1, &rec->emitter),
@@ -331,16 +312,7 @@ START_TEST(test_command_with_address)
 	/* The proposer core proposes the command as asked, address included. */
 	paxos_membership_skip_to(m, 6);
 	struct paxos_counters c = {0};
-	struct paxos_proposer_options o = {.id = 0,
-					   .epoch = 1,
-					   .acceptors = 5,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(0, 5, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &c);
 	paxos_membership_command_at(2, 0x1f, 4, addr, 7205, buf);
 	ck_assert_int_eq(support_change(p, &v), PAXOS_OK);
@@ -444,16 +416,7 @@ START_TEST(test_command_moves_a_member)
 	/* The proposer core: a move takes the members in force and its bytes as asked. */
 	paxos_membership_skip_to(m, 14);
 	struct paxos_counters cnt = {0};
-	struct paxos_proposer_options o = {.id = 0,
-					   .epoch = 1,
-					   .acceptors = 5,
-					   .window = 4,
-					   .concurrency = 4,
-					   .pending_size = 16,
-					   .max_value = 256,
-					   .phase1_timeout = 100000,
-					   .phase2_timeout = 100000,
-					   .membership = m};
+	struct paxos_proposer_options o = options(0, 5, m);
 	struct paxos_proposer *p = paxos_proposer_new(&o, &cnt);
 	paxos_membership_command_address(3, 0xf, 2, addr, 7302, buf);
 	ck_assert_int_eq(support_change(p, &v), PAXOS_E_INVALID); /* not the members */
